@@ -1,0 +1,49 @@
+"""Match identifiers, types and includes against the rule database."""
+from __future__ import annotations
+
+import re
+from typing import Iterable
+
+from portkit.analyzers import Context, register, rule_finding, simple_finding
+from portkit.model import Finding, OccurrenceKind, ParsedFile
+
+# Names that look like CUDA APIs; those no rule knows are listed, never dropped.
+CUDA_LOOKING = re.compile(
+    r"^(cuda[A-Z_]\w*|cu[A-Z][a-z]\w*|CU_\w+|CUDA_\w+|CU[a-z]\w+|curand\w*|CURAND_\w+|cublas\w*|CUBLAS\w*"
+    r"|cusolver\w*|CUSOLVER\w*|cusparse\w*|CUSPARSE\w*|cufft\w*|CUFFT\w*|cudnn\w*|CUDNN\w*|nccl[A-Z]\w*|NCCL_\w+"
+    r"|nvtx[A-Z]\w*|NVTX_\w+|nvml[A-Z]\w*|NVML_\w+|cupti[A-Z]\w*|CUPTI_\w+|nvrtc[A-Z]\w*|NVRTC_\w+|__nv_\w+"
+    r"|(thrust|cub|cooperative_groups|nvcuda|cuda)::\w[\w:]*)$"
+)
+CUDA_LOOKING_HEADER = re.compile(r"^(cuda\w*\.h|cu[a-z]+\w*\.h|nccl\w*\.h|nvtx\w*\.h|nvml\.h|cupti\w*\.h|nvrtc\.h"
+                                 r"|(thrust|cub|cuda|cooperative_groups|nvtx3|cutlass|cute)/.*)$")
+NAME_KINDS = {
+    OccurrenceKind.CALL, OccurrenceKind.TYPE, OccurrenceKind.IDENTIFIER,
+    OccurrenceKind.QUALIFIED, OccurrenceKind.MACRO_BODY,
+}
+
+
+def is_interesting(name: str, known: frozenset[str]) -> bool:
+    """What the parser should keep: names a rule knows, or that look like CUDA."""
+    return name in known or CUDA_LOOKING.match(name) is not None
+
+
+@register
+def analyze_names(parsed: ParsedFile, context: Context) -> Iterable[Finding]:
+    for occurrence in parsed.occurrences:
+        if occurrence.kind in NAME_KINDS:
+            name = occurrence.text
+            if name in context.project_names:
+                continue  # the project's own function, macro or type
+            rule = context.rules.lookup(name)
+            if rule is not None:
+                yield rule_finding(parsed.path, rule, name, occurrence.span, occurrence.position, context, occurrence.context)
+            elif CUDA_LOOKING.match(name) and name not in context.project_declared:
+                yield simple_finding(parsed.path, occurrence, "PK105", f"{name} looks like a CUDA name, but no rule knows it",
+                                     "Check the name, or add a rule for it with --rules.")
+        elif occurrence.kind is OccurrenceKind.INCLUDE:
+            rule = context.rules.header(occurrence.text)
+            if rule is not None:
+                yield rule_finding(parsed.path, rule, occurrence.text, occurrence.span, occurrence.position, context, occurrence.context)
+            elif CUDA_LOOKING_HEADER.match(occurrence.text) and occurrence.detail == "system":
+                yield simple_finding(parsed.path, occurrence, "PK105", f"<{occurrence.text}> looks like a CUDA header, but no rule knows it",
+                                     "Check the header, or add a rule for it with --rules.")

@@ -1,0 +1,150 @@
+"""Command-line wiring only: each command calls a function that returns an exit code.
+
+Exit codes: 0 ok, 1 findings that block (check) or failures (verify),
+2 usage, input, config or rule errors, 3 internal error, 130 interrupted.
+"""
+from __future__ import annotations
+
+import os
+import sys
+import traceback
+from pathlib import Path
+from typing import List, Optional
+
+import click
+import typer
+
+from portkit import __version__
+from portkit.errors import PortkitError
+
+app = typer.Typer(
+    name="portkit",
+    help="Find what a CUDA code base needs to run on AMD ROCm/HIP, and port it.",
+    no_args_is_help=True,
+    add_completion=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
+    pretty_exceptions_enable=False,
+)
+rules_app = typer.Typer(help="Inspect and validate the rule database.", no_args_is_help=True)
+app.add_typer(rules_app, name="rules")
+
+_ROCM_HELP = "Target HIP/ROCm version, e.g. 5.2 or 6.2 ('latest' for the newest). Default: the installed HIP, else latest."
+_CUDA_HELP = "CUDA version the sources are written for; names removed by then are reported as removed."
+_RULES_HELP = "Extra rule file or directory (repeatable); its entries add to or override the built-in ones."
+
+
+def _version_callback(value: bool) -> None:
+    if value:
+        typer.echo(f"portkit {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _main(
+    version: bool = typer.Option(False, "--version", callback=_version_callback, is_eager=True, help="Show the version."),
+    debug: bool = typer.Option(False, "--debug", help="Show tracebacks for errors."),
+) -> None:
+    if debug:
+        os.environ["PORTKIT_DEBUG"] = "1"
+
+
+def _split_extensions(value: Optional[str]) -> Optional[tuple[str, ...]]:
+    if not value:
+        return None
+    return tuple(e.strip() for e in value.split(",") if e.strip())
+
+
+@app.command()
+def scan(
+    paths: List[str] = typer.Argument(..., help="Files or directories to scan."),
+    fmt: str = typer.Option("text", "--format", "-f", help="Output format: text or json."),
+    output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write the output to this file."),
+    extensions: Optional[str] = typer.Option(
+        None, "--extensions", help="Comma-separated source extensions (default .cu,.cuh,.cpp,.cc,.cxx,.c,.h,.hpp,.hh,.inl)."),
+    exclude: List[str] = typer.Option([], "--exclude", "-x", help="gitignore-style pattern to skip (repeatable)."),
+    rules: List[Path] = typer.Option([], "--rules", help=_RULES_HELP),
+    rocm_version: Optional[str] = typer.Option(None, "--rocm-version", help=_ROCM_HELP),
+    cuda_version: Optional[str] = typer.Option(None, "--cuda-version", help=_CUDA_HELP),
+    jobs: int = typer.Option(0, "--jobs", "-j", min=0, help="Parallel workers (0: every core)."),
+    color: Optional[bool] = typer.Option(None, "--color/--no-color", help="Force or disable colour (default: when a terminal)."),
+) -> None:
+    """Inventory the CUDA APIs, kernels and inline asm in PATHS, and what will not port to HIP.
+
+    Honours .gitignore files. Exit code 0 when the scan ran (whatever it found), 2 on bad input.
+    """
+    from portkit.commands.scan import scan as run
+
+    raise typer.Exit(run(paths, fmt, output, _split_extensions(extensions), tuple(exclude), rules,
+                         rocm_version, cuda_version, jobs, color))
+
+
+@rules_app.command("list")
+def rules_list(
+    library: Optional[str] = typer.Option(None, "--library", "-l", help="Only this library id (e.g. curand)."),
+    status: Optional[str] = typer.Option(None, "--status", "-s", help="Only this status."),
+    kind: Optional[str] = typer.Option(None, "--kind", "-k", help="Only this kind (function, type, enum, ...)."),
+    rules: List[Path] = typer.Option([], "--rules", help=_RULES_HELP),
+) -> None:
+    """List rules, one per line: library, kind, CUDA name, status, HIP name."""
+    from portkit.commands.rules import list_rules
+
+    raise typer.Exit(list_rules(library, status, kind, rules))
+
+
+@rules_app.command("show")
+def rules_show(
+    name: str = typer.Argument(..., help="A CUDA name, header or link library."),
+    rocm_version: Optional[str] = typer.Option(None, "--rocm-version", help=_ROCM_HELP),
+    rules: List[Path] = typer.Option([], "--rules", help=_RULES_HELP),
+) -> None:
+    """Show one rule: mapping, status under the target, notes and versions."""
+    from portkit.commands.rules import show_rule
+
+    raise typer.Exit(show_rule(name, rocm_version, rules))
+
+
+@rules_app.command("stats")
+def rules_stats(rules: List[Path] = typer.Option([], "--rules", help=_RULES_HELP)) -> None:
+    """Count rules per library and status."""
+    from portkit.commands.rules import stats
+
+    raise typer.Exit(stats(rules))
+
+
+@rules_app.command("validate")
+def rules_validate(files: List[Path] = typer.Argument(..., help="Rule files to check.")) -> None:
+    """Check rule files against the schema; exit 2 with the first error."""
+    from portkit.commands.rules import validate
+
+    raise typer.Exit(validate(files))
+
+
+def _fail(message: str, code: int) -> int:
+    print(f"portkit: error: {message}", file=sys.stderr)
+    return code
+
+
+def main(argv: Optional[list[str]] = None) -> int:
+    """Run the CLI and turn every failure into a one-line message and an exit code."""
+    try:
+        result = app(args=argv, prog_name="portkit", standalone_mode=False)
+    except click.exceptions.Exit as exc:
+        return exc.exit_code
+    except click.ClickException as exc:
+        exc.show()
+        return 2
+    except click.exceptions.Abort:
+        return _fail("aborted", 130)
+    except KeyboardInterrupt:
+        return _fail("interrupted", 130)
+    except PortkitError as exc:
+        if os.environ.get("PORTKIT_DEBUG"):
+            traceback.print_exc()
+        return _fail(str(exc), exc.exit_code)
+    except BrokenPipeError:
+        return 0
+    except Exception as exc:  # noqa: BLE001 - the last line of defence: no tracebacks for users
+        if os.environ.get("PORTKIT_DEBUG"):
+            traceback.print_exc()
+        return _fail(f"internal error: {type(exc).__name__}: {exc} (rerun with --debug for the traceback)", 3)
+    return result if isinstance(result, int) else 0

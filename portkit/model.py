@@ -1,0 +1,105 @@
+"""The values that flow through the pipeline: small, frozen, sortable."""
+from __future__ import annotations
+
+import dataclasses
+import enum
+
+
+@dataclasses.dataclass(frozen=True, order=True)
+class Span:
+    """A half-open range of 0-based byte offsets into a source file."""
+
+    start: int
+    end: int
+
+
+@dataclasses.dataclass(frozen=True, order=True)
+class Position:
+    """1-based line and byte column, for output only."""
+
+    line: int
+    column: int
+
+
+class OccurrenceKind(str, enum.Enum):
+    CALL = "call"
+    TYPE = "type"
+    IDENTIFIER = "identifier"
+    QUALIFIED = "qualified"
+    MACRO_BODY = "macro_body"
+    INCLUDE = "include"
+    KERNEL = "kernel"
+    DEVICE_FUNCTION = "device_function"
+    LAUNCH = "launch"
+    INLINE_ASM = "inline_asm"
+    PREPROCESSOR_CONDITION = "preprocessor_condition"
+    LINK = "link"
+
+
+@dataclasses.dataclass(frozen=True, order=True)
+class Occurrence:
+    """One thing the parser saw: what it is, its text, and where.
+
+    `context` is the name of the enclosing function (or "" at file scope):
+    it gives findings a fingerprint that survives line moves.
+    """
+
+    span: Span
+    kind: OccurrenceKind
+    text: str
+    position: Position
+    context: str = ""
+    detail: str = ""
+
+
+@dataclasses.dataclass(frozen=True)
+class ParsedFile:
+    """What parsing one file produced.
+
+    `definitions` are functions, macros, types and enumerators the file defines:
+    such names are the project's own, not CUDA's. `declared` are its variables
+    and parameters, which only keep a name off the "unknown CUDA name" list.
+    """
+
+    path: str
+    occurrences: tuple[Occurrence, ...]
+    definitions: frozenset[str]
+    declared: frozenset[str]
+    lines: int
+    error_line: int | None = None  # first line with a syntax error, if any
+
+
+class Severity(str, enum.Enum):
+    INFO = "info"
+    WARNING = "warning"
+    ERROR = "error"
+
+
+@dataclasses.dataclass(frozen=True, order=True)
+class Edit:
+    """Replace the bytes of `span` with `replacement`."""
+
+    span: Span
+    replacement: bytes
+
+
+@dataclasses.dataclass(frozen=True, order=True)
+class Finding:
+    """A fact about one place in a file, for reports, checks and conversion.
+
+    Sorts by path, then position, then code, so every output is deterministic.
+    """
+
+    path: str
+    position: Position
+    code: str
+    name: str
+    message: str
+    severity: Severity = Severity.INFO
+    library: str = ""
+    status: str = ""
+    hip: str = ""
+    advice: str = ""
+    context: str = ""
+    span: Span = Span(0, 0)
+    edit: Edit | None = dataclasses.field(default=None, compare=False)

@@ -1,0 +1,242 @@
+"""Parse CUDA/C++ source bytes with tree-sitter-cuda into occurrences.
+
+The parser knows C++ and CUDA syntax, not CUDA libraries: it reports what each
+token is (a call, a type, an include, a kernel...) and where. tree-sitter-cuda
+is used rather than tree-sitter-cpp because the latter turns `<<<...>>>` and
+`__global__` into syntax errors (docs/parser.md).
+
+Comments and string literals never produce occurrences: the queries below only
+capture identifier-like nodes, which tree-sitter never creates inside them. The
+one opaque region is a `#define` body, which is lexed separately.
+"""
+from __future__ import annotations
+
+import bisect
+import functools
+import re
+from typing import Callable
+
+import tree_sitter_cuda
+from tree_sitter import Language, Node, Parser, Query, QueryCursor
+
+from portkit.model import Occurrence, OccurrenceKind, ParsedFile, Position, Span
+
+_QUERY = """
+(call_expression function: (identifier) @call)
+(call_expression function: (template_function name: (identifier) @call))
+(identifier) @identifier
+(type_identifier) @type
+(qualified_identifier) @qualified
+(preproc_include path: (_) @include)
+(preproc_arg) @macro_body
+(function_definition) @function
+(call_expression function: (_) @launch_name (kernel_call_syntax) @launch)
+(gnu_asm_expression) @asm
+(preproc_if condition: (_) @condition)
+(preproc_elif condition: (_) @condition)
+(preproc_ifdef name: (identifier) @condition)
+(preproc_elifdef name: (identifier) @condition)
+(function_declarator declarator: (identifier) @definition)
+(function_declarator declarator: (field_identifier) @definition)
+(preproc_def name: (identifier) @definition)
+(preproc_function_def name: (identifier) @definition)
+(type_definition declarator: (type_identifier) @definition)
+(struct_specifier name: (type_identifier) @definition body: (_))
+(class_specifier name: (type_identifier) @definition body: (_))
+(union_specifier name: (type_identifier) @definition body: (_))
+(enum_specifier name: (type_identifier) @definition body: (_))
+(enumerator name: (identifier) @definition)
+(alias_declaration name: (type_identifier) @definition)
+(init_declarator declarator: (identifier) @declared)
+(declaration declarator: (identifier) @declared)
+(parameter_declaration declarator: (identifier) @declared)
+(preproc_params (identifier) @declared)
+(pointer_declarator declarator: (identifier) @declared)
+(reference_declarator (identifier) @declared)
+(field_declaration declarator: (field_identifier) @declared)
+"""
+
+# Macros whose tests in #if/#ifdef mark code that only one vendor's compiler sees.
+CUDA_CONDITION_MACROS = re.compile(r"\b(__CUDA_ARCH\w*__|__CUDACC\w*__|__NVCC__|CUDART_VERSION|CUDA_VERSION|__CUDA_API_VERSION\w*)\b")
+_MACRO_TOKEN = re.compile(
+    rb'"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'|/\*.*?\*/|//[^\n]*|([A-Za-z_]\w*)', re.S
+)
+_ASM_IN_MACRO = re.compile(rb'\b(?:asm|__asm__)\s*(?:volatile|__volatile__)?\s*\(\s*((?:"(?:\\.|[^"\\])*"\s*)+)')
+_STRING_CONTENT = re.compile(rb'"((?:\\.|[^"\\])*)"')
+_KERNEL_QUALIFIERS = {"__global__": OccurrenceKind.KERNEL, "__device__": OccurrenceKind.DEVICE_FUNCTION}
+_BOM = b"\xef\xbb\xbf"
+
+Keep = Callable[[str], bool]
+
+
+@functools.lru_cache(maxsize=1)
+def _language() -> tuple[Language, Query]:
+    language = Language(tree_sitter_cuda.language())
+    return language, Query(language, _QUERY)
+
+
+def _text(node: Node) -> str:
+    return node.text.decode("utf-8", "replace") if node.text is not None else ""
+
+
+def _position(node: Node) -> Position:
+    row, column = node.start_point
+    return Position(row + 1, column + 1)
+
+
+def _function_name(node: Node) -> str:
+    """The declared name of a function_definition (qualified names kept whole)."""
+    declarator = node.child_by_field_name("declarator")
+    while declarator is not None and declarator.type != "function_declarator":
+        declarator = declarator.child_by_field_name("declarator")
+    if declarator is None:
+        return ""
+    name = declarator.child_by_field_name("declarator")
+    return _text(name) if name is not None else ""
+
+
+class _Scopes:
+    """Answers "which function encloses this byte?" with a sorted interval list."""
+
+    def __init__(self, functions: list[tuple[int, int, str]]):
+        self._functions = sorted(functions)
+        self._starts = [f[0] for f in self._functions]
+
+    def name_at(self, offset: int) -> str:
+        index = bisect.bisect_right(self._starts, offset) - 1
+        while index >= 0:
+            start, end, name = self._functions[index]
+            if start <= offset < end:
+                return name
+            index -= 1
+        return ""
+
+
+_COMPLETE_ITEM = re.compile(r"(definition|declaration|statement|^preproc_|^comment$|^linkage_specification$)")
+
+
+def _first_error_line(root: Node) -> int | None:
+    """The line where the first syntax error starts.
+
+    tree-sitter often wraps a whole region, valid code included, in one ERROR
+    node; inside it, the first child that is not a complete item is the culprit.
+    """
+    if not root.has_error:
+        return None
+    node = root
+    while True:
+        if node.is_missing:
+            return node.start_point[0] + 1
+        for child in node.children:
+            if child.has_error or child.is_missing or child.is_error:
+                node = child
+                break
+            if node.is_error and not _COMPLETE_ITEM.search(child.type):
+                return child.start_point[0] + 1
+        else:
+            return node.start_point[0] + 1
+
+
+def _line_starts(source: bytes) -> list[int]:
+    return [0] + [m.end() for m in re.finditer(rb"\n", source)]
+
+
+def _macro_occurrences(node: Node, source: bytes, starts: list[int], context: str, keep: Keep | None) -> list[Occurrence]:
+    """Lex a #define body (opaque to tree-sitter) for identifiers and inline asm."""
+    base = node.start_byte
+    body = source[base:node.end_byte]
+    found: list[Occurrence] = []
+
+    def position(offset: int) -> Position:
+        line = bisect.bisect_right(starts, offset) - 1
+        return Position(line + 1, offset - starts[line] + 1)
+
+    for match in _MACRO_TOKEN.finditer(body):
+        if match.group(1) is None:
+            continue
+        name = match.group(1).decode("ascii")
+        if keep is not None and not keep(name):
+            continue
+        start = base + match.start(1)
+        found.append(Occurrence(Span(start, start + len(name)), OccurrenceKind.MACRO_BODY, name, position(start), context))
+    for match in _ASM_IN_MACRO.finditer(body):
+        template = b"".join(_STRING_CONTENT.findall(match.group(1))).decode("utf-8", "replace")
+        start = base + match.start()
+        found.append(Occurrence(Span(start, base + match.end()), OccurrenceKind.INLINE_ASM, template, position(start), context, "macro"))
+    return found
+
+
+def parse_source(path: str, source: bytes, keep: Keep | None = None) -> ParsedFile:
+    """Parse one file. `keep`, if given, filters identifier-like occurrences by name."""
+    language, query = _language()
+    parser = Parser(language)
+    # A BOM is not C++; blank it out with spaces so byte offsets stay the same.
+    parse_bytes = b"   " + source[3:] if source.startswith(_BOM) else source
+    tree = parser.parse(parse_bytes)
+    captures = QueryCursor(query).captures(tree.root_node)
+    get = lambda name: captures.get(name, ())  # noqa: E731
+
+    functions: list[tuple[int, int, str]] = []
+    occurrences: list[Occurrence] = []
+    for node in get("function"):
+        name = _function_name(node)
+        functions.append((node.start_byte, node.end_byte, name))
+        qualifiers = {c.type for c in node.children if not c.is_named}
+        for qualifier, kind in _KERNEL_QUALIFIERS.items():
+            if qualifier in qualifiers and name:
+                detail = "template" if node.parent is not None and node.parent.type == "template_declaration" else ""
+                occurrences.append(Occurrence(Span(node.start_byte, node.end_byte), kind, name, _position(node), name, detail))
+                break
+    scopes = _Scopes(functions)
+
+    definitions = {_text(n) for n in get("definition")}
+    declared = {_text(n) for n in get("declared")}
+    skip = {n.start_byte for n in get("definition")} | {n.start_byte for n in get("declared")}
+    calls = {n.start_byte for n in get("call")}
+
+    def emit(node: Node, kind: OccurrenceKind, text: str | None = None, detail: str = "") -> None:
+        text = _text(node) if text is None else text
+        occurrences.append(Occurrence(
+            Span(node.start_byte, node.end_byte), kind, text, _position(node), scopes.name_at(node.start_byte), detail,
+        ))
+
+    for capture, kind in (("identifier", OccurrenceKind.IDENTIFIER), ("type", OccurrenceKind.TYPE)):
+        for node in get(capture):
+            if node.start_byte in skip:
+                continue
+            text = _text(node)
+            if keep is not None and not keep(text):
+                continue
+            emit(node, OccurrenceKind.CALL if node.start_byte in calls else kind, text)
+    for node in get("qualified"):
+        text = re.sub(r"\s+", "", _text(node))
+        if (node.parent is None or node.parent.type != "qualified_identifier") and (keep is None or keep(text)):
+            emit(node, OccurrenceKind.QUALIFIED, text)
+    for node in get("include"):
+        emit(node, OccurrenceKind.INCLUDE, _text(node).strip()[1:-1].strip(), "system" if node.type == "system_lib_string" else "local")
+    names = get("launch_name")
+    for name, node in zip(names, get("launch")):
+        config = " ".join(_text(node)[3:-3].split())
+        kernel = name.child_by_field_name("name") if name.type == "template_function" else name
+        emit(name, OccurrenceKind.LAUNCH, _text(kernel or name), config)
+    for node in get("asm"):
+        strings = node.child_by_field_name("assembly_code")
+        template = b"".join(_STRING_CONTENT.findall(strings.text or b"")).decode("utf-8", "replace") if strings else ""
+        emit(node, OccurrenceKind.INLINE_ASM, template)
+    for node in get("condition"):
+        text = _text(node)
+        if CUDA_CONDITION_MACROS.search(text):
+            directive = node.parent.children[0].type if node.parent is not None and node.parent.children else "#if"
+            emit(node, OccurrenceKind.PREPROCESSOR_CONDITION, " ".join(text.split()), directive)
+    starts = _line_starts(source) if get("macro_body") else []
+    for node in get("macro_body"):
+        occurrences.extend(_macro_occurrences(node, source, starts, scopes.name_at(node.start_byte), keep))
+
+    return ParsedFile(
+        path=path,
+        occurrences=tuple(sorted(occurrences)),
+        definitions=frozenset(definitions),
+        declared=frozenset(declared - definitions),
+        lines=source.count(b"\n") + (0 if source.endswith(b"\n") or not source else 1),
+        error_line=_first_error_line(tree.root_node),
+    )

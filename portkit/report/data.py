@@ -1,0 +1,103 @@
+"""The one data structure every output format is rendered from (docs/json-schema.md)."""
+from __future__ import annotations
+
+import collections
+from typing import Any
+
+from portkit import __version__
+from portkit.model import Finding
+from portkit.rules import EFFECTIVE_STATUSES, Version
+from portkit.scan import ScanResult
+
+SCHEMA_VERSION = 1
+INVENTORY_CODES = {"PK200": "kernels", "PK201": "launches", "PK202": "device_functions", "PK203": "preprocessor_branches"}
+ATTENTION_STATUSES = ("partial", "unsupported", "removed", "unavailable")
+
+
+def _version(version: Version | None) -> str | None:
+    return ".".join(str(p) for p in version) if version else None
+
+
+def finding_data(finding: Finding) -> dict[str, Any]:
+    return {
+        "path": finding.path,
+        "line": finding.position.line,
+        "column": finding.position.column,
+        "code": finding.code,
+        "name": finding.name,
+        "library": finding.library or None,
+        "status": finding.status or None,
+        "severity": finding.severity.value,
+        "hip": finding.hip or None,
+        "message": finding.message,
+        "advice": finding.advice or None,
+        "function": finding.context or None,
+    }
+
+
+def _libraries(result: ScanResult) -> list[dict[str, Any]]:
+    sites: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
+    names: dict[str, dict[str, set[str]]] = collections.defaultdict(lambda: collections.defaultdict(set))
+    for finding in result.findings:
+        if finding.library and finding.status:
+            sites[finding.library][finding.status] += 1
+            names[finding.library][finding.status].add(finding.name)
+    rows = []
+    for lib_id in sorted(sites):
+        library = result.rules.libraries.get(lib_id)
+        distinct = set().union(*names[lib_id].values())
+        rows.append({
+            "id": lib_id,
+            "title": library.title if library else lib_id,
+            "hip_library": (library.hip_library if library else "") or None,
+            "roc_library": (library.roc_library if library else "") or None,
+            "apis": len(distinct),
+            "sites": sum(sites[lib_id].values()),
+            "apis_by_status": {s: len(names[lib_id][s]) for s in EFFECTIVE_STATUSES},
+            "sites_by_status": {s: sites[lib_id][s] for s in EFFECTIVE_STATUSES},
+        })
+    return rows
+
+
+def _kernels(result: ScanResult) -> list[dict[str, Any]]:
+    launches = collections.Counter(f.name for f in result.findings if f.code == "PK201")
+    return [
+        {"name": f.name, "path": f.path, "line": f.position.line, "template": "(template)" in f.message,
+         "launches": launches.get(f.name, 0)}
+        for f in result.findings if f.code == "PK200"
+    ]
+
+
+def scan_data(result: ScanResult) -> dict[str, Any]:
+    findings = result.findings
+    status_counts = collections.Counter(f.status for f in findings if f.status)
+    code_counts = collections.Counter(f.code for f in findings)
+    sources = [f for f in result.files if f.kind == "source"]
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "tool": {"name": "portkit", "version": __version__},
+        "target": {"rocm": _version(result.target.rocm), "cuda": _version(result.target.cuda)},
+        "summary": {
+            "files": len(result.files),
+            "source_files": len(sources),
+            "build_files": len(result.files) - len(sources),
+            "lines": sum(f.lines for f in result.files),
+            "files_with_parse_errors": sum(1 for f in sources if f.error_line is not None),
+            "files_skipped": sum(1 for d in result.diagnostics if d.kind in ("skipped", "unreadable")),
+            "files_not_utf8": sum(1 for f in sources if f.encoding != "utf-8"),
+            **{key: code_counts.get(code, 0) for code, key in INVENTORY_CODES.items()},
+            "inline_asm": sum(1 for f in findings if f.library == "ptx"),
+            "unknown_names": code_counts.get("PK105", 0),
+            "sites_by_status": {s: status_counts.get(s, 0) for s in EFFECTIVE_STATUSES},
+        },
+        "libraries": _libraries(result),
+        "kernels": _kernels(result),
+        "files": [
+            {"path": f.path, "kind": f.kind, "lines": f.lines, "parse_error_line": f.error_line, "encoding": f.encoding}
+            for f in result.files
+        ],
+        "diagnostics": [
+            {"path": d.path, "kind": d.kind, "severity": d.severity.value, "message": d.message} for d in result.diagnostics
+        ],
+        "findings": [finding_data(f) for f in findings],
+    }

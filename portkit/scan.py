@@ -1,0 +1,160 @@
+"""The shared pipeline: walk, read and parse each file once (in parallel), then analyze.
+
+Every command (scan, convert, check, report) starts from `run_scan`, so they
+always agree on what was found.
+"""
+from __future__ import annotations
+
+import dataclasses
+import multiprocessing
+import os
+from concurrent.futures import ProcessPoolExecutor
+from typing import Iterable, Iterator
+
+from portkit.analyzers import Context, analyze_file
+from portkit.analyzers.builds import analyze_build_file
+from portkit.analyzers.names import is_interesting
+from portkit.model import Finding, ParsedFile, Severity
+from portkit.parse import parse_source
+from portkit.rules import RuleDatabase, Target
+from portkit.walk import DEFAULT_EXTENSIONS, SourceFile, discover, read_source
+
+# Below this many files a process pool costs more than it saves.
+_POOL_THRESHOLD = 16
+
+
+@dataclasses.dataclass(frozen=True, order=True)
+class Diagnostic:
+    """Something about a file as a whole: skipped, unreadable, parsed with errors."""
+
+    path: str
+    message: str
+    kind: str = "unreadable"  # "unreadable", "skipped", "encoding" or "parse-error"
+    severity: Severity = Severity.WARNING
+
+
+@dataclasses.dataclass(frozen=True)
+class FileSummary:
+    path: str
+    kind: str
+    lines: int
+    error_line: int | None = None
+    encoding: str = "utf-8"
+
+
+@dataclasses.dataclass(frozen=True)
+class FileResult:
+    """What a worker sends back for one file: a parse, a build file's text, or a reason."""
+
+    file: SourceFile
+    parsed: ParsedFile | None = None
+    text: str | None = None
+    data: bytes | None = None
+    warning: str = ""
+    problem: str = ""
+    encoding: str = "utf-8"
+
+
+@dataclasses.dataclass
+class ScanResult:
+    rules: RuleDatabase
+    target: Target
+    files: list[FileSummary]
+    findings: list[Finding]
+    diagnostics: list[Diagnostic]
+    sources: dict[str, bytes]  # kept only when asked (convert needs the bytes)
+
+    def by_status(self, status: str) -> list[Finding]:
+        return [f for f in self.findings if f.status == status]
+
+
+@dataclasses.dataclass(frozen=True)
+class ScanOptions:
+    paths: tuple[str, ...]
+    extensions: tuple[str, ...] = DEFAULT_EXTENSIONS
+    excludes: tuple[str, ...] = ()
+    jobs: int = 0  # 0: every core
+    keep_sources: bool = False
+
+
+_known_names: frozenset[str] = frozenset()
+
+
+def _keep(name: str) -> bool:
+    return is_interesting(name, _known_names)
+
+
+def _set_known_names(names: frozenset[str]) -> None:
+    global _known_names
+    _known_names = names
+
+
+def _process(file: SourceFile, keep_sources: bool = False) -> FileResult:
+    read = read_source(file.path)
+    if read.data is None:
+        return FileResult(file, warning=read.warning, problem=read.problem)
+    data = read.data if keep_sources else None
+    if file.kind != "source":
+        text = read.data.decode(read.encoding, "replace")
+        return FileResult(file, text=text, data=data, warning=read.warning, problem=read.problem, encoding=read.encoding)
+    parsed = parse_source(file.path, read.data, keep=_keep)
+    return FileResult(file, parsed=parsed, data=data, warning=read.warning, problem=read.problem, encoding=read.encoding)
+
+
+def _process_keeping(file: SourceFile) -> FileResult:
+    return _process(file, keep_sources=True)
+
+
+def _results(files: list[SourceFile], jobs: int, keep_sources: bool) -> Iterator[FileResult]:
+    worker = _process_keeping if keep_sources else _process
+    jobs = jobs or os.cpu_count() or 1
+    if jobs == 1 or len(files) < _POOL_THRESHOLD:
+        yield from map(worker, files)
+        return
+    # fork shares the loaded rule names with the workers at no cost.
+    method = "fork" if "fork" in multiprocessing.get_all_start_methods() else None
+    context = multiprocessing.get_context(method)
+    chunk = max(1, len(files) // (jobs * 8))
+    with ProcessPoolExecutor(jobs, mp_context=context, initializer=_set_known_names, initargs=(_known_names,)) as pool:
+        yield from pool.map(worker, files, chunksize=chunk)
+
+
+def run_scan(options: ScanOptions, rules: RuleDatabase, target: Target) -> ScanResult:
+    files, walk_warnings = discover(options.paths, options.extensions, options.excludes)
+    _set_known_names(frozenset(rules.by_name))
+    diagnostics = [Diagnostic(path, message) for path, message in walk_warnings]
+    parsed_files: list[ParsedFile] = []
+    build_files: list[tuple[SourceFile, str]] = []
+    summaries: list[FileSummary] = []
+    sources: dict[str, bytes] = {}
+    for result in _results(files, options.jobs, options.keep_sources):
+        if result.warning:
+            diagnostics.append(Diagnostic(result.file.path, result.warning, result.problem))
+        if result.data is not None:
+            sources[result.file.path] = result.data
+        if result.parsed is not None:
+            parsed = result.parsed
+            parsed_files.append(parsed)
+            summaries.append(FileSummary(parsed.path, "source", parsed.lines, parsed.error_line, result.encoding))
+            if parsed.error_line is not None:
+                diagnostics.append(Diagnostic(
+                    parsed.path, f"parsed with errors (first at line {parsed.error_line}); results are partial", "parse-error",
+                ))
+        elif result.text is not None:
+            build_files.append((result.file, result.text))
+            summaries.append(FileSummary(result.file.path, result.file.kind, result.text.count("\n")))
+    context = Context(
+        rules=rules, target=target,
+        project_names=frozenset().union(*(p.definitions for p in parsed_files)),
+        project_declared=frozenset().union(*(p.declared for p in parsed_files)),
+    )
+    findings = list(_analyze(parsed_files, build_files, context))
+    return ScanResult(rules, target, summaries, sorted(findings), sorted(diagnostics), sources)
+
+
+def _analyze(parsed_files: Iterable[ParsedFile], build_files: Iterable[tuple[SourceFile, str]],
+             context: Context) -> Iterator[Finding]:
+    for parsed in parsed_files:
+        yield from analyze_file(parsed, context)
+    for file, text in build_files:
+        yield from analyze_build_file(file.path, file.kind, text, context)

@@ -1,0 +1,49 @@
+"""Shared fixtures. With CI=true a missing compiler fails the test instead of skipping it."""
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLES = ROOT / "examples"
+IN_CI = os.environ.get("CI") == "true"
+
+
+def require(condition: bool, reason: str) -> None:
+    """Skip when a tool is missing on a developer machine; fail in CI, where it must be there."""
+    if condition:
+        return
+    if IN_CI:
+        pytest.fail(f"{reason} (CI=true: the CI script must install it)")
+    pytest.skip(reason)
+
+
+def require_tool(name: str) -> str:
+    path = shutil.which(name)
+    require(path is not None, f"{name} not found on PATH")
+    return path or ""
+
+
+@pytest.fixture(scope="session")
+def cuda_headers() -> Path:
+    """The CUDA library headers from NVIDIA's wheels (scripts/cuda-headers caches them)."""
+    env_dir = os.environ.get("PORTKIT_CUDA_HEADERS")
+    if env_dir and (Path(env_dir) / "nccl.h").exists():
+        return Path(env_dir)
+    try:
+        out = subprocess.run([str(ROOT / "scripts" / "cuda-headers")], check=True, capture_output=True, text=True, timeout=1800)
+    except (subprocess.CalledProcessError, subprocess.TimeoutExpired) as exc:
+        require(False, f"CUDA library headers unavailable: {exc}")
+        raise
+    return Path(out.stdout.strip().splitlines()[-1])
+
+
+@pytest.fixture(scope="session")
+def database():
+    from portkit.rules import load_database
+
+    return load_database()

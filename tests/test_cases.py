@@ -1,0 +1,43 @@
+"""Rule cases: each file in tests/cases marks lines with `expect:` (every finding code
+on that line, as a multiset) or `ok:` (codes that must not appear there)."""
+from __future__ import annotations
+
+import collections
+import re
+from pathlib import Path
+
+import pytest
+
+from portkit.rules import Target
+from portkit.scan import ScanOptions, run_scan
+
+CASES = sorted((Path(__file__).parent / "cases").glob("*.*"))
+# Pinned so the cases do not depend on the HIP installed on the machine.
+TARGET = Target(rocm=(5, 2, 0))
+_MARK = re.compile(r"\b(expect|ok):\s*((?:PK\d{3}\s*)+)")
+
+
+def _marks(path: Path) -> tuple[dict[int, collections.Counter], dict[int, set[str]]]:
+    expected: dict[int, collections.Counter] = {}
+    forbidden: dict[int, set[str]] = {}
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        for kind, codes in _MARK.findall(line):
+            if kind == "expect":
+                expected[number] = collections.Counter(codes.split())
+            else:
+                forbidden[number] = set(codes.split())
+    return expected, forbidden
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
+def test_case(case: Path, database) -> None:
+    result = run_scan(ScanOptions(paths=(str(case),), jobs=1), database, TARGET)
+    found: dict[int, collections.Counter] = collections.defaultdict(collections.Counter)
+    for finding in result.findings:
+        found[finding.position.line][finding.code] += 1
+    expected, forbidden = _marks(case)
+    assert expected, "a case file needs at least one expect: mark"
+    for line, codes in expected.items():
+        assert found[line] == codes, f"{case.name}:{line}: expected {dict(codes)}, found {dict(found[line])}"
+    for line, codes in forbidden.items():
+        assert not codes & set(found[line]), f"{case.name}:{line}: found forbidden {codes & set(found[line])}"

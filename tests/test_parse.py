@@ -1,0 +1,114 @@
+from __future__ import annotations
+
+import pytest
+
+from portkit.model import OccurrenceKind as K
+from portkit.parse import parse_source
+
+
+def occurrences(source: str, kind: K | None = None) -> list[tuple[int, str, str]]:
+    parsed = parse_source("t.cu", source.encode())
+    return [(o.position.line, o.kind.value, o.text) for o in parsed.occurrences if kind is None or o.kind is kind]
+
+
+def names(source: str) -> set[str]:
+    return {text for _, _, text in occurrences(source)}
+
+
+@pytest.mark.parametrize("source", [
+    '// cudaMalloc(&p, 4);\n',
+    '/* cudaFree(p); */\n',
+    'const char* s = "cudaMalloc(&p, 4)";\n',
+    "char c = 'c'; const char* r = R\"(cudaMalloc)\";\n",
+    '#define MSG "cudaMemcpy failed"\n',
+    '#define M(x) /* cudaFree */ (x)\n',
+], ids=["line-comment", "block-comment", "string", "raw-string", "string-in-define", "comment-in-define"])
+def test_comments_and_strings_yield_nothing(source: str) -> None:
+    assert not {n for n in names(source) if n.startswith("cuda")}
+
+
+def test_calls_types_and_identifiers() -> None:
+    src = "void f() {\n  cudaStream_t s;\n  cudaStreamCreate(&s);\n  int k = cudaMemcpyHostToDevice;\n}\n"
+    found = occurrences(src)
+    assert (2, "type", "cudaStream_t") in found
+    assert (3, "call", "cudaStreamCreate") in found
+    assert (4, "identifier", "cudaMemcpyHostToDevice") in found
+
+
+def test_macro_bodies_are_lexed_with_positions() -> None:
+    src = "#define CHECK(x) do { cudaError_t e = (x); } while (0)\n"
+    body = [o for o in parse_source("t.cu", src.encode()).occurrences if o.kind is K.MACRO_BODY]
+    error_t = next(o for o in body if o.text == "cudaError_t")
+    assert src.encode()[error_t.span.start:error_t.span.end] == b"cudaError_t"
+    assert error_t.position.column == src.index("cudaError_t") + 1
+
+
+def test_templates_lambdas_and_launches() -> None:
+    src = (
+        "template <typename T>\n__global__ void k(T* a) { a[0] = T(); }\n"
+        "void h(float* d, cudaStream_t s) {\n"
+        "  auto f = [=]() { k<float><<<dim3(2), 64, 0, s>>>(d); };\n"
+        "  f();\n}\n"
+    )
+    parsed = parse_source("t.cu", src.encode())
+    kernel = next(o for o in parsed.occurrences if o.kind is K.KERNEL)
+    assert (kernel.text, kernel.detail) == ("k", "template")
+    launch = next(o for o in parsed.occurrences if o.kind is K.LAUNCH)
+    assert (launch.text, launch.detail, launch.position.line, launch.context) == ("k", "dim3(2), 64, 0, s", 4, "h")
+    assert parsed.error_line is None
+
+
+def test_definitions_and_declarations() -> None:
+    src = "#define CUDA_OK 0\nstruct cudaThing { int x; };\nint cudaHelper(int cudaArg) { int cudaLocal = cudaArg; return cudaLocal; }\n"
+    parsed = parse_source("t.cu", src.encode())
+    assert {"CUDA_OK", "cudaThing", "cudaHelper"} <= parsed.definitions
+    assert {"cudaArg", "cudaLocal"} <= parsed.declared
+
+
+def test_includes_and_inline_asm() -> None:
+    src = '#include <cuda_runtime.h>\n#include "curand_kernel.h"\n__device__ int l() { int x; asm volatile("mov.u32 %0, " "%%laneid;" : "=r"(x)); return x; }\n'
+    found = occurrences(src)
+    assert (1, "include", "cuda_runtime.h") in found
+    assert (2, "include", "curand_kernel.h") in found
+    assert (3, "inline_asm", "mov.u32 %0, %%laneid;") in found
+    assert (3, "device_function", "l") in found
+
+
+def test_asm_inside_a_macro() -> None:
+    found = occurrences('#define LANE(x) asm("mov.u32 %0, %%laneid;" : "=r"(x))\n', K.INLINE_ASM)
+    assert found == [(1, "inline_asm", "mov.u32 %0, %%laneid;")]
+
+
+@pytest.mark.parametrize("source, expected", [
+    ("#if __CUDA_ARCH__ >= 700\n#endif\n", "__CUDA_ARCH__ >= 700"),
+    ("#ifdef __CUDACC__\n#endif\n", "__CUDACC__"),
+    ("#if defined(__NVCC__) || CUDART_VERSION > 11000\n#endif\n", "defined(__NVCC__) || CUDART_VERSION > 11000"),
+    ("#ifndef __CUDA_ARCH__\n#endif\n", "__CUDA_ARCH__"),
+])
+def test_cuda_preprocessor_conditions(source: str, expected: str) -> None:
+    assert occurrences(source, K.PREPROCESSOR_CONDITION) == [(1, "preprocessor_condition", expected)]
+
+
+def test_other_conditions_are_not_cuda_branches() -> None:
+    assert occurrences("#if defined(USE_FAST)\n#endif\n#ifdef NDEBUG\n#endif\n", K.PREPROCESSOR_CONDITION) == []
+
+
+def test_syntax_errors_give_partial_results() -> None:
+    src = "void ok() { cudaDeviceSynchronize(); }\nvoid broken( { int x = ;\nvoid after() { cudaFree(0); }\n"
+    parsed = parse_source("t.cu", src.encode())
+    assert parsed.error_line == 2
+    assert {"cudaDeviceSynchronize", "cudaFree"} <= {o.text for o in parsed.occurrences}
+
+
+def test_bom_keeps_offsets() -> None:
+    src = b"\xef\xbb\xbfvoid f() { cudaFree(0); }\n"
+    parsed = parse_source("t.cu", src)
+    call = next(o for o in parsed.occurrences if o.text == "cudaFree")
+    assert src[call.span.start:call.span.end] == b"cudaFree"
+    assert parsed.error_line is None
+
+
+def test_keep_filters_names_but_not_definitions() -> None:
+    parsed = parse_source("t.cu", b"int cudaMine() { return cudaFree(0) + other(); }\n", keep=lambda n: n.startswith("cuda"))
+    assert {o.text for o in parsed.occurrences} == {"cudaFree"}
+    assert "cudaMine" in parsed.definitions

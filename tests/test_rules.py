@@ -1,0 +1,128 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from portkit.errors import RuleError
+from portkit.rules import Rule, Target, load_database, load_file, parse_library
+
+GOOD = {"library": "mylib", "entries": [{"cuda": "myCudaThing", "kind": "function", "hip": "myHipThing"}]}
+
+
+@pytest.mark.parametrize("data, message", [
+    ([], "a rule file must be a mapping"),
+    ({"entries": []}, "key 'library': required"),
+    ({"library": "Bad Name", "entries": []}, "key 'library'"),
+    ({"library": "x"}, "key 'entries': required, a list"),
+    ({"library": "x", "entries": [], "extra": 1}, "unknown top-level key 'extra'"),
+    ({"library": "x", "entries": ["cudaMalloc"]}, "entry 1: must be a mapping"),
+    ({"library": "x", "entries": [{"kind": "function"}]}, "entry 1: key 'cuda': required"),
+    ({"library": "x", "entries": [{"cuda": "a", "kind": "widget"}]}, "entry 1 (a): key 'kind': 'widget' is not one of"),
+    ({"library": "x", "entries": [{"cuda": "a", "kind": "function", "status": "maybe"}]}, "key 'status': 'maybe' is not one of"),
+    ({"library": "x", "entries": [{"cuda": "a", "kind": "function", "status": "supported"}]}, "status 'supported' needs a 'hip'"),
+    ({"library": "x", "entries": [{"cuda": "a", "kind": "function", "hip": "b", "hip_added": "six"}]}, "key 'hip_added': 'six' is not a version"),
+    ({"library": "x", "entries": [{"cuda": "a", "kind": "function", "weight": -1}]}, "key 'weight': must be a non-negative number"),
+    ({"library": "x", "entries": [{"cuda": "a", "kind": "function", "colour": "red"}]}, "entry 1 (a): unknown key 'colour'"),
+    ({"library": "x", "entries": [{"cuda": "a", "kind": "asm"}]}, "kind 'asm' needs a 'pattern'"),
+    ({"library": "x", "entries": [{"cuda": "a", "kind": "asm", "pattern": "("}]}, "key 'pattern': not a regular expression"),
+    ({"library": "x", "entries": [{"cuda": "a", "kind": "function"}, {"cuda": "a", "kind": "type"}]}, "entry a: defined twice"),
+], ids=lambda v: v if isinstance(v, str) else None)
+def test_malformed_rules_name_file_entry_and_key(data, message: str) -> None:
+    with pytest.raises(RuleError) as info:
+        parse_library("my.yaml", data)
+    text = str(info.value)
+    assert text.startswith("my.yaml: ") and message in text and "\n" not in text
+
+
+def test_invalid_yaml_names_the_line(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("library: x\nentries:\n  - {cuda: a, kind: function\n")
+    with pytest.raises(RuleError, match=r"bad.yaml: line \d+: invalid YAML"):
+        load_file(bad)
+
+
+def test_yaml_tags_are_not_executed(tmp_path: Path) -> None:
+    evil = tmp_path / "evil.yaml"
+    evil.write_text("library: x\nentries: !!python/object/apply:os.system ['echo pwned']\n")
+    with pytest.raises(RuleError, match="invalid YAML"):
+        load_file(evil)
+
+
+def test_status_defaults() -> None:
+    _, rules = parse_library("t", {"library": "t", "entries": [
+        {"cuda": "a", "kind": "function", "hip": "b"},
+        {"cuda": "c", "kind": "function"},
+        {"cuda": "d", "kind": "function", "cuda_removed": "12.0"},
+    ]})
+    assert [r.status for r in rules] == ["supported", "unsupported", "removed"]
+
+
+@pytest.mark.parametrize("rocm, status", [((5, 2, 0), "unavailable"), ((6, 2, 0), "partial"), (None, "partial")])
+def test_target_version_changes_status(rocm, status: str) -> None:
+    rule = Rule(cuda="__shfl_down_sync", kind="intrinsic", library="cuda-device", status="partial",
+                hip="__shfl_down_sync", hip_added="6.2.0")
+    assert rule.resolve(Target(rocm=rocm)).status == status
+
+
+def test_cuda_version_marks_removed_names() -> None:
+    rule = Rule(cuda="cudaBindTexture", kind="function", library="r", status="supported", hip="hipBindTexture", cuda_removed="12.0")
+    assert rule.resolve(Target(cuda=(11, 8, 0))).status == "supported"
+    assert rule.resolve(Target(cuda=(12, 0, 0))).status == "removed"
+
+
+def test_removed_in_hip() -> None:
+    rule = Rule(cuda="x", kind="function", library="r", status="supported", hip="hipX", hip_removed="6.0")
+    assert rule.resolve(Target(rocm=(5, 7, 0))).status == "supported"
+    assert rule.resolve(Target(rocm=(6, 0, 0))).status == "unavailable"
+
+
+def test_user_rules_add_and_override(tmp_path: Path) -> None:
+    user = tmp_path / "team.yaml"
+    user.write_text(
+        "library: team\nentries:\n"
+        "  - {cuda: teamCudaAlloc, kind: function, hip: teamHipAlloc}\n"
+        "  - {cuda: cudaMalloc, kind: function, status: partial, hip: hipMalloc, note: use the team allocator}\n"
+    )
+    database = load_database([user])
+    assert database.lookup("teamCudaAlloc").hip == "teamHipAlloc"
+    assert database.lookup("cudaMalloc").status == "partial"
+    assert database.lookup("cudaFree").library == "cuda-runtime"
+
+
+def test_missing_user_rule_file(tmp_path: Path) -> None:
+    with pytest.raises(RuleError, match="no such rule file"):
+        load_database([tmp_path / "nope.yaml"])
+
+
+def test_builtin_database_covers_the_core_libraries(database) -> None:
+    libraries = {r.library for r in database.all_rules()}
+    assert {"cuda-runtime", "curand", "cusolver", "nccl", "ptx"} <= libraries
+    assert database.lookup("cudaMalloc").hip == "hipMalloc"
+    assert database.lookup("curandCreateGenerator").roc == "rocrand_create_generator"
+    assert database.lookup("cusolverDnSpotrf").hip == "hipsolverDnSpotrf"
+    assert database.lookup("ncclAllReduce").hip == "ncclAllReduce"
+    assert database.header("curand_kernel.h").hip == "hiprand/hiprand_kernel.h"
+    assert database.link("CUDA::cusolver").hip == "hipsolver"
+    assert database.match_asm("mov.u32 %0, %%laneid;").hip == "__lane_id"
+
+
+def test_every_nccl_function_in_the_header_has_a_rule(database, cuda_headers: Path) -> None:
+    import re
+
+    header = (cuda_headers / "nccl.h").read_text()
+    functions = set(re.findall(r"^ncclResult_t\s+(nccl\w+)\s*\(", header, flags=re.M))
+    functions |= set(re.findall(r"^const char\*\s+(nccl\w+)\s*\(", header, flags=re.M))
+    assert len(functions) > 60
+    missing = sorted(f for f in functions if database.lookup(f) is None)
+    assert not missing, f"NCCL functions without a rule: {missing}"
+
+
+def test_bundled_rule_files_validate() -> None:
+    from portkit.resources import rules_dir
+    from portkit.rules import rule_files
+
+    files = rule_files(rules_dir())
+    assert len(files) >= 10
+    for path in files:
+        load_file(path)

@@ -1,0 +1,73 @@
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from portkit.errors import InputError
+from portkit.walk import discover, read_source
+
+
+def tree(root: Path, files: dict[str, str | bytes]) -> Path:
+    for name, content in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(content if isinstance(content, bytes) else content.encode())
+    return root
+
+
+def paths(found) -> list[str]:
+    return [Path(f.path).as_posix() for f in found[0]]
+
+
+def test_extensions_and_build_files(tmp_path: Path) -> None:
+    tree(tmp_path, {"a.cu": "", "b.cuh": "", "c.py": "", "d.txt": "", "CMakeLists.txt": "", "sub/Makefile": "", "e.CPP": ""})
+    found = discover([str(tmp_path)])
+    kinds = {Path(f.path).name: f.kind for f in found[0]}
+    assert kinds == {"a.cu": "source", "b.cuh": "source", "e.CPP": "source", "CMakeLists.txt": "cmake", "Makefile": "make"}
+
+
+def test_gitignore_nested_and_exclude(tmp_path: Path) -> None:
+    tree(tmp_path, {
+        ".gitignore": "build/\n*.gen.cu\n",
+        "src/keep.cu": "", "src/x.gen.cu": "", "build/out.cu": "",
+        "third_party/.gitignore": "vendored.cu\n", "third_party/vendored.cu": "", "third_party/own.cu": "",
+        "tests/t.cu": "",
+    })
+    found = paths(discover([str(tmp_path)], excludes=["tests/"]))
+    assert [Path(p).relative_to(tmp_path).as_posix() for p in found] == ["src/keep.cu", "third_party/own.cu"]
+
+
+def test_custom_extensions(tmp_path: Path) -> None:
+    tree(tmp_path, {"a.cu": "", "b.hip": ""})
+    assert [Path(p).name for p in paths(discover([str(tmp_path)], extensions=("hip",)))] == ["b.hip"]
+
+
+def test_missing_path_is_an_input_error(tmp_path: Path) -> None:
+    with pytest.raises(InputError, match="no such file or directory"):
+        discover([str(tmp_path / "nope")])
+
+
+def test_symlink_loops_and_broken_links(tmp_path: Path) -> None:
+    tree(tmp_path, {"a.cu": ""})
+    os.symlink(tmp_path, tmp_path / "loop")
+    os.symlink(tmp_path / "gone.cu", tmp_path / "dangling.cu")
+    files, warnings = discover([str(tmp_path)])
+    assert [Path(f.path).name for f in files] == ["a.cu"]
+    assert warnings == [(str(tmp_path / "dangling.cu"), "broken symbolic link skipped")]
+
+
+def test_fifo_is_not_read(tmp_path: Path) -> None:
+    os.mkfifo(tmp_path / "pipe.cu")
+    assert discover([str(tmp_path)])[0] == []
+
+
+def test_read_source_classifies_problems(tmp_path: Path) -> None:
+    tree(tmp_path, {"bin.cu": b"\x7fELF\x00\x00", "latin.cu": b"// caf\xe9\nint x;\n", "ok.cu": b"int x;\n"})
+    assert read_source(str(tmp_path / "bin.cu")).problem == "skipped"
+    latin = read_source(str(tmp_path / "latin.cu"))
+    assert (latin.problem, latin.encoding, latin.data) == ("encoding", "latin-1", b"// caf\xe9\nint x;\n")
+    assert read_source(str(tmp_path / "ok.cu")).problem == ""
+    vanished = read_source(str(tmp_path / "vanished.cu"))
+    assert vanished.data is None and vanished.problem == "unreadable"
