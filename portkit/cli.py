@@ -78,6 +78,46 @@ def scan(
                          rocm_version, cuda_version, jobs, color))
 
 
+@app.command()
+def convert(
+    paths: List[str] = typer.Argument(..., help="CUDA source files or directories."),
+    output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write the HIP tree here (mirrors the input)."),
+    in_place: bool = typer.Option(False, "--in-place", help="Rewrite the sources themselves."),
+    no_backup: bool = typer.Option(False, "--no-backup", help="With --in-place, keep no FILE.orig backup."),
+    diff: bool = typer.Option(False, "--diff", help="Print a unified diff and write nothing."),
+    verify: bool = typer.Option(False, "--verify", help="Compile each converted translation unit with hipcc -fsyntax-only."),
+    backend: str = typer.Option("native", "--backend", help="native, or hipify-perl for the text rewrite (portkit adds markers)."),
+    hipify_perl: Optional[str] = typer.Option(None, "--hipify-perl", help="Path to hipify-perl (default: on PATH)."),
+    roc: bool = typer.Option(False, "--roc", help="Prefer rocRAND/rocBLAS/rocSPARSE... names over hip* where both exist."),
+    launch_syntax: str = typer.Option("cuda", "--launch-syntax", help="cuda keeps <<<>>> (hipcc accepts it); hip writes hipLaunchKernelGGL."),
+    no_markers: bool = typer.Option(False, "--no-markers", help="Do not insert '// portkit: ...' marker comments."),
+    offload_arch: List[str] = typer.Option([], "--offload-arch", help="AMD GPU target(s) for build files and --verify (default: derived from sm_XX, else gfx90a)."),
+    extensions: Optional[str] = typer.Option(None, "--extensions", help="Comma-separated source extensions."),
+    exclude: List[str] = typer.Option([], "--exclude", "-x", help="gitignore-style pattern to skip (repeatable)."),
+    rules: List[Path] = typer.Option([], "--rules", help=_RULES_HELP),
+    rocm_version: Optional[str] = typer.Option(None, "--rocm-version", help=_ROCM_HELP),
+    cuda_version: Optional[str] = typer.Option(None, "--cuda-version", help=_CUDA_HELP),
+    jobs: int = typer.Option(0, "--jobs", "-j", min=0, help="Parallel workers (0: every core)."),
+) -> None:
+    """Convert CUDA sources and build files to HIP.
+
+    Writes to -o OUTDIR by default (never into the input), rewrites the sources with
+    --in-place, or prints a diff with --diff. Only code tokens change, never comments or
+    strings; converting the output again changes nothing. Each partial or unsupported use
+    gets a '// portkit: CODE name: advice' marker. Exit 0 done, 1 --verify failures,
+    2 bad input or files that could not be written.
+    """
+    from portkit.commands.convert import ConvertRequest, convert as run
+
+    request = ConvertRequest(
+        paths=tuple(paths), output=output, in_place=in_place, backup=not no_backup, diff=diff, verify=verify,
+        backend=backend, hipify_perl=hipify_perl, roc=roc, launch_syntax=launch_syntax, markers=not no_markers,
+        offload_arch=tuple(offload_arch), rocm_version=rocm_version, cuda_version=cuda_version, rules=tuple(rules),
+        jobs=jobs, excludes=tuple(exclude), **({"extensions": _split_extensions(extensions)} if extensions else {}),
+    )
+    raise typer.Exit(run(request))
+
+
 @rules_app.command("list")
 def rules_list(
     library: Optional[str] = typer.Option(None, "--library", "-l", help="Only this library id (e.g. curand)."),

@@ -41,7 +41,9 @@ class Occurrence:
     """One thing the parser saw: what it is, its text, and where.
 
     `context` is the name of the enclosing function (or "" at file scope):
-    it gives findings a fingerprint that survives line moves.
+    it gives findings a fingerprint that survives line moves. `parts` are
+    sub-spans that rewrites need: a call's arguments; for a launch, the kernel
+    expression, each <<<>>> argument and the argument list.
     """
 
     span: Span
@@ -50,6 +52,7 @@ class Occurrence:
     position: Position
     context: str = ""
     detail: str = ""
+    parts: tuple[Span, ...] = ()
 
 
 @dataclasses.dataclass(frozen=True)
@@ -102,4 +105,4 @@ class Finding:
     advice: str = ""
     context: str = ""
     span: Span = Span(0, 0)
-    edit: Edit | None = dataclasses.field(default=None, compare=False)
+    edits: tuple[Edit, ...] = dataclasses.field(default=(), compare=False)

@@ -95,6 +95,21 @@ def _function_name(node: Node) -> str:
     return _text(name) if name is not None else ""
 
 
+def _span(node: Node) -> Span:
+    return Span(node.start_byte, node.end_byte)
+
+
+def _argument_spans(name: Node) -> tuple[Span, ...]:
+    """The spans of a call's arguments, given the identifier it calls."""
+    call = name.parent
+    if call is not None and call.type == "template_function":
+        call = call.parent
+    arguments = call.child_by_field_name("arguments") if call is not None else None
+    if arguments is None:
+        return ()
+    return tuple(_span(c) for c in arguments.named_children if c.type != "comment")
+
+
 class _Scopes:
     """Answers "which function encloses this byte?" with a sorted interval list."""
 
@@ -194,10 +209,13 @@ def parse_source(path: str, source: bytes, keep: Keep | None = None) -> ParsedFi
     skip = {n.start_byte for n in get("definition")} | {n.start_byte for n in get("declared")}
     calls = {n.start_byte for n in get("call")}
 
-    def emit(node: Node, kind: OccurrenceKind, text: str | None = None, detail: str = "") -> None:
+    def emit(node: Node, kind: OccurrenceKind, text: str | None = None, detail: str = "",
+             parts: tuple[Span, ...] = (), span_node: Node | None = None) -> None:
         text = _text(node) if text is None else text
+        where = span_node or node
         occurrences.append(Occurrence(
-            Span(node.start_byte, node.end_byte), kind, text, _position(node), scopes.name_at(node.start_byte), detail,
+            Span(where.start_byte, where.end_byte), kind, text, _position(node), scopes.name_at(node.start_byte),
+            detail, parts,
         ))
 
     for capture, kind in (("identifier", OccurrenceKind.IDENTIFIER), ("type", OccurrenceKind.TYPE)):
@@ -207,7 +225,10 @@ def parse_source(path: str, source: bytes, keep: Keep | None = None) -> ParsedFi
             text = _text(node)
             if keep is not None and not keep(text):
                 continue
-            emit(node, OccurrenceKind.CALL if node.start_byte in calls else kind, text)
+            if node.start_byte in calls:
+                emit(node, OccurrenceKind.CALL, text, parts=_argument_spans(node))
+            else:
+                emit(node, kind, text)
     for node in get("qualified"):
         text = re.sub(r"\s+", "", _text(node))
         if (node.parent is None or node.parent.type != "qualified_identifier") and (keep is None or keep(text)):
@@ -218,7 +239,11 @@ def parse_source(path: str, source: bytes, keep: Keep | None = None) -> ParsedFi
     for name, node in zip(names, get("launch")):
         config = " ".join(_text(node)[3:-3].split())
         kernel = name.child_by_field_name("name") if name.type == "template_function" else name
-        emit(name, OccurrenceKind.LAUNCH, _text(kernel or name), config)
+        call = node.parent
+        arguments = call.child_by_field_name("arguments") if call is not None else None
+        parts = (_span(name),) + tuple(_span(c) for c in node.named_children if c.type != "comment")
+        parts += (_span(arguments),) if arguments is not None else ()
+        emit(name, OccurrenceKind.LAUNCH, _text(kernel or name), config, parts, span_node=call)
     for node in get("asm"):
         strings = node.child_by_field_name("assembly_code")
         template = b"".join(_STRING_CONTENT.findall(strings.text or b"")).decode("utf-8", "replace") if strings else ""

@@ -28,7 +28,7 @@ _LIBRARY_KEYS = {"library", "title", "hip_library", "roc_library", "weights", "e
 _ENTRY_KEYS = {
     "cuda", "kind", "hip", "roc", "status", "note", "action", "weight", "pattern",
     "cmake", "hip_cmake", "cuda_added", "cuda_deprecated", "cuda_removed",
-    "hip_added", "hip_deprecated", "hip_removed", "hip_experimental",
+    "hip_added", "hip_deprecated", "hip_removed", "hip_experimental", "fallback", "fallback_drop_args",
 }
 _VERSION_KEYS = ("cuda_added", "cuda_deprecated", "cuda_removed", "hip_added", "hip_deprecated", "hip_removed")
 _VERSION_RE = re.compile(r"^\d+(\.\d+){0,2}$")
@@ -53,9 +53,16 @@ class Target:
 
 @dataclasses.dataclass(frozen=True)
 class Resolution:
+    """What a name becomes under a target: its status, the spelling to write, and advice.
+
+    `drop_args` is how many leading call arguments the spelling no longer takes
+    (the mask of a `_sync` warp intrinsic on HIP before 6.2).
+    """
+
     status: str
     hip: str
     advice: str
+    drop_args: int = 0
 
 
 @dataclasses.dataclass(frozen=True)
@@ -79,6 +86,8 @@ class Rule:
     hip_deprecated: str = ""
     hip_removed: str = ""
     hip_experimental: bool = False
+    fallback: str = ""
+    fallback_drop_args: int = 0
     source: str = ""
 
     def resolve(self, target: Target) -> Resolution:
@@ -88,8 +97,17 @@ class Rule:
             return Resolution("removed", self.hip, f"removed in CUDA {self.cuda_removed}. {advice}".strip())
         if status in ("supported", "partial") and target.rocm:
             if self.hip_added and target.rocm < parse_version(self.hip_added):
+                if self.fallback:
+                    n = self.fallback_drop_args
+                    dropped = "" if not n else " and drops the first argument" if n == 1 else f" and drops the first {n} arguments"
+                    return Resolution(
+                        "unavailable", self.fallback,
+                        f"{self.hip} needs HIP {self.hip_added}: for the targeted HIP, convert writes {self.fallback}{dropped}. "
+                        f"{advice}".strip(),
+                        n,
+                    )
                 return Resolution(
-                    "unavailable", self.hip,
+                    "unavailable", "",
                     f"{self.hip} needs HIP {self.hip_added} or newer; upgrade ROCm or rewrite. {advice}".strip(),
                 )
             if self.hip_removed and target.rocm >= parse_version(self.hip_removed):
@@ -207,6 +225,10 @@ def _entry(source: str, library: str, index: int, raw: Any) -> Rule:
             if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
                 raise _fail(source, where, "key 'weight': must be a non-negative number")
             values[key] = float(value)
+        elif key == "fallback_drop_args":
+            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                raise _fail(source, where, "key 'fallback_drop_args': must be a non-negative integer")
+            values[key] = value
         elif key == "hip_experimental":
             if not isinstance(value, bool):
                 raise _fail(source, where, "key 'hip_experimental': must be true or false")
@@ -278,7 +300,8 @@ def load_file(path: Path) -> tuple[Library, list[Rule]]:
 
 
 def rule_files(directory: Path) -> list[Path]:
-    return sorted(p for p in directory.glob("*.yaml") if p.is_file())
+    """The rule files of a directory; names starting with "_" hold other data."""
+    return sorted(p for p in directory.glob("*.yaml") if p.is_file() and not p.name.startswith("_"))
 
 
 def load_database(extra: Iterable[Path] = (), builtin: bool = True) -> RuleDatabase:

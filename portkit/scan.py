@@ -63,6 +63,13 @@ class ScanResult:
     findings: list[Finding]
     diagnostics: list[Diagnostic]
     sources: dict[str, bytes]  # kept only when asked (convert needs the bytes)
+    context: Context
+
+    def findings_by_path(self) -> dict[str, list[Finding]]:
+        grouped: dict[str, list[Finding]] = {}
+        for finding in self.findings:
+            grouped.setdefault(finding.path, []).append(finding)
+        return grouped
 
     def by_status(self, status: str) -> list[Finding]:
         return [f for f in self.findings if f.status == status]
@@ -75,6 +82,8 @@ class ScanOptions:
     excludes: tuple[str, ...] = ()
     jobs: int = 0  # 0: every core
     keep_sources: bool = False
+    prefer_roc: bool = False
+    launch_syntax: str = "cuda"
 
 
 _known_names: frozenset[str] = frozenset()
@@ -147,9 +156,17 @@ def run_scan(options: ScanOptions, rules: RuleDatabase, target: Target) -> ScanR
         rules=rules, target=target,
         project_names=frozenset().union(*(p.definitions for p in parsed_files)),
         project_declared=frozenset().union(*(p.declared for p in parsed_files)),
+        prefer_roc=options.prefer_roc, launch_syntax=options.launch_syntax,
     )
     findings = list(_analyze(parsed_files, build_files, context))
-    return ScanResult(rules, target, summaries, sorted(findings), sorted(diagnostics), sources)
+    return ScanResult(rules, target, summaries, sorted(findings), sorted(diagnostics), sources, context)
+
+
+def analyze_source(path: str, data: bytes, context: Context) -> list[Finding]:
+    """Parse and analyze one file held in memory (e.g. hipify-perl's output)."""
+    known = frozenset(context.rules.by_name)
+    parsed = parse_source(path, data, keep=lambda name: is_interesting(name, known))
+    return sorted(analyze_file(parsed, context))
 
 
 def _analyze(parsed_files: Iterable[ParsedFile], build_files: Iterable[tuple[SourceFile, str]],

@@ -9,7 +9,7 @@ from __future__ import annotations
 import dataclasses
 import os
 from pathlib import Path
-from typing import Iterable
+from typing import Callable, Iterable
 
 import pathspec
 
@@ -59,7 +59,7 @@ def _ignored(path: str, is_dir: bool, specs: list[tuple[str, pathspec.PathSpec]]
     return False
 
 
-def _walk_directory(root: str, extensions: tuple[str, ...], exclude: pathspec.PathSpec | None,
+def _walk_directory(root: str, classify: Callable[[str], str | None], exclude: pathspec.PathSpec | None,
                     warnings: list[tuple[str, str]]) -> Iterable[SourceFile]:
     specs_by_dir: dict[str, list[tuple[str, pathspec.PathSpec]]] = {}
 
@@ -79,7 +79,7 @@ def _walk_directory(root: str, extensions: tuple[str, ...], exclude: pathspec.Pa
             kept.append(name)
         dirnames[:] = kept
         for name in sorted(filenames):
-            kind = file_kind(name, extensions)
+            kind = classify(name)
             full = os.path.join(directory, name)
             if not kind or _ignored(full, False, specs):
                 continue
@@ -100,7 +100,7 @@ def discover(paths: Iterable[str], extensions: tuple[str, ...] = DEFAULT_EXTENSI
     warnings: list[tuple[str, str]] = []
     for raw in paths:
         if os.path.isdir(raw):
-            for found in _walk_directory(raw, extensions, exclude, warnings):
+            for found in _walk_directory(raw, lambda name: file_kind(name, extensions), exclude, warnings):
                 files.setdefault(found.path, found)
         elif os.path.isfile(raw):
             path = os.path.normpath(raw)
@@ -110,6 +110,15 @@ def discover(paths: Iterable[str], extensions: tuple[str, ...] = DEFAULT_EXTENSI
         else:
             raise InputError(f"{raw}: no such file or directory")
     return sorted(files.values()), warnings
+
+
+def all_files(root: str, excludes: Iterable[str] = ()) -> tuple[list[SourceFile], list[tuple[str, str]]]:
+    """Every file under `root` that .gitignore and `excludes` keep, for mirroring a tree."""
+    patterns = list(excludes)
+    exclude = pathspec.GitIgnoreSpec.from_lines(patterns) if patterns else None
+    warnings: list[tuple[str, str]] = []
+    files = list(_walk_directory(root, lambda name: "other", exclude, warnings))
+    return files, warnings
 
 
 @dataclasses.dataclass(frozen=True)

@@ -25,12 +25,12 @@ from pathlib import Path
 import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
-CURATED_KEYS = ("status", "note", "action", "weight", "kind")
+CURATED_KEYS = ("status", "note", "action", "weight", "kind", "fallback", "fallback_drop_args")
 # Kept from the file only where the table gives no HIP name (a curated mapping).
 CURATED_TARGET_KEYS = ("hip", "roc", "hip_added")
 KEY_ORDER = (
     "cuda", "kind", "hip", "roc", "status", "cuda_added", "cuda_deprecated", "cuda_removed",
-    "hip_added", "hip_deprecated", "hip_removed", "hip_experimental", "pattern", "cmake",
+    "hip_added", "hip_deprecated", "hip_removed", "hip_experimental", "fallback", "fallback_drop_args", "pattern", "cmake",
     "hip_cmake", "weight", "note", "action",
 )
 

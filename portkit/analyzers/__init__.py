@@ -9,8 +9,11 @@ import dataclasses
 from typing import Callable, Iterable
 
 from portkit.codes import CODES, STATUS_CODES
-from portkit.model import Finding, Occurrence, ParsedFile, Position, Span
-from portkit.rules import Rule, RuleDatabase, Target
+from portkit.model import Edit, Finding, Occurrence, OccurrenceKind, ParsedFile, Position, Span
+from portkit.rules import Resolution, Rule, RuleDatabase, Target
+
+# Statuses whose HIP spelling is written by convert (with a marker unless supported).
+RENAMED_STATUSES = ("supported", "partial", "unavailable")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -19,6 +22,8 @@ class Context:
     target: Target
     project_names: frozenset[str]  # functions, macros, types the project defines
     project_declared: frozenset[str]  # its variables and parameters
+    prefer_roc: bool = False  # write rocRAND/rocBLAS... names where a rule has both
+    launch_syntax: str = "cuda"  # "hip": rewrite k<<<...>>>(...) as hipLaunchKernelGGL(k, ...)
 
 
 Analyzer = Callable[[ParsedFile, Context], Iterable[Finding]]
@@ -41,20 +46,53 @@ def _status_message(rule: Rule, name: str, status: str, hip: str, context: Conte
     if status == "removed":
         return f"{name} ({title}) was removed from CUDA"
     if status == "unavailable":
-        return f"{name} ({title}) maps to {hip}, which the targeted ROCm lacks"
+        if hip:
+            return f"{name} ({title}) is not in the targeted HIP; the nearest spelling is {hip}"
+        return f"{name} ({title}) has a HIP equivalent, but not in the targeted ROCm version"
     return f"{name} ({title}) has no {target_lib} equivalent"
 
 
+def _spelling(rule: Rule, resolution: Resolution, context: Context) -> str:
+    if context.prefer_roc and rule.roc and resolution.hip == rule.hip:
+        return rule.roc
+    return resolution.hip or (rule.roc if resolution.status in RENAMED_STATUSES else "")
+
+
+def _edits(occurrence: Occurrence | None, spelling: str, resolution: Resolution, context: Context) -> tuple[Edit, ...]:
+    """The byte edits that write the HIP spelling of one use, or () when none applies."""
+    if occurrence is None or not spelling or resolution.status not in RENAMED_STATUSES:
+        return ()
+    if occurrence.text in context.project_declared:
+        return ()  # a local variable that happens to share the name
+    if spelling == occurrence.text:
+        return ()
+    if occurrence.kind is OccurrenceKind.INCLUDE:
+        return (Edit(occurrence.span, _delimited(spelling, occurrence.detail).encode()),)
+    edits = [Edit(occurrence.span, spelling.encode())]
+    if resolution.drop_args:
+        arguments = occurrence.parts
+        if occurrence.kind is not OccurrenceKind.CALL or len(arguments) <= resolution.drop_args:
+            return ()  # cannot drop arguments we cannot see (a macro body): leave it to the marker
+        edits.append(Edit(Span(arguments[0].start, arguments[resolution.drop_args].start), b""))
+    return tuple(edits)
+
+
+def _delimited(path: str, style: str) -> str:
+    return f"<{path}>" if style == "system" else f'"{path}"'
+
+
 def rule_finding(path: str, rule: Rule, name: str, span: Span, position: Position, context: Context,
-                 occurrence_context: str = "") -> Finding:
-    """The finding for one use of a name that a rule knows."""
+                 occurrence_context: str = "", occurrence: Occurrence | None = None) -> Finding:
+    """The finding for one use of a name that a rule knows, with the edits that port it."""
     resolution = rule.resolve(context.target)
     code = STATUS_CODES[resolution.status]
+    spelling = _spelling(rule, resolution, context)
     return Finding(
         path=path, position=position, code=code, name=name,
-        message=_status_message(rule, name, resolution.status, resolution.hip, context),
+        message=_status_message(rule, name, resolution.status, spelling, context),
         severity=CODES[code].severity, library=rule.library, status=resolution.status,
-        hip=resolution.hip or rule.roc, advice=resolution.advice, context=occurrence_context, span=span,
+        hip=spelling, advice=resolution.advice, context=occurrence_context, span=span,
+        edits=_edits(occurrence, spelling, resolution, context),
     )
 
 

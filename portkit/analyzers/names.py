@@ -36,14 +36,16 @@ def analyze_names(parsed: ParsedFile, context: Context) -> Iterable[Finding]:
                 continue  # the project's own function, macro or type
             rule = context.rules.lookup(name)
             if rule is not None:
-                yield rule_finding(parsed.path, rule, name, occurrence.span, occurrence.position, context, occurrence.context)
+                yield rule_finding(parsed.path, rule, name, occurrence.span, occurrence.position, context,
+                                   occurrence.context, occurrence)
             elif CUDA_LOOKING.match(name) and name not in context.project_declared:
                 yield simple_finding(parsed.path, occurrence, "PK105", f"{name} looks like a CUDA name, but no rule knows it",
                                      "Check the name, or add a rule for it with --rules.")
         elif occurrence.kind is OccurrenceKind.INCLUDE:
             rule = context.rules.header(occurrence.text)
             if rule is not None:
-                yield rule_finding(parsed.path, rule, occurrence.text, occurrence.span, occurrence.position, context, occurrence.context)
+                yield rule_finding(parsed.path, rule, occurrence.text, occurrence.span, occurrence.position, context,
+                                   occurrence.context, occurrence)
             elif CUDA_LOOKING_HEADER.match(occurrence.text) and occurrence.detail == "system":
                 yield simple_finding(parsed.path, occurrence, "PK105", f"<{occurrence.text}> looks like a CUDA header, but no rule knows it",
                                      "Check the header, or add a rule for it with --rules.")

@@ -30,8 +30,18 @@ def load_rules(extra: list[Path] | None) -> RuleDatabase:
     return load_database(extra or ())
 
 
-def atomic_write_bytes(path: Path, data: bytes) -> None:
-    """Write via a temporary file in the same directory, then rename over the target."""
+def _default_mode() -> int:
+    umask = os.umask(0)
+    os.umask(umask)
+    return 0o666 & ~umask
+
+
+def atomic_write_bytes(path: Path, data: bytes, mode: int | None = None) -> None:
+    """Write via a temporary file in the same directory, then rename over the target.
+
+    The file keeps its permissions; a new one gets `mode` (e.g. its source's), else
+    the umask default. A reader sees the old bytes or the new, never a mix.
+    """
     directory = path.parent if str(path.parent) else Path(".")
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
     try:
@@ -40,7 +50,8 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
             handle.flush()
             os.fsync(handle.fileno())
         if path.exists():
-            os.chmod(tmp, path.stat().st_mode & 0o7777)
+            mode = path.stat().st_mode & 0o7777
+        os.chmod(tmp, _default_mode() if mode is None else mode)
         os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(OSError):

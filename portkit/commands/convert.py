@@ -1,0 +1,256 @@
+"""`portkit convert`: write HIP sources and build files, and say what is left to do by hand."""
+from __future__ import annotations
+
+import dataclasses
+import difflib
+import os
+import sys
+from pathlib import Path
+from typing import TextIO
+
+from portkit.commands.common import atomic_write_bytes, load_rules, make_target
+from portkit.convert import FileConversion, Marker, convert_source
+from portkit.convert_build import BuildNote, convert_cmake, convert_makefile
+from portkit.errors import UsageError
+from portkit.hipify import HipifyFailure, find_hipify_perl, hipify_files
+from portkit.scan import ScanOptions, ScanResult, analyze_source, run_scan
+from portkit.verify import VerifyResult, verify_tree
+from portkit.walk import DEFAULT_EXTENSIONS, all_files
+
+
+@dataclasses.dataclass(frozen=True)
+class ConvertRequest:
+    paths: tuple[str, ...]
+    output: Path | None = None
+    in_place: bool = False
+    backup: bool = True
+    diff: bool = False
+    verify: bool = False
+    backend: str = "native"
+    hipify_perl: str | None = None
+    roc: bool = False
+    launch_syntax: str = "cuda"
+    markers: bool = True
+    offload_arch: tuple[str, ...] = ()
+    rocm_version: str | None = None
+    cuda_version: str | None = None
+    rules: tuple[Path, ...] = ()
+    jobs: int = 0
+    excludes: tuple[str, ...] = ()
+    extensions: tuple[str, ...] = DEFAULT_EXTENSIONS
+
+
+@dataclasses.dataclass
+class Outcome:
+    conversions: list[FileConversion] = dataclasses.field(default_factory=list)
+    build_notes: list[tuple[str, BuildNote]] = dataclasses.field(default_factory=list)
+    failures: list[str] = dataclasses.field(default_factory=list)
+    written: list[Path] = dataclasses.field(default_factory=list)
+    copied: int = 0
+
+
+def _check_request(request: ConvertRequest) -> None:
+    modes = [bool(request.output), request.in_place, request.diff]
+    if sum(modes) != 1:
+        raise UsageError("choose exactly one of -o OUTDIR, --in-place or --diff")
+    if request.backend not in ("native", "hipify-perl"):
+        raise UsageError(f"unknown backend {request.backend!r}; choose native or hipify-perl")
+    if request.launch_syntax not in ("cuda", "hip"):
+        raise UsageError(f"unknown launch syntax {request.launch_syntax!r}; choose cuda or hip")
+    if request.verify and request.diff:
+        raise UsageError("--verify compiles written files; it cannot be combined with --diff")
+    for path in request.paths:
+        if not os.path.exists(path):
+            raise UsageError(f"{path}: no such file or directory")
+    if request.output is not None:
+        out = request.output.resolve()
+        for path in request.paths:
+            root = Path(path).resolve()
+            if out == root or (root.is_dir() and out.is_relative_to(root)):
+                raise UsageError(f"refusing to write into the input {path}: choose an OUTDIR outside it, or use --in-place")
+
+
+def _destination(file: str, roots: list[Path], outdir: Path) -> Path:
+    """Where a file of the input goes in OUTDIR: one directory maps to OUTDIR itself."""
+    path = Path(file).resolve()
+    for root in roots:
+        if path == root:
+            return outdir / root.name
+        if root.is_dir() and path.is_relative_to(root):
+            relative = path.relative_to(root)
+            return outdir / relative if len(roots) == 1 else outdir / root.name / relative
+    raise UsageError(f"{file}: not under any input path")
+
+
+def _decode(data: bytes) -> str:
+    return data.decode("utf-8", "surrogateescape")
+
+
+def _encode(text: str) -> bytes:
+    return text.encode("utf-8", "surrogateescape")
+
+
+def _convert_all(request: ConvertRequest, result: ScanResult) -> Outcome:
+    outcome = Outcome()
+    grouped = result.findings_by_path()
+    source_paths = [f.path for f in result.files if f.kind == "source"]
+    hipified: dict[str, bytes | HipifyFailure] = {}
+    if request.backend == "hipify-perl":
+        tool = find_hipify_perl(request.hipify_perl)
+        hipified = hipify_files(tool, source_paths, request.roc, request.launch_syntax == "hip", request.jobs)
+    for summary in result.files:
+        data = result.sources.get(summary.path)
+        if data is None:
+            continue
+        if summary.kind == "source" and request.backend == "hipify-perl":
+            output = hipified[summary.path]
+            if isinstance(output, HipifyFailure):
+                outcome.failures.append(str(output))
+                continue
+            findings = analyze_source(summary.path, output, result.context)
+            converted = convert_source(summary.path, output, findings, request.markers, rename=False)
+            outcome.conversions.append(dataclasses.replace(converted, original=data))
+        elif summary.kind == "source":
+            conversion = convert_source(summary.path, data, grouped.get(summary.path, ()), request.markers)
+            if conversion.conflict:
+                outcome.failures.append(f"{summary.path}: not converted: {conversion.conflict}")
+            outcome.conversions.append(conversion)
+        else:
+            convert = convert_cmake if summary.kind == "cmake" else convert_makefile
+            build = convert(_decode(data), result.rules, request.offload_arch)
+            outcome.build_notes.extend((summary.path, note) for note in build.notes)
+            outcome.conversions.append(FileConversion(summary.path, data, _encode(build.text), 0, ()))
+    return outcome
+
+
+def _mode_of(path: str) -> int | None:
+    try:
+        return os.stat(path).st_mode & 0o7777
+    except OSError:
+        return None
+
+
+def _write(path: Path, data: bytes, outdir: Path | None, outcome: Outcome, mode: int | None = None) -> None:
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if outdir is not None and not path.parent.resolve().is_relative_to(outdir.resolve()):
+            outcome.failures.append(f"{path}: refusing to write outside {outdir} (a symlink leads out)")
+            return
+        if path.exists() and path.read_bytes() == data:
+            return
+        atomic_write_bytes(path, data, mode)
+        outcome.written.append(path)
+    except OSError as exc:
+        outcome.failures.append(f"{path}: cannot write: {exc.strerror or exc}")
+
+
+def _write_tree(request: ConvertRequest, outcome: Outcome) -> None:
+    assert request.output is not None
+    outdir = request.output
+    roots = [Path(p).resolve() for p in request.paths]
+    converted = {str(Path(c.path).resolve()): c.converted for c in outcome.conversions}
+    inputs: list[str] = []
+    for path in request.paths:
+        if os.path.isdir(path):
+            files, warnings = all_files(path, request.excludes)
+            inputs.extend(f.path for f in files)
+            outcome.failures.extend(f"{p}: {m}" for p, m in warnings)
+        else:
+            inputs.append(path)
+    for file in inputs:
+        resolved = str(Path(file).resolve())
+        destination = _destination(file, roots, outdir)
+        if str(destination.resolve()) in converted and str(destination.resolve()) != resolved:
+            outcome.failures.append(f"{destination}: would overwrite an input file; skipped")
+            continue
+        if resolved in converted:
+            _write(destination, converted[resolved], outdir, outcome, _mode_of(file))
+            continue
+        try:
+            data = Path(file).read_bytes()
+        except OSError as exc:
+            outcome.failures.append(f"{file}: cannot read: {exc.strerror or exc}")
+            continue
+        _write(destination, data, outdir, outcome, _mode_of(file))
+        outcome.copied += 1
+
+
+def _write_in_place(request: ConvertRequest, outcome: Outcome) -> None:
+    for conversion in outcome.conversions:
+        if not conversion.changed:
+            continue
+        path = Path(conversion.path)
+        if request.backup:
+            backup = path.with_name(path.name + ".orig")
+            if not backup.exists():  # an older backup is closer to the original: keep it
+                _write(backup, conversion.original, None, outcome, _mode_of(conversion.path))
+        _write(path, conversion.converted, None, outcome)
+
+
+def _print_diff(outcome: Outcome, out: TextIO) -> None:
+    for conversion in outcome.conversions:
+        if not conversion.changed:
+            continue
+        before = _decode(conversion.original).splitlines(keepends=True)
+        after = _decode(conversion.converted).splitlines(keepends=True)
+        for line in difflib.unified_diff(before, after, f"a/{conversion.path}", f"b/{conversion.path}"):
+            out.write(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n")
+
+
+def _summary(outcome: Outcome, verified: list[VerifyResult], out: TextIO) -> None:
+    changed = [c for c in outcome.conversions if c.changed]
+    markers: list[Marker] = sorted(m for c in outcome.conversions for m in c.markers)
+    out.write(f"portkit convert: {len(outcome.conversions)} files analysed, {len(changed)} changed, "
+              f"{sum(c.edits for c in outcome.conversions)} edits, {len(markers)} markers"
+              + (f", {outcome.copied} other files copied" if outcome.copied else "") + "\n")
+    if markers:
+        out.write("Manual work (marked in the output):\n")
+        for m in markers:
+            out.write(f"  {m.path}:{m.line}: {m.text}\n")
+    if outcome.build_notes:
+        out.write("Build files, not rewritten:\n")
+        for path, note in sorted(outcome.build_notes):
+            out.write(f"  {path}:{note.line}: {note.message}\n")
+    if verified:
+        counts = {s: sum(1 for v in verified if v.status == s) for s in ("pass", "fail", "not verifiable here")}
+        out.write("hipcc: " + ", ".join(f"{n} {s}" for s, n in counts.items()) + "\n")
+        for v in verified:
+            out.write(f"  {v.path}: {v.status}" + (f": {v.message}" if v.message else "") + "\n")
+
+
+def _verify(request: ConvertRequest, outcome: Outcome) -> list[VerifyResult]:
+    if request.output is not None:
+        roots = [request.output] + [request.output / Path(p).name for p in request.paths if len(request.paths) > 1]
+        files = [_destination(c.path, [Path(p).resolve() for p in request.paths], request.output)
+                 for c in outcome.conversions]
+    else:
+        roots = [Path(p) for p in request.paths if os.path.isdir(p)]
+        files = [Path(c.path) for c in outcome.conversions]
+    include_dirs = tuple(d for r in roots for d in (r, r / "include", r / "src") if d.is_dir())
+    arch = request.offload_arch[0] if request.offload_arch else "gfx90a"
+    return verify_tree(files, include_dirs, arch, request.jobs)
+
+
+def convert(request: ConvertRequest) -> int:
+    _check_request(request)
+    database = load_rules(list(request.rules))
+    target = make_target(request.rocm_version, request.cuda_version)
+    options = ScanOptions(paths=request.paths, extensions=request.extensions, excludes=request.excludes,
+                          jobs=request.jobs, keep_sources=True, prefer_roc=request.roc,
+                          launch_syntax=request.launch_syntax)
+    result = run_scan(options, database, target)
+    outcome = _convert_all(request, result)
+    if request.diff:
+        _print_diff(outcome, sys.stdout)
+    elif request.in_place:
+        _write_in_place(request, outcome)
+    else:
+        _write_tree(request, outcome)
+    verified = _verify(request, outcome) if request.verify else []
+    report = sys.stderr if request.diff else sys.stdout
+    _summary(outcome, verified, report)
+    for failure in outcome.failures:
+        print(f"portkit: error: {failure}", file=sys.stderr)
+    if outcome.failures:
+        return 2
+    return 1 if any(v.status == "fail" for v in verified) else 0

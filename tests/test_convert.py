@@ -1,0 +1,370 @@
+"""portkit convert: exact edits, idempotence, build files, real hipcc, the hipify-perl backend."""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from conftest import EXAMPLES, ROOT, require_tool
+from portkit.cli import main
+from portkit.convert import EditConflict, apply_edits, convert_source
+from portkit.model import Edit, Span
+from portkit.rules import Target
+from portkit.scan import ScanOptions, analyze_source, run_scan
+
+CONVERT_INPUTS = Path(__file__).parent / "convert"
+FAKE_HIPIFY = Path(__file__).parent / "data" / "fake_hipify_perl.py"
+HIP52 = Target(rocm=(5, 2, 0))
+
+
+def convert_bytes(tmp_path: Path, data: bytes, name: str = "t.cu", database=None, target: Target = HIP52, **options) -> bytes:
+    """Convert one file's bytes through the same pipeline the command uses."""
+    source = tmp_path / name
+    source.write_bytes(data)
+    result = run_scan(ScanOptions(paths=(str(source),), jobs=1, keep_sources=True, **options), database, target)
+    return convert_source(str(source), data, result.findings).converted
+
+
+def test_apply_edits_orders_and_rejects_overlaps() -> None:
+    source = b"abcdef"
+    edits = [Edit(Span(4, 6), b"EF"), Edit(Span(0, 0), b">"), Edit(Span(0, 1), b"A")]
+    assert apply_edits(source, edits) == b">AbcdEF"
+    assert apply_edits(source, []) == source
+    with pytest.raises(EditConflict):
+        apply_edits(source, [Edit(Span(0, 3), b"x"), Edit(Span(2, 4), b"y")])
+
+
+def test_comments_strings_and_bytes_are_preserved(tmp_path: Path, database) -> None:
+    source = (
+        b"\xef\xbb\xbf// cudaMalloc in a comment, caf\xe9\r\n"
+        b"#include <cuda_runtime.h>\r\n"
+        b"const char* s = \"cudaFree(p)\";\r\n"
+        b"void f(float* p) { cudaFree(p); /* cudaFree */ }"
+    )
+    expected = (
+        b"\xef\xbb\xbf// cudaMalloc in a comment, caf\xe9\r\n"
+        b"#include <hip/hip_runtime.h>\r\n"
+        b"const char* s = \"cudaFree(p)\";\r\n"
+        b"void f(float* p) { hipFree(p); /* cudaFree */ }"
+    )
+    assert convert_bytes(tmp_path, source, database=database) == expected
+
+
+def test_markers_use_the_file_line_endings_and_skip_macro_continuations(tmp_path: Path, database) -> None:
+    source = (
+        b"void f(ncclComm_t c, int* x, ncclComm_t* o) {\r\n"
+        b"  ncclCommShrink(c, x, 1, o, nullptr, 0);\r\n"
+        b"}\r\n"
+        b"#define SHRINK(c, o) do { \\\n"
+        b"    ncclCommShrink(c, nullptr, 0, o, nullptr, 0); \\\n"
+        b"  } while (0)\n"
+    )
+    out = convert_bytes(tmp_path, source, database=database).decode()
+    lines = out.splitlines(keepends=True)
+    assert lines[1].startswith("  // portkit: PK102 ncclCommShrink: ") and lines[1].endswith("\r\n")
+    assert lines[2] == "  ncclCommShrink(c, x, 1, o, nullptr, 0);\r\n"
+    assert "    /* portkit: PK102 ncclCommShrink: " in lines[5] and lines[5].rstrip().endswith("\\")
+    assert len(lines) == len(source.splitlines()) + 1
+
+
+def test_warp_intrinsics_follow_the_target_version(tmp_path: Path, database) -> None:
+    source = b"__device__ float f(float v) { return __shfl_down_sync(0xffffffff, v, 1) + __ballot_sync(~0u, v > 0); }\n"
+    old = convert_bytes(tmp_path, source, database=database, target=Target(rocm=(5, 2, 0))).decode()
+    assert "return __shfl_down(v, 1) + __ballot(v > 0);" in old
+    assert "// portkit: PK104 __shfl_down_sync" in old
+    new = convert_bytes(tmp_path, source, database=database, target=Target(rocm=(6, 2, 0))).decode()
+    assert "return __shfl_down_sync(0xffffffff, v, 1) + __ballot_sync(~0u, v > 0);" in new
+    assert "// portkit: PK101 __shfl_down_sync" in new
+
+
+def test_hip_launch_syntax(tmp_path: Path, database) -> None:
+    source = (b"template <typename T> __global__ void k(T* a, int n) {}\n__global__ void z() {}\n"
+              b"void h(float* d, cudaStream_t s) {\n  k<float><<<4, 64, 0, s>>>(d, 3);\n  z<<<1, 1>>>();\n}\n")
+    out = convert_bytes(tmp_path, source, database=database, launch_syntax="hip").decode()
+    assert "  hipLaunchKernelGGL((k<float>), 4, 64, 0, s, d, 3);\n" in out
+    assert "  hipLaunchKernelGGL(z, 1, 1, 0, 0);\n" in out
+    assert "hipStream_t s" in out
+
+
+# --- idempotence and the identity -------------------------------------------------
+
+SNIPPETS = [
+    "cudaMalloc(&p, n);", "cudaFree(p);", "cudaStream_t s;", "// cudaMemcpy comment", "/* cudaFree */",
+    '"cudaMalloc in a string"', "__shfl_down_sync(0xffffffff, v, 1);", "ncclCommShrink(c, x, 1, o, 0, 0);",
+    "#include <curand.h>", "#include \"nccl.h\"", "k<<<1, 32>>>(p);", "cusolverDnCreate(&h);", "int x = warpSize;",
+    "#define M(x) cudaFree(x)", "asm(\"mov.u32 %0, %%laneid;\" : \"=r\"(l));", "{", "}", "#if __CUDA_ARCH__ >= 700", "#endif",
+    "cudaMallocManaged(&p, n);", "curand_init(1, 2, 3, &st);", "\\", "\t", "caf\u00e9",
+]
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(st.sampled_from(SNIPPETS), max_size=14), st.sampled_from(["\n", "\r\n"]))
+def test_converting_twice_equals_converting_once(tmp_path: Path, database, pieces: list[str], newline: str) -> None:
+    source = newline.join(pieces).encode()
+    once = convert_bytes(tmp_path, source, database=database)
+    assert convert_bytes(tmp_path, once, database=database) == once
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.binary(max_size=300))
+def test_no_findings_means_identical_bytes(tmp_path: Path, data: bytes) -> None:
+    from portkit.rules import RuleDatabase
+
+    empty = RuleDatabase([], [])
+    assert convert_bytes(tmp_path, data.replace(b"\0", b""), database=empty) == data.replace(b"\0", b"")
+
+
+@pytest.mark.parametrize("example", ["saxpy", "option-pricer"])
+def test_examples_convert_idempotently(example: str, tmp_path: Path, capsys) -> None:
+    once, twice = tmp_path / "once", tmp_path / "twice"
+    assert main(["convert", "--rocm-version", "5.2", str(EXAMPLES / example), "-o", str(once)]) == 0
+    assert main(["convert", "--rocm-version", "5.2", str(once), "-o", str(twice)]) == 0
+    files = sorted(p.relative_to(once) for p in once.rglob("*") if p.is_file())
+    assert files == sorted(p.relative_to(EXAMPLES / example) for p in (EXAMPLES / example).rglob("*") if p.is_file())
+    for relative in files:
+        assert (twice / relative).read_bytes() == (once / relative).read_bytes(), relative
+
+
+# --- build files ---------------------------------------------------------------
+
+
+def test_makefile_rewrite(database) -> None:
+    from portkit.convert_build import convert_makefile
+
+    text = ("NVCC = nvcc  # the nvcc compiler\n"
+            "FLAGS = -O3 -gencode arch=compute_80,code=sm_80 -gencode=arch=compute_90,code=sm_90 --use_fast_math "
+            "-Xcompiler -fopenmp,-Wall -Xptxas -v -lineinfo\n"
+            "app: app.cu\n\t$(NVCC) $(FLAGS) -arch=sm_70 -o $@ $< -lcurand -lcublas -lnccl -L/usr/local/cuda/lib64\n")
+    result = convert_makefile(text, database)
+    assert result.text == (
+        "NVCC = hipcc  # the nvcc compiler\n"
+        "FLAGS = -O3 --offload-arch=gfx90a --offload-arch=gfx942 -ffast-math -fopenmp -Wall -Xptxas -v -gline-tables-only\n"
+        "app: app.cu\n\t$(NVCC) $(FLAGS) --offload-arch=gfx906 -o $@ $< -lhiprand -lhipblas -lrccl -L/usr/local/cuda/lib64\n")
+    assert [(n.line, n.message.split(":")[0]) for n in result.notes] == [(2, "-Xptxas"), (4, "/usr/local/cuda")]
+    assert convert_makefile(result.text, database).text == result.text
+    assert "--offload-arch=gfx1100" in convert_makefile("X = -arch=sm_89\n", database, ("gfx1100",)).text
+
+
+def test_cmake_rewrite_of_the_example(database) -> None:
+    from portkit.convert_build import convert_cmake
+
+    result = convert_cmake((EXAMPLES / "option-pricer" / "CMakeLists.txt").read_text(), database)
+    lines = result.text.splitlines()
+    for expected in (
+        "project(option_pricer LANGUAGES CXX HIP)",
+        "set(CMAKE_HIP_STANDARD 17)",
+        "set(CMAKE_HIP_ARCHITECTURES gfx90a gfx942)",
+        'set(CMAKE_HIP_FLAGS "${CMAKE_HIP_FLAGS} -ffast-math -gline-tables-only")',
+        "find_package(hip REQUIRED)", "find_package(hiprand REQUIRED)", "find_package(hipsolver REQUIRED)",
+        "find_library(NCCL_LIBRARY rccl REQUIRED)",
+        "set_source_files_properties(src/main.cu src/paths.cu src/regression.cu PROPERTIES LANGUAGE HIP)",
+        "set_source_files_properties(src/comm.cpp PROPERTIES LANGUAGE HIP)",
+        "target_link_libraries(option_pricer PRIVATE hip::host hip::hiprand roc::hipsolver rccl)",
+    ):
+        assert expected in lines
+    assert "CUDA" not in result.text
+    assert convert_cmake(result.text, database).text == result.text
+
+
+def test_cmake_reports_what_it_cannot_rewrite(database) -> None:
+    from portkit.convert_build import convert_cmake
+
+    text = "set_target_properties(app PROPERTIES CUDA_SEPARABLE_COMPILATION ON CUDA_ARCHITECTURES \"70;80\")\n" \
+           "target_link_libraries(app CUDA::cufft_static CUDA::nvToolsExt)\n"
+    result = convert_cmake(text, database)
+    assert 'HIP_ARCHITECTURES gfx906 gfx90a' in result.text
+    messages = [n.message for n in result.notes]
+    assert any(m.startswith("CUDA_SEPARABLE_COMPILATION") for m in messages)
+    assert any(m.startswith("CUDA::nvToolsExt") for m in messages)
+
+
+# --- the command, with the real compiler ----------------------------------------
+
+
+def test_converted_sources_compile_with_hipcc(tmp_path: Path, capsys) -> None:
+    require_tool("hipcc")
+    out = tmp_path / "out"
+    shutil.copytree(CONVERT_INPUTS, tmp_path / "in")
+    shutil.copy(EXAMPLES / "saxpy" / "saxpy.cu", tmp_path / "in")
+    assert main(["convert", "--rocm-version", "5.2", "--verify", str(tmp_path / "in"), "-o", str(out)]) == 0
+    report = capsys.readouterr().out
+    assert "hipcc: 3 pass, 0 fail, 0 not verifiable here" in report
+
+
+@pytest.mark.parametrize("options", [["--roc"], ["--launch-syntax", "hip"]], ids=["roc", "hip-launch"])
+def test_variants_compile_with_hipcc(options: list[str], tmp_path: Path, capsys) -> None:
+    require_tool("hipcc")
+    source = CONVERT_INPUTS / "rng_and_warps.cu"
+    assert main(["convert", "--rocm-version", "5.2", "--verify", *options, str(source), "-o", str(tmp_path)]) == 0
+    assert "hipcc: 1 pass, 0 fail" in capsys.readouterr().out
+
+
+def test_verify_reports_missing_rocm_libraries_as_not_verifiable(tmp_path: Path, capsys) -> None:
+    require_tool("hipcc")
+    assert main(["convert", "--verify", str(EXAMPLES / "option-pricer"), "-o", str(tmp_path)]) == 0
+    report = capsys.readouterr().out
+    assert "hipcc: 0 pass, 0 fail, 4 not verifiable here" in report
+    assert "needs <hipsolver/hipsolver.h>, which is not installed" in report
+
+
+def test_verify_fails_on_broken_code(tmp_path: Path, capsys) -> None:
+    require_tool("hipcc")
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "bad.cu").write_text("__global__ void k() { undeclared_thing(); }\n")
+    assert main(["convert", "--verify", str(tmp_path / "in"), "-o", str(tmp_path / "out")]) == 1
+    assert "bad.cu: fail: " in capsys.readouterr().out
+
+
+def test_converted_makefile_builds_saxpy_with_hipcc(tmp_path: Path) -> None:
+    require_tool("hipcc")
+    out = tmp_path / "saxpy"
+    assert main(["convert", str(EXAMPLES / "saxpy"), "-o", str(out)]) == 0
+    build = subprocess.run(["make", "-C", str(out)], capture_output=True, text=True, env={**os.environ, "HIP_PLATFORM": "amd"})
+    assert build.returncode == 0, build.stderr[-2000:]
+    assert (out / "saxpy").is_file() and os.access(out / "saxpy", os.X_OK)
+
+
+# --- output modes and safety -----------------------------------------------------
+
+
+def project(tmp_path: Path) -> Path:
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "a.cu").write_text("void f(float* p) { cudaFree(p); }\n")
+    (src / "notes.txt").write_text("not code\n")
+    os.chmod(src / "a.cu", 0o640)
+    return src
+
+
+def test_output_tree_mirrors_input_with_modes(tmp_path: Path) -> None:
+    src = project(tmp_path)
+    assert main(["convert", str(src), "-o", str(tmp_path / "out")]) == 0
+    assert (tmp_path / "out" / "a.cu").read_text() == "void f(float* p) { hipFree(p); }\n"
+    assert (tmp_path / "out" / "notes.txt").read_text() == "not code\n"
+    assert (tmp_path / "out" / "a.cu").stat().st_mode & 0o777 == 0o640
+    assert (src / "a.cu").read_text() == "void f(float* p) { cudaFree(p); }\n"
+
+
+@pytest.mark.parametrize("where", ["same", "inside"])
+def test_refuses_to_write_into_its_input(where: str, tmp_path: Path, capsys) -> None:
+    src = project(tmp_path)
+    out = src if where == "same" else src / "hip"
+    assert main(["convert", str(src), "-o", str(out)]) == 2
+    assert "refusing to write into the input" in capsys.readouterr().err
+    assert (src / "a.cu").read_text() == "void f(float* p) { cudaFree(p); }\n"
+
+
+def test_in_place_keeps_a_backup(tmp_path: Path) -> None:
+    src = project(tmp_path)
+    assert main(["convert", "--in-place", str(src)]) == 0
+    assert (src / "a.cu").read_text() == "void f(float* p) { hipFree(p); }\n"
+    assert (src / "a.cu.orig").read_text() == "void f(float* p) { cudaFree(p); }\n"
+    assert (src / "a.cu").stat().st_mode & 0o777 == 0o640
+    assert main(["convert", "--in-place", str(src)]) == 0  # nothing left to change: the backup stays the original
+    assert (src / "a.cu.orig").read_text() == "void f(float* p) { cudaFree(p); }\n"
+
+
+def test_in_place_without_backup(tmp_path: Path) -> None:
+    src = project(tmp_path)
+    assert main(["convert", "--in-place", "--no-backup", str(src)]) == 0
+    assert not (src / "a.cu.orig").exists()
+
+
+def test_diff_writes_nothing(tmp_path: Path, capsys) -> None:
+    src = project(tmp_path)
+    before = sorted(p.name for p in src.iterdir())
+    assert main(["convert", "--diff", str(src)]) == 0
+    out = capsys.readouterr().out
+    assert f"--- a/{src / 'a.cu'}" in out and "-void f(float* p) { cudaFree(p); }" in out and "+void f(float* p) { hipFree(p); }" in out
+    assert sorted(p.name for p in src.iterdir()) == before
+
+
+@pytest.mark.parametrize("argv", [["convert", "x"], ["convert", "--diff", "--in-place", "x"]], ids=["none", "two"])
+def test_exactly_one_output_mode(argv: list[str], capsys) -> None:
+    assert main(argv) == 2
+    assert "choose exactly one of -o OUTDIR, --in-place or --diff" in capsys.readouterr().err
+
+
+def test_read_only_output_is_reported(tmp_path: Path, capsys) -> None:
+    if os.geteuid() == 0:
+        pytest.skip("root writes through read-only permissions")
+    src = project(tmp_path)
+    out = tmp_path / "ro"
+    out.mkdir()
+    out.chmod(0o500)
+    assert main(["convert", str(src), "-o", str(out)]) == 2
+    assert "cannot write" in capsys.readouterr().err
+
+
+def test_no_write_escapes_through_a_symlink(tmp_path: Path, capsys) -> None:
+    src = project(tmp_path)
+    (src / "sub").mkdir()
+    (src / "sub" / "b.cu").write_text("int b;\n")
+    out, elsewhere = tmp_path / "out", tmp_path / "elsewhere"
+    out.mkdir()
+    elsewhere.mkdir()
+    os.symlink(elsewhere, out / "sub")
+    assert main(["convert", str(src), "-o", str(out)]) == 2
+    assert "refusing to write outside" in capsys.readouterr().err
+    assert list(elsewhere.iterdir()) == []
+
+
+# --- the hipify-perl backend ------------------------------------------------------
+
+
+def test_hipify_perl_backend(tmp_path: Path, capsys, monkeypatch) -> None:
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "a.cu").write_text("#include <cuda_runtime.h>\nvoid f(float* p, ncclComm_t c) { cudaFree(p); ncclCommShrink(c, 0, 0, 0, 0, 0); }\n")
+    log = tmp_path / "argv.jsonl"
+    monkeypatch.setenv("FAKE_HIPIFY_LOG", str(log))
+    code = main(["convert", "--backend", "hipify-perl", "--hipify-perl", str(FAKE_HIPIFY), "--roc", "--launch-syntax", "hip",
+                 str(src), "-o", str(tmp_path / "out")])
+    assert code == 0
+    out = (tmp_path / "out" / "a.cu").read_text()
+    assert out.startswith("#include <hip/hip_runtime.h>\n// portkit: PK102 ncclCommShrink: ")
+    assert "hipFree(p);" in out
+    assert json.loads(log.read_text()) == ["-quiet-warnings", "-roc", "-hip-kernel-execution-syntax", str(src / "a.cu")]
+    assert "1 markers" in capsys.readouterr().out
+
+
+def test_hipify_perl_found_on_path(tmp_path: Path, monkeypatch) -> None:
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    wrapper = bin_dir / "hipify-perl"
+    wrapper.write_text(f"#!/bin/sh\nexec {sys.executable} {FAKE_HIPIFY} \"$@\"\n")
+    wrapper.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+    src = project(tmp_path)
+    assert main(["convert", "--backend", "hipify-perl", str(src), "-o", str(tmp_path / "out")]) == 0
+    assert "hipFree" in (tmp_path / "out" / "a.cu").read_text()
+
+
+def test_hipify_perl_failure_is_reported(tmp_path: Path, capsys) -> None:
+    src = project(tmp_path)
+    (src / "b.cu").write_text("// HIPIFY_FAIL\n")
+    assert main(["convert", "--backend", "hipify-perl", "--hipify-perl", str(FAKE_HIPIFY), str(src), "-o", str(tmp_path / "o")]) == 2
+    err = capsys.readouterr().err
+    assert f"{src / 'b.cu'}: hipify-perl exited 1: error: translation failed" in err
+
+
+def test_hipify_perl_missing(tmp_path: Path, capsys, monkeypatch) -> None:
+    monkeypatch.setenv("PATH", str(tmp_path))
+    src = project(tmp_path)
+    assert main(["convert", "--backend", "hipify-perl", str(src), "-o", str(tmp_path / "o")]) == 2
+    assert "hipify-perl not found on PATH" in capsys.readouterr().err
+
+
+def test_analysis_of_hipified_text_marks_what_is_left(database) -> None:
+    from portkit.analyzers import Context
+
+    context = Context(database, HIP52, frozenset(), frozenset())
+    findings = analyze_source("x.cu", b"void f() { hipFree(0); ncclCommShrink(0, 0, 0, 0, 0, 0); }\n", context)
+    assert [(f.code, f.name) for f in findings] == [("PK102", "ncclCommShrink")]
