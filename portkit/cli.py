@@ -118,6 +118,41 @@ def convert(
     raise typer.Exit(run(request))
 
 
+@app.command()
+def check(
+    paths: List[str] = typer.Argument(None, help="Files or directories (default: the project root)."),
+    baseline: Optional[Path] = typer.Option(None, "--baseline", "-b", help="Baseline file (default: .portkit-baseline.json if present)."),
+    blocking: List[str] = typer.Option([], "--blocking", help="Status that blocks (repeatable; default: unsupported)."),
+    diff: Optional[str] = typer.Option(None, "--diff", help="Only findings on lines added since this git ref."),
+    rules: List[Path] = typer.Option([], "--rules", help=_RULES_HELP),
+    rocm_version: Optional[str] = typer.Option(None, "--rocm-version", help=_ROCM_HELP),
+    jobs: int = typer.Option(0, "--jobs", "-j", min=0, help="Parallel workers (0: every core)."),
+) -> None:
+    """Fail on new unportable CUDA uses: prints 'path:line:col: CODE message (advice)'.
+
+    A finding blocks when its status is a blocking one (default: unsupported; error-severity
+    hazards too) unless the baseline records it or '// portkit: ignore[CODE]' sits on its line
+    or the line before. Exit 0 clean, 1 new blocking findings, 2 usage or input errors.
+    """
+    from portkit.commands.check import check as run
+
+    raise typer.Exit(run(paths or [], baseline, blocking, diff, rules, rocm_version, jobs))
+
+
+@app.command()
+def baseline(
+    paths: List[str] = typer.Argument(None, help="Files or directories (default: the project root)."),
+    output: Optional[Path] = typer.Option(None, "--output", "-o", help="Baseline file to write (default: .portkit-baseline.json)."),
+    rules: List[Path] = typer.Option([], "--rules", help=_RULES_HELP),
+    rocm_version: Optional[str] = typer.Option(None, "--rocm-version", help=_ROCM_HELP),
+    jobs: int = typer.Option(0, "--jobs", "-j", min=0, help="Parallel workers (0: every core)."),
+) -> None:
+    """Record today's findings so that 'portkit check' blocks only new ones."""
+    from portkit.commands.check import baseline as run
+
+    raise typer.Exit(run(paths or [], output, rules, rocm_version, jobs))
+
+
 @rules_app.command("list")
 def rules_list(
     library: Optional[str] = typer.Option(None, "--library", "-l", help="Only this library id (e.g. curand)."),

@@ -34,6 +34,7 @@ class OccurrenceKind(str, enum.Enum):
     INLINE_ASM = "inline_asm"
     PREPROCESSOR_CONDITION = "preprocessor_condition"
     LINK = "link"
+    SUPPRESSION = "suppression"
 
 
 @dataclasses.dataclass(frozen=True, order=True)

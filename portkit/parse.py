@@ -32,6 +32,7 @@ _QUERY = """
 (function_definition) @function
 (call_expression function: (_) @launch_name (kernel_call_syntax) @launch)
 (gnu_asm_expression) @asm
+(comment) @comment
 (preproc_if condition: (_) @condition)
 (preproc_elif condition: (_) @condition)
 (preproc_ifdef name: (identifier) @condition)
@@ -65,6 +66,8 @@ _ASM_IN_MACRO = re.compile(rb'\b(?:asm|__asm__)\s*(?:volatile|__volatile__)?\s*\
 _STRING_CONTENT = re.compile(rb'"((?:\\.|[^"\\])*)"')
 _KERNEL_QUALIFIERS = {"__global__": OccurrenceKind.KERNEL, "__device__": OccurrenceKind.DEVICE_FUNCTION}
 _BOM = b"\xef\xbb\xbf"
+# `// portkit: ignore` or `// portkit: ignore[PK102, PK104]` (the flake8 noqa idea).
+_SUPPRESSION = re.compile(rb"portkit:\s*ignore(?:\[([\w\s,-]*)\])?")
 
 Keep = Callable[[str], bool]
 
@@ -253,6 +256,11 @@ def parse_source(path: str, source: bytes, keep: Keep | None = None) -> ParsedFi
         if CUDA_CONDITION_MACROS.search(text):
             directive = node.parent.children[0].type if node.parent is not None and node.parent.children else "#if"
             emit(node, OccurrenceKind.PREPROCESSOR_CONDITION, " ".join(text.split()), directive)
+    for node in get("comment"):
+        match = _SUPPRESSION.search(node.text or b"")
+        if match:
+            codes = ",".join(c.strip() for c in (match.group(1) or b"").decode("ascii", "replace").split(",") if c.strip())
+            emit(node, OccurrenceKind.SUPPRESSION, _text(node), codes)
     starts = _line_starts(source) if get("macro_body") else []
     for node in get("macro_body"):
         occurrences.extend(_macro_occurrences(node, source, starts, scopes.name_at(node.start_byte), keep))

@@ -14,7 +14,7 @@ from typing import Iterable, Iterator
 from portkit.analyzers import Context, analyze_file
 from portkit.analyzers.builds import analyze_build_file
 from portkit.analyzers.names import is_interesting
-from portkit.model import Finding, ParsedFile, Severity
+from portkit.model import Finding, OccurrenceKind, ParsedFile, Severity
 from portkit.parse import parse_source
 from portkit.rules import RuleDatabase, Target
 from portkit.walk import DEFAULT_EXTENSIONS, SourceFile, discover, read_source
@@ -64,6 +64,8 @@ class ScanResult:
     diagnostics: list[Diagnostic]
     sources: dict[str, bytes]  # kept only when asked (convert needs the bytes)
     context: Context
+    # Per file, the `// portkit: ignore[...]` comments: (line, codes; empty for all).
+    suppressions: dict[str, tuple[tuple[int, frozenset[str]], ...]] = dataclasses.field(default_factory=dict)
 
     def findings_by_path(self) -> dict[str, list[Finding]]:
         grouped: dict[str, list[Finding]] = {}
@@ -159,7 +161,13 @@ def run_scan(options: ScanOptions, rules: RuleDatabase, target: Target) -> ScanR
         prefer_roc=options.prefer_roc, launch_syntax=options.launch_syntax,
     )
     findings = list(_analyze(parsed_files, build_files, context))
-    return ScanResult(rules, target, summaries, sorted(findings), sorted(diagnostics), sources, context)
+    suppressions = {
+        p.path: tuple((o.position.line, frozenset(filter(None, o.detail.split(","))))
+                      for o in p.occurrences if o.kind is OccurrenceKind.SUPPRESSION)
+        for p in parsed_files
+    }
+    return ScanResult(rules, target, summaries, sorted(findings), sorted(diagnostics), sources, context,
+                      {path: s for path, s in suppressions.items() if s})
 
 
 def analyze_source(path: str, data: bytes, context: Context) -> list[Finding]:

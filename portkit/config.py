@@ -1,0 +1,102 @@
+"""Project configuration: `[tool.portkit]` in pyproject.toml, or a `.portkit.toml`.
+
+Looked up from the current directory upwards; the directory holding it is the
+project root, against which baseline paths are made relative. Keys use dashes,
+as in pyproject.toml files generally.
+"""
+from __future__ import annotations
+
+import dataclasses
+import sys
+from pathlib import Path
+from typing import Any
+
+from portkit.errors import ConfigError
+from portkit.rules import EFFECTIVE_STATUSES
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - Python 3.10
+    import tomli as tomllib
+
+DEFAULT_BLOCKING = ("unsupported",)
+DEFAULT_BASELINE = ".portkit-baseline.json"
+
+
+@dataclasses.dataclass(frozen=True)
+class Config:
+    root: Path
+    source: str = ""  # the file it came from, "" for the defaults
+    blocking: tuple[str, ...] = DEFAULT_BLOCKING
+    exclude: tuple[str, ...] = ()
+    extensions: tuple[str, ...] = ()
+    rules: tuple[Path, ...] = ()
+    baseline: Path | None = None
+    rocm_version: str | None = None
+    cuda_version: str | None = None
+
+
+_LIST_KEYS = ("blocking", "exclude", "extensions", "rules")
+_STRING_KEYS = ("baseline", "rocm-version", "cuda-version")
+
+
+def _table(path: Path) -> dict[str, Any] | None:
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: cannot read: {exc}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: invalid TOML: {exc}") from None
+    if path.name == "pyproject.toml":
+        table = data.get("tool", {}).get("portkit")
+        if table is not None and not isinstance(table, dict):
+            raise ConfigError(f"{path}: [tool.portkit] must be a table")
+        return table
+    return data
+
+
+def find_config(start: Path) -> tuple[Path, dict[str, Any]] | None:
+    for directory in [start, *start.parents]:
+        for name in (".portkit.toml", "pyproject.toml"):
+            path = directory / name
+            if path.is_file():
+                table = _table(path)
+                if table is not None:
+                    return path, table
+        if (directory / ".git").exists():
+            break  # the repository root: a config above it belongs to something else
+    return None
+
+
+def parse_config(path: Path, table: dict[str, Any]) -> Config:
+    where = f"{path}: [tool.portkit]" if path.name == "pyproject.toml" else str(path)
+    values: dict[str, Any] = {}
+    for key, value in table.items():
+        if key in _LIST_KEYS:
+            if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+                raise ConfigError(f"{where}: key '{key}': must be a list of strings")
+            values[key] = tuple(value)
+        elif key in _STRING_KEYS:
+            if not isinstance(value, str):
+                raise ConfigError(f"{where}: key '{key}': must be a string")
+            values[key.replace("-", "_")] = value
+        else:
+            known = ", ".join(_LIST_KEYS + _STRING_KEYS)
+            raise ConfigError(f"{where}: unknown key '{key}' (known: {known})")
+    for status in values.get("blocking", ()):
+        if status not in EFFECTIVE_STATUSES:
+            raise ConfigError(f"{where}: key 'blocking': {status!r} is not one of {', '.join(EFFECTIVE_STATUSES)}")
+    root = path.parent
+    if "rules" in values:
+        values["rules"] = tuple(root / p for p in values["rules"])
+    if "baseline" in values:
+        values["baseline"] = root / values["baseline"]
+    return Config(root=root, source=str(path), **values)
+
+
+def load_config(start: Path | None = None) -> Config:
+    start = (start or Path.cwd()).resolve()
+    found = find_config(start)
+    if found is None:
+        return Config(root=start)
+    return parse_config(*found)

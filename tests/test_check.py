@@ -1,0 +1,205 @@
+"""portkit check / baseline, suppressions, --diff, configuration, and the real pre-commit hook."""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT, require_tool
+from portkit.check import fingerprint
+from portkit.cli import main
+from portkit.model import Finding, Position
+
+SHRINK = "  ncclCommShrink(c, nullptr, 0, o, nullptr, 0);\n"
+CLEAN = "void ok(float* p) { cudaFree(p); }\n"
+
+
+def write(path: Path, text: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    return path
+
+
+def comm_file(body: str) -> str:
+    return f"#include <nccl.h>\nvoid f(ncclComm_t c, ncclComm_t* o) {{\n{body}}}\n"
+
+
+@pytest.fixture
+def repo(tmp_path: Path, monkeypatch) -> Path:
+    monkeypatch.chdir(tmp_path)
+    subprocess.run(["git", "init", "-q"], check=True)
+    return tmp_path
+
+
+def test_fingerprint_ignores_line_numbers() -> None:
+    a = Finding("a.cu", Position(3, 1), "PK102", "ncclCommShrink", "m", context="f")
+    b = Finding("a.cu", Position(90, 7), "PK102", "ncclCommShrink", "m", context="f")
+    assert fingerprint(a, "a.cu", "ncclCommShrink(c);") == fingerprint(b, "a.cu", "ncclCommShrink(c);")
+    assert fingerprint(a, "a.cu", "ncclCommShrink(c);") != fingerprint(a, "b.cu", "ncclCommShrink(c);")
+
+
+def test_new_unsupported_call_blocks(repo: Path, capsys) -> None:
+    write(repo / "a.cu", comm_file(SHRINK))
+    assert main(["check"]) == 1
+    out, err = capsys.readouterr()
+    assert out.startswith("a.cu:3:3: PK102 ncclCommShrink (NCCL) has no RCCL equivalent (")
+    assert "1 new, 0 baselined, 0 suppressed, 0 fixed" in err
+
+
+def test_clean_and_partial_code_passes(repo: Path) -> None:
+    write(repo / "a.cu", CLEAN + "void g(float** p) { cudaMallocManaged(p, 4); }\n")
+    assert main(["check"]) == 0
+
+
+def test_baseline_survives_moves_and_counts_copies(repo: Path, capsys) -> None:
+    write(repo / "a.cu", comm_file(SHRINK))
+    assert main(["baseline"]) == 0
+    assert json.loads((repo / ".portkit-baseline.json").read_text())["findings"][0]["name"] == "ncclCommShrink"
+    write(repo / "a.cu", "// moved down\n\n" + comm_file("  int unrelated = 1;\n" + SHRINK))
+    assert main(["check"]) == 0
+    write(repo / "a.cu", comm_file(SHRINK + SHRINK))
+    capsys.readouterr()
+    assert main(["check"]) == 1
+    assert "1 new, 1 baselined" in capsys.readouterr().err
+
+
+def test_fixed_entries_are_reported_not_fatal(repo: Path, capsys) -> None:
+    write(repo / "a.cu", comm_file(SHRINK))
+    main(["baseline"])
+    write(repo / "a.cu", comm_file(""))
+    capsys.readouterr()
+    assert main(["check"]) == 0
+    assert "a.cu: baseline entry no longer found (PK102 ncclCommShrink, x1)" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("comment, blocked", [
+    ("  // portkit: ignore[PK102]\n" + SHRINK, False),
+    (SHRINK.rstrip("\n") + "  // portkit: ignore[PK102]\n", False),
+    (SHRINK.rstrip("\n") + "  // portkit: ignore\n", False),
+    (SHRINK.rstrip("\n") + "  // portkit: ignore[PK101]\n", True),
+    ("  // portkit: ignore[PK102]\n\n" + SHRINK, True),
+], ids=["line-before", "same-line", "all-codes", "other-code", "two-lines-up"])
+def test_inline_suppressions(comment: str, blocked: bool, repo: Path) -> None:
+    write(repo / "a.cu", comm_file(comment))
+    assert main(["check"]) == (1 if blocked else 0)
+
+
+def test_blocking_levels(repo: Path) -> None:
+    write(repo / "a.cu", "void g(float** p) { cudaMallocManaged(p, 4); }\n__device__ void h() { __shfl_down_sync(~0u, 1, 1); }\n")
+    assert main(["check", "--rocm-version", "5.2"]) == 0
+    assert main(["check", "--rocm-version", "5.2", "--blocking", "unavailable"]) == 1
+    assert main(["check", "--blocking", "sometimes"]) == 2
+
+
+def test_diff_only_reports_added_lines(repo: Path, capsys) -> None:
+    write(repo / "a.cu", comm_file(SHRINK))
+    subprocess.run(["git", "add", "."], check=True)
+    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "old"], check=True)
+    assert main(["check", "--diff", "HEAD"]) == 0
+    write(repo / "a.cu", comm_file(SHRINK + "  ncclCommRevoke(c, 0);\n"))
+    capsys.readouterr()
+    assert main(["check", "--diff", "HEAD"]) == 1
+    assert capsys.readouterr().out.startswith("a.cu:4:3: PK102 ncclCommRevoke")
+    assert main(["check", "--diff", "no-such-ref"]) == 2
+
+
+def test_corrupt_baseline_is_an_error(repo: Path, capsys) -> None:
+    write(repo / "a.cu", CLEAN)
+    write(repo / ".portkit-baseline.json", "{not json")
+    assert main(["check"]) == 2
+    assert "not a portkit baseline" in capsys.readouterr().err
+    write(repo / ".portkit-baseline.json", json.dumps({"schema_version": 1, "findings": [{"code": "x"}]}))
+    assert main(["check"]) == 2
+
+
+def test_configuration(repo: Path, capsys) -> None:
+    write(repo / "a.cu", "void g(float** p) { cudaMallocManaged(p, 4); }\n")
+    write(repo / "vendor" / "v.cu", comm_file(SHRINK))
+    write(repo / "pyproject.toml", '[tool.portkit]\nblocking = ["unsupported", "partial"]\nexclude = ["vendor/"]\n'
+                                   'baseline = "ci/portkit.json"\n')
+    assert main(["check"]) == 1
+    assert main(["baseline"]) == 0
+    assert (repo / "ci" / "portkit.json").exists()
+    assert main(["check"]) == 0
+
+
+@pytest.mark.parametrize("content, message", [
+    ('[tool.portkit]\nblock = ["unsupported"]\n', "pyproject.toml: [tool.portkit]: unknown key 'block'"),
+    ('[tool.portkit]\nblocking = "unsupported"\n', "key 'blocking': must be a list of strings"),
+    ('[tool.portkit]\nblocking = ["never"]\n', "key 'blocking': 'never' is not one of"),
+    ("[tool.portkit\n", "pyproject.toml: invalid TOML"),
+])
+def test_bad_configuration(content: str, message: str, repo: Path, capsys) -> None:
+    write(repo / "pyproject.toml", content)
+    write(repo / "a.cu", CLEAN)
+    assert main(["check"]) == 2
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1
+
+
+def test_portkit_toml_is_read(repo: Path) -> None:
+    write(repo / ".portkit.toml", 'blocking = ["partial"]\n')
+    write(repo / "a.cu", "void g(float** p) { cudaMallocManaged(p, 4); }\n")
+    assert main(["check"]) == 1
+
+
+# --- the real pre-commit, in a real git repository ---------------------------------
+
+
+def git(repo: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess:
+    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t",
+           "GIT_COMMITTER_EMAIL": "t@t"}
+    return subprocess.run(["git", *args], cwd=repo, capture_output=True, text=True, env=env, check=check)
+
+
+def test_pre_commit_hook_blocks_new_unportable_calls(tmp_path: Path) -> None:
+    pre_commit = require_tool("pre-commit")
+    head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True)
+    if head.returncode != 0 or not (ROOT / ".pre-commit-hooks.yaml").exists():
+        pytest.skip("needs a git checkout of portkit with at least one commit")
+    shown = subprocess.run(["git", "show", "HEAD:.pre-commit-hooks.yaml"], cwd=ROOT, capture_output=True, text=True)
+    assert shown.returncode == 0, "commit .pre-commit-hooks.yaml before running this test"
+    repo = tmp_path / "project"
+    repo.mkdir()
+    git(repo, "init", "-q")
+    write(repo / ".pre-commit-config.yaml",
+          f"repos:\n- repo: {ROOT}\n  rev: {head.stdout.strip()}\n  hooks:\n  - id: portkit\n")
+    env = {**os.environ, "PRE_COMMIT_HOME": str(tmp_path / "pre-commit-home")}
+    subprocess.run([pre_commit, "install"], cwd=repo, check=True, capture_output=True, env=env)
+    os.environ["PRE_COMMIT_HOME"] = env["PRE_COMMIT_HOME"]
+    try:
+        # Existing unportable code, recorded in a baseline: committing it passes.
+        write(repo / "comm.cu", comm_file(SHRINK))
+        subprocess.run([shutil.which("portkit") or "portkit", "baseline"], cwd=repo, check=True, capture_output=True)
+        git(repo, "add", ".")
+        first = git(repo, "commit", "-m", "existing code", check=False)
+        assert first.returncode == 0, first.stdout + first.stderr
+
+        # A clean change passes.
+        write(repo / "clean.cu", CLEAN)
+        git(repo, "add", "clean.cu")
+        assert git(repo, "commit", "-m", "clean", check=False).returncode == 0
+
+        # Touching the file with the baselined call passes.
+        write(repo / "comm.cu", "// reviewed\n" + comm_file(SHRINK))
+        git(repo, "add", "comm.cu")
+        assert git(repo, "commit", "-m", "touch", check=False).returncode == 0
+
+        # A new unsupported call is blocked with its file:line.
+        write(repo / "new.cu", comm_file("  ncclCommRevoke(c, 0);\n"))
+        git(repo, "add", "new.cu")
+        blocked = git(repo, "commit", "-m", "new call", check=False)
+        assert blocked.returncode != 0
+        assert "new.cu:3:3: PK102 ncclCommRevoke" in blocked.stdout + blocked.stderr
+
+        # The same call with a suppression passes.
+        write(repo / "new.cu", comm_file("  ncclCommRevoke(c, 0);  // portkit: ignore[PK102]\n"))
+        git(repo, "add", "new.cu")
+        suppressed = git(repo, "commit", "-m", "suppressed", check=False)
+        assert suppressed.returncode == 0, suppressed.stdout + suppressed.stderr
+    finally:
+        os.environ.pop("PRE_COMMIT_HOME", None)
