@@ -34,6 +34,7 @@ def baseline(paths: list[str], output: Path | None, rules: list[Path], rocm_vers
     recorded = [f for f in fingerprint_all(result.findings, result.sources, config.root) if is_recorded(f.finding)]
     target = _baseline_path(output, config)
     try:
+        target.parent.mkdir(parents=True, exist_ok=True)
         atomic_write_bytes(target, write_baseline(target, recorded))
     except OSError as exc:
         raise UsageError(f"{target}: cannot write: {exc.strerror or exc}") from None
