@@ -57,8 +57,9 @@ def _split_extensions(value: Optional[str]) -> Optional[tuple[str, ...]]:
 @app.command()
 def scan(
     paths: List[str] = typer.Argument(..., help="Files or directories to scan."),
-    fmt: str = typer.Option("text", "--format", "-f", help="Output format: text or json."),
+    fmt: str = typer.Option("text", "--format", "-f", help="Output format: text, json, md, html or sarif."),
     output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write the output to this file."),
+    report: List[Path] = typer.Option([], "--report", help="Also write a report; the format follows the extension (.md, .html, .json, .sarif)."),
     extensions: Optional[str] = typer.Option(
         None, "--extensions", help="Comma-separated source extensions (default .cu,.cuh,.cpp,.cc,.cxx,.c,.h,.hpp,.hh,.inl)."),
     exclude: List[str] = typer.Option([], "--exclude", "-x", help="gitignore-style pattern to skip (repeatable)."),
@@ -75,7 +76,27 @@ def scan(
     from portkit.commands.scan import scan as run
 
     raise typer.Exit(run(paths, fmt, output, _split_extensions(extensions), tuple(exclude), rules,
-                         rocm_version, cuda_version, jobs, color))
+                         rocm_version, cuda_version, jobs, color, tuple(report)))
+
+
+@app.command()
+def report(
+    paths: List[str] = typer.Argument(..., help="Files or directories to scan."),
+    fmt: Optional[str] = typer.Option(None, "--format", "-f", help="md, html, json, sarif or text (default: from -o's extension, else md)."),
+    output: Optional[Path] = typer.Option(None, "--output", "-o", help="Report file (default: stdout)."),
+    exclude: List[str] = typer.Option([], "--exclude", "-x", help="gitignore-style pattern to skip (repeatable)."),
+    rules: List[Path] = typer.Option([], "--rules", help=_RULES_HELP),
+    rocm_version: Optional[str] = typer.Option(None, "--rocm-version", help=_ROCM_HELP),
+    cuda_version: Optional[str] = typer.Option(None, "--cuda-version", help=_CUDA_HELP),
+    jobs: int = typer.Option(0, "--jobs", "-j", min=0, help="Parallel workers (0: every core)."),
+) -> None:
+    """Write a migration report: summary, readiness, effort estimate, per-library tables,
+    every site to fix, hazards, build files, GPU architectures and the port checklist."""
+    from portkit.commands.scan import scan as run
+    from portkit.report import format_for_path
+
+    chosen = fmt or (format_for_path(output) if output else "md")
+    raise typer.Exit(run(paths, chosen, output, None, tuple(exclude), rules, rocm_version, cuda_version, jobs, False))
 
 
 @app.command()
@@ -116,6 +137,30 @@ def convert(
         jobs=jobs, excludes=tuple(exclude), **({"extensions": _split_extensions(extensions)} if extensions else {}),
     )
     raise typer.Exit(run(request))
+
+
+@app.command()
+def shim(
+    paths: List[str] = typer.Argument(..., help="CUDA source files or directories."),
+    output: Path = typer.Option(..., "--output", "-o", help="The header to write, e.g. include/portkit_gpu.h."),
+    style: str = typer.Option("cuda", "--style", help="cuda: sources keep CUDA names; neutral: sources use gpu* names."),
+    sources: Optional[Path] = typer.Option(None, "--sources", help="Write the sources, rewritten to use the header, here."),
+    in_place: bool = typer.Option(False, "--in-place", help="Rewrite the sources themselves to use the header."),
+    no_backup: bool = typer.Option(False, "--no-backup", help="With --in-place, keep no FILE.orig backup."),
+    rules: List[Path] = typer.Option([], "--rules", help=_RULES_HELP),
+    exclude: List[str] = typer.Option([], "--exclude", "-x", help="gitignore-style pattern to skip (repeatable)."),
+    jobs: int = typer.Option(0, "--jobs", "-j", min=0, help="Parallel workers (0: every core)."),
+) -> None:
+    """Generate a dual-compile header for exactly the CUDA APIs the project uses.
+
+    Under hipcc it includes the HIP/ROCm headers and maps the names (with fallbacks for
+    older HIP); otherwise it includes the CUDA headers. Names with no HIP equivalent are
+    listed in it with their advice. With --sources or --in-place the sources' CUDA
+    includes are replaced by the header (and, in the neutral style, names by gpu* names).
+    """
+    from portkit.commands.shim import shim as run
+
+    raise typer.Exit(run(paths, output, style, sources, in_place, not no_backup, rules, tuple(exclude), jobs))
 
 
 @app.command()

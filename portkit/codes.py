@@ -2,6 +2,7 @@
 
 PK1xx: a CUDA name matched against the rule database (the code says its status).
 PK2xx: inventory of GPU code: kernels, launches, architecture branches.
+PK4xx: build files and environment.
 """
 from __future__ import annotations
 
@@ -29,6 +30,7 @@ CODES = {c.code: c for c in (
     Code("PK201", "kernel-launch", Severity.INFO, "kernel launch with <<<...>>>"),
     Code("PK202", "device-function", Severity.INFO, "__device__ function definition"),
     Code("PK203", "cuda-preprocessor-branch", Severity.WARNING, "#if/#ifdef on __CUDA_ARCH__, __CUDACC__, CUDART_VERSION or __NVCC__"),
+    Code("PK401", "gpu-architecture", Severity.INFO, "NVIDIA GPU architecture a build file targets, with the AMD counterpart"),
 )}
 
 STATUS_CODES = {

@@ -8,23 +8,11 @@ from __future__ import annotations
 
 import bisect
 import dataclasses
-import functools
 import re
 from typing import Callable
 
-import yaml
-
-from portkit.errors import RuleError
-from portkit.resources import rules_dir
+from portkit.buildfacts import BuildFacts, build_facts
 from portkit.rules import RuleDatabase
-
-
-@dataclasses.dataclass(frozen=True)
-class BuildFacts:
-    default_arch: str
-    architectures: dict[str, dict[str, str]]
-    nvcc_flags: dict[str, str]
-    nvcc_unsupported: dict[str, str]
 
 
 @dataclasses.dataclass(frozen=True, order=True)
@@ -37,22 +25,6 @@ class BuildNote:
 class BuildConversion:
     text: str
     notes: tuple[BuildNote, ...]
-
-
-@functools.lru_cache(maxsize=1)
-def build_facts() -> BuildFacts:
-    path = rules_dir() / "_build.yaml"
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-        return BuildFacts(str(data["default_arch"]), {str(k): v for k, v in data["architectures"].items()},
-                          dict(data["nvcc_flags"]), dict(data["nvcc_unsupported"]))
-    except (OSError, yaml.YAMLError, KeyError, TypeError, AttributeError) as exc:
-        raise RuleError(f"{path}: malformed build data: {exc}") from None
-
-
-def gfx_for(compute_capability: str, facts: BuildFacts) -> str:
-    entry = facts.architectures.get(compute_capability.rstrip("af"))
-    return entry["gfx"] if entry else facts.default_arch
 
 
 class _Rewriter:
@@ -89,7 +61,7 @@ def _arch_list(values: str, facts: BuildFacts, offload_arch: tuple[str, ...]) ->
     if offload_arch:
         return list(offload_arch)
     found = re.findall(r"(?:sm_|compute_)?(\d{2,3})[af]?(?:-real|-virtual)?", values)
-    archs = list(dict.fromkeys(gfx_for(cc, facts) for cc in found))
+    archs = list(dict.fromkeys(facts.gfx_for(cc) for cc in found))
     return archs or [facts.default_arch]
 
 

@@ -170,6 +170,11 @@ class RuleDatabase:
     def link(self, name: str) -> Rule | None:
         return self.links.get(name)
 
+    def find(self, name: str) -> Rule | None:
+        """Any rule called `name`: a CUDA name, a header, a link library or an asm family."""
+        found = self.lookup(name) or self.headers.get(name) or self.links.get(name)
+        return found or next((r for _, r in self.asm_patterns if r.cuda == name), None)
+
     def match_asm(self, template: str) -> Rule | None:
         for pattern, rule in self.asm_patterns:
             if pattern.search(template):

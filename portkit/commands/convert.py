@@ -2,20 +2,20 @@
 from __future__ import annotations
 
 import dataclasses
-import difflib
 import os
 import sys
 from pathlib import Path
 from typing import TextIO
 
-from portkit.commands.common import atomic_write_bytes, load_rules, make_target
+from portkit.commands.common import load_rules, make_target
 from portkit.convert import FileConversion, Marker, convert_source
 from portkit.convert_build import BuildNote, convert_cmake, convert_makefile
 from portkit.errors import UsageError
 from portkit.hipify import HipifyFailure, find_hipify_perl, hipify_files
+from portkit.outtree import Change, destination, print_diff, refuse_own_input, write_in_place, write_tree
 from portkit.scan import ScanOptions, ScanResult, analyze_source, run_scan
 from portkit.verify import VerifyResult, verify_tree
-from portkit.walk import DEFAULT_EXTENSIONS, all_files
+from portkit.walk import DEFAULT_EXTENSIONS
 
 
 @dataclasses.dataclass(frozen=True)
@@ -45,8 +45,10 @@ class Outcome:
     conversions: list[FileConversion] = dataclasses.field(default_factory=list)
     build_notes: list[tuple[str, BuildNote]] = dataclasses.field(default_factory=list)
     failures: list[str] = dataclasses.field(default_factory=list)
-    written: list[Path] = dataclasses.field(default_factory=list)
     copied: int = 0
+
+    def changes(self) -> list[Change]:
+        return [Change(c.path, c.original, c.converted) for c in self.conversions]
 
 
 def _check_request(request: ConvertRequest) -> None:
@@ -63,23 +65,7 @@ def _check_request(request: ConvertRequest) -> None:
         if not os.path.exists(path):
             raise UsageError(f"{path}: no such file or directory")
     if request.output is not None:
-        out = request.output.resolve()
-        for path in request.paths:
-            root = Path(path).resolve()
-            if out == root or (root.is_dir() and out.is_relative_to(root)):
-                raise UsageError(f"refusing to write into the input {path}: choose an OUTDIR outside it, or use --in-place")
-
-
-def _destination(file: str, roots: list[Path], outdir: Path) -> Path:
-    """Where a file of the input goes in OUTDIR: one directory maps to OUTDIR itself."""
-    path = Path(file).resolve()
-    for root in roots:
-        if path == root:
-            return outdir / root.name
-        if root.is_dir() and path.is_relative_to(root):
-            relative = path.relative_to(root)
-            return outdir / relative if len(roots) == 1 else outdir / root.name / relative
-    raise UsageError(f"{file}: not under any input path")
+        refuse_own_input(request.paths, request.output)
 
 
 def _decode(data: bytes) -> str:
@@ -123,80 +109,6 @@ def _convert_all(request: ConvertRequest, result: ScanResult) -> Outcome:
     return outcome
 
 
-def _mode_of(path: str) -> int | None:
-    try:
-        return os.stat(path).st_mode & 0o7777
-    except OSError:
-        return None
-
-
-def _write(path: Path, data: bytes, outdir: Path | None, outcome: Outcome, mode: int | None = None) -> None:
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        if outdir is not None and not path.parent.resolve().is_relative_to(outdir.resolve()):
-            outcome.failures.append(f"{path}: refusing to write outside {outdir} (a symlink leads out)")
-            return
-        if path.exists() and path.read_bytes() == data:
-            return
-        atomic_write_bytes(path, data, mode)
-        outcome.written.append(path)
-    except OSError as exc:
-        outcome.failures.append(f"{path}: cannot write: {exc.strerror or exc}")
-
-
-def _write_tree(request: ConvertRequest, outcome: Outcome) -> None:
-    assert request.output is not None
-    outdir = request.output
-    roots = [Path(p).resolve() for p in request.paths]
-    converted = {str(Path(c.path).resolve()): c.converted for c in outcome.conversions}
-    inputs: list[str] = []
-    for path in request.paths:
-        if os.path.isdir(path):
-            files, warnings = all_files(path, request.excludes)
-            inputs.extend(f.path for f in files)
-            outcome.failures.extend(f"{p}: {m}" for p, m in warnings)
-        else:
-            inputs.append(path)
-    for file in inputs:
-        resolved = str(Path(file).resolve())
-        destination = _destination(file, roots, outdir)
-        if str(destination.resolve()) in converted and str(destination.resolve()) != resolved:
-            outcome.failures.append(f"{destination}: would overwrite an input file; skipped")
-            continue
-        if resolved in converted:
-            _write(destination, converted[resolved], outdir, outcome, _mode_of(file))
-            continue
-        try:
-            data = Path(file).read_bytes()
-        except OSError as exc:
-            outcome.failures.append(f"{file}: cannot read: {exc.strerror or exc}")
-            continue
-        _write(destination, data, outdir, outcome, _mode_of(file))
-        outcome.copied += 1
-
-
-def _write_in_place(request: ConvertRequest, outcome: Outcome) -> None:
-    for conversion in outcome.conversions:
-        if not conversion.changed:
-            continue
-        path = Path(conversion.path)
-        if request.backup:
-            backup = path.with_name(path.name + ".orig")
-            if not backup.exists():  # an older backup is closer to the original: keep it
-                _write(backup, conversion.original, None, outcome, _mode_of(conversion.path))
-        _write(path, conversion.converted, None, outcome)
-
-
-def _print_diff(outcome: Outcome, out: TextIO) -> None:
-    for conversion in outcome.conversions:
-        if not conversion.changed:
-            continue
-        before = _decode(conversion.original).splitlines(keepends=True)
-        after = _decode(conversion.converted).splitlines(keepends=True)
-        for line in difflib.unified_diff(before, after, f"a/{conversion.path}", f"b/{conversion.path}"):
-            out.write(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n")
-
-
 def _summary(outcome: Outcome, verified: list[VerifyResult], out: TextIO) -> None:
     changed = [c for c in outcome.conversions if c.changed]
     markers: list[Marker] = sorted(m for c in outcome.conversions for m in c.markers)
@@ -221,7 +133,7 @@ def _summary(outcome: Outcome, verified: list[VerifyResult], out: TextIO) -> Non
 def _verify(request: ConvertRequest, outcome: Outcome) -> list[VerifyResult]:
     if request.output is not None:
         roots = [request.output] + [request.output / Path(p).name for p in request.paths if len(request.paths) > 1]
-        files = [_destination(c.path, [Path(p).resolve() for p in request.paths], request.output)
+        files = [destination(c.path, [Path(p).resolve() for p in request.paths], request.output)
                  for c in outcome.conversions]
     else:
         roots = [Path(p) for p in request.paths if os.path.isdir(p)]
@@ -241,11 +153,15 @@ def convert(request: ConvertRequest) -> int:
     result = run_scan(options, database, target)
     outcome = _convert_all(request, result)
     if request.diff:
-        _print_diff(outcome, sys.stdout)
+        print_diff(outcome.changes(), sys.stdout)
     elif request.in_place:
-        _write_in_place(request, outcome)
+        log = write_in_place(outcome.changes(), request.backup)
+        outcome.failures.extend(log.failures)
     else:
-        _write_tree(request, outcome)
+        assert request.output is not None
+        log = write_tree(request.paths, request.output, request.excludes, outcome.changes())
+        outcome.failures.extend(log.failures)
+        outcome.copied = log.copied
     verified = _verify(request, outcome) if request.verify else []
     report = sys.stderr if request.diff else sys.stdout
     _summary(outcome, verified, report)

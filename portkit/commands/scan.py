@@ -3,23 +3,31 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from portkit.walk import DEFAULT_EXTENSIONS
+
 from portkit.commands.common import load_rules, make_target, output_stream
-from portkit.errors import UsageError
-from portkit.report import FORMATTERS
+from portkit.config import load_config
+from portkit.report import format_for_path, formatter
 from portkit.report.data import scan_data
 from portkit.scan import ScanOptions, run_scan
 
 
 def scan(paths: list[str], fmt: str = "text", output: Path | None = None, extensions: tuple[str, ...] | None = None,
          excludes: tuple[str, ...] = (), rules: list[Path] | None = None, rocm_version: str | None = None,
-         cuda_version: str | None = None, jobs: int = 0, color: bool | None = None) -> int:
-    if fmt not in FORMATTERS:
-        raise UsageError(f"unknown format {fmt!r}; choose one of {', '.join(sorted(FORMATTERS))}")
-    database = load_rules(rules)
-    target = make_target(rocm_version, cuda_version)
-    options = ScanOptions(paths=tuple(paths), excludes=excludes, jobs=jobs,
-                          **({"extensions": extensions} if extensions else {}))
-    result = run_scan(options, database, target)
+         cuda_version: str | None = None, jobs: int = 0, color: bool | None = None,
+         reports: tuple[Path, ...] = ()) -> int:
+    """Scan once; print `fmt` (to stdout or `output`) and write each extra report file."""
+    render = formatter(fmt)
+    report_formats = [(path, formatter(format_for_path(path))) for path in reports]
+    config = load_config()
+    database = load_rules(list(config.rules) + list(rules or []))
+    target = make_target(rocm_version or config.rocm_version, cuda_version or config.cuda_version)
+    options = ScanOptions(paths=tuple(paths), excludes=tuple(config.exclude) + tuple(excludes), jobs=jobs,
+                          extensions=extensions or config.extensions or DEFAULT_EXTENSIONS)
+    data = scan_data(run_scan(options, database, target))
     with output_stream(output) as out:
-        FORMATTERS[fmt](scan_data(result), out, color if output is None else False)
+        render(data, out, color if output is None else False)
+    for path, report in report_formats:
+        with output_stream(path) as out:
+            report(data, out, False)
     return 0

@@ -2,8 +2,12 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any, Callable, TextIO
 
+from portkit.errors import UsageError
+from portkit.report.render import render_html, render_markdown
+from portkit.report.sarif import render_sarif
 from portkit.report.text import render_text
 
 
@@ -13,4 +17,25 @@ def render_json(data: dict[str, Any], out: TextIO, color: bool | None = None) ->
 
 
 Formatter = Callable[[dict[str, Any], TextIO, "bool | None"], None]
-FORMATTERS: dict[str, Formatter] = {"text": render_text, "json": render_json}
+FORMATTERS: dict[str, Formatter] = {
+    "text": render_text, "json": render_json, "md": render_markdown, "html": render_html, "sarif": render_sarif,
+}
+_EXTENSIONS = {".json": "json", ".md": "md", ".markdown": "md", ".html": "html", ".htm": "html",
+               ".sarif": "sarif", ".txt": "text"}
+
+
+def formatter(name: str) -> Formatter:
+    if name not in FORMATTERS:
+        raise UsageError(f"unknown format {name!r}; choose one of {', '.join(sorted(FORMATTERS))}")
+    return FORMATTERS[name]
+
+
+def format_for_path(path: Path) -> str:
+    """The format a report file's name asks for (`.sarif.json` is SARIF)."""
+    name = path.name.lower()
+    if name.endswith(".sarif.json"):
+        return "sarif"
+    suffix = path.suffix.lower()
+    if suffix not in _EXTENSIONS:
+        raise UsageError(f"{path}: cannot tell the report format from the extension; use {', '.join(sorted(_EXTENSIONS))}")
+    return _EXTENSIONS[suffix]

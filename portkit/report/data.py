@@ -6,6 +6,7 @@ from typing import Any
 
 from portkit import __version__
 from portkit.model import Finding
+from portkit.report.plan import plan
 from portkit.rules import EFFECTIVE_STATUSES, Version
 from portkit.scan import ScanResult
 
@@ -69,6 +70,12 @@ def _kernels(result: ScanResult) -> list[dict[str, Any]]:
 
 
 def scan_data(result: ScanResult) -> dict[str, Any]:
+    data = _scan_data(result)
+    data["plan"] = plan(data, result.rules)
+    return data
+
+
+def _scan_data(result: ScanResult) -> dict[str, Any]:
     findings = result.findings
     status_counts = collections.Counter(f.status for f in findings if f.status)
     code_counts = collections.Counter(f.code for f in findings)

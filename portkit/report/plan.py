@@ -1,0 +1,130 @@
+"""Readiness, effort estimate and the port checklist, computed from the scan data.
+
+The effort model is data (rules/_effort.yaml plus each rule's weight); the report
+prints the model next to the numbers so a reader can check the arithmetic.
+"""
+from __future__ import annotations
+
+import collections
+import functools
+from typing import Any
+
+import yaml
+
+from portkit.errors import RuleError
+from portkit.resources import rules_dir
+from portkit.rules import RuleDatabase
+
+
+@functools.lru_cache(maxsize=1)
+def effort_model() -> dict[str, Any]:
+    path = rules_dir() / "_effort.yaml"
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        return {"hours_per_day": float(data["hours_per_day"]),
+                "per_site": {k: float(v) for k, v in data["per_site"].items()},
+                "inventory": {k: float(v) for k, v in data["inventory"].items()}}
+    except (OSError, yaml.YAMLError, KeyError, TypeError, ValueError, AttributeError) as exc:
+        raise RuleError(f"{path}: malformed effort model: {exc}") from None
+
+
+def readiness(data: dict[str, Any]) -> dict[str, Any]:
+    by_status = data["summary"]["sites_by_status"]
+    total = sum(by_status.values())
+    clean = by_status.get("supported", 0)
+    score = round(100 * clean / total) if total else 100
+    return {"score": score, "clean_sites": clean, "total_sites": total,
+            "explanation": "share of CUDA API, header, library and inline-asm sites that port by renaming alone"}
+
+
+def estimate(data: dict[str, Any], rules: RuleDatabase) -> dict[str, Any]:
+    model = effort_model()
+    names: dict[tuple[str, str, str], int] = collections.Counter()
+    for finding in data["findings"]:
+        if finding["status"]:
+            names[(finding["library"], finding["name"], finding["status"])] += 1
+    rows: dict[str, dict[str, float]] = collections.defaultdict(lambda: {"names": 0, "sites": 0, "hours": 0.0})
+    for (library, name, status), sites in names.items():
+        rule = rules.find(name)
+        per_name = rules.weight(rule, status) if rule is not None else model["per_site"].get(status, 0.0)
+        row = rows[status]
+        row["names"] += 1
+        row["sites"] += sites
+        row["hours"] += per_name + sites * model["per_site"].get(status, 0.0)
+    codes = collections.Counter(f["code"] for f in data["findings"])
+    inventory = []
+    for code, hours in model["inventory"].items():
+        if codes.get(code):
+            inventory.append({"code": code, "count": codes[code], "hours": codes[code] * hours, "each": hours})
+    total = sum(r["hours"] for r in rows.values()) + sum(i["hours"] for i in inventory)
+    return {
+        "hours": round(total, 1),
+        "person_days": round(total / model["hours_per_day"], 1),
+        "hours_per_day": model["hours_per_day"],
+        "by_status": {s: {k: round(v, 2) if k == "hours" else int(v) for k, v in r.items()} for s, r in sorted(rows.items())},
+        "inventory": inventory,
+        "per_site": model["per_site"],
+    }
+
+
+def _count(data: dict[str, Any], code: str) -> int:
+    return sum(1 for f in data["findings"] if f["code"] == code)
+
+
+def checklist(data: dict[str, Any]) -> list[dict[str, Any]]:
+    """The six steps of a port, with what the scan established and what remains."""
+    s = data["summary"]
+    libraries = [lib["title"] for lib in data["libraries"] if lib["id"] not in ("ptx",)]
+    attention = {k: v for k, v in s["sites_by_status"].items() if k != "supported" and v}
+    rng = any(lib["id"] == "curand" for lib in data["libraries"])
+    warp = sum(1 for f in data["findings"] if f["name"] and f["name"].startswith(("__shfl", "__ballot", "warpSize", "__activemask")))
+    archs = sorted({f["name"] for f in data["findings"] if f["code"] == "PK401"})
+    return [
+        {"step": "Dependency inventory",
+         "determined": f"{len(libraries)} CUDA libraries ({', '.join(libraries) or 'none'}), "
+                       f"{sum(lib['apis'] for lib in data['libraries'])} distinct APIs in {s['source_files']} files; "
+                       f"{s['unknown_names']} CUDA-looking names no rule knows.",
+         "remaining": "Confirm the ROCm release and that each counterpart library is installed there; "
+                      "classify the unknown names (add rules with --rules)."},
+        {"step": "Functional port",
+         "determined": f"{s['sites_by_status']['supported']} sites convert mechanically (portkit convert); "
+                       + (", ".join(f"{v} {k}" for k, v in attention.items()) or "none") + " need manual work; "
+                       f"{s['inline_asm']} inline asm blocks, {s['preprocessor_branches']} CUDA-only #if branches.",
+         "remaining": "Work through the marked sites, build with hipcc for the target GPUs, keep both vendors building "
+                      "(portkit shim) until the port is done."},
+        {"step": "Fixed test conditions",
+         "determined": ("cuRAND is used: hipRAND/rocRAND streams differ, so results are not bitwise equal across vendors. "
+                        if rng else "No random-number library found. ")
+                       + f"{s['kernels']} kernels to cover.",
+         "remaining": "Pin inputs, seeds and generators; run the same test data on both vendors; "
+                      "agree tolerances before comparing."},
+        {"step": "Numerical correctness",
+         "determined": f"{warp} warp-level intrinsic uses (reduction order changes with 64-lane wavefronts).",
+         "remaining": "Compare outputs against the CUDA build within the agreed tolerances, "
+                      "including reductions, fast-math builds and FP8/FP16 paths."},
+        {"step": "Performance",
+         "determined": f"{s['kernels']} kernels and {s['launches']} launch sites; block sizes and shared memory "
+                       "were chosen for 32-lane warps.",
+         "remaining": "Profile on the AMD GPU (rocprof/omniperf), retune block sizes for 64-lane wavefronts "
+                      "and LDS use, compare with the CUDA baseline."},
+        {"step": "Operations",
+         "determined": f"{s['build_files']} build files; architectures: "
+                       + (", ".join(archs) if archs else "none declared") + ".",
+         "remaining": "Build and test both vendors in CI, ship ROCm container images, "
+                      "document the supported GPUs and ROCm versions."},
+    ]
+
+
+def architectures(data: dict[str, Any]) -> list[dict[str, Any]]:
+    seen: dict[str, dict[str, Any]] = {}
+    for f in data["findings"]:
+        if f["code"] == "PK401":
+            entry = seen.setdefault(f["name"], {"cuda": f["name"], "mapping": f["message"].replace("GPU architecture ", ""),
+                                                "offload_arch": f["advice"], "where": []})
+            entry["where"].append(f"{f['path']}:{f['line']}")
+    return [seen[k] for k in sorted(seen)]
+
+
+def plan(data: dict[str, Any], rules: RuleDatabase) -> dict[str, Any]:
+    return {"readiness": readiness(data), "effort": estimate(data, rules), "checklist": checklist(data),
+            "architectures": architectures(data)}

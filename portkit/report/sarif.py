@@ -1,0 +1,60 @@
+"""SARIF 2.1.0 for GitHub code scanning, built from the report data."""
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any, TextIO
+
+from portkit.codes import CODES
+
+SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+_LEVELS = {"error": "error", "warning": "warning", "info": "note"}
+# Plain inventory and clean mappings are not alerts.
+_QUIET_CODES = {"PK100", "PK200", "PK201", "PK202", "PK401"}
+
+
+def artifact_uri(path: str) -> str:
+    """Relative URIs (to the working directory) are what code scanning maps onto the repository."""
+    absolute = Path(path).resolve()
+    try:
+        return absolute.relative_to(Path.cwd().resolve()).as_posix()
+    except ValueError:
+        return absolute.as_uri() if os.path.isabs(path) else Path(path).as_posix()
+
+
+def sarif_data(data: dict[str, Any]) -> dict[str, Any]:
+    results = [f for f in data["findings"] if f["code"] not in _QUIET_CODES]
+    used = sorted({f["code"] for f in results})
+    rules = [
+        {"id": code, "name": CODES[code].name, "shortDescription": {"text": CODES[code].summary},
+         "defaultConfiguration": {"level": _LEVELS[CODES[code].severity.value]}}
+        for code in used
+    ]
+    index = {code: i for i, code in enumerate(used)}
+    return {
+        "$schema": SARIF_SCHEMA,
+        "version": "2.1.0",
+        "runs": [{
+            "tool": {"driver": {"name": "portkit", "version": data["tool"]["version"], "rules": rules}},
+            "results": [
+                {
+                    "ruleId": f["code"],
+                    "ruleIndex": index[f["code"]],
+                    "level": _LEVELS[f["severity"]],
+                    "message": {"text": f["message"] + (f". {f['advice']}" if f["advice"] else "")},
+                    "locations": [{"physicalLocation": {
+                        "artifactLocation": {"uri": artifact_uri(f["path"])},
+                        "region": {"startLine": f["line"], "startColumn": f["column"]},
+                    }}],
+                    "properties": {k: f[k] for k in ("name", "library", "status", "hip") if f[k]},
+                }
+                for f in results
+            ],
+        }],
+    }
+
+
+def render_sarif(data: dict[str, Any], out: TextIO, color: bool | None = None) -> None:
+    json.dump(sarif_data(data), out, indent=2, sort_keys=True)
+    out.write("\n")
