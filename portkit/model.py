@@ -35,6 +35,10 @@ class OccurrenceKind(str, enum.Enum):
     PREPROCESSOR_CONDITION = "preprocessor_condition"
     LINK = "link"
     SUPPRESSION = "suppression"
+    FIELD = "field"  # a member access: prop.major
+    LITERAL = "literal"  # a number literal operand of a binary expression
+    SHARED_ARRAY = "shared_array"  # a __shared__ array declaration
+    LAUNCH_BOUNDS = "launch_bounds"
 
 
 @dataclasses.dataclass(frozen=True, order=True)
@@ -44,7 +48,10 @@ class Occurrence:
     `context` is the name of the enclosing function (or "" at file scope):
     it gives findings a fingerprint that survives line moves. `parts` are
     sub-spans that rewrites need: a call's arguments; for a launch, the kernel
-    expression, each <<<>>> argument and the argument list.
+    expression, each <<<>>> argument and the argument list. `info` holds
+    syntactic facts as (key, value) pairs: a call's argument texts ("arg0"...)
+    and the type it initialises ("assigned_type"), the compile-time context of an
+    identifier ("constant"), a shared array's element type and dimensions.
     """
 
     span: Span
@@ -54,6 +61,10 @@ class Occurrence:
     context: str = ""
     detail: str = ""
     parts: tuple[Span, ...] = ()
+    info: tuple[tuple[str, str], ...] = ()
+
+    def get(self, key: str, default: str = "") -> str:
+        return next((v for k, v in self.info if k == key), default)
 
 
 @dataclasses.dataclass(frozen=True)

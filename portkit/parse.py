@@ -33,6 +33,11 @@ _QUERY = """
 (call_expression function: (_) @launch_name (kernel_call_syntax) @launch)
 (gnu_asm_expression) @asm
 (comment) @comment
+(binary_expression right: (number_literal) @literal)
+(binary_expression left: (number_literal) @literal)
+(declaration (type_qualifier) @qualifier)
+(launch_bounds) @launch_bounds
+(field_expression field: (field_identifier) @field)
 (preproc_if condition: (_) @condition)
 (preproc_elif condition: (_) @condition)
 (preproc_ifdef name: (identifier) @condition)
@@ -53,6 +58,7 @@ _QUERY = """
 (parameter_declaration declarator: (identifier) @declared)
 (preproc_params (identifier) @declared)
 (pointer_declarator declarator: (identifier) @declared)
+(array_declarator declarator: (identifier) @declared)
 (reference_declarator (identifier) @declared)
 (field_declaration declarator: (field_identifier) @declared)
 """
@@ -66,6 +72,7 @@ _ASM_IN_MACRO = re.compile(rb'\b(?:asm|__asm__)\s*(?:volatile|__volatile__)?\s*\
 _STRING_CONTENT = re.compile(rb'"((?:\\.|[^"\\])*)"')
 _KERNEL_QUALIFIERS = {"__global__": OccurrenceKind.KERNEL, "__device__": OccurrenceKind.DEVICE_FUNCTION}
 _BOM = b"\xef\xbb\xbf"
+_RESERVED = re.compile(rb"^__\w+__$")
 # `// portkit: ignore` or `// portkit: ignore[PK102, PK104]` (the flake8 noqa idea).
 _SUPPRESSION = re.compile(rb"portkit:\s*ignore(?:\[([\w\s,-]*)\])?")
 
@@ -96,6 +103,57 @@ def _function_name(node: Node) -> str:
         return ""
     name = declarator.child_by_field_name("declarator")
     return _text(name) if name is not None else ""
+
+
+_ARGUMENT_TEXT_LIMIT = 80
+# Where C++ needs a compile-time constant.
+_CONSTANT_PARENTS = {"template_argument_list", "static_assert_declaration", "enumerator", "case_statement"}
+
+
+def _constant_context(node: Node) -> str:
+    """"array-size", "template-argument", "static-assert", "constexpr"... or ""."""
+    child, parent = node, node.parent
+    while parent is not None and parent.type not in ("compound_statement", "translation_unit", "function_definition"):
+        if parent.type == "array_declarator" and child != parent.child_by_field_name("declarator"):
+            return "array-size"
+        if parent.type in _CONSTANT_PARENTS:
+            return parent.type.replace("_declaration", "").replace("_list", "").replace("_", "-")
+        if parent.type == "declaration" and any(c.type == "type_qualifier" and c.text == b"constexpr" for c in parent.children):
+            return "constexpr"
+        child, parent = parent, parent.parent
+    return ""
+
+
+def _call_info(name: Node, arguments: tuple[Span, ...], source: bytes) -> tuple[tuple[str, str], ...]:
+    """Argument texts, and the declared type when the call initialises a variable."""
+    info = [(f"arg{i}", " ".join(source[a.start:a.end].decode("utf-8", "replace").split())[:_ARGUMENT_TEXT_LIMIT])
+            for i, a in enumerate(arguments)]
+    call = name.parent
+    while call is not None and call.type != "call_expression":
+        call = call.parent
+    holder = call.parent if call is not None else None
+    if holder is not None and holder.type == "init_declarator" and holder.parent is not None:
+        declared = holder.parent.child_by_field_name("type")
+        if declared is not None:
+            info.append(("assigned_type", " ".join(_text(declared).split())))
+    return tuple(info)
+
+
+def _shared_array(declaration: Node) -> tuple[Node, tuple[tuple[str, str], ...]] | None:
+    """The name and (element type, dimensions) of a `__shared__ T name[a][b];` declaration."""
+    declarator = declaration.child_by_field_name("declarator")
+    dims: list[str] = []
+    while declarator is not None and declarator.type == "array_declarator":
+        size = declarator.child_by_field_name("size")
+        dims.insert(0, _text(size) if size is not None else "")
+        declarator = declarator.child_by_field_name("declarator")
+    if declarator is None or not dims:
+        return None
+    element = declaration.child_by_field_name("type")
+    extern = any(c.type == "storage_class_specifier" and c.text == b"extern" for c in declaration.children)
+    info = [("type", " ".join(_text(element).split()) if element is not None else "")]
+    info += [("dim", d) for d in dims] + ([("extern", "1")] if extern else [])
+    return declarator, tuple(info)
 
 
 def _span(node: Node) -> Span:
@@ -184,8 +242,9 @@ def _macro_occurrences(node: Node, source: bytes, starts: list[int], context: st
     return found
 
 
-def parse_source(path: str, source: bytes, keep: Keep | None = None) -> ParsedFile:
-    """Parse one file. `keep`, if given, filters identifier-like occurrences by name."""
+def parse_source(path: str, source: bytes, keep: Keep | None = None, literals: frozenset[str] = frozenset()) -> ParsedFile:
+    """Parse one file. `keep`, if given, filters identifier-like occurrences by name;
+    number literals in binary expressions are reported when their text is in `literals`."""
     language, query = _language()
     parser = Parser(language)
     # A BOM is not C++; blank it out with spaces so byte offsets stay the same.
@@ -207,18 +266,21 @@ def parse_source(path: str, source: bytes, keep: Keep | None = None) -> ParsedFi
                 break
     scopes = _Scopes(functions)
 
+    # C++ reserves __names__ for the implementation: a "declaration" of one is an
+    # attribute macro tree-sitter does not know (__cluster_dims__(2, 1, 1)), so keep it as a use.
+    declared_nodes = [n for n in get("declared") if not _RESERVED.match(n.text or b"")]
     definitions = {_text(n) for n in get("definition")}
-    declared = {_text(n) for n in get("declared")}
-    skip = {n.start_byte for n in get("definition")} | {n.start_byte for n in get("declared")}
+    declared = {_text(n) for n in declared_nodes}
+    skip = {n.start_byte for n in get("definition")} | {n.start_byte for n in declared_nodes}
     calls = {n.start_byte for n in get("call")}
 
     def emit(node: Node, kind: OccurrenceKind, text: str | None = None, detail: str = "",
-             parts: tuple[Span, ...] = (), span_node: Node | None = None) -> None:
+             parts: tuple[Span, ...] = (), span_node: Node | None = None, info: tuple[tuple[str, str], ...] = ()) -> None:
         text = _text(node) if text is None else text
         where = span_node or node
         occurrences.append(Occurrence(
             Span(where.start_byte, where.end_byte), kind, text, _position(node), scopes.name_at(node.start_byte),
-            detail, parts,
+            detail, parts, info,
         ))
 
     for capture, kind in (("identifier", OccurrenceKind.IDENTIFIER), ("type", OccurrenceKind.TYPE)):
@@ -229,7 +291,11 @@ def parse_source(path: str, source: bytes, keep: Keep | None = None) -> ParsedFi
             if keep is not None and not keep(text):
                 continue
             if node.start_byte in calls:
-                emit(node, OccurrenceKind.CALL, text, parts=_argument_spans(node))
+                arguments = _argument_spans(node)
+                emit(node, OccurrenceKind.CALL, text, parts=arguments, info=_call_info(node, arguments, parse_bytes))
+            elif kind is OccurrenceKind.IDENTIFIER or node.parent is not None and node.parent.type == "type_descriptor":
+                constant = _constant_context(node)
+                emit(node, kind, text, info=(("constant", constant),) if constant else ())
             else:
                 emit(node, kind, text)
     for node in get("qualified"):
@@ -256,6 +322,25 @@ def parse_source(path: str, source: bytes, keep: Keep | None = None) -> ParsedFi
         if CUDA_CONDITION_MACROS.search(text):
             directive = node.parent.children[0].type if node.parent is not None and node.parent.children else "#if"
             emit(node, OccurrenceKind.PREPROCESSOR_CONDITION, " ".join(text.split()), directive)
+    for node in get("field"):
+        text = _text(node)
+        if keep is None or keep(text):
+            holder = node.parent.parent if node.parent is not None else None
+            operator = holder.child_by_field_name("operator") if holder is not None and holder.type == "binary_expression" else None
+            emit(node, OccurrenceKind.FIELD, text, info=(("operator", _text(operator)),) if operator is not None else ())
+    for node in get("literal"):
+        text = _text(node)
+        if text in literals and node.parent is not None:
+            operator = node.parent.child_by_field_name("operator")
+            emit(node, OccurrenceKind.LITERAL, text, _text(operator) if operator is not None else "")
+    for node in get("qualifier"):
+        if node.text == b"__shared__" and node.parent is not None:
+            shared = _shared_array(node.parent)
+            if shared is not None:
+                emit(shared[0], OccurrenceKind.SHARED_ARRAY, _text(shared[0]), span_node=node.parent, info=shared[1])
+    for node in get("launch_bounds"):
+        arguments = [_text(c) for c in node.named_children if c.type != "comment"]
+        emit(node, OccurrenceKind.LAUNCH_BOUNDS, _text(node), info=tuple((f"arg{i}", a) for i, a in enumerate(arguments)))
     for node in get("comment"):
         match = _SUPPRESSION.search(node.text or b"")
         if match:

@@ -13,6 +13,7 @@ from typing import Iterable, Iterator
 
 from portkit.analyzers import Context, analyze_file
 from portkit.analyzers.builds import analyze_build_file
+from portkit.analyzers.hazards import INTERESTING_NAMES, WARP_LITERALS
 from portkit.analyzers.names import is_interesting
 from portkit.model import Finding, OccurrenceKind, ParsedFile, Severity
 from portkit.parse import parse_source
@@ -108,7 +109,7 @@ def _process(file: SourceFile, keep_sources: bool = False) -> FileResult:
     if file.kind != "source":
         text = read.data.decode(read.encoding, "replace")
         return FileResult(file, text=text, data=data, warning=read.warning, problem=read.problem, encoding=read.encoding)
-    parsed = parse_source(file.path, read.data, keep=_keep)
+    parsed = parse_source(file.path, read.data, keep=_keep, literals=WARP_LITERALS)
     return FileResult(file, parsed=parsed, data=data, warning=read.warning, problem=read.problem, encoding=read.encoding)
 
 
@@ -132,7 +133,7 @@ def _results(files: list[SourceFile], jobs: int, keep_sources: bool) -> Iterator
 
 def run_scan(options: ScanOptions, rules: RuleDatabase, target: Target) -> ScanResult:
     files, walk_warnings = discover(options.paths, options.extensions, options.excludes)
-    _set_known_names(frozenset(rules.by_name))
+    _set_known_names(frozenset(rules.by_name) | INTERESTING_NAMES)
     diagnostics = [Diagnostic(path, message) for path, message in walk_warnings]
     parsed_files: list[ParsedFile] = []
     build_files: list[tuple[SourceFile, str]] = []
@@ -172,8 +173,8 @@ def run_scan(options: ScanOptions, rules: RuleDatabase, target: Target) -> ScanR
 
 def analyze_source(path: str, data: bytes, context: Context) -> list[Finding]:
     """Parse and analyze one file held in memory (e.g. hipify-perl's output)."""
-    known = frozenset(context.rules.by_name)
-    parsed = parse_source(path, data, keep=lambda name: is_interesting(name, known))
+    known = frozenset(context.rules.by_name) | INTERESTING_NAMES
+    parsed = parse_source(path, data, keep=lambda name: is_interesting(name, known), literals=WARP_LITERALS)
     return sorted(analyze_file(parsed, context))
 
 

@@ -61,7 +61,7 @@ def test_sarif_validates_against_the_schema(tmp_path: Path) -> None:
     document = json.loads(report(tmp_path, "r.sarif").read_text())
     jsonschema.Draft4Validator(json.loads(schema_text)).validate(document)
     results = document["runs"][0]["results"]
-    assert {r["ruleId"] for r in results} == {"PK101", "PK104", "PK203"}
+    assert {r["ruleId"] for r in results} == {"PK101", "PK104", "PK203", "PK300", "PK301", "PK302", "PK320", "PK335"}
     assert all(r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"].startswith("examples/") for r in results)
 
 
@@ -97,5 +97,5 @@ def test_html_renders_in_chromium(tmp_path: Path) -> None:
     assert not console, console
     dom = subprocess.run([chromium, *flags, "--dump-dom", page.as_uri()], capture_output=True, text=True, timeout=120)
     assert 'data-ready="1"' in dom.stdout, "the page's script did not finish"
-    assert "20 of 20 shown" in dom.stdout
-    assert dom.stdout.count("<tr data-status=") == 20
+    assert "30 of 30 shown" in dom.stdout
+    assert dom.stdout.count("<tr data-status=") == 30

@@ -105,7 +105,7 @@ def simple_finding(path: str, occurrence: Occurrence, code: str, message: str, a
 
 def analyze_file(parsed: ParsedFile, context: Context) -> list[Finding]:
     # Importing the modules registers their analyzers.
-    from portkit.analyzers import inventory, names  # noqa: F401
+    from portkit.analyzers import hazards, inventory, names  # noqa: F401
     findings: list[Finding] = []
     for analyzer in SOURCE_ANALYZERS:
         findings.extend(analyzer(parsed, context))

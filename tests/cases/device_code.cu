@@ -16,8 +16,8 @@ __global__ void draw(unsigned long long seed, float* out) {  // expect: PK200
   curandState state;  // expect: PK100
   curand_init(seed, threadIdx.x, 0, &state);  // expect: PK100
   float v = curand_uniform(&state);  // expect: PK100
-  v += __shfl_down_sync(0xffffffff, v, 16);  // expect: PK104
-#if __CUDA_ARCH__ >= 700  // expect: PK203 PK101
+  v += __shfl_down_sync(0xffffffff, v, 16);  // expect: PK104 PK301
+#if __CUDA_ARCH__ >= 700  // expect: PK203 PK101 PK320
   v *= 2.0f;
 #endif
   out[threadIdx.x] = v;
