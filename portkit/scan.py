@@ -13,6 +13,7 @@ from typing import Iterable, Iterator
 
 from portkit.analyzers import Context, analyze_file
 from portkit.analyzers.builds import analyze_build_file
+from portkit.analyzers.environment import analyze_environment
 from portkit.analyzers.hazards import INTERESTING_NAMES, WARP_LITERALS
 from portkit.analyzers.names import is_interesting
 from portkit.model import Finding, OccurrenceKind, ParsedFile, Severity
@@ -183,4 +184,6 @@ def _analyze(parsed_files: Iterable[ParsedFile], build_files: Iterable[tuple[Sou
     for parsed in parsed_files:
         yield from analyze_file(parsed, context)
     for file, text in build_files:
-        yield from analyze_build_file(file.path, file.kind, text, context)
+        if file.kind in ("cmake", "make"):
+            yield from analyze_build_file(file.path, file.kind, text, context)
+        yield from analyze_environment(file.path, file.kind, text, context)

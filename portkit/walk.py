@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import re
 from pathlib import Path
 from typing import Callable, Iterable
 
@@ -21,6 +22,7 @@ CMAKE_SUFFIXES = (".cmake",)
 MAKE_NAMES = ("Makefile", "makefile", "GNUmakefile")
 MAKE_SUFFIXES = (".mk",)
 _SKIP_DIRS = {".git", ".hg", ".svn"}
+_REQUIREMENTS = re.compile(r"^((requirements|constraints)[\w.-]*\.(txt|in)|environment\.ya?ml|pyproject\.toml|setup\.cfg|Pipfile)$")
 _BINARY_PROBE = 8192
 
 
@@ -33,12 +35,21 @@ class SourceFile:
 
 
 def file_kind(name: str, extensions: tuple[str, ...]) -> str | None:
+    """"source", "cmake", "make", "docker", "script", "python", "requirements", or None."""
     if name in CMAKE_NAMES or name.endswith(CMAKE_SUFFIXES):
         return "cmake"
     if name in MAKE_NAMES or name.endswith(MAKE_SUFFIXES):
         return "make"
     if os.path.splitext(name)[1].lower() in extensions:
         return "source"
+    if name in ("Dockerfile", "Containerfile") or name.startswith("Dockerfile.") or name.endswith(".Dockerfile"):
+        return "docker"
+    if _REQUIREMENTS.match(name):
+        return "requirements"
+    if name.endswith(".py"):
+        return "python"
+    if name.endswith(".sh"):
+        return "script"
     return None
 
 

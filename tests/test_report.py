@@ -26,7 +26,7 @@ def report(tmp_path: Path, name: str, *extra: str) -> Path:
 def test_markdown_report_content(tmp_path: Path) -> None:
     text = report(tmp_path, "r.md").read_text()
     for heading in ("## Summary", "## Effort estimate", "## Libraries", "## Needs attention", "## Hazards and CUDA-only code",
-                    "## Kernels", "## Build files and GPU architectures", "## Port checklist"):
+                    "## Kernels", "## Build files and environment", "## GPU architectures", "## Port checklist"):
         assert heading in text
     assert "| readiness | **96%** (114 of 119 sites) |" in text
     assert "| cuSOLVER | hipSOLVER / rocSOLVER | 11 | 13 |" in text
@@ -61,7 +61,8 @@ def test_sarif_validates_against_the_schema(tmp_path: Path) -> None:
     document = json.loads(report(tmp_path, "r.sarif").read_text())
     jsonschema.Draft4Validator(json.loads(schema_text)).validate(document)
     results = document["runs"][0]["results"]
-    assert {r["ruleId"] for r in results} == {"PK101", "PK104", "PK203", "PK300", "PK301", "PK302", "PK320", "PK335"}
+    assert {r["ruleId"] for r in results} == {"PK101", "PK104", "PK203", "PK300", "PK301", "PK302", "PK320", "PK335",
+                                              "PK400", "PK402", "PK403", "PK410", "PK411", "PK412", "PK420"}
     assert all(r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"].startswith("examples/") for r in results)
 
 
@@ -97,5 +98,5 @@ def test_html_renders_in_chromium(tmp_path: Path) -> None:
     assert not console, console
     dom = subprocess.run([chromium, *flags, "--dump-dom", page.as_uri()], capture_output=True, text=True, timeout=120)
     assert 'data-ready="1"' in dom.stdout, "the page's script did not finish"
-    assert "30 of 30 shown" in dom.stdout
-    assert dom.stdout.count("<tr data-status=") == 30
+    assert "40 of 40 shown" in dom.stdout
+    assert dom.stdout.count("<tr data-status=") == 40

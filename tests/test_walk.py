@@ -22,10 +22,13 @@ def paths(found) -> list[str]:
 
 
 def test_extensions_and_build_files(tmp_path: Path) -> None:
-    tree(tmp_path, {"a.cu": "", "b.cuh": "", "c.py": "", "d.txt": "", "CMakeLists.txt": "", "sub/Makefile": "", "e.CPP": ""})
+    tree(tmp_path, {"a.cu": "", "b.cuh": "", "c.py": "", "d.txt": "", "CMakeLists.txt": "", "sub/Makefile": "", "e.CPP": "",
+                    "Dockerfile": "", "gpu.Dockerfile": "", "requirements-dev.txt": "", "run.sh": "", "x.mk": ""})
     found = discover([str(tmp_path)])
     kinds = {Path(f.path).name: f.kind for f in found[0]}
-    assert kinds == {"a.cu": "source", "b.cuh": "source", "e.CPP": "source", "CMakeLists.txt": "cmake", "Makefile": "make"}
+    assert kinds == {"a.cu": "source", "b.cuh": "source", "e.CPP": "source", "CMakeLists.txt": "cmake", "Makefile": "make",
+                     "c.py": "python", "Dockerfile": "docker", "gpu.Dockerfile": "docker", "requirements-dev.txt": "requirements",
+                     "run.sh": "script", "x.mk": "make"}
 
 
 def test_gitignore_nested_and_exclude(tmp_path: Path) -> None:

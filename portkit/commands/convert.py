@@ -101,7 +101,7 @@ def _convert_all(request: ConvertRequest, result: ScanResult) -> Outcome:
             if conversion.conflict:
                 outcome.failures.append(f"{summary.path}: not converted: {conversion.conflict}")
             outcome.conversions.append(conversion)
-        else:
+        elif summary.kind in ("cmake", "make"):
             convert = convert_cmake if summary.kind == "cmake" else convert_makefile
             build = convert(_decode(data), result.rules, request.offload_arch)
             outcome.build_notes.extend((summary.path, note) for note in build.notes)

@@ -12,6 +12,8 @@ from portkit.scan import ScanResult
 
 SCHEMA_VERSION = 1
 INVENTORY_CODES = {"PK200": "kernels", "PK201": "launches", "PK202": "device_functions", "PK203": "preprocessor_branches"}
+HAZARD_PREFIX = "PK3"
+ENVIRONMENT_PREFIX = "PK4"
 ATTENTION_STATUSES = ("partial", "unsupported", "removed", "unavailable")
 
 
@@ -87,7 +89,8 @@ def _scan_data(result: ScanResult) -> dict[str, Any]:
         "summary": {
             "files": len(result.files),
             "source_files": len(sources),
-            "build_files": len(result.files) - len(sources),
+            "build_files": sum(1 for f in result.files if f.kind in ("cmake", "make")),
+            "other_files": sum(1 for f in result.files if f.kind not in ("source", "cmake", "make")),
             "lines": sum(f.lines for f in result.files),
             "files_with_parse_errors": sum(1 for f in sources if f.error_line is not None),
             "files_skipped": sum(1 for d in result.diagnostics if d.kind in ("skipped", "unreadable")),
@@ -95,6 +98,8 @@ def _scan_data(result: ScanResult) -> dict[str, Any]:
             **{key: code_counts.get(code, 0) for code, key in INVENTORY_CODES.items()},
             "inline_asm": sum(1 for f in findings if f.library == "ptx"),
             "unknown_names": code_counts.get("PK105", 0),
+            "hazards": sum(n for c, n in code_counts.items() if c.startswith(HAZARD_PREFIX)),
+            "environment": sum(n for c, n in code_counts.items() if c.startswith(ENVIRONMENT_PREFIX)),
             "sites_by_status": {s: status_counts.get(s, 0) for s in EFFECTIVE_STATUSES},
         },
         "libraries": _libraries(result),

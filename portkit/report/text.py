@@ -21,11 +21,12 @@ def _summary(console: Console, data: dict[str, Any]) -> None:
     target = data["target"]["rocm"] or "latest ROCm"
     console.print(
         f"[bold]portkit scan[/bold]: {s['source_files']} source files, {s['build_files']} build files, "
-        f"{s['lines']} lines; target HIP {target}"
+        f"{s['other_files']} other files, {s['lines']} lines; target HIP {target}"
     )
     console.print(
         f"kernels {s['kernels']}, launches {s['launches']}, device functions {s['device_functions']}, "
-        f"inline asm {s['inline_asm']}, CUDA-only #if branches {s['preprocessor_branches']}"
+        f"inline asm {s['inline_asm']}, CUDA-only #if branches {s['preprocessor_branches']}, "
+        f"hazards {s['hazards']}, build/environment items {s['environment']}"
     )
     by = s["sites_by_status"]
     console.print("API sites: " + ", ".join(f"[{STATUS_STYLE[k]}]{k} {v}[/]" for k, v in by.items()))
@@ -97,6 +98,10 @@ def render_text(data: dict[str, Any], out: TextIO, color: bool | None = None) ->
     _simple_list(console, "Kernel launches", [f for f in findings if f["code"] == "PK201"], lambda f: f["message"])
     _simple_list(console, "Inline asm", [f for f in findings if f["library"] == "ptx"], lambda f: f["message"])
     _simple_list(console, "CUDA-only preprocessor branches", [f for f in findings if f["code"] == "PK203"], lambda f: f["message"])
+    _simple_list(console, "Hazards", [f for f in findings if f["code"].startswith("PK3")],
+                 lambda f: f"{f['code']} {f['message']}")
+    _simple_list(console, "Build and environment", [f for f in findings if f["code"].startswith("PK4")],
+                 lambda f: f"{f['code']} {f['message']} ({f['advice']})" if f["advice"] else f"{f['code']} {f['message']}")
     _simple_list(console, "CUDA-looking names no rule knows", [f for f in findings if f["code"] == "PK105"], lambda f: f["name"])
     diagnostics = data["diagnostics"]
     if diagnostics:

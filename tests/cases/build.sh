@@ -1,0 +1,7 @@
+#!/bin/sh
+# A build script: nvcc flags and tools.
+nvcc -O3 --use_fast_math -lineinfo -o app app.cu  # expect: PK403 PK403
+nvcc -Xptxas -v -o app2 app2.cu  # expect: PK403
+hipcc -O3 -o app3 app3.cu  # ok: PK403
+CUDA_VISIBLE_DEVICES=0 ./app  # expect: PK412
+nsys profile ./app  # expect: PK411
