@@ -39,6 +39,7 @@ class OccurrenceKind(str, enum.Enum):
     LITERAL = "literal"  # a number literal operand of a binary expression
     SHARED_ARRAY = "shared_array"  # a __shared__ array declaration
     LAUNCH_BOUNDS = "launch_bounds"
+    NAMESPACE_ALIAS = "namespace_alias"  # namespace cg = cooperative_groups; (text "cg", detail the target)
 
 
 @dataclasses.dataclass(frozen=True, order=True)

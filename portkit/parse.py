@@ -37,6 +37,7 @@ _QUERY = """
 (binary_expression left: (number_literal) @literal)
 (declaration (type_qualifier) @qualifier)
 (launch_bounds) @launch_bounds
+(namespace_alias_definition) @namespace_alias
 (field_expression field: (field_identifier) @field)
 (preproc_if condition: (_) @condition)
 (preproc_elif condition: (_) @condition)
@@ -300,8 +301,14 @@ def parse_source(path: str, source: bytes, keep: Keep | None = None, literals: f
                 emit(node, kind, text)
     for node in get("qualified"):
         text = re.sub(r"\s+", "", _text(node))
-        if (node.parent is None or node.parent.type != "qualified_identifier") and (keep is None or keep(text)):
+        outermost = node.parent is None or node.parent.type != "qualified_identifier"
+        if outermost and (keep is None or keep(text) or keep(re.sub(r"<.*", "", text).rsplit("::", 1)[-1])):
             emit(node, OccurrenceKind.QUALIFIED, text)
+    for node in get("namespace_alias"):
+        name = node.child_by_field_name("name")
+        target = node.named_children[-1] if node.named_children else None
+        if name is not None and target is not None and target != name:
+            emit(node, OccurrenceKind.NAMESPACE_ALIAS, _text(name), re.sub(r"\s+", "", _text(target)).lstrip(":"))
     for node in get("include"):
         emit(node, OccurrenceKind.INCLUDE, _text(node).strip()[1:-1].strip(), "system" if node.type == "system_lib_string" else "local")
     names = get("launch_name")

@@ -28,9 +28,10 @@ _LIBRARY_KEYS = {"library", "title", "hip_library", "roc_library", "weights", "e
 _ENTRY_KEYS = {
     "cuda", "kind", "hip", "roc", "status", "note", "action", "weight", "pattern",
     "cmake", "hip_cmake", "cuda_added", "cuda_deprecated", "cuda_removed",
-    "hip_added", "hip_deprecated", "hip_removed", "hip_experimental", "fallback", "fallback_drop_args",
+    "hip_added", "hip_deprecated", "hip_removed", "hip_experimental", "fallback", "fallback_drop_args", "roc_added",
+    "hip_requires",
 }
-_VERSION_KEYS = ("cuda_added", "cuda_deprecated", "cuda_removed", "hip_added", "hip_deprecated", "hip_removed")
+_VERSION_KEYS = ("cuda_added", "cuda_deprecated", "cuda_removed", "hip_added", "hip_deprecated", "hip_removed", "roc_added")
 _VERSION_RE = re.compile(r"^\d+(\.\d+){0,2}$")
 
 Version = tuple[int, ...]
@@ -88,7 +89,12 @@ class Rule:
     hip_experimental: bool = False
     fallback: str = ""
     fallback_drop_args: int = 0
+    roc_added: str = ""
+    hip_requires: str = ""  # for headers: a HIP header that must be included first
     source: str = ""
+
+    def roc_available(self, target: Target) -> bool:
+        return bool(self.roc) and not (target.rocm and self.roc_added and target.rocm < parse_version(self.roc_added))
 
     def resolve(self, target: Target) -> Resolution:
         """The status, HIP spelling and advice for this name under `target`."""
@@ -169,6 +175,28 @@ class RuleDatabase:
 
     def link(self, name: str) -> Rule | None:
         return self.links.get(name)
+
+    def lookup_qualified(self, name: str) -> tuple[Rule | None, str]:
+        """The rule for the longest known prefix of `a::b::c<T>` (template arguments ignored)."""
+        plain = name
+        while "<" in plain:
+            stripped = re.sub(r"<[^<>]*>", "", plain)
+            if stripped == plain:
+                break
+            plain = stripped
+        parts = plain.split("::")
+        for end in range(len(parts), 0, -1):
+            prefix = "::".join(parts[:end])
+            rule = self.by_name.get(prefix)
+            if rule is not None:
+                return rule, prefix
+        return None, ""
+
+    def known_names(self) -> frozenset[str]:
+        """Every name worth keeping while parsing: rule names and the last part of qualified ones."""
+        names = set(self.by_name)
+        names.update(n.rsplit("::", 1)[-1] for n in self.by_name if "::" in n)
+        return frozenset(names)
 
     def find(self, name: str) -> Rule | None:
         """Any rule called `name`: a CUDA name, a header, a link library or an asm family."""

@@ -134,7 +134,7 @@ def _results(files: list[SourceFile], jobs: int, keep_sources: bool) -> Iterator
 
 def run_scan(options: ScanOptions, rules: RuleDatabase, target: Target) -> ScanResult:
     files, walk_warnings = discover(options.paths, options.extensions, options.excludes)
-    _set_known_names(frozenset(rules.by_name) | INTERESTING_NAMES)
+    _set_known_names(rules.known_names() | INTERESTING_NAMES)
     diagnostics = [Diagnostic(path, message) for path, message in walk_warnings]
     parsed_files: list[ParsedFile] = []
     build_files: list[tuple[SourceFile, str]] = []
@@ -161,6 +161,8 @@ def run_scan(options: ScanOptions, rules: RuleDatabase, target: Target) -> ScanR
         project_names=frozenset().union(*(p.definitions for p in parsed_files)),
         project_declared=frozenset().union(*(p.declared for p in parsed_files)),
         prefer_roc=options.prefer_roc, launch_syntax=options.launch_syntax,
+        aliases=tuple(sorted({(o.text, o.detail) for p in parsed_files for o in p.occurrences
+                              if o.kind is OccurrenceKind.NAMESPACE_ALIAS})),
     )
     findings = list(_analyze(parsed_files, build_files, context))
     suppressions = {
@@ -174,7 +176,7 @@ def run_scan(options: ScanOptions, rules: RuleDatabase, target: Target) -> ScanR
 
 def analyze_source(path: str, data: bytes, context: Context) -> list[Finding]:
     """Parse and analyze one file held in memory (e.g. hipify-perl's output)."""
-    known = frozenset(context.rules.by_name) | INTERESTING_NAMES
+    known = context.rules.known_names() | INTERESTING_NAMES
     parsed = parse_source(path, data, keep=lambda name: is_interesting(name, known), literals=WARP_LITERALS)
     return sorted(analyze_file(parsed, context))
 

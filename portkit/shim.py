@@ -76,6 +76,10 @@ def build_shim(findings: Iterable[Finding], rules: RuleDatabase, style: str, hea
         resolution = rule.resolve(any_target)
         if rule.kind == "header":
             if resolution.hip:
+                if rule.hip_requires:  # e.g. HIP 5.x cooperative groups need hip_runtime.h first
+                    prerequisite = next((r for r in rules.headers.values() if r.hip == rule.hip_requires), None)
+                    if prerequisite is not None:
+                        headers.setdefault(prerequisite.cuda, prerequisite.hip)
                 headers.setdefault(rule.cuda, resolution.hip)
             continue
         if resolution.status not in MAPPED_STATUSES or not resolution.hip:

@@ -30,7 +30,7 @@ CURATED_KEYS = ("status", "note", "action", "weight", "kind", "fallback", "fallb
 CURATED_TARGET_KEYS = ("hip", "roc", "hip_added")
 KEY_ORDER = (
     "cuda", "kind", "hip", "roc", "status", "cuda_added", "cuda_deprecated", "cuda_removed",
-    "hip_added", "hip_deprecated", "hip_removed", "hip_experimental", "fallback", "fallback_drop_args", "pattern", "cmake",
+    "hip_added", "roc_added", "hip_deprecated", "hip_removed", "hip_experimental", "fallback", "fallback_drop_args", "hip_requires", "pattern", "cmake",
     "hip_cmake", "weight", "note", "action",
 )
 
@@ -51,6 +51,9 @@ LIBRARIES = {
     "cudnn": ("CUDNN_API_supported_by_HIP_and_MIOPEN.md", "cuDNN", "MIOpen", "", "roc"),
     "cub": ("CUB_API_supported_by_HIP.md", "CUB", "hipCUB", "", "hip"),
 }
+# Names a table lists with one library that portkit keeps as a library of their own:
+# table library -> (new library id, name pattern, title, HIP library)
+SPLITS = {"cublas": ("cublaslt", re.compile(r"^(cublasLt|CUBLASLT_)"), "cuBLASLt", "hipBLASLt")}
 # Extra facts per library, applied to every table entry that has a target.
 LIBRARY_STATUS = {
     "cudnn": ("partial", "MIOpen's API differs from cuDNN's in descriptors, algorithm search and workspace handling; port each call by hand and re-validate numerics."),
@@ -120,13 +123,14 @@ def entry_from_row(library: str, section: str, cells: list[str], headers: Header
     cuda, c_added, c_dep, _c_changed, c_removed = cells[0:5]
     hip, h_added, h_dep, _h_changed, h_removed, h_exp = cells[5:11]
     roc, r_added = (cells[11], cells[12]) if len(cells) >= 17 else ("", "")
-    target_column = LIBRARIES[library][4]
+    target_column = LIBRARIES[library][4] if library in LIBRARIES else "hip"
     entry: dict = {"cuda": cuda, "kind": guess_kind(library, section, cuda, headers)}
     if target_column == "roc":
         hip, h_added, h_dep, h_removed, h_exp, roc = roc, r_added, "", "", "", ""
+    roc_added = r_added if roc else ""
     for key, value in (("hip", hip), ("roc", roc), ("cuda_added", c_added), ("cuda_deprecated", c_dep),
                        ("cuda_removed", c_removed), ("hip_added", h_added), ("hip_deprecated", h_dep),
-                       ("hip_removed", h_removed)):
+                       ("hip_removed", h_removed), ("roc_added", roc_added)):
         if value:
             entry[key] = value
     if h_exp:
@@ -169,6 +173,10 @@ def write_library(path: Path, meta: dict, entries: list[dict]) -> None:
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
+def _version(text: str) -> tuple[int, ...]:
+    return tuple(int(p) for p in str(text).split("."))
+
+
 def merge(existing: list[dict], generated: list[dict]) -> list[dict]:
     by_name = {e["cuda"]: e for e in existing if e.get("kind") not in ("header", "link", "asm")}
     merged = []
@@ -177,7 +185,12 @@ def merge(existing: list[dict], generated: list[dict]) -> list[dict]:
         kept = [k for k in CURATED_KEYS if k in old]
         if not entry.get("hip") and not entry.get("roc"):
             kept += [k for k in CURATED_TARGET_KEYS if k in old]
-        merged.append({**entry, **{k: old[k] for k in kept}})
+        new = {**entry, **{k: old[k] for k in kept}}
+        # Curation may only raise an "added" version (the headers showed the tables too early).
+        for key in ("hip_added", "roc_added"):
+            if key in old and (key not in new or _version(old[key]) > _version(new[key])):
+                new[key] = old[key]
+        merged.append(new)
     names = {e["cuda"] for e in generated}
     kept = [e for e in existing if e.get("kind") in ("header", "link", "asm") or e["cuda"] not in names]
     return kept + sorted(merged, key=lambda e: e["cuda"])
@@ -194,14 +207,21 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {tables} not found", file=sys.stderr)
         return 2
     headers = HeaderKinds(args.cuda_include)
-    paths = {lib: args.out / f"{lib.replace('-', '_')}.yaml" for lib in LIBRARIES}
+    libraries = list(LIBRARIES) + [split[0] for split in SPLITS.values()]
+    paths = {lib: args.out / f"{lib.replace('-', '_')}.yaml" for lib in libraries}
     existing = {lib: yaml.safe_load(p.read_text(encoding="utf-8")) or {} if p.exists() else {} for lib, p in paths.items()}
     rows = {lib: read_table(tables / spec[0]) for lib, spec in LIBRARIES.items()}
+    for source, (split, pattern, _title, _hip) in SPLITS.items():
+        rows[split] = [r for r in rows[source] if pattern.match(r[1][0])]
+        rows[source] = [r for r in rows[source] if not pattern.match(r[1][0])]
     # A name curated by hand in one file is not generated again into another.
     manual = {lib: {e["cuda"] for e in data.get("entries") or []} - {cells[0] for _, cells in rows[lib]}
               for lib, data in existing.items()}
     claimed: set[str] = set()
-    for library, (table, title, hip_lib, roc_lib, _column) in LIBRARIES.items():
+    specs = dict(LIBRARIES)
+    for source, (split, _pattern, title, hip_lib) in SPLITS.items():
+        specs[split] = (LIBRARIES[source][0], title, hip_lib, "", LIBRARIES[source][4])
+    for library, (table, title, hip_lib, roc_lib, _column) in specs.items():
         path, old = paths[library], existing[library]
         elsewhere = set().union(*(names for lib, names in manual.items() if lib != library))
         generated = []

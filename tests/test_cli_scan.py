@@ -34,10 +34,13 @@ def test_saxpy_ports_cleanly() -> None:
 def test_option_pricer_inventory() -> None:
     data = scan_json(str(EXAMPLES / "option-pricer"))
     s = data["summary"]
-    assert (s["source_files"], s["build_files"], s["kernels"], s["launches"], s["device_functions"]) == (6, 1, 5, 5, 2)
+    assert (s["source_files"], s["build_files"], s["kernels"], s["launches"], s["device_functions"]) == (7, 1, 6, 6, 2)
     assert (s["inline_asm"], s["preprocessor_branches"], s["unknown_names"]) == (1, 1, 0)
     libraries = {lib["id"]: lib for lib in data["libraries"]}
-    assert set(libraries) == {"cuda-runtime", "cuda-device", "curand", "cusolver", "cublas", "nccl", "ptx"}
+    assert set(libraries) == {"cuda-runtime", "cuda-device", "curand", "cusolver", "cublas", "nccl", "ptx",
+                              "cooperative-groups", "nvtx", "thrust"}
+    assert (libraries["thrust"]["apis"], libraries["thrust"]["sites"]) == (9, 11)
+    assert (libraries["nvtx"]["apis"], libraries["nvtx"]["sites"]) == (4, 4)
     assert (libraries["nccl"]["apis"], libraries["nccl"]["sites"]) == (13, 13)
     assert (libraries["curand"]["apis"], libraries["curand"]["sites"]) == (15, 15)
     assert (libraries["cusolver"]["apis"], libraries["cusolver"]["sites"]) == (11, 13)
@@ -49,6 +52,9 @@ def test_option_pricer_inventory() -> None:
         ("__CUDA_ARCH__", "partial", "paths.cu", 36),
         ("__ballot_sync", "unavailable", "reduce.cuh", 35),
         ("__shfl_down_sync", "unavailable", "reduce.cuh", 15),
+        ("cooperative_groups.h", "partial", "stats.cu", 3),
+        ("cooperative_groups::thread_block_tile", "partial", "stats.cu", 16),
+        ("cooperative_groups::tiled_partition", "partial", "stats.cu", 16),
     ]
 
 
@@ -63,7 +69,7 @@ def test_text_output_lists_attention_items(capsys, monkeypatch) -> None:
     monkeypatch.chdir(EXAMPLES)
     assert main(["scan", "--rocm-version", "5.2", "--no-color", "option-pricer"]) == 0
     out = capsys.readouterr().out
-    assert "Needs attention (5 sites)" in out
+    assert "Needs attention (8 sites)" in out
     assert "reduce.cuh:15" in out and "__shfl_down_sync" in out
     assert "block_sum_kernel <template>" in out
 

@@ -24,6 +24,7 @@ class Context:
     project_declared: frozenset[str]  # its variables and parameters
     prefer_roc: bool = False  # write rocRAND/rocBLAS... names where a rule has both
     launch_syntax: str = "cuda"  # "hip": rewrite k<<<...>>>(...) as hipLaunchKernelGGL(k, ...)
+    aliases: tuple[tuple[str, str], ...] = ()  # namespace aliases the project defines: (cg, cooperative_groups)
 
 
 Analyzer = Callable[[ParsedFile, Context], Iterable[Finding]]
@@ -53,12 +54,13 @@ def _status_message(rule: Rule, name: str, status: str, hip: str, context: Conte
 
 
 def _spelling(rule: Rule, resolution: Resolution, context: Context) -> str:
-    if context.prefer_roc and rule.roc and resolution.hip == rule.hip:
+    if context.prefer_roc and rule.roc_available(context.target) and resolution.hip == rule.hip:
         return rule.roc
     return resolution.hip or (rule.roc if resolution.status in RENAMED_STATUSES else "")
 
 
-def _edits(occurrence: Occurrence | None, spelling: str, resolution: Resolution, context: Context) -> tuple[Edit, ...]:
+def _edits(occurrence: Occurrence | None, spelling: str, resolution: Resolution, context: Context,
+           rule: Rule) -> tuple[Edit, ...]:
     """The byte edits that write the HIP spelling of one use, or () when none applies."""
     if occurrence is None or not spelling or resolution.status not in RENAMED_STATUSES:
         return ()
@@ -67,7 +69,7 @@ def _edits(occurrence: Occurrence | None, spelling: str, resolution: Resolution,
     if spelling == occurrence.text:
         return ()
     if occurrence.kind is OccurrenceKind.INCLUDE:
-        return (Edit(occurrence.span, _delimited(spelling, occurrence.detail).encode()),)
+        return (Edit(occurrence.span, _include(spelling, occurrence.detail, rule.hip_requires).encode()),)
     edits = [Edit(occurrence.span, spelling.encode())]
     if resolution.drop_args:
         arguments = occurrence.parts
@@ -75,6 +77,13 @@ def _edits(occurrence: Occurrence | None, spelling: str, resolution: Resolution,
             return ()  # cannot drop arguments we cannot see (a macro body): leave it to the marker
         edits.append(Edit(Span(arguments[0].start, arguments[resolution.drop_args].start), b""))
     return tuple(edits)
+
+
+def _include(path: str, style: str, requires: str) -> str:
+    """The new include target; a header HIP needs first gets its own #include before it."""
+    if requires:
+        return f"<{requires}>\n#include {_delimited(path, style)}"
+    return _delimited(path, style)
 
 
 def _delimited(path: str, style: str) -> str:
@@ -92,7 +101,7 @@ def rule_finding(path: str, rule: Rule, name: str, span: Span, position: Positio
         message=_status_message(rule, name, resolution.status, spelling, context),
         severity=CODES[code].severity, library=rule.library, status=resolution.status,
         hip=spelling, advice=resolution.advice, context=occurrence_context, span=span,
-        edits=_edits(occurrence, spelling, resolution, context),
+        edits=_edits(occurrence, spelling, resolution, context, rule),
     )
 
 

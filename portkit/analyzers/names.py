@@ -1,25 +1,23 @@
 """Match identifiers, types and includes against the rule database."""
 from __future__ import annotations
 
+import dataclasses
 import re
 from typing import Iterable
 
 from portkit.analyzers import Context, register, rule_finding, simple_finding
-from portkit.model import Finding, OccurrenceKind, ParsedFile
+from portkit.model import Finding, Occurrence, OccurrenceKind, ParsedFile, Span
 
 # Names that look like CUDA APIs; those no rule knows are listed, never dropped.
 CUDA_LOOKING = re.compile(
     r"^(cuda[A-Z_]\w*|cu[A-Z][a-z]\w*|CU_\w+|CUDA_\w+|CU[a-z]\w+|curand\w*|CURAND_\w+|cublas\w*|CUBLAS\w*"
     r"|cusolver\w*|CUSOLVER\w*|cusparse\w*|CUSPARSE\w*|cufft\w*|CUFFT\w*|cudnn\w*|CUDNN\w*|nccl[A-Z]\w*|NCCL_\w+"
     r"|nvtx[A-Z]\w*|NVTX_\w+|nvml[A-Z]\w*|NVML_\w+|cupti[A-Z]\w*|CUPTI_\w+|nvrtc[A-Z]\w*|NVRTC_\w+|__nv_\w+"
-    r"|(thrust|cub|cooperative_groups|nvcuda|cuda)::\w[\w:]*)$"
+    r"|(thrust|cub|cooperative_groups|nvcuda|wmma|cuda|cutlass|cute|nvinfer1|nvonnxparser|cudnn_frontend)::\w[\w:<>,\s*]*)$"
 )
 CUDA_LOOKING_HEADER = re.compile(r"^(cuda\w*\.h|cu[a-z]+\w*\.h|nccl\w*\.h|nvtx\w*\.h|nvml\.h|cupti\w*\.h|nvrtc\.h"
                                  r"|(thrust|cub|cuda|cooperative_groups|nvtx3|cutlass|cute)/.*)$")
-NAME_KINDS = {
-    OccurrenceKind.CALL, OccurrenceKind.TYPE, OccurrenceKind.IDENTIFIER,
-    OccurrenceKind.QUALIFIED, OccurrenceKind.MACRO_BODY,
-}
+NAME_KINDS = {OccurrenceKind.CALL, OccurrenceKind.TYPE, OccurrenceKind.IDENTIFIER, OccurrenceKind.MACRO_BODY}
 
 
 def is_interesting(name: str, known: frozenset[str]) -> bool:
@@ -27,10 +25,32 @@ def is_interesting(name: str, known: frozenset[str]) -> bool:
     return name in known or CUDA_LOOKING.match(name) is not None
 
 
+def _qualified(parsed: ParsedFile, occurrence: Occurrence, context: Context) -> Finding | None:
+    """`thrust::cuda::par`, `cg::this_grid()` (through the alias), `cutlass::gemm::device::Gemm<...>`."""
+    text = occurrence.text
+    head, _, rest = text.partition("::")
+    aliases = dict(context.aliases)
+    expanded = f"{aliases[head]}::{rest}" if head in aliases and rest else text
+    rule, prefix = context.rules.lookup_qualified(expanded)
+    if rule is None:
+        if CUDA_LOOKING.match(expanded):
+            return simple_finding(parsed.path, occurrence, "PK105", f"{expanded} looks like a CUDA name, but no rule knows it",
+                                  "Check the name, or add a rule for it with --rules.")
+        return None
+    exact = expanded == text and occurrence.span.end - occurrence.span.start == len(text.encode())
+    target = dataclasses.replace(occurrence, span=Span(occurrence.span.start, occurrence.span.start + len(prefix.encode())),
+                                 text=prefix) if exact else None
+    return rule_finding(parsed.path, rule, rule.cuda, occurrence.span, occurrence.position, context, occurrence.context, target)
+
+
 @register
 def analyze_names(parsed: ParsedFile, context: Context) -> Iterable[Finding]:
     for occurrence in parsed.occurrences:
-        if occurrence.kind in NAME_KINDS:
+        if occurrence.kind is OccurrenceKind.QUALIFIED:
+            finding = _qualified(parsed, occurrence, context)
+            if finding is not None:
+                yield finding
+        elif occurrence.kind in NAME_KINDS:
             name = occurrence.text
             if name in context.project_names:
                 continue  # the project's own function, macro or type

@@ -7,8 +7,11 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
+import yaml
+
 from portkit.commands.common import load_rules, make_target
-from portkit.errors import UsageError
+from portkit.errors import RuleError, UsageError
+from portkit.resources import rules_dir
 from portkit.rules import KINDS, STATUSES, load_file
 
 
@@ -50,8 +53,19 @@ def show_rule(name: str, rocm_version: str | None, extra: list[Path]) -> int:
     return 0
 
 
+def load_targets() -> dict[str, int]:
+    """Minimum rule counts per library (rules/_targets.yaml)."""
+    path = rules_dir() / "_targets.yaml"
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+        return {str(k): int(v) for k, v in data.items()}
+    except (OSError, yaml.YAMLError, TypeError, ValueError, AttributeError) as exc:
+        raise RuleError(f"{path}: malformed targets: {exc}") from None
+
+
 def stats(extra: list[Path]) -> int:
     database = load_rules(extra)
+    targets = load_targets()
     counts: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
     for rule in database.all_rules():
         counts[rule.library][rule.status] += 1
@@ -59,16 +73,19 @@ def stats(extra: list[Path]) -> int:
     table = Table(title="Rule database", title_justify="left")
     table.add_column("library")
     table.add_column("ROCm counterpart")
-    for column in ("total",) + STATUSES:
+    for column in ("total", "target") + STATUSES:
         table.add_column(column, justify="right")
     for lib_id in sorted(counts):
         library = database.libraries[lib_id]
         counterpart = " / ".join(x for x in (library.hip_library, library.roc_library) if x)
-        table.add_row(library.title, counterpart, *(str(counts[lib_id][c]) for c in ("total",) + STATUSES))
+        target = targets.get(lib_id)
+        met = "-" if target is None else f"{target} {'ok' if counts[lib_id]['total'] >= target else 'BELOW'}"
+        table.add_row(library.title, counterpart, str(counts[lib_id]["total"]), met,
+                      *(str(counts[lib_id][c]) for c in STATUSES))
     total = collections.Counter()
     for c in counts.values():
         total.update(c)
-    table.add_row("all", "", *(str(total[c]) for c in ("total",) + STATUSES), style="bold")
+    table.add_row("all", "", str(total["total"]), "", *(str(total[c]) for c in STATUSES), style="bold")
     Console(highlight=False).print(table)
     return 0
 

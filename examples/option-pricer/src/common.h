@@ -68,6 +68,9 @@ void simulate_paths_device_rng(const MarketParams& market, int paths, int steps,
 void least_squares_fit(cusolverDnHandle_t solver, const float* d_x,
                        const float* d_y, int n, float* h_coeffs);
 
+// Payoff statistics (stats.cu)
+void payoff_statistics(const float* d_payoff, int n, float* mean, float* median, float* p95);
+
 // Reductions (reduce.cuh)
 float device_sum(const float* d_values, int n, cudaStream_t stream);
 

@@ -36,6 +36,9 @@ int main() {
                                                   discount, d_payoff);
   CUDA_CHECK(cudaGetLastError());
   const float sum = device_sum(d_payoff, paths, stream);
+  float mean = 0.0f, median = 0.0f, p95 = 0.0f;
+  payoff_statistics(d_payoff, paths, &mean, &median, &p95);
+  std::printf("payoff mean %.4f median %.4f p95 %.4f\n", mean, median, p95);
 
   cusolverDnHandle_t solver;
   CUSOLVER_CHECK(cusolverDnCreate(&solver));

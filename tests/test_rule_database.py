@@ -1,0 +1,56 @@
+"""The rule database as a whole: coverage per library, and every HIP target checked
+against the installed HIP/ROCm headers (all of them, not a sample)."""
+from __future__ import annotations
+
+import collections
+from pathlib import Path
+
+import pytest
+
+from conftest import require
+from portkit.commands.rules import load_targets
+from portkit.toolchain import hip_include_dirs, installed_hip_version
+from portkit.verify_rules import INSTALLED_LIBRARIES, verify_library
+
+
+def test_every_library_meets_its_target(database, capsys) -> None:
+    counts = collections.Counter(rule.library for rule in database.all_rules())
+    targets = load_targets()
+    assert set(targets) == set(counts), "every library needs a target in rules/_targets.yaml"
+    with capsys.disabled():
+        print("\nrules per library (count / target):", ", ".join(f"{lib} {counts[lib]}/{targets[lib]}" for lib in sorted(targets)))
+    below = {lib: (counts[lib], target) for lib, target in targets.items() if counts[lib] < target}
+    assert not below, f"libraries below target: {below}"
+
+
+def _include_root() -> Path | None:
+    return next((d for d in hip_include_dirs() if (d / "hip" / "hip_runtime_api.h").exists()), None)
+
+
+@pytest.mark.parametrize("library", sorted(INSTALLED_LIBRARIES))
+def test_supported_targets_exist_in_the_installed_headers(library: str, database, capsys) -> None:
+    include = _include_root()
+    version = installed_hip_version()
+    require(include is not None and version is not None, "HIP headers not installed (Debian: libamdhip64-dev)")
+    for directory in INSTALLED_LIBRARIES[library]:
+        require((include / directory).is_dir(), f"{include / directory} not installed")
+    result = verify_library(database, library, include, version)
+    with capsys.disabled():
+        print(f"\n{library}: {result.verified} HIP/ROC targets found in {include} headers, "
+              f"{result.newer} newer than HIP {'.'.join(map(str, version[:2]))}, {len(result.missing)} missing")
+    assert result.verified > 0
+    assert not result.missing, f"{len(result.missing)} targets not in the headers, e.g. {result.missing[:10]}"
+
+
+def test_show_and_stats(capsys) -> None:
+    from portkit.cli import main
+
+    assert main(["rules", "show", "ncclAlltoAll"]) == 0
+    out = capsys.readouterr().out
+    assert "HIP:" in out and "ncclAllToAll" in out and "capital T" in out
+    assert main(["rules", "stats"]) == 0
+    out = capsys.readouterr().out
+    assert "BELOW" not in out and "NCCL" in out and "Thrust" in out
+    assert main(["rules", "list", "--library", "nvtx", "--status", "supported"]) == 0
+    assert "nvtxRangePushA\tsupported\troctxRangePushA" in capsys.readouterr().out
+    assert main(["rules", "list", "--library", "nope"]) == 2
