@@ -68,6 +68,7 @@ def scan(
     cuda_version: Optional[str] = typer.Option(None, "--cuda-version", help=_CUDA_HELP),
     jobs: int = typer.Option(0, "--jobs", "-j", min=0, help="Parallel workers (0: every core)."),
     color: Optional[bool] = typer.Option(None, "--color/--no-color", help="Force or disable colour (default: when a terminal)."),
+    no_cache: bool = typer.Option(False, "--no-cache", help="Parse every file again instead of reusing cached results."),
 ) -> None:
     """Inventory the CUDA APIs, kernels and inline asm in PATHS, and what will not port to HIP.
 
@@ -76,7 +77,7 @@ def scan(
     from portkit.commands.scan import scan as run
 
     raise typer.Exit(run(paths, fmt, output, _split_extensions(extensions), tuple(exclude), rules,
-                         rocm_version, cuda_version, jobs, color, tuple(report)))
+                         rocm_version, cuda_version, jobs, color, tuple(report), not no_cache))
 
 
 @app.command()
@@ -172,6 +173,7 @@ def check(
     rules: List[Path] = typer.Option([], "--rules", help=_RULES_HELP),
     rocm_version: Optional[str] = typer.Option(None, "--rocm-version", help=_ROCM_HELP),
     jobs: int = typer.Option(0, "--jobs", "-j", min=0, help="Parallel workers (0: every core)."),
+    no_cache: bool = typer.Option(False, "--no-cache", help="Parse every file again instead of reusing cached results."),
 ) -> None:
     """Fail on new unportable CUDA uses: prints 'path:line:col: CODE message (advice)'.
 
@@ -181,7 +183,7 @@ def check(
     """
     from portkit.commands.check import check as run
 
-    raise typer.Exit(run(paths or [], baseline, blocking, diff, rules, rocm_version, jobs))
+    raise typer.Exit(run(paths or [], baseline, blocking, diff, rules, rocm_version, jobs, not no_cache))
 
 
 @app.command()

@@ -108,7 +108,7 @@ def marker_edits(path: str, source: bytes, findings: Iterable[Finding]) -> tuple
     edits: list[Edit] = []
     markers: list[Marker] = []
     seen: set[tuple[int, str]] = set()
-    for finding in sorted(findings):
+    for finding in sorted(findings, key=Finding.sort_key):
         if finding.status not in MARKED_STATUSES or not finding.code.startswith("PK1"):
             continue
         text = _marker_text(finding)

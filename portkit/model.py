@@ -119,3 +119,9 @@ class Finding:
     context: str = ""
     span: Span = Span(0, 0)
     edits: tuple[Edit, ...] = dataclasses.field(default=(), compare=False)
+    # Dropped when another file of the project defines `name` (its own function, macro, type).
+    shadowable: bool = dataclasses.field(default=False, compare=False)
+
+    def sort_key(self) -> tuple[str, int, int, str, str]:
+        """The deterministic order of every output (cheaper than comparing whole dataclasses)."""
+        return self.path, self.position.line, self.position.column, self.code, self.name

@@ -157,6 +157,10 @@ def _shared_array(declaration: Node) -> tuple[Node, tuple[tuple[str, str], ...]]
     return declarator, tuple(info)
 
 
+def _position_key(occurrence: Occurrence) -> tuple[int, int, str]:
+    return occurrence.span.start, occurrence.span.end, occurrence.kind.value
+
+
 def _span(node: Node) -> Span:
     return Span(node.start_byte, node.end_byte)
 
@@ -359,7 +363,7 @@ def parse_source(path: str, source: bytes, keep: Keep | None = None, literals: f
 
     return ParsedFile(
         path=path,
-        occurrences=tuple(sorted(occurrences)),
+        occurrences=tuple(sorted(occurrences, key=_position_key)),
         definitions=frozenset(definitions),
         declared=frozenset(declared - definitions),
         lines=source.count(b"\n") + (0 if source.endswith(b"\n") or not source else 1),

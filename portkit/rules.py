@@ -7,12 +7,17 @@ inline-asm pattern). See rules/README.md for the schema.
 from __future__ import annotations
 
 import dataclasses
+import hashlib
+import os
+import pickle
 import re
+import tempfile
 from pathlib import Path
 from typing import Any, Iterable
 
 import yaml
 
+from portkit import __version__
 from portkit.errors import RuleError
 from portkit.resources import rules_dir
 
@@ -337,10 +342,12 @@ def rule_files(directory: Path) -> list[Path]:
     return sorted(p for p in directory.glob("*.yaml") if p.is_file() and not p.name.startswith("_"))
 
 
-def load_database(extra: Iterable[Path] = (), builtin: bool = True) -> RuleDatabase:
-    """The built-in rules, then each user file or directory in `extra`, which may override."""
-    libraries: list[Library] = []
-    rules: list[Rule] = []
+def load_database(extra: Iterable[Path] = (), builtin: bool = True, cache: bool = True) -> RuleDatabase:
+    """The built-in rules, then each user file or directory in `extra`, which may override.
+
+    Validated databases are cached by the content of their files (YAML parsing is
+    most of a small run's start-up); a stale or corrupt cache entry is rebuilt.
+    """
     paths = rule_files(rules_dir()) if builtin else []
     for path in extra:
         if path.is_dir():
@@ -349,8 +356,43 @@ def load_database(extra: Iterable[Path] = (), builtin: bool = True) -> RuleDatab
             paths.append(path)
         else:
             raise RuleError(f"{path}: no such rule file or directory")
+    digest = hashlib.sha256(__version__.encode())
+    for path in paths:
+        try:
+            digest.update(str(path).encode() + b"\0" + path.read_bytes())
+        except OSError as exc:
+            raise RuleError(f"{path}: cannot read rule file: {exc.strerror or exc}") from None
+    entry = _cache_root() / f"rules-{digest.hexdigest()[:24]}.pickle" if cache else None
+    if entry is not None:
+        try:
+            with open(entry, "rb") as handle:
+                return pickle.load(handle)  # noqa: S301 - the user's own cache directory
+        except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ImportError, TypeError, ValueError):
+            pass
+    libraries: list[Library] = []
+    rules: list[Rule] = []
     for path in paths:
         lib, lib_rules = load_file(path)
         libraries.append(lib)
         rules.extend(lib_rules)
-    return RuleDatabase(libraries, rules)
+    database = RuleDatabase(libraries, rules)
+    if entry is not None:
+        _store(entry, database)
+    return database
+
+
+def _cache_root() -> Path:
+    if os.environ.get("PORTKIT_CACHE_DIR"):
+        return Path(os.environ["PORTKIT_CACHE_DIR"])
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "portkit"
+
+
+def _store(entry: Path, database: RuleDatabase) -> None:
+    try:
+        entry.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=entry.parent, suffix=".tmp")
+        with os.fdopen(fd, "wb") as handle:
+            pickle.dump(database, handle, protocol=pickle.HIGHEST_PROTOCOL)
+        os.replace(tmp, entry)
+    except OSError:
+        pass  # an unwritable cache only costs time

@@ -146,6 +146,11 @@ def read_source(path: str) -> ReadResult:
         data = Path(path).read_bytes()
     except OSError as exc:
         return ReadResult(None, f"cannot read file: {exc.strerror or exc}", problem="unreadable")
+    return classify(data)
+
+
+def classify(data: bytes) -> ReadResult:
+    """Binary files are skipped; text that is not UTF-8 is read as Latin-1, with a warning."""
     if b"\0" in data[:_BINARY_PROBE]:
         return ReadResult(None, "binary file skipped", problem="skipped")
     try:

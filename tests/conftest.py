@@ -13,6 +13,12 @@ EXAMPLES = ROOT / "examples"
 IN_CI = os.environ.get("CI") == "true"
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _private_cache(tmp_path_factory) -> None:
+    """Keep the scan cache of a test run out of the user's cache directory."""
+    os.environ["PORTKIT_CACHE_DIR"] = str(tmp_path_factory.mktemp("portkit-cache"))
+
+
 def require(condition: bool, reason: str) -> None:
     """Skip when a tool is missing on a developer machine; fail in CI, where it must be there."""
     if condition:

@@ -6,6 +6,7 @@ wrong, how to fix it) live with the codes in rules/_codes.yaml.
 from __future__ import annotations
 
 import ast
+import dataclasses
 import re
 from typing import Callable, Iterable, Iterator
 
@@ -210,14 +211,14 @@ def dynamic_parallelism(parsed: ParsedFile, context: Context, scope: DeviceScope
 def textures(parsed: ParsedFile, context: Context, scope: DeviceScope) -> Iterator[Finding]:
     for o in parsed.occurrences:
         if o.kind is K.TYPE and o.text in TEXTURE_TEMPLATES and o.text not in context.project_names:
-            yield hazard(parsed, o, "PK331", f"{o.text}<> reference")
+            yield dataclasses.replace(hazard(parsed, o, "PK331", f"{o.text}<> reference"), shadowable=True)
 
 
 def _named(parsed: ParsedFile, names: set[str], code: str, message: str, context: Context) -> Iterator[Finding]:
     for o in parsed.occurrences:
         if o.kind in (K.CALL, K.TYPE, K.IDENTIFIER, K.QUALIFIED, K.MACRO_BODY) and o.text.split("::")[-1] in names \
                 and o.text not in context.project_names:
-            yield hazard(parsed, o, code, message.format(name=o.text))
+            yield dataclasses.replace(hazard(parsed, o, code, message.format(name=o.text)), shadowable=True)
 
 
 @_check

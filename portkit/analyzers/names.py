@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from typing import Iterable
+from typing import Iterable, Iterator
 
 from portkit.analyzers import Context, register, rule_finding, simple_finding
 from portkit.model import Finding, Occurrence, OccurrenceKind, ParsedFile, Span
@@ -43,6 +43,25 @@ def _qualified(parsed: ParsedFile, occurrence: Occurrence, context: Context) -> 
     return rule_finding(parsed.path, rule, rule.cuda, occurrence.span, occurrence.position, context, occurrence.context, target)
 
 
+def needs_aliases(occurrence: Occurrence, context: Context) -> bool:
+    """A qualified name whose namespace may be an alias another file defines."""
+    head = occurrence.text.partition("::")[0]
+    return head not in dict(context.aliases) and context.rules.lookup_qualified(occurrence.text)[0] is None
+
+
+def resolve_pending(parsed_files: Iterable[ParsedFile], context: Context) -> Iterator[Finding]:
+    """Qualified names that only the project-wide aliases resolve (`cg::` defined in a header)."""
+    aliases = dict(context.aliases)
+    for parsed in parsed_files:
+        local = {o.text for o in parsed.occurrences if o.kind is OccurrenceKind.NAMESPACE_ALIAS}
+        for occurrence in parsed.occurrences:
+            head = occurrence.text.partition("::")[0]
+            if occurrence.kind is OccurrenceKind.QUALIFIED and head in aliases and head not in local:
+                finding = _qualified(parsed, occurrence, context)
+                if finding is not None:
+                    yield finding
+
+
 @register
 def analyze_names(parsed: ParsedFile, context: Context) -> Iterable[Finding]:
     for occurrence in parsed.occurrences:
@@ -56,11 +75,12 @@ def analyze_names(parsed: ParsedFile, context: Context) -> Iterable[Finding]:
                 continue  # the project's own function, macro or type
             rule = context.rules.lookup(name)
             if rule is not None:
-                yield rule_finding(parsed.path, rule, name, occurrence.span, occurrence.position, context,
-                                   occurrence.context, occurrence)
+                yield dataclasses.replace(rule_finding(parsed.path, rule, name, occurrence.span, occurrence.position, context,
+                                                       occurrence.context, occurrence), shadowable=True)
             elif CUDA_LOOKING.match(name) and name not in context.project_declared:
-                yield simple_finding(parsed.path, occurrence, "PK105", f"{name} looks like a CUDA name, but no rule knows it",
-                                     "Check the name, or add a rule for it with --rules.")
+                yield dataclasses.replace(simple_finding(parsed.path, occurrence, "PK105",
+                                                         f"{name} looks like a CUDA name, but no rule knows it",
+                                                         "Check the name, or add a rule for it with --rules."), shadowable=True)
         elif occurrence.kind is OccurrenceKind.INCLUDE:
             rule = context.rules.header(occurrence.text)
             if rule is not None:

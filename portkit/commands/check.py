@@ -16,11 +16,12 @@ from portkit.scan import ScanOptions, ScanResult, run_scan
 from portkit.walk import DEFAULT_EXTENSIONS
 
 
-def _scan(paths: list[str], config: Config, rules: list[Path], rocm_version: str | None, jobs: int) -> ScanResult:
+def _scan(paths: list[str], config: Config, rules: list[Path], rocm_version: str | None, jobs: int,
+          cache: bool = True) -> ScanResult:
     database = load_rules(list(config.rules) + rules)
     target = make_target(rocm_version or config.rocm_version, config.cuda_version)
     options = ScanOptions(paths=tuple(paths or [os.path.relpath(config.root)]), extensions=config.extensions or DEFAULT_EXTENSIONS,
-                          excludes=config.exclude, jobs=jobs, keep_sources=True)
+                          excludes=config.exclude, jobs=jobs, keep_sources=True, cache=cache)
     return run_scan(options, database, target)
 
 
@@ -43,7 +44,7 @@ def baseline(paths: list[str], output: Path | None, rules: list[Path], rocm_vers
 
 
 def check(paths: list[str], baseline_file: Path | None, blocking: list[str], diff_ref: str | None,
-          rules: list[Path], rocm_version: str | None, jobs: int) -> int:
+          rules: list[Path], rocm_version: str | None, jobs: int, cache: bool = True) -> int:
     config = load_config()
     levels = tuple(blocking) or config.blocking
     for level in levels:
@@ -53,7 +54,7 @@ def check(paths: list[str], baseline_file: Path | None, blocking: list[str], dif
     if baseline_file is not None and not path.exists():
         raise UsageError(f"{path}: baseline not found")
     entries = read_baseline(path) if path.exists() else []
-    result = _scan(paths, config, rules, rocm_version, jobs)
+    result = _scan(paths, config, rules, rocm_version, jobs, cache)
     findings = fingerprint_all(result.findings, result.sources, config.root)
     if diff_ref:
         added = added_lines(diff_ref, config.root)

@@ -15,7 +15,7 @@ from portkit.scan import ScanOptions, run_scan
 def scan(paths: list[str], fmt: str = "text", output: Path | None = None, extensions: tuple[str, ...] | None = None,
          excludes: tuple[str, ...] = (), rules: list[Path] | None = None, rocm_version: str | None = None,
          cuda_version: str | None = None, jobs: int = 0, color: bool | None = None,
-         reports: tuple[Path, ...] = ()) -> int:
+         reports: tuple[Path, ...] = (), cache: bool = True) -> int:
     """Scan once; print `fmt` (to stdout or `output`) and write each extra report file."""
     render = formatter(fmt)
     report_formats = [(path, formatter(format_for_path(path))) for path in reports]
@@ -23,7 +23,7 @@ def scan(paths: list[str], fmt: str = "text", output: Path | None = None, extens
     database = load_rules(list(config.rules) + list(rules or []))
     target = make_target(rocm_version or config.rocm_version, cuda_version or config.cuda_version)
     options = ScanOptions(paths=tuple(paths), excludes=tuple(config.exclude) + tuple(excludes), jobs=jobs,
-                          extensions=extensions or config.extensions or DEFAULT_EXTENSIONS)
+                          extensions=extensions or config.extensions or DEFAULT_EXTENSIONS, cache=cache, progress=True)
     data = scan_data(run_scan(options, database, target))
     with output_stream(output) as out:
         render(data, out, color if output is None else False)

@@ -11,8 +11,14 @@ from portkit.report.sarif import render_sarif
 from portkit.report.text import render_text
 
 
+_FINDINGS_SLOT = '"__portkit_findings__"'
+
+
 def render_json(data: dict[str, Any], out: TextIO, color: bool | None = None) -> None:
-    json.dump(data, out, indent=2, sort_keys=True)
+    """Indented JSON, with one finding per line: readable, and fast (the C encoder does the bulk)."""
+    head = json.dumps({**data, "findings": _FINDINGS_SLOT.strip('"')}, indent=2, sort_keys=True)
+    rows = ",\n    ".join(json.dumps(f, sort_keys=True) for f in data["findings"])
+    out.write(head.replace(_FINDINGS_SLOT, f"[\n    {rows}\n  ]" if rows else "[]", 1))
     out.write("\n")
 
 
