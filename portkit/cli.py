@@ -120,6 +120,7 @@ def convert(
     rocm_version: Optional[str] = typer.Option(None, "--rocm-version", help=_ROCM_HELP),
     cuda_version: Optional[str] = typer.Option(None, "--cuda-version", help=_CUDA_HELP),
     jobs: int = typer.Option(0, "--jobs", "-j", min=0, help="Parallel workers (0: every core)."),
+    no_cache: bool = typer.Option(False, "--no-cache", help="Parse every file again instead of reusing cached results."),
 ) -> None:
     """Convert CUDA sources and build files to HIP.
 
@@ -135,7 +136,8 @@ def convert(
         paths=tuple(paths), output=output, in_place=in_place, backup=not no_backup, diff=diff, verify=verify,
         backend=backend, hipify_perl=hipify_perl, roc=roc, launch_syntax=launch_syntax, markers=not no_markers,
         offload_arch=tuple(offload_arch), rocm_version=rocm_version, cuda_version=cuda_version, rules=tuple(rules),
-        jobs=jobs, excludes=tuple(exclude), **({"extensions": _split_extensions(extensions)} if extensions else {}),
+        jobs=jobs, excludes=tuple(exclude), cache=not no_cache,
+        **({"extensions": _split_extensions(extensions)} if extensions else {}),
     )
     raise typer.Exit(run(request))
 
@@ -241,6 +243,23 @@ def rules_validate(files: List[Path] = typer.Argument(..., help="Rule files to c
     raise typer.Exit(validate(files))
 
 
+def _click_classes(name: str) -> tuple[type, ...]:
+    """click's exception classes, and typer's vendored copies of them (typer >= 0.26 ships its own click)."""
+    classes = [getattr(click.exceptions, name)]
+    try:
+        from typer._click import exceptions as vendored  # type: ignore[import-not-found]
+
+        classes.append(getattr(vendored, name))
+    except (ImportError, AttributeError):
+        pass
+    return tuple(dict.fromkeys(classes))
+
+
+_CLICK_ERRORS = _click_classes("ClickException")
+_CLICK_EXIT = _click_classes("Exit")
+_CLICK_ABORT = _click_classes("Abort")
+
+
 def _fail(message: str, code: int) -> int:
     print(f"portkit: error: {message}", file=sys.stderr)
     return code
@@ -250,12 +269,12 @@ def main(argv: Optional[list[str]] = None) -> int:
     """Run the CLI and turn every failure into a one-line message and an exit code."""
     try:
         result = app(args=argv, prog_name="portkit", standalone_mode=False)
-    except click.exceptions.Exit as exc:
+    except _CLICK_EXIT as exc:
         return exc.exit_code
-    except click.ClickException as exc:
+    except _CLICK_ERRORS as exc:
         exc.show()
         return 2
-    except click.exceptions.Abort:
+    except _CLICK_ABORT:
         return _fail("aborted", 130)
     except KeyboardInterrupt:
         return _fail("interrupted", 130)

@@ -120,3 +120,8 @@ def test_help_and_version() -> None:
     assert out.returncode == 0 and "--rocm-version" in out.stdout
     out = subprocess.run([shutil.which("portkit") or "portkit", "--version"], capture_output=True, text=True)
     assert out.stdout.strip().startswith("portkit ")
+
+
+def test_unknown_option_is_a_usage_error(capsys) -> None:
+    assert main(["scan", "--bogus", "."]) == 2
+    assert "No such option: --bogus" in capsys.readouterr().err

@@ -38,6 +38,7 @@ class ConvertRequest:
     jobs: int = 0
     excludes: tuple[str, ...] = ()
     extensions: tuple[str, ...] = DEFAULT_EXTENSIONS
+    cache: bool = True
 
 
 @dataclasses.dataclass
@@ -149,7 +150,7 @@ def convert(request: ConvertRequest) -> int:
     target = make_target(request.rocm_version, request.cuda_version)
     options = ScanOptions(paths=request.paths, extensions=request.extensions, excludes=request.excludes,
                           jobs=request.jobs, keep_sources=True, prefer_roc=request.roc,
-                          launch_syntax=request.launch_syntax)
+                          launch_syntax=request.launch_syntax, cache=request.cache, progress=True)
     result = run_scan(options, database, target)
     outcome = _convert_all(request, result)
     if request.diff:
