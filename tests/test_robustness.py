@@ -169,3 +169,39 @@ def test_interrupt_exits_130(tmp_path: Path) -> None:
     _, err = process.communicate(timeout=60)
     assert process.returncode in (0, 130), err
     assert "Traceback" not in err
+
+
+def test_unreadable_files_and_read_only_output_without_root_privileges(tmp_path: Path) -> None:
+    """root reads everything: run portkit as root *without* its permission-override
+    capabilities, so the real permission bits apply."""
+    setpriv = shutil.which("setpriv")
+    portkit = shutil.which("portkit")
+    if os.geteuid() != 0 or not setpriv or not portkit:
+        pytest.skip("needs root and setpriv (util-linux) to drop capabilities")
+    drop = "-dac_override,-dac_read_search"
+    command = [setpriv, f"--inh-caps={drop}", f"--ambient-caps={drop}", f"--bounding-set={drop}", "--", portkit]
+    src = tmp_path / "src"
+    (src / "locked").mkdir(parents=True)
+    (src / "ok.cu").write_text("void f() { cudaFree(0); }\n")
+    (src / "secret.cu").write_text("void g() { cudaFree(0); }\n")
+    (src / "locked" / "hidden.cu").write_text("void h() { cudaFree(0); }\n")
+    readonly = tmp_path / "readonly"
+    readonly.mkdir()
+    (src / "secret.cu").chmod(0o000)
+    (src / "locked").chmod(0o000)
+    readonly.chmod(0o555)
+    env = {**os.environ, "PORTKIT_CACHE_DIR": str(tmp_path / "cache")}
+    try:
+        scan = subprocess.run(command + ["scan", "--no-cache", "-f", "json", str(src)], capture_output=True, text=True, env=env)
+        assert scan.returncode == 0, scan.stderr
+        assert "cannot read file: Permission denied" in scan.stdout
+        assert "cannot read directory: Permission denied" in scan.stdout
+        assert '"cudaFree"' in scan.stdout and "Traceback" not in scan.stderr
+        convert = subprocess.run(command + ["convert", "--no-cache", str(src), "-o", str(readonly / "out")],
+                                 capture_output=True, text=True, env=env)
+        assert convert.returncode == 2, convert.stderr
+        assert "cannot write" in convert.stderr and "Traceback" not in convert.stderr
+    finally:
+        (src / "locked").chmod(0o755)
+        (src / "secret.cu").chmod(0o644)
+        readonly.chmod(0o755)
