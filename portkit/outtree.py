@@ -116,6 +116,14 @@ def write_in_place(changes: Iterable[Change], backup: bool) -> WriteLog:
         if not change.changed:
             continue
         path = Path(change.path)
+        try:
+            current = path.read_bytes()
+        except OSError as exc:
+            log.failures.append(f"{path}: cannot read: {exc.strerror or exc}")
+            continue
+        if current != change.original:  # edited while portkit ran: never clobber the newer bytes
+            log.failures.append(f"{path}: changed while portkit was running; left as it is, run again")
+            continue
         if backup:
             saved = path.with_name(path.name + ".orig")
             if not saved.exists():

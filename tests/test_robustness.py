@@ -205,3 +205,14 @@ def test_unreadable_files_and_read_only_output_without_root_privileges(tmp_path:
         (src / "locked").chmod(0o755)
         (src / "secret.cu").chmod(0o644)
         readonly.chmod(0o755)
+
+
+def test_in_place_never_overwrites_a_file_edited_meanwhile(tmp_path: Path) -> None:
+    from portkit.outtree import Change, write_in_place
+
+    target = tmp_path / "a.cu"
+    target.write_bytes(b"void f() { cudaFree(0); } // edited by someone else\n")
+    log = write_in_place([Change(str(target), b"void f() { cudaFree(0); }\n", b"void f() { hipFree(0); }\n")], backup=True)
+    assert log.failures == [f"{target}: changed while portkit was running; left as it is, run again"]
+    assert target.read_bytes() == b"void f() { cudaFree(0); } // edited by someone else\n"
+    assert not (tmp_path / "a.cu.orig").exists()
