@@ -14,7 +14,8 @@ from hypothesis import strategies as st
 
 from conftest import EXAMPLES, ROOT, require_tool
 from portkit.cli import main
-from portkit.convert import EditConflict, apply_edits, convert_source
+from portkit.commands.convert import convert_stable
+from portkit.convert import EditConflict, apply_edits
 from portkit.model import Edit, Span
 from portkit.rules import Target
 from portkit.scan import ScanOptions, analyze_source, run_scan
@@ -29,7 +30,8 @@ def convert_bytes(tmp_path: Path, data: bytes, name: str = "t.cu", database=None
     source = tmp_path / name
     source.write_bytes(data)
     result = run_scan(ScanOptions(paths=(str(source),), jobs=1, keep_sources=True, **options), database, target)
-    return convert_source(str(source), data, result.findings).converted
+    broken = any(f.error_line is not None for f in result.files)
+    return convert_stable(str(source), data, result.findings, result.context, True, broken).converted
 
 
 def test_apply_edits_orders_and_rejects_overlaps() -> None:

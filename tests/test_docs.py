@@ -34,4 +34,4 @@ def test_every_hazard_code_has_a_flagged_case() -> None:
     cases = "\n".join(p.read_text() for p in (ROOT / "tests" / "cases").iterdir() if p.is_file())
     for code in CODES:
         if code.startswith(("PK3", "PK4")):
-            assert f"expect: " in cases and any(code in line and "expect:" in line for line in cases.splitlines()), code
+            assert "expect: " in cases and any(code in line and "expect:" in line for line in cases.splitlines()), code

@@ -5,10 +5,12 @@ import dataclasses
 import os
 import sys
 from pathlib import Path
-from typing import TextIO
+from typing import Iterable, TextIO
 
 from portkit.commands.common import load_rules, make_target
+from portkit.analyzers import Context
 from portkit.convert import FileConversion, Marker, convert_source
+from portkit.model import Finding
 from portkit.convert_build import BuildNote, convert_cmake, convert_makefile
 from portkit.errors import UsageError
 from portkit.hipify import HipifyFailure, find_hipify_perl, hipify_files
@@ -77,6 +79,29 @@ def _encode(text: str) -> bytes:
     return text.encode("utf-8", "surrogateescape")
 
 
+_MAX_PASSES = 4
+
+
+def convert_stable(path: str, data: bytes, findings: Iterable[Finding], context: Context, markers: bool,
+                   broken: bool) -> FileConversion:
+    """Convert, and for a file with syntax errors repeat until nothing changes.
+
+    tree-sitter's error recovery depends on the surrounding text, so an inserted
+    marker can make it recognise code it skipped before; converging keeps
+    convert(convert(x)) == convert(x) even for broken files.
+    """
+    conversion = convert_source(path, data, findings, markers)
+    passes = 1
+    while broken and conversion.changed and not conversion.conflict and passes < _MAX_PASSES:
+        again = convert_source(path, conversion.converted, analyze_source(path, conversion.converted, context), markers)
+        if not again.changed or again.conflict:
+            break
+        conversion = dataclasses.replace(again, original=data, edits=conversion.edits + again.edits,
+                                         markers=conversion.markers + again.markers)
+        passes += 1
+    return conversion
+
+
 def _convert_all(request: ConvertRequest, result: ScanResult) -> Outcome:
     outcome = Outcome()
     grouped = result.findings_by_path()
@@ -98,7 +123,8 @@ def _convert_all(request: ConvertRequest, result: ScanResult) -> Outcome:
             converted = convert_source(summary.path, output, findings, request.markers, rename=False)
             outcome.conversions.append(dataclasses.replace(converted, original=data))
         elif summary.kind == "source":
-            conversion = convert_source(summary.path, data, grouped.get(summary.path, ()), request.markers)
+            conversion = convert_stable(summary.path, data, grouped.get(summary.path, ()), result.context,
+                                        request.markers, summary.error_line is not None)
             if conversion.conflict:
                 outcome.failures.append(f"{summary.path}: not converted: {conversion.conflict}")
             outcome.conversions.append(conversion)
