@@ -28,7 +28,8 @@ def default_cache_dir() -> Path:
 
 def cache_salt(rules: Any, target: Any, options: Any) -> str:
     digest = hashlib.sha256()
-    digest.update(f"{__version__}|{sys.version_info[:2]}|{target}|{options.prefer_roc}|{options.launch_syntax}".encode())
+    digest.update(f"{__version__}|{sys.version_info[:2]}|{target}|{options.prefer_roc}|{options.launch_syntax}|"
+                  f"{options.engine}|{options.compile_database}".encode())
     for source in sorted({lib.source for lib in rules.libraries.values()}):
         try:
             digest.update(source.encode() + Path(source).read_bytes())

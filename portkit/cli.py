@@ -48,6 +48,12 @@ def _main(
         os.environ["PORTKIT_DEBUG"] = "1"
 
 
+def _engine(name: str) -> str:
+    if name not in ("tree-sitter", "clang"):
+        raise typer.BadParameter(f"{name!r}: choose tree-sitter or clang", param_hint="--engine")
+    return name
+
+
 def _split_extensions(value: Optional[str]) -> Optional[tuple[str, ...]]:
     if not value:
         return None
@@ -69,6 +75,8 @@ def scan(
     jobs: int = typer.Option(0, "--jobs", "-j", min=0, help="Parallel workers (0: every core)."),
     color: Optional[bool] = typer.Option(None, "--color/--no-color", help="Force or disable colour (default: when a terminal)."),
     no_cache: bool = typer.Option(False, "--no-cache", help="Parse every file again instead of reusing cached results."),
+    engine: str = typer.Option("tree-sitter", "--engine", help="tree-sitter (fast, default) or clang (resolves names; needs libclang)."),
+    compile_database: Optional[str] = typer.Option(None, "-p", "--compile-commands", help="compile_commands.json (or its directory) for --engine clang; default: found in the tree or build/."),
 ) -> None:
     """Inventory the CUDA APIs, kernels and inline asm in PATHS, and what will not port to HIP.
 
@@ -77,7 +85,8 @@ def scan(
     from portkit.commands.scan import scan as run
 
     raise typer.Exit(run(paths, fmt, output, _split_extensions(extensions), tuple(exclude), rules,
-                         rocm_version, cuda_version, jobs, color, tuple(report), not no_cache))
+                         rocm_version, cuda_version, jobs, color, tuple(report), not no_cache, _engine(engine),
+                         compile_database))
 
 
 @app.command()
@@ -90,6 +99,8 @@ def report(
     rocm_version: Optional[str] = typer.Option(None, "--rocm-version", help=_ROCM_HELP),
     cuda_version: Optional[str] = typer.Option(None, "--cuda-version", help=_CUDA_HELP),
     jobs: int = typer.Option(0, "--jobs", "-j", min=0, help="Parallel workers (0: every core)."),
+    engine: str = typer.Option("tree-sitter", "--engine", help="tree-sitter (fast, default) or clang (resolves names; needs libclang)."),
+    compile_database: Optional[str] = typer.Option(None, "-p", "--compile-commands", help="compile_commands.json (or its directory) for --engine clang; default: found in the tree or build/."),
 ) -> None:
     """Write a migration report: summary, readiness, effort estimate, per-library tables,
     every site to fix, hazards, build files, GPU architectures and the port checklist."""
@@ -97,7 +108,8 @@ def report(
     from portkit.report import format_for_path
 
     chosen = fmt or (format_for_path(output) if output else "md")
-    raise typer.Exit(run(paths, chosen, output, None, tuple(exclude), rules, rocm_version, cuda_version, jobs, False))
+    raise typer.Exit(run(paths, chosen, output, None, tuple(exclude), rules, rocm_version, cuda_version, jobs, False,
+                         engine=_engine(engine), compile_database=compile_database))
 
 
 @app.command()
@@ -121,6 +133,8 @@ def convert(
     cuda_version: Optional[str] = typer.Option(None, "--cuda-version", help=_CUDA_HELP),
     jobs: int = typer.Option(0, "--jobs", "-j", min=0, help="Parallel workers (0: every core)."),
     no_cache: bool = typer.Option(False, "--no-cache", help="Parse every file again instead of reusing cached results."),
+    engine: str = typer.Option("tree-sitter", "--engine", help="tree-sitter (fast, default) or clang (resolves names; needs libclang)."),
+    compile_database: Optional[str] = typer.Option(None, "-p", "--compile-commands", help="compile_commands.json (or its directory) for --engine clang; default: found in the tree or build/."),
 ) -> None:
     """Convert CUDA sources and build files to HIP.
 
@@ -136,7 +150,7 @@ def convert(
         paths=tuple(paths), output=output, in_place=in_place, backup=not no_backup, diff=diff, verify=verify,
         backend=backend, hipify_perl=hipify_perl, roc=roc, launch_syntax=launch_syntax, markers=not no_markers,
         offload_arch=tuple(offload_arch), rocm_version=rocm_version, cuda_version=cuda_version, rules=tuple(rules),
-        jobs=jobs, excludes=tuple(exclude), cache=not no_cache,
+        jobs=jobs, excludes=tuple(exclude), cache=not no_cache, engine=_engine(engine), compile_database=compile_database,
         **({"extensions": _split_extensions(extensions)} if extensions else {}),
     )
     raise typer.Exit(run(request))
@@ -176,6 +190,8 @@ def check(
     rocm_version: Optional[str] = typer.Option(None, "--rocm-version", help=_ROCM_HELP),
     jobs: int = typer.Option(0, "--jobs", "-j", min=0, help="Parallel workers (0: every core)."),
     no_cache: bool = typer.Option(False, "--no-cache", help="Parse every file again instead of reusing cached results."),
+    engine: str = typer.Option("tree-sitter", "--engine", help="tree-sitter (fast, default) or clang (resolves names; needs libclang)."),
+    compile_database: Optional[str] = typer.Option(None, "-p", "--compile-commands", help="compile_commands.json (or its directory) for --engine clang; default: found in the tree or build/."),
 ) -> None:
     """Fail on new unportable CUDA uses: prints 'path:line:col: CODE message (advice)'.
 
@@ -185,7 +201,8 @@ def check(
     """
     from portkit.commands.check import check as run
 
-    raise typer.Exit(run(paths or [], baseline, blocking, diff, rules, rocm_version, jobs, not no_cache))
+    raise typer.Exit(run(paths or [], baseline, blocking, diff, rules, rocm_version, jobs, not no_cache,
+                         _engine(engine), compile_database))
 
 
 @app.command()

@@ -93,6 +93,8 @@ class ScanOptions:
     prefer_roc: bool = False
     launch_syntax: str = "cuda"
     cache: bool = True  # reuse per-file results for unchanged bytes (default_cache_dir())
+    engine: str = "tree-sitter"  # or "clang": names resolved by libclang (docs/engines.md)
+    compile_database: str | None = None
     progress: bool = False  # a progress bar on stderr when it is a terminal
 
 
@@ -103,6 +105,8 @@ class _Job:
     context: Context  # provisional: project-wide names are applied by the parent afterwards
     known: frozenset[str]
     keep_sources: bool
+    engine: str = "tree-sitter"
+    compile_flags: dict[str, list[str]] | None = None  # from compile_commands.json, by resolved path
 
 
 _job: _Job | None = None
@@ -143,12 +147,35 @@ def _process(file: SourceFile, data: bytes | None = None) -> FileResult:
         return FileResult(file, text=text, data=kept, warning=read.warning, problem=read.problem,
                           encoding=read.encoding, findings=findings)
     parsed = parse_source(file.path, read.data, keep=_keep, literals=WARP_LITERALS)
+    warning = read.warning
+    if _job.engine == "clang" and file.path.lower().endswith(CLANG_UNITS):
+        parsed, problem = _with_clang_names(parsed, read.data)
+        warning = "; ".join(filter(None, [warning, problem]))
     context = _file_context(parsed)
     findings = tuple(analyze_file(parsed, context))
     pending = tuple(o for o in parsed.occurrences if o.kind is OccurrenceKind.QUALIFIED and needs_aliases(o, context))
     slim = dataclasses.replace(parsed, occurrences=tuple(o for o in parsed.occurrences if o.kind in _KEPT_KINDS) + pending)
-    return FileResult(file, parsed=slim, data=kept, warning=read.warning, problem=read.problem,
+    return FileResult(file, parsed=slim, data=kept, warning=warning, problem=read.problem or ("engine" if warning else ""),
                       encoding=read.encoding, findings=findings)
+
+
+CLANG_UNITS = (".cu", ".cpp", ".cc", ".cxx", ".c")
+# What clang replaces. Macro bodies stay from tree-sitter: they carry the renames of #define lines,
+# which clang only sees expanded at each use.
+_NAME_KINDS = (OccurrenceKind.CALL, OccurrenceKind.TYPE, OccurrenceKind.IDENTIFIER)
+
+
+def _with_clang_names(parsed: ParsedFile, data: bytes) -> tuple[ParsedFile, str]:
+    """Replace tree-sitter's name occurrences with clang's; keep tree-sitter's on failure."""
+    assert _job is not None
+    from portkit.clang_engine import clang_name_occurrences, default_flags
+
+    flags = (_job.compile_flags or {}).get(os.path.realpath(parsed.path))
+    names, problem = clang_name_occurrences(parsed.path, data, flags if flags is not None else default_flags(parsed.path))
+    if problem:
+        return parsed, f"{problem}; fell back to tree-sitter for this file"
+    kept = [o for o in parsed.occurrences if o.kind not in _NAME_KINDS]
+    return dataclasses.replace(parsed, occurrences=tuple(sorted(kept + names, key=lambda o: (o.span.start, o.span.end)))), ""
 
 
 def _analyze_text(file: SourceFile, text: str, context: Context) -> Iterator[Finding]:
@@ -212,12 +239,22 @@ def _with_progress(results: Iterator[FileResult], total: int, enabled: bool) -> 
             yield result
 
 
+def _compile_flags(options: ScanOptions) -> dict[str, list[str]] | None:
+    from portkit.clang_engine import find_compile_database, load_cindex, read_compile_database, resource_dir
+
+    load_cindex()
+    resource_dir()
+    database = find_compile_database(list(options.paths), options.compile_database)
+    return read_compile_database(database) if database is not None else None
+
+
 def run_scan(options: ScanOptions, rules: RuleDatabase, target: Target) -> ScanResult:
     """Walk, then parse and analyse every file once (in parallel, cached by content)."""
     files, walk_warnings = discover(options.paths, options.extensions, options.excludes)
     base = Context(rules=rules, target=target, project_names=frozenset(), project_declared=frozenset(),
                    prefer_roc=options.prefer_roc, launch_syntax=options.launch_syntax)
-    _set_job(_Job(base, rules.known_names() | INTERESTING_NAMES, options.keep_sources))
+    _set_job(_Job(base, rules.known_names() | INTERESTING_NAMES, options.keep_sources, options.engine,
+                  _compile_flags(options) if options.engine == "clang" else None))
     cache = ScanCache(default_cache_dir(), cache_salt(rules, target, options)) if options.cache else None
     diagnostics = [Diagnostic(path, message) for path, message in walk_warnings]
     parsed_files: list[ParsedFile] = []

@@ -64,6 +64,8 @@ def _edits(occurrence: Occurrence | None, spelling: str, resolution: Resolution,
     """The byte edits that write the HIP spelling of one use, or () when none applies."""
     if occurrence is None or not spelling or resolution.status not in RENAMED_STATUSES:
         return ()
+    if occurrence.span.end == occurrence.span.start:
+        return ()  # written through a macro (clang engine): nothing of its own to rename
     if occurrence.text in context.project_declared:
         return ()  # a local variable that happens to share the name
     if spelling == occurrence.text:

@@ -17,11 +17,12 @@ from portkit.walk import DEFAULT_EXTENSIONS
 
 
 def _scan(paths: list[str], config: Config, rules: list[Path], rocm_version: str | None, jobs: int,
-          cache: bool = True) -> ScanResult:
+          cache: bool = True, engine: str = "tree-sitter", compile_database: str | None = None) -> ScanResult:
     database = load_rules(list(config.rules) + rules)
     target = make_target(rocm_version or config.rocm_version, config.cuda_version)
     options = ScanOptions(paths=tuple(paths or [os.path.relpath(config.root)]), extensions=config.extensions or DEFAULT_EXTENSIONS,
-                          excludes=config.exclude, jobs=jobs, keep_sources=True, cache=cache)
+                          excludes=config.exclude, jobs=jobs, keep_sources=True, cache=cache, engine=engine,
+                          compile_database=compile_database)
     return run_scan(options, database, target)
 
 
@@ -44,7 +45,8 @@ def baseline(paths: list[str], output: Path | None, rules: list[Path], rocm_vers
 
 
 def check(paths: list[str], baseline_file: Path | None, blocking: list[str], diff_ref: str | None,
-          rules: list[Path], rocm_version: str | None, jobs: int, cache: bool = True) -> int:
+          rules: list[Path], rocm_version: str | None, jobs: int, cache: bool = True, engine: str = "tree-sitter",
+          compile_database: str | None = None) -> int:
     config = load_config()
     levels = tuple(blocking) or config.blocking
     for level in levels:
@@ -54,7 +56,7 @@ def check(paths: list[str], baseline_file: Path | None, blocking: list[str], dif
     if baseline_file is not None and not path.exists():
         raise UsageError(f"{path}: baseline not found")
     entries = read_baseline(path) if path.exists() else []
-    result = _scan(paths, config, rules, rocm_version, jobs, cache)
+    result = _scan(paths, config, rules, rocm_version, jobs, cache, engine, compile_database)
     findings = fingerprint_all(result.findings, result.sources, config.root)
     if diff_ref:
         added = added_lines(diff_ref, config.root)

@@ -41,6 +41,8 @@ class ConvertRequest:
     excludes: tuple[str, ...] = ()
     extensions: tuple[str, ...] = DEFAULT_EXTENSIONS
     cache: bool = True
+    engine: str = "tree-sitter"
+    compile_database: str | None = None
 
 
 @dataclasses.dataclass
@@ -176,7 +178,8 @@ def convert(request: ConvertRequest) -> int:
     target = make_target(request.rocm_version, request.cuda_version)
     options = ScanOptions(paths=request.paths, extensions=request.extensions, excludes=request.excludes,
                           jobs=request.jobs, keep_sources=True, prefer_roc=request.roc,
-                          launch_syntax=request.launch_syntax, cache=request.cache, progress=True)
+                          launch_syntax=request.launch_syntax, cache=request.cache, progress=True,
+                          engine=request.engine, compile_database=request.compile_database)
     result = run_scan(options, database, target)
     outcome = _convert_all(request, result)
     if request.diff:

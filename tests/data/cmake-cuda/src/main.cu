@@ -1,0 +1,8 @@
+#include <gpu/alloc.h>
+
+int main() {
+  float* d = nullptr;
+  GPU_ALLOC(&d, 16);
+  cudaFree(d);
+  return 0;
+}
