@@ -186,6 +186,9 @@ def clang_name_occurrences(path: str, source: bytes, flags: list[str]) -> tuple[
     main = os.path.realpath(path)
     kinds = {cindex.CursorKind.DECL_REF_EXPR: OccurrenceKind.IDENTIFIER, cindex.CursorKind.TYPE_REF: OccurrenceKind.TYPE}
     found: dict[tuple[int, str], Occurrence] = {}
+    macros = sorted((c.extent.start.offset, c.extent.end.offset, c.spelling) for c in unit.cursor.get_children()
+                    if c.kind == cindex.CursorKind.MACRO_INSTANTIATION and c.location.file is not None
+                    and os.path.realpath(c.location.file.name) == main)
     stack = [unit.cursor]
     while stack:
         cursor = stack.pop()
@@ -212,7 +215,8 @@ def clang_name_occurrences(path: str, source: bytes, flags: list[str]) -> tuple[
                 written = False  # the spelling in the source may be shorter (using-directives): no rename
             # A name written through a macro has no span of its own to rename.
             span = Span(start, start + len(name.encode())) if written else Span(start, start)
+            macro = next((m for a, b, m in macros if a <= start < b), "") if not written else ""
             occurrence = Occurrence(span, kind, name, Position(location.line, location.column), "",
-                                    "" if written else "macro expansion")
+                                    f"via macro {macro}" if macro else "")
             found.setdefault((start, name), occurrence)
     return sorted(found.values(), key=lambda o: (o.span.start, o.text)), ""

@@ -36,6 +36,8 @@ def test_macro_uses_are_attributed_to_each_use(tmp_path: Path, capsys) -> None:
     lines = sorted((f["line"], f["name"]) for f in clang["findings"] if f["name"] in ("cudaMalloc", "cudaFree"))
     # The #define line (from tree-sitter: it carries the rename) and each expansion (from clang).
     assert lines == [(2, "cudaMalloc"), (5, "cudaMalloc"), (6, "cudaMalloc"), (7, "cudaFree")]
+    assert [f["message"].endswith("(via macro ALLOC)") for f in clang["findings"] if f["name"] == "cudaMalloc"] == \
+        [False, True, True]
     tree = scan(capsys, "tree-sitter", str(tmp_path / "m.cu"))
     assert sorted((f["line"], f["name"]) for f in tree["findings"] if f["name"] in ("cudaMalloc", "cudaFree")) == \
         [(2, "cudaMalloc"), (7, "cudaFree")]

@@ -75,8 +75,11 @@ def analyze_names(parsed: ParsedFile, context: Context) -> Iterable[Finding]:
                 continue  # the project's own function, macro or type
             rule = context.rules.lookup(name)
             if rule is not None:
-                yield dataclasses.replace(rule_finding(parsed.path, rule, name, occurrence.span, occurrence.position, context,
-                                                       occurrence.context, occurrence), shadowable=True)
+                finding = rule_finding(parsed.path, rule, name, occurrence.span, occurrence.position, context,
+                                       occurrence.context, occurrence)
+                if occurrence.detail.startswith("via macro "):  # clang engine: say which macro hides the call
+                    finding = dataclasses.replace(finding, message=f"{finding.message} ({occurrence.detail})")
+                yield dataclasses.replace(finding, shadowable=True)
             elif CUDA_LOOKING.match(name) and name not in context.project_declared:
                 yield dataclasses.replace(simple_finding(parsed.path, occurrence, "PK105",
                                                          f"{name} looks like a CUDA name, but no rule knows it",
