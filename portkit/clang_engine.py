@@ -22,6 +22,8 @@ from pathlib import Path
 from portkit.errors import UsageError
 from portkit.model import Occurrence, OccurrenceKind, Position, Span
 
+# Marks occurrences whose declaration clang found in a CUDA header: no name-based shadowing applies.
+RESOLVED = (("engine", "clang"),)
 _KEEP_GOING = 0x200  # CXTranslationUnit_KeepGoing: one missing include does not stop the unit
 _PASSED_FLAGS = ("-I", "-isystem", "-D", "-U", "-include", "-std=")
 
@@ -217,6 +219,6 @@ def clang_name_occurrences(path: str, source: bytes, flags: list[str]) -> tuple[
             span = Span(start, start + len(name.encode())) if written else Span(start, start)
             macro = next((m for a, b, m in macros if a <= start < b), "") if not written else ""
             occurrence = Occurrence(span, kind, name, Position(location.line, location.column), "",
-                                    f"via macro {macro}" if macro else "")
+                                    f"via macro {macro}" if macro else "", info=RESOLVED)
             found.setdefault((start, name), occurrence)
     return sorted(found.values(), key=lambda o: (o.span.start, o.text)), ""

@@ -107,3 +107,41 @@ def test_every_command_takes_the_engine(tmp_path: Path, capsys) -> None:
     assert main(["check", "--engine", "clang", "--no-cache", str(tmp_path / "src" / "a.cu")]) == 0
     assert main(["report", "--engine", "clang", str(tmp_path / "src"), "-o", str(tmp_path / "r.md")]) == 0
     assert main(["scan", "--engine", "nope", str(tmp_path / "src")]) == 2
+
+
+def test_templated_wrapper_and_using_directive(tmp_path: Path, capsys) -> None:
+    """A project template that shadows cudaMalloc, and a Thrust call through `using namespace`."""
+    (tmp_path / "w.cu").write_text(
+        "#include <cuda_runtime.h>\n#include <thrust/device_vector.h>\n#include <thrust/sort.h>\n"
+        "namespace gpu {\n"
+        "template <typename T> cudaError_t cudaMalloc(T** p, size_t n) {\n"
+        "  return ::cudaMalloc(reinterpret_cast<void**>(p), n * sizeof(T));\n"
+        "}\n}\n"
+        "using namespace thrust;\n"
+        "void f(thrust::device_vector<float>& v) {\n"
+        "  float* d;\n  gpu::cudaMalloc(&d, 4);\n  sort(v.begin(), v.end());\n}\n")
+    clang = {(f["line"], f["name"]) for f in scan(capsys, "clang", str(tmp_path / "w.cu"))["findings"] if f["code"] == "PK100"}
+    tree = {(f["line"], f["name"]) for f in scan(capsys, "tree-sitter", str(tmp_path / "w.cu"))["findings"] if f["code"] == "PK100"}
+    # The wrapper's own call to the real API, which tree-sitter drops because the project defines a cudaMalloc...
+    assert (6, "cudaMalloc") in clang and (6, "cudaMalloc") not in tree
+    # ...the call of the wrapper, which is the project's own...
+    assert (12, "cudaMalloc") not in clang
+    # ...and thrust::sort reached through a using-directive.
+    assert (13, "thrust::sort") in clang and not any(name.endswith("sort") for _, name in tree)
+
+
+def test_missing_libclang_is_a_one_line_error(tmp_path: Path) -> None:
+    import os
+    import subprocess
+    import sys
+
+    shadow = tmp_path / "shadow" / "clang"
+    shadow.mkdir(parents=True)
+    (shadow / "__init__.py").write_text("raise ImportError('libclang is not installed')\n")
+    (tmp_path / "a.cu").write_text("void f() { cudaFree(0); }\n")
+    env = {**os.environ, "PYTHONPATH": f"{tmp_path / 'shadow'}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"}
+    run = subprocess.run([sys.executable, "-m", "portkit", "scan", "--engine", "clang", str(tmp_path / "a.cu")],
+                         capture_output=True, text=True, env=env)
+    assert run.returncode == 2
+    assert run.stderr.strip() == ("portkit: error: --engine clang needs libclang's Python bindings: "
+                                  "pip install 'portkit[clang]' (or libclang)")

@@ -71,7 +71,8 @@ def analyze_names(parsed: ParsedFile, context: Context) -> Iterable[Finding]:
                 yield finding
         elif occurrence.kind in NAME_KINDS:
             name = occurrence.text
-            if name in context.project_names:
+            resolved = occurrence.get("engine") == "clang"  # clang already checked the declaration
+            if name in context.project_names and not resolved:
                 continue  # the project's own function, macro or type
             rule = context.rules.lookup(name)
             if rule is not None:
@@ -79,7 +80,7 @@ def analyze_names(parsed: ParsedFile, context: Context) -> Iterable[Finding]:
                                        occurrence.context, occurrence)
                 if occurrence.detail.startswith("via macro "):  # clang engine: say which macro hides the call
                     finding = dataclasses.replace(finding, message=f"{finding.message} ({occurrence.detail})")
-                yield dataclasses.replace(finding, shadowable=True)
+                yield dataclasses.replace(finding, shadowable=not resolved)
             elif CUDA_LOOKING.match(name) and name not in context.project_declared:
                 yield dataclasses.replace(simple_finding(parsed.path, occurrence, "PK105",
                                                          f"{name} looks like a CUDA name, but no rule knows it",
