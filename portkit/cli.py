@@ -9,7 +9,7 @@ import os
 import sys
 import traceback
 from pathlib import Path
-from typing import List, Optional
+from typing import Annotated, List, Optional
 
 import click
 import typer
@@ -31,6 +31,18 @@ app.add_typer(rules_app, name="rules")
 _ROCM_HELP = "Target HIP/ROCm version, e.g. 5.2 or 6.2 ('latest' for the newest). Default: the installed HIP, else latest."
 _CUDA_HELP = "CUDA version the sources are written for; names removed by then are reported as removed."
 _RULES_HELP = "Extra rule file or directory (repeatable); its entries add to or override the built-in ones."
+
+# Options several commands share, defined once.
+Excludes = Annotated[List[str], typer.Option("--exclude", "-x", help="gitignore-style pattern to skip (repeatable).")]
+UserRules = Annotated[List[Path], typer.Option("--rules", help=_RULES_HELP)]
+RocmVersion = Annotated[Optional[str], typer.Option("--rocm-version", help=_ROCM_HELP)]
+CudaVersion = Annotated[Optional[str], typer.Option("--cuda-version", help=_CUDA_HELP)]
+Jobs = Annotated[int, typer.Option("--jobs", "-j", min=0, help="Parallel workers (0: every core).")]
+NoCache = Annotated[bool, typer.Option("--no-cache", help="Parse every file again instead of reusing cached results.")]
+Engine = Annotated[str, typer.Option("--engine", help="tree-sitter (fast, default) or clang (resolves names; needs libclang).")]
+CompileDatabase = Annotated[Optional[str], typer.Option(
+    "-p", "--compile-commands",
+    help="compile_commands.json (or its directory) for --engine clang; default: found in the tree or build/.")]
 
 
 def _version_callback(value: bool) -> None:
@@ -68,15 +80,15 @@ def scan(
     report: List[Path] = typer.Option([], "--report", help="Also write a report; the format follows the extension (.md, .html, .json, .sarif)."),
     extensions: Optional[str] = typer.Option(
         None, "--extensions", help="Comma-separated source extensions (default .cu,.cuh,.cpp,.cc,.cxx,.c,.h,.hpp,.hh,.inl)."),
-    exclude: List[str] = typer.Option([], "--exclude", "-x", help="gitignore-style pattern to skip (repeatable)."),
-    rules: List[Path] = typer.Option([], "--rules", help=_RULES_HELP),
-    rocm_version: Optional[str] = typer.Option(None, "--rocm-version", help=_ROCM_HELP),
-    cuda_version: Optional[str] = typer.Option(None, "--cuda-version", help=_CUDA_HELP),
-    jobs: int = typer.Option(0, "--jobs", "-j", min=0, help="Parallel workers (0: every core)."),
+    exclude: Excludes = [],
+    rules: UserRules = [],
+    rocm_version: RocmVersion = None,
+    cuda_version: CudaVersion = None,
+    jobs: Jobs = 0,
     color: Optional[bool] = typer.Option(None, "--color/--no-color", help="Force or disable colour (default: when a terminal)."),
-    no_cache: bool = typer.Option(False, "--no-cache", help="Parse every file again instead of reusing cached results."),
-    engine: str = typer.Option("tree-sitter", "--engine", help="tree-sitter (fast, default) or clang (resolves names; needs libclang)."),
-    compile_database: Optional[str] = typer.Option(None, "-p", "--compile-commands", help="compile_commands.json (or its directory) for --engine clang; default: found in the tree or build/."),
+    no_cache: NoCache = False,
+    engine: Engine = "tree-sitter",
+    compile_database: CompileDatabase = None,
 ) -> None:
     """Inventory the CUDA APIs, kernels and inline asm in PATHS, and what will not port to HIP.
 
@@ -94,13 +106,13 @@ def report(
     paths: List[str] = typer.Argument(..., help="Files or directories to scan."),
     fmt: Optional[str] = typer.Option(None, "--format", "-f", help="md, html, json, sarif or text (default: from -o's extension, else md)."),
     output: Optional[Path] = typer.Option(None, "--output", "-o", help="Report file (default: stdout)."),
-    exclude: List[str] = typer.Option([], "--exclude", "-x", help="gitignore-style pattern to skip (repeatable)."),
-    rules: List[Path] = typer.Option([], "--rules", help=_RULES_HELP),
-    rocm_version: Optional[str] = typer.Option(None, "--rocm-version", help=_ROCM_HELP),
-    cuda_version: Optional[str] = typer.Option(None, "--cuda-version", help=_CUDA_HELP),
-    jobs: int = typer.Option(0, "--jobs", "-j", min=0, help="Parallel workers (0: every core)."),
-    engine: str = typer.Option("tree-sitter", "--engine", help="tree-sitter (fast, default) or clang (resolves names; needs libclang)."),
-    compile_database: Optional[str] = typer.Option(None, "-p", "--compile-commands", help="compile_commands.json (or its directory) for --engine clang; default: found in the tree or build/."),
+    exclude: Excludes = [],
+    rules: UserRules = [],
+    rocm_version: RocmVersion = None,
+    cuda_version: CudaVersion = None,
+    jobs: Jobs = 0,
+    engine: Engine = "tree-sitter",
+    compile_database: CompileDatabase = None,
 ) -> None:
     """Write a migration report: summary, readiness, effort estimate, per-library tables,
     every site to fix, hazards, build files, GPU architectures and the port checklist."""
@@ -127,14 +139,14 @@ def convert(
     no_markers: bool = typer.Option(False, "--no-markers", help="Do not insert '// portkit: ...' marker comments."),
     offload_arch: List[str] = typer.Option([], "--offload-arch", help="AMD GPU target(s) for build files and --verify (default: derived from sm_XX, else gfx90a)."),
     extensions: Optional[str] = typer.Option(None, "--extensions", help="Comma-separated source extensions."),
-    exclude: List[str] = typer.Option([], "--exclude", "-x", help="gitignore-style pattern to skip (repeatable)."),
-    rules: List[Path] = typer.Option([], "--rules", help=_RULES_HELP),
-    rocm_version: Optional[str] = typer.Option(None, "--rocm-version", help=_ROCM_HELP),
-    cuda_version: Optional[str] = typer.Option(None, "--cuda-version", help=_CUDA_HELP),
-    jobs: int = typer.Option(0, "--jobs", "-j", min=0, help="Parallel workers (0: every core)."),
-    no_cache: bool = typer.Option(False, "--no-cache", help="Parse every file again instead of reusing cached results."),
-    engine: str = typer.Option("tree-sitter", "--engine", help="tree-sitter (fast, default) or clang (resolves names; needs libclang)."),
-    compile_database: Optional[str] = typer.Option(None, "-p", "--compile-commands", help="compile_commands.json (or its directory) for --engine clang; default: found in the tree or build/."),
+    exclude: Excludes = [],
+    rules: UserRules = [],
+    rocm_version: RocmVersion = None,
+    cuda_version: CudaVersion = None,
+    jobs: Jobs = 0,
+    no_cache: NoCache = False,
+    engine: Engine = "tree-sitter",
+    compile_database: CompileDatabase = None,
 ) -> None:
     """Convert CUDA sources and build files to HIP.
 
@@ -164,9 +176,9 @@ def shim(
     sources: Optional[Path] = typer.Option(None, "--sources", help="Write the sources, rewritten to use the header, here."),
     in_place: bool = typer.Option(False, "--in-place", help="Rewrite the sources themselves to use the header."),
     no_backup: bool = typer.Option(False, "--no-backup", help="With --in-place, keep no FILE.orig backup."),
-    rules: List[Path] = typer.Option([], "--rules", help=_RULES_HELP),
-    exclude: List[str] = typer.Option([], "--exclude", "-x", help="gitignore-style pattern to skip (repeatable)."),
-    jobs: int = typer.Option(0, "--jobs", "-j", min=0, help="Parallel workers (0: every core)."),
+    rules: UserRules = [],
+    exclude: Excludes = [],
+    jobs: Jobs = 0,
 ) -> None:
     """Generate a dual-compile header for exactly the CUDA APIs the project uses.
 
@@ -186,12 +198,12 @@ def check(
     baseline: Optional[Path] = typer.Option(None, "--baseline", "-b", help="Baseline file (default: .portkit-baseline.json if present)."),
     blocking: List[str] = typer.Option([], "--blocking", help="Status that blocks (repeatable; default: unsupported)."),
     diff: Optional[str] = typer.Option(None, "--diff", help="Only findings on lines added since this git ref."),
-    rules: List[Path] = typer.Option([], "--rules", help=_RULES_HELP),
-    rocm_version: Optional[str] = typer.Option(None, "--rocm-version", help=_ROCM_HELP),
-    jobs: int = typer.Option(0, "--jobs", "-j", min=0, help="Parallel workers (0: every core)."),
-    no_cache: bool = typer.Option(False, "--no-cache", help="Parse every file again instead of reusing cached results."),
-    engine: str = typer.Option("tree-sitter", "--engine", help="tree-sitter (fast, default) or clang (resolves names; needs libclang)."),
-    compile_database: Optional[str] = typer.Option(None, "-p", "--compile-commands", help="compile_commands.json (or its directory) for --engine clang; default: found in the tree or build/."),
+    rules: UserRules = [],
+    rocm_version: RocmVersion = None,
+    jobs: Jobs = 0,
+    no_cache: NoCache = False,
+    engine: Engine = "tree-sitter",
+    compile_database: CompileDatabase = None,
 ) -> None:
     """Fail on new unportable CUDA uses: prints 'path:line:col: CODE message (advice)'.
 
@@ -209,9 +221,9 @@ def check(
 def baseline(
     paths: List[str] = typer.Argument(None, help="Files or directories (default: the project root)."),
     output: Optional[Path] = typer.Option(None, "--output", "-o", help="Baseline file to write (default: .portkit-baseline.json)."),
-    rules: List[Path] = typer.Option([], "--rules", help=_RULES_HELP),
-    rocm_version: Optional[str] = typer.Option(None, "--rocm-version", help=_ROCM_HELP),
-    jobs: int = typer.Option(0, "--jobs", "-j", min=0, help="Parallel workers (0: every core)."),
+    rules: UserRules = [],
+    rocm_version: RocmVersion = None,
+    jobs: Jobs = 0,
 ) -> None:
     """Record today's findings so that 'portkit check' blocks only new ones."""
     from portkit.commands.check import baseline as run
@@ -224,7 +236,7 @@ def rules_list(
     library: Optional[str] = typer.Option(None, "--library", "-l", help="Only this library id (e.g. curand)."),
     status: Optional[str] = typer.Option(None, "--status", "-s", help="Only this status."),
     kind: Optional[str] = typer.Option(None, "--kind", "-k", help="Only this kind (function, type, enum, ...)."),
-    rules: List[Path] = typer.Option([], "--rules", help=_RULES_HELP),
+    rules: UserRules = [],
 ) -> None:
     """List rules, one per line: library, kind, CUDA name, status, HIP name."""
     from portkit.commands.rules import list_rules
@@ -235,8 +247,8 @@ def rules_list(
 @rules_app.command("show")
 def rules_show(
     name: str = typer.Argument(..., help="A CUDA name, header or link library."),
-    rocm_version: Optional[str] = typer.Option(None, "--rocm-version", help=_ROCM_HELP),
-    rules: List[Path] = typer.Option([], "--rules", help=_RULES_HELP),
+    rocm_version: RocmVersion = None,
+    rules: UserRules = [],
 ) -> None:
     """Show one rule: mapping, status under the target, notes and versions."""
     from portkit.commands.rules import show_rule
@@ -245,7 +257,7 @@ def rules_show(
 
 
 @rules_app.command("stats")
-def rules_stats(rules: List[Path] = typer.Option([], "--rules", help=_RULES_HELP)) -> None:
+def rules_stats(rules: UserRules = []) -> None:
     """Count rules per library and status."""
     from portkit.commands.rules import stats
 
