@@ -1,35 +1,53 @@
-"""A content-addressed cache of per-file scan results.
+"""Per-file results and their content-addressed cache.
 
-Keyed by the SHA-256 of a file's path and bytes under a salt made of portkit's version,
-the rule database's content, the target and the analysis options, so any change
-to those starts a fresh cache. Entries are pickles in the user's cache directory
-(written atomically); a corrupt or unreadable entry is a miss, never an error.
+A result is keyed by the SHA-256 of a file's path and bytes, under a salt made of
+portkit's version, the rule database's content, the target and the analysis
+options, so any change to those starts a fresh cache. Entries are checksummed
+JSON (portkit/store.py): a corrupt or planted entry is a miss, never a result.
 """
 from __future__ import annotations
 
 import dataclasses
 import hashlib
-import os
-import pickle
 import sys
-import tempfile
 from pathlib import Path
 from typing import Any
 
 from portkit import __version__
-from portkit.model import Edit, Finding, Position, Severity, Span
+from portkit.codes import Status
+from portkit.model import Finding, Fix, FixAction, Occurrence, Position, Role, Severity, Span
+from portkit.store import cache_root, read_entry, write_entry
+from portkit.walk import SourceFile
 
 
-def default_cache_dir() -> Path:
-    if os.environ.get("PORTKIT_CACHE_DIR"):
-        return Path(os.environ["PORTKIT_CACHE_DIR"]) / "scan"
-    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "portkit" / "scan"
+@dataclasses.dataclass(frozen=True)
+class FileResult:
+    """What processing one file yields: what the parent needs, and nothing more.
+
+    `lines` is None for a file that could not be read (`warning` says why).
+    `aliases`, `suppressions` and `pending` (qualified names that another file's
+    namespace alias may resolve) are what project-wide analysis needs.
+    """
+
+    file: SourceFile
+    lines: int | None = None
+    error_line: int | None = None
+    encoding: str = "utf-8"
+    warning: str = ""
+    problem: str = ""
+    findings: tuple[Finding, ...] = ()
+    definitions: frozenset[str] = frozenset()
+    declared: frozenset[str] = frozenset()
+    aliases: tuple[tuple[str, str], ...] = ()
+    suppressions: tuple[tuple[int, str], ...] = ()
+    pending: tuple[Occurrence, ...] = ()
+    data: bytes | None = None  # the file's bytes, when the run keeps them; never cached
 
 
-def cache_salt(rules: Any, target: Any, options: Any) -> str:
+def cache_salt(rules: Any, settings: Any, prefer_roc: bool) -> str:
     digest = hashlib.sha256()
-    digest.update(f"{__version__}|{sys.version_info[:2]}|{target}|{options.prefer_roc}|{options.launch_syntax}|"
-                  f"{options.engine}|{options.compile_database}".encode())
+    digest.update(f"{__version__}|{sys.version_info[:2]}|{settings.target}|{prefer_roc}|"
+                  f"{settings.engine}|{settings.compile_database}".encode())
     for source in sorted({lib.source for lib in rules.libraries.values()}):
         try:
             digest.update(source.encode() + Path(source).read_bytes())
@@ -38,57 +56,85 @@ def cache_salt(rules: Any, target: Any, options: Any) -> str:
     return digest.hexdigest()[:16]
 
 
-def _pack(f: Finding) -> tuple:
-    """Findings as plain tuples: unpickling a dataclass per finding is several times slower."""
-    return (f.path, f.position.line, f.position.column, f.code, f.name, f.message, f.severity.value, f.library, f.status,
-            f.hip, f.advice, f.context, f.span.start, f.span.end,
-            tuple((e.span.start, e.span.end, e.replacement) for e in f.edits), f.shadowable)
+def _spans(spans: tuple[Span, ...]) -> list[int]:
+    return [x for s in spans for x in (s.start, s.end)]
 
 
-def _unpack(t: tuple) -> Finding:
-    return Finding(t[0], Position(t[1], t[2]), t[3], t[4], t[5], Severity(t[6]), t[7], t[8], t[9], t[10], t[11],
-                   Span(t[12], t[13]), tuple(Edit(Span(a, b), r) for a, b, r in t[14]), t[15])
+def _unspans(flat: list[int]) -> tuple[Span, ...]:
+    return tuple(Span(flat[i], flat[i + 1]) for i in range(0, len(flat), 2))
+
+
+def pack_finding(f: Finding) -> list[Any]:
+    """Findings as plain lists: building JSON objects per finding is several times slower."""
+    fix = None if f.fix is None else [f.fix.action.value, f.fix.span.start, f.fix.span.end, f.fix.text,
+                                      _spans(f.fix.parts), f.fix.drop_args]
+    return [f.path, f.position.line, f.position.column, f.code, f.name, f.message, f.severity.value, f.library,
+            f.status.value if f.status else None, f.hip, f.advice, f.function, f.span.start, f.span.end, fix, f.shadowable]
+
+
+def unpack_finding(t: list[Any]) -> Finding:
+    fix = None if t[14] is None else Fix(FixAction(t[14][0]), Span(t[14][1], t[14][2]), t[14][3], _unspans(t[14][4]), t[14][5])
+    return Finding(t[0], Position(t[1], t[2]), t[3], t[4], t[5], Severity(t[6]), t[7], Status(t[8]) if t[8] else None,
+                   t[9], t[10], t[11], Span(t[12], t[13]), fix, t[15])
+
+
+def _pack_occurrence(o: Occurrence) -> list[Any]:
+    return [o.span.start, o.span.end, o.role.value, o.text, o.position.line, o.position.column, o.function, o.detail,
+            _spans(o.parts), [list(kv) for kv in o.info]]
+
+
+def _unpack_occurrence(t: list[Any]) -> Occurrence:
+    return Occurrence(Span(t[0], t[1]), Role(t[2]), t[3], Position(t[4], t[5]), t[6], t[7], _unspans(t[8]),
+                      tuple((k, v) for k, v in t[9]))
+
+
+def _pack(result: FileResult) -> dict[str, Any]:
+    return {"lines": result.lines, "error_line": result.error_line, "encoding": result.encoding, "warning": result.warning,
+            "problem": result.problem, "findings": [pack_finding(f) for f in result.findings],
+            "definitions": sorted(result.definitions), "declared": sorted(result.declared),
+            "aliases": [list(a) for a in result.aliases], "suppressions": [list(s) for s in result.suppressions],
+            "pending": [_pack_occurrence(o) for o in result.pending]}
+
+
+def _unpack(file: SourceFile, d: dict[str, Any]) -> FileResult:
+    return FileResult(file, d["lines"], d["error_line"], d["encoding"], d["warning"], d["problem"],
+                      tuple(unpack_finding(f) for f in d["findings"]), frozenset(d["definitions"]),
+                      frozenset(d["declared"]), tuple((a, b) for a, b in d["aliases"]),
+                      tuple((line, codes) for line, codes in d["suppressions"]),
+                      tuple(_unpack_occurrence(o) for o in d["pending"]))
 
 
 class ScanCache:
-    def __init__(self, root: Path, salt: str):
-        self.root = root / salt
+    def __init__(self, salt: str, root: Path | None = None):
+        self.root = (root or cache_root() / "scan") / salt
         self.hits = 0
         self.misses = 0
-        self._pending: dict[str, tuple[str, bytes]] = {}  # path -> (digest, bytes) of a miss
+        self._pending: dict[str, str] = {}  # path -> digest of a miss
 
     def _entry(self, digest: str) -> Path:
-        return self.root / digest[:2] / f"{digest}.pickle"
+        return self.root / digest[:2] / f"{digest}.json"
 
-    def lookup(self, path: str) -> tuple[Any | None, bytes | None]:
+    def lookup(self, file: SourceFile) -> tuple[FileResult | None, bytes | None]:
         """(cached result or None, the file's bytes or None when unreadable)."""
         try:
-            data = Path(path).read_bytes()
+            data = Path(file.path).read_bytes()
         except OSError:
             return None, None
         # The path is part of the key: results carry it (findings, diagnostics).
-        digest = hashlib.sha256(path.encode("utf-8", "surrogateescape") + b"\0" + data).hexdigest()
+        digest = hashlib.sha256(file.path.encode("utf-8", "surrogateescape") + b"\0" + data).hexdigest()
+        entry = read_entry(self._entry(digest))
         try:
-            with open(self._entry(digest), "rb") as handle:
-                result, packed = pickle.load(handle)  # noqa: S301 - the user's own cache directory
-            self.hits += 1
-            return dataclasses.replace(result, findings=tuple(_unpack(f) for f in packed)), data
-        except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ImportError, IndexError, TypeError, ValueError):
+            result = _unpack(file, entry) if isinstance(entry, dict) else None
+        except (KeyError, TypeError, ValueError, IndexError):
+            result = None
+        if result is None:
             self.misses += 1
-            self._pending[path] = (digest, data)
+            self._pending[file.path] = digest
             return None, data
+        self.hits += 1
+        return result, data
 
-    def put(self, result: Any) -> None:
-        pending = self._pending.pop(result.file.path, None)
-        if pending is None:
-            return
-        entry = self._entry(pending[0])
-        try:
-            entry.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=entry.parent, suffix=".tmp")
-            with os.fdopen(fd, "wb") as handle:
-                entry_value = (dataclasses.replace(result, data=None, findings=()), [_pack(f) for f in result.findings])
-                pickle.dump(entry_value, handle, protocol=pickle.HIGHEST_PROTOCOL)
-            os.replace(tmp, entry)
-        except OSError:
-            pass  # a cache that cannot be written only costs time
+    def put(self, result: FileResult) -> None:
+        digest = self._pending.pop(result.file.path, None)
+        if digest is not None:
+            write_entry(self._entry(digest), _pack(result))

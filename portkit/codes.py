@@ -1,19 +1,47 @@
-"""Finding codes: stable ids, never reused, with their texts in rules/_codes.yaml.
+"""Finding codes and statuses: the one place code names them.
 
-PK1xx: a CUDA name matched against the rule database (the code says its status).
-PK2xx: inventory of GPU code: kernels, launches, architecture branches.
-PK3xx: semantic hazards. PK4xx: build files and environment.
+Codes are stable ids, never reused; their texts, severities and groups live in
+rules/_codes.yaml. Code elsewhere refers to a code through the constants below
+(named after the code's name in that file), never by spelling "PK...".
 """
 from __future__ import annotations
 
 import dataclasses
+import enum
 import re
 
-import yaml
-
-from portkit.errors import RuleError
 from portkit.model import Severity
-from portkit.resources import rules_dir
+from portkit.resources import load_data
+
+
+class Status(str, enum.Enum):
+    """What a CUDA name becomes on HIP. A rule has one of the first four; a target
+    version can turn a supported name "unavailable" (HIP has it, the target release not)."""
+
+    SUPPORTED = "supported"
+    PARTIAL = "partial"
+    UNSUPPORTED = "unsupported"
+    REMOVED = "removed"
+    UNAVAILABLE = "unavailable"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+RULE_STATUSES = (Status.SUPPORTED, Status.PARTIAL, Status.UNSUPPORTED, Status.REMOVED)
+ALL_STATUSES = tuple(Status)
+# Everything but a clean mapping needs someone to look at it.
+ATTENTION_STATUSES = tuple(s for s in Status if s is not Status.SUPPORTED)
+# Statuses whose HIP spelling convert writes (with a marker unless supported).
+RENAMED_STATUSES = (Status.SUPPORTED, Status.PARTIAL, Status.UNAVAILABLE)
+
+
+@dataclasses.dataclass(frozen=True)
+class Group:
+    prefix: str  # "PK3"
+    key: str  # "hazard"
+    title: str
+    intro: str = ""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -22,31 +50,63 @@ class Code:
     name: str
     severity: Severity
     summary: str
+    group: str  # the Group's key
     explanation: str = ""
     fix: str = ""
+    status: Status | None = None  # for the API codes: the status the code reports
+    alert: bool = True  # False: plain inventory or a clean mapping, not an alert (SARIF)
 
 
-def _load() -> dict[str, Code]:
-    path = rules_dir() / "_codes.yaml"
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-        codes = {}
-        for code, entry in data.items():
-            if not re.fullmatch(r"PK\d{3}", code):
-                raise ValueError(f"bad code {code!r}")
-            codes[code] = Code(code, entry["name"], Severity(entry["severity"]), entry["summary"],
-                               entry.get("explanation", ""), entry.get("fix", ""))
-        return codes
-    except (OSError, yaml.YAMLError, KeyError, TypeError, ValueError, AttributeError) as exc:
-        raise RuleError(f"{path}: malformed code table: {exc}") from None
+def _parse(data: dict) -> tuple[dict[str, Group], dict[str, Code]]:
+    groups = {prefix: Group(prefix, g["key"], g["title"], g.get("intro", "")) for prefix, g in data["groups"].items()}
+    codes = {}
+    for code, entry in data["codes"].items():
+        if not re.fullmatch(r"PK\d{3}", code) or code[:3] not in groups:
+            raise ValueError(f"bad code {code!r}")
+        codes[code] = Code(code, entry["name"], Severity(entry["severity"]), entry["summary"], groups[code[:3]].key,
+                           entry.get("explanation", ""), entry.get("fix", ""),
+                           Status(entry["status"]) if "status" in entry else None, bool(entry.get("alert", True)))
+    return groups, codes
 
 
-CODES = _load()
+GROUPS, CODES = load_data("_codes.yaml", _parse)
+_BY_NAME = {c.name: c.code for c in CODES.values()}
+_BY_STATUS = {c.status: c.code for c in CODES.values() if c.status is not None}
 
-STATUS_CODES = {
-    "supported": "PK100",
-    "partial": "PK101",
-    "unsupported": "PK102",
-    "removed": "PK103",
-    "unavailable": "PK104",
-}
+
+def code_for_status(status: Status) -> str:
+    return _BY_STATUS[status]
+
+
+def in_group(code: str, key: str) -> bool:
+    return CODES[code].group == key if code in CODES else False
+
+
+def _named(name: str) -> str:
+    return _BY_NAME[name]
+
+
+API_UNKNOWN = _named("api-unknown")
+API_UNSUPPORTED = _named("api-unsupported")
+KERNEL = _named("kernel")
+KERNEL_LAUNCH = _named("kernel-launch")
+DEVICE_FUNCTION = _named("device-function")
+CUDA_BRANCH = _named("cuda-preprocessor-branch")
+WARP_SIZE_LITERAL = _named("warp-size-literal")
+FULL_WARP_MASK = _named("full-warp-mask")
+BALLOT_IN_32_BITS = _named("ballot-in-32-bits")
+WARPSIZE_AS_CONSTANT = _named("warpsize-as-constant")
+SHUFFLE_WIDTH_32 = _named("shuffle-width-32")
+SHARED_MEMORY_OVER_64K = _named("shared-memory-over-64k")
+DYNAMIC_SHARED_MEMORY_OPT_IN = _named("dynamic-shared-memory-opt-in")
+COMPUTE_CAPABILITY_CHECK = _named("compute-capability-check")
+DYNAMIC_PARALLELISM = _named("dynamic-parallelism")
+TEXTURE_REFERENCE = _named("texture-reference")
+COOPERATIVE_LAUNCH = _named("cooperative-launch")
+CUDA_GRAPHS = _named("cuda-graphs")
+STREAM_PRIORITY = _named("stream-priority")
+DEVICE_PROPERTY_MEANING = _named("device-property-meaning")
+LAUNCH_BOUNDS = _named("launch-bounds")
+HOPPER_ONLY = _named("hopper-only-feature")
+GPU_ARCHITECTURE = _named("gpu-architecture")
+NVCC_FLAG = _named("nvcc-flag")

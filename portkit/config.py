@@ -1,8 +1,9 @@
 """Project configuration: `[tool.portkit]` in pyproject.toml, or a `.portkit.toml`.
 
-Looked up from the current directory upwards; the directory holding it is the
-project root, against which baseline paths are made relative. Keys use dashes,
-as in pyproject.toml files generally.
+Looked up from the current directory upwards (stopping at the repository root);
+the directory holding it is the project root: exclude patterns, rule files and
+the baseline path are relative to it. Keys use dashes, as in pyproject.toml
+files generally. settings.py merges it with the command line.
 """
 from __future__ import annotations
 
@@ -12,14 +13,14 @@ from pathlib import Path
 from typing import Any
 
 from portkit.errors import ConfigError
-from portkit.rules import EFFECTIVE_STATUSES
+from portkit.codes import ALL_STATUSES, Status
 
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover - Python 3.10
     import tomli as tomllib
 
-DEFAULT_BLOCKING = ("unsupported",)
+DEFAULT_BLOCKING = (Status.UNSUPPORTED,)
 DEFAULT_BASELINE = ".portkit-baseline.json"
 
 
@@ -27,7 +28,7 @@ DEFAULT_BASELINE = ".portkit-baseline.json"
 class Config:
     root: Path
     source: str = ""  # the file it came from, "" for the defaults
-    blocking: tuple[str, ...] = DEFAULT_BLOCKING
+    blocking: tuple[Status, ...] = DEFAULT_BLOCKING
     exclude: tuple[str, ...] = ()
     extensions: tuple[str, ...] = ()
     rules: tuple[Path, ...] = ()
@@ -84,8 +85,10 @@ def parse_config(path: Path, table: dict[str, Any]) -> Config:
             known = ", ".join(_LIST_KEYS + _STRING_KEYS)
             raise ConfigError(f"{where}: unknown key '{key}' (known: {known})")
     for status in values.get("blocking", ()):
-        if status not in EFFECTIVE_STATUSES:
-            raise ConfigError(f"{where}: key 'blocking': {status!r} is not one of {', '.join(EFFECTIVE_STATUSES)}")
+        if status not in ALL_STATUSES:
+            raise ConfigError(f"{where}: key 'blocking': {status!r} is not one of {', '.join(ALL_STATUSES)}")
+    if "blocking" in values:
+        values["blocking"] = tuple(Status(s) for s in values["blocking"])
     root = path.parent
     if "rules" in values:
         values["rules"] = tuple(root / p for p in values["rules"])

@@ -1,8 +1,16 @@
-"""The values that flow through the pipeline: small, frozen, sortable."""
+"""The values that flow through the pipeline: small, frozen, sortable.
+
+Locations are 0-based byte offsets (`Span`) internally; 1-based line and column
+(`Position`) only for output.
+"""
 from __future__ import annotations
 
 import dataclasses
 import enum
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from portkit.codes import Status
 
 
 @dataclasses.dataclass(frozen=True, order=True)
@@ -11,6 +19,10 @@ class Span:
 
     start: int
     end: int
+
+    @property
+    def empty(self) -> bool:
+        return self.end == self.start
 
 
 @dataclasses.dataclass(frozen=True, order=True)
@@ -21,7 +33,9 @@ class Position:
     column: int
 
 
-class OccurrenceKind(str, enum.Enum):
+class Role(str, enum.Enum):
+    """What a piece of source is, syntactically: the parser knows nothing about CUDA libraries."""
+
     CALL = "call"
     TYPE = "type"
     IDENTIFIER = "identifier"
@@ -33,7 +47,6 @@ class OccurrenceKind(str, enum.Enum):
     LAUNCH = "launch"
     INLINE_ASM = "inline_asm"
     PREPROCESSOR_CONDITION = "preprocessor_condition"
-    LINK = "link"
     SUPPRESSION = "suppression"
     FIELD = "field"  # a member access: prop.major
     LITERAL = "literal"  # a number literal operand of a binary expression
@@ -44,22 +57,22 @@ class OccurrenceKind(str, enum.Enum):
 
 @dataclasses.dataclass(frozen=True, order=True)
 class Occurrence:
-    """One thing the parser saw: what it is, its text, and where.
+    """One thing the parser saw: its role, its text, and where.
 
-    `context` is the name of the enclosing function (or "" at file scope):
-    it gives findings a fingerprint that survives line moves. `parts` are
-    sub-spans that rewrites need: a call's arguments; for a launch, the kernel
-    expression, each <<<>>> argument and the argument list. `info` holds
-    syntactic facts as (key, value) pairs: a call's argument texts ("arg0"...)
-    and the type it initialises ("assigned_type"), the compile-time context of an
-    identifier ("constant"), a shared array's element type and dimensions.
+    `function` is the name of the enclosing function ("" at file scope): it gives
+    findings a fingerprint that survives line moves. `parts` are sub-spans that
+    rewrites need: a call's arguments; for a launch, the kernel expression, each
+    <<<>>> argument and the argument list. `info` holds syntactic facts as
+    (key, value) pairs: a call's argument texts ("arg0"...) and the type it
+    initialises ("assigned_type"), the compile-time context of an identifier
+    ("constant"), a shared array's element type and dimensions.
     """
 
     span: Span
-    kind: OccurrenceKind
+    role: Role
     text: str
     position: Position
-    context: str = ""
+    function: str = ""
     detail: str = ""
     parts: tuple[Span, ...] = ()
     info: tuple[tuple[str, str], ...] = ()
@@ -99,11 +112,29 @@ class Edit:
     replacement: bytes
 
 
+class FixAction(str, enum.Enum):
+    RENAME = "rename"  # write `text` over `span` (dropping `drop_args` leading call arguments)
+    INCLUDE = "include"  # write the include target `text` (with its delimiters) over `span`
+    LAUNCH = "launch"  # k<<<...>>>(...) -> hipLaunchKernelGGL(k, ...), from `parts`
+
+
+@dataclasses.dataclass(frozen=True)
+class Fix:
+    """What convert may write for a finding, as facts; portkit/convert/edits.py makes the bytes."""
+
+    action: FixAction
+    span: Span
+    text: str = ""
+    parts: tuple[Span, ...] = ()
+    drop_args: int = 0
+
+
 @dataclasses.dataclass(frozen=True, order=True)
 class Finding:
     """A fact about one place in a file, for reports, checks and conversion.
 
     Sorts by path, then position, then code, so every output is deterministic.
+    `status` is set for API findings (a name matched against the rules), None otherwise.
     """
 
     path: str
@@ -113,12 +144,12 @@ class Finding:
     message: str
     severity: Severity = Severity.INFO
     library: str = ""
-    status: str = ""
+    status: Status | None = None
     hip: str = ""
     advice: str = ""
-    context: str = ""
+    function: str = ""
     span: Span = Span(0, 0)
-    edits: tuple[Edit, ...] = dataclasses.field(default=(), compare=False)
+    fix: Fix | None = dataclasses.field(default=None, compare=False)
     # Dropped when another file of the project defines `name` (its own function, macro, type).
     shadowable: bool = dataclasses.field(default=False, compare=False)
 

@@ -28,13 +28,32 @@ _BINARY_PROBE = 8192
 
 @dataclasses.dataclass(frozen=True, order=True)
 class SourceFile:
-    """A file to analyse: `path` as shown to the user, `kind` says which analysis."""
+    """A file to analyse: `path` as shown to the user, `file_type` says which analysis."""
 
     path: str
-    kind: str  # "source", "cmake" or "make"
+    file_type: str  # one of FILE_TYPES
 
 
-def file_kind(name: str, extensions: tuple[str, ...]) -> str | None:
+@dataclasses.dataclass(frozen=True)
+class Excludes:
+    """gitignore-style patterns; `root` anchors them (a config file's directory), else they are
+    matched against paths relative to each scanned directory (command-line --exclude)."""
+
+    patterns: tuple[str, ...]
+    root: str | None = None
+
+    def spec(self) -> pathspec.PathSpec:
+        try:
+            return pathspec.GitIgnoreSpec.from_lines(self.patterns)
+        except (ValueError, TypeError, re.error) as exc:
+            raise InputError(f"bad exclude pattern: {exc}") from None
+
+
+FILE_TYPES = ("source", "cmake", "make", "docker", "script", "python", "requirements")
+BUILD_TYPES = ("cmake", "make")
+
+
+def file_type(name: str, extensions: tuple[str, ...]) -> str | None:
     """"source", "cmake", "make", "docker", "script", "python", "requirements", or None."""
     if name in CMAKE_NAMES or name.endswith(CMAKE_SUFFIXES):
         return "cmake"
@@ -64,15 +83,22 @@ def _ignore_spec(directory: str) -> pathspec.PathSpec | None:
 
 def _ignored(path: str, is_dir: bool, specs: list[tuple[str, pathspec.PathSpec]]) -> bool:
     for base, spec in specs:
-        rel = os.path.relpath(path, base).replace(os.sep, "/")
+        rel = os.path.relpath(os.path.abspath(path), os.path.abspath(base)).replace(os.sep, "/")
+        if rel.startswith("../"):
+            continue  # anchored elsewhere: a pattern only applies below its root
         if spec.match_file(rel + "/" if is_dir else rel):
             return True
     return False
 
 
-def _walk_directory(root: str, classify: Callable[[str], str | None], exclude: pathspec.PathSpec | None,
+def _exclude_specs(root: str, excludes: Iterable[Excludes]) -> list[tuple[str, pathspec.PathSpec]]:
+    return [(e.root or root, e.spec()) for e in excludes if e.patterns]
+
+
+def _walk_directory(root: str, classify: Callable[[str], str | None], excludes: Iterable[Excludes],
                     warnings: list[tuple[str, str]]) -> Iterable[SourceFile]:
     specs_by_dir: dict[str, list[tuple[str, pathspec.PathSpec]]] = {}
+    exclude_specs = _exclude_specs(root, excludes)
 
     def on_error(error: OSError) -> None:
         warnings.append((error.filename or root, f"cannot read directory: {error.strerror}"))
@@ -81,7 +107,7 @@ def _walk_directory(root: str, classify: Callable[[str], str | None], exclude: p
         spec = _ignore_spec(directory)
         gitignores = specs_by_dir.get(os.path.dirname(directory), []) + ([(directory, spec)] if spec else [])
         specs_by_dir[directory] = gitignores
-        specs = gitignores + ([(root, exclude)] if exclude is not None else [])
+        specs = gitignores + exclude_specs
         kept = []
         for name in sorted(dirnames):
             full = os.path.join(directory, name)
@@ -90,32 +116,31 @@ def _walk_directory(root: str, classify: Callable[[str], str | None], exclude: p
             kept.append(name)
         dirnames[:] = kept
         for name in sorted(filenames):
-            kind = classify(name)
+            found_type = classify(name)
             full = os.path.join(directory, name)
-            if not kind or _ignored(full, False, specs):
+            if not found_type or _ignored(full, False, specs):
                 continue
             if not os.path.isfile(full):  # FIFOs, sockets, devices would block or mislead a read
                 if os.path.islink(full) and not os.path.exists(full):
                     warnings.append((os.path.normpath(full), "broken symbolic link skipped"))
                 continue
-            yield SourceFile(os.path.normpath(full), kind)
+            yield SourceFile(os.path.normpath(full), found_type)
 
 
 def discover(paths: Iterable[str], extensions: tuple[str, ...] = DEFAULT_EXTENSIONS,
-             excludes: Iterable[str] = ()) -> tuple[list[SourceFile], list[tuple[str, str]]]:
+             excludes: Iterable[Excludes] = ()) -> tuple[list[SourceFile], list[tuple[str, str]]]:
     """The files under `paths`, and (path, message) warnings for what could not be read."""
-    exclude_patterns = list(excludes)
-    exclude = pathspec.GitIgnoreSpec.from_lines(exclude_patterns) if exclude_patterns else None
+    excludes = tuple(excludes)
     extensions = tuple(e.lower() if e.startswith(".") else "." + e.lower() for e in extensions)
     files: dict[str, SourceFile] = {}
     warnings: list[tuple[str, str]] = []
     for raw in paths:
         if os.path.isdir(raw):
-            for found in _walk_directory(raw, lambda name: file_kind(name, extensions), exclude, warnings):
+            for found in _walk_directory(raw, lambda name: file_type(name, extensions), excludes, warnings):
                 files.setdefault(found.path, found)
         elif os.path.isfile(raw):
             path = os.path.normpath(raw)
-            files.setdefault(path, SourceFile(path, file_kind(os.path.basename(raw), extensions) or "source"))
+            files.setdefault(path, SourceFile(path, file_type(os.path.basename(raw), extensions) or "source"))
         elif os.path.lexists(raw):
             raise InputError(f"{raw}: not a regular file or directory")
         else:
@@ -123,12 +148,10 @@ def discover(paths: Iterable[str], extensions: tuple[str, ...] = DEFAULT_EXTENSI
     return sorted(files.values()), warnings
 
 
-def all_files(root: str, excludes: Iterable[str] = ()) -> tuple[list[SourceFile], list[tuple[str, str]]]:
+def all_files(root: str, excludes: Iterable[Excludes] = ()) -> tuple[list[SourceFile], list[tuple[str, str]]]:
     """Every file under `root` that .gitignore and `excludes` keep, for mirroring a tree."""
-    patterns = list(excludes)
-    exclude = pathspec.GitIgnoreSpec.from_lines(patterns) if patterns else None
     warnings: list[tuple[str, str]] = []
-    files = list(_walk_directory(root, lambda name: "other", exclude, warnings))
+    files = list(_walk_directory(root, lambda name: "other", tuple(excludes), warnings))
     return files, warnings
 
 

@@ -19,7 +19,7 @@ def test_warm_equals_cold_and_changes_are_seen(tmp_path: Path, capsys, monkeypat
     (src / "a.cu").write_text("void f(float* p) { cudaFree(p); }\n")
     (src / "b.cu").write_text("void g() { cudaDeviceSynchronize(); }\n")
     cold = scan(capsys, str(src))
-    assert list((tmp_path / "cache" / "scan").rglob("*.pickle")), "the cold run fills the cache"
+    assert list((tmp_path / "cache" / "scan").rglob("*.json")), "the cold run fills the cache"
     assert scan(capsys, str(src)) == cold
     assert scan(capsys, "--no-cache", str(src)) == cold
     (src / "a.cu").write_text("void f(float* p) { cudaFree(p); ncclCommRevoke(0, 0); }\n")
@@ -46,6 +46,8 @@ def test_corrupt_cache_entries_are_misses(tmp_path: Path, capsys, monkeypatch) -
     monkeypatch.setenv("PORTKIT_CACHE_DIR", str(tmp_path / "cache"))
     (tmp_path / "a.cu").write_text("void f(float* p) { cudaFree(p); }\n")
     cold = scan(capsys, str(tmp_path / "a.cu"))
-    for entry in (tmp_path / "cache").rglob("*.pickle"):
-        entry.write_bytes(b"not a pickle")
+    entries = list((tmp_path / "cache").rglob("*.json"))
+    assert entries
+    for entry in entries:
+        entry.write_bytes(b"not an entry")
     assert scan(capsys, str(tmp_path / "a.cu")) == cold

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT, require_tool
-from portkit.check import fingerprint
+from portkit.check.baseline import fingerprint
 from portkit.cli import main
 from portkit.model import Finding, Position
 
@@ -36,8 +36,8 @@ def repo(tmp_path: Path, monkeypatch) -> Path:
 
 
 def test_fingerprint_ignores_line_numbers() -> None:
-    a = Finding("a.cu", Position(3, 1), "PK102", "ncclCommShrink", "m", context="f")
-    b = Finding("a.cu", Position(90, 7), "PK102", "ncclCommShrink", "m", context="f")
+    a = Finding("a.cu", Position(3, 1), "PK102", "ncclCommShrink", "m", function="f")
+    b = Finding("a.cu", Position(90, 7), "PK102", "ncclCommShrink", "m", function="f")
     assert fingerprint(a, "a.cu", "ncclCommShrink(c);") == fingerprint(b, "a.cu", "ncclCommShrink(c);")
     assert fingerprint(a, "a.cu", "ncclCommShrink(c);") != fingerprint(a, "b.cu", "ncclCommShrink(c);")
 

@@ -20,7 +20,7 @@ def libclang(cuda_headers: Path, monkeypatch) -> None:
     # clang's CUDA wrapper includes cuRAND headers: the wheel headers must be on its path.
     monkeypatch.setenv("PORTKIT_CUDA_HEADERS", str(cuda_headers))
     try:
-        from portkit.clang_engine import load_cindex, resource_dir
+        from portkit.parse.clang import load_cindex, resource_dir
 
         load_cindex()
         resource_dir()
@@ -143,5 +143,5 @@ def test_missing_libclang_is_a_one_line_error(tmp_path: Path) -> None:
     run = subprocess.run([sys.executable, "-m", "portkit", "scan", "--engine", "clang", str(tmp_path / "a.cu")],
                          capture_output=True, text=True, env=env)
     assert run.returncode == 2
-    assert run.stderr.strip() == ("portkit: error: --engine clang needs libclang's Python bindings: "
+    assert run.stderr.strip() == ("portkit: error: the clang engine needs libclang's Python bindings: "
                                   "pip install 'portkit[clang]' (or libclang)")

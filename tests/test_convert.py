@@ -14,24 +14,28 @@ from hypothesis import strategies as st
 
 from conftest import EXAMPLES, ROOT, require_tool
 from portkit.cli import main
-from portkit.commands.convert import convert_stable
-from portkit.convert import EditConflict, apply_edits
+from portkit.convert.edits import EditConflict, EditOptions, apply_edits
+from portkit.convert.sources import convert_stable
 from portkit.model import Edit, Span
 from portkit.rules import Target
-from portkit.scan import ScanOptions, analyze_source, run_scan
+from portkit.pipeline import analyze_bytes, run_pipeline
+from portkit.settings import RunSettings
 
 CONVERT_INPUTS = Path(__file__).parent / "convert"
 FAKE_HIPIFY = Path(__file__).parent / "data" / "fake_hipify_perl.py"
 HIP52 = Target(rocm=(5, 2, 0))
 
 
-def convert_bytes(tmp_path: Path, data: bytes, name: str = "t.cu", database=None, target: Target = HIP52, **options) -> bytes:
+def convert_bytes(tmp_path: Path, data: bytes, name: str = "t.cu", database=None, target: Target = HIP52,
+                  prefer_roc: bool = False, launch_syntax: str = "cuda") -> bytes:
     """Convert one file's bytes through the same pipeline the command uses."""
     source = tmp_path / name
     source.write_bytes(data)
-    result = run_scan(ScanOptions(paths=(str(source),), jobs=1, keep_sources=True, **options), database, target)
+    settings = RunSettings(paths=(str(source),), root=tmp_path, target=target, jobs=1)
+    result = run_pipeline(settings, keep_sources=True, prefer_roc=prefer_roc, rules=database)
     broken = any(f.error_line is not None for f in result.files)
-    return convert_stable(str(source), data, result.findings, result.context, True, broken).converted
+    return convert_stable(str(source), data, result.findings, result.context, EditOptions(launch_syntax), True,
+                          broken).converted
 
 
 def test_apply_edits_orders_and_rejects_overlaps() -> None:
@@ -138,7 +142,7 @@ def test_examples_convert_idempotently(example: str, tmp_path: Path, capsys) -> 
 
 
 def test_makefile_rewrite(database) -> None:
-    from portkit.convert_build import convert_makefile
+    from portkit.convert.build_files import convert_makefile
 
     text = ("NVCC = nvcc  # the nvcc compiler\n"
             "FLAGS = -O3 -gencode arch=compute_80,code=sm_80 -gencode=arch=compute_90,code=sm_90 --use_fast_math "
@@ -155,7 +159,7 @@ def test_makefile_rewrite(database) -> None:
 
 
 def test_cmake_rewrite_of_the_example(database) -> None:
-    from portkit.convert_build import convert_cmake
+    from portkit.convert.build_files import convert_cmake
 
     result = convert_cmake((EXAMPLES / "option-pricer" / "CMakeLists.txt").read_text(), database)
     lines = result.text.splitlines()
@@ -176,7 +180,7 @@ def test_cmake_rewrite_of_the_example(database) -> None:
 
 
 def test_cmake_reports_what_it_cannot_rewrite(database) -> None:
-    from portkit.convert_build import convert_cmake
+    from portkit.convert.build_files import convert_cmake
 
     text = "set_target_properties(app PROPERTIES CUDA_SEPARABLE_COMPILATION ON CUDA_ARCHITECTURES \"70;80\")\n" \
            "target_link_libraries(app CUDA::cufft_static CUDA::cusparseLt)\n"
@@ -354,8 +358,8 @@ def test_hipify_perl_missing(tmp_path: Path, capsys, monkeypatch) -> None:
 
 
 def test_analysis_of_hipified_text_marks_what_is_left(database) -> None:
-    from portkit.analyzers import Context
+    from portkit.analyze import Context
 
-    context = Context(database, HIP52, frozenset(), frozenset())
-    findings = analyze_source("x.cu", b"void f() { hipFree(0); ncclCommShrink(0, 0, 0, 0, 0, 0); }\n", context)
+    context = Context(database, HIP52)
+    findings = analyze_bytes("x.cu", b"void f() { hipFree(0); ncclCommShrink(0, 0, 0, 0, 0, 0); }\n", context)
     assert [(f.code, f.name) for f in findings] == [("PK102", "ncclCommShrink")]

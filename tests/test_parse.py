@@ -2,13 +2,13 @@ from __future__ import annotations
 
 import pytest
 
-from portkit.model import OccurrenceKind as K
+from portkit.model import Role as K
 from portkit.parse import parse_source
 
 
 def occurrences(source: str, kind: K | None = None) -> list[tuple[int, str, str]]:
     parsed = parse_source("t.cu", source.encode())
-    return [(o.position.line, o.kind.value, o.text) for o in parsed.occurrences if kind is None or o.kind is kind]
+    return [(o.position.line, o.role.value, o.text) for o in parsed.occurrences if kind is None or o.role is kind]
 
 
 def names(source: str) -> set[str]:
@@ -37,7 +37,7 @@ def test_calls_types_and_identifiers() -> None:
 
 def test_macro_bodies_are_lexed_with_positions() -> None:
     src = "#define CHECK(x) do { cudaError_t e = (x); } while (0)\n"
-    body = [o for o in parse_source("t.cu", src.encode()).occurrences if o.kind is K.MACRO_BODY]
+    body = [o for o in parse_source("t.cu", src.encode()).occurrences if o.role is K.MACRO_BODY]
     error_t = next(o for o in body if o.text == "cudaError_t")
     assert src.encode()[error_t.span.start:error_t.span.end] == b"cudaError_t"
     assert error_t.position.column == src.index("cudaError_t") + 1
@@ -51,10 +51,10 @@ def test_templates_lambdas_and_launches() -> None:
         "  f();\n}\n"
     )
     parsed = parse_source("t.cu", src.encode())
-    kernel = next(o for o in parsed.occurrences if o.kind is K.KERNEL)
+    kernel = next(o for o in parsed.occurrences if o.role is K.KERNEL)
     assert (kernel.text, kernel.detail) == ("k", "template")
-    launch = next(o for o in parsed.occurrences if o.kind is K.LAUNCH)
-    assert (launch.text, launch.detail, launch.position.line, launch.context) == ("k", "dim3(2), 64, 0, s", 4, "h")
+    launch = next(o for o in parsed.occurrences if o.role is K.LAUNCH)
+    assert (launch.text, launch.detail, launch.position.line, launch.function) == ("k", "dim3(2), 64, 0, s", 4, "h")
     assert parsed.error_line is None
 
 

@@ -208,7 +208,7 @@ def test_unreadable_files_and_read_only_output_without_root_privileges(tmp_path:
 
 
 def test_in_place_never_overwrites_a_file_edited_meanwhile(tmp_path: Path) -> None:
-    from portkit.outtree import Change, write_in_place
+    from portkit.convert.output import Change, write_in_place
 
     target = tmp_path / "a.cu"
     target.write_bytes(b"void f() { cudaFree(0); } // edited by someone else\n")

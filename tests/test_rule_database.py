@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from conftest import require
-from portkit.commands.rules import load_targets
+from portkit.cli.rules import load_targets
 from portkit.toolchain import hip_include_dirs, installed_hip_version
-from portkit.verify_rules import INSTALLED_LIBRARIES, verify_library
+from portkit.rules.verify import INSTALLED_LIBRARIES, verify_library
 
 
 def test_every_library_meets_its_target(database, capsys) -> None:

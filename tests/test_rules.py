@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from portkit.errors import RuleError
+from portkit.errors import RuleFileError
 from portkit.rules import Rule, Target, load_database, load_file, parse_library
 
 GOOD = {"library": "mylib", "entries": [{"cuda": "myCudaThing", "kind": "function", "hip": "myHipThing"}]}
@@ -22,14 +22,14 @@ GOOD = {"library": "mylib", "entries": [{"cuda": "myCudaThing", "kind": "functio
     ({"library": "x", "entries": [{"cuda": "a", "kind": "function", "status": "maybe"}]}, "key 'status': 'maybe' is not one of"),
     ({"library": "x", "entries": [{"cuda": "a", "kind": "function", "status": "supported"}]}, "status 'supported' needs a 'hip'"),
     ({"library": "x", "entries": [{"cuda": "a", "kind": "function", "hip": "b", "hip_added": "six"}]}, "key 'hip_added': 'six' is not a version"),
-    ({"library": "x", "entries": [{"cuda": "a", "kind": "function", "weight": -1}]}, "key 'weight': must be a non-negative number"),
+    ({"library": "x", "entries": [{"cuda": "a", "kind": "function", "weight": -1}]}, "key 'weight': must be a finite non-negative number"),
     ({"library": "x", "entries": [{"cuda": "a", "kind": "function", "colour": "red"}]}, "entry 1 (a): unknown key 'colour'"),
     ({"library": "x", "entries": [{"cuda": "a", "kind": "asm"}]}, "kind 'asm' needs a 'pattern'"),
     ({"library": "x", "entries": [{"cuda": "a", "kind": "asm", "pattern": "("}]}, "key 'pattern': not a regular expression"),
     ({"library": "x", "entries": [{"cuda": "a", "kind": "function"}, {"cuda": "a", "kind": "type"}]}, "entry a: defined twice"),
 ], ids=lambda v: v if isinstance(v, str) else None)
 def test_malformed_rules_name_file_entry_and_key(data, message: str) -> None:
-    with pytest.raises(RuleError) as info:
+    with pytest.raises(RuleFileError) as info:
         parse_library("my.yaml", data)
     text = str(info.value)
     assert text.startswith("my.yaml: ") and message in text and "\n" not in text
@@ -38,14 +38,14 @@ def test_malformed_rules_name_file_entry_and_key(data, message: str) -> None:
 def test_invalid_yaml_names_the_line(tmp_path: Path) -> None:
     bad = tmp_path / "bad.yaml"
     bad.write_text("library: x\nentries:\n  - {cuda: a, kind: function\n")
-    with pytest.raises(RuleError, match=r"bad.yaml: line \d+: invalid YAML"):
+    with pytest.raises(RuleFileError, match=r"bad.yaml: line \d+: invalid YAML"):
         load_file(bad)
 
 
 def test_yaml_tags_are_not_executed(tmp_path: Path) -> None:
     evil = tmp_path / "evil.yaml"
     evil.write_text("library: x\nentries: !!python/object/apply:os.system ['echo pwned']\n")
-    with pytest.raises(RuleError, match="invalid YAML"):
+    with pytest.raises(RuleFileError, match="invalid YAML"):
         load_file(evil)
 
 
@@ -91,7 +91,7 @@ def test_user_rules_add_and_override(tmp_path: Path) -> None:
 
 
 def test_missing_user_rule_file(tmp_path: Path) -> None:
-    with pytest.raises(RuleError, match="no such rule file"):
+    with pytest.raises(RuleFileError, match="no such rule file"):
         load_database([tmp_path / "nope.yaml"])
 
 

@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from portkit.errors import InputError
-from portkit.walk import discover, read_source
+from portkit.walk import Excludes, discover, read_source
 
 
 def tree(root: Path, files: dict[str, str | bytes]) -> Path:
@@ -25,7 +25,7 @@ def test_extensions_and_build_files(tmp_path: Path) -> None:
     tree(tmp_path, {"a.cu": "", "b.cuh": "", "c.py": "", "d.txt": "", "CMakeLists.txt": "", "sub/Makefile": "", "e.CPP": "",
                     "Dockerfile": "", "gpu.Dockerfile": "", "requirements-dev.txt": "", "run.sh": "", "x.mk": ""})
     found = discover([str(tmp_path)])
-    kinds = {Path(f.path).name: f.kind for f in found[0]}
+    kinds = {Path(f.path).name: f.file_type for f in found[0]}
     assert kinds == {"a.cu": "source", "b.cuh": "source", "e.CPP": "source", "CMakeLists.txt": "cmake", "Makefile": "make",
                      "c.py": "python", "Dockerfile": "docker", "gpu.Dockerfile": "docker", "requirements-dev.txt": "requirements",
                      "run.sh": "script", "x.mk": "make"}
@@ -38,7 +38,7 @@ def test_gitignore_nested_and_exclude(tmp_path: Path) -> None:
         "third_party/.gitignore": "vendored.cu\n", "third_party/vendored.cu": "", "third_party/own.cu": "",
         "tests/t.cu": "",
     })
-    found = paths(discover([str(tmp_path)], excludes=["tests/"]))
+    found = paths(discover([str(tmp_path)], excludes=[Excludes(("tests/",))]))
     assert [Path(p).relative_to(tmp_path).as_posix() for p in found] == ["src/keep.cu", "third_party/own.cu"]
 
 

@@ -5,7 +5,7 @@ import json
 from pathlib import Path
 from typing import Any, Callable, TextIO
 
-from portkit.errors import UsageError
+from portkit.errors import InputError
 from portkit.report.render import render_html, render_markdown
 from portkit.report.sarif import render_sarif
 from portkit.report.text import render_text
@@ -32,7 +32,7 @@ _EXTENSIONS = {".json": "json", ".md": "md", ".markdown": "md", ".html": "html",
 
 def formatter(name: str) -> Formatter:
     if name not in FORMATTERS:
-        raise UsageError(f"unknown format {name!r}; choose one of {', '.join(sorted(FORMATTERS))}")
+        raise InputError(f"unknown format {name!r}; choose one of {', '.join(sorted(FORMATTERS))}")
     return FORMATTERS[name]
 
 
@@ -43,5 +43,5 @@ def format_for_path(path: Path) -> str:
         return "sarif"
     suffix = path.suffix.lower()
     if suffix not in _EXTENSIONS:
-        raise UsageError(f"{path}: cannot tell the report format from the extension; use {', '.join(sorted(_EXTENSIONS))}")
+        raise InputError(f"{path}: cannot tell the report format from the extension; use {', '.join(sorted(_EXTENSIONS))}")
     return _EXTENSIONS[suffix]

@@ -5,20 +5,16 @@ import collections
 from typing import Any
 
 from portkit import __version__
+from portkit.codes import ALL_STATUSES, API_UNKNOWN, CUDA_BRANCH, DEVICE_FUNCTION, KERNEL, KERNEL_LAUNCH, in_group
 from portkit.model import Finding
+from portkit.pipeline import ScanResult
 from portkit.report.plan import plan
-from portkit.rules import EFFECTIVE_STATUSES, Version
-from portkit.scan import ScanResult
+from portkit.rules import version_text
+from portkit.walk import BUILD_TYPES
 
 SCHEMA_VERSION = 1
-INVENTORY_CODES = {"PK200": "kernels", "PK201": "launches", "PK202": "device_functions", "PK203": "preprocessor_branches"}
-HAZARD_PREFIX = "PK3"
-ENVIRONMENT_PREFIX = "PK4"
-ATTENTION_STATUSES = ("partial", "unsupported", "removed", "unavailable")
-
-
-def _version(version: Version | None) -> str | None:
-    return ".".join(str(p) for p in version) if version else None
+INVENTORY_CODES = {KERNEL: "kernels", KERNEL_LAUNCH: "launches", DEVICE_FUNCTION: "device_functions",
+                   CUDA_BRANCH: "preprocessor_branches"}
 
 
 def finding_data(finding: Finding) -> dict[str, Any]:
@@ -29,12 +25,12 @@ def finding_data(finding: Finding) -> dict[str, Any]:
         "code": finding.code,
         "name": finding.name,
         "library": finding.library or None,
-        "status": finding.status or None,
+        "status": finding.status.value if finding.status else None,
         "severity": finding.severity.value,
         "hip": finding.hip or None,
         "message": finding.message,
         "advice": finding.advice or None,
-        "function": finding.context or None,
+        "function": finding.function or None,
     }
 
 
@@ -56,18 +52,18 @@ def _libraries(result: ScanResult) -> list[dict[str, Any]]:
             "roc_library": (library.roc_library if library else "") or None,
             "apis": len(distinct),
             "sites": sum(sites[lib_id].values()),
-            "apis_by_status": {s: len(names[lib_id][s]) for s in EFFECTIVE_STATUSES},
-            "sites_by_status": {s: sites[lib_id][s] for s in EFFECTIVE_STATUSES},
+            "apis_by_status": {s.value: len(names[lib_id][s]) for s in ALL_STATUSES},
+            "sites_by_status": {s.value: sites[lib_id][s] for s in ALL_STATUSES},
         })
     return rows
 
 
 def _kernels(result: ScanResult) -> list[dict[str, Any]]:
-    launches = collections.Counter(f.name for f in result.findings if f.code == "PK201")
+    launches = collections.Counter(f.name for f in result.findings if f.code == KERNEL_LAUNCH)
     return [
         {"name": f.name, "path": f.path, "line": f.position.line, "template": "(template)" in f.message,
          "launches": launches.get(f.name, 0)}
-        for f in result.findings if f.code == "PK200"
+        for f in result.findings if f.code == KERNEL
     ]
 
 
@@ -81,35 +77,35 @@ def _scan_data(result: ScanResult) -> dict[str, Any]:
     findings = result.findings
     status_counts = collections.Counter(f.status for f in findings if f.status)
     code_counts = collections.Counter(f.code for f in findings)
-    sources = [f for f in result.files if f.kind == "source"]
+    sources = [f for f in result.files if f.file_type == "source"]
     return {
         "schema_version": SCHEMA_VERSION,
         "tool": {"name": "portkit", "version": __version__},
-        "target": {"rocm": _version(result.target.rocm), "cuda": _version(result.target.cuda)},
+        "target": {"rocm": version_text(result.target.rocm), "cuda": version_text(result.target.cuda)},
         "summary": {
             "files": len(result.files),
             "source_files": len(sources),
-            "build_files": sum(1 for f in result.files if f.kind in ("cmake", "make")),
-            "other_files": sum(1 for f in result.files if f.kind not in ("source", "cmake", "make")),
+            "build_files": sum(1 for f in result.files if f.file_type in BUILD_TYPES),
+            "other_files": sum(1 for f in result.files if f.file_type != "source" and f.file_type not in BUILD_TYPES),
             "lines": sum(f.lines for f in result.files),
             "files_with_parse_errors": sum(1 for f in sources if f.error_line is not None),
-            "files_skipped": sum(1 for d in result.diagnostics if d.kind in ("skipped", "unreadable")),
+            "files_skipped": sum(1 for d in result.diagnostics if d.reason in ("skipped", "unreadable")),
             "files_not_utf8": sum(1 for f in sources if f.encoding != "utf-8"),
             **{key: code_counts.get(code, 0) for code, key in INVENTORY_CODES.items()},
             "inline_asm": sum(1 for f in findings if f.library == "ptx"),
-            "unknown_names": code_counts.get("PK105", 0),
-            "hazards": sum(n for c, n in code_counts.items() if c.startswith(HAZARD_PREFIX)),
-            "environment": sum(n for c, n in code_counts.items() if c.startswith(ENVIRONMENT_PREFIX)),
-            "sites_by_status": {s: status_counts.get(s, 0) for s in EFFECTIVE_STATUSES},
+            "unknown_names": code_counts.get(API_UNKNOWN, 0),
+            "hazards": sum(n for c, n in code_counts.items() if in_group(c, "hazard")),
+            "environment": sum(n for c, n in code_counts.items() if in_group(c, "environment")),
+            "sites_by_status": {s.value: status_counts.get(s, 0) for s in ALL_STATUSES},
         },
         "libraries": _libraries(result),
         "kernels": _kernels(result),
         "files": [
-            {"path": f.path, "kind": f.kind, "lines": f.lines, "parse_error_line": f.error_line, "encoding": f.encoding}
+            {"path": f.path, "kind": f.file_type, "lines": f.lines, "parse_error_line": f.error_line, "encoding": f.encoding}
             for f in result.files
         ],
         "diagnostics": [
-            {"path": d.path, "kind": d.kind, "severity": d.severity.value, "message": d.message} for d in result.diagnostics
+            {"path": d.path, "kind": d.reason, "severity": d.severity.value, "message": d.message} for d in result.diagnostics
         ],
         "findings": [finding_data(f) for f in findings],
     }

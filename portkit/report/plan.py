@@ -9,29 +9,26 @@ import collections
 import functools
 from typing import Any
 
-import yaml
-
-from portkit.errors import RuleError
-from portkit.resources import rules_dir
+from portkit.codes import GPU_ARCHITECTURE, Status
+from portkit.resources import load_data
 from portkit.rules import RuleDatabase
+
+
+def _parse_effort(data: dict[str, Any]) -> dict[str, Any]:
+    return {"hours_per_day": float(data["hours_per_day"]),
+            "per_site": {k: float(v) for k, v in data["per_site"].items()},
+            "inventory": {k: float(v) for k, v in data["inventory"].items()}}
 
 
 @functools.lru_cache(maxsize=1)
 def effort_model() -> dict[str, Any]:
-    path = rules_dir() / "_effort.yaml"
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-        return {"hours_per_day": float(data["hours_per_day"]),
-                "per_site": {k: float(v) for k, v in data["per_site"].items()},
-                "inventory": {k: float(v) for k, v in data["inventory"].items()}}
-    except (OSError, yaml.YAMLError, KeyError, TypeError, ValueError, AttributeError) as exc:
-        raise RuleError(f"{path}: malformed effort model: {exc}") from None
+    return load_data("_effort.yaml", _parse_effort)
 
 
 def readiness(data: dict[str, Any]) -> dict[str, Any]:
     by_status = data["summary"]["sites_by_status"]
     total = sum(by_status.values())
-    clean = by_status.get("supported", 0)
+    clean = by_status.get(Status.SUPPORTED.value, 0)
     score = round(100 * clean / total) if total else 100
     return {"score": score, "clean_sites": clean, "total_sites": total,
             "explanation": "share of CUDA API, header, library and inline-asm sites that port by renaming alone"}
@@ -46,7 +43,7 @@ def estimate(data: dict[str, Any], rules: RuleDatabase) -> dict[str, Any]:
     rows: dict[str, dict[str, float]] = collections.defaultdict(lambda: {"names": 0, "sites": 0, "hours": 0.0})
     for (library, name, status), sites in names.items():
         rule = rules.find(name)
-        per_name = rules.weight(rule, status) if rule is not None else model["per_site"].get(status, 0.0)
+        per_name = rules.weight(rule, Status(status)) if rule is not None else model["per_site"].get(status, 0.0)
         row = rows[status]
         row["names"] += 1
         row["sites"] += sites
@@ -75,10 +72,10 @@ def checklist(data: dict[str, Any]) -> list[dict[str, Any]]:
     """The six steps of a port, with what the scan established and what remains."""
     s = data["summary"]
     libraries = [lib["title"] for lib in data["libraries"] if lib["id"] not in ("ptx",)]
-    attention = {k: v for k, v in s["sites_by_status"].items() if k != "supported" and v}
+    attention = {k: v for k, v in s["sites_by_status"].items() if k != Status.SUPPORTED.value and v}
     rng = any(lib["id"] == "curand" for lib in data["libraries"])
     warp = sum(1 for f in data["findings"] if f["name"] and f["name"].startswith(("__shfl", "__ballot", "warpSize", "__activemask")))
-    archs = sorted({f["name"] for f in data["findings"] if f["code"] == "PK401"})
+    archs = sorted({f["name"] for f in data["findings"] if f["code"] == GPU_ARCHITECTURE})
     return [
         {"step": "Dependency inventory",
          "determined": f"{len(libraries)} CUDA libraries ({', '.join(libraries) or 'none'}), "
@@ -87,7 +84,7 @@ def checklist(data: dict[str, Any]) -> list[dict[str, Any]]:
          "remaining": "Confirm the ROCm release and that each counterpart library is installed there; "
                       "classify the unknown names (add rules with --rules)."},
         {"step": "Functional port",
-         "determined": f"{s['sites_by_status']['supported']} sites convert mechanically (portkit convert); "
+         "determined": f"{s['sites_by_status'][Status.SUPPORTED.value]} sites convert mechanically (portkit convert); "
                        + (", ".join(f"{v} {k}" for k, v in attention.items()) or "none") + " need manual work; "
                        f"{s['inline_asm']} inline asm blocks, {s['preprocessor_branches']} CUDA-only #if branches.",
          "remaining": "Work through the marked sites, build with hipcc for the target GPUs, keep both vendors building "
@@ -118,7 +115,7 @@ def checklist(data: dict[str, Any]) -> list[dict[str, Any]]:
 def architectures(data: dict[str, Any]) -> list[dict[str, Any]]:
     seen: dict[str, dict[str, Any]] = {}
     for f in data["findings"]:
-        if f["code"] == "PK401":
+        if f["code"] == GPU_ARCHITECTURE:
             entry = seen.setdefault(f["name"], {"cuda": f["name"], "mapping": f["message"].replace("GPU architecture ", ""),
                                                 "offload_arch": f["advice"], "where": []})
             entry["where"].append(f"{f['path']}:{f['line']}")

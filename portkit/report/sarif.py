@@ -10,8 +10,6 @@ from portkit.codes import CODES
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 _LEVELS = {"error": "error", "warning": "warning", "info": "note"}
-# Plain inventory and clean mappings are not alerts.
-_QUIET_CODES = {"PK100", "PK200", "PK201", "PK202", "PK401"}
 
 
 def artifact_uri(path: str) -> str:
@@ -24,7 +22,7 @@ def artifact_uri(path: str) -> str:
 
 
 def sarif_data(data: dict[str, Any]) -> dict[str, Any]:
-    results = [f for f in data["findings"] if f["code"] not in _QUIET_CODES]
+    results = [f for f in data["findings"] if CODES[f["code"]].alert]
     used = sorted({f["code"] for f in results})
     rules = [
         {"id": code, "name": CODES[code].name, "shortDescription": {"text": CODES[code].summary},

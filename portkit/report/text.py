@@ -6,9 +6,11 @@ from typing import Any, TextIO
 from rich.console import Console
 from rich.table import Table
 
-from portkit.report.data import ATTENTION_STATUSES
+from portkit import codes
+from portkit.codes import ALL_STATUSES, ATTENTION_STATUSES, Status
 
-STATUS_STYLE = {"supported": "green", "partial": "yellow", "unsupported": "red", "removed": "magenta", "unavailable": "red"}
+STATUS_STYLE = {Status.SUPPORTED: "green", Status.PARTIAL: "yellow", Status.UNSUPPORTED: "red", Status.REMOVED: "magenta",
+                Status.UNAVAILABLE: "red"}
 _LIST_LIMIT = 200  # beyond this many rows, the JSON/Markdown reports hold the full list
 
 
@@ -38,13 +40,13 @@ def _libraries(console: Console, data: dict[str, Any]) -> None:
     table = Table(title="CUDA libraries used", title_justify="left")
     for column in ("library", "ROCm counterpart", "APIs", "sites"):
         table.add_column(column, justify="right" if column in ("APIs", "sites") else "left")
-    for status in ("supported", "partial", "unsupported", "removed", "unavailable"):
-        table.add_column(status, justify="right", style=STATUS_STYLE[status])
+    for status in ALL_STATUSES:
+        table.add_column(status.value, justify="right", style=STATUS_STYLE[status])
     for lib in data["libraries"]:
         counterpart = " / ".join(x for x in (lib["hip_library"], lib["roc_library"]) if x) or "-"
         row = [lib["title"], counterpart, str(lib["apis"]), str(lib["sites"])]
         row += [f"{lib['apis_by_status'][s]} ({lib['sites_by_status'][s]})" if lib["sites_by_status"][s] else "-"
-                for s in ("supported", "partial", "unsupported", "removed", "unavailable")]
+                for s in ALL_STATUSES]
         table.add_row(*row)
     console.print(table)
     console.print("[dim]status columns: distinct APIs (call sites)[/dim]")
@@ -95,14 +97,16 @@ def render_text(data: dict[str, Any], out: TextIO, color: bool | None = None) ->
     _libraries(console, data)
     _attention(console, data)
     _kernels(console, data)
-    _simple_list(console, "Kernel launches", [f for f in findings if f["code"] == "PK201"], lambda f: f["message"])
+    _simple_list(console, "Kernel launches", [f for f in findings if f["code"] == codes.KERNEL_LAUNCH], lambda f: f["message"])
     _simple_list(console, "Inline asm", [f for f in findings if f["library"] == "ptx"], lambda f: f["message"])
-    _simple_list(console, "CUDA-only preprocessor branches", [f for f in findings if f["code"] == "PK203"], lambda f: f["message"])
-    _simple_list(console, "Hazards", [f for f in findings if f["code"].startswith("PK3")],
+    _simple_list(console, "CUDA-only preprocessor branches", [f for f in findings if f["code"] == codes.CUDA_BRANCH],
+                 lambda f: f["message"])
+    _simple_list(console, "Hazards", [f for f in findings if codes.in_group(f["code"], "hazard")],
                  lambda f: f"{f['code']} {f['message']}")
-    _simple_list(console, "Build and environment", [f for f in findings if f["code"].startswith("PK4")],
+    _simple_list(console, "Build and environment", [f for f in findings if codes.in_group(f["code"], "environment")],
                  lambda f: f"{f['code']} {f['message']} ({f['advice']})" if f["advice"] else f"{f['code']} {f['message']}")
-    _simple_list(console, "CUDA-looking names no rule knows", [f for f in findings if f["code"] == "PK105"], lambda f: f["name"])
+    _simple_list(console, "CUDA-looking names no rule knows", [f for f in findings if f["code"] == codes.API_UNKNOWN],
+                 lambda f: f["name"])
     diagnostics = data["diagnostics"]
     if diagnostics:
         console.print(f"[bold]File warnings[/bold] ({len(diagnostics)})")

@@ -1,0 +1,19 @@
+"""Analyze: occurrences and rules in, findings out. One small module per concern, all registered.
+
+names.py matches names against the rules, inventory.py lists GPU code, hazards.py
+finds what renaming cannot fix, builds.py and environment.py read build files,
+scripts, containers and Python projects.
+"""
+from __future__ import annotations
+
+from portkit.analyze import builds, environment, hazards, inventory, names  # noqa: F401 - importing registers them
+from portkit.analyze.registry import Context, TextFile, analyzers_for
+from portkit.model import Finding, ParsedFile
+
+__all__ = ["Context", "TextFile", "analyze"]
+
+
+def analyze(subject: ParsedFile | TextFile, context: Context) -> list[Finding]:
+    """Every registered analyzer's findings for one parsed source or text file."""
+    file_type = subject.file_type if isinstance(subject, TextFile) else "source"
+    return [finding for analyzer in analyzers_for(file_type) for finding in analyzer(subject, context)]

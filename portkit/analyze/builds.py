@@ -1,0 +1,64 @@
+"""Link libraries named in CMake files and Makefiles."""
+from __future__ import annotations
+
+import re
+from typing import Iterable
+
+from portkit.analyze.findings import rule_finding
+from portkit.analyze.registry import Context, TextFile, analyzer
+from portkit.codes import CODES, GPU_ARCHITECTURE
+from portkit.model import Finding, Position, Span
+from portkit.rules.build_facts import build_facts
+from portkit.textutil import HASH_COMMENT, LineIndex, blank
+
+_CMAKE_TARGET = re.compile(r"\b(CUDA|NCCL)::(\w+)")
+_LINK_FLAG = re.compile(r"(?<![\w-])-l(\w+)")
+_CMAKE_LINK_CALL = re.compile(r"\btarget_link_libraries\s*\(([^)]*)\)", re.S)
+_WORD = re.compile(r"[\w:.+-]+")
+_SM = re.compile(r"\b(?:sm|compute)_(\d{2,3})[af]?\b")
+_CMAKE_ARCHS = re.compile(r"CUDA_ARCHITECTURES\s+\"?([\d;\s]+(?:-real|-virtual)?)")
+
+
+def link_names(file_type: str, text: str) -> list[tuple[int, str]]:
+    """(offset, name) of each library the build file links, as the rules name them."""
+    text = blank(text, HASH_COMMENT)
+    found = [(m.start(1), m.group(1)) for m in _LINK_FLAG.finditer(text)]
+    if file_type == "cmake":
+        found += [(m.start(), m.group()) for m in _CMAKE_TARGET.finditer(text)]
+        for call in _CMAKE_LINK_CALL.finditer(text):
+            for word in _WORD.finditer(call.group(1)):
+                if "::" not in word.group():
+                    found.append((call.start(1) + word.start(), word.group()))
+    return sorted(set(found))
+
+
+def architectures(file_type: str, text: str) -> list[tuple[int, str]]:
+    """(offset, compute capability) of each NVIDIA GPU architecture the build targets."""
+    text = blank(text, HASH_COMMENT)
+    found = [(m.start(), m.group(1)) for m in _SM.finditer(text)]
+    if file_type == "cmake":
+        for match in _CMAKE_ARCHS.finditer(text):
+            found += [(match.start(1) + n.start(), n.group()) for n in re.finditer(r"\d{2,3}", match.group(1))]
+    return sorted(set(found))
+
+
+def text_location(lines: LineIndex[str], offset: int, length: int) -> tuple[Span, Position]:
+    """The byte span and the 1-based position of `length` bytes at character `offset` of a text file."""
+    start = len(lines.text[:offset].encode())
+    return Span(start, start + length), lines.position(offset)
+
+
+@analyzer("cmake", "make")
+def analyze_build_file(file: TextFile, context: Context) -> Iterable[Finding]:
+    lines = LineIndex(file.text)
+    for offset, name in link_names(file.file_type, file.text):
+        rule = context.rules.link(name)
+        if rule is not None:
+            span, position = text_location(lines, offset, len(name.encode()))
+            yield rule_finding(file.path, rule, name, span, position, context)
+    facts = build_facts()
+    for offset, capability in architectures(file.file_type, file.text):
+        span, position = text_location(lines, offset, len(capability))
+        yield Finding(path=file.path, position=position, code=GPU_ARCHITECTURE, name=f"sm_{capability}",
+                      message=f"GPU architecture {facts.describe(capability)}", severity=CODES[GPU_ARCHITECTURE].severity,
+                      advice=f"--offload-arch={facts.gfx_for(capability)}", span=span)

@@ -1,0 +1,74 @@
+"""Build and environment inventory: CMake, Makefiles, scripts, Dockerfiles, Python projects.
+
+The patterns are data (rules/_environment.yaml); this module applies them
+outside '#' comments and words each finding from the code table.
+"""
+from __future__ import annotations
+
+import dataclasses
+import functools
+import re
+from typing import Iterator
+
+from portkit.analyze.builds import text_location
+from portkit.analyze.registry import Context, TextFile, analyzer
+from portkit.codes import CODES, NVCC_FLAG
+from portkit.model import Finding
+from portkit.resources import load_data
+from portkit.rules.build_facts import build_facts
+from portkit.textutil import HASH_COMMENT, LineIndex, blank
+from portkit.walk import FILE_TYPES
+
+TEXT_FILE_TYPES = tuple(t for t in FILE_TYPES if t != "source")
+
+
+@dataclasses.dataclass(frozen=True)
+class Pattern:
+    code: str
+    file_types: frozenset[str]
+    regex: re.Pattern[str]
+    group: int
+
+
+def _parse(entries: list) -> tuple[Pattern, ...]:
+    loaded = []
+    for index, entry in enumerate(entries or [], 1):
+        if entry["code"] not in CODES or not set(entry["kinds"]) <= set(TEXT_FILE_TYPES):
+            raise ValueError(f"entry {index}: unknown code or file type")
+        try:
+            regex = re.compile(entry["pattern"])
+        except re.error as exc:
+            raise ValueError(f"entry {index}: {exc}") from None
+        loaded.append(Pattern(entry["code"], frozenset(entry["kinds"]), regex, int(entry.get("group", 0))))
+    return tuple(loaded)
+
+
+@functools.lru_cache(maxsize=1)
+def patterns() -> tuple[Pattern, ...]:
+    return load_data("_environment.yaml", _parse)
+
+
+def _advice(code: str, name: str) -> str:
+    if code == NVCC_FLAG:
+        facts = build_facts()
+        if name in facts.nvcc_unsupported:
+            return facts.nvcc_unsupported[name]
+        if name in facts.nvcc_flags:
+            replacement = facts.nvcc_flags[name]
+            return f"hipcc: {replacement}" if replacement else "hipcc needs no such flag: drop it"
+    return CODES[code].fix
+
+
+@analyzer(*TEXT_FILE_TYPES)
+def analyze_environment(file: TextFile, context: Context) -> Iterator[Finding]:
+    code_text = blank(file.text, HASH_COMMENT)
+    lines = LineIndex(file.text)
+    for pattern in patterns():
+        if file.file_type not in pattern.file_types:
+            continue
+        for match in pattern.regex.finditer(code_text):
+            name = match.group(pattern.group)
+            span, position = text_location(lines, match.start(pattern.group), len(name.encode()))
+            code = CODES[pattern.code]
+            yield Finding(path=file.path, position=position, code=pattern.code, name=name, message=f"{code.summary}: {name}",
+                          severity=code.severity, advice=_advice(pattern.code, name), span=span)

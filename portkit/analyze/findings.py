@@ -1,0 +1,75 @@
+"""Building findings: one for a name a rule knows (with what convert may write), one for anything else."""
+from __future__ import annotations
+
+from portkit.analyze.registry import Context
+from portkit.codes import CODES, RENAMED_STATUSES, Status, code_for_status
+from portkit.model import Finding, Fix, FixAction, Occurrence, Position, Role, Span
+from portkit.rules import Resolution, Rule
+
+
+def _status_message(rule: Rule, name: str, status: Status, hip: str, context: Context) -> str:
+    library = context.rules.libraries.get(rule.library)
+    title = library.title if library else rule.library
+    target_lib = (library.hip_library if library else "") or "HIP"
+    if status is Status.SUPPORTED:
+        return f"{name} ({title}) maps to {hip or rule.roc}"
+    if status is Status.PARTIAL:
+        return f"{name} ({title}) maps to {hip or rule.roc or target_lib} with differences"
+    if status is Status.REMOVED:
+        return f"{name} ({title}) was removed from CUDA"
+    if status is Status.UNAVAILABLE:
+        if hip:
+            return f"{name} ({title}) is not in the targeted HIP; the nearest spelling is {hip}"
+        return f"{name} ({title}) has a HIP equivalent, but not in the targeted ROCm version"
+    return f"{name} ({title}) has no {target_lib} equivalent"
+
+
+def _spelling(rule: Rule, resolution: Resolution, context: Context) -> str:
+    if context.prefer_roc and rule.roc_available(context.target) and resolution.hip == rule.hip:
+        return rule.roc
+    return resolution.hip or (rule.roc if resolution.status in RENAMED_STATUSES else "")
+
+
+def _delimited(path: str, style: str) -> str:
+    return f"<{path}>" if style == "system" else f'"{path}"'
+
+
+def _fix(occurrence: Occurrence | None, spelling: str, resolution: Resolution, context: Context) -> Fix | None:
+    """What convert may write for one use: the HIP spelling over the name, or None."""
+    if occurrence is None or not spelling or resolution.status not in RENAMED_STATUSES:
+        return None
+    if occurrence.span.empty:
+        return None  # written through a macro (clang engine): nothing of its own to rename
+    if occurrence.text in context.project_declared:
+        return None  # a local variable that happens to share the name
+    if spelling == occurrence.text:
+        return None
+    if occurrence.role is Role.INCLUDE:
+        return Fix(FixAction.INCLUDE, occurrence.span, _delimited(spelling, occurrence.detail))
+    parts = occurrence.parts if occurrence.role is Role.CALL else ()
+    return Fix(FixAction.RENAME, occurrence.span, spelling, parts, resolution.drop_args)
+
+
+def rule_finding(path: str, rule: Rule, name: str, span: Span, position: Position, context: Context,
+                 function: str = "", occurrence: Occurrence | None = None) -> Finding:
+    """The finding for one use of a name a rule knows; `occurrence` (with the span to rename) when convert may rename it."""
+    resolution = rule.resolve(context.target)
+    code = code_for_status(resolution.status)
+    spelling = _spelling(rule, resolution, context)
+    return Finding(
+        path=path, position=position, code=code, name=name,
+        message=_status_message(rule, name, resolution.status, spelling, context),
+        severity=CODES[code].severity, library=rule.library, status=resolution.status,
+        hip=spelling, advice=resolution.advice, function=function, span=span,
+        fix=_fix(occurrence, spelling, resolution, context),
+    )
+
+
+def simple_finding(path: str, occurrence: Occurrence, code: str, message: str, advice: str = "",
+                   shadowable: bool = False) -> Finding:
+    """A finding about an occurrence that is not a rule match: inventory, hazards, unknown names."""
+    return Finding(
+        path=path, position=occurrence.position, code=code, name=occurrence.text, message=message,
+        severity=CODES[code].severity, advice=advice, function=occurrence.function, span=occurrence.span,
+        shadowable=shadowable,
+    )

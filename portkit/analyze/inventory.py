@@ -1,0 +1,46 @@
+"""Inventory of GPU code: kernels, device functions, launches, inline asm, CUDA-only branches."""
+from __future__ import annotations
+
+import dataclasses
+from typing import Iterable
+
+from portkit.analyze.findings import rule_finding, simple_finding
+from portkit.analyze.registry import Context, analyzer
+from portkit.codes import API_UNSUPPORTED, CUDA_BRANCH, DEVICE_FUNCTION, KERNEL, KERNEL_LAUNCH, Status
+from portkit.model import Finding, Fix, FixAction, Occurrence, ParsedFile, Role
+
+GENERIC_ASM_ADVICE = ("PTX is NVIDIA's ISA and no AMD compiler accepts it: rewrite the block in HIP C++ "
+                      "(builtins such as __lane_id, __ballot, __shfl) or in AMDGCN inline asm.")
+LAUNCH_ADVICE = "hipcc accepts <<<>>>; convert can also emit hipLaunchKernelGGL."
+BRANCH_ADVICE = ("hipcc does not define these macros: test __HIP_PLATFORM_AMD__/__HIP_DEVICE_COMPILE__ as well, "
+                 "or the branch silently drops out on AMD.")
+
+
+@analyzer("source")
+def analyze_inventory(parsed: ParsedFile, context: Context) -> Iterable[Finding]:
+    for occurrence in parsed.occurrences:
+        role = occurrence.role
+        if role is Role.KERNEL:
+            template = " (template)" if occurrence.detail == "template" else ""
+            yield simple_finding(parsed.path, occurrence, KERNEL, f"kernel {occurrence.text}{template}")
+        elif role is Role.DEVICE_FUNCTION:
+            yield simple_finding(parsed.path, occurrence, DEVICE_FUNCTION, f"device function {occurrence.text}")
+        elif role is Role.LAUNCH:
+            finding = simple_finding(parsed.path, occurrence, KERNEL_LAUNCH,
+                                     f"launch of {occurrence.text}<<<{occurrence.detail}>>>", LAUNCH_ADVICE)
+            yield dataclasses.replace(finding, fix=Fix(FixAction.LAUNCH, occurrence.span, occurrence.text, occurrence.parts))
+        elif role is Role.INLINE_ASM:
+            yield _asm_finding(parsed, occurrence, context)
+        elif role is Role.PREPROCESSOR_CONDITION:
+            yield simple_finding(parsed.path, occurrence, CUDA_BRANCH, f"{occurrence.detail} {occurrence.text}", BRANCH_ADVICE)
+
+
+def _asm_finding(parsed: ParsedFile, occurrence: Occurrence, context: Context) -> Finding:
+    shown = " ".join(occurrence.text.split())[:60]
+    rule = context.rules.match_asm(occurrence.text)
+    if rule is not None:
+        finding = rule_finding(parsed.path, rule, rule.cuda, occurrence.span, occurrence.position, context, occurrence.function)
+        return dataclasses.replace(finding, message=f'inline PTX "{shown}": {finding.message}')
+    finding = simple_finding(parsed.path, occurrence, API_UNSUPPORTED, f'inline PTX "{shown}" has no HIP equivalent',
+                             GENERIC_ASM_ADVICE)
+    return dataclasses.replace(finding, name="asm", library="ptx", status=Status.UNSUPPORTED)

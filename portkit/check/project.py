@@ -1,0 +1,48 @@
+"""`check` and `baseline` over a project: scan, fingerprint, compare with the baseline."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from portkit.check.baseline import (
+    Verdict, decide, fingerprint_all, is_recorded, read_baseline, relative_path, write_baseline,
+)
+from portkit.check.gitdiff import added_lines
+from portkit.config import DEFAULT_BASELINE
+from portkit.errors import InputError, OutputError
+from portkit.fileio import atomic_write_bytes
+from portkit.pipeline import run_pipeline
+from portkit.settings import RunSettings
+
+
+def baseline_path(settings: RunSettings, explicit: Path | None = None) -> Path:
+    return explicit or settings.baseline or settings.root / DEFAULT_BASELINE
+
+
+def record_baseline(settings: RunSettings, output: Path | None = None) -> tuple[Path, int]:
+    """Write today's recordable findings to the baseline; (its path, how many)."""
+    result = run_pipeline(settings, keep_sources=True)
+    recorded = [f for f in fingerprint_all(result.findings, result.sources, settings.root) if is_recorded(f.finding)]
+    target = baseline_path(settings, output)
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write_bytes(target, write_baseline(target, recorded))
+    except OSError as exc:
+        raise OutputError(f"{target}: cannot write: {exc.strerror or exc}") from None
+    return target, len(recorded)
+
+
+def run_check(settings: RunSettings, baseline_file: Path | None = None, diff_ref: str | None = None,
+              partial: bool = False) -> Verdict:
+    """New, baselined, suppressed and fixed findings. `partial`: only some files were named, so
+    baseline entries for other files are not reported as fixed."""
+    path = baseline_path(settings, baseline_file)
+    if baseline_file is not None and not path.exists():
+        raise InputError(f"{path}: baseline not found")
+    entries = read_baseline(path) if path.exists() else []
+    result = run_pipeline(settings, keep_sources=True)
+    findings = fingerprint_all(result.findings, result.sources, settings.root)
+    if diff_ref:
+        added = added_lines(diff_ref, settings.root)
+        findings = [f for f in findings if f.finding.position.line in added.get(f.path, ())]
+    checked = {relative_path(f.path, settings.root) for f in result.files} if partial else None
+    return decide(findings, settings.blocking, entries, result.suppressions, checked)

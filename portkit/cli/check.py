@@ -1,0 +1,62 @@
+"""`portkit check` and `portkit baseline`: stop new unportable code, record the old."""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import List, Optional
+
+import typer
+
+from portkit.check.project import record_baseline, run_check
+from portkit.cli.app import CompileDatabase, Engine, Jobs, NoCache, RocmVersion, UserRules, app
+from portkit.settings import resolve_settings
+
+
+@app.command()
+def check(
+    paths: List[str] = typer.Argument(None, help="Files or directories (default: the project root)."),
+    baseline: Optional[Path] = typer.Option(None, "--baseline", "-b", help="Baseline file (default: .portkit-baseline.json if present)."),
+    blocking: List[str] = typer.Option([], "--blocking", help="Status that blocks (repeatable; default: unsupported)."),
+    diff: Optional[str] = typer.Option(None, "--diff", help="Only findings on lines added since this git ref."),
+    rules: UserRules = [],
+    rocm_version: RocmVersion = None,
+    jobs: Jobs = 0,
+    no_cache: NoCache = False,
+    engine: Engine = "tree-sitter",
+    compile_database: CompileDatabase = None,
+) -> None:
+    """Fail on new unportable CUDA uses: prints 'path:line:col: CODE message (advice)'.
+
+    A finding blocks when its status is a blocking one (default: unsupported; error-severity
+    hazards too) unless the baseline records it or '// portkit: ignore[CODE]' sits on its line
+    or the line before. Exit 0 clean, 1 new blocking findings, 2 usage or input errors.
+    """
+    settings = resolve_settings(paths or (), rule_files=rules, rocm_version=rocm_version, jobs=jobs, cache=not no_cache,
+                                engine=engine, compile_database=compile_database, blocking=blocking)
+    verdict = run_check(settings, baseline, diff, partial=bool(paths))
+    for item in verdict.new:
+        f = item.finding
+        advice = f" ({f.advice})" if f.advice else ""
+        print(f"{f.path}:{f.position.line}:{f.position.column}: {f.code} {f.message}{advice}")
+    for entry in verdict.fixed:
+        print(f"{entry.path}: baseline entry no longer found ({entry.code} {entry.name}, x{entry.count}): "
+              f"regenerate the baseline with 'portkit baseline'", file=sys.stderr)
+    print(f"portkit check: {len(verdict.new)} new, {len(verdict.baselined)} baselined, "
+          f"{len(verdict.suppressed)} suppressed, {len(verdict.fixed)} fixed; blocking: {', '.join(settings.blocking)}",
+          file=sys.stderr)
+    raise typer.Exit(1 if verdict.new else 0)
+
+
+@app.command()
+def baseline(
+    paths: List[str] = typer.Argument(None, help="Files or directories (default: the project root)."),
+    output: Optional[Path] = typer.Option(None, "--output", "-o", help="Baseline file to write (default: .portkit-baseline.json)."),
+    rules: UserRules = [],
+    rocm_version: RocmVersion = None,
+    jobs: Jobs = 0,
+) -> None:
+    """Record today's findings so that 'portkit check' blocks only new ones."""
+    settings = resolve_settings(paths or (), rule_files=rules, rocm_version=rocm_version, jobs=jobs)
+    target, count = record_baseline(settings, output)
+    print(f"portkit baseline: {count} findings recorded in {target}")
+    raise typer.Exit(0)

@@ -1,0 +1,91 @@
+"""`portkit scan` and `portkit report`: inventory a CUDA tree and what will not port."""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import List, Optional
+
+import typer
+
+from portkit.cli.app import (
+    CompileDatabase, CudaVersion, Engine, Excludes, Extensions, Jobs, NoCache, RocmVersion, UserRules, app,
+    split_extensions,
+)
+from portkit.fileio import output_stream
+from portkit.pipeline import run_pipeline
+from portkit.report import format_for_path, formatter
+from portkit.report.data import scan_data
+from portkit.settings import RunSettings, resolve_settings
+
+
+def _engine_note(settings: RunSettings) -> None:
+    from portkit.parse.clang import find_compile_database, load_cindex, resource_dir
+
+    load_cindex()
+    found = find_compile_database(list(settings.paths), settings.compile_database)
+    where = f"flags from {found}" if found else "no compile_commands.json found; default flags (CUDA headers, the files' include/ directories)"
+    print(f"portkit: clang engine: {where}; clang resource directory: {resource_dir()}", file=sys.stderr)
+
+
+def run_scan(settings: RunSettings, fmt: str, output: Optional[Path], reports: tuple[Path, ...] = (),
+             color: Optional[bool] = None) -> int:
+    """Scan once; print `fmt` (to stdout or `output`) and write each extra report file."""
+    render = formatter(fmt)
+    report_formats = [(path, formatter(format_for_path(path))) for path in reports]
+    if settings.engine == "clang":
+        _engine_note(settings)
+    data = scan_data(run_pipeline(settings, progress=True))
+    with output_stream(output) as out:
+        render(data, out, color if output is None else False)
+    for path, report in report_formats:
+        with output_stream(path) as out:
+            report(data, out, False)
+    return 0
+
+
+@app.command()
+def scan(
+    paths: List[str] = typer.Argument(..., help="Files or directories to scan."),
+    fmt: str = typer.Option("text", "--format", "-f", help="Output format: text, json, md, html or sarif."),
+    output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write the output to this file."),
+    report: List[Path] = typer.Option([], "--report", help="Also write a report; the format follows the extension (.md, .html, .json, .sarif)."),
+    extensions: Extensions = None,
+    exclude: Excludes = [],
+    rules: UserRules = [],
+    rocm_version: RocmVersion = None,
+    cuda_version: CudaVersion = None,
+    jobs: Jobs = 0,
+    color: Optional[bool] = typer.Option(None, "--color/--no-color", help="Force or disable colour (default: when a terminal)."),
+    no_cache: NoCache = False,
+    engine: Engine = "tree-sitter",
+    compile_database: CompileDatabase = None,
+) -> None:
+    """Inventory the CUDA APIs, kernels and inline asm in PATHS, and what will not port to HIP.
+
+    Honours .gitignore files. Exit code 0 when the scan ran (whatever it found), 2 on bad input.
+    """
+    settings = resolve_settings(paths, extensions=split_extensions(extensions), excludes=exclude, rule_files=rules,
+                                rocm_version=rocm_version, cuda_version=cuda_version, jobs=jobs, cache=not no_cache,
+                                engine=engine, compile_database=compile_database)
+    raise typer.Exit(run_scan(settings, fmt, output, tuple(report), color))
+
+
+@app.command()
+def report(
+    paths: List[str] = typer.Argument(..., help="Files or directories to scan."),
+    fmt: Optional[str] = typer.Option(None, "--format", "-f", help="md, html, json, sarif or text (default: from -o's extension, else md)."),
+    output: Optional[Path] = typer.Option(None, "--output", "-o", help="Report file (default: stdout)."),
+    exclude: Excludes = [],
+    rules: UserRules = [],
+    rocm_version: RocmVersion = None,
+    cuda_version: CudaVersion = None,
+    jobs: Jobs = 0,
+    engine: Engine = "tree-sitter",
+    compile_database: CompileDatabase = None,
+) -> None:
+    """Write a migration report: summary, readiness, effort estimate, per-library tables,
+    every site to fix, hazards, build files, GPU architectures and the port checklist."""
+    chosen = fmt or (format_for_path(output) if output else "md")
+    settings = resolve_settings(paths, excludes=exclude, rule_files=rules, rocm_version=rocm_version,
+                                cuda_version=cuda_version, jobs=jobs, engine=engine, compile_database=compile_database)
+    raise typer.Exit(run_scan(settings, chosen, output, color=False))

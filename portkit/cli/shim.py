@@ -1,0 +1,48 @@
+"""`portkit shim`: a header that lets one source tree build with nvcc and hipcc."""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import List, Optional
+
+import typer
+
+from portkit.cli.app import Excludes, Jobs, NoBackup, UsageError, UserRules, app
+from portkit.settings import resolve_settings
+from portkit.shim.project import ShimOptions, make_shim
+
+
+@app.command()
+def shim(
+    paths: List[str] = typer.Argument(..., help="CUDA source files or directories."),
+    output: Path = typer.Option(..., "--output", "-o", help="The header to write, e.g. include/portkit_gpu.h."),
+    style: str = typer.Option("cuda", "--style", help="cuda: sources keep CUDA names; neutral: sources use gpu* names."),
+    sources: Optional[Path] = typer.Option(None, "--sources", help="Write the sources, rewritten to use the header, here."),
+    in_place: bool = typer.Option(False, "--in-place", help="Rewrite the sources themselves to use the header."),
+    no_backup: NoBackup = False,
+    rules: UserRules = [],
+    exclude: Excludes = [],
+    jobs: Jobs = 0,
+) -> None:
+    """Generate a dual-compile header for exactly the CUDA APIs the project uses.
+
+    Under hipcc it includes the HIP/ROCm headers and maps the names (with fallbacks for
+    older HIP); otherwise it includes the CUDA headers. Names with no HIP equivalent are
+    listed in it with their advice. With --sources or --in-place the sources' CUDA
+    includes are replaced by the header (and, in the neutral style, names by gpu* names).
+    """
+    if sources is not None and in_place:
+        raise UsageError("choose one of --sources OUTDIR and --in-place")
+    if style == "neutral" and sources is None and not in_place:
+        raise UsageError("the neutral style renames names in the sources: add --sources OUTDIR or --in-place")
+    settings = resolve_settings(paths, excludes=exclude, rule_files=rules, jobs=jobs)
+    outcome = make_shim(settings, ShimOptions(output, style, sources, in_place, not no_backup))
+    built = outcome.shim
+    rewritten = (f"{outcome.rewritten} sources rewritten" if (in_place or sources)
+                 else f"{outcome.rewritten} sources would include it")
+    print(f"portkit shim: {output} maps {len(built.mappings)} names and {len(built.headers)} headers "
+          f"({len(built.fallbacks)} with fallbacks for older HIP); {len(built.unportable)} names have no HIP equivalent; "
+          + rewritten)
+    for failure in outcome.failures:
+        print(f"portkit: error: {failure}", file=sys.stderr)
+    raise typer.Exit(2 if outcome.failures else 0)

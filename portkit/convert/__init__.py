@@ -1,0 +1,8 @@
+"""Convert: findings in, HIP sources and build files out.
+
+edits.py turns findings' fixes into byte edits and applies them; markers.py adds
+the `// portkit:` notes; sources.py converts one file until it is stable;
+build_files.py rewrites CMake files and Makefiles; output.py writes the tree, in
+place or as a diff; hipify.py and verify.py wrap hipify-perl and hipcc;
+project.py ties them together for a whole run.
+"""

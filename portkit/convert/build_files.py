@@ -1,0 +1,176 @@
+"""Rewrite CMake files and Makefiles from nvcc/CUDA to hipcc/HIP.
+
+Text rewrites by pattern, outside comments. What cannot be rewritten is
+reported as a note (line and advice), never silently dropped. The facts
+(architecture pairs, flag translations) are data in rules/_build.yaml.
+"""
+from __future__ import annotations
+
+import dataclasses
+import re
+from typing import Callable
+
+from portkit.rules import RuleDatabase
+from portkit.rules.build_facts import BuildFacts, build_facts
+from portkit.textutil import LineIndex
+
+
+@dataclasses.dataclass(frozen=True, order=True)
+class BuildNote:
+    line: int
+    message: str
+
+
+@dataclasses.dataclass(frozen=True)
+class BuildConversion:
+    text: str
+    notes: tuple[BuildNote, ...]
+
+
+class _Rewriter:
+    """Applies regex rewrites to the code parts of a file and collects notes."""
+
+    def __init__(self, text: str):
+        self.text = text
+        self.notes: list[BuildNote] = []
+
+    def note(self, offset: int, message: str) -> None:
+        self.notes.append(BuildNote(LineIndex(self.text).line_of(offset) + 1, message))
+
+    def sub(self, pattern: str, replace: Callable[[re.Match], str], flags: int = 0) -> None:
+        """Substitute outside `#` comments (the same comment syntax in CMake and make)."""
+        code = re.compile(pattern, flags)
+        pieces = []
+        for segment in re.split(r"(#[^\n]*)", self.text):
+            pieces.append(segment if segment.startswith("#") else code.sub(replace, segment))
+        self.text = "".join(pieces)
+
+    def find(self, pattern: str, flags: int = 0):
+        for segment_match in re.finditer(r"[^#]+|#[^\n]*", self.text):
+            if segment_match.group().startswith("#"):
+                continue
+            for match in re.finditer(pattern, segment_match.group(), flags):
+                yield segment_match.start() + match.start(), match
+
+
+def _arch_list(values: str, facts: BuildFacts, offload_arch: tuple[str, ...]) -> list[str]:
+    if offload_arch:
+        return list(offload_arch)
+    found = re.findall(r"(?:sm_|compute_)?(\d{2,3})[af]?(?:-real|-virtual)?", values)
+    archs = list(dict.fromkeys(facts.gfx_for(cc) for cc in found))
+    return archs or [facts.default_arch]
+
+
+def _translate_flags(rewriter: _Rewriter, facts: BuildFacts, offload_arch: tuple[str, ...]) -> None:
+    """nvcc options shared by Makefiles and CMAKE_CUDA_FLAGS strings."""
+    arch_flag = r"(?:-arch|--gpu-architecture|-code|--gpu-code)[= ]\s*(?:sm_|compute_)(\d+)[af]?"
+    gencode = r"(?:-gencode|--generate-code)[= ]\s*\"?arch=compute_(\d+)[af]?,\s*code=\[?[\w,]+\]?\"?"
+
+    def arch(match: re.Match) -> str:
+        return " ".join(f"--offload-arch={a}" for a in _arch_list(match.group(1), facts, offload_arch))
+
+    rewriter.sub(gencode, arch)
+    rewriter.sub(r"(?<![\w-])" + arch_flag, arch)
+    rewriter.sub(r"(--offload-arch=\w+)((?:\s+--offload-arch=\w+)*)",
+                 lambda m: " ".join(dict.fromkeys([m.group(1)] + m.group(2).split())))
+    rewriter.sub(r"(?<![\w-])-Xcompiler[= ]\s*(\"[^\"]*\"|'[^']*'|\S+)",
+                 lambda m: " ".join(m.group(1).strip("\"'").split(",")))
+    for flag, replacement in sorted(facts.nvcc_flags.items(), key=lambda kv: -len(kv[0])):
+        rewriter.sub(r"(?<![\w-])" + re.escape(flag) + r"(?![\w=-])", lambda m, r=replacement: r)
+    for flag, advice in facts.nvcc_unsupported.items():
+        for offset, _ in rewriter.find(r"(?<![\w-])" + re.escape(flag) + r"(?![\w-])"):
+            rewriter.note(offset, f"{flag}: {advice}")
+
+
+def _link_flags(rewriter: _Rewriter, rules: RuleDatabase) -> None:
+    def replace(match: re.Match) -> str:
+        rule = rules.link(match.group(1))
+        return f"-l{rule.hip}" if rule is not None and rule.hip else match.group()
+
+    rewriter.sub(r"(?<![\w-])-l(\w+)", replace)
+    for offset, match in rewriter.find(r"(?:/usr/local/cuda[\w.-]*|\$[({]?CUDA(?:_PATH|_HOME|_ROOT|_TOOLKIT_ROOT_DIR)?[)}]?)"):
+        rewriter.note(offset, f"{match.group()}: a CUDA install path; point it at ROCm (e.g. /opt/rocm or $(ROCM_PATH)).")
+
+
+def convert_makefile(text: str, rules: RuleDatabase, offload_arch: tuple[str, ...] = ()) -> BuildConversion:
+    facts = build_facts()
+    rewriter = _Rewriter(text)
+    rewriter.sub(r"(?<![\w/.-])nvcc(?![\w-])", lambda m: "hipcc")
+    _translate_flags(rewriter, facts, offload_arch)
+    _link_flags(rewriter, rules)
+    return BuildConversion(rewriter.text, tuple(sorted(set(rewriter.notes))))
+
+
+def _cmake_target(name: str, rules: RuleDatabase) -> str | None:
+    rule = rules.link(name)
+    return rule.hip_cmake if rule is not None and rule.hip_cmake else None
+
+
+def _cmake_packages(text: str) -> list[str]:
+    """The find_package() names the HIP targets in `text` need, hip first."""
+    packages = ["hip"]
+    for namespace, name in re.findall(r"\b(hip|roc)::(\w+)", text):
+        package = "hip" if (namespace, name) in (("hip", "host"), ("hip", "device")) else name
+        if package not in packages:
+            packages.append(package)
+    return packages
+
+
+def convert_cmake(text: str, rules: RuleDatabase, offload_arch: tuple[str, ...] = ()) -> BuildConversion:
+    facts = build_facts()
+    rw = _Rewriter(text)
+    language = r"(?<![\w$])CUDA(?![\w])"
+    rw.sub(r"\bproject\s*\([^)]*\)", lambda m: re.sub(language, "HIP", m.group()), re.I)
+    rw.sub(r"\benable_language\s*\(\s*CUDA\s*\)", lambda m: "enable_language(HIP)", re.I)
+    rw.sub(r"\bLANGUAGE\s+CUDA\b", lambda m: "LANGUAGE HIP")
+    rw.sub(r"\bcuda_add_(executable|library)\b", lambda m: f"add_{m.group(1)}", re.I)
+
+    def architectures(match: re.Match) -> str:
+        values = match.group(2)
+        if values.strip().strip('"').lower() in ("native", "all", "all-major"):
+            return f"{match.group(1).replace('CUDA', 'HIP')} {values}"
+        return f"{match.group(1).replace('CUDA', 'HIP')} {' '.join(_arch_list(values, facts, offload_arch))}"
+
+    rw.sub(r"\b((?:CMAKE_)?CUDA_ARCHITECTURES)\s+(\"[^\"]*\"|[\w;\s-]*?)(?=\s*[)\n]|\s+[A-Z_]{4,}\b)", architectures)
+    rw.sub(r"\bCMAKE_CUDA_(\w+)", lambda m: f"CMAKE_HIP_{m.group(1)}")
+    rw.sub(r"\bCUDA_STANDARD\b", lambda m: "HIP_STANDARD")
+    for offset, match in rw.find(r"\b(CUDA_SEPARABLE_COMPILATION|CUDA_RESOLVE_DEVICE_SYMBOLS|CUDA_NVCC_FLAGS)\b"):
+        rw.note(offset, f"{match.group()}: no HIP property of that name; use -fgpu-rdc in HIP_FLAGS or target options.")
+    _translate_flags(rw, facts, offload_arch)
+
+    def target(match: re.Match) -> str:
+        return _cmake_target(match.group(), rules) or match.group()
+
+    rw.sub(r"\b(?:CUDA|NCCL)::\w+", target)
+    for offset, match in rw.find(r"\b(?:CUDA|NCCL)::\w+"):
+        rw.note(offset, f"{match.group()}: no HIP target known; link the ROCm library by hand.")
+
+    def find_package(match: re.Match) -> str:
+        required = " REQUIRED" if re.search(r"\bREQUIRED\b", match.group()) else ""
+        return "\n".join(f"find_package({p}{required})" for p in _cmake_packages(rw.text))
+
+    rw.sub(r"\bfind_package\s*\(\s*(?:CUDAToolkit|CUDA)\b[^)]*\)", find_package, re.I)
+
+    def link_words(match: re.Match) -> str:
+        def word(w: re.Match) -> str:
+            rule = rules.link(w.group())
+            return rule.hip if rule is not None and rule.hip and "::" not in w.group() else w.group()
+        return match.group(1) + re.sub(r"(?<![\w:${])[A-Za-z_]\w*(?![\w:}])", word, match.group(2)) + ")"
+
+    rw.sub(r"\b(target_link_libraries\s*\(\s*[\w${}.-]+)([^)]*)\)", link_words, re.I)
+    rw.sub(r"\b(find_library\s*\(\s*\w+)([^)]*)\)", link_words, re.I)
+    _link_flags(rw, rules)
+    _mark_cu_sources(rw)
+    return BuildConversion(rw.text, tuple(sorted(set(rw.notes))))
+
+
+def _mark_cu_sources(rw: _Rewriter) -> None:
+    """CMake compiles .cu files as CUDA; with HIP they need LANGUAGE HIP."""
+    def add_property(match: re.Match) -> str:
+        sources = re.findall(r"[\w./${}-]+\.cu\b", match.group())
+        line = f"set_source_files_properties({' '.join(sources)} PROPERTIES LANGUAGE HIP)"
+        if not sources or line in rw.text:
+            return match.group()
+        return f"{match.group()}\n{line}"
+
+    rw.sub(r"\badd_(?:executable|library)\s*\([^)]*\)", add_property, re.I)

@@ -1,0 +1,90 @@
+"""Byte edits: what each finding's fix writes, and one pure function that applies edits.
+
+Analysis says *what* a use becomes (a finding's `fix`); this module turns that
+into bytes. Edits are applied from the back so earlier offsets stay valid; bytes
+outside the edits are kept exactly.
+"""
+from __future__ import annotations
+
+import dataclasses
+from typing import Iterable
+
+from portkit.model import Edit, Finding, Fix, FixAction, Span
+from portkit.rules import RuleDatabase
+
+
+class EditConflict(Exception):
+    """Two edits touch the same bytes and cannot be nested."""
+
+
+@dataclasses.dataclass(frozen=True)
+class EditOptions:
+    launch_syntax: str = "cuda"  # "hip": k<<<...>>>(...) becomes hipLaunchKernelGGL(k, ...)
+
+
+def _rename(fix: Fix) -> tuple[Edit, ...]:
+    edits = [Edit(fix.span, fix.text.encode())]
+    if fix.drop_args:
+        if len(fix.parts) <= fix.drop_args:
+            return ()  # cannot drop arguments we cannot see (a macro body): leave it to the marker
+        edits.append(Edit(Span(fix.parts[0].start, fix.parts[fix.drop_args].start), b""))
+    return tuple(edits)
+
+
+def _include(fix: Fix, name: str, rules: RuleDatabase) -> tuple[Edit, ...]:
+    """The new include target; a header HIP needs first gets its own #include before it."""
+    rule = rules.header(name)
+    requires = rule.hip_requires if rule is not None else ""
+    text = f"<{requires}>\n#include {fix.text}" if requires else fix.text
+    return (Edit(fix.span, text.encode()),)
+
+
+def launch_edits(fix: Fix) -> tuple[Edit, ...]:
+    """Edits turning `k<<<g, b[, s[, q]]>>>(args)` into `hipLaunchKernelGGL(k, g, b, s, q, args)`.
+
+    Only the punctuation between the parts changes, so renames inside the
+    kernel expression, the configuration or the arguments still apply.
+    """
+    if len(fix.parts) < 4:
+        return ()
+    kernel, *config, arguments = fix.parts
+    if not 2 <= len(config) <= 4:
+        return ()
+    # A template kernel's commas would split the macro's arguments: parenthesise it.
+    templated = kernel.end - kernel.start > len(fix.text.encode())
+    defaults = ", 0" * (4 - len(config))
+    has_arguments = arguments.end - arguments.start > 2
+    return (
+        Edit(Span(kernel.start, kernel.start), b"hipLaunchKernelGGL(" + (b"(" if templated else b"")),
+        Edit(Span(kernel.end, config[0].start), (b")" if templated else b"") + b", "),
+        Edit(Span(config[-1].end, arguments.start + 1), (defaults + (", " if has_arguments else "")).encode()),
+    )
+
+
+def edits_for(finding: Finding, options: EditOptions, rules: RuleDatabase) -> tuple[Edit, ...]:
+    """The byte edits that port one finding, or () when it has no fix (or the options leave it)."""
+    fix = finding.fix
+    if fix is None:
+        return ()
+    if fix.action is FixAction.RENAME:
+        return _rename(fix)
+    if fix.action is FixAction.INCLUDE:
+        return _include(fix, finding.name, rules)
+    if fix.action is FixAction.LAUNCH and options.launch_syntax == "hip":
+        return launch_edits(fix)
+    return ()
+
+
+def apply_edits(source: bytes, edits: Iterable[Edit]) -> bytes:
+    """Apply non-overlapping edits; insertions at one offset keep their given order."""
+    ordered = sorted(dict.fromkeys(edits), key=lambda e: (e.span.start, e.span.end))
+    pieces: list[bytes] = []
+    position = 0
+    for edit in ordered:
+        if edit.span.start < position:
+            raise EditConflict(f"edits overlap at byte {edit.span.start}")
+        pieces.append(source[position:edit.span.start])
+        pieces.append(edit.replacement)
+        position = edit.span.end
+    pieces.append(source[position:])
+    return b"".join(pieces)

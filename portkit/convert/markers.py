@@ -1,0 +1,84 @@
+"""Markers: a `// portkit: CODE name: advice` comment above each line that needs manual work."""
+from __future__ import annotations
+
+import dataclasses
+from typing import Iterable
+
+from portkit.codes import ATTENTION_STATUSES, in_group
+from portkit.model import Edit, Finding, Span
+from portkit.textutil import LineIndex
+
+MARKER_TAG = b"portkit: "
+_MARKER_LIMIT = 220
+
+
+@dataclasses.dataclass(frozen=True, order=True)
+class Marker:
+    path: str
+    line: int  # 1-based, in the original file
+    code: str
+    name: str
+    text: str
+
+
+def _marker_text(finding: Finding) -> str:
+    text = f"{finding.code} {finding.name}: {finding.advice or finding.message}"
+    text = " ".join(text.split()).replace("*/", "* /")
+    return text if len(text) <= _MARKER_LIMIT else text[: _MARKER_LIMIT - 3] + "..."
+
+
+def _continues_macro(lines: LineIndex[bytes], index: int) -> bool:
+    """Whether line `index` is the continuation of a backslash-continued line."""
+    return index > 0 and lines.line(index - 1).rstrip(b"\r\n").endswith(b"\\")
+
+
+def _markers_above(lines: LineIndex[bytes], index: int) -> set[bytes]:
+    found = set()
+    index -= 1
+    while index >= 0:
+        stripped = lines.line(index).strip()
+        if not stripped.startswith(b"// " + MARKER_TAG):
+            break
+        found.add(stripped)
+        index -= 1
+    return found
+
+
+def needs_marker(finding: Finding) -> bool:
+    return finding.status in ATTENTION_STATUSES and in_group(finding.code, "api")
+
+
+def marker_edits(path: str, source: bytes, findings: Iterable[Finding]) -> tuple[list[Edit], list[Marker]]:
+    """The marker insertions for `findings`, and the markers themselves.
+
+    Inside a backslash-continued macro a line comment would swallow the next line,
+    so there the marker is a block comment before the token. Markers already
+    present are not added again, so converting twice changes nothing.
+    """
+    lines = LineIndex(source)
+    edits: list[Edit] = []
+    markers: list[Marker] = []
+    seen: set[tuple[int, str]] = set()
+    for finding in sorted(findings, key=Finding.sort_key):
+        if not needs_marker(finding):
+            continue
+        text = _marker_text(finding)
+        index = lines.line_of(finding.span.start)
+        if (index, text) in seen:
+            continue
+        seen.add((index, text))
+        markers.append(Marker(path, index + 1, finding.code, finding.name, text))
+        if _continues_macro(lines, index):
+            comment = b"/* " + MARKER_TAG + text.encode() + b" */ "
+            if source[max(0, finding.span.start - len(comment)):finding.span.start] != comment:
+                edits.append(Edit(Span(finding.span.start, finding.span.start), comment))
+            continue
+        line = lines.line(index)
+        comment = b"// " + MARKER_TAG + text.encode()
+        if comment in _markers_above(lines, index):
+            continue
+        indent = line[: len(line) - len(line.lstrip(b" \t"))]
+        newline = b"\r\n" if line.endswith(b"\r\n") else b"\n"
+        start = lines.starts[index]
+        edits.append(Edit(Span(start, start), indent + comment + newline))
+    return edits, markers

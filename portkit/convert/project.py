@@ -1,0 +1,147 @@
+"""Convert a project: run the pipeline, convert every source and build file, write, verify.
+
+The command-line layer (portkit/cli/convert.py) parses options and prints the
+outcome; everything that decides what is written lives here and below.
+"""
+from __future__ import annotations
+
+import dataclasses
+import os
+from pathlib import Path
+
+from portkit.convert.build_files import BuildNote, convert_cmake, convert_makefile
+from portkit.convert.edits import EditOptions
+from portkit.convert.hipify import HipifyFailure, find_hipify_perl, hipify_files
+from portkit.convert.markers import Marker
+from portkit.convert.output import Change, destination, refuse_own_input, write_in_place, write_tree
+from portkit.convert.sources import FileConversion, convert_source, convert_stable
+from portkit.convert.verify import VerifyResult, verify_tree
+from portkit.errors import InputError
+from portkit.pipeline import ScanResult, analyze_bytes, run_pipeline
+from portkit.settings import RunSettings
+from portkit.walk import BUILD_TYPES
+
+BACKENDS = ("native", "hipify-perl")
+LAUNCH_SYNTAXES = ("cuda", "hip")
+
+
+@dataclasses.dataclass(frozen=True)
+class ConvertOptions:
+    """How to convert and where the result goes: exactly one of `output`, `in_place` and `diff`."""
+
+    output: Path | None = None
+    in_place: bool = False
+    diff: bool = False
+    backup: bool = True
+    verify: bool = False
+    backend: str = "native"
+    hipify_perl: str | None = None
+    roc: bool = False
+    launch_syntax: str = "cuda"
+    markers: bool = True
+    offload_arch: tuple[str, ...] = ()
+
+
+@dataclasses.dataclass
+class ConvertOutcome:
+    conversions: list[FileConversion] = dataclasses.field(default_factory=list)
+    build_notes: list[tuple[str, BuildNote]] = dataclasses.field(default_factory=list)
+    failures: list[str] = dataclasses.field(default_factory=list)
+    verified: list[VerifyResult] = dataclasses.field(default_factory=list)
+    copied: int = 0
+
+    def changes(self) -> list[Change]:
+        return [Change(c.path, c.original, c.converted) for c in self.conversions]
+
+    def markers(self) -> list[Marker]:
+        return sorted(m for c in self.conversions for m in c.markers)
+
+
+def _check(settings: RunSettings, options: ConvertOptions) -> None:
+    if options.backend not in BACKENDS:
+        raise InputError(f"unknown backend {options.backend!r}; choose {' or '.join(BACKENDS)}")
+    if options.launch_syntax not in LAUNCH_SYNTAXES:
+        raise InputError(f"unknown launch syntax {options.launch_syntax!r}; choose {' or '.join(LAUNCH_SYNTAXES)}")
+    for path in settings.paths:
+        if not os.path.exists(path):
+            raise InputError(f"{path}: no such file or directory")
+    if options.output is not None:
+        refuse_own_input(settings.paths, options.output)
+
+
+def _decode(data: bytes) -> str:
+    return data.decode("utf-8", "surrogateescape")
+
+
+def _encode(text: str) -> bytes:
+    return text.encode("utf-8", "surrogateescape")
+
+
+def _hipify_conversion(path: str, data: bytes, output: bytes, result: ScanResult, options: ConvertOptions,
+                       edit_options: EditOptions) -> FileConversion:
+    """hipify-perl did the rewrite; portkit adds its markers to hipify-perl's output."""
+    findings = analyze_bytes(path, output, result.context)
+    converted = convert_source(path, output, findings, result.context, edit_options, options.markers, rename=False)
+    return dataclasses.replace(converted, original=data)
+
+
+def _convert_all(settings: RunSettings, options: ConvertOptions, result: ScanResult) -> ConvertOutcome:
+    outcome = ConvertOutcome()
+    grouped = result.findings_by_path()
+    edit_options = EditOptions(launch_syntax=options.launch_syntax)
+    hipified: dict[str, bytes | HipifyFailure] = {}
+    if options.backend == "hipify-perl":
+        tool = find_hipify_perl(options.hipify_perl)
+        hipified = hipify_files(tool, [f.path for f in result.files if f.file_type == "source"], options.roc,
+                                options.launch_syntax == "hip", settings.jobs)
+    for summary in result.files:
+        data = result.sources.get(summary.path)
+        if data is None:
+            continue
+        if summary.file_type == "source" and options.backend == "hipify-perl":
+            output = hipified[summary.path]
+            if isinstance(output, HipifyFailure):
+                outcome.failures.append(str(output))
+                continue
+            outcome.conversions.append(_hipify_conversion(summary.path, data, output, result, options, edit_options))
+        elif summary.file_type == "source":
+            conversion = convert_stable(summary.path, data, grouped.get(summary.path, ()), result.context, edit_options,
+                                        options.markers, summary.error_line is not None)
+            if conversion.conflict:
+                outcome.failures.append(f"{summary.path}: not converted: {conversion.conflict}")
+            outcome.conversions.append(conversion)
+        elif summary.file_type in BUILD_TYPES:
+            convert = convert_cmake if summary.file_type == "cmake" else convert_makefile
+            build = convert(_decode(data), result.rules, options.offload_arch)
+            outcome.build_notes.extend((summary.path, note) for note in build.notes)
+            outcome.conversions.append(FileConversion(summary.path, data, _encode(build.text), 0, ()))
+    return outcome
+
+
+def _verify(settings: RunSettings, options: ConvertOptions, outcome: ConvertOutcome) -> list[VerifyResult]:
+    if options.output is not None:
+        roots = [options.output] + [options.output / Path(p).name for p in settings.paths if len(settings.paths) > 1]
+        files = [destination(c.path, [Path(p).resolve() for p in settings.paths], options.output)
+                 for c in outcome.conversions]
+    else:
+        roots = [Path(p) for p in settings.paths if os.path.isdir(p)]
+        files = [Path(c.path) for c in outcome.conversions]
+    include_dirs = tuple(d for r in roots for d in (r, r / "include", r / "src") if d.is_dir())
+    arch = options.offload_arch[0] if options.offload_arch else "gfx90a"
+    return verify_tree(files, include_dirs, arch, settings.jobs)
+
+
+def convert_project(settings: RunSettings, options: ConvertOptions, progress: bool = False) -> ConvertOutcome:
+    """Convert what `settings` covers; write the result unless a diff was asked for (the caller prints it)."""
+    _check(settings, options)
+    result = run_pipeline(settings, keep_sources=True, prefer_roc=options.roc, progress=progress)
+    outcome = _convert_all(settings, options, result)
+    if options.in_place:
+        outcome.failures.extend(write_in_place(outcome.changes(), options.backup).failures)
+    elif options.output is not None:
+        log = write_tree(settings.paths, options.output, settings.excludes, outcome.changes())
+        outcome.failures.extend(log.failures)
+        outcome.copied = log.copied
+    if options.verify and not options.diff:
+        outcome.verified = _verify(settings, options, outcome)
+    return outcome

@@ -1,0 +1,69 @@
+"""Convert one source file: apply its findings' edits and add markers, until it is stable.
+
+Pure functions over bytes: same input, same output, and converting the output
+again changes nothing. Bytes outside the edits (line endings, encoding, BOM,
+comments, strings) are kept exactly.
+"""
+from __future__ import annotations
+
+import dataclasses
+from typing import Iterable
+
+from portkit.analyze import Context
+from portkit.convert.edits import EditConflict, EditOptions, apply_edits, edits_for
+from portkit.convert.markers import Marker, marker_edits
+from portkit.model import Finding
+from portkit.pipeline import analyze_bytes
+
+_MAX_PASSES = 4
+
+
+@dataclasses.dataclass(frozen=True)
+class FileConversion:
+    path: str
+    original: bytes
+    converted: bytes
+    edits: int
+    markers: tuple[Marker, ...]
+    conflict: str = ""
+
+    @property
+    def changed(self) -> bool:
+        return self.converted != self.original
+
+
+def convert_source(path: str, source: bytes, findings: Iterable[Finding], context: Context, options: EditOptions,
+                   markers: bool = True, rename: bool = True) -> FileConversion:
+    """The HIP version of one source file from its findings (rename=False: markers only)."""
+    findings = list(findings)
+    edits = [edit for f in findings for edit in edits_for(f, options, context.rules)] if rename else []
+    marks: list[Marker] = []
+    if markers:
+        marker_list, marks = marker_edits(path, source, findings)
+        edits = marker_list + edits
+    try:
+        converted = apply_edits(source, edits)
+    except EditConflict as exc:
+        return FileConversion(path, source, source, 0, tuple(marks), str(exc))
+    return FileConversion(path, source, converted, len(edits), tuple(marks))
+
+
+def convert_stable(path: str, data: bytes, findings: Iterable[Finding], context: Context, options: EditOptions,
+                   markers: bool, broken: bool) -> FileConversion:
+    """Convert, and for a file with syntax errors repeat until nothing changes.
+
+    tree-sitter's error recovery depends on the surrounding text, so an inserted
+    marker can make it recognise code it skipped before; converging keeps
+    convert(convert(x)) == convert(x) even for broken files.
+    """
+    conversion = convert_source(path, data, findings, context, options, markers)
+    passes = 1
+    while broken and conversion.changed and not conversion.conflict and passes < _MAX_PASSES:
+        again = convert_source(path, conversion.converted, analyze_bytes(path, conversion.converted, context), context,
+                               options, markers)
+        if not again.changed or again.conflict:
+            break
+        conversion = dataclasses.replace(again, original=data, edits=conversion.edits + again.edits,
+                                         markers=conversion.markers + again.markers)
+        passes += 1
+    return conversion

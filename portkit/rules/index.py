@@ -1,0 +1,102 @@
+"""The rule database: every rule indexed by CUDA name, header path, link name and asm pattern."""
+from __future__ import annotations
+
+import re
+from typing import Iterable
+
+from portkit.codes import Status
+from portkit.rules.model import DEFAULT_WEIGHTS, Library, Rule
+
+_TEMPLATE_ARGUMENTS = re.compile(r"<[^<>]*>")
+
+
+def without_template_arguments(name: str) -> str:
+    """`a::b<c<d>>::e` -> `a::b::e`."""
+    while "<" in name:
+        stripped = _TEMPLATE_ARGUMENTS.sub("", name)
+        if stripped == name:
+            break
+        name = stripped
+    return name
+
+
+class RuleDatabase:
+    """All rules; a later rule for the same name replaces an earlier one (user files override)."""
+
+    def __init__(self, libraries: Iterable[Library], rules: Iterable[Rule]):
+        self.libraries = {lib.id: lib for lib in libraries}
+        self.by_name: dict[str, Rule] = {}
+        self.headers: dict[str, Rule] = {}
+        self.links: dict[str, Rule] = {}
+        self.asm_patterns: list[tuple[re.Pattern[str], Rule]] = []
+        for rule in rules:
+            self._add(rule)
+
+    def _add(self, rule: Rule) -> None:
+        if rule.kind == "header":
+            self.headers[rule.cuda] = rule
+        elif rule.kind == "link":
+            self.links[rule.cuda] = rule
+            if rule.cmake:
+                self.links[rule.cmake] = rule
+        elif rule.kind == "asm":
+            self.asm_patterns.append((re.compile(rule.pattern), rule))
+        else:
+            self.by_name[rule.cuda] = rule
+
+    def __len__(self) -> int:
+        return len(self.by_name) + len(self.headers) + len({id(r) for r in self.links.values()}) + len(self.asm_patterns)
+
+    def all_rules(self) -> list[Rule]:
+        seen: dict[int, Rule] = {}
+        for group in (self.by_name.values(), self.headers.values(), self.links.values(), (r for _, r in self.asm_patterns)):
+            for rule in group:
+                seen.setdefault(id(rule), rule)
+        return sorted(seen.values(), key=lambda r: (r.library, r.kind, r.cuda))
+
+    def lookup(self, name: str) -> Rule | None:
+        return self.by_name.get(name)
+
+    def header(self, path: str) -> Rule | None:
+        return self.headers.get(path) or self.headers.get(path.rsplit("/", 1)[-1])
+
+    def link(self, name: str) -> Rule | None:
+        return self.links.get(name)
+
+    def lookup_qualified(self, name: str) -> tuple[Rule | None, str]:
+        """The rule for the longest known prefix of `a::b::c<T>` (template arguments ignored)."""
+        parts = without_template_arguments(name).split("::")
+        for end in range(len(parts), 0, -1):
+            prefix = "::".join(parts[:end])
+            rule = self.by_name.get(prefix)
+            if rule is not None:
+                return rule, prefix
+        return None, ""
+
+    def known_names(self) -> frozenset[str]:
+        """Every name worth keeping while parsing: rule names and the last part of qualified ones."""
+        names = set(self.by_name)
+        names.update(n.rsplit("::", 1)[-1] for n in self.by_name if "::" in n)
+        return frozenset(names)
+
+    def find(self, name: str) -> Rule | None:
+        """Any rule called `name`: a CUDA name, a header, a link library or an asm family."""
+        found = self.lookup(name) or self.headers.get(name) or self.links.get(name)
+        return found or next((r for _, r in self.asm_patterns if r.cuda == name), None)
+
+    def match_asm(self, template: str) -> Rule | None:
+        for pattern, rule in self.asm_patterns:
+            if pattern.search(template):
+                return rule
+        return None
+
+    def title(self, library: str) -> str:
+        lib = self.libraries.get(library)
+        return lib.title if lib else library
+
+    def weight(self, rule: Rule, status: Status) -> float:
+        if rule.weight:
+            return rule.weight
+        lib = self.libraries.get(rule.library)
+        weights = lib.weights if lib else DEFAULT_WEIGHTS
+        return weights.get(status, DEFAULT_WEIGHTS.get(status, DEFAULT_WEIGHTS[Status.UNSUPPORTED]))

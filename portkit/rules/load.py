@@ -1,0 +1,90 @@
+"""Load the rule database: the built-in rule files, then the user's, which may add or override.
+
+Validated databases are cached by the content of their files, since YAML parsing
+is most of a small run's start-up; a stale or corrupt cache entry is rebuilt.
+"""
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+from pathlib import Path
+from typing import Any, Iterable
+
+from portkit import __version__
+from portkit.codes import Status
+from portkit.errors import RuleFileError
+from portkit.resources import read_yaml, rules_dir
+from portkit.rules.index import RuleDatabase
+from portkit.rules.model import Library, Rule
+from portkit.rules.validate import parse_library
+from portkit.store import cache_root, read_entry, write_entry
+
+_RULE_FIELDS = tuple(f.name for f in dataclasses.fields(Rule))
+
+
+def rule_files(directory: Path) -> list[Path]:
+    """The rule files of a directory; names starting with "_" hold other data."""
+    return sorted(p for p in directory.glob("*.yaml") if p.is_file() and not p.name.startswith("_"))
+
+
+def load_file(path: Path) -> tuple[Library, list[Rule]]:
+    return parse_library(str(path), read_yaml(path))
+
+
+def _paths(user_rules: Iterable[Path], builtin: bool) -> list[Path]:
+    """Built-in rule files first, then each user file or directory's files in order: later ones override."""
+    paths = rule_files(rules_dir()) if builtin else []
+    for path in user_rules:
+        if path.is_dir():
+            paths.extend(rule_files(path))
+        elif path.is_file():
+            paths.append(path)
+        else:
+            raise RuleFileError(f"{path}: no such rule file or directory")
+    return paths
+
+
+def _digest(paths: list[Path]) -> str:
+    digest = hashlib.sha256(__version__.encode())
+    for path in paths:
+        try:
+            digest.update(str(path).encode("utf-8", "surrogateescape") + b"\0" + path.read_bytes())
+        except OSError as exc:
+            raise RuleFileError(f"{path}: cannot read rule file: {exc.strerror or exc}") from None
+    return digest.hexdigest()[:24]
+
+
+def _to_data(libraries: list[Library], rules: list[Rule]) -> dict[str, Any]:
+    return {"libraries": [[lib.id, lib.title, lib.hip_library, lib.roc_library, lib.weights, lib.source] for lib in libraries],
+            "rules": [[getattr(rule, name) for name in _RULE_FIELDS] for rule in rules]}
+
+
+def _from_data(data: Any) -> tuple[list[Library], list[Rule]] | None:
+    try:
+        libraries = [Library(i, t, h, r, {Status(k): float(v) for k, v in w.items()}, s) for i, t, h, r, w, s in data["libraries"]]
+        rules = []
+        for row in data["rules"]:
+            values = dict(zip(_RULE_FIELDS, row))
+            values["status"] = Status(values["status"])
+            rules.append(Rule(**values))
+        return libraries, rules
+    except (KeyError, TypeError, ValueError):
+        return None
+
+
+def load_database(user_rules: Iterable[Path] = (), builtin: bool = True, cache: bool = True) -> RuleDatabase:
+    """The built-in rules plus the user's rule files or directories (which may override)."""
+    paths = _paths(user_rules, builtin)
+    entry = cache_root() / f"rules-{_digest(paths)}.json" if cache else None
+    cached = _from_data(read_entry(entry)) if entry is not None else None
+    if cached is not None:
+        return RuleDatabase(*cached)
+    libraries: list[Library] = []
+    rules: list[Rule] = []
+    for path in paths:
+        library, library_rules = load_file(path)
+        libraries.append(library)
+        rules.extend(library_rules)
+    if entry is not None:
+        write_entry(entry, _to_data(libraries, rules))
+    return RuleDatabase(libraries, rules)

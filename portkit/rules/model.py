@@ -1,0 +1,59 @@
+"""The rule database's values: a library and its rules (rules/README.md has the schema)."""
+from __future__ import annotations
+
+import dataclasses
+
+from portkit.codes import Status
+from portkit.rules.versions import Resolution, Target, resolve, roc_available
+
+# What sort of CUDA name a rule describes.
+KINDS = ("function", "type", "enum", "macro", "header", "link", "intrinsic", "asm")
+# Kinds indexed by something other than their CUDA name.
+SPECIAL_KINDS = ("header", "link", "asm")
+# Effort in person-hours per distinct name, by status; a rule file may override.
+DEFAULT_WEIGHTS = {Status.SUPPORTED: 0.05, Status.PARTIAL: 2.0, Status.UNSUPPORTED: 8.0, Status.REMOVED: 4.0,
+                   Status.UNAVAILABLE: 1.0}
+
+
+@dataclasses.dataclass(frozen=True)
+class Rule:
+    cuda: str
+    kind: str
+    library: str
+    status: Status
+    hip: str = ""
+    roc: str = ""
+    note: str = ""
+    action: str = ""
+    weight: float = 0.0
+    pattern: str = ""
+    cmake: str = ""
+    hip_cmake: str = ""
+    cuda_added: str = ""
+    cuda_deprecated: str = ""
+    cuda_removed: str = ""
+    hip_added: str = ""
+    hip_deprecated: str = ""
+    hip_removed: str = ""
+    hip_experimental: bool = False
+    fallback: str = ""
+    fallback_drop_args: int = 0
+    roc_added: str = ""
+    hip_requires: str = ""  # for headers: a HIP header that must be included first
+    source: str = ""
+
+    def resolve(self, target: Target) -> Resolution:
+        return resolve(self, target)
+
+    def roc_available(self, target: Target) -> bool:
+        return roc_available(self, target)
+
+
+@dataclasses.dataclass(frozen=True)
+class Library:
+    id: str
+    title: str
+    hip_library: str
+    roc_library: str
+    weights: dict[str, float]  # effort in person-hours per distinct name, by status
+    source: str

@@ -1,0 +1,122 @@
+"""Validate a rule file's data: every error names the file, the entry and the key."""
+from __future__ import annotations
+
+import math
+import re
+from typing import Any
+
+from portkit.codes import ALL_STATUSES, RULE_STATUSES, Status
+from portkit.errors import RuleFileError
+from portkit.rules.model import DEFAULT_WEIGHTS, KINDS, SPECIAL_KINDS, Library, Rule
+from portkit.rules.versions import VERSION_RE
+
+_LIBRARY_KEYS = {"library", "title", "hip_library", "roc_library", "weights", "entries"}
+_ENTRY_KEYS = {
+    "cuda", "kind", "hip", "roc", "status", "note", "action", "weight", "pattern",
+    "cmake", "hip_cmake", "cuda_added", "cuda_deprecated", "cuda_removed",
+    "hip_added", "hip_deprecated", "hip_removed", "hip_experimental", "fallback", "fallback_drop_args", "roc_added",
+    "hip_requires",
+}
+_VERSION_KEYS = ("cuda_added", "cuda_deprecated", "cuda_removed", "hip_added", "hip_deprecated", "hip_removed", "roc_added")
+_STATUS_WORDS = ", ".join(RULE_STATUSES)
+
+
+def _fail(source: str, where: str, message: str) -> RuleFileError:
+    return RuleFileError(f"{source}: {where}: {message}" if where else f"{source}: {message}")
+
+
+def _is_weight(value: Any) -> bool:
+    return not isinstance(value, bool) and isinstance(value, (int, float)) and math.isfinite(value) and value >= 0
+
+
+def _value(source: str, where: str, key: str, value: Any) -> Any:
+    """One entry value, checked for its key's type."""
+    if key == "weight":
+        if not _is_weight(value):
+            raise _fail(source, where, "key 'weight': must be a finite non-negative number")
+        return float(value)
+    if key == "fallback_drop_args":
+        if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 16:
+            raise _fail(source, where, "key 'fallback_drop_args': must be an integer from 0 to 16")
+        return value
+    if key == "hip_experimental":
+        if not isinstance(value, bool):
+            raise _fail(source, where, "key 'hip_experimental': must be true or false")
+        return value
+    if not isinstance(value, str):
+        raise _fail(source, where, f"key {key!r}: must be a string")
+    if key in _VERSION_KEYS and not VERSION_RE.match(value):
+        raise _fail(source, where, f"key {key!r}: {value!r} is not a version like 6.2 or 6.2.0")
+    return value
+
+
+def _status(source: str, where: str, values: dict[str, Any]) -> Status:
+    """The explicit status, else the one the entry implies."""
+    if "status" not in values:
+        if values.get("cuda_removed"):
+            return Status.REMOVED
+        return Status.SUPPORTED if values.get("hip") or values.get("roc") else Status.UNSUPPORTED
+    if values["status"] not in RULE_STATUSES:
+        raise _fail(source, where, f"key 'status': {values['status']!r} is not one of {_STATUS_WORDS}")
+    return Status(values["status"])
+
+
+def parse_entry(source: str, library: str, index: int, raw: Any) -> Rule:
+    where = f"entry {index + 1}"
+    if not isinstance(raw, dict):
+        raise _fail(source, where, "must be a mapping")
+    if isinstance(raw.get("cuda"), str):
+        where += f" ({raw['cuda']})"
+    unknown = sorted(set(raw) - _ENTRY_KEYS, key=str)
+    if unknown:
+        raise _fail(source, where, f"unknown key {unknown[0]!r}")
+    for key in ("cuda", "kind"):
+        if not isinstance(raw.get(key), str) or not raw[key]:
+            raise _fail(source, where, f"key {key!r}: required, a non-empty string")
+    if raw["kind"] not in KINDS:
+        raise _fail(source, where, f"key 'kind': {raw['kind']!r} is not one of {', '.join(KINDS)}")
+    values = {key: _value(source, where, key, value) for key, value in raw.items() if value is not None}
+    values["status"] = _status(source, where, values)
+    if values["status"] is Status.SUPPORTED and not (values.get("hip") or values.get("roc")):
+        raise _fail(source, where, "status 'supported' needs a 'hip' or 'roc' name")
+    if values["kind"] == "asm":
+        if not values.get("pattern"):
+            raise _fail(source, where, "kind 'asm' needs a 'pattern'")
+        try:
+            re.compile(values["pattern"])
+        except re.error as exc:
+            raise _fail(source, where, f"key 'pattern': not a regular expression: {exc}") from None
+    return Rule(library=library, source=source, **values)
+
+
+def _weights(source: str, data: dict[str, Any]) -> dict[str, float]:
+    weights = data.get("weights") or {}
+    if not isinstance(weights, dict) or any(k not in ALL_STATUSES or not _is_weight(v) for k, v in weights.items()):
+        raise _fail(source, "", f"key 'weights': a mapping from {', '.join(ALL_STATUSES)} to finite non-negative numbers")
+    return {**DEFAULT_WEIGHTS, **{Status(k): float(v) for k, v in weights.items()}}
+
+
+def parse_library(source: str, data: Any) -> tuple[Library, list[Rule]]:
+    """Validate one rule file's contents."""
+    if not isinstance(data, dict):
+        raise _fail(source, "", "a rule file must be a mapping with 'library' and 'entries'")
+    unknown = sorted(set(data) - _LIBRARY_KEYS, key=str)
+    if unknown:
+        raise _fail(source, "", f"unknown top-level key {unknown[0]!r}")
+    library = data.get("library")
+    if not isinstance(library, str) or not re.match(r"^[a-z0-9][a-z0-9-]*$", library):
+        raise _fail(source, "", "key 'library': required, lowercase letters, digits and '-'")
+    entries = data.get("entries")
+    if not isinstance(entries, list):
+        raise _fail(source, "", "key 'entries': required, a list")
+    weights = _weights(source, data)
+    rules = [parse_entry(source, library, i, raw) for i, raw in enumerate(entries)]
+    seen: set[tuple[str, str]] = set()
+    for rule in rules:
+        key = (rule.kind if rule.kind in SPECIAL_KINDS else "name", rule.cuda)
+        if key in seen:
+            raise _fail(source, f"entry {rule.cuda}", "defined twice in this file")
+        seen.add(key)
+    lib = Library(id=library, title=str(data.get("title") or library), hip_library=str(data.get("hip_library") or ""),
+                  roc_library=str(data.get("roc_library") or ""), weights=weights, source=source)
+    return lib, rules

@@ -1,0 +1,83 @@
+"""Versions and targets: what a name becomes for the CUDA and ROCm versions a run aims at."""
+from __future__ import annotations
+
+import dataclasses
+import re
+from typing import TYPE_CHECKING
+
+from portkit.codes import Status
+
+if TYPE_CHECKING:
+    from portkit.rules.model import Rule
+
+VERSION_RE = re.compile(r"^\d+(\.\d+){0,2}$")
+
+Version = tuple[int, ...]
+
+
+def parse_version(text: str) -> Version:
+    """"6.2" -> (6, 2, 0); ValueError for anything that is not a version."""
+    if not VERSION_RE.match(text):
+        raise ValueError(f"not a version: {text!r}")
+    parts = tuple(int(p) for p in text.split("."))
+    return parts + (0,) * (3 - len(parts))
+
+
+def version_text(version: Version | None) -> str | None:
+    return ".".join(str(p) for p in version) if version else None
+
+
+@dataclasses.dataclass(frozen=True)
+class Target:
+    """The versions a run is aimed at; None means "any", i.e. the newest."""
+
+    rocm: Version | None = None
+    cuda: Version | None = None
+
+
+@dataclasses.dataclass(frozen=True)
+class Resolution:
+    """What a name becomes under a target: its status, the spelling to write, and advice.
+
+    `drop_args` is how many leading call arguments the spelling no longer takes
+    (the mask of a `_sync` warp intrinsic on HIP before 6.2).
+    """
+
+    status: Status
+    hip: str
+    advice: str
+    drop_args: int = 0
+
+
+def _dropped(count: int) -> str:
+    if not count:
+        return ""
+    return " and drops the first argument" if count == 1 else f" and drops the first {count} arguments"
+
+
+def resolve(rule: Rule, target: Target) -> Resolution:
+    """The status, HIP spelling and advice for `rule`'s name under `target`."""
+    status, advice = rule.status, rule.action or rule.note
+    if target.cuda and rule.cuda_removed and target.cuda >= parse_version(rule.cuda_removed):
+        return Resolution(Status.REMOVED, rule.hip, f"removed in CUDA {rule.cuda_removed}. {advice}".strip())
+    if status in (Status.SUPPORTED, Status.PARTIAL) and target.rocm:
+        if rule.hip_added and target.rocm < parse_version(rule.hip_added):
+            if rule.fallback:
+                return Resolution(
+                    Status.UNAVAILABLE, rule.fallback,
+                    f"{rule.hip} needs HIP {rule.hip_added}: for the targeted HIP, convert writes {rule.fallback}"
+                    f"{_dropped(rule.fallback_drop_args)}. {advice}".strip(),
+                    rule.fallback_drop_args,
+                )
+            return Resolution(Status.UNAVAILABLE, "",
+                              f"{rule.hip} needs HIP {rule.hip_added} or newer; upgrade ROCm or rewrite. {advice}".strip())
+        if rule.hip_removed and target.rocm >= parse_version(rule.hip_removed):
+            return Resolution(Status.UNAVAILABLE, rule.hip, f"{rule.hip} was removed in HIP {rule.hip_removed}. {advice}".strip())
+    if status is Status.SUPPORTED and rule.hip_experimental:
+        return Resolution(Status.PARTIAL, rule.hip, f"{rule.hip} is experimental in HIP. {advice}".strip())
+    return Resolution(status, rule.hip, advice)
+
+
+def roc_available(rule: Rule, target: Target) -> bool:
+    """Whether the rule's roc* spelling exists in the targeted release."""
+    return bool(rule.roc) and not (target.rocm and rule.roc_added and target.rocm < parse_version(rule.roc_added))

@@ -1,0 +1,95 @@
+"""RunSettings: what one run is asked to do, from the command line over the config file over defaults.
+
+Every command builds its settings here, once, so scan, report, convert, shim and
+check honour `[tool.portkit]` / `.portkit.toml` the same way.
+"""
+from __future__ import annotations
+
+import dataclasses
+import os
+from pathlib import Path
+from typing import Iterable
+
+from portkit.codes import ALL_STATUSES, Status
+from portkit.config import Config, load_config
+from portkit.errors import InputError
+from portkit.rules.versions import Target, parse_version
+from portkit.toolchain import installed_hip_version
+from portkit.walk import DEFAULT_EXTENSIONS, Excludes
+
+ENGINES = ("tree-sitter", "clang")
+
+
+@dataclasses.dataclass(frozen=True)
+class RunSettings:
+    paths: tuple[str, ...]
+    root: Path  # the project root: the config file's directory, else the current one
+    config_source: str = ""  # the config file read, "" for none
+    extensions: tuple[str, ...] = DEFAULT_EXTENSIONS
+    excludes: tuple[Excludes, ...] = ()
+    rule_files: tuple[Path, ...] = ()
+    target: Target = Target()
+    jobs: int = 0  # 0: every core
+    cache: bool = True
+    engine: str = "tree-sitter"
+    compile_database: str | None = None
+    blocking: tuple[Status, ...] = (Status.UNSUPPORTED,)
+    baseline: Path | None = None
+
+
+def make_target(rocm: str | None, cuda: str | None) -> Target:
+    """A ROCm version (default: the installed HIP, else the newest; "latest": the newest) and a CUDA version."""
+    try:
+        rocm_version = parse_version(rocm) if rocm and rocm != "latest" else None
+        cuda_version = parse_version(cuda) if cuda else None
+    except ValueError as exc:
+        raise InputError(f"{exc}; give a version like 6.2 or 5.2.0") from None
+    if rocm is None:
+        rocm_version = installed_hip_version()
+    return Target(rocm=rocm_version, cuda=cuda_version)
+
+
+def _extensions(values: Iterable[str]) -> tuple[str, ...]:
+    return tuple(e.lower() if e.startswith(".") else "." + e.lower() for e in values if e)
+
+
+def _statuses(values: Iterable[str]) -> tuple[Status, ...]:
+    for value in values:
+        if value not in ALL_STATUSES:
+            raise InputError(f"blocking status {value!r}: choose from {', '.join(ALL_STATUSES)}")
+    return tuple(Status(v) for v in values)
+
+
+def resolve_settings(paths: Iterable[str] = (), *, extensions: Iterable[str] = (), excludes: Iterable[str] = (),
+                     rule_files: Iterable[Path] = (), rocm_version: str | None = None, cuda_version: str | None = None,
+                     jobs: int = 0, cache: bool = True, engine: str = "tree-sitter", compile_database: str | None = None,
+                     blocking: Iterable[str] = (), baseline: Path | None = None,
+                     config: Config | None = None) -> RunSettings:
+    """The settings for a run: each value given here wins over the config file, which wins over the default.
+
+    Lists add up: the config file's excludes and rule files come first, then these.
+    With no paths, the run covers the project root.
+    """
+    config = config if config is not None else load_config()
+    if engine not in ENGINES:
+        raise InputError(f"unknown engine {engine!r}; choose {' or '.join(ENGINES)}")
+    if jobs < 0:
+        raise InputError(f"jobs must be 0 (every core) or more, not {jobs}")
+    paths = tuple(paths) or (os.path.relpath(config.root),)
+    config_excludes = (Excludes(config.exclude, str(config.root)),) if config.exclude else ()
+    command_line_excludes = (Excludes(tuple(excludes)),) if tuple(excludes) else ()
+    return RunSettings(
+        paths=paths,
+        root=config.root,
+        config_source=config.source,
+        extensions=_extensions(extensions) or _extensions(config.extensions) or DEFAULT_EXTENSIONS,
+        excludes=config_excludes + command_line_excludes,
+        rule_files=tuple(config.rules) + tuple(rule_files),
+        target=make_target(rocm_version or config.rocm_version, cuda_version or config.cuda_version),
+        jobs=jobs,
+        cache=cache,
+        engine=engine,
+        compile_database=compile_database,
+        blocking=_statuses(blocking) or config.blocking,
+        baseline=baseline or config.baseline,
+    )

@@ -1,0 +1,64 @@
+"""A checksummed on-disk store for portkit's caches (the validated rules, per-file results).
+
+Entries are data only (JSON, never pickles) behind a SHA-256 of their bytes, so a
+truncated, corrupted or planted entry reads as a miss and never changes a result
+or runs code. An unwritable cache only costs time.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+_DIGEST = 64  # hex characters of SHA-256
+
+
+def cache_root() -> Path:
+    """$PORTKIT_CACHE_DIR, else $XDG_CACHE_HOME/portkit, else ~/.cache/portkit."""
+    if os.environ.get("PORTKIT_CACHE_DIR"):
+        return Path(os.environ["PORTKIT_CACHE_DIR"])
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "portkit"
+
+
+def encode(value: Any) -> bytes:
+    payload = json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode("utf-8", "surrogatepass")
+    return hashlib.sha256(payload).hexdigest().encode("ascii") + b"\n" + payload
+
+
+def decode(blob: bytes) -> Any | None:
+    """The value, or None when the checksum or the JSON is wrong."""
+    digest, payload = blob[:_DIGEST], blob[_DIGEST + 1:]
+    if len(blob) <= _DIGEST or blob[_DIGEST:_DIGEST + 1] != b"\n":
+        return None
+    if hashlib.sha256(payload).hexdigest().encode("ascii") != digest:
+        return None
+    try:
+        return json.loads(payload.decode("utf-8", "surrogatepass"))
+    except (UnicodeDecodeError, ValueError):
+        return None
+
+
+def read_entry(path: Path) -> Any | None:
+    try:
+        with open(path, "rb") as handle:
+            return decode(handle.read())
+    except OSError:
+        return None
+
+
+def write_entry(path: Path, value: Any) -> None:
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".pk", suffix=".tmp")
+        try:
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(encode(value))
+            os.replace(tmp, path)
+        except BaseException:
+            os.unlink(tmp)
+            raise
+    except OSError:
+        pass  # a cache that cannot be written only costs time
