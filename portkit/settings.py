@@ -24,6 +24,7 @@ ENGINES = ("tree-sitter", "clang")
 class RunSettings:
     paths: tuple[str, ...]
     root: Path  # the project root: the config file's directory, else the current one
+    named_paths: bool = True  # False: no paths were given, so the run covers the project root
     config_source: str = ""  # the config file read, "" for none
     extensions: tuple[str, ...] = DEFAULT_EXTENSIONS
     excludes: tuple[Excludes, ...] = ()
@@ -63,7 +64,7 @@ def _statuses(values: Iterable[str]) -> tuple[Status, ...]:
 def resolve_settings(paths: Iterable[str] = (), *, extensions: Iterable[str] = (), excludes: Iterable[str] = (),
                      rule_files: Iterable[Path] = (), rocm_version: str | None = None, cuda_version: str | None = None,
                      jobs: int = 0, cache: bool = True, engine: str = "tree-sitter", compile_database: str | None = None,
-                     blocking: Iterable[str] = (), baseline: Path | None = None,
+                     baseline: Path | None = None,
                      config: Config | None = None) -> RunSettings:
     """The settings for a run: each value given here wins over the config file, which wins over the default.
 
@@ -75,12 +76,13 @@ def resolve_settings(paths: Iterable[str] = (), *, extensions: Iterable[str] = (
         raise InputError(f"unknown engine {engine!r}; choose {' or '.join(ENGINES)}")
     if jobs < 0:
         raise InputError(f"jobs must be 0 (every core) or more, not {jobs}")
-    paths = tuple(paths) or (os.path.relpath(config.root),)
+    named = tuple(paths)
     config_excludes = (Excludes(config.exclude, str(config.root)),) if config.exclude else ()
     command_line_excludes = (Excludes(tuple(excludes)),) if tuple(excludes) else ()
     return RunSettings(
-        paths=paths,
+        paths=named or (os.path.relpath(config.root),),
         root=config.root,
+        named_paths=bool(named),
         config_source=config.source,
         extensions=_extensions(extensions) or _extensions(config.extensions) or DEFAULT_EXTENSIONS,
         excludes=config_excludes + command_line_excludes,
@@ -90,6 +92,12 @@ def resolve_settings(paths: Iterable[str] = (), *, extensions: Iterable[str] = (
         cache=cache,
         engine=engine,
         compile_database=compile_database,
-        blocking=_statuses(blocking) or config.blocking,
+        blocking=config.blocking,
         baseline=baseline or config.baseline,
     )
+
+
+def with_blocking(settings: RunSettings, statuses: Iterable[str]) -> RunSettings:
+    """The settings with the statuses that block a check, when some are given (else the config's)."""
+    chosen = _statuses(statuses)
+    return dataclasses.replace(settings, blocking=chosen) if chosen else settings

@@ -8,25 +8,14 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from portkit.codes import CODES  # noqa: E402
-
-GROUPS = [
-    ("PK1", "PK1xx: CUDA names matched against the rule database",
-     "The code is the name's *status* under the run's target (`--rocm-version`, `--cuda-version`); the finding "
-     "also carries the library, the HIP/ROC spelling and the rule's advice."),
-    ("PK2", "PK2xx: inventory of GPU code", ""),
-    ("PK3", "PK3xx: semantic hazards", "Code that compiles for AMD and then gives wrong answers or runs slowly. "
-     "docs/hazards.md explains each one."),
-    ("PK4", "PK4xx: build files and environment", "docs/hazards.md explains each one."),
-]
-
+from portkit.codes import CODES, GROUPS  # noqa: E402
 
 def codes_md() -> str:
     lines = ["# Finding codes", "",
              "Generated from `rules/_codes.yaml` by `scripts/gen_docs.py`. Codes are stable and never reused. "
              "Text output uses the flake8 shape, `path:line:col: CODE message`.", ""]
-    for prefix, title, intro in GROUPS:
-        lines += [f"## {title}", ""] + ([intro, ""] if intro else [])
+    for prefix, group in GROUPS.items():
+        lines += [f"## {prefix}xx: {group.title}", ""] + ([group.intro, ""] if group.intro else [])
         lines += ["| code | name | severity | meaning |", "|---|---|---|---|"]
         lines += [f"| {c.code} | {c.name} | {c.severity.value} | {c.summary} |" for c in CODES.values() if c.code.startswith(prefix)]
         lines.append("")
@@ -37,8 +26,8 @@ def hazards_md() -> str:
     lines = ["# Hazards and environment findings", "",
              "What renaming cannot fix. Generated from `rules/_codes.yaml` by `scripts/gen_docs.py`; each code has "
              "test cases that must be flagged and twins that must not (`tests/cases/`).", ""]
-    for prefix, title, _ in GROUPS[2:]:
-        lines += [f"## {title}", ""]
+    for prefix, group in list(GROUPS.items())[2:]:
+        lines += [f"## {prefix}xx: {group.title}", ""]
         for c in CODES.values():
             if c.code.startswith(prefix):
                 lines += [f"### {c.code} {c.name} ({c.severity.value})", "", f"{c.summary[0].upper()}{c.summary[1:]}.", "",

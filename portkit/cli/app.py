@@ -1,14 +1,17 @@
 """The typer application and the options several commands share, defined once."""
 from __future__ import annotations
 
+import functools
+import inspect
 import os
 from pathlib import Path
-from typing import Annotated, List, Optional
+from typing import Annotated, Any, Callable, Iterable, List, Optional
 
 import typer
 
 from portkit import __version__
 from portkit.errors import PortkitError
+from portkit.settings import RunSettings, resolve_settings
 
 app = typer.Typer(
     name="portkit",
@@ -29,24 +32,65 @@ class UsageError(PortkitError):
 _ROCM_HELP = "Target HIP/ROCm version, e.g. 5.2 or 6.2 ('latest' for the newest). Default: the installed HIP, else latest."
 _CUDA_HELP = "CUDA version the sources are written for; names removed by then are reported as removed."
 _RULES_HELP = "Extra rule file or directory (repeatable); its entries add to or override the built-in ones."
+_EXTENSIONS_HELP = "Comma-separated source extensions (default .cu,.cuh,.cpp,.cc,.cxx,.c,.h,.hpp,.hh,.inl)."
+_ENGINE_HELP = "tree-sitter (fast, default) or clang (resolves names; needs libclang)."
+_DATABASE_HELP = "compile_commands.json (or its directory) for --engine clang; default: found in the tree or build/."
 
-Excludes = Annotated[List[str], typer.Option("--exclude", "-x", help="gitignore-style pattern to skip (repeatable).")]
-UserRules = Annotated[List[Path], typer.Option("--rules", help=_RULES_HELP)]
-RocmVersion = Annotated[Optional[str], typer.Option("--rocm-version", help=_ROCM_HELP)]
-CudaVersion = Annotated[Optional[str], typer.Option("--cuda-version", help=_CUDA_HELP)]
-Jobs = Annotated[int, typer.Option("--jobs", "-j", min=0, help="Parallel workers (0: every core).")]
-NoCache = Annotated[bool, typer.Option("--no-cache", help="Parse every file again instead of reusing cached results.")]
-Engine = Annotated[str, typer.Option("--engine", help="tree-sitter (fast, default) or clang (resolves names; needs libclang).")]
-CompileDatabase = Annotated[Optional[str], typer.Option(
-    "-p", "--compile-commands",
-    help="compile_commands.json (or its directory) for --engine clang; default: found in the tree or build/.")]
-Extensions = Annotated[Optional[str], typer.Option(
-    "--extensions", help="Comma-separated source extensions (default .cu,.cuh,.cpp,.cc,.cxx,.c,.h,.hpp,.hh,.inl).")]
 NoBackup = Annotated[bool, typer.Option("--no-backup", help="With --in-place, keep no FILE.orig backup.")]
 
+# The options every command that runs the pipeline takes; each becomes a RunSettings value
+# (over the config file's, over the default). name -> (annotated type, default).
+_RUN_OPTIONS: dict[str, tuple[Any, Any]] = {
+    "extensions": (Annotated[Optional[str], typer.Option("--extensions", help=_EXTENSIONS_HELP)], None),
+    "exclude": (Annotated[List[str], typer.Option("--exclude", "-x", help="gitignore-style pattern to skip (repeatable).")], []),
+    "rules": (Annotated[List[Path], typer.Option("--rules", help=_RULES_HELP)], []),
+    "rocm_version": (Annotated[Optional[str], typer.Option("--rocm-version", help=_ROCM_HELP)], None),
+    "cuda_version": (Annotated[Optional[str], typer.Option("--cuda-version", help=_CUDA_HELP)], None),
+    "jobs": (Annotated[int, typer.Option("--jobs", "-j", min=0, help="Parallel workers (0: every core).")], 0),
+    "no_cache": (Annotated[bool, typer.Option("--no-cache", help="Parse every file again instead of reusing cached results.")],
+                 False),
+    "engine": (Annotated[str, typer.Option("--engine", help=_ENGINE_HELP)], "tree-sitter"),
+    "compile_database": (Annotated[Optional[str], typer.Option("-p", "--compile-commands", help=_DATABASE_HELP)], None),
+}
+UserRules = _RUN_OPTIONS["rules"][0]
+RocmVersion = _RUN_OPTIONS["rocm_version"][0]
 
-def split_extensions(value: Optional[str]) -> tuple[str, ...]:
-    return tuple(e.strip() for e in value.split(",") if e.strip()) if value else ()
+
+def _settings(paths: Iterable[str], values: dict[str, Any]) -> RunSettings:
+    extensions = values.get("extensions")
+    return resolve_settings(
+        paths, extensions=tuple(e.strip() for e in extensions.split(",")) if extensions else (),
+        excludes=values.get("exclude", ()), rule_files=values.get("rules", ()), rocm_version=values.get("rocm_version"),
+        cuda_version=values.get("cuda_version"), jobs=values.get("jobs", 0), cache=not values.get("no_cache", False),
+        engine=values.get("engine", "tree-sitter"), compile_database=values.get("compile_database"),
+    )
+
+
+def pipeline_command(paths_help: str, *, required: bool = True,
+                     without: tuple[str, ...] = ()) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Register a command that runs the pipeline: it takes PATHS and the shared run options
+    (all but `without`), and receives `settings`, built from them in one place.
+
+    The options are added to the signature typer reads; the command itself declares
+    `settings: RunSettings` and its own options.
+    """
+    def decorate(command: Callable[..., Any]) -> Callable[..., Any]:
+        added = {name: option for name, option in _RUN_OPTIONS.items() if name not in without}
+        signature = inspect.signature(command)
+        own = [p for p in signature.parameters.values() if p.name != "settings"]
+        paths = inspect.Parameter("paths", inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=List[str],
+                                  default=typer.Argument(... if required else None, help=paths_help))
+        extra = [inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=annotation)
+                 for name, (annotation, default) in added.items()]
+
+        @functools.wraps(command)
+        def wrapper(**values: Any) -> Any:
+            run_values = {name: values.pop(name) for name in added}
+            return command(settings=_settings(values.pop("paths") or (), run_values), **values)
+
+        wrapper.__signature__ = signature.replace(parameters=[paths] + own + extra)  # type: ignore[attr-defined]
+        return app.command(command.__name__)(wrapper)
+    return decorate
 
 
 def _version_callback(value: bool) -> None:

@@ -8,22 +8,16 @@ from typing import List, Optional
 import typer
 
 from portkit.check.project import record_baseline, run_check
-from portkit.cli.app import CompileDatabase, Engine, Jobs, NoCache, RocmVersion, UserRules, app
-from portkit.settings import resolve_settings
+from portkit.cli.app import pipeline_command
+from portkit.settings import RunSettings, with_blocking
 
 
-@app.command()
+@pipeline_command("Files or directories (default: the project root).", required=False)
 def check(
-    paths: List[str] = typer.Argument(None, help="Files or directories (default: the project root)."),
+    settings: RunSettings,
     baseline: Optional[Path] = typer.Option(None, "--baseline", "-b", help="Baseline file (default: .portkit-baseline.json if present)."),
     blocking: List[str] = typer.Option([], "--blocking", help="Status that blocks (repeatable; default: unsupported)."),
     diff: Optional[str] = typer.Option(None, "--diff", help="Only findings on lines added since this git ref."),
-    rules: UserRules = [],
-    rocm_version: RocmVersion = None,
-    jobs: Jobs = 0,
-    no_cache: NoCache = False,
-    engine: Engine = "tree-sitter",
-    compile_database: CompileDatabase = None,
 ) -> None:
     """Fail on new unportable CUDA uses: prints 'path:line:col: CODE message (advice)'.
 
@@ -31,9 +25,8 @@ def check(
     hazards too) unless the baseline records it or '// portkit: ignore[CODE]' sits on its line
     or the line before. Exit 0 clean, 1 new blocking findings, 2 usage or input errors.
     """
-    settings = resolve_settings(paths or (), rule_files=rules, rocm_version=rocm_version, jobs=jobs, cache=not no_cache,
-                                engine=engine, compile_database=compile_database, blocking=blocking)
-    verdict = run_check(settings, baseline, diff, partial=bool(paths))
+    settings = with_blocking(settings, blocking)
+    verdict = run_check(settings, baseline, diff, partial=settings.named_paths)
     for item in verdict.new:
         f = item.finding
         advice = f" ({f.advice})" if f.advice else ""
@@ -47,16 +40,12 @@ def check(
     raise typer.Exit(1 if verdict.new else 0)
 
 
-@app.command()
+@pipeline_command("Files or directories (default: the project root).", required=False)
 def baseline(
-    paths: List[str] = typer.Argument(None, help="Files or directories (default: the project root)."),
+    settings: RunSettings,
     output: Optional[Path] = typer.Option(None, "--output", "-o", help="Baseline file to write (default: .portkit-baseline.json)."),
-    rules: UserRules = [],
-    rocm_version: RocmVersion = None,
-    jobs: Jobs = 0,
 ) -> None:
     """Record today's findings so that 'portkit check' blocks only new ones."""
-    settings = resolve_settings(paths or (), rule_files=rules, rocm_version=rocm_version, jobs=jobs)
     target, count = record_baseline(settings, output)
     print(f"portkit baseline: {count} findings recorded in {target}")
     raise typer.Exit(0)

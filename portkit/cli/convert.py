@@ -7,13 +7,10 @@ from typing import List, Optional, TextIO
 
 import typer
 
-from portkit.cli.app import (
-    CompileDatabase, CudaVersion, Engine, Excludes, Extensions, Jobs, NoBackup, NoCache, RocmVersion, UsageError,
-    UserRules, app, split_extensions,
-)
+from portkit.cli.app import NoBackup, UsageError, pipeline_command
 from portkit.convert.output import print_diff
 from portkit.convert.project import ConvertOptions, ConvertOutcome, convert_project
-from portkit.settings import resolve_settings
+from portkit.settings import RunSettings
 
 _VERIFY_STATES = ("pass", "fail", "not verifiable here")
 
@@ -46,9 +43,9 @@ def _check_modes(output: Optional[Path], in_place: bool, diff: bool, verify: boo
         raise UsageError("--verify compiles written files; it cannot be combined with --diff")
 
 
-@app.command()
+@pipeline_command("CUDA source files or directories.")
 def convert(
-    paths: List[str] = typer.Argument(..., help="CUDA source files or directories."),
+    settings: RunSettings,
     output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write the HIP tree here (mirrors the input)."),
     in_place: bool = typer.Option(False, "--in-place", help="Rewrite the sources themselves."),
     no_backup: NoBackup = False,
@@ -60,15 +57,6 @@ def convert(
     launch_syntax: str = typer.Option("cuda", "--launch-syntax", help="cuda keeps <<<>>> (hipcc accepts it); hip writes hipLaunchKernelGGL."),
     no_markers: bool = typer.Option(False, "--no-markers", help="Do not insert '// portkit: ...' marker comments."),
     offload_arch: List[str] = typer.Option([], "--offload-arch", help="AMD GPU target(s) for build files and --verify (default: derived from sm_XX, else gfx90a)."),
-    extensions: Extensions = None,
-    exclude: Excludes = [],
-    rules: UserRules = [],
-    rocm_version: RocmVersion = None,
-    cuda_version: CudaVersion = None,
-    jobs: Jobs = 0,
-    no_cache: NoCache = False,
-    engine: Engine = "tree-sitter",
-    compile_database: CompileDatabase = None,
 ) -> None:
     """Convert CUDA sources and build files to HIP.
 
@@ -79,9 +67,6 @@ def convert(
     2 bad input or files that could not be written.
     """
     _check_modes(output, in_place, diff, verify)
-    settings = resolve_settings(paths, extensions=split_extensions(extensions), excludes=exclude, rule_files=rules,
-                                rocm_version=rocm_version, cuda_version=cuda_version, jobs=jobs, cache=not no_cache,
-                                engine=engine, compile_database=compile_database)
     options = ConvertOptions(output=output, in_place=in_place, diff=diff, backup=not no_backup, verify=verify,
                              backend=backend, hipify_perl=hipify_perl, roc=roc, launch_syntax=launch_syntax,
                              markers=not no_markers, offload_arch=tuple(offload_arch))

@@ -7,15 +7,12 @@ from typing import List, Optional
 
 import typer
 
-from portkit.cli.app import (
-    CompileDatabase, CudaVersion, Engine, Excludes, Extensions, Jobs, NoCache, RocmVersion, UserRules, app,
-    split_extensions,
-)
+from portkit.cli.app import pipeline_command
 from portkit.fileio import output_stream
 from portkit.pipeline import run_pipeline
 from portkit.report import format_for_path, formatter
 from portkit.report.data import scan_data
-from portkit.settings import RunSettings, resolve_settings
+from portkit.settings import RunSettings
 
 
 def _engine_note(settings: RunSettings) -> None:
@@ -43,49 +40,28 @@ def run_scan(settings: RunSettings, fmt: str, output: Optional[Path], reports: t
     return 0
 
 
-@app.command()
+@pipeline_command("Files or directories to scan.")
 def scan(
-    paths: List[str] = typer.Argument(..., help="Files or directories to scan."),
+    settings: RunSettings,
     fmt: str = typer.Option("text", "--format", "-f", help="Output format: text, json, md, html or sarif."),
     output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write the output to this file."),
     report: List[Path] = typer.Option([], "--report", help="Also write a report; the format follows the extension (.md, .html, .json, .sarif)."),
-    extensions: Extensions = None,
-    exclude: Excludes = [],
-    rules: UserRules = [],
-    rocm_version: RocmVersion = None,
-    cuda_version: CudaVersion = None,
-    jobs: Jobs = 0,
     color: Optional[bool] = typer.Option(None, "--color/--no-color", help="Force or disable colour (default: when a terminal)."),
-    no_cache: NoCache = False,
-    engine: Engine = "tree-sitter",
-    compile_database: CompileDatabase = None,
 ) -> None:
     """Inventory the CUDA APIs, kernels and inline asm in PATHS, and what will not port to HIP.
 
     Honours .gitignore files. Exit code 0 when the scan ran (whatever it found), 2 on bad input.
     """
-    settings = resolve_settings(paths, extensions=split_extensions(extensions), excludes=exclude, rule_files=rules,
-                                rocm_version=rocm_version, cuda_version=cuda_version, jobs=jobs, cache=not no_cache,
-                                engine=engine, compile_database=compile_database)
     raise typer.Exit(run_scan(settings, fmt, output, tuple(report), color))
 
 
-@app.command()
+@pipeline_command("Files or directories to scan.")
 def report(
-    paths: List[str] = typer.Argument(..., help="Files or directories to scan."),
+    settings: RunSettings,
     fmt: Optional[str] = typer.Option(None, "--format", "-f", help="md, html, json, sarif or text (default: from -o's extension, else md)."),
     output: Optional[Path] = typer.Option(None, "--output", "-o", help="Report file (default: stdout)."),
-    exclude: Excludes = [],
-    rules: UserRules = [],
-    rocm_version: RocmVersion = None,
-    cuda_version: CudaVersion = None,
-    jobs: Jobs = 0,
-    engine: Engine = "tree-sitter",
-    compile_database: CompileDatabase = None,
 ) -> None:
     """Write a migration report: summary, readiness, effort estimate, per-library tables,
     every site to fix, hazards, build files, GPU architectures and the port checklist."""
     chosen = fmt or (format_for_path(output) if output else "md")
-    settings = resolve_settings(paths, excludes=exclude, rule_files=rules, rocm_version=rocm_version,
-                                cuda_version=cuda_version, jobs=jobs, engine=engine, compile_database=compile_database)
     raise typer.Exit(run_scan(settings, chosen, output, color=False))

@@ -3,26 +3,23 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import List, Optional
+from typing import Optional
 
 import typer
 
-from portkit.cli.app import Excludes, Jobs, NoBackup, UsageError, UserRules, app
-from portkit.settings import resolve_settings
+from portkit.cli.app import NoBackup, UsageError, pipeline_command
+from portkit.settings import RunSettings
 from portkit.shim.project import ShimOptions, make_shim
 
 
-@app.command()
+@pipeline_command("CUDA source files or directories.", without=("rocm_version", "cuda_version"))
 def shim(
-    paths: List[str] = typer.Argument(..., help="CUDA source files or directories."),
+    settings: RunSettings,
     output: Path = typer.Option(..., "--output", "-o", help="The header to write, e.g. include/portkit_gpu.h."),
     style: str = typer.Option("cuda", "--style", help="cuda: sources keep CUDA names; neutral: sources use gpu* names."),
     sources: Optional[Path] = typer.Option(None, "--sources", help="Write the sources, rewritten to use the header, here."),
     in_place: bool = typer.Option(False, "--in-place", help="Rewrite the sources themselves to use the header."),
     no_backup: NoBackup = False,
-    rules: UserRules = [],
-    exclude: Excludes = [],
-    jobs: Jobs = 0,
 ) -> None:
     """Generate a dual-compile header for exactly the CUDA APIs the project uses.
 
@@ -35,7 +32,6 @@ def shim(
         raise UsageError("choose one of --sources OUTDIR and --in-place")
     if style == "neutral" and sources is None and not in_place:
         raise UsageError("the neutral style renames names in the sources: add --sources OUTDIR or --in-place")
-    settings = resolve_settings(paths, excludes=exclude, rule_files=rules, jobs=jobs)
     outcome = make_shim(settings, ShimOptions(output, style, sources, in_place, not no_backup))
     built = outcome.shim
     rewritten = (f"{outcome.rewritten} sources rewritten" if (in_place or sources)

@@ -78,7 +78,7 @@ def parse_entry(source: str, library: str, index: int, raw: Any) -> Rule:
     values = {key: _value(source, where, key, value) for key, value in raw.items() if value is not None}
     values["status"] = _status(source, where, values)
     if values["status"] is Status.SUPPORTED and not (values.get("hip") or values.get("roc")):
-        raise _fail(source, where, "status 'supported' needs a 'hip' or 'roc' name")
+        raise _fail(source, where, f"status '{Status.SUPPORTED}' needs a 'hip' or 'roc' name")
     if values["kind"] == "asm":
         if not values.get("pattern"):
             raise _fail(source, where, "kind 'asm' needs a 'pattern'")
