@@ -13,10 +13,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from portkit import __version__
 from portkit.codes import Status
 from portkit.model import Finding, Fix, FixAction, Occurrence, Position, Role, Severity, Span
-from portkit.store import cache_root, read_entry, write_entry
+from portkit.store import cache_root, code_fingerprint, read_entry, write_entry
 from portkit.walk import SourceFile
 
 
@@ -46,7 +45,7 @@ class FileResult:
 
 def cache_salt(rules: Any, settings: Any, prefer_roc: bool) -> str:
     digest = hashlib.sha256()
-    digest.update(f"{__version__}|{sys.version_info[:2]}|{settings.target}|{prefer_roc}|"
+    digest.update(f"{code_fingerprint()}|{sys.version_info[:2]}|{settings.target}|{prefer_roc}|"
                   f"{settings.engine}|{settings.compile_database}".encode())
     for source in sorted({lib.source for lib in rules.libraries.values()}):
         try:

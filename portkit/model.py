@@ -96,6 +96,10 @@ class ParsedFile:
     declared: frozenset[str]
     lines: int
     error_line: int | None = None  # first line with a syntax error, if any
+    preamble_end: int = 0  # where a #include or #define can go: after leading comments and the include guard
+    preamble_line: int = 1  # the 1-based line at preamble_end
+    newline: str = "\n"  # the file's line ending
+    device_syntax: bool = False  # uses CUDA language extensions (__global__, threadIdx, <<<>>>...)
 
 
 class Severity(str, enum.Enum):
@@ -114,6 +118,7 @@ class Edit:
 
 class FixAction(str, enum.Enum):
     RENAME = "rename"  # write `text` over `span` (dropping `drop_args` leading call arguments)
+    INSERT = "insert"  # write `text` at `span` (an empty span: an insertion)
     INCLUDE = "include"  # write the include target `text` (with its delimiters) over `span`
     LAUNCH = "launch"  # k<<<...>>>(...) -> hipLaunchKernelGGL(k, ...), from `parts`
 

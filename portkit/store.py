@@ -6,12 +6,15 @@ or runs code. An unwritable cache only costs time.
 """
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
 import tempfile
 from pathlib import Path
 from typing import Any
+
+from portkit import __version__
 
 _DIGEST = 64  # hex characters of SHA-256
 
@@ -21,6 +24,16 @@ def cache_root() -> Path:
     if os.environ.get("PORTKIT_CACHE_DIR"):
         return Path(os.environ["PORTKIT_CACHE_DIR"])
     return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "portkit"
+
+
+@functools.lru_cache(maxsize=1)
+def code_fingerprint() -> str:
+    """portkit's version and a hash of its own source: a cache written by other code is stale,
+    even between two development checkouts of the same version."""
+    digest = hashlib.sha256(__version__.encode())
+    for path in sorted(Path(__file__).resolve().parent.rglob("*.py")):
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
 
 
 def encode(value: Any) -> bytes:

@@ -25,7 +25,7 @@ from pathlib import Path
 import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
-CURATED_KEYS = ("status", "note", "action", "weight", "kind", "fallback", "fallback_drop_args")
+CURATED_KEYS = ("status", "note", "action", "weight", "kind", "fallback", "fallback_drop_args", "hip_define", "hip_define_until")
 # Kept from the file only where the table gives no HIP name (a curated mapping).
 CURATED_TARGET_KEYS = ("hip", "roc", "hip_added")
 KEY_ORDER = (
@@ -173,10 +173,6 @@ def write_library(path: Path, meta: dict, entries: list[dict]) -> None:
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
-def _version(text: str) -> tuple[int, ...]:
-    return tuple(int(p) for p in str(text).split("."))
-
-
 def merge(existing: list[dict], generated: list[dict]) -> list[dict]:
     by_name = {e["cuda"]: e for e in existing if e.get("kind") not in ("header", "link", "asm")}
     merged = []
@@ -186,9 +182,10 @@ def merge(existing: list[dict], generated: list[dict]) -> list[dict]:
         if not entry.get("hip") and not entry.get("roc"):
             kept += [k for k in CURATED_TARGET_KEYS if k in old]
         new = {**entry, **{k: old[k] for k in kept}}
-        # Curation may only raise an "added" version (the headers showed the tables too early).
+        # An "added" version that differs from the table's was curated against installed headers
+        # (raised where the tables are early, lowered where the headers already have the name): keep it.
         for key in ("hip_added", "roc_added"):
-            if key in old and (key not in new or _version(old[key]) > _version(new[key])):
+            if key in old:
                 new[key] = old[key]
         merged.append(new)
     names = {e["cuda"] for e in generated}

@@ -3,6 +3,9 @@ against the installed HIP/ROCm headers (all of them, not a sample)."""
 from __future__ import annotations
 
 import collections
+import os
+import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -10,7 +13,7 @@ import pytest
 from conftest import require
 from portkit.cli.rules import load_targets
 from portkit.toolchain import hip_include_dirs, installed_hip_version
-from portkit.rules.verify import INSTALLED_LIBRARIES, verify_library
+from portkit.rules.verify import INSTALLED_LIBRARIES, present_but_claimed_newer, verify_library
 
 
 def test_every_library_meets_its_target(database, capsys) -> None:
@@ -34,12 +37,30 @@ def test_supported_targets_exist_in_the_installed_headers(library: str, database
     require(include is not None and version is not None, "HIP headers not installed (Debian: libamdhip64-dev)")
     for directory in INSTALLED_LIBRARIES[library]:
         require((include / directory).is_dir(), f"{include / directory} not installed")
-    result = verify_library(database, library, include, version)
+    result = verify_library(database, library, include, version, _compiler_include())
     with capsys.disabled():
         print(f"\n{library}: {result.verified} HIP/ROC targets found in {include} headers, "
               f"{result.newer} newer than HIP {'.'.join(map(str, version[:2]))}, {len(result.missing)} missing")
     assert result.verified > 0
     assert not result.missing, f"{len(result.missing)} targets not in the headers, e.g. {result.missing[:10]}"
+
+
+def _compiler_include() -> Path | None:
+    """hipcc's own HIP headers (clang's resource directory): device functions such as the OCML ones live there."""
+    hipcc = shutil.which("hipcc")
+    if hipcc is None:
+        return None
+    run = subprocess.run([hipcc, "-print-resource-dir"], capture_output=True, text=True, env={**os.environ, "HIP_PLATFORM": "amd"})
+    directory = Path(run.stdout.strip()) / "include"
+    return directory if run.returncode == 0 and directory.is_dir() else None
+
+
+def test_version_facts_agree_with_the_installed_headers(database) -> None:
+    """A HIP name said to come after the installed release must not be in its headers already."""
+    include = _include_root()
+    version = installed_hip_version()
+    require(include is not None and version is not None, "HIP headers not installed (Debian: libamdhip64-dev)")
+    assert present_but_claimed_newer(database, include, version) == []
 
 
 def test_show_and_stats(capsys) -> None:

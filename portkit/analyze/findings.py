@@ -1,6 +1,8 @@
 """Building findings: one for a name a rule knows (with what convert may write), one for anything else."""
 from __future__ import annotations
 
+import dataclasses
+
 from portkit.analyze.registry import Context
 from portkit.codes import CODES, RENAMED_STATUSES, Status, code_for_status
 from portkit.model import Finding, Fix, FixAction, Occurrence, Position, Role, Span
@@ -25,9 +27,23 @@ def _status_message(rule: Rule, name: str, status: Status, hip: str, context: Co
 
 
 def _spelling(rule: Rule, resolution: Resolution, context: Context) -> str:
+    """The name convert writes. roc* names only when asked for: mixing hipX and rocX calls in one
+    project does not compile (their handles and types differ)."""
     if context.prefer_roc and rule.roc_available(context.target) and resolution.hip == rule.hip:
         return rule.roc
-    return resolution.hip or (rule.roc if resolution.status in RENAMED_STATUSES else "")
+    return resolution.hip
+
+
+def _hip_resolution(rule: Rule, context: Context) -> Resolution:
+    """The rule's resolution for a hip* port: a name only the roc* library has needs work there."""
+    resolution = rule.resolve(context.target)
+    if context.prefer_roc or rule.hip or not rule.roc or resolution.status is not Status.SUPPORTED:
+        return resolution
+    library = context.rules.libraries.get(rule.library)
+    hip_library = (library.hip_library if library else "") or "the hip* library"
+    roc_library = (library.roc_library if library else "") or "the roc* library"
+    advice = f"{hip_library} has no equivalent; {roc_library} has {rule.roc} (convert --roc writes roc* names)."
+    return dataclasses.replace(resolution, status=Status.PARTIAL, advice=f"{advice} {resolution.advice}".strip())
 
 
 def _delimited(path: str, style: str) -> str:
@@ -53,7 +69,7 @@ def _fix(occurrence: Occurrence | None, spelling: str, resolution: Resolution, c
 def rule_finding(path: str, rule: Rule, name: str, span: Span, position: Position, context: Context,
                  function: str = "", occurrence: Occurrence | None = None) -> Finding:
     """The finding for one use of a name a rule knows; `occurrence` (with the span to rename) when convert may rename it."""
-    resolution = rule.resolve(context.target)
+    resolution = _hip_resolution(rule, context)
     code = code_for_status(resolution.status)
     spelling = _spelling(rule, resolution, context)
     return Finding(

@@ -68,6 +68,8 @@ def edits_for(finding: Finding, options: EditOptions, rules: RuleDatabase) -> tu
         return ()
     if fix.action is FixAction.RENAME:
         return _rename(fix)
+    if fix.action is FixAction.INSERT:
+        return (Edit(fix.span, fix.text.encode()),)
     if fix.action is FixAction.INCLUDE:
         return _include(fix, finding.name, rules)
     if fix.action is FixAction.LAUNCH and options.launch_syntax == "hip":

@@ -219,6 +219,25 @@ def _first_error_line(root: Node) -> int | None:
             return node.start_point[0] + 1
 
 
+def _trusted(name: Node) -> bool:
+    """Whether a declared name is really declared: not inside a syntax error, and not a
+    "function prototype" in a function body, which is how tree-sitter reads a statement
+    macro without its `;` (`CHECK( cudaMemcpy(...) )` as a declaration of cudaMemcpy).
+    A misparse must never make a CUDA name look like the project's own."""
+    node, through_function = name.parent, False
+    while node is not None:
+        if node.is_error or node.type == "ERROR" or node.has_error and node.type == "declaration":
+            return False
+        if node.type == "function_declarator":
+            through_function = True
+        elif node.type in ("function_definition", "parameter_list", "field_declaration_list"):
+            return True
+        elif node.type == "declaration":
+            return not (through_function and node.parent is not None and node.parent.type == "compound_statement")
+        node = node.parent
+    return True
+
+
 class _FileParse:
     """One file's parse: each query capture name has a handler that emits occurrences.
 
@@ -238,10 +257,11 @@ class _FileParse:
         self.scopes = _Scopes([])
         # C++ reserves __names__ for the implementation: a "declaration" of one is an
         # attribute macro tree-sitter does not know (__cluster_dims__(2, 1, 1)), so keep it as a use.
-        declared_nodes = [n for n in self.get("declared") if not _RESERVED.match(n.text or b"")]
-        self.definitions = {_text(n) for n in self.get("definition")}
+        declared_nodes = [n for n in self.get("declared") if not _RESERVED.match(n.text or b"") and _trusted(n)]
+        definition_nodes = [n for n in self.get("definition") if _trusted(n)]
+        self.definitions = {_text(n) for n in definition_nodes}
         self.declared = {_text(n) for n in declared_nodes}
-        self.skip = {n.start_byte for n in self.get("definition")} | {n.start_byte for n in declared_nodes}
+        self.skip = {n.start_byte for n in definition_nodes} | {n.start_byte for n in declared_nodes}
         self.calls = {n.start_byte for n in self.get("call")}
 
     def get(self, capture: str) -> list[Node]:
@@ -420,6 +440,52 @@ def _macro_occurrences(node: Node, source: bytes, lines: LineIndex[bytes], funct
     return found
 
 
+_GUARD = re.compile(rb"#\s*(?:ifndef\s+(\w+)|if\s+!\s*defined\s*\(?\s*(\w+)\s*\)?)\s*$")
+_LEADING_COMMENT = re.compile(rb"\s*(?://[^\n]*|/\*.*?\*/)", re.S)
+# CUDA's language extensions: a file using them needs the HIP runtime header under hipcc,
+# which (unlike nvcc) includes nothing by itself.
+_DEVICE_SYNTAX = re.compile(rb"\b(?:__global__|__device__|__shared__|__constant__|__managed__|threadIdx|blockIdx|blockDim"
+                            rb"|gridDim|__syncthreads)\b|<<<")
+
+
+def _preamble_end(source: bytes) -> int:
+    """The offset after the leading comments, `#pragma once` and the include guard's #define:
+    where an #include or #define can go before any code."""
+    offset = result = len(_BOM) if source.startswith(_BOM) else 0
+    guard: bytes | None = None  # the guard's name once `#ifndef NAME` is seen, b"" once defined
+    in_comment = False
+    for line in source[offset:].splitlines(keepends=True):
+        text = line.strip()
+        offset += len(line)
+        if in_comment:
+            in_comment = b"*/" not in text
+        elif not text:
+            continue
+        elif text.startswith(b"//") or re.fullmatch(rb"#\s*pragma\s+once", text):
+            pass
+        elif text.startswith(b"/*"):
+            in_comment = b"*/" not in text[2:]
+        elif guard is None and _GUARD.match(text):
+            opened = _GUARD.match(text)
+            guard = opened.group(1) or opened.group(2)
+            continue  # not part of the preamble until its #define follows
+        elif guard and re.fullmatch(rb"#\s*define\s+" + re.escape(guard) + rb"\b.*", text):
+            guard = b""
+        else:
+            break
+        if not guard:
+            result = offset
+    return result
+
+
+def _has_device_syntax(source: bytes) -> bool:
+    for match in _DEVICE_SYNTAX.finditer(source):
+        line_start = source.rfind(b"\n", 0, match.start()) + 1
+        if b"//" not in source[line_start:match.start()]:
+            return True
+    return False
+
+
 def parse_source(path: str, source: bytes, keep: Keep | None = None, literals: frozenset[str] = frozenset()) -> ParsedFile:
     """Parse one file into its occurrences, definitions and declared names."""
     language, query = _language()
@@ -427,6 +493,7 @@ def parse_source(path: str, source: bytes, keep: Keep | None = None, literals: f
     parse_bytes = b"   " + source[3:] if source.startswith(_BOM) else source
     tree = Parser(language).parse(parse_bytes)
     state = _FileParse(source, parse_bytes, QueryCursor(query).captures(tree.root_node), keep, literals)
+    preamble_end = _preamble_end(source)
     for capture, handler in _HANDLERS:
         handler(state, state.get(capture))
     return ParsedFile(
@@ -436,4 +503,8 @@ def parse_source(path: str, source: bytes, keep: Keep | None = None, literals: f
         declared=frozenset(state.declared - state.definitions),
         lines=source.count(b"\n") + (0 if source.endswith(b"\n") or not source else 1),
         error_line=_first_error_line(tree.root_node),
+        preamble_end=preamble_end,
+        preamble_line=source.count(b"\n", 0, preamble_end) + 1,
+        newline="\r\n" if b"\r\n" in source[:4096] else "\n",
+        device_syntax=_has_device_syntax(source),
     )

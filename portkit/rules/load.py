@@ -10,14 +10,13 @@ import hashlib
 from pathlib import Path
 from typing import Any, Iterable
 
-from portkit import __version__
 from portkit.codes import Status
 from portkit.errors import RuleFileError
 from portkit.resources import read_yaml, rules_dir
 from portkit.rules.index import RuleDatabase
 from portkit.rules.model import Library, Rule
 from portkit.rules.validate import parse_library
-from portkit.store import cache_root, read_entry, write_entry
+from portkit.store import cache_root, code_fingerprint, read_entry, write_entry
 
 _RULE_FIELDS = tuple(f.name for f in dataclasses.fields(Rule))
 
@@ -45,7 +44,7 @@ def _paths(user_rules: Iterable[Path], builtin: bool) -> list[Path]:
 
 
 def _digest(paths: list[Path]) -> str:
-    digest = hashlib.sha256(__version__.encode())
+    digest = hashlib.sha256(code_fingerprint().encode())
     for path in paths:
         try:
             digest.update(str(path).encode("utf-8", "surrogateescape") + b"\0" + path.read_bytes())

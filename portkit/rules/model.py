@@ -4,7 +4,7 @@ from __future__ import annotations
 import dataclasses
 
 from portkit.codes import Status
-from portkit.rules.versions import Resolution, Target, resolve, roc_available
+from portkit.rules.versions import Resolution, Target, parse_version, resolve, roc_available
 
 # What sort of CUDA name a rule describes.
 KINDS = ("function", "type", "enum", "macro", "header", "link", "intrinsic", "asm")
@@ -40,6 +40,8 @@ class Rule:
     fallback_drop_args: int = 0
     roc_added: str = ""
     hip_requires: str = ""  # for headers: a HIP header that must be included first
+    hip_define: str = ""  # a macro HIP needs defined before its headers for this name
+    hip_define_until: str = ""  # ... up to (not including) this HIP version
     source: str = ""
 
     def resolve(self, target: Target) -> Resolution:
@@ -47,6 +49,14 @@ class Rule:
 
     def roc_available(self, target: Target) -> bool:
         return roc_available(self, target)
+
+    def define_for(self, target: Target) -> str:
+        """The macro to define before the HIP headers for this name under `target`, or ""."""
+        if not self.hip_define:
+            return ""
+        if self.hip_define_until and (target.rocm is None or target.rocm >= parse_version(self.hip_define_until)):
+            return ""  # that release has it on by default
+        return self.hip_define
 
 
 @dataclasses.dataclass(frozen=True)

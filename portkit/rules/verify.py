@@ -23,6 +23,8 @@ INSTALLED_LIBRARIES = {
     "nvrtc": ("hip",), "curand": ("hiprand", "rocrand"), "cusparse": ("hipsparse", "rocsparse"),
     "cooperative-groups": ("hip",),
 }
+# HIP-on-NVIDIA headers name HIP functions that the AMD platform may lack.
+_NVIDIA_BACKEND = re.compile(r"nvidia_detail|nvcc_detail|_nvcc\.h$")
 
 
 @dataclasses.dataclass
@@ -34,10 +36,11 @@ class Verification:
 
 
 def header_identifiers(directories: Iterable[Path]) -> set[str]:
+    """Every identifier in the AMD-platform headers below `directories`."""
     names: set[str] = set()
     for directory in directories:
         for header in directory.rglob("*"):
-            if header.is_file() and header.suffix in (".h", ".hpp", ".inl", ".cuh"):
+            if header.is_file() and header.suffix in (".h", ".hpp", ".inl", ".cuh") and not _NVIDIA_BACKEND.search(str(header)):
                 text = C_COMMENT.sub(" ", header.read_text(encoding="utf-8", errors="replace"))
                 names.update(re.findall(r"[A-Za-z_]\w*", text))
     return names
@@ -48,8 +51,12 @@ def _identifier(target: str) -> str:
     return re.sub(r"<.*>$", "", target).split("::")[-1].rstrip("*& ")
 
 
-def verify_library(rules: RuleDatabase, library: str, include: Path, installed: Version) -> Verification:
-    names = header_identifiers(include / d for d in INSTALLED_LIBRARIES[library])
+def verify_library(rules: RuleDatabase, library: str, include: Path, installed: Version,
+                   compiler_include: Path | None = None) -> Verification:
+    """Check `library`'s targets against the installed headers (and hipcc's own HIP headers, which
+    define device functions such as the OCML ones)."""
+    extra = [compiler_include] if compiler_include is not None else []
+    names = header_identifiers([include / d for d in INSTALLED_LIBRARIES[library]] + extra)
     result = Verification(library)
     for rule in rules.all_rules():
         if rule.library != library or rule.kind in ("header", "link", "asm") or rule.status not in (Status.SUPPORTED, Status.PARTIAL):
@@ -64,3 +71,16 @@ def verify_library(rules: RuleDatabase, library: str, include: Path, installed: 
             else:
                 result.missing.append((rule.cuda, target))
     return result
+
+
+def present_but_claimed_newer(rules: RuleDatabase, include: Path, installed: Version) -> list[tuple[str, str, str]]:
+    """(CUDA name, HIP name, claimed version) of rules whose HIP name is said to come after the
+    installed release although the installed headers already have it: a wrong version fact."""
+    directories = sorted({include / d for dirs in INSTALLED_LIBRARIES.values() for d in dirs if (include / d).is_dir()})
+    names = header_identifiers(directories)
+    wrong = []
+    for rule in rules.all_rules():
+        for target, added in ((rule.hip, rule.hip_added), (rule.roc, rule.roc_added or rule.hip_added)):
+            if target and added and parse_version(added) > installed and _identifier(target) in names:
+                wrong.append((rule.cuda, target, added))
+    return wrong
