@@ -66,13 +66,15 @@ def _unspans(flat: list[int]) -> tuple[Span, ...]:
 def pack_finding(f: Finding) -> list[Any]:
     """Findings as plain lists: building JSON objects per finding is several times slower."""
     fix = None if f.fix is None else [f.fix.action.value, f.fix.span.start, f.fix.span.end, f.fix.text,
-                                      _spans(f.fix.parts), f.fix.drop_args]
+                                      _spans(f.fix.parts), f.fix.drop_args, list(f.fix.flags),
+                                      [list(a) for a in f.fix.args]]
     return [f.path, f.position.line, f.position.column, f.code, f.name, f.message, f.severity.value, f.library,
             f.status.value if f.status else None, f.hip, f.advice, f.function, f.span.start, f.span.end, fix, f.shadowable]
 
 
 def unpack_finding(t: list[Any]) -> Finding:
-    fix = None if t[14] is None else Fix(FixAction(t[14][0]), Span(t[14][1], t[14][2]), t[14][3], _unspans(t[14][4]), t[14][5])
+    fix = None if t[14] is None else Fix(FixAction(t[14][0]), Span(t[14][1], t[14][2]), t[14][3], _unspans(t[14][4]),
+                                         t[14][5], tuple(t[14][6]), tuple((i, s) for i, s in t[14][7]))
     return Finding(t[0], Position(t[1], t[2]), t[3], t[4], t[5], Severity(t[6]), t[7], Status(t[8]) if t[8] else None,
                    t[9], t[10], t[11], Span(t[12], t[13]), fix, t[15])
 

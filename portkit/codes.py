@@ -32,8 +32,8 @@ RULE_STATUSES = (Status.SUPPORTED, Status.PARTIAL, Status.UNSUPPORTED, Status.RE
 ALL_STATUSES = tuple(Status)
 # Everything but a clean mapping needs someone to look at it.
 ATTENTION_STATUSES = tuple(s for s in Status if s is not Status.SUPPORTED)
-# Statuses whose HIP spelling convert writes (with a marker unless supported).
-RENAMED_STATUSES = (Status.SUPPORTED, Status.PARTIAL, Status.UNAVAILABLE)
+# Statuses whose HIP spelling convert writes when there is one (with a marker unless supported).
+RENAMED_STATUSES = (Status.SUPPORTED, Status.PARTIAL, Status.UNAVAILABLE, Status.REMOVED)
 
 
 @dataclasses.dataclass(frozen=True)

@@ -132,6 +132,9 @@ class Fix:
     text: str = ""
     parts: tuple[Span, ...] = ()
     drop_args: int = 0
+    flags: tuple[str, ...] = ()  # "spaced-chevrons": a launch written `<< <...>> >`
+    # Call arguments to rewrite: (index, template); "{}" in the template stands for the argument.
+    args: tuple[tuple[int, str], ...] = ()
 
 
 @dataclasses.dataclass(frozen=True, order=True)

@@ -7,15 +7,19 @@ pool of worker processes that each receive the job once.
 """
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
 import dataclasses
 import functools
 import multiprocessing
 import os
+import signal
 import sys
 from concurrent.futures import ProcessPoolExecutor
 from typing import Iterable, Iterator
 
 from portkit.analyze import Context, TextFile, analyze
+from portkit.analyze.registry import path_tails
 from portkit.analyze.hazards import INTERESTING_NAMES, WARP_LITERALS
 from portkit.analyze.names import is_interesting, needs_aliases, resolve_pending
 from portkit.cache import FileResult, ScanCache, cache_salt
@@ -136,6 +140,16 @@ _worker_job: Job | None = None  # set once in each worker process by the pool in
 def _init_worker(job: Job) -> None:
     global _worker_job
     _worker_job = job
+    _die_with_parent()
+
+
+def _die_with_parent() -> None:
+    """A worker whose parent is killed (kill -9, an OOM kill) ends too instead of waiting forever (Linux)."""
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+        libc.prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass  # not Linux: the pool's own shutdown still applies
 
 
 def _process_in_worker(file: SourceFile, data: bytes | None) -> FileResult:
@@ -217,7 +231,8 @@ def run_pipeline(settings: RunSettings, *, keep_sources: bool = False, prefer_ro
     """Walk, then parse and analyse every file once (in parallel, cached by content)."""
     rules = rules if rules is not None else load_database(settings.rule_files)
     files, walk_warnings = discover(settings.paths, settings.extensions, settings.excludes)
-    base = Context(rules=rules, target=settings.target, prefer_roc=prefer_roc)
+    base = Context(rules=rules, target=settings.target, prefer_roc=prefer_roc,
+                   project_paths=path_tails(f.path for f in files))
     job = Job(base, rules.known_names() | INTERESTING_NAMES, keep_sources, settings.engine,
               _compile_flags(settings) if settings.engine == "clang" else None)
     cache = ScanCache(cache_salt(rules, settings, prefer_roc)) if settings.cache else None

@@ -59,7 +59,7 @@ def test_report_honours_the_config(project: Path) -> None:
 def test_convert_honours_the_config(project: Path, capsys) -> None:
     assert main(["convert", "src", "-o", "out"]) == 0
     assert "ncclCommShrink" not in capsys.readouterr().out
-    assert (project / "out" / "own.cu").read_text().startswith("void f(float* p) { hipFree(p); }")
+    assert (project / "out" / "own.cu").read_text().startswith("#include <hip/hip_runtime.h>\nvoid f(float* p) { hipFree(p); }")
     assert "portkit: PK102 teamAlloc" in (project / "out" / "own.cu").read_text()
     assert not (project / "out" / "third_party").exists(), "excluded files are neither converted nor copied"
     assert (project / "out" / "helper.cpp").read_text() == OWN, "files outside the extensions are copied unchanged"

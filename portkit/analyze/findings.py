@@ -50,7 +50,41 @@ def _delimited(path: str, style: str) -> str:
     return f"<{path}>" if style == "system" else f'"{path}"'
 
 
-def _fix(occurrence: Occurrence | None, spelling: str, resolution: Resolution, context: Context) -> Fix | None:
+# A 32-bit "all lanes" mask and its 64-bit spelling: on a 64-lane wavefront it must name all 64.
+FULL_MASKS_32 = frozenset({"0xffffffff", "0xFFFFFFFF", "0xffffffffu", "0xFFFFFFFFu", "0xffffffffU", "0xFFFFFFFFU",
+                           "~0u", "~0U", "-1", "0xffffffffUL", "0xffffffffull", "~0"})
+FULL_MASK_64 = "0xffffffffffffffffull"
+
+
+def _argument_rewrites(occurrence: Occurrence, rule: Rule, resolution: Resolution) -> tuple[tuple[int, str], ...]:
+    """Casts where HIP takes void* and CUDA a template; lane masks widened to 64 bits."""
+    rewrites = []
+    for index, type_name in rule.cast_args:
+        text = occurrence.get(f"arg{index}")
+        if text and not text.startswith((f"reinterpret_cast<{type_name}>", f"({type_name})")):
+            rewrites.append((index, f"reinterpret_cast<{type_name}>({{}})"))
+    mask = occurrence.get(f"arg{rule.mask_arg}") if rule.mask_arg >= 0 and resolution.hip == rule.hip else ""
+    if mask in FULL_MASKS_32:
+        rewrites.append((rule.mask_arg, FULL_MASK_64))
+    elif mask and not mask.startswith(("static_cast<unsigned long long>", "__activemask()")) \
+            and not mask.lower().endswith("ull") and mask != FULL_MASK_64:
+        rewrites.append((rule.mask_arg, "static_cast<unsigned long long>({})"))
+    return tuple(rewrites)
+
+
+def _comparison_fix(occurrence: Occurrence, compared: str, test: str) -> Fix | None:
+    """`__CUDA_ARCH__ >= 600` asks for a device new enough: AMD device code counts as new enough
+    (`defined(__HIP_DEVICE_COMPILE__)`), and as not older than anything (`<` becomes its negation).
+    Host code keeps CUDA's meaning, where the macro is undefined and compares as 0."""
+    operator = compared.split()[0]
+    if operator in (">", ">="):
+        return Fix(FixAction.RENAME, occurrence.parts[0], test)
+    if operator in ("<", "<="):
+        return Fix(FixAction.RENAME, occurrence.parts[0], f"!{test}")
+    return None  # == and != name one NVIDIA generation: the marker says what to do
+
+
+def _fix(occurrence: Occurrence | None, spelling: str, resolution: Resolution, context: Context, rule: Rule) -> Fix | None:
     """What convert may write for one use: the HIP spelling over the name, or None."""
     if occurrence is None or not spelling or resolution.status not in RENAMED_STATUSES:
         return None
@@ -58,12 +92,18 @@ def _fix(occurrence: Occurrence | None, spelling: str, resolution: Resolution, c
         return None  # written through a macro (clang engine): nothing of its own to rename
     if occurrence.text in context.project_declared:
         return None  # a local variable that happens to share the name
-    if spelling == occurrence.text:
-        return None
     if occurrence.role is Role.INCLUDE:
-        return Fix(FixAction.INCLUDE, occurrence.span, _delimited(spelling, occurrence.detail))
-    parts = occurrence.parts if occurrence.role is Role.CALL else ()
-    return Fix(FixAction.RENAME, occurrence.span, spelling, parts, resolution.drop_args)
+        return Fix(FixAction.INCLUDE, occurrence.span, _delimited(spelling, occurrence.detail)) if spelling != occurrence.text else None
+    compared = occurrence.get("compared")
+    if compared and rule.compare_as:
+        return _comparison_fix(occurrence, compared, rule.compare_as)
+    call = occurrence.role is Role.CALL
+    rewrites = _argument_rewrites(occurrence, rule, resolution) if call else ()
+    if spelling == occurrence.text and not rewrites:
+        return None
+    # A call passes its arguments (a mask CUDA defaults may be absent); elsewhere none can be seen.
+    drop = min(resolution.drop_args, len(occurrence.parts)) if call else resolution.drop_args
+    return Fix(FixAction.RENAME, occurrence.span, spelling, occurrence.parts if call else (), drop, args=rewrites)
 
 
 def rule_finding(path: str, rule: Rule, name: str, span: Span, position: Position, context: Context,
@@ -77,7 +117,7 @@ def rule_finding(path: str, rule: Rule, name: str, span: Span, position: Positio
         message=_status_message(rule, name, resolution.status, spelling, context),
         severity=CODES[code].severity, library=rule.library, status=resolution.status,
         hip=spelling, advice=resolution.advice, function=function, span=span,
-        fix=_fix(occurrence, spelling, resolution, context),
+        fix=_fix(occurrence, spelling, resolution, context, rule),
     )
 
 

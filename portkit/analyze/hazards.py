@@ -10,7 +10,7 @@ import re
 from typing import Iterable, Iterator
 
 from portkit import codes
-from portkit.analyze.findings import simple_finding
+from portkit.analyze.findings import FULL_MASKS_32, simple_finding
 from portkit.analyze.registry import Context, analyzer
 from portkit.codes import CODES
 from portkit.model import Finding, Occurrence, ParsedFile, Role as K
@@ -45,8 +45,6 @@ _32_BIT_TYPES = {"unsigned", "unsigned int", "int", "uint32_t", "int32_t", "unsi
 # Names the hazards look at: the parser must keep them even though no rule maps them.
 INTERESTING_NAMES = frozenset(COOPERATIVE | STREAM_PRIORITY | HOPPER | DEVICE_PROPERTY_FIELDS | TEXTURE_TEMPLATES
                               | {"warpSize", "cudaFuncSetAttribute", "cudaFuncAttributeMaxDynamicSharedMemorySize"})
-_FULL_MASKS = {"0xffffffff", "0xFFFFFFFF", "0xffffffffu", "0xFFFFFFFFu", "0xffffffffU", "0xFFFFFFFFU", "~0u", "~0U", "-1",
-               "0xffffffffUL", "~0"}
 
 def device_functions(parsed: ParsedFile) -> set[str]:
     """The file's kernels and __device__ functions: where device-only hazards can be."""
@@ -74,7 +72,7 @@ def warp_size_literals(parsed: ParsedFile, context: Context) -> Iterator[Finding
 @analyzer("source")
 def full_warp_masks(parsed: ParsedFile, context: Context) -> Iterator[Finding]:
     for o in _calls(parsed, SYNC_MASKED):
-        if o.get("arg0") in _FULL_MASKS:
+        if o.get("arg0") in FULL_MASKS_32:
             yield hazard(parsed, o, codes.FULL_WARP_MASK, f"{o.text}({o.get('arg0')}, ...) passes a 32-bit full mask")
 
 

@@ -28,7 +28,9 @@ def analyze_inventory(parsed: ParsedFile, context: Context) -> Iterable[Finding]
         elif role is Role.LAUNCH:
             finding = simple_finding(parsed.path, occurrence, KERNEL_LAUNCH,
                                      f"launch of {occurrence.text}<<<{occurrence.detail}>>>", LAUNCH_ADVICE)
-            yield dataclasses.replace(finding, fix=Fix(FixAction.LAUNCH, occurrence.span, occurrence.text, occurrence.parts))
+            flags = ("spaced-chevrons",) if occurrence.get("chevrons") == "spaced" else ()
+            yield dataclasses.replace(finding, fix=Fix(FixAction.LAUNCH, occurrence.span, occurrence.text, occurrence.parts,
+                                                       flags=flags))
         elif role is Role.INLINE_ASM:
             yield _asm_finding(parsed, occurrence, context)
         elif role is Role.PREPROCESSOR_CONDITION:

@@ -92,6 +92,8 @@ def analyze_names(parsed: ParsedFile, context: Context) -> Iterable[Finding]:
                 yield simple_finding(parsed.path, occurrence, API_UNKNOWN, f"{name} looks like a CUDA name, but no rule knows it",
                                      UNKNOWN_ADVICE, shadowable=True)
         elif occurrence.role is Role.INCLUDE:
+            if occurrence.detail == "local" and context.project_header(occurrence.text):
+                continue  # the project's own cuda.h or helpers.cuh, not NVIDIA's
             rule = context.rules.header(occurrence.text)
             if rule is not None:
                 yield rule_finding(parsed.path, rule, occurrence.text, occurrence.span, occurrence.position, context,

@@ -14,27 +14,35 @@ from portkit.analyze.registry import Context, analyzer
 from portkit.codes import HIP_PREAMBLE
 from portkit.model import Finding, Fix, FixAction, Occurrence, ParsedFile, Position, Role, Span
 
-HIP_RUNTIME = "hip/hip_runtime.h"
-# nvcc compiles these as CUDA and includes the runtime in them.
-CUDA_SOURCE_SUFFIXES = (".cu", ".cuh")
+# What nvcc includes by itself; the rules say what it becomes (hip/hip_runtime.h).
+IMPLICIT_CUDA_HEADER = "cuda_runtime.h"
+# Libraries whose names come with the CUDA runtime that nvcc includes by itself.
+RUNTIME_LIBRARIES = frozenset({"cuda-runtime", "cuda-driver", "cuda-device", "cooperative-groups", "cucomplex"})
 _NAME_ROLES = (Role.CALL, Role.TYPE, Role.IDENTIFIER, Role.MACRO_BODY)
 
 
-def _includes_runtime(parsed: ParsedFile, context: Context) -> bool:
-    """Whether the file includes the HIP runtime header, or a CUDA header convert turns into it."""
-    for occurrence in parsed.occurrences:
-        if occurrence.role is Role.INCLUDE:
-            rule = context.rules.header(occurrence.text)
-            if occurrence.text == HIP_RUNTIME or rule is not None and rule.hip == HIP_RUNTIME:
-                return True
-    return False
+def _hip_header(cuda_header: str, context: Context) -> str:
+    rule = context.rules.header(cuda_header)
+    return rule.hip if rule is not None else ""
 
 
-def _needs_runtime(parsed: ParsedFile, context: Context) -> bool:
-    if _includes_runtime(parsed, context):
+def _needs_runtime(parsed: ParsedFile, context: Context, runtime: str) -> bool:
+    """A file that uses CUDA's language extensions, or runtime names without including any CUDA
+    header (CUDA's library headers all bring the runtime API): under nvcc they came with the
+    implicit cuda_runtime.h (a .cu file, or a .cpp built as CUDA)."""
+    included = [_hip_header(o.text, context) for o in parsed.occurrences if o.role is Role.INCLUDE]
+    if runtime in included or (runtime and any(o.role is Role.INCLUDE and o.text == runtime for o in parsed.occurrences)):
         return False
-    return parsed.device_syntax or parsed.path.lower().endswith(CUDA_SOURCE_SUFFIXES) and any(
-        o.role in _NAME_ROLES and context.rules.lookup(o.text) is not None for o in parsed.occurrences)
+    if parsed.device_syntax:
+        return True
+    return not any(included) and any(_runtime_name(o, context) for o in parsed.occurrences)
+
+
+def _runtime_name(occurrence: Occurrence, context: Context) -> bool:
+    if occurrence.role not in _NAME_ROLES or occurrence.text in context.project_names:
+        return False
+    rule = context.rules.lookup(occurrence.text)
+    return rule is not None and rule.library in RUNTIME_LIBRARIES
 
 
 def _defines(parsed: ParsedFile, context: Context) -> list[str]:
@@ -53,12 +61,13 @@ def _defines(parsed: ParsedFile, context: Context) -> list[str]:
 @analyzer("source")
 def analyze_preamble(parsed: ParsedFile, context: Context) -> Iterable[Finding]:
     defines = _defines(parsed, context)
-    runtime = _needs_runtime(parsed, context)
-    if not defines and not runtime:
+    runtime = _hip_header(IMPLICIT_CUDA_HEADER, context)
+    headers = [runtime] if runtime and _needs_runtime(parsed, context, runtime) else []
+    if not defines and not headers:
         return
-    lines = [f"#define {d}" for d in defines] + ([f"#include <{HIP_RUNTIME}>"] if runtime else [])
+    lines = [f"#define {d}" for d in defines] + [f"#include <{h}>" for h in headers]
     text = "".join(line + parsed.newline for line in lines)
-    needed = ", ".join(defines + ([f"<{HIP_RUNTIME}>"] if runtime else []))
+    needed = ", ".join(defines + [f"<{h}>" for h in headers])
     span = Span(parsed.preamble_end, parsed.preamble_end)
     where = Occurrence(span, Role.INCLUDE, needed, Position(parsed.preamble_line, 1))
     finding = simple_finding(parsed.path, where, HIP_PREAMBLE, f"hipcc needs {needed} before the code",

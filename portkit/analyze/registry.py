@@ -8,6 +8,7 @@ they read occurrences and rules and return findings, never text edits.
 from __future__ import annotations
 
 import dataclasses
+import os
 from typing import Any, Callable, Iterable
 
 from portkit.model import Finding
@@ -24,6 +25,20 @@ class Context:
     project_declared: frozenset[str] = frozenset()  # its variables and parameters
     prefer_roc: bool = False  # spell rocRAND/rocBLAS... names where a rule has both
     aliases: tuple[tuple[str, str], ...] = ()  # namespace aliases the project defines: (cg, cooperative_groups)
+    project_paths: frozenset[str] = frozenset()  # every tail of every scanned file's path: a/b.h -> b.h, a/b.h
+
+    def project_header(self, include: str) -> bool:
+        """Whether `#include "include"` names one of the project's files."""
+        return include.replace("\\", "/").lstrip("./") in self.project_paths
+
+
+def path_tails(paths: Iterable[str]) -> frozenset[str]:
+    """Each path's tails (`src/a/b.h` -> `b.h`, `a/b.h`, `src/a/b.h`): what an #include may spell."""
+    tails = set()
+    for path in paths:
+        parts = path.replace(os.sep, "/").split("/")
+        tails.update("/".join(parts[i:]) for i in range(len(parts)))
+    return frozenset(tails)
 
 
 @dataclasses.dataclass(frozen=True)

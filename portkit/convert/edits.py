@@ -25,10 +25,22 @@ class EditOptions:
 def _rename(fix: Fix) -> tuple[Edit, ...]:
     edits = [Edit(fix.span, fix.text.encode())]
     if fix.drop_args:
-        if len(fix.parts) <= fix.drop_args:
+        if len(fix.parts) < fix.drop_args:
             return ()  # cannot drop arguments we cannot see (a macro body): leave it to the marker
-        edits.append(Edit(Span(fix.parts[0].start, fix.parts[fix.drop_args].start), b""))
+        end = fix.parts[fix.drop_args].start if fix.drop_args < len(fix.parts) else fix.parts[-1].end
+        edits.append(Edit(Span(fix.parts[0].start, end), b""))
+    for index, template in fix.args:
+        if index < len(fix.parts):
+            edits.extend(_rewrite_argument(fix.parts[index], template))
     return tuple(edits)
+
+
+def _rewrite_argument(argument: Span, template: str) -> tuple[Edit, ...]:
+    """Wrap an argument ("cast<T>({})") or replace it (a template without "{}")."""
+    if "{}" not in template:
+        return (Edit(argument, template.encode()),)
+    before, after = template.split("{}", 1)
+    return Edit(Span(argument.start, argument.start), before.encode()), Edit(Span(argument.end, argument.end), after.encode())
 
 
 def _include(fix: Fix, name: str, rules: RuleDatabase) -> tuple[Edit, ...]:
@@ -39,24 +51,34 @@ def _include(fix: Fix, name: str, rules: RuleDatabase) -> tuple[Edit, ...]:
     return (Edit(fix.span, text.encode()),)
 
 
+def _chevrons(fix: Fix) -> tuple[Edit, ...]:
+    """`<< <` and `>> >`, which nvcc accepts and clang does not, written as `<<<` and `>>>`."""
+    if "spaced-chevrons" not in fix.flags or len(fix.parts) < 4:
+        return ()
+    return Edit(fix.parts[1], b"<<<"), Edit(fix.parts[-2], b">>>")
+
+
 def launch_edits(fix: Fix) -> tuple[Edit, ...]:
     """Edits turning `k<<<g, b[, s[, q]]>>>(args)` into `hipLaunchKernelGGL(k, g, b, s, q, args)`.
 
     Only the punctuation between the parts changes, so renames inside the
     kernel expression, the configuration or the arguments still apply.
     """
-    if len(fix.parts) < 4:
+    if len(fix.parts) < 6:
         return ()
-    kernel, *config, arguments = fix.parts
+    kernel, _, *config, _, arguments = fix.parts
     if not 2 <= len(config) <= 4:
         return ()
-    # A template kernel's commas would split the macro's arguments: parenthesise it.
+    # A template kernel's commas would split the macro's arguments: HIP_KERNEL_NAME keeps them together.
     templated = kernel.end - kernel.start > len(fix.text.encode())
     defaults = ", 0" * (4 - len(config))
     has_arguments = arguments.end - arguments.start > 2
+    grid, block = config[0], config[1]
     return (
-        Edit(Span(kernel.start, kernel.start), b"hipLaunchKernelGGL(" + (b"(" if templated else b"")),
-        Edit(Span(kernel.end, config[0].start), (b")" if templated else b"") + b", "),
+        Edit(Span(kernel.start, kernel.start), b"hipLaunchKernelGGL(" + (b"HIP_KERNEL_NAME(" if templated else b"")),
+        Edit(Span(kernel.end, grid.start), (b")" if templated else b"") + b", dim3("),
+        Edit(Span(grid.end, block.start), b"), dim3("),
+        Edit(Span(block.end, block.end), b")"),
         Edit(Span(config[-1].end, arguments.start + 1), (defaults + (", " if has_arguments else "")).encode()),
     )
 
@@ -72,8 +94,8 @@ def edits_for(finding: Finding, options: EditOptions, rules: RuleDatabase) -> tu
         return (Edit(fix.span, fix.text.encode()),)
     if fix.action is FixAction.INCLUDE:
         return _include(fix, finding.name, rules)
-    if fix.action is FixAction.LAUNCH and options.launch_syntax == "hip":
-        return launch_edits(fix)
+    if fix.action is FixAction.LAUNCH:
+        return launch_edits(fix) if options.launch_syntax == "hip" else _chevrons(fix)
     return ()
 
 

@@ -40,7 +40,7 @@ def convert_source(path: str, source: bytes, findings: Iterable[Finding], contex
     marks: list[Marker] = []
     if markers:
         marker_list, marks = marker_edits(path, source, findings)
-        edits = marker_list + edits
+        edits = edits + marker_list  # at one offset, an inserted #include comes before a line's marker
     try:
         converted = apply_edits(source, edits)
     except EditConflict as exc:

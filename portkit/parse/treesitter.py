@@ -219,6 +219,31 @@ def _first_error_line(root: Node) -> int | None:
             return node.start_point[0] + 1
 
 
+_FLIPPED = {">": "<", ">=": "<=", "<": ">", "<=": ">=", "==": "==", "!=": "!="}
+
+
+def _comparison(name: Node) -> tuple[str, Node] | None:
+    """For a macro compared with a number in #if/#elif (`__CUDA_ARCH__ >= 600`, `530 <= __CUDA_ARCH__`):
+    ("<operator> <number>", read as the macro on the left, and the comparison node)."""
+    expression = name.parent
+    if expression is None or expression.type != "binary_expression":
+        return None
+    operator = expression.child_by_field_name("operator")
+    left, right = expression.child_by_field_name("left"), expression.child_by_field_name("right")
+    if operator is None or _text(operator) not in _FLIPPED or left is None or right is None:
+        return None
+    number, flip = (right, False) if left == name else (left, True)
+    if number.type != "number_literal":
+        return None
+    node = expression.parent
+    while node is not None and node.type not in ("preproc_if", "preproc_elif"):
+        node = node.parent
+    if node is None:
+        return None
+    op = _FLIPPED[_text(operator)] if flip else _text(operator)
+    return f"{op} {_text(number)}", expression
+
+
 def _trusted(name: Node) -> bool:
     """Whether a declared name is really declared: not inside a syntax error, and not a
     "function prototype" in a function body, which is how tree-sitter reads a statement
@@ -300,6 +325,9 @@ class _FileParse:
             if node.start_byte in self.calls:
                 arguments = _argument_spans(node)
                 self.emit(node, Role.CALL, text, parts=arguments, info=_call_info(node, arguments, self.parse_bytes))
+            elif role is Role.IDENTIFIER and _comparison(node):
+                compared, expression = _comparison(node)  # type: ignore[misc]
+                self.emit(node, role, text, parts=(_span(expression),), info=(("compared", compared),))
             elif role is Role.IDENTIFIER or node.parent is not None and node.parent.type == "type_descriptor":
                 constant = _constant_context(node)
                 self.emit(node, role, text, info=(("constant", constant),) if constant else ())
@@ -332,18 +360,24 @@ class _FileParse:
             self.emit(node, Role.INCLUDE, _text(node).strip()[1:-1].strip(), style)
 
     def launches(self, nodes: list[Node]) -> None:
-        """k<<<config>>>(args): the kernel and the configuration come from the same call node."""
+        """k<<<config>>>(args): the kernel and the configuration come from the same call node.
+
+        parts: the kernel expression, the `<<<` token, each configuration argument, the `>>>`
+        token and the argument list. nvcc also accepts `<< <` and `>> >`, which clang does not.
+        """
         for node in nodes:
             call = node.parent
             name = call.child_by_field_name("function") if call is not None else None
-            if call is None or name is None:
+            arguments = call.child_by_field_name("arguments") if call is not None else None
+            if call is None or name is None or arguments is None or node.child_count < 2:
                 continue
             kernel = name.child_by_field_name("name") if name.type == "template_function" else name
-            arguments = call.child_by_field_name("arguments")
-            parts = (_span(name),) + tuple(_span(c) for c in node.named_children if c.type != "comment")
-            parts += (_span(arguments),) if arguments is not None else ()
-            config = " ".join(_text(node)[3:-3].split())
-            self.emit(name, Role.LAUNCH, _text(kernel or name), config, parts, span_node=call)
+            config = [c for c in node.named_children if c.type != "comment"]
+            opening, closing = node.children[0], node.children[-1]
+            parts = (_span(name), _span(opening), *map(_span, config), _span(closing), _span(arguments))
+            spaced = opening.text != b"<<<" or closing.text != b">>>"
+            self.emit(name, Role.LAUNCH, _text(kernel or name), ", ".join(" ".join(_text(c).split()) for c in config),
+                      parts, span_node=call, info=(("chevrons", "spaced"),) if spaced else ())
 
     def inline_asm(self, nodes: list[Node]) -> None:
         for node in nodes:

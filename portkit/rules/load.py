@@ -65,6 +65,7 @@ def _from_data(data: Any) -> tuple[list[Library], list[Rule]] | None:
         for row in data["rules"]:
             values = dict(zip(_RULE_FIELDS, row))
             values["status"] = Status(values["status"])
+            values["cast_args"] = tuple((index, type_name) for index, type_name in values["cast_args"])
             rules.append(Rule(**values))
         return libraries, rules
     except (KeyError, TypeError, ValueError):

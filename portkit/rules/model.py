@@ -42,6 +42,9 @@ class Rule:
     hip_requires: str = ""  # for headers: a HIP header that must be included first
     hip_define: str = ""  # a macro HIP needs defined before its headers for this name
     hip_define_until: str = ""  # ... up to (not including) this HIP version
+    cast_args: tuple[tuple[int, str], ...] = ()  # (argument index, type): HIP takes void* where CUDA has a template
+    mask_arg: int = -1  # the index of a lane-mask argument (64-bit on HIP), or -1
+    compare_as: str = ""  # for a version macro compared with a number in #if: what AMD device code tests instead
     source: str = ""
 
     def resolve(self, target: Target) -> Resolution:

@@ -15,7 +15,7 @@ _ENTRY_KEYS = {
     "cuda", "kind", "hip", "roc", "status", "note", "action", "weight", "pattern",
     "cmake", "hip_cmake", "cuda_added", "cuda_deprecated", "cuda_removed",
     "hip_added", "hip_deprecated", "hip_removed", "hip_experimental", "fallback", "fallback_drop_args", "roc_added",
-    "hip_requires", "hip_define", "hip_define_until",
+    "hip_requires", "hip_define", "hip_define_until", "cast_args", "mask_arg", "compare_as",
 }
 _VERSION_KEYS = ("cuda_added", "cuda_deprecated", "cuda_removed", "hip_added", "hip_deprecated", "hip_removed", "roc_added",
                  "hip_define_until")
@@ -30,6 +30,10 @@ def _is_weight(value: Any) -> bool:
     return not isinstance(value, bool) and isinstance(value, (int, float)) and math.isfinite(value) and value >= 0
 
 
+def _is_index(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= 16
+
+
 def _value(source: str, where: str, key: str, value: Any) -> Any:
     """One entry value, checked for its key's type."""
     if key == "weight":
@@ -39,6 +43,14 @@ def _value(source: str, where: str, key: str, value: Any) -> Any:
     if key == "fallback_drop_args":
         if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 16:
             raise _fail(source, where, "key 'fallback_drop_args': must be an integer from 0 to 16")
+        return value
+    if key == "cast_args":
+        if not isinstance(value, dict) or not all(_is_index(k) and isinstance(v, str) and v for k, v in value.items()):
+            raise _fail(source, where, "key 'cast_args': a mapping from argument index to a type, e.g. {0: \"void**\"}")
+        return tuple(sorted(value.items()))
+    if key == "mask_arg":
+        if not _is_index(value):
+            raise _fail(source, where, "key 'mask_arg': an argument index from 0 to 16")
         return value
     if key == "hip_experimental":
         if not isinstance(value, bool):

@@ -56,26 +56,36 @@ def _dropped(count: int) -> str:
 
 
 def resolve(rule: Rule, target: Target) -> Resolution:
-    """The status, HIP spelling and advice for `rule`'s name under `target`."""
+    """The status, HIP spelling and advice for `rule`'s name under `target`.
+
+    A name CUDA removed keeps its HIP spelling while the targeted HIP still has it
+    (cudaBindTexture -> hipBindTexture on HIP 5.2): the code compiles, the marker stays.
+    """
     status, advice = rule.status, rule.action or rule.note
     if target.cuda and rule.cuda_removed and target.cuda >= parse_version(rule.cuda_removed):
-        return Resolution(Status.REMOVED, rule.hip, f"removed in CUDA {rule.cuda_removed}. {advice}".strip())
-    if status in (Status.SUPPORTED, Status.PARTIAL) and target.rocm:
-        if rule.hip_added and target.rocm < parse_version(rule.hip_added):
-            if rule.fallback:
-                return Resolution(
-                    Status.UNAVAILABLE, rule.fallback,
-                    f"{rule.hip} needs HIP {rule.hip_added}: for the targeted HIP, convert writes {rule.fallback}"
-                    f"{_dropped(rule.fallback_drop_args)}. {advice}".strip(),
-                    rule.fallback_drop_args,
-                )
-            return Resolution(Status.UNAVAILABLE, "",
-                              f"{rule.hip} needs HIP {rule.hip_added} or newer; upgrade ROCm or rewrite. {advice}".strip())
-        if rule.hip_removed and target.rocm >= parse_version(rule.hip_removed):
+        status, advice = Status.REMOVED, f"removed in CUDA {rule.cuda_removed}. {advice}".strip()
+    too_new = bool(target.rocm and rule.hip_added and target.rocm < parse_version(rule.hip_added))
+    gone = bool(target.rocm and rule.hip_removed and target.rocm >= parse_version(rule.hip_removed))
+    if status in (Status.SUPPORTED, Status.PARTIAL):
+        if too_new:
+            return _before_added(rule, advice)
+        if gone:
             return Resolution(Status.UNAVAILABLE, rule.hip, f"{rule.hip} was removed in HIP {rule.hip_removed}. {advice}".strip())
-    if status is Status.SUPPORTED and rule.hip_experimental:
-        return Resolution(Status.PARTIAL, rule.hip, f"{rule.hip} is experimental in HIP. {advice}".strip())
-    return Resolution(status, rule.hip, advice)
+        if status is Status.SUPPORTED and rule.hip_experimental:
+            return Resolution(Status.PARTIAL, rule.hip, f"{rule.hip} is experimental in HIP. {advice}".strip())
+    return Resolution(status, "" if too_new or gone else rule.hip, advice)
+
+
+def _before_added(rule: Rule, advice: str) -> Resolution:
+    """A name the targeted HIP does not have yet: its older spelling, or nothing."""
+    if rule.fallback:
+        return Resolution(
+            Status.UNAVAILABLE, rule.fallback,
+            f"{rule.hip} needs HIP {rule.hip_added}: for the targeted HIP, convert writes {rule.fallback}"
+            f"{_dropped(rule.fallback_drop_args)}. {advice}".strip(),
+            rule.fallback_drop_args,
+        )
+    return Resolution(Status.UNAVAILABLE, "", f"{rule.hip} needs HIP {rule.hip_added} or newer; upgrade ROCm or rewrite. {advice}".strip())
 
 
 def roc_available(rule: Rule, target: Target) -> bool:

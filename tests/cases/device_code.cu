@@ -1,4 +1,4 @@
-#include <curand_kernel.h>  // expect: PK100
+#include <curand_kernel.h>  // expect: PK100 PK204
 
 __device__ unsigned lane() {  // expect: PK202
   unsigned id;
