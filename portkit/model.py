@@ -132,7 +132,7 @@ class Fix:
     text: str = ""
     parts: tuple[Span, ...] = ()
     drop_args: int = 0
-    flags: tuple[str, ...] = ()  # "spaced-chevrons": a launch written `<< <...>> >`
+    flags: tuple[str, ...] = ()  # a launch's: "spaced-chevrons" (`<< <...>> >`), "expression" (used as a value)
     # Call arguments to rewrite: (index, template); "{}" in the template stands for the argument.
     args: tuple[tuple[int, str], ...] = ()
 

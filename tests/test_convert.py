@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from conftest import EXAMPLES, ROOT, require_tool
 from portkit.cli import main
-from portkit.convert.edits import EditConflict, EditOptions, apply_edits
+from portkit.convert.edits import EditOptions, apply_nested
 from portkit.convert.sources import convert_stable
 from portkit.model import Edit, Span
 from portkit.rules import Target
@@ -41,10 +41,13 @@ def convert_bytes(tmp_path: Path, data: bytes, name: str = "t.cu", database=None
 def test_apply_edits_orders_and_rejects_overlaps() -> None:
     source = b"abcdef"
     edits = [Edit(Span(4, 6), b"EF"), Edit(Span(0, 0), b">"), Edit(Span(0, 1), b"A")]
-    assert apply_edits(source, edits) == b">AbcdEF"
-    assert apply_edits(source, []) == source
-    with pytest.raises(EditConflict):
-        apply_edits(source, [Edit(Span(0, 3), b"x"), Edit(Span(2, 4), b"y")])
+    assert apply_nested(source, edits).data == b">AbcdEF"
+    assert apply_nested(source, []).data == source
+    # A partial overlap skips the later edit and says so; the rest of the file is still converted.
+    applied = apply_nested(source, [Edit(Span(0, 3), b"x"), Edit(Span(2, 4), b"y"), Edit(Span(5, 6), b"z")])
+    assert applied.data == b"xdez" and applied.skipped == (Edit(Span(2, 4), b"y"),)
+    # An edit inside another's span is decided by the outer one (a dropped argument, a rewritten test).
+    assert apply_nested(source, [Edit(Span(1, 2), b"B"), Edit(Span(0, 4), b"")]).data == b"ef"
 
 
 def test_comments_strings_and_bytes_are_preserved(tmp_path: Path, database) -> None:

@@ -29,6 +29,7 @@ def analyze_inventory(parsed: ParsedFile, context: Context) -> Iterable[Finding]
             finding = simple_finding(parsed.path, occurrence, KERNEL_LAUNCH,
                                      f"launch of {occurrence.text}<<<{occurrence.detail}>>>", LAUNCH_ADVICE)
             flags = ("spaced-chevrons",) if occurrence.get("chevrons") == "spaced" else ()
+            flags += ("expression",) if occurrence.get("used-as") == "expression" else ()
             yield dataclasses.replace(finding, fix=Fix(FixAction.LAUNCH, occurrence.span, occurrence.text, occurrence.parts,
                                                        flags=flags))
         elif role is Role.INLINE_ASM:

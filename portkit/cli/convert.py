@@ -25,6 +25,10 @@ def _print_summary(outcome: ConvertOutcome, out: TextIO) -> None:
         out.write("Manual work (marked in the output):\n")
         for m in markers:
             out.write(f"  {m.path}:{m.line}: {m.text}\n")
+    if outcome.skipped:
+        out.write("Not rewritten (an edit overlapped another; port these lines by hand):\n")
+        for path, line in outcome.skipped:
+            out.write(f"  {path}:{line}\n")
     if outcome.build_notes:
         out.write("Build files, not rewritten:\n")
         for path, note in sorted(outcome.build_notes):

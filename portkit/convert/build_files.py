@@ -53,6 +53,16 @@ class _Rewriter:
                 yield segment_match.start() + match.start(), match
 
 
+_GENEX_CUDA = re.compile(r"(?<![\w-])CUDA(?![\w-])")
+_GENEX_NVIDIA = re.compile(r"(?<![\w-])NVIDIA(?![\w-])")
+
+
+def _genex_arguments(expression: str, arguments: str) -> str:
+    """CUDA -> HIP in a language generator expression; in *_LANG_AND_ID, nvcc's id NVIDIA -> Clang."""
+    arguments = _GENEX_CUDA.sub("HIP", arguments)
+    return _GENEX_NVIDIA.sub("Clang", arguments) if expression.endswith("_AND_ID") else arguments
+
+
 def _arch_list(values: str, facts: BuildFacts, offload_arch: tuple[str, ...]) -> list[str]:
     if offload_arch:
         return list(offload_arch)
@@ -123,6 +133,9 @@ def convert_cmake(text: str, rules: RuleDatabase, offload_arch: tuple[str, ...] 
     rw.sub(r"\bproject\s*\([^)]*\)", lambda m: re.sub(language, "HIP", m.group()), re.I)
     rw.sub(r"\benable_language\s*\(\s*CUDA\s*\)", lambda m: "enable_language(HIP)", re.I)
     rw.sub(r"\bLANGUAGE\s+CUDA\b", lambda m: "LANGUAGE HIP")
+    # Generator expressions name the language too: $<COMPILE_LANGUAGE:CUDA> would silently stop applying.
+    rw.sub(r"\$<((?:COMPILE|LINK)_LANG(?:UAGE|_AND_ID)):([^>]*)>",
+           lambda m: "$<" + m.group(1) + ":" + _genex_arguments(m.group(1), m.group(2)) + ">")
     rw.sub(r"\bcuda_add_(executable|library)\b", lambda m: f"add_{m.group(1)}", re.I)
 
     def architectures(match: re.Match) -> str:

@@ -13,9 +13,10 @@ from portkit.model import Edit, Finding, Fix, FixAction, Span
 from portkit.rules import RuleDatabase
 
 
-class EditConflict(Exception):
-    """Two edits touch the same bytes and cannot be nested."""
-
+@dataclasses.dataclass(frozen=True)
+class Applied:
+    data: bytes
+    skipped: tuple[Edit, ...] = ()  # edits that overlapped others without nesting in them
 
 @dataclasses.dataclass(frozen=True)
 class EditOptions:
@@ -95,20 +96,30 @@ def edits_for(finding: Finding, options: EditOptions, rules: RuleDatabase) -> tu
     if fix.action is FixAction.INCLUDE:
         return _include(fix, finding.name, rules)
     if fix.action is FixAction.LAUNCH:
-        return launch_edits(fix) if options.launch_syntax == "hip" else _chevrons(fix)
+        # hipLaunchKernelGGL is a statement: a launch used as a value keeps <<<>>> (hipcc takes both).
+        hip = options.launch_syntax == "hip" and "expression" not in fix.flags
+        return launch_edits(fix) if hip else _chevrons(fix)
     return ()
 
 
-def apply_edits(source: bytes, edits: Iterable[Edit]) -> bytes:
-    """Apply non-overlapping edits; insertions at one offset keep their given order."""
-    ordered = sorted(dict.fromkeys(edits), key=lambda e: (e.span.start, e.span.end))
+def apply_nested(source: bytes, edits: Iterable[Edit]) -> Applied:
+    """Apply edits from the front; an edit inside another's span is already decided by the
+    outer one (a deleted argument, a rewritten comparison) and is dropped. An edit that only
+    partly overlaps another is skipped and returned, so one bad span never costs the file."""
+    # At one offset: insertions first (in their given order), then the widest replacement.
+    ordered = sorted(dict.fromkeys(edits), key=lambda e: (e.span.start, not e.span.empty, -e.span.end))
     pieces: list[bytes] = []
+    skipped: list[Edit] = []
     position = 0
+    outer = Span(0, 0)
     for edit in ordered:
         if edit.span.start < position:
-            raise EditConflict(f"edits overlap at byte {edit.span.start}")
+            if not (outer.start <= edit.span.start and edit.span.end <= outer.end):
+                skipped.append(edit)
+            continue
         pieces.append(source[position:edit.span.start])
         pieces.append(edit.replacement)
         position = edit.span.end
+        outer = edit.span
     pieces.append(source[position:])
-    return b"".join(pieces)
+    return Applied(b"".join(pieces), tuple(skipped))

@@ -48,6 +48,7 @@ class ConvertOutcome:
     build_notes: list[tuple[str, BuildNote]] = dataclasses.field(default_factory=list)
     failures: list[str] = dataclasses.field(default_factory=list)
     verified: list[VerifyResult] = dataclasses.field(default_factory=list)
+    skipped: list[tuple[str, int]] = dataclasses.field(default_factory=list)  # (path, line): an edit left out
     copied: int = 0
 
     def changes(self) -> list[Change]:
@@ -107,8 +108,7 @@ def _convert_all(settings: RunSettings, options: ConvertOptions, result: ScanRes
         elif summary.file_type == "source":
             conversion = convert_stable(summary.path, data, grouped.get(summary.path, ()), result.context, edit_options,
                                         options.markers, summary.error_line is not None)
-            if conversion.conflict:
-                outcome.failures.append(f"{summary.path}: not converted: {conversion.conflict}")
+            outcome.skipped.extend((summary.path, line) for line in conversion.skipped)
             outcome.conversions.append(conversion)
         elif summary.file_type in BUILD_TYPES:
             convert = convert_cmake if summary.file_type == "cmake" else convert_makefile

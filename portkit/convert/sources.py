@@ -10,10 +10,11 @@ import dataclasses
 from typing import Iterable
 
 from portkit.analyze import Context
-from portkit.convert.edits import EditConflict, EditOptions, apply_edits, edits_for
+from portkit.convert.edits import EditOptions, apply_nested, edits_for
 from portkit.convert.markers import Marker, marker_edits
 from portkit.model import Finding
 from portkit.pipeline import analyze_bytes
+from portkit.textutil import LineIndex
 
 _MAX_PASSES = 4
 
@@ -25,7 +26,7 @@ class FileConversion:
     converted: bytes
     edits: int
     markers: tuple[Marker, ...]
-    conflict: str = ""
+    skipped: tuple[int, ...] = ()  # 1-based lines where an edit overlapped another and was left out
 
     @property
     def changed(self) -> bool:
@@ -41,11 +42,10 @@ def convert_source(path: str, source: bytes, findings: Iterable[Finding], contex
     if markers:
         marker_list, marks = marker_edits(path, source, findings)
         edits = edits + marker_list  # at one offset, an inserted #include comes before a line's marker
-    try:
-        converted = apply_edits(source, edits)
-    except EditConflict as exc:
-        return FileConversion(path, source, source, 0, tuple(marks), str(exc))
-    return FileConversion(path, source, converted, len(edits), tuple(marks))
+    applied = apply_nested(source, edits)
+    lines = LineIndex(source) if applied.skipped else None
+    skipped = tuple(sorted({lines.line_of(e.span.start) + 1 for e in applied.skipped})) if lines else ()
+    return FileConversion(path, source, applied.data, len(edits) - len(applied.skipped), tuple(marks), skipped)
 
 
 def convert_stable(path: str, data: bytes, findings: Iterable[Finding], context: Context, options: EditOptions,
@@ -58,12 +58,12 @@ def convert_stable(path: str, data: bytes, findings: Iterable[Finding], context:
     """
     conversion = convert_source(path, data, findings, context, options, markers)
     passes = 1
-    while broken and conversion.changed and not conversion.conflict and passes < _MAX_PASSES:
+    while broken and conversion.changed and passes < _MAX_PASSES:
         again = convert_source(path, conversion.converted, analyze_bytes(path, conversion.converted, context), context,
                                options, markers)
-        if not again.changed or again.conflict:
+        if not again.changed:
             break
         conversion = dataclasses.replace(again, original=data, edits=conversion.edits + again.edits,
-                                         markers=conversion.markers + again.markers)
+                                         markers=conversion.markers + again.markers, skipped=conversion.skipped)
         passes += 1
     return conversion

@@ -375,9 +375,11 @@ class _FileParse:
             config = [c for c in node.named_children if c.type != "comment"]
             opening, closing = node.children[0], node.children[-1]
             parts = (_span(name), _span(opening), *map(_span, config), _span(closing), _span(arguments))
-            spaced = opening.text != b"<<<" or closing.text != b">>>"
+            info = (("chevrons", "spaced"),) if opening.text != b"<<<" or closing.text != b">>>" else ()
+            if call.parent is None or call.parent.type != "expression_statement":
+                info += (("used-as", "expression"),)  # (k<<<...>>>(), check()): a value, not a statement
             self.emit(name, Role.LAUNCH, _text(kernel or name), ", ".join(" ".join(_text(c).split()) for c in config),
-                      parts, span_node=call, info=(("chevrons", "spaced"),) if spaced else ())
+                      parts, span_node=call, info=info)
 
     def inline_asm(self, nodes: list[Node]) -> None:
         for node in nodes:

@@ -5,7 +5,7 @@ import dataclasses
 from pathlib import Path
 
 from portkit import __version__
-from portkit.convert.edits import apply_edits
+from portkit.convert.edits import apply_nested
 from portkit.convert.output import Change, refuse_own_input, write_in_place, write_tree
 from portkit.errors import InputError, OutputError
 from portkit.fileio import atomic_write_bytes
@@ -60,7 +60,7 @@ def make_shim(settings: RunSettings, options: ShimOptions) -> ShimOutcome:
     for path, findings in result.findings_by_path().items():
         data = result.sources.get(path)
         if data is not None and path.lower().endswith(settings.extensions):
-            changes.append(Change(path, data, apply_edits(data, source_edits(findings, built, result.rules))))
+            changes.append(Change(path, data, apply_nested(data, source_edits(findings, built, result.rules)).data))
     failures: list[str] = []
     if options.in_place:
         failures = write_in_place(changes, options.backup).failures

@@ -1,0 +1,19 @@
+// HIP takes const void* and void** where CUDA's C++ API has templates.
+#include <cuda_runtime.h>
+
+__global__ void k(float *x) { x[threadIdx.x] = 1.0f; }
+
+int main() {
+  float *rows;
+  size_t pitch;
+  cudaMallocPitch(&rows, &pitch, 64 * sizeof(float), 64);
+  cudaFuncSetCacheConfig(k, cudaFuncCachePreferL1);
+  cudaFuncAttributes attributes;
+  cudaFuncGetAttributes(&attributes, k);
+  cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, 1024);
+  float *pinned;
+  cudaHostAlloc(&pinned, 64, cudaHostAllocDefault);
+  void *args[] = {&rows};
+  cudaLaunchKernel(k, dim3(1), dim3(64), args, 0, 0);
+  return 0;
+}

@@ -1,0 +1,75 @@
+"""Each class of failure seen converting real CUDA projects, in a file written for this repo,
+converted and compiled with the real hipcc (HIP 5.2 here), in both launch syntaxes."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from conftest import require_tool
+from portkit.cli import main
+
+INPUTS = Path(__file__).parent / "convert" / "compiles"
+UNITS = sorted(p.name for p in INPUTS.glob("*.cu"))
+
+
+@pytest.mark.parametrize("launch_syntax", ["cuda", "hip"])
+def test_every_class_compiles_with_hipcc(launch_syntax: str, tmp_path: Path, capsys) -> None:
+    require_tool("hipcc")
+    out = tmp_path / "out"
+    code = main(["convert", "--verify", "--no-cache", "--rocm-version", "5.2", "--launch-syntax", launch_syntax,
+                 str(INPUTS), "-o", str(out)])
+    report = capsys.readouterr().out
+    assert code == 0, report
+    assert f"hipcc: {len(UNITS)} pass, 0 fail, 0 not verifiable here" in report
+    # Converting the output again changes nothing.
+    assert main(["convert", "--no-cache", "--rocm-version", "5.2", "--launch-syntax", launch_syntax, str(out),
+                 "-o", str(tmp_path / "again")]) == 0
+    for unit in UNITS + ["header_only_uses.cuh"]:
+        assert (tmp_path / "again" / unit).read_bytes() == (out / unit).read_bytes(), unit
+
+
+def converted(tmp_path: Path, name: str, *options: str) -> str:
+    assert main(["convert", "--no-cache", *options, str(INPUTS / name), "-o", str(tmp_path / "out")]) == 0
+    return (tmp_path / "out" / name).read_text()
+
+
+def test_runtime_include_goes_after_the_comments_and_the_guard(tmp_path: Path) -> None:
+    text = converted(tmp_path, "header_only_uses.cuh", "--rocm-version", "5.2")
+    assert text.startswith("// A header that uses CUDA's language extensions and includes nothing.\n"
+                           "#ifndef HEADER_ONLY_USES_CUH\n#define HEADER_ONLY_USES_CUH\n#include <hip/hip_runtime.h>\n")
+
+
+def test_spaced_chevrons_and_launch_configurations(tmp_path: Path) -> None:
+    cuda = converted(tmp_path, "launches.cu", "--rocm-version", "5.2")
+    assert "plain<<<1, 32>>>(d);" in cuda
+    hip = converted(tmp_path / "h", "launches.cu", "--rocm-version", "5.2", "--launch-syntax", "hip")
+    assert "hipLaunchKernelGGL(HIP_KERNEL_NAME(scale<float>), dim3(dim3(2)), dim3(64), 0, s, d, 2.0f);" in hip
+    assert "hipLaunchKernelGGL(ops::zero, dim3((256 + 127) / 128), dim3(128), 0, 0, i);" in hip
+    assert "CHECK((plain<<<1, 32>>>(d), hipGetLastError()));" in hip, "hipLaunchKernelGGL is no expression"
+
+
+def test_statement_macros_do_not_hide_api_calls(tmp_path: Path) -> None:
+    text = converted(tmp_path, "statement_macros.cu", "--rocm-version", "5.2")
+    assert "cuda" not in text.replace("cudaError_t", "").lower().replace("// ", "") or "cudaMemcpy" not in text
+    assert text.count("hipMemcpy(") == 2 and "hipDeviceSynchronize()" in text
+
+
+@pytest.mark.parametrize("version, expected", [
+    ("5.2", ["__shfl_down(v, offset)", "__ballot(v > 0.0f)", "__builtin_amdgcn_wave_barrier()"]),
+    ("6.2", ["#define HIP_ENABLE_WARP_SYNC_BUILTINS\n", "__shfl_down_sync(0xffffffffffffffffull, v, offset)",
+             "__ballot_sync(__activemask(), v > 0.0f)", "__builtin_amdgcn_wave_barrier()"]),
+    ("7.0", ["__shfl_down_sync(0xffffffffffffffffull, v, offset)", "__syncwarp()"]),
+])
+def test_warp_intrinsics_per_target(version: str, expected: list[str], tmp_path: Path) -> None:
+    text = converted(tmp_path, "warp_sync.cu", "--rocm-version", version)
+    for piece in expected:
+        assert piece in text, (version, piece)
+    assert ("HIP_ENABLE_WARP_SYNC_BUILTINS" in text) == (version == "6.2")
+
+
+def test_arch_comparisons_keep_their_meaning_on_amd(tmp_path: Path) -> None:
+    text = converted(tmp_path, "device_functions.cu", "--rocm-version", "5.2")
+    assert "#if !defined(__HIP_DEVICE_COMPILE__) || defined(__HIP_DEVICE_COMPILE__)\n" in text
+    assert "#if defined(__HIP_DEVICE_COMPILE__)\n" in text
+    assert "min(u[1], u[2]) + max(u[1], u[2])" in text and "(3.141592654F)" in text
