@@ -244,6 +244,32 @@ def _comparison(name: Node) -> tuple[str, Node] | None:
     return f"{op} {_text(number)}", expression
 
 
+_HIP_TESTS = re.compile(rb"__HIP_PLATFORM_AMD__|__HIP_PLATFORM_HCC__|__HIPCC__|__HIP__|__HIP_DEVICE_COMPILE__")
+
+
+def _signature(function: Node) -> tuple[tuple[str, str], ...]:
+    """The first parameter's type (`double*`), and whether a #if on HIP already encloses the definition."""
+    info = []
+    declarator = function.child_by_field_name("declarator")
+    while declarator is not None and declarator.type != "function_declarator":
+        declarator = declarator.child_by_field_name("declarator")
+    parameters = declarator.child_by_field_name("parameters") if declarator is not None else None
+    first = next((p for p in parameters.named_children if p.type == "parameter_declaration"), None) if parameters else None
+    if first is not None:
+        kind = first.child_by_field_name("type")
+        pointers = _text(first.child_by_field_name("declarator") or first).count("*") if kind is not None else 0
+        if kind is not None:
+            info.append(("param0", " ".join(_text(kind).split()) + "*" * pointers))
+    node = function.parent
+    while node is not None:
+        test = node.child_by_field_name("condition") or node.child_by_field_name("name")
+        if node.type.startswith("preproc_if") and test is not None and _HIP_TESTS.search(test.text or b""):
+            info.append(("guarded", "hip"))
+            break
+        node = node.parent
+    return tuple(info)
+
+
 def _trusted(name: Node) -> bool:
     """Whether a declared name is really declared: not inside a syntax error, and not a
     "function prototype" in a function body, which is how tree-sitter reads a statement
@@ -313,7 +339,8 @@ class _FileParse:
             role = next((r for q, r in _KERNEL_QUALIFIERS.items() if q in qualifiers), None)
             if role is not None and name:
                 detail = "template" if node.parent is not None and node.parent.type == "template_declaration" else ""
-                self.occurrences.append(Occurrence(_span(node), role, name, _position(node), name, detail))
+                self.occurrences.append(Occurrence(_span(node), role, name, _position(node), name, detail,
+                                                   info=_signature(node)))
         self.scopes = _Scopes(spans)
 
     def names(self, nodes: list[Node], role: Role) -> None:
@@ -328,6 +355,8 @@ class _FileParse:
             elif role is Role.IDENTIFIER and _comparison(node):
                 compared, expression = _comparison(node)  # type: ignore[misc]
                 self.emit(node, role, text, parts=(_span(expression),), info=(("compared", compared),))
+            elif role is Role.IDENTIFIER and node.parent is not None and node.parent.type == "field_expression":
+                self.emit(node, role, text, info=(("accessed", "1"),))  # `texture.x`: a variable, whatever its name
             elif role is Role.IDENTIFIER or node.parent is not None and node.parent.type == "type_descriptor":
                 constant = _constant_context(node)
                 self.emit(node, role, text, info=(("constant", constant),) if constant else ())
@@ -400,7 +429,9 @@ class _FileParse:
             if self.kept(text):
                 holder = node.parent.parent if node.parent is not None else None
                 operator = holder.child_by_field_name("operator") if holder is not None and holder.type == "binary_expression" else None
-                self.emit(node, Role.FIELD, text, info=(("operator", _text(operator)),) if operator is not None else ())
+                access = node.parent if node.parent is not None and node.parent.type == "field_expression" else node
+                self.emit(node, Role.FIELD, text, parts=(_span(access),),
+                          info=(("operator", _text(operator)),) if operator is not None else ())
 
     def number_literals(self, nodes: list[Node]) -> None:
         for node in nodes:
