@@ -81,6 +81,29 @@ class Corpus:
     root: Path | None = None  # the extracted tree
 
 
+@dataclass
+class Dependency:
+    """A header-only library some programs need that the installed ROCm lacks (Debian packages
+    no rocThrust): extracted like a corpus; `{dep:NAME}` in flags stands for its root."""
+
+    name: str
+    repo: str
+    commit: str
+    generated: dict[str, str]
+    programs: list = field(default_factory=list)  # none: extract() treats it like a corpus
+    root: Path | None = None
+
+
+def load_dependencies(path: Path) -> list[Dependency]:
+    data = tomllib.loads(path.read_text())
+    deps = []
+    for raw in data.get("dependency", []):
+        if not all(isinstance(raw.get(k), str) for k in ("name", "repo", "commit")):
+            raise BadInput(f"{path}: every [[dependency]] needs string 'name', 'repo' and 'commit'")
+        deps.append(Dependency(raw["name"], raw["repo"], raw["commit"], raw.get("generated", {})))
+    return deps
+
+
 def load_config(path: Path) -> list[Corpus]:
     try:
         data = tomllib.loads(path.read_text())
@@ -283,9 +306,16 @@ class UnitResult:
     errors: int = 0      # how many error lines the compile printed
 
 
+DEPENDENCY_ROOTS: dict[str, str] = {}  # "{dep:NAME}" -> the extracted dependency
+
+
 def compile_unit(tree: Path, unit: str, flags: list[str], corpus_root: Path) -> UnitResult:
     """hipcc -fsyntax-only one unit, from its program directory so relative -I flags work."""
-    args = [f.replace("{corpus}", str(corpus_root)) for f in flags]
+    args = []
+    for flag in flags:
+        for placeholder, value in {"{corpus}": str(corpus_root), **DEPENDENCY_ROOTS}.items():
+            flag = flag.replace(placeholder, value)
+        args.append(flag)
     try:
         proc = subprocess.run(["hipcc", *HIPCC_BASE, *args, unit], cwd=tree, capture_output=True, text=True,
                               env={**os.environ, "HIP_PLATFORM": "amd"}, timeout=HIPCC_TIMEOUT, check=False)
@@ -530,6 +560,10 @@ def main(argv: list[str]) -> int:
     args = parse_args(argv)
     try:
         corpora = check_args(args, load_config(args.config))
+        for dep in load_dependencies(args.config):
+            dep.root = extract(dep, args.mirror, args.cache.expanduser())  # type: ignore[arg-type]
+            write_generated(dep.root, dep.generated)
+            DEPENDENCY_ROOTS[f"{{dep:{dep.name}}}"] = str(dep.root)
         for corpus in corpora:
             corpus.root = extract(corpus, args.mirror, args.cache.expanduser())
             corpus.programs += discover_programs(corpus)
