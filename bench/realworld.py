@@ -304,6 +304,7 @@ class UnitResult:
     cause: str = ""      # the normalised class of that error
     where: str = ""      # file:line of the first error
     errors: int = 0      # how many error lines the compile printed
+    explained: bool = False  # a `portkit:` marker sits on or just above the first error's line
 
 
 DEPENDENCY_ROOTS: dict[str, str] = {}  # "{dep:NAME}" -> the extracted dependency
@@ -327,7 +328,21 @@ def compile_unit(tree: Path, unit: str, flags: list[str], corpus_root: Path) -> 
     if not lines:
         return UnitResult(unit, False, first_line(proc.stderr), f"hipcc exited {proc.returncode}", unit, 0)
     error, cause, where = classify(lines[0], tree, corpus_root)
-    return UnitResult(unit, False, error, cause, where or unit, len(lines))
+    return UnitResult(unit, False, error, cause, where or unit, len(lines), marked(lines[0], tree))
+
+
+def marked(error_line: str, tree: Path) -> bool:
+    """Whether portkit said why: its marker is on the error's line or on one of the three above
+    (markers go right above the line they are about, several may stack)."""
+    match = LOCATION.match(error_line.strip())
+    if not match:
+        return False
+    try:
+        text = (tree / match["file"]).read_text(errors="replace").splitlines()
+    except OSError:
+        return False
+    line = int(match["line"])
+    return any("portkit:" in text[i] for i in range(max(0, line - 4), min(line, len(text))))
 
 
 LOCATION = re.compile(r"^(?P<file>[^:\s][^:]*):(?P<line>\d+):(?:\d+:)?\s*(?:fatal )?error:\s*(?P<msg>.*)$")
@@ -495,6 +510,7 @@ def print_report(corpora: list[tuple[Corpus, dict]], tools: list[str]) -> None:
             for tool in tools:
                 if variants[tool].note:
                     print(f"  {tool} said, for {name}: {variants[tool].note}")
+    print_unexplained(corpora)
     for tool in tools:
         causes = group_causes(corpora, tool)
         print(f"\n{tool}: first error of each failing unit, by cause (programs, units)")
@@ -503,6 +519,18 @@ def print_report(corpora: list[tuple[Corpus, dict]], tools: list[str]) -> None:
             print(f"  {len(programs_of(examples)):3} {len(examples):3}  {cause}\n           {shown}")
         if not causes:
             print("  none")
+
+
+def print_unexplained(corpora: list[tuple[Corpus, dict]]) -> None:
+    """Failing portkit programs whose failures carry no portkit marker: the ones portkit did not explain."""
+    failing = [(f"{c.name}/{name}", v["portkit"]) for c, table in corpora for name, v in table.items()
+               if "portkit" in v and v["hand"].ok and not v["portkit"].ok]
+    unexplained = [(name, r) for name, variant in failing for r in variant.results if not r.ok and not r.explained]
+    programs = {name for name, _ in unexplained}
+    print(f"\nportkit: {len(failing) - len(programs)} of {len(failing)} failing programs carry a portkit marker "
+          f"at every first error")
+    for name, r in unexplained:
+        print(f"  no marker: {name}: {r.where}: {r.error}")
 
 
 def to_json(corpora: list[tuple[Corpus, dict]], tools: list[str], args: argparse.Namespace) -> dict:
