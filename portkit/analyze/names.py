@@ -104,9 +104,10 @@ def in_role(rule: Rule, occurrence: Occurrence, parsed: ParsedFile, device: set[
     template_argument = occurrence.get("constant") == "template-argument"  # type or value: tree-sitter cannot tell
     if occurrence.role not in _KIND_ROLES.get(rule.kind, NAME_ROLES) and not template_argument:
         return False
-    if occurrence.role is Role.IDENTIFIER and (occurrence.text in parsed.declared or rule.kind == "type"
-                                              and occurrence.get("accessed")):
-        return False  # the file's own variable or parameter (a `texture`, a `y0`); `texture.x` is no type
+    if occurrence.role in (Role.IDENTIFIER, Role.CALL) and occurrence.text in parsed.declared:
+        return False  # the file's own variable, parameter or member (a `texture`, a `y0`, a pointer `j0` called)
+    if occurrence.get("accessed") and rule.kind != "macro":
+        return False  # `texture.x`: a variable, whatever its name
     if rule.c_library:  # floor, y0, isnan, min: plain C/C++ outside device code
         return occurrence.role is not Role.MACRO_BODY and occurrence.function in device
     return True
@@ -121,7 +122,7 @@ def analyze_names(parsed: ParsedFile, context: Context) -> Iterable[Finding]:
             finding = _qualified(parsed.path, occurrence, context)
             if finding is not None:
                 yield finding
-        elif occurrence.role in NAME_ROLES:
+        elif occurrence.role in NAME_ROLES and not occurrence.get("scoped"):  # a scope makes it a QUALIFIED one
             name = occurrence.text
             resolved = occurrence.get("engine") == "clang"  # clang already checked the declaration
             if name in context.project_names and not resolved:
