@@ -2,8 +2,9 @@
 
 - A regular file (or a new one) is replaced atomically: a short-named temporary
   file beside it, fsynced, then renamed over it, keeping its mode and owner.
-- A character device or a FIFO (/dev/null, /dev/stdout, a pipe) is written
-  directly: renaming over it would replace the device with a regular file.
+- A character device, a FIFO or an open descriptor (/dev/null, a pipe,
+  /dev/stdout) is written directly: renaming over it would replace the device
+  with a regular file, or the file behind the descriptor with another one.
 - "-" is standard output.
 - Anything else (a directory, a socket, a block device) is refused.
 
@@ -30,6 +31,10 @@ from portkit.errors import OutputError
 
 STDOUT = "-"
 _BACKUPS = 100  # FILE.orig, FILE.orig.1 ... FILE.orig.99, then refuse
+
+
+class ClosedPipe(Exception):
+    """Standard output's reader went away. Not an OSError on purpose: click turns those into exit 1."""
 
 
 class Refused(OutputError):
@@ -86,11 +91,25 @@ def _direct(path: Path, data: bytes) -> None:
         handle.write(data)
 
 
+def _names_a_descriptor(path: Path) -> bool:
+    """Whether `path` or a symlink on its way is /proc/.../fd/N or /dev/fd/N (as /dev/stdout
+    is): it names a file some process has open, which is written into, never replaced."""
+    current = os.path.abspath(path)
+    for _ in range(40):  # the kernel's own limit on symlink hops
+        if current.startswith(("/proc/", "/dev/fd/")):
+            return True
+        if not os.path.islink(current):
+            return False
+        current = os.path.normpath(os.path.join(os.path.dirname(current), os.readlink(current)))
+    return False
+
+
 def write_output(path: Path, data: bytes) -> None:
     """Write a file the user named (a report, a baseline, a header).
 
     A symlink is followed and its target replaced (the link stays a link);
-    devices and FIFOs are written directly; "-" is standard output.
+    devices, FIFOs and open descriptors (/dev/stdout) are written directly;
+    "-" is standard output.
     """
     if str(path) == STDOUT:
         return _to_stdout(data)
@@ -98,16 +117,15 @@ def write_output(path: Path, data: bytes) -> None:
         found = _stat(path, follow=True)
         if found is None and os.path.islink(path):
             raise OutputError(f"{path}: a symbolic link to a missing file; refusing to write through it")
-        if found is not None and (stat.S_ISCHR(found.st_mode) or stat.S_ISFIFO(found.st_mode)):
-            _direct(path, data)
-        elif found is None or stat.S_ISREG(found.st_mode):
-            real = Path(os.path.realpath(path))
-            keep = (found.st_mode & 0o7777, (found.st_uid, found.st_gid)) if found else (None, None)
-            with contextlib.suppress(PermissionError):  # keep the owner where we may; else the file becomes ours
-                return _commit(real, lambda h: h.write(data), *keep)
-            _commit(real, lambda h: h.write(data), keep[0])
-        else:
+        if found is not None and not (stat.S_ISREG(found.st_mode) or stat.S_ISCHR(found.st_mode)
+                                      or stat.S_ISFIFO(found.st_mode)):
             raise OutputError(f"{path}: {_kind(found)}; refusing to write to it")
+        if found is not None and (not stat.S_ISREG(found.st_mode) or _names_a_descriptor(path)):
+            _direct(path, data)
+            return
+        mode = found.st_mode & 0o7777 if found else None
+        owner = (found.st_uid, found.st_gid) if found and _can_give((found.st_uid, found.st_gid)) else None
+        _commit(Path(os.path.realpath(path)), lambda h: h.write(data), mode, owner)  # a symlink stays a link
     except OSError as exc:
         raise _cannot(path, exc) from None
 
@@ -303,8 +321,8 @@ def output_stream(path: Path | None) -> Iterator[TextIO]:
 
 class GuardedStream:
     """A stream (standard output) whose write failures are OutputErrors: a full disk or
-    /dev/full is a message and exit 2, not an internal error. A closed pipe stays a
-    BrokenPipeError, which the CLI ends quietly."""
+    /dev/full is a message and exit 2, not an internal error. A closed pipe is a
+    ClosedPipe, which the CLI ends quietly."""
 
     def __init__(self, stream: TextIO, name: str = "standard output"):
         self._stream = stream
@@ -316,7 +334,7 @@ class GuardedStream:
         except OSError as exc:
             silence(self._stream)  # what is still buffered must not fail again when Python exits
             if isinstance(exc, BrokenPipeError) or exc.errno == errno.EPIPE:
-                raise BrokenPipeError(*exc.args) from None
+                raise ClosedPipe() from None
             raise OutputError(f"cannot write to {self._name}: {exc.strerror or exc}") from None
 
     def write(self, text: str) -> int:

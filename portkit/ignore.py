@@ -151,8 +151,8 @@ def parse_pattern(line: str) -> Pattern | None:
     if not body:
         raise PatternError("an empty pattern")
     anchored = "/" in body
-    parts = [p for p in body.split("/") if p]  # a leading "/" only anchors; "a//b" is "a/b"
-    if not parts:
+    parts = (body[1:] if body.startswith("/") else body).split("/")  # a leading "/" only anchors
+    if parts == [""]:
         raise PatternError("an empty pattern")
     segments = tuple(_segment(p) for p in parts)
     if not anchored:

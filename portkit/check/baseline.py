@@ -76,7 +76,7 @@ def _line_text(lines: LineIndex[bytes] | None, line: int) -> str:
 
 def fingerprint(finding: Finding, path: str, line_text: str) -> str:
     key = "\0".join((finding.code, finding.name, path, finding.function, line_text))
-    return hashlib.sha256(key.encode("utf-8")).hexdigest()[:20]
+    return hashlib.sha256(key.encode("utf-8", "surrogateescape")).hexdigest()[:20]  # a name may hold undecodable bytes
 
 
 def fingerprint_all(findings: Iterable[Finding], sources: dict[str, bytes], root: Path) -> list[Fingerprinted]:

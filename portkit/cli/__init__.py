@@ -16,7 +16,7 @@ import click
 from portkit.cli import check, convert, rules, scan, shim  # noqa: F401 - importing registers the commands
 from portkit.cli.app import app
 from portkit.errors import PortkitError
-from portkit.fileio import GuardedStream, silence
+from portkit.fileio import ClosedPipe, GuardedStream, silence
 from portkit.textutil import printable
 
 _CLOSED_PIPE = 141  # 128 + SIGPIPE, what a shell reports for a command a closed pipe stopped
@@ -90,7 +90,7 @@ def _run(argv: Optional[list[str]]) -> int:
         return _fail("aborted", 130)
     except KeyboardInterrupt:
         return _fail("interrupted", 130)
-    except BrokenPipeError:
+    except (ClosedPipe, BrokenPipeError):
         return _closed_pipe()
     except PortkitError as exc:
         if os.environ.get("PORTKIT_DEBUG"):
@@ -107,7 +107,7 @@ def _flushed(code: int) -> int:
     """A command's exit code, once what it printed has reached standard output."""
     try:
         sys.stdout.flush()
-    except BrokenPipeError:
+    except (ClosedPipe, BrokenPipeError):
         return _closed_pipe()
     except PortkitError as exc:
         return _fail(str(exc), exc.exit_code)

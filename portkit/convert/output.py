@@ -16,6 +16,7 @@ from typing import Iterable, TextIO
 from portkit.errors import OutputError
 from portkit.fileio import Expected, check_rewritable, rewrite_in_place, write_backup
 from portkit.outpath import MANIFEST, OutputTree
+from portkit.textutil import printable
 from portkit.walk import Excludes, all_files
 
 
@@ -152,9 +153,11 @@ def _lines(data: bytes) -> list[str]:
 
 
 def print_diff(changes: Iterable[Change], out: TextIO) -> None:
+    """A unified diff of every change; file names escaped (content lines are the files' own)."""
     for change in changes:
         if not change.changed:
             continue
-        for line in difflib.unified_diff(_lines(change.original), _lines(change.new), f"a/{change.path}", f"b/{change.path}"):
+        name = printable(change.path)
+        for line in difflib.unified_diff(_lines(change.original), _lines(change.new), f"a/{name}", f"b/{name}"):
             text = line.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
             out.write(text if text.endswith("\n") else text + "\n\\ No newline at end of file\n")

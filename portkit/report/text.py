@@ -9,11 +9,18 @@ from rich.table import Table
 
 from portkit import codes
 from portkit.codes import ALL_STATUSES, ATTENTION_STATUSES, Status
+from portkit.fileio import ClosedPipe
 from portkit.textutil import printable
 
 STATUS_STYLE = {Status.SUPPORTED: "green", Status.PARTIAL: "yellow", Status.UNSUPPORTED: "red", Status.REMOVED: "magenta",
                 Status.UNAVAILABLE: "red"}
 _LIST_LIMIT = 200  # beyond this many rows, the JSON/Markdown reports hold the full list
+
+
+class _Console(Console):
+    def on_broken_pipe(self) -> None:
+        """rich would exit 1 here, which reads as "blocking findings": let the CLI end it quietly."""
+        raise ClosedPipe
 
 
 def _shown(value: Any) -> str:
@@ -95,7 +102,7 @@ def _simple_list(console: Console, title: str, items: list[dict[str, Any]], text
 
 
 def render_text(data: dict[str, Any], out: TextIO, color: bool | None = None) -> None:
-    console = Console(file=out, force_terminal=color, no_color=color is False, width=160 if not out.isatty() else None,
+    console = _Console(file=out, force_terminal=color, no_color=color is False, width=160 if not out.isatty() else None,
                       highlight=False, soft_wrap=False)
     findings = data["findings"]
     _summary(console, data)
