@@ -8,6 +8,8 @@ unknown `[[:class:]]`) raises PatternError with the reason, and nothing prints
 warnings of its own. Semantics follow gitignore(5): `!` negates, a trailing `/`
 matches directories only, a `/` at the start or in the middle anchors the
 pattern, `**` matches any number of directories, and the last match wins.
+(git's matcher has one quirk not copied here: after a literal prefix, "a**/x"
+also matches "ax", as its "**" then starts the rest of the pattern.)
 """
 from __future__ import annotations
 
@@ -95,7 +97,7 @@ def _char(text: str, i: int) -> tuple[str, int]:
 
 
 def _segment(text: str) -> Segment:
-    if text == "**":
+    if len(text) >= 2 and text.strip("*") == "":  # "**" (or "****") as a whole component
         return DOUBLE_STAR
     tokens: list[Token] = []
     i = 0
@@ -131,10 +133,38 @@ class Pattern:
     directory_only: bool
     segments: tuple[Segment, ...]
 
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_test", _path_matcher(self.segments))
+
     def matches(self, parts: tuple[str, ...], is_dir: bool) -> bool:
         if self.directory_only and not is_dir:
             return False
-        return _match_path(self.segments, parts)
+        return self._test(parts)  # type: ignore[attr-defined]
+
+
+def _segment_matcher(tokens: tuple[Token, ...]) -> Callable[[str], bool]:
+    """A fast test for the common shapes ("name", "*.o", "tmp*", "*"); the general matcher otherwise."""
+    literal = all(isinstance(t, str) for t in tokens)
+    if literal:
+        text = "".join(tokens)  # type: ignore[arg-type]
+        return text.__eq__
+    rest = tokens[1:]
+    if tokens[0] is Wildcard.STAR and all(isinstance(t, str) for t in rest):
+        suffix = "".join(rest)  # type: ignore[arg-type]
+        return lambda part: part.endswith(suffix)
+    return lambda part: _match_segment(tokens, part)
+
+
+def _path_matcher(segments: tuple[Segment, ...]) -> Callable[[tuple[str, ...]], bool]:
+    """The test for a whole path: the last component only for an unanchored one-component
+    pattern ("*.o", "build"), component by component without "**", else the general walk."""
+    if len(segments) == 2 and segments[0] is DOUBLE_STAR and segments[1] is not DOUBLE_STAR:
+        last = _segment_matcher(segments[1])
+        return lambda parts: bool(parts) and last(parts[-1])
+    if DOUBLE_STAR not in segments:
+        tests = [_segment_matcher(s) for s in segments]  # type: ignore[arg-type]
+        return lambda parts: len(parts) == len(tests) and all(t(p) for t, p in zip(tests, parts))
+    return lambda parts: _match_path(segments, parts)
 
 
 def parse_pattern(line: str) -> Pattern | None:
@@ -147,7 +177,7 @@ def parse_pattern(line: str) -> Pattern | None:
     negated = line.startswith("!")
     body = line[1:] if negated else line
     directory_only = body.endswith("/") and not body.endswith("\\/")
-    body = body.rstrip("/") if directory_only else body
+    body = body[:-1] if directory_only else body  # one slash only, as git: "a//" matches nothing
     if not body:
         raise PatternError("an empty pattern")
     anchored = "/" in body
