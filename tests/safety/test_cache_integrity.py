@@ -28,7 +28,7 @@ def _convert(tmp_path: Path, cache: Path, name: str) -> bytes:
 
 
 @pytest.mark.parametrize("tamper", ["one byte", "truncated", "pickle", "valid checksum, wrong shape", "empty",
-                                    "directory"])
+                                    "directory", "fifo", "symlink to /dev/zero"])
 def test_a_tampered_cache_entry_is_a_miss(tamper: str, tmp_path: Path, monkeypatch) -> None:
     cache = tmp_path / "cache"
     monkeypatch.setenv("PORTKIT_CACHE_DIR", str(cache))
@@ -51,8 +51,14 @@ def test_a_tampered_cache_entry_is_a_miss(tamper: str, tmp_path: Path, monkeypat
             entry.write_bytes(encode({"lines": "many", "findings": [["x"]], "libraries": 1, "rules": None}))
         elif tamper == "empty":
             entry.write_bytes(b"")
-        else:
+        elif tamper == "directory":
             entry.unlink()
             entry.mkdir()
+        elif tamper == "fifo":  # reading it would block for ever
+            entry.unlink()
+            os.mkfifo(entry)
+        else:  # reading it would never end
+            entry.unlink()
+            os.symlink("/dev/zero", entry)
     assert _convert(tmp_path, cache, "second") == HIP
     assert not (tmp_path / "PLANTED").exists()
