@@ -11,7 +11,7 @@ import pytest
 
 from portkit.cli import main
 MANIFEST = ".portkit-manifest.json"
-from safety_kit import CUDA, HIP, snapshot, write
+from safety_kit import CUDA, HIP, portkit, snapshot, write
 
 
 def project(tmp: Path) -> Path:
@@ -178,13 +178,26 @@ def test_names_of_255_bytes_can_be_written(tmp_path: Path) -> None:
 
 # --- special targets: devices, FIFOs, stdout, symlinks the user named -----------------
 
-def test_dev_null_stays_a_character_device(tmp_path: Path) -> None:
+def _private_null(tmp: Path) -> Path:
+    """A character device like /dev/null (1, 3) inside the test's directory: a portkit that
+    wrongly replaced its target would replace this one, never the machine's /dev/null."""
+    node = tmp / "null"
+    try:
+        os.mknod(node, stat.S_IFCHR | 0o666, os.makedev(1, 3))
+    except (PermissionError, OSError) as exc:
+        pytest.skip(f"cannot make a device node here: {exc}")
+    return node
+
+
+def test_a_character_device_stays_a_character_device(tmp_path: Path) -> None:
     write(tmp_path / "in" / "k.cu", CUDA)
-    for argv in (["report", "-f", "md", "-o", "/dev/null"], ["scan", "-f", "json", "-o", "/dev/null"],
-                 ["scan", "-o", "/dev/null"], ["shim", "-o", "/dev/null"], ["baseline", "-o", "/dev/null"]):
-        assert main([*argv, str(tmp_path / "in")]) == 0, argv
-        assert stat.S_ISCHR(os.stat("/dev/null").st_mode), argv
-    assert not list(Path("/dev").glob(".pk*.tmp"))
+    null = _private_null(tmp_path)
+    for argv in (["report", "-f", "md", "-o"], ["scan", "-f", "json", "-o"], ["scan", "-o"], ["shim", "-o"],
+                 ["baseline", "-o"]):
+        assert main([*argv, str(null), str(tmp_path / "in")]) == 0, argv
+        found = os.lstat(null)
+        assert stat.S_ISCHR(found.st_mode) and found.st_rdev == os.makedev(1, 3), argv
+    assert sorted(os.listdir(tmp_path)) == ["in", "null"]  # no temporary file left beside it
 
 
 @pytest.mark.parametrize("command", [["report", "-f", "md"], ["scan", "-f", "json"], ["shim"]])
@@ -193,7 +206,7 @@ def test_a_fifo_is_written_into_not_replaced(command: list[str], tmp_path: Path)
     fifo = tmp_path / "fifo"
     os.mkfifo(fifo)
     received: list[bytes] = []
-    reader = threading.Thread(target=lambda: received.append(fifo.read_bytes()))
+    reader = threading.Thread(target=lambda: received.append(fifo.read_bytes()), daemon=True)  # never blocks the run
     reader.start()
     assert main([*command, "-o", str(fifo), str(tmp_path / "in")]) == 0
     reader.join(30)
@@ -214,11 +227,19 @@ def test_a_symlinked_report_target_keeps_its_link(tmp_path: Path) -> None:
     assert main(["report", "-o", str(dangling), str(tmp_path / "in")]) == 2
 
 
-@pytest.mark.parametrize("target", ["-", "/dev/stdout"])
-def test_stdout_targets(target: str, tmp_path: Path, capfd) -> None:
+@pytest.mark.parametrize("target", ["-", "link"])
+def test_stdout_targets(target: str, tmp_path: Path) -> None:
+    """"-", and a symlink to /proc/self/fd/1 (what /dev/stdout is; the machine's own is never
+    used, so a portkit that replaced the link would replace only this one)."""
     write(tmp_path / "in" / "k.cu", CUDA)
-    assert main(["report", "-f", "md", "-o", target, str(tmp_path / "in")]) == 0
-    assert "# CUDA" in capfd.readouterr().out
+    if target == "link":
+        os.symlink("/proc/self/fd/1", tmp_path / "link")
+        target = str(tmp_path / "link")
+    with open(tmp_path / "captured", "wb") as captured:
+        run = portkit(["report", "-f", "md", "-o", target, "in"], tmp_path, stdout=captured)
+    assert run.code == 0, run.err
+    assert (tmp_path / "captured").read_text().startswith("# CUDA")
+    assert target == "-" or os.readlink(target) == "/proc/self/fd/1"
 
 
 def test_shim_header_that_is_a_directory_or_foreign_file(tmp_path: Path, capsys) -> None:
