@@ -16,7 +16,7 @@ from typing import Any
 from portkit.codes import Status
 from portkit.model import Finding, Fix, FixAction, Occurrence, Position, Role, Severity, Span
 from portkit.store import cache_root, code_fingerprint, read_entry, write_entry
-from portkit.walk import SourceFile
+from portkit.walk import DEFAULT_MAX_FILE_SIZE, SourceFile, TooLarge, read_bytes
 
 
 @dataclasses.dataclass(frozen=True)
@@ -115,11 +115,11 @@ class ScanCache:
     def _entry(self, digest: str) -> Path:
         return self.root / digest[:2] / f"{digest}.json"
 
-    def lookup(self, file: SourceFile) -> tuple[FileResult | None, bytes | None]:
-        """(cached result or None, the file's bytes or None when unreadable)."""
+    def lookup(self, file: SourceFile, limit: int = DEFAULT_MAX_FILE_SIZE) -> tuple[FileResult | None, bytes | None]:
+        """(cached result or None, the file's bytes or None when unreadable or too large)."""
         try:
-            data = Path(file.path).read_bytes()
-        except OSError:
+            data = read_bytes(file.path, limit)
+        except (OSError, TooLarge):
             return None, None
         # The path is part of the key: results carry it (findings, diagnostics).
         digest = hashlib.sha256(file.path.encode("utf-8", "surrogateescape") + b"\0" + data).hexdigest()

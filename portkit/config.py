@@ -35,19 +35,25 @@ class Config:
     baseline: Path | None = None
     rocm_version: str | None = None
     cuda_version: str | None = None
+    max_file_size: str | None = None  # "16M", "512K", a number of bytes
 
 
 _LIST_KEYS = ("blocking", "exclude", "extensions", "rules")
-_STRING_KEYS = ("baseline", "rocm-version", "cuda-version")
+_STRING_KEYS = ("baseline", "rocm-version", "cuda-version", "max-file-size")
+_CONFIG_LIMIT = 1 << 20  # bytes: a config file is a few lines
 
 
 def _table(path: Path) -> dict[str, Any] | None:
     try:
+        if path.stat().st_size > _CONFIG_LIMIT:
+            raise ConfigError(f"{path}: larger than {_CONFIG_LIMIT >> 20} MiB; not a configuration file")
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"{path}: cannot read: {exc}") from None
+        raise ConfigError(f"{path}: cannot read: {getattr(exc, 'strerror', None) or exc}") from None
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: invalid TOML: {exc}") from None
+    except RecursionError:
+        raise ConfigError(f"{path}: invalid TOML: nested too deeply") from None
     if path.name == "pyproject.toml":
         table = data.get("tool", {}).get("portkit")
         if table is not None and not isinstance(table, dict):
@@ -78,6 +84,8 @@ def parse_config(path: Path, table: dict[str, Any]) -> Config:
                 raise ConfigError(f"{where}: key '{key}': must be a list of strings")
             values[key] = tuple(value)
         elif key in _STRING_KEYS:
+            if key == "max-file-size" and isinstance(value, int) and not isinstance(value, bool):
+                value = str(value)
             if not isinstance(value, str):
                 raise ConfigError(f"{where}: key '{key}': must be a string")
             values[key.replace("-", "_")] = value

@@ -1,15 +1,48 @@
-"""Writing the user's files: atomically, keeping permissions."""
+"""The one way portkit writes a file: whole or not at all, and only what it was asked to replace.
+
+- A regular file (or a new one) is replaced atomically: a short-named temporary
+  file beside it, fsynced, then renamed over it, keeping its mode and owner.
+- A character device, a FIFO or an open descriptor (/dev/null, a pipe,
+  /dev/stdout) is written directly: renaming over it would replace the device
+  with a regular file, or the file behind the descriptor with another one.
+- "-" is standard output.
+- Anything else (a directory, a socket, a block device) is refused.
+
+Files inside an output tree and files rewritten in place are stricter: never
+through a symlink, never a device (see `write_tree_file`, `rewrite_in_place`).
+Every failure is an OutputError whose message names the file.
+"""
 from __future__ import annotations
 
 import contextlib
+import dataclasses
+import errno
+import hashlib
 import io
 import os
+import shutil
+import stat
 import sys
 import tempfile
 from pathlib import Path
-from typing import Iterator, TextIO
+from typing import BinaryIO, Callable, Iterator, TextIO
 
 from portkit.errors import OutputError
+
+STDOUT = "-"
+_BACKUPS = 100  # FILE.orig, FILE.orig.1 ... FILE.orig.99, then refuse
+
+
+class ClosedPipe(Exception):
+    """Standard output's reader went away. Not an OSError on purpose: click turns those into exit 1."""
+
+
+class Refused(OutputError):
+    """portkit chose not to write a file (read-only, linked, changed meanwhile...): the message says why."""
+
+
+def _cannot(path: Path | str, exc: OSError) -> OutputError:
+    return OutputError(f"{path}: cannot write: {exc.strerror or exc}")
 
 
 def _default_mode() -> int:
@@ -18,38 +51,308 @@ def _default_mode() -> int:
     return 0o666 & ~umask
 
 
-def atomic_write_bytes(path: Path, data: bytes, mode: int | None = None) -> None:
-    """Write via a temporary file in the same directory, then rename over the target.
+def _commit(path: Path, fill: Callable[[BinaryIO], None], mode: int | None, owner: tuple[int, int] | None = None,
+            before_replace: Callable[[], None] | None = None,
+            place: Callable[[str, Path], None] = os.replace) -> None:
+    """Write through a temporary file in `path`'s directory and `place` it (rename it over `path`).
 
-    The file keeps its permissions; a new one gets `mode` (e.g. its source's), else
-    the umask default. A reader sees the old bytes or the new, never a mix.
+    The temporary name is short (".pk" + 8 random characters + ".tmp"), so it fits
+    NAME_MAX beside a 255-byte name. `before_replace` runs last, right before the
+    rename: it raises to leave the target as it is.
     """
-    directory = path.parent if str(path.parent) else Path(".")
-    fd, tmp = tempfile.mkstemp(prefix=".pk", suffix=".tmp", dir=directory)
+    fd, tmp = tempfile.mkstemp(prefix=".pk", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
+            fill(handle)
             handle.flush()
             os.fsync(handle.fileno())
-        if path.exists():
-            mode = path.stat().st_mode & 0o7777
+        if owner is not None and owner != (os.geteuid(), os.getegid()):
+            os.chown(tmp, *owner)  # before chmod: chown clears set-user-ID bits
         os.chmod(tmp, _default_mode() if mode is None else mode)
-        os.replace(tmp, path)
+        if before_replace is not None:
+            before_replace()
+        place(tmp, path)
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
 
 
+def _stat(path: Path, follow: bool) -> os.stat_result | None:
+    try:
+        return os.stat(path) if follow else os.lstat(path)
+    except FileNotFoundError:
+        return None
+
+
+def _direct(path: Path, data: bytes) -> None:
+    """Into a character device or FIFO as it is: no temporary file, no rename."""
+    with open(path, "wb") as handle:
+        handle.write(data)
+
+
+def _names_a_descriptor(path: Path) -> bool:
+    """Whether `path` or a symlink on its way is /proc/.../fd/N or /dev/fd/N (as /dev/stdout
+    is): it names a file some process has open, which is written into, never replaced."""
+    current = os.path.abspath(path)
+    for _ in range(40):  # the kernel's own limit on symlink hops
+        if current.startswith(("/proc/", "/dev/fd/")):
+            return True
+        if not os.path.islink(current):
+            return False
+        current = os.path.normpath(os.path.join(os.path.dirname(current), os.readlink(current)))
+    return False
+
+
+def write_output(path: Path, data: bytes) -> None:
+    """Write a file the user named (a report, a baseline, a header).
+
+    A symlink is followed and its target replaced (the link stays a link);
+    devices, FIFOs and open descriptors (/dev/stdout) are written directly;
+    "-" is standard output.
+    """
+    if str(path) == STDOUT:
+        return _to_stdout(data)
+    try:
+        found = _stat(path, follow=True)
+        if found is None and os.path.islink(path):
+            raise OutputError(f"{path}: a symbolic link to a missing file; refusing to write through it")
+        if found is not None and not (stat.S_ISREG(found.st_mode) or stat.S_ISCHR(found.st_mode)
+                                      or stat.S_ISFIFO(found.st_mode)):
+            raise OutputError(f"{path}: {_kind(found)}; refusing to write to it")
+        if found is not None and (not stat.S_ISREG(found.st_mode) or _names_a_descriptor(path)):
+            _direct(path, data)
+            return
+        mode = found.st_mode & 0o7777 if found else None
+        owner = (found.st_uid, found.st_gid) if found and _can_give((found.st_uid, found.st_gid)) else None
+        _commit(Path(os.path.realpath(path)), lambda h: h.write(data), mode, owner)  # a symlink stays a link
+    except OSError as exc:
+        raise _cannot(path, exc) from None
+
+
+def _to_stdout(data: bytes) -> None:
+    stream = GuardedStream(sys.stdout)
+    stream.flush()
+    buffer = getattr(sys.stdout, "buffer", None)
+    if buffer is None:  # a text-only stream (a test's capture): the bytes are our own UTF-8
+        stream.write(data.decode("utf-8", "replace"))
+    else:
+        GuardedStream(buffer).write(data)  # type: ignore[arg-type]
+    stream.flush()
+
+
+def _kind(found: os.stat_result) -> str:
+    if stat.S_ISDIR(found.st_mode):
+        return "is a directory"
+    return "not a regular file, a character device or a FIFO"
+
+
+def write_tree_file(path: Path, data: bytes | None = None, source: Path | None = None, mode: int | None = None) -> None:
+    """Write a file inside an output tree: `data`, or a streamed copy of `source`.
+
+    Only a regular file (or nothing) is replaced; a symlink, FIFO or device
+    where the file should go is refused, never followed or opened.
+    """
+    try:
+        found = _stat(path, follow=False)
+        if found is not None and not stat.S_ISREG(found.st_mode):
+            what = "a symbolic link" if stat.S_ISLNK(found.st_mode) else _kind(found)
+            raise OutputError(f"{path}: {what} where portkit's output goes; left as it is")
+        if source is None:
+            _commit(path, lambda h: h.write(data or b""), mode)
+            return
+    except OSError as exc:
+        raise _cannot(path, exc) from None
+    try:
+        src = open(source, "rb")
+    except OSError as exc:
+        raise OutputError(f"{source}: cannot read: {exc.strerror or exc}") from None
+    with src:  # streamed: a large file never sits in memory
+        try:
+            _commit(path, lambda h: shutil.copyfileobj(src, h, 1 << 20), mode)
+        except OSError as exc:
+            raise _cannot(path, exc) from None
+
+
+def digest(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def file_digest(path: Path) -> str | None:
+    """The SHA-256 of a regular file's bytes (not following a symlink), or None."""
+    try:
+        found = os.lstat(path)
+        if not stat.S_ISREG(found.st_mode):
+            return None
+        with open(path, "rb") as handle:
+            return hashlib.file_digest(handle, "sha256").hexdigest() if hasattr(hashlib, "file_digest") \
+                else digest(handle.read())
+    except OSError:
+        return None
+
+
+@dataclasses.dataclass(frozen=True)
+class Expected:
+    """What portkit read from a file: checked again right before the file is replaced."""
+
+    size: int
+    sha256: str
+
+    @classmethod
+    def of(cls, data: bytes) -> "Expected":
+        return cls(len(data), digest(data))
+
+
+def _unchanged(path: Path, expected: Expected, first: os.stat_result) -> None:
+    now = os.lstat(path)
+    same = (now.st_size, now.st_mtime_ns, now.st_ino) == (first.st_size, first.st_mtime_ns, first.st_ino)
+    if not same or now.st_size != expected.size or file_digest(path) != expected.sha256:
+        raise Refused(f"{path}: changed while portkit was running; left as it is, run again")
+
+
+def check_rewritable(path: Path, expected: Expected, force: bool = False) -> os.stat_result:
+    """Refuse (with the reason) to rewrite a file in place that is not what portkit read,
+    a symlink, not a regular file, read-only or hard-linked (unless forced)."""
+    try:
+        found = os.lstat(path)
+    except OSError as exc:
+        raise OutputError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    if stat.S_ISLNK(found.st_mode):
+        raise Refused(f"{path}: a symbolic link; left as it is (convert the file it points to)")
+    if not stat.S_ISREG(found.st_mode):
+        raise Refused(f"{path}: not a regular file; left as it is")
+    _unchanged(path, expected, found)
+    if not force and not found.st_mode & 0o222:
+        raise Refused(f"{path}: read-only; left as it is unless forced")
+    if not force and found.st_nlink > 1:
+        raise Refused(f"{path}: has {found.st_nlink} hard links; left as it is unless forced "
+                      "(replacing it would split them)")
+    if not force and not _can_give((found.st_uid, found.st_gid)):
+        raise Refused(f"{path}: owned by another user; left as it is unless forced (a replacement would be ours)")
+    return found
+
+
+def _can_give(owner: tuple[int, int]) -> bool:
+    """Whether a new file of ours can be given this owner (root can; others only their own uid and groups)."""
+    uid, gid = owner
+    return os.geteuid() == 0 or (uid == os.geteuid() and (gid == os.getegid() or gid in os.getgroups()))
+
+
+def rewrite_in_place(path: Path, data: bytes, expected: Expected, force: bool = False) -> None:
+    """Replace a file's bytes in place, keeping its mode, owner and hard links.
+
+    Atomic (temporary file + rename) for a file with one link whose owner portkit
+    can keep; with `force`, a hard-linked file or one owned by someone else is
+    overwritten through its own inode (not atomic: its backup is written first).
+    """
+    found = check_rewritable(path, expected, force)
+    owner = (found.st_uid, found.st_gid)
+    try:
+        if found.st_nlink == 1 and _can_give(owner):
+            _commit(path, lambda h: h.write(data), found.st_mode & 0o7777, owner, lambda: _unchanged(path, expected, found))
+            return
+        _unchanged(path, expected, found)
+        with open(path, "r+b") as handle:
+            handle.write(data)
+            handle.truncate()
+            handle.flush()
+            os.fsync(handle.fileno())
+    except OSError as exc:
+        raise _cannot(path, exc) from None
+
+
+def _name_max(directory: Path) -> int:
+    try:
+        return os.pathconf(directory, "PC_NAME_MAX")
+    except (OSError, ValueError):
+        return 255
+
+
+def write_backup(path: Path, data: bytes) -> Path:
+    """Save `data` beside `path` as FILE.orig, or the first free FILE.orig.N: never over an existing file.
+
+    The backup appears whole (a temporary file hard-linked to the free name: the
+    link fails rather than replace anything) with the original's mode and owner.
+    """
+    found = os.lstat(path)
+    owner = (found.st_uid, found.st_gid) if _can_give((found.st_uid, found.st_gid)) else None
+    limit = _name_max(path.parent)
+    for number in range(_BACKUPS):
+        name = path.name + ".orig" + (f".{number}" if number else "")
+        if len(os.fsencode(name)) > limit:
+            raise Refused(f"{path}: the name is too long for a backup beside it; left as it is")
+        candidate = path.with_name(name)
+        if os.path.lexists(candidate):
+            continue
+        try:
+            _commit(candidate, lambda h: h.write(data), found.st_mode & 0o7777, owner, place=_place_new)
+        except FileExistsError:
+            continue  # taken meanwhile: try the next name
+        except OSError as exc:
+            raise OutputError(f"{candidate}: cannot write the backup: {exc.strerror or exc}") from None
+        return candidate
+    raise Refused(f"{path}: {path.name}.orig to .orig.{_BACKUPS - 1} all exist; left as it is (remove old backups)")
+
+
+def _place_new(tmp: str, path: Path) -> None:
+    """Give the temporary file its final name only if that name is free."""
+    try:
+        os.link(tmp, path)  # fails with FileExistsError rather than replace anything
+    except FileExistsError:
+        raise
+    except OSError:  # no hard links on this file system: claim the name exclusively, then rename over our claim
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600))
+        os.replace(tmp, path)
+        return
+    os.unlink(tmp)
+
+
 @contextlib.contextmanager
 def output_stream(path: Path | None) -> Iterator[TextIO]:
-    """stdout, or a file written atomically once the output is complete."""
-    if path is None:
+    """Standard output (None or "-"), or a file written once the output is complete."""
+    if path is None or str(path) == STDOUT:
         yield sys.stdout
         return
     buffer = io.StringIO()
     yield buffer
+    # Renderers escape what they show; backslashreplace is the last guard for a stray surrogate.
+    write_output(path, buffer.getvalue().encode("utf-8", "backslashreplace"))
+
+
+class GuardedStream:
+    """A stream (standard output) whose write failures are OutputErrors: a full disk or
+    /dev/full is a message and exit 2, not an internal error. A closed pipe is a
+    ClosedPipe, which the CLI ends quietly."""
+
+    def __init__(self, stream: TextIO, name: str = "standard output"):
+        self._stream = stream
+        self._name = name
+
+    def _guard(self, action: Callable[[], object]) -> object:
+        try:
+            return action()
+        except OSError as exc:
+            silence(self._stream)  # what is still buffered must not fail again when Python exits
+            if isinstance(exc, BrokenPipeError) or exc.errno == errno.EPIPE:
+                raise ClosedPipe() from None
+            raise OutputError(f"cannot write to {self._name}: {exc.strerror or exc}") from None
+
+    def write(self, text: str) -> int:
+        return self._guard(lambda: self._stream.write(text))  # type: ignore[return-value]
+
+    def flush(self) -> None:
+        self._guard(self._stream.flush)
+
+    def __getattr__(self, name: str) -> object:  # isatty, fileno, encoding, buffer...
+        return getattr(self._stream, name)
+
+
+def silence(stream: object) -> None:
+    """Point a failed stream's file descriptor at /dev/null: nothing more can reach its reader."""
     try:
-        atomic_write_bytes(path, buffer.getvalue().encode("utf-8"))
-    except OSError as exc:
-        raise OutputError(f"{path}: cannot write: {exc.strerror or exc}") from None
+        fd = stream.fileno()  # type: ignore[attr-defined]
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, fd)
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):
+        pass  # no real file descriptor (a test's capture)

@@ -27,13 +27,15 @@ from portkit.codes import API_UNKNOWN
 from portkit.model import Finding, ParsedFile, Role, Severity
 from portkit.parse import parse_source
 from portkit.rules import RuleDatabase, Target, load_database
-from portkit.settings import RunSettings
-from portkit.walk import SourceFile, classify, discover, read_source
+from portkit.settings import RunSettings, available_cpus
+from portkit.walk import DEFAULT_MAX_FILE_SIZE, SourceFile, classify, discover, read_source
 
 # Below this many files a process pool costs more than it saves.
 _POOL_THRESHOLD = 16
 _PROGRESS_THRESHOLD = 50
 CLANG_UNITS = (".cu", ".cpp", ".cc", ".cxx", ".c")
+# Diagnostics that mean a file was not looked at: a convert over it is not complete.
+UNCONVERTED = ("unreadable", "too-large")
 
 
 @dataclasses.dataclass(frozen=True, order=True)
@@ -42,7 +44,7 @@ class Diagnostic:
 
     path: str
     message: str
-    reason: str = "unreadable"  # "unreadable", "skipped", "encoding", "engine" or "parse-error"
+    reason: str = "unreadable"  # "unreadable", "too-large", "skipped", "encoding", "engine", "parse-error", "ignore-file"
     severity: Severity = Severity.WARNING
 
 
@@ -67,6 +69,18 @@ class ScanResult:
     # Per file, the `// portkit: ignore[...]` comments: (line, codes; empty for all).
     suppressions: dict[str, tuple[tuple[int, frozenset[str]], ...]] = dataclasses.field(default_factory=dict)
 
+    def read_paths(self) -> list[str]:
+        """Every file the run looked at, read or not: what an output must never overwrite."""
+        return [f.path for f in self.files] + [d.path for d in self.diagnostics]
+
+    def unreadable(self) -> list[str]:
+        return [d.path for d in self.diagnostics if d.reason == "unreadable"]
+
+    def unread(self) -> list[str]:
+        """Files the run was asked to look at but could not read (or that are too large): a
+        conversion that skipped them silently would look complete."""
+        return [f"{d.path}: {d.message}; not converted" for d in self.diagnostics if d.reason in UNCONVERTED]
+
     def findings_by_path(self) -> dict[str, list[Finding]]:
         grouped: dict[str, list[Finding]] = {}
         for finding in self.findings:
@@ -83,6 +97,7 @@ class Job:
     keep_sources: bool
     engine: str = "tree-sitter"
     compile_flags: dict[str, list[str]] | None = None  # from compile_commands.json, by resolved path
+    max_file_size: int = DEFAULT_MAX_FILE_SIZE
 
     def keep(self, name: str) -> bool:
         return is_interesting(name, self.known)
@@ -110,7 +125,7 @@ def _with_engine(parsed: ParsedFile, data: bytes, job: Job) -> tuple[ParsedFile,
 
 def process_file(job: Job, file: SourceFile, data: bytes | None = None) -> FileResult:
     """Read (unless given the bytes), parse and analyse one file: the unit of parallel work."""
-    read = read_source(file.path) if data is None else classify(data)
+    read = read_source(file.path, job.max_file_size) if data is None else classify(data)
     if read.data is None:
         return FileResult(file, warning=read.warning, problem=read.problem)
     kept = read.data if job.keep_sources else None
@@ -170,13 +185,13 @@ def _results(job: Job, files: list[SourceFile], jobs: int, cache: ScanCache | No
     todo: list[SourceFile] = []
     datas: list[bytes | None] = []
     for file in files:
-        hit, data = cache.lookup(file) if cache is not None else (None, None)
+        hit, data = cache.lookup(file, job.max_file_size) if cache is not None else (None, None)
         if hit is not None:
             yield dataclasses.replace(hit, data=data if job.keep_sources else None)
         else:
             todo.append(file)
             datas.append(data)
-    workers = jobs or os.cpu_count() or 1
+    workers = min(jobs or available_cpus(), available_cpus())
     if workers == 1 or len(todo) < _POOL_THRESHOLD:
         fresh: Iterable[FileResult] = map(functools.partial(process_file, job), todo, datas)
     else:
@@ -234,9 +249,9 @@ def run_pipeline(settings: RunSettings, *, keep_sources: bool = False, prefer_ro
     base = Context(rules=rules, target=settings.target, prefer_roc=prefer_roc,
                    project_paths=path_tails(f.path for f in files))
     job = Job(base, rules.known_names() | INTERESTING_NAMES, keep_sources, settings.engine,
-              _compile_flags(settings) if settings.engine == "clang" else None)
+              _compile_flags(settings) if settings.engine == "clang" else None, settings.max_file_size)
     cache = ScanCache(cache_salt(rules, settings, prefer_roc)) if settings.cache else None
-    diagnostics = [Diagnostic(path, message) for path, message in walk_warnings]
+    diagnostics = [Diagnostic(path, message, reason) for path, message, reason in walk_warnings]
     results = list(_with_progress(_results(job, files, settings.jobs, cache), len(files), progress))
     summaries: list[FileSummary] = []
     sources: dict[str, bytes] = {}

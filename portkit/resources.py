@@ -11,6 +11,8 @@ from portkit.errors import RuleFileError
 _PACKAGE = Path(__file__).resolve().parent
 # The C loader when libyaml is there: the rule files are large.
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+MAX_YAML_SIZE = 8 << 20  # bytes; the largest built-in rule file is a few hundred KiB
+MAX_YAML_DEPTH = 32  # rule files nest four levels deep
 
 
 def data_dir(name: str) -> Path:
@@ -28,19 +30,42 @@ def templates_dir() -> Path:
     return data_dir("templates")
 
 
+def _check_events(text: str) -> None:
+    """Refuse what makes a small YAML file expensive, before it is built: anchors and
+    aliases (an alias bomb grows a few lines into gigabytes) and deep nesting (the C
+    parser recurses). The event stream is flat, so this check itself is cheap and safe."""
+    depth = 0
+    for event in yaml.parse(text, Loader=_LOADER):
+        if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None):
+            mark = event.start_mark
+            raise yaml.YAMLError(f"line {mark.line + 1}: anchors and aliases (&, *) are not allowed in portkit's YAML files")
+        if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
+            depth += 1
+            if depth > MAX_YAML_DEPTH:
+                raise yaml.YAMLError(f"line {event.start_mark.line + 1}: nested deeper than {MAX_YAML_DEPTH} levels")
+        elif isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
+            depth -= 1
+
+
 def read_yaml(path: Path) -> Any:
-    """A YAML file's data; a RuleFileError naming the file (and line) when it cannot be read."""
+    """A YAML file's data; a RuleFileError naming the file (and line) when it cannot be read,
+    is larger than MAX_YAML_SIZE, nests too deeply or uses anchors and aliases."""
     try:
+        if path.stat().st_size > MAX_YAML_SIZE:
+            raise RuleFileError(f"{path}: larger than {MAX_YAML_SIZE >> 20} MiB; not a rule file")
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise RuleFileError(f"{path}: cannot read: {getattr(exc, 'strerror', None) or exc}") from None
     try:
+        _check_events(text)
         return yaml.load(text, Loader=_LOADER)  # noqa: S506 - a safe loader: data only, no tags
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark
         where = f"line {mark.line + 1}: " if mark else ""
-        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        problem = exc.problem or str(exc).splitlines()[0]
         raise RuleFileError(f"{path}: {where}invalid YAML: {problem}") from None
+    except yaml.YAMLError as exc:
+        raise RuleFileError(f"{path}: invalid YAML: {exc}") from None
 
 
 def load_data(name: str, parse: Any) -> Any:

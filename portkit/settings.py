@@ -7,15 +7,16 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import re
 from pathlib import Path
 from typing import Iterable
 
 from portkit.codes import ALL_STATUSES, Status
 from portkit.config import Config, load_config
-from portkit.errors import InputError
+from portkit.errors import ConfigError, InputError
 from portkit.rules.versions import Target, parse_version
 from portkit.toolchain import installed_hip_version
-from portkit.walk import DEFAULT_EXTENSIONS, Excludes
+from portkit.walk import DEFAULT_EXTENSIONS, DEFAULT_MAX_FILE_SIZE, Excludes
 
 ENGINES = ("tree-sitter", "clang")
 
@@ -30,12 +31,45 @@ class RunSettings:
     excludes: tuple[Excludes, ...] = ()
     rule_files: tuple[Path, ...] = ()
     target: Target = Target()
-    jobs: int = 0  # 0: every core
+    jobs: int = 0  # 0: every core; never more than the cores there are
     cache: bool = True
     engine: str = "tree-sitter"
     compile_database: str | None = None
     blocking: tuple[Status, ...] = (Status.UNSUPPORTED,)
     baseline: Path | None = None
+    max_file_size: int = DEFAULT_MAX_FILE_SIZE  # bytes; larger files are skipped, never read
+
+
+_SIZE = re.compile(r"(\d{1,15})\s*([kmg]?)(?:i?b)?", re.I)
+_UNITS = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30}
+
+
+def parse_size(text: str) -> int:
+    """"16M", "512K", "1G" (binary units) or a number of bytes; ValueError otherwise."""
+    match = _SIZE.fullmatch(text.strip())
+    if not match or int(match.group(1)) == 0:
+        raise ValueError(f"file size {text!r}: give a positive size like 16M, 512K or 1G")
+    return int(match.group(1)) * _UNITS[match.group(2).lower()]
+
+
+def available_cpus() -> int:
+    """The cores this process may run on (its affinity mask, else the machine's)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+def _max_file_size(given: str | None, config: Config) -> int:
+    try:
+        if given is not None:
+            return parse_size(given)
+    except ValueError as exc:
+        raise InputError(str(exc)) from None
+    try:
+        return parse_size(config.max_file_size) if config.max_file_size else DEFAULT_MAX_FILE_SIZE
+    except ValueError as exc:
+        raise ConfigError(f"{config.source}: key 'max-file-size': {exc}") from None
 
 
 def make_target(rocm: str | None, cuda: str | None) -> Target:
@@ -64,7 +98,7 @@ def _statuses(values: Iterable[str]) -> tuple[Status, ...]:
 def resolve_settings(paths: Iterable[str] = (), *, extensions: Iterable[str] = (), excludes: Iterable[str] = (),
                      rule_files: Iterable[Path] = (), rocm_version: str | None = None, cuda_version: str | None = None,
                      jobs: int = 0, cache: bool = True, engine: str = "tree-sitter", compile_database: str | None = None,
-                     baseline: Path | None = None,
+                     baseline: Path | None = None, max_file_size: str | None = None,
                      config: Config | None = None) -> RunSettings:
     """The settings for a run: each value given here wins over the config file, which wins over the default.
 
@@ -76,6 +110,8 @@ def resolve_settings(paths: Iterable[str] = (), *, extensions: Iterable[str] = (
         raise InputError(f"unknown engine {engine!r}; choose {' or '.join(ENGINES)}")
     if jobs < 0:
         raise InputError(f"jobs must be 0 (every core) or more, not {jobs}")
+    # More workers than cores only costs memory (each holds the rules and a parse): cap them.
+    jobs = min(jobs, available_cpus())
     named = tuple(paths)
     config_excludes = (Excludes(config.exclude, str(config.root)),) if config.exclude else ()
     command_line_excludes = (Excludes(tuple(excludes)),) if tuple(excludes) else ()
@@ -94,6 +130,7 @@ def resolve_settings(paths: Iterable[str] = (), *, extensions: Iterable[str] = (
         compile_database=compile_database,
         blocking=config.blocking,
         baseline=baseline or config.baseline,
+        max_file_size=_max_file_size(max_file_size, config),
     )
 
 

@@ -10,13 +10,16 @@ import functools
 import hashlib
 import json
 import os
-import tempfile
+import stat
 from pathlib import Path
 from typing import Any
 
 from portkit import __version__
+from portkit.errors import OutputError
+from portkit.fileio import write_tree_file
 
 _DIGEST = 64  # hex characters of SHA-256
+_ENTRY_LIMIT = 256 << 20  # bytes; no real entry comes near
 
 
 def cache_root() -> Path:
@@ -55,23 +58,27 @@ def decode(blob: bytes) -> Any | None:
 
 
 def read_entry(path: Path) -> Any | None:
+    """An entry's value; None for a miss, and for anything that is not a regular file of
+    sane size (a planted symlink, FIFO or device is never followed, blocked on or read)."""
     try:
-        with open(path, "rb") as handle:
-            return decode(handle.read())
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
     except OSError:
         return None
+    try:
+        found = os.fstat(fd)
+        if not stat.S_ISREG(found.st_mode) or found.st_size > _ENTRY_LIMIT:
+            return None
+        with open(fd, "rb", closefd=False) as handle:
+            return decode(handle.read(_ENTRY_LIMIT + 1))
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
 
 
 def write_entry(path: Path, value: Any) -> None:
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".pk", suffix=".tmp")
-        try:
-            with os.fdopen(fd, "wb") as handle:
-                handle.write(encode(value))
-            os.replace(tmp, path)
-        except BaseException:
-            os.unlink(tmp)
-            raise
-    except OSError:
+        write_tree_file(path, encode(value))  # atomic, and never through a symlink planted at the entry's name
+    except (OSError, OutputError):
         pass  # a cache that cannot be written only costs time

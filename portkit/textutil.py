@@ -1,4 +1,4 @@
-"""Small text helpers shared by every stage: a line index, comment blanking."""
+"""Small text helpers shared by every stage: a line index, comment blanking, printable text."""
 from __future__ import annotations
 
 import bisect
@@ -45,3 +45,25 @@ class LineIndex(Generic[AnyStr]):
 def blank(text: str, pattern: re.Pattern[str]) -> str:
     """`text` with each match of `pattern` replaced by spaces (newlines kept), so offsets still hold."""
     return pattern.sub(lambda m: re.sub(r"[^\n]", " ", m.group()), text)
+
+
+# C0 and C1 control characters, DEL, bidirectional overrides (they reorder what a reader
+# sees), and the lone surrogates that stand for undecodable bytes in file names
+# (os.fsdecode): none may reach a terminal, a report or a log raw.
+_UNPRINTABLE = re.compile(r"[\x00-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+_NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def _escape(match: re.Match[str]) -> str:
+    char = match.group()
+    if char in _NAMED:
+        return _NAMED[char]
+    code = ord(char)
+    return f"\\x{code - 0xDC00:02x}" if 0xDC80 <= code <= 0xDCFF else f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def printable(text: object) -> str:
+    """`text` safe to show anywhere: control characters and undecodable file-name bytes
+    become backslash escapes (ESC -> \\x1b, a newline -> \\n, byte 0xff -> \\xff), so one
+    line stays one line and nothing drives the terminal."""
+    return _UNPRINTABLE.sub(_escape, str(text))

@@ -2,7 +2,8 @@
 
 Directories are walked in sorted order, without following symlinked
 directories (no loops), skipping what `.gitignore` files and `--exclude`
-patterns exclude. Files named on the command line are always taken.
+patterns exclude (portkit/ignore.py matches them). Files named on the command
+line are always taken. A file larger than the size limit is skipped, never read.
 """
 from __future__ import annotations
 
@@ -12,9 +13,9 @@ import re
 from pathlib import Path
 from typing import Callable, Iterable
 
-import pathspec
-
 from portkit.errors import InputError
+from portkit.ignore import IgnoreSpec, PatternError
+from portkit.textutil import printable
 
 DEFAULT_EXTENSIONS = (".cu", ".cuh", ".cpp", ".cc", ".cxx", ".c", ".h", ".hpp", ".hh", ".inl")
 CMAKE_NAMES = ("CMakeLists.txt",)
@@ -24,6 +25,11 @@ MAKE_SUFFIXES = (".mk",)
 _SKIP_DIRS = {".git", ".hg", ".svn"}
 _REQUIREMENTS = re.compile(r"^((requirements|constraints)[\w.-]*\.(txt|in)|environment\.ya?ml|pyproject\.toml|setup\.cfg|Pipfile)$")
 _BINARY_PROBE = 8192
+_IGNORE_FILE_LIMIT = 1 << 20  # a .gitignore larger than this is not read (it is not one people write)
+DEFAULT_MAX_FILE_SIZE = 16 << 20
+BROKEN_LINK = "broken symbolic link skipped"
+# A walk warning: (path, message, reason); the reason is a Diagnostic's.
+WalkWarning = tuple[str, str, str]
 
 
 @dataclasses.dataclass(frozen=True, order=True)
@@ -42,11 +48,11 @@ class Excludes:
     patterns: tuple[str, ...]
     root: str | None = None
 
-    def spec(self) -> pathspec.PathSpec:
+    def spec(self) -> IgnoreSpec:
         try:
-            return pathspec.GitIgnoreSpec.from_lines(self.patterns)
-        except (ValueError, TypeError, re.error) as exc:
-            raise InputError(f"bad exclude pattern: {exc}") from None
+            return IgnoreSpec.from_lines(self.patterns)
+        except PatternError as exc:
+            raise InputError(f"bad exclude pattern {printable(exc)}") from None
 
 
 FILE_TYPES = ("source", "cmake", "make", "docker", "script", "python", "requirements")
@@ -72,16 +78,24 @@ def file_type(name: str, extensions: tuple[str, ...]) -> str | None:
     return None
 
 
-def _ignore_spec(directory: str) -> pathspec.PathSpec | None:
+def _ignore_spec(directory: str, warnings: list[WalkWarning]) -> IgnoreSpec | None:
+    """The directory's .gitignore; its bad lines are skipped with a warning, as git skips them."""
     path = os.path.join(directory, ".gitignore")
     try:
+        if not os.path.isfile(path):
+            return None
+        if os.path.getsize(path) > _IGNORE_FILE_LIMIT:
+            warnings.append((path, f"larger than {_IGNORE_FILE_LIMIT >> 20} MiB; not read", "ignore-file"))
+            return None
         with open(path, encoding="utf-8", errors="replace") as handle:
-            return pathspec.GitIgnoreSpec.from_lines(handle)
+            spec, problems = IgnoreSpec.lenient(handle)
     except OSError:
         return None
+    warnings.extend((path, printable(problem), "ignore-file") for problem in problems)
+    return spec
 
 
-def _ignored(path: str, is_dir: bool, specs: list[tuple[str, pathspec.PathSpec]]) -> bool:
+def _ignored(path: str, is_dir: bool, specs: list[tuple[str, IgnoreSpec]]) -> bool:
     for base, spec in specs:
         rel = os.path.relpath(os.path.abspath(path), os.path.abspath(base)).replace(os.sep, "/")
         if rel.startswith("../"):
@@ -91,20 +105,20 @@ def _ignored(path: str, is_dir: bool, specs: list[tuple[str, pathspec.PathSpec]]
     return False
 
 
-def _exclude_specs(root: str, excludes: Iterable[Excludes]) -> list[tuple[str, pathspec.PathSpec]]:
+def _exclude_specs(root: str, excludes: Iterable[Excludes]) -> list[tuple[str, IgnoreSpec]]:
     return [(e.root or root, e.spec()) for e in excludes if e.patterns]
 
 
 def _walk_directory(root: str, classify: Callable[[str], str | None], excludes: Iterable[Excludes],
-                    warnings: list[tuple[str, str]]) -> Iterable[SourceFile]:
-    specs_by_dir: dict[str, list[tuple[str, pathspec.PathSpec]]] = {}
+                    warnings: list[WalkWarning]) -> Iterable[SourceFile]:
+    specs_by_dir: dict[str, list[tuple[str, IgnoreSpec]]] = {}
     exclude_specs = _exclude_specs(root, excludes)
 
     def on_error(error: OSError) -> None:
-        warnings.append((error.filename or root, f"cannot read directory: {error.strerror}"))
+        warnings.append((error.filename or root, f"cannot read directory: {error.strerror}", "unreadable"))
 
     for directory, dirnames, filenames in os.walk(root, onerror=on_error):
-        spec = _ignore_spec(directory)
+        spec = _ignore_spec(directory, warnings)
         gitignores = specs_by_dir.get(os.path.dirname(directory), []) + ([(directory, spec)] if spec else [])
         specs_by_dir[directory] = gitignores
         specs = gitignores + exclude_specs
@@ -122,18 +136,18 @@ def _walk_directory(root: str, classify: Callable[[str], str | None], excludes: 
                 continue
             if not os.path.isfile(full):  # FIFOs, sockets, devices would block or mislead a read
                 if os.path.islink(full) and not os.path.exists(full):
-                    warnings.append((os.path.normpath(full), "broken symbolic link skipped"))
+                    warnings.append((os.path.normpath(full), BROKEN_LINK, "skipped"))
                 continue
             yield SourceFile(os.path.normpath(full), found_type)
 
 
 def discover(paths: Iterable[str], extensions: tuple[str, ...] = DEFAULT_EXTENSIONS,
-             excludes: Iterable[Excludes] = ()) -> tuple[list[SourceFile], list[tuple[str, str]]]:
-    """The files under `paths`, and (path, message) warnings for what could not be read."""
+             excludes: Iterable[Excludes] = ()) -> tuple[list[SourceFile], list[WalkWarning]]:
+    """The files under `paths`, and (path, message, reason) warnings for what could not be read."""
     excludes = tuple(excludes)
     extensions = tuple(e.lower() if e.startswith(".") else "." + e.lower() for e in extensions)
     files: dict[str, SourceFile] = {}
-    warnings: list[tuple[str, str]] = []
+    warnings: list[WalkWarning] = []
     for raw in paths:
         if os.path.isdir(raw):
             for found in _walk_directory(raw, lambda name: file_type(name, extensions), excludes, warnings):
@@ -148,9 +162,9 @@ def discover(paths: Iterable[str], extensions: tuple[str, ...] = DEFAULT_EXTENSI
     return sorted(files.values()), warnings
 
 
-def all_files(root: str, excludes: Iterable[Excludes] = ()) -> tuple[list[SourceFile], list[tuple[str, str]]]:
+def all_files(root: str, excludes: Iterable[Excludes] = ()) -> tuple[list[SourceFile], list[WalkWarning]]:
     """Every file under `root` that .gitignore and `excludes` keep, for mirroring a tree."""
-    warnings: list[tuple[str, str]] = []
+    warnings: list[WalkWarning] = []
     files = list(_walk_directory(root, lambda name: "other", tuple(excludes), warnings))
     return files, warnings
 
@@ -160,13 +174,40 @@ class ReadResult:
     data: bytes | None
     warning: str = ""
     encoding: str = "utf-8"
-    problem: str = ""  # "", "unreadable", "skipped" (binary) or "encoding"
+    problem: str = ""  # "", "unreadable", "too-large", "skipped" (binary) or "encoding"
 
 
-def read_source(path: str) -> ReadResult:
+class TooLarge(Exception):
+    """A file over the size limit; never read."""
+
+
+def _mib(size: int) -> str:
+    return f"{size / (1 << 20):.1f} MiB"
+
+
+def too_large(size: int, limit: int) -> str:
+    return f"skipped: too large ({_mib(size)}; the limit is {_mib(limit)}, max-file-size)"
+
+
+def read_bytes(path: str, limit: int = DEFAULT_MAX_FILE_SIZE) -> bytes:
+    """A file's bytes; TooLarge (carrying its size) rather than read more than `limit` bytes,
+    even from a file that grows while it is read."""
+    with open(path, "rb") as handle:
+        size = os.fstat(handle.fileno()).st_size
+        if size > limit:
+            raise TooLarge(size)
+        data = handle.read(limit + 1)
+    if len(data) > limit:
+        raise TooLarge(len(data))
+    return data
+
+
+def read_source(path: str, limit: int = DEFAULT_MAX_FILE_SIZE) -> ReadResult:
     """The file's bytes, or None with the reason it is skipped."""
     try:
-        data = Path(path).read_bytes()
+        data = read_bytes(path, limit)
+    except TooLarge as exc:
+        return ReadResult(None, too_large(exc.args[0], limit), problem="too-large")
     except OSError as exc:
         return ReadResult(None, f"cannot read file: {exc.strerror or exc}", problem="unreadable")
     return classify(data)

@@ -22,7 +22,7 @@ GOOD = {"library": "mylib", "entries": [{"cuda": "myCudaThing", "kind": "functio
     ({"library": "x", "entries": [{"cuda": "a", "kind": "function", "status": "maybe"}]}, "key 'status': 'maybe' is not one of"),
     ({"library": "x", "entries": [{"cuda": "a", "kind": "function", "status": "supported"}]}, "status 'supported' needs a 'hip'"),
     ({"library": "x", "entries": [{"cuda": "a", "kind": "function", "hip": "b", "hip_added": "six"}]}, "key 'hip_added': 'six' is not a version"),
-    ({"library": "x", "entries": [{"cuda": "a", "kind": "function", "weight": -1}]}, "key 'weight': must be a finite non-negative number"),
+    ({"library": "x", "entries": [{"cuda": "a", "kind": "function", "weight": -1}]}, "key 'weight': must be a number from 0 to 10000"),
     ({"library": "x", "entries": [{"cuda": "a", "kind": "function", "colour": "red"}]}, "entry 1 (a): unknown key 'colour'"),
     ({"library": "x", "entries": [{"cuda": "a", "kind": "asm"}]}, "kind 'asm' needs a 'pattern'"),
     ({"library": "x", "entries": [{"cuda": "a", "kind": "asm", "pattern": "("}]}, "key 'pattern': not a regular expression"),

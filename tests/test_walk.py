@@ -58,7 +58,7 @@ def test_symlink_loops_and_broken_links(tmp_path: Path) -> None:
     os.symlink(tmp_path / "gone.cu", tmp_path / "dangling.cu")
     files, warnings = discover([str(tmp_path)])
     assert [Path(f.path).name for f in files] == ["a.cu"]
-    assert warnings == [(str(tmp_path / "dangling.cu"), "broken symbolic link skipped")]
+    assert warnings == [(str(tmp_path / "dangling.cu"), "broken symbolic link skipped", "skipped")]
 
 
 def test_fifo_is_not_read(tmp_path: Path) -> None:

@@ -12,7 +12,7 @@ import dataclasses
 import hashlib
 import json
 from pathlib import Path
-from typing import Iterable
+from typing import Any, Iterable
 
 from portkit import __version__
 from portkit.codes import ATTENTION_STATUSES, Status
@@ -21,6 +21,8 @@ from portkit.model import Finding, Severity
 from portkit.textutil import LineIndex
 
 BASELINE_SCHEMA = 1
+MAX_BASELINE_SIZE = 256 << 20  # bytes
+MAX_COUNT = 1_000_000  # copies of one finding: more is a corrupt or hostile baseline
 
 
 @dataclasses.dataclass(frozen=True)
@@ -74,7 +76,7 @@ def _line_text(lines: LineIndex[bytes] | None, line: int) -> str:
 
 def fingerprint(finding: Finding, path: str, line_text: str) -> str:
     key = "\0".join((finding.code, finding.name, path, finding.function, line_text))
-    return hashlib.sha256(key.encode("utf-8")).hexdigest()[:20]
+    return hashlib.sha256(key.encode("utf-8", "surrogateescape")).hexdigest()[:20]  # a name may hold undecodable bytes
 
 
 def fingerprint_all(findings: Iterable[Finding], sources: dict[str, bytes], root: Path) -> list[Fingerprinted]:
@@ -106,24 +108,35 @@ def write_baseline(path: Path, entries: list[Fingerprinted]) -> bytes:
     return (json.dumps(data, indent=2, sort_keys=True) + "\n").encode("utf-8")
 
 
-def read_baseline(path: Path) -> list[BaselineEntry]:
-    """A corrupt baseline is an error, not an empty one: it would let everything through."""
+def _entry(path: Path, index: int, row: Any) -> BaselineEntry:
+    """One baseline row: strings and a whole count from 1 to MAX_COUNT, or a ConfigError naming it."""
+    if not isinstance(row, dict) or not all(isinstance(row.get(k), str) for k in ("fingerprint", "code", "name", "path")):
+        raise ConfigError(f"{path}: baseline entry {index} is malformed (fingerprint, code, name and path are strings)")
+    count = row.get("count")
+    if isinstance(count, bool) or not isinstance(count, int) or not 1 <= count <= MAX_COUNT:
+        raise ConfigError(f"{path}: baseline entry {index}: count must be a whole number from 1 to {MAX_COUNT}")
+    return BaselineEntry(row["fingerprint"], row["code"], row["name"], row["path"], count)
+
+
+def _load_json(path: Path) -> Any:
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        if path.stat().st_size > MAX_BASELINE_SIZE:
+            raise ConfigError(f"{path}: larger than {MAX_BASELINE_SIZE >> 20} MiB; not a portkit baseline")
+        return json.loads(path.read_text(encoding="utf-8"))
     except OSError as exc:
         raise InputError(f"{path}: cannot read baseline: {exc.strerror or exc}") from None
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+    except RecursionError:
+        raise ConfigError(f"{path}: not a portkit baseline (nested too deeply)") from None
+    except ValueError as exc:  # invalid JSON or UTF-8, or an integer too long to convert
         raise ConfigError(f"{path}: not a portkit baseline (invalid JSON: {exc})") from None
+
+
+def read_baseline(path: Path) -> list[BaselineEntry]:
+    """A corrupt baseline is an error, not an empty one: it would let everything through."""
+    data = _load_json(path)
     if not isinstance(data, dict) or data.get("schema_version") != BASELINE_SCHEMA or not isinstance(data.get("findings"), list):
         raise ConfigError(f"{path}: not a portkit baseline (expected schema_version {BASELINE_SCHEMA} and a findings list)")
-    entries = []
-    for index, row in enumerate(data["findings"], 1):
-        try:
-            entries.append(BaselineEntry(str(row["fingerprint"]), str(row["code"]), str(row["name"]), str(row["path"]),
-                                         int(row["count"])))
-        except (KeyError, TypeError, ValueError):
-            raise ConfigError(f"{path}: baseline entry {index} is malformed") from None
-    return entries
+    return [_entry(path, index, row) for index, row in enumerate(data["findings"], 1)]
 
 
 def decide(findings: list[Fingerprinted], blocking: Iterable[Status], baseline: list[BaselineEntry],

@@ -9,7 +9,8 @@ from portkit.check.baseline import (
 from portkit.check.gitdiff import added_lines
 from portkit.config import DEFAULT_BASELINE
 from portkit.errors import InputError, OutputError
-from portkit.fileio import atomic_write_bytes
+from portkit.fileio import write_output
+from portkit.outpath import refuse_overlap
 from portkit.pipeline import run_pipeline
 from portkit.settings import RunSettings
 
@@ -23,11 +24,12 @@ def record_baseline(settings: RunSettings, output: Path | None = None) -> tuple[
     result = run_pipeline(settings, keep_sources=True)
     recorded = [f for f in fingerprint_all(result.findings, result.sources, settings.root) if is_recorded(f.finding)]
     target = baseline_path(settings, output)
+    refuse_overlap(target, [*settings.paths, *result.read_paths()], directory=False)
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
-        atomic_write_bytes(target, write_baseline(target, recorded))
     except OSError as exc:
         raise OutputError(f"{target}: cannot write: {exc.strerror or exc}") from None
+    write_output(target, write_baseline(target, recorded))
     return target, len(recorded)
 
 

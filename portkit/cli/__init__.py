@@ -5,6 +5,7 @@ Exit codes: 0 ok, 1 findings that block (check) or failures (verify),
 """
 from __future__ import annotations
 
+import io
 import os
 import sys
 import traceback
@@ -15,6 +16,10 @@ import click
 from portkit.cli import check, convert, rules, scan, shim  # noqa: F401 - importing registers the commands
 from portkit.cli.app import app
 from portkit.errors import PortkitError
+from portkit.fileio import ClosedPipe, GuardedStream, silence
+from portkit.textutil import printable
+
+_CLOSED_PIPE = 141  # 128 + SIGPIPE, what a shell reports for a command a closed pipe stopped
 
 
 def _click_classes(name: str) -> tuple[type, ...]:
@@ -35,31 +40,75 @@ _CLICK_ABORT = _click_classes("Abort")
 
 
 def _fail(message: str, code: int) -> int:
-    print(f"portkit: error: {message}", file=sys.stderr)
+    """One line on stderr: whatever a message quotes (file names, refs, patterns), never a
+    control character that breaks the line or drives the terminal."""
+    _stderr(f"portkit: error: {printable(message)}\n")
     return code
+
+
+def _stderr(text: str) -> None:
+    try:
+        sys.stderr.write(text)
+        sys.stderr.flush()
+    except OSError:
+        pass  # nowhere left to report to
+
+
+def _show_click_error(exc: Exception) -> None:
+    buffer = io.StringIO()
+    exc.show(file=buffer)  # type: ignore[attr-defined]
+    _stderr("".join(printable(line) + "\n" for line in buffer.getvalue().splitlines()))
+
+
+def _closed_pipe() -> int:
+    """The reader went away (`portkit scan | head`): stop quietly, like a command killed by
+    SIGPIPE (exit 141, never 1, which reads as "blocking findings")."""
+    silence(sys.__stdout__)
+    return _CLOSED_PIPE
 
 
 def main(argv: Optional[list[str]] = None) -> int:
     """Run the CLI and turn every failure into a one-line message and an exit code."""
+    stdout = sys.stdout
+    sys.stdout = GuardedStream(stdout)  # type: ignore[assignment]
+    try:
+        return _run(argv)
+    finally:
+        sys.stdout = stdout
+
+
+def _run(argv: Optional[list[str]]) -> int:
     try:
         result = app(args=argv, prog_name="portkit", standalone_mode=False)
+        sys.stdout.flush()  # a full disk or a closed pipe shows here, not in the interpreter's exit
     except _CLICK_EXIT as exc:
-        return exc.exit_code
+        return _flushed(exc.exit_code)
     except _CLICK_ERRORS as exc:
-        exc.show()
+        _show_click_error(exc)
         return 2
     except _CLICK_ABORT:
         return _fail("aborted", 130)
     except KeyboardInterrupt:
         return _fail("interrupted", 130)
+    except (ClosedPipe, BrokenPipeError):
+        return _closed_pipe()
     except PortkitError as exc:
         if os.environ.get("PORTKIT_DEBUG"):
             traceback.print_exc()
         return _fail(str(exc), exc.exit_code)
-    except BrokenPipeError:
-        return 0
     except Exception as exc:  # noqa: BLE001 - the last line of defence: no tracebacks for users
         if os.environ.get("PORTKIT_DEBUG"):
             traceback.print_exc()
         return _fail(f"internal error: {type(exc).__name__}: {exc} (rerun with --debug for the traceback)", 3)
     return result if isinstance(result, int) else 0
+
+
+def _flushed(code: int) -> int:
+    """A command's exit code, once what it printed has reached standard output."""
+    try:
+        sys.stdout.flush()
+    except (ClosedPipe, BrokenPipeError):
+        return _closed_pipe()
+    except PortkitError as exc:
+        return _fail(str(exc), exc.exit_code)
+    return code

@@ -37,6 +37,9 @@ _ENGINE_HELP = "tree-sitter (fast, default) or clang (resolves names; needs libc
 _DATABASE_HELP = "compile_commands.json (or its directory) for --engine clang; default: found in the tree or build/."
 
 NoBackup = Annotated[bool, typer.Option("--no-backup", help="With --in-place, keep no FILE.orig backup.")]
+Force = Annotated[bool, typer.Option("--force", help="Write into a non-empty directory portkit did not write, and with "
+                                     "--in-place rewrite read-only, hard-linked or other users' files.")]
+_SIZE_HELP = "Skip files larger than this (e.g. 16M, 512K; default 16M): each costs up to ~200 bytes of memory per byte."
 
 # The options every command that runs the pipeline takes; each becomes a RunSettings value
 # (over the config file's, over the default). name -> (annotated type, default).
@@ -46,11 +49,12 @@ _RUN_OPTIONS: dict[str, tuple[Any, Any]] = {
     "rules": (Annotated[List[Path], typer.Option("--rules", help=_RULES_HELP)], []),
     "rocm_version": (Annotated[Optional[str], typer.Option("--rocm-version", help=_ROCM_HELP)], None),
     "cuda_version": (Annotated[Optional[str], typer.Option("--cuda-version", help=_CUDA_HELP)], None),
-    "jobs": (Annotated[int, typer.Option("--jobs", "-j", min=0, help="Parallel workers (0: every core).")], 0),
+    "jobs": (Annotated[int, typer.Option("--jobs", "-j", min=0, help="Parallel workers (0: every core; never more than the cores).")], 0),
     "no_cache": (Annotated[bool, typer.Option("--no-cache", help="Parse every file again instead of reusing cached results.")],
                  False),
     "engine": (Annotated[str, typer.Option("--engine", help=_ENGINE_HELP)], "tree-sitter"),
     "compile_database": (Annotated[Optional[str], typer.Option("-p", "--compile-commands", help=_DATABASE_HELP)], None),
+    "max_file_size": (Annotated[Optional[str], typer.Option("--max-file-size", help=_SIZE_HELP)], None),
 }
 UserRules = _RUN_OPTIONS["rules"][0]
 RocmVersion = _RUN_OPTIONS["rocm_version"][0]
@@ -63,6 +67,7 @@ def _settings(paths: Iterable[str], values: dict[str, Any]) -> RunSettings:
         excludes=values.get("exclude", ()), rule_files=values.get("rules", ()), rocm_version=values.get("rocm_version"),
         cuda_version=values.get("cuda_version"), jobs=values.get("jobs", 0), cache=not values.get("no_cache", False),
         engine=values.get("engine", "tree-sitter"), compile_database=values.get("compile_database"),
+        max_file_size=values.get("max_file_size"),
     )
 
 

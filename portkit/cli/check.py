@@ -10,6 +10,7 @@ import typer
 from portkit.check.project import record_baseline, run_check
 from portkit.cli.app import pipeline_command
 from portkit.settings import RunSettings, with_blocking
+from portkit.textutil import printable
 
 
 @pipeline_command("Files or directories (default: the project root).", required=False)
@@ -30,10 +31,10 @@ def check(
     for item in verdict.new:
         f = item.finding
         advice = f" ({f.advice})" if f.advice else ""
-        print(f"{f.path}:{f.position.line}:{f.position.column}: {f.code} {f.message}{advice}")
+        print(printable(f"{f.path}:{f.position.line}:{f.position.column}: {f.code} {f.message}{advice}"))
     for entry in verdict.fixed:
-        print(f"{entry.path}: baseline entry no longer found ({entry.code} {entry.name}, x{entry.count}): "
-              f"regenerate the baseline with 'portkit baseline'", file=sys.stderr)
+        print(printable(f"{entry.path}: baseline entry no longer found ({entry.code} {entry.name}, x{entry.count}): ")
+              + "regenerate the baseline with 'portkit baseline'", file=sys.stderr)
     print(f"portkit check: {len(verdict.new)} new, {len(verdict.baselined)} baselined, "
           f"{len(verdict.suppressed)} suppressed, {len(verdict.fixed)} fixed; blocking: {', '.join(settings.blocking)}",
           file=sys.stderr)
@@ -47,5 +48,5 @@ def baseline(
 ) -> None:
     """Record today's findings so that 'portkit check' blocks only new ones."""
     target, count = record_baseline(settings, output)
-    print(f"portkit baseline: {count} findings recorded in {target}")
+    print(f"portkit baseline: {count} findings recorded in {printable(target)}")
     raise typer.Exit(0)

@@ -7,10 +7,11 @@ from typing import List, Optional, TextIO
 
 import typer
 
-from portkit.cli.app import NoBackup, UsageError, pipeline_command
+from portkit.cli.app import Force, NoBackup, UsageError, pipeline_command
 from portkit.convert.output import print_diff
 from portkit.convert.project import ConvertOptions, ConvertOutcome, convert_project
 from portkit.settings import RunSettings
+from portkit.textutil import printable
 
 _VERIFY_STATES = ("pass", "fail", "not verifiable here")
 
@@ -24,20 +25,20 @@ def _print_summary(outcome: ConvertOutcome, out: TextIO) -> None:
     if markers:
         out.write("Manual work (marked in the output):\n")
         for m in markers:
-            out.write(f"  {m.path}:{m.line}: {m.text}\n")
+            out.write(printable(f"  {m.path}:{m.line}: {m.text}") + "\n")
     if outcome.skipped:
         out.write("Not rewritten (an edit overlapped another; port these lines by hand):\n")
         for path, line in outcome.skipped:
-            out.write(f"  {path}:{line}\n")
+            out.write(printable(f"  {path}:{line}") + "\n")
     if outcome.build_notes:
         out.write("Build files, not rewritten:\n")
         for path, note in sorted(outcome.build_notes):
-            out.write(f"  {path}:{note.line}: {note.message}\n")
+            out.write(printable(f"  {path}:{note.line}: {note.message}") + "\n")
     if outcome.verified:
         counts = {s: sum(1 for v in outcome.verified if v.status == s) for s in _VERIFY_STATES}
         out.write("hipcc: " + ", ".join(f"{n} {s}" for s, n in counts.items()) + "\n")
         for v in outcome.verified:
-            out.write(f"  {v.path}: {v.status}" + (f": {v.message}" if v.message else "") + "\n")
+            out.write(printable(f"  {v.path}: {v.status}" + (f": {v.message}" if v.message else "")) + "\n")
 
 
 def _check_modes(output: Optional[Path], in_place: bool, diff: bool, verify: bool) -> None:
@@ -61,11 +62,14 @@ def convert(
     launch_syntax: str = typer.Option("cuda", "--launch-syntax", help="cuda keeps <<<>>> (hipcc accepts it); hip writes hipLaunchKernelGGL."),
     no_markers: bool = typer.Option(False, "--no-markers", help="Do not insert '// portkit: ...' marker comments."),
     offload_arch: List[str] = typer.Option([], "--offload-arch", help="AMD GPU target(s) for build files and --verify (default: derived from sm_XX, else gfx90a)."),
+    force: Force = False,
 ) -> None:
     """Convert CUDA sources and build files to HIP.
 
-    Writes to -o OUTDIR by default (never into the input), rewrites the sources with
-    --in-place, or prints a diff with --diff. Only code tokens change, never comments or
+    Writes to -o OUTDIR (never into, around or over an input; only into an empty
+    directory or one portkit wrote, unless --force), rewrites the sources with
+    --in-place (FILE.orig, or the first free FILE.orig.N, keeps each original), or
+    prints a diff with --diff. Only code tokens change, never comments or
     strings; converting the output again changes nothing. Each partial or unsupported use
     gets a '// portkit: CODE name: advice' marker. Exit 0 done, 1 --verify failures,
     2 bad input or files that could not be written.
@@ -73,13 +77,15 @@ def convert(
     _check_modes(output, in_place, diff, verify)
     options = ConvertOptions(output=output, in_place=in_place, diff=diff, backup=not no_backup, verify=verify,
                              backend=backend, hipify_perl=hipify_perl, roc=roc, launch_syntax=launch_syntax,
-                             markers=not no_markers, offload_arch=tuple(offload_arch))
+                             markers=not no_markers, offload_arch=tuple(offload_arch), force=force)
     outcome = convert_project(settings, options, progress=True)
     if diff:
         print_diff(outcome.changes(), sys.stdout)
     _print_summary(outcome, sys.stderr if diff else sys.stdout)
+    for note in outcome.notes:
+        print(f"portkit: note: {printable(note)}", file=sys.stderr)
     for failure in outcome.failures:
-        print(f"portkit: error: {failure}", file=sys.stderr)
+        print(f"portkit: error: {printable(failure)}", file=sys.stderr)
     if outcome.failures:
         raise typer.Exit(2)
     raise typer.Exit(1 if any(v.status == "fail" for v in outcome.verified) else 0)

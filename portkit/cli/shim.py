@@ -7,9 +7,10 @@ from typing import Optional
 
 import typer
 
-from portkit.cli.app import NoBackup, UsageError, pipeline_command
+from portkit.cli.app import Force, NoBackup, UsageError, pipeline_command
 from portkit.settings import RunSettings
 from portkit.shim.project import ShimOptions, make_shim
+from portkit.textutil import printable
 
 
 @pipeline_command("CUDA source files or directories.", without=("rocm_version", "cuda_version"))
@@ -20,6 +21,7 @@ def shim(
     sources: Optional[Path] = typer.Option(None, "--sources", help="Write the sources, rewritten to use the header, here."),
     in_place: bool = typer.Option(False, "--in-place", help="Rewrite the sources themselves to use the header."),
     no_backup: NoBackup = False,
+    force: Force = False,
 ) -> None:
     """Generate a dual-compile header for exactly the CUDA APIs the project uses.
 
@@ -32,13 +34,15 @@ def shim(
         raise UsageError("choose one of --sources OUTDIR and --in-place")
     if style == "neutral" and sources is None and not in_place:
         raise UsageError("the neutral style renames names in the sources: add --sources OUTDIR or --in-place")
-    outcome = make_shim(settings, ShimOptions(output, style, sources, in_place, not no_backup))
+    outcome = make_shim(settings, ShimOptions(output, style, sources, in_place, not no_backup, force))
     built = outcome.shim
     rewritten = (f"{outcome.rewritten} sources rewritten" if (in_place or sources)
                  else f"{outcome.rewritten} sources would include it")
-    print(f"portkit shim: {output} maps {len(built.mappings)} names and {len(built.headers)} headers "
+    print(f"portkit shim: {printable(output)} maps {len(built.mappings)} names and {len(built.headers)} headers "
           f"({len(built.fallbacks)} with fallbacks for older HIP); {len(built.unportable)} names have no HIP equivalent; "
           + rewritten)
+    for note in outcome.notes:
+        print(f"portkit: note: {printable(note)}", file=sys.stderr)
     for failure in outcome.failures:
-        print(f"portkit: error: {failure}", file=sys.stderr)
+        print(f"portkit: error: {printable(failure)}", file=sys.stderr)
     raise typer.Exit(2 if outcome.failures else 0)

@@ -1,19 +1,22 @@
 """Writing results: a mirrored output tree, in-place rewrites with backups, or a diff.
 
-Every write is atomic (temporary file + rename). Nothing is written into an
-input tree unless in place was asked for, and no write leaves the output
-directory, even through a symlink already inside it.
+Every write goes through portkit/fileio.py (atomic, never over a device, a symlink
+or a file that changed meanwhile) and every output directory through
+portkit/outpath.py (never into or around an input, never out of the directory,
+never over files portkit did not write).
 """
 from __future__ import annotations
 
 import dataclasses
 import difflib
 import os
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Iterable, TextIO
 
 from portkit.errors import OutputError
-from portkit.fileio import atomic_write_bytes
+from portkit.fileio import Expected, check_rewritable, rewrite_in_place, write_backup
+from portkit.outpath import MANIFEST, OutputTree
+from portkit.textutil import printable
 from portkit.walk import Excludes, all_files
 
 
@@ -33,26 +36,33 @@ class WriteLog:
     written: list[Path] = dataclasses.field(default_factory=list)
     copied: int = 0
     failures: list[str] = dataclasses.field(default_factory=list)
+    notes: list[str] = dataclasses.field(default_factory=list)  # done, but not quite as usual (a backup's name)
 
 
-def refuse_own_input(paths: Iterable[str], outdir: Path) -> None:
-    out = outdir.resolve()
-    for path in paths:
-        root = Path(path).resolve()
-        if out == root or (root.is_dir() and out.is_relative_to(root)):
-            raise OutputError(f"refusing to write into the input {path}: choose an output directory outside it, or convert in place")
+def _roots(paths: Iterable[str]) -> list[str]:
+    return list(dict.fromkeys(os.path.abspath(p) for p in paths))
 
 
-def destination(file: str, roots: list[Path], outdir: Path) -> Path:
-    """Where an input file goes in OUTDIR: one directory maps onto OUTDIR itself."""
-    path = Path(file).resolve()
-    for root in roots:
-        if path == root:
-            return outdir / root.name
-        if root.is_dir() and path.is_relative_to(root):
-            relative = path.relative_to(root)
-            return outdir / relative if len(roots) == 1 else outdir / root.name / relative
-    raise OutputError(f"{file}: not under any input path")
+def relative_destination(file: str, paths: Iterable[str]) -> PurePosixPath:
+    """Where an input file goes inside the output directory.
+
+    One directory maps onto the output directory itself, one file into it; several
+    inputs keep their paths below their common parent, so two inputs with the same
+    name (a/src and b/src, a/k.cu and b/k.cu) never collide.
+    """
+    roots = _roots(paths)
+    if len(roots) == 1:
+        base = roots[0] if os.path.isdir(roots[0]) else os.path.dirname(roots[0])
+    else:
+        base = os.path.commonpath([os.path.dirname(r) for r in roots])
+    relative = os.path.relpath(os.path.abspath(file), base)
+    if relative.startswith(os.pardir + os.sep) or relative == os.pardir:
+        raise OutputError(f"{file}: not under any input path")
+    return PurePosixPath(*Path(relative).parts)
+
+
+def destination(file: str, paths: Iterable[str], outdir: Path) -> Path:
+    return outdir / relative_destination(file, paths)
 
 
 def _mode_of(path: str) -> int | None:
@@ -62,73 +72,79 @@ def _mode_of(path: str) -> int | None:
         return None
 
 
-def write_file(path: Path, data: bytes, log: WriteLog, outdir: Path | None = None, mode: int | None = None) -> None:
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        if outdir is not None and not path.parent.resolve().is_relative_to(outdir.resolve()):
-            log.failures.append(f"{path}: refusing to write outside {outdir} (a symlink leads out)")
-            return
-        if path.exists() and path.read_bytes() == data:
-            return
-        atomic_write_bytes(path, data, mode)
-        log.written.append(path)
-    except OSError as exc:
-        log.failures.append(f"{path}: cannot write: {exc.strerror or exc}")
-
-
-def write_tree(paths: Iterable[str], outdir: Path, excludes: Iterable[Excludes], changes: Iterable[Change]) -> WriteLog:
-    """Mirror every input into `outdir`: changed files get their new bytes, the rest are copied."""
-    paths = list(paths)
-    log = WriteLog()
-    roots = [Path(p).resolve() for p in paths]
-    new = {str(Path(c.path).resolve()): c.new for c in changes}
+def _inputs(paths: list[str], excludes: Iterable[Excludes], log: WriteLog, reported: frozenset[str]) -> list[str]:
+    """Every file to mirror, less those already reported unreadable; portkit's own manifest
+    (when an input is an earlier output) is not one."""
     inputs: list[str] = []
     for path in paths:
         if os.path.isdir(path):
             files, warnings = all_files(path, excludes)
             inputs.extend(f.path for f in files)
-            log.failures.extend(f"{p}: {m}" for p, m in warnings)
+            log.failures.extend(f"{p}: {m}" for p, m, reason in warnings if reason == "unreadable" and p not in reported)
         else:
             inputs.append(path)
-    for file in inputs:
-        resolved = str(Path(file).resolve())
-        target = destination(file, roots, outdir)
-        if str(target.resolve()) in new and str(target.resolve()) != resolved:
-            log.failures.append(f"{target}: would overwrite an input file; skipped")
-            continue
-        if resolved in new:
-            write_file(target, new[resolved], log, outdir, _mode_of(file))
-            continue
+    return [f for f in dict.fromkeys(inputs) if os.path.basename(f) != MANIFEST and f not in reported]
+
+
+def write_tree(paths: Iterable[str], outdir: Path, excludes: Iterable[Excludes], changes: Iterable[Change],
+               force: bool = False, unreadable: Iterable[str] = ()) -> WriteLog:
+    """Mirror every input into `outdir`: changed files get their new bytes, the rest are copied.
+
+    Raises OutputError, before writing anything, when `outdir` holds files portkit
+    did not write (unless `force`). `unreadable`: paths already reported as such.
+    """
+    paths = list(paths)
+    log = WriteLog()
+    plan = [(file, relative_destination(file, paths)) for file in _inputs(paths, excludes, log, frozenset(unreadable))]
+    tree = OutputTree(outdir)
+    tree.open([relative for _, relative in plan], force)
+    new = {os.path.abspath(c.path): c.new for c in changes}
+    for file, relative in plan:
+        converted = new.get(os.path.abspath(file))
         try:
-            data = Path(file).read_bytes()
-        except OSError as exc:
-            log.failures.append(f"{file}: cannot read: {exc.strerror or exc}")
+            if converted is not None:
+                wrote = tree.write(relative, data=converted, mode=_mode_of(file))
+            else:
+                wrote = tree.write(relative, source=Path(file), mode=_mode_of(file))
+                log.copied += 1
+        except OutputError as exc:
+            log.failures.append(str(exc))
             continue
-        write_file(target, data, log, outdir, _mode_of(file))
-        log.copied += 1
+        if wrote:
+            log.written.append(outdir / relative)
+    try:
+        tree.save()
+    except OutputError as exc:
+        log.failures.append(str(exc))
     return log
 
 
-def write_in_place(changes: Iterable[Change], backup: bool) -> WriteLog:
-    """Rewrite changed files; FILE.orig keeps the first original (never overwritten)."""
+def _rewrite(change: Change, backup: bool, force: bool, log: WriteLog) -> None:
+    path = Path(change.path)
+    expected = Expected.of(change.original)
+    check_rewritable(path, expected, force)  # refuse before a backup is made
+    if backup:
+        saved = write_backup(path, change.original)
+        if saved.name != path.name + ".orig":
+            log.notes.append(f"{path}: backup saved as {saved.name} ({path.name}.orig already exists)")
+    rewrite_in_place(path, change.new, expected, force)
+    log.written.append(path)
+
+
+def write_in_place(changes: Iterable[Change], backup: bool, force: bool = False) -> WriteLog:
+    """Rewrite changed files, each after saving its original as FILE.orig (or FILE.orig.N: a
+    backup is never overwritten). A file that is not what portkit read, a symlink, read-only,
+    hard-linked or someone else's is left as it is and reported (the last three unless forced)."""
     log = WriteLog()
+    changes = [c for c in changes if c.changed]
+    converted = {os.path.realpath(c.path) for c in changes if not os.path.islink(c.path)}
     for change in changes:
-        if not change.changed:
-            continue
-        path = Path(change.path)
+        if os.path.islink(change.path) and os.path.realpath(change.path) in converted:
+            continue  # a symlink to a file that is itself rewritten: the link stays, its target changes
         try:
-            current = path.read_bytes()
-        except OSError as exc:
-            log.failures.append(f"{path}: cannot read: {exc.strerror or exc}")
-            continue
-        if current != change.original:  # edited while portkit ran: never clobber the newer bytes
-            log.failures.append(f"{path}: changed while portkit was running; left as it is, run again")
-            continue
-        if backup:
-            saved = path.with_name(path.name + ".orig")
-            if not saved.exists():
-                write_file(saved, change.original, log, mode=_mode_of(change.path))
-        write_file(path, change.new, log)
+            _rewrite(change, backup, force, log)
+        except OutputError as exc:
+            log.failures.append(str(exc))
     return log
 
 
@@ -137,9 +153,11 @@ def _lines(data: bytes) -> list[str]:
 
 
 def print_diff(changes: Iterable[Change], out: TextIO) -> None:
+    """A unified diff of every change; file names escaped (content lines are the files' own)."""
     for change in changes:
         if not change.changed:
             continue
-        for line in difflib.unified_diff(_lines(change.original), _lines(change.new), f"a/{change.path}", f"b/{change.path}"):
+        name = printable(change.path)
+        for line in difflib.unified_diff(_lines(change.original), _lines(change.new), f"a/{name}", f"b/{name}"):
             text = line.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
             out.write(text if text.endswith("\n") else text + "\n\\ No newline at end of file\n")

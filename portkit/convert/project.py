@@ -13,10 +13,11 @@ from portkit.convert.build_files import BuildNote, convert_cmake, convert_makefi
 from portkit.convert.edits import EditOptions
 from portkit.convert.hipify import HipifyFailure, find_hipify_perl, hipify_files
 from portkit.convert.markers import Marker
-from portkit.convert.output import Change, destination, refuse_own_input, write_in_place, write_tree
+from portkit.convert.output import Change, WriteLog, destination, write_in_place, write_tree
 from portkit.convert.sources import FileConversion, convert_source, convert_stable
 from portkit.convert.verify import VerifyResult, verify_tree
 from portkit.errors import InputError
+from portkit.outpath import refuse_overlap
 from portkit.pipeline import ScanResult, analyze_bytes, run_pipeline
 from portkit.settings import RunSettings
 from portkit.walk import BUILD_TYPES
@@ -40,6 +41,7 @@ class ConvertOptions:
     launch_syntax: str = "cuda"
     markers: bool = True
     offload_arch: tuple[str, ...] = ()
+    force: bool = False  # write into a directory portkit does not own; rewrite read-only or hard-linked files
 
 
 @dataclasses.dataclass
@@ -47,6 +49,7 @@ class ConvertOutcome:
     conversions: list[FileConversion] = dataclasses.field(default_factory=list)
     build_notes: list[tuple[str, BuildNote]] = dataclasses.field(default_factory=list)
     failures: list[str] = dataclasses.field(default_factory=list)
+    notes: list[str] = dataclasses.field(default_factory=list)
     verified: list[VerifyResult] = dataclasses.field(default_factory=list)
     skipped: list[tuple[str, int]] = dataclasses.field(default_factory=list)  # (path, line): an edit left out
     copied: int = 0
@@ -67,7 +70,7 @@ def _check(settings: RunSettings, options: ConvertOptions) -> None:
         if not os.path.exists(path):
             raise InputError(f"{path}: no such file or directory")
     if options.output is not None:
-        refuse_own_input(settings.paths, options.output)
+        refuse_overlap(options.output, settings.paths, directory=True)
 
 
 def _decode(data: bytes) -> str:
@@ -120,9 +123,8 @@ def _convert_all(settings: RunSettings, options: ConvertOptions, result: ScanRes
 
 def _verify(settings: RunSettings, options: ConvertOptions, outcome: ConvertOutcome) -> list[VerifyResult]:
     if options.output is not None:
-        roots = [options.output] + [options.output / Path(p).name for p in settings.paths if len(settings.paths) > 1]
-        files = [destination(c.path, [Path(p).resolve() for p in settings.paths], options.output)
-                 for c in outcome.conversions]
+        roots = [destination(p, settings.paths, options.output) for p in settings.paths if os.path.isdir(p)]
+        files = [destination(c.path, settings.paths, options.output) for c in outcome.conversions]
     else:
         roots = [Path(p) for p in settings.paths if os.path.isdir(p)]
         files = [Path(c.path) for c in outcome.conversions]
@@ -136,12 +138,16 @@ def convert_project(settings: RunSettings, options: ConvertOptions, progress: bo
     _check(settings, options)
     result = run_pipeline(settings, keep_sources=True, prefer_roc=options.roc, progress=progress)
     outcome = _convert_all(settings, options, result)
+    outcome.failures.extend(result.unread())
+    log = WriteLog()
     if options.in_place:
-        outcome.failures.extend(write_in_place(outcome.changes(), options.backup).failures)
+        log = write_in_place(outcome.changes(), options.backup, options.force)
     elif options.output is not None:
-        log = write_tree(settings.paths, options.output, settings.excludes, outcome.changes())
-        outcome.failures.extend(log.failures)
-        outcome.copied = log.copied
+        log = write_tree(settings.paths, options.output, settings.excludes, outcome.changes(), options.force,
+                         result.unreadable())
+    outcome.failures.extend(log.failures)
+    outcome.notes.extend(log.notes)
+    outcome.copied = log.copied
     if options.verify and not options.diff:
         outcome.verified = _verify(settings, options, outcome)
     return outcome

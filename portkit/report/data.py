@@ -89,7 +89,7 @@ def _scan_data(result: ScanResult) -> dict[str, Any]:
             "other_files": sum(1 for f in result.files if f.file_type != "source" and f.file_type not in BUILD_TYPES),
             "lines": sum(f.lines for f in result.files),
             "files_with_parse_errors": sum(1 for f in sources if f.error_line is not None),
-            "files_skipped": sum(1 for d in result.diagnostics if d.reason in ("skipped", "unreadable")),
+            "files_skipped": sum(1 for d in result.diagnostics if d.reason in ("skipped", "unreadable", "too-large")),
             "files_not_utf8": sum(1 for f in sources if f.encoding != "utf-8"),
             **{key: code_counts.get(code, 0) for code, key in INVENTORY_CODES.items()},
             "inline_asm": sum(1 for f in findings if f.library == "ptx"),

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import os
+import urllib.parse
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -13,12 +14,19 @@ _LEVELS = {"error": "error", "warning": "warning", "info": "note"}
 
 
 def artifact_uri(path: str) -> str:
-    """Relative URIs (to the working directory) are what code scanning maps onto the repository."""
+    """Relative URIs (to the working directory) are what code scanning maps onto the repository.
+
+    Percent-encoded (RFC 3986) from the name's bytes, so spaces, "#", "%", "?", control
+    characters and undecodable bytes all survive as the file's real name.
+    """
     absolute = Path(path).resolve()
     try:
-        return absolute.relative_to(Path.cwd().resolve()).as_posix()
+        relative = absolute.relative_to(Path.cwd().resolve()).as_posix()
     except ValueError:
-        return absolute.as_uri() if os.path.isabs(path) else Path(path).as_posix()
+        if os.path.isabs(path):
+            return absolute.as_uri()  # file:///..., percent-encoded by pathlib
+        relative = Path(path).as_posix()
+    return urllib.parse.quote(os.fsencode(relative), safe="/")
 
 
 def sarif_data(data: dict[str, Any]) -> dict[str, Any]:

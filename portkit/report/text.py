@@ -4,18 +4,32 @@ from __future__ import annotations
 from typing import Any, TextIO
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from portkit import codes
 from portkit.codes import ALL_STATUSES, ATTENTION_STATUSES, Status
+from portkit.fileio import ClosedPipe
+from portkit.textutil import printable
 
 STATUS_STYLE = {Status.SUPPORTED: "green", Status.PARTIAL: "yellow", Status.UNSUPPORTED: "red", Status.REMOVED: "magenta",
                 Status.UNAVAILABLE: "red"}
 _LIST_LIMIT = 200  # beyond this many rows, the JSON/Markdown reports hold the full list
 
 
+class _Console(Console):
+    def on_broken_pipe(self) -> None:
+        """rich would exit 1 here, which reads as "blocking findings": let the CLI end it quietly."""
+        raise ClosedPipe
+
+
+def _shown(value: Any) -> str:
+    """Text from the scanned code for a rich table cell: no control characters, no markup."""
+    return escape(printable(value))
+
+
 def _where(item: dict[str, Any]) -> str:
-    return f"{item['path']}:{item['line']}"
+    return printable(f"{item['path']}:{item['line']}")
 
 
 def _summary(console: Console, data: dict[str, Any]) -> None:
@@ -44,7 +58,7 @@ def _libraries(console: Console, data: dict[str, Any]) -> None:
         table.add_column(status.value, justify="right", style=STATUS_STYLE[status])
     for lib in data["libraries"]:
         counterpart = " / ".join(x for x in (lib["hip_library"], lib["roc_library"]) if x) or "-"
-        row = [lib["title"], counterpart, str(lib["apis"]), str(lib["sites"])]
+        row = [_shown(lib["title"]), _shown(counterpart), str(lib["apis"]), str(lib["sites"])]
         row += [f"{lib['apis_by_status'][s]} ({lib['sites_by_status'][s]})" if lib["sites_by_status"][s] else "-"
                 for s in ALL_STATUSES]
         table.add_row(*row)
@@ -61,8 +75,8 @@ def _attention(console: Console, data: dict[str, Any]) -> None:
     for column in ("where", "code", "name", "status", "HIP", "advice"):
         table.add_column(column, overflow="fold")
     for f in rows[:_LIST_LIMIT]:
-        table.add_row(_where(f), f["code"], f["name"], f"[{STATUS_STYLE[f['status']]}]{f['status']}[/]",
-                      f["hip"] or "-", f["advice"] or "")
+        table.add_row(escape(_where(f)), f["code"], _shown(f["name"]), f"[{STATUS_STYLE[f['status']]}]{f['status']}[/]",
+                      _shown(f["hip"] or "-"), _shown(f["advice"] or ""))
     console.print(table)
     if len(rows) > _LIST_LIMIT:
         console.print(f"[dim]... {len(rows) - _LIST_LIMIT} more; use --format json for all[/dim]")
@@ -75,7 +89,7 @@ def _kernels(console: Console, data: dict[str, Any]) -> None:
     for column in ("kernel", "defined at", "launches"):
         table.add_column(column)
     for k in data["kernels"][:_LIST_LIMIT]:
-        table.add_row(k["name"] + (" <template>" if k["template"] else ""), _where(k), str(k["launches"]))
+        table.add_row(_shown(k["name"] + (" <template>" if k["template"] else "")), escape(_where(k)), str(k["launches"]))
     console.print(table)
 
 
@@ -84,11 +98,11 @@ def _simple_list(console: Console, title: str, items: list[dict[str, Any]], text
         return
     console.print(f"[bold]{title}[/bold] ({len(items)})")
     for item in items[:_LIST_LIMIT]:
-        console.print(f"  {_where(item)}: {text(item)}", markup=False, highlight=False)
+        console.print(f"  {_where(item)}: {printable(text(item))}", markup=False, highlight=False)
 
 
 def render_text(data: dict[str, Any], out: TextIO, color: bool | None = None) -> None:
-    console = Console(file=out, force_terminal=color, no_color=color is False, width=160 if not out.isatty() else None,
+    console = _Console(file=out, force_terminal=color, no_color=color is False, width=160 if not out.isatty() else None,
                       highlight=False, soft_wrap=False)
     findings = data["findings"]
     _summary(console, data)
@@ -111,4 +125,4 @@ def render_text(data: dict[str, Any], out: TextIO, color: bool | None = None) ->
     if diagnostics:
         console.print(f"[bold]File warnings[/bold] ({len(diagnostics)})")
         for d in diagnostics:
-            console.print(f"  {d['path']}: {d['message']}", markup=False, highlight=False)
+            console.print(printable(f"  {d['path']}: {d['message']}"), markup=False, highlight=False)

@@ -26,8 +26,11 @@ def _fail(source: str, where: str, message: str) -> RuleFileError:
     return RuleFileError(f"{source}: {where}: {message}" if where else f"{source}: {message}")
 
 
+MAX_WEIGHT = 10_000  # hours for one name: anything larger is a typo, and sums of huge weights overflow to inf
+
+
 def _is_weight(value: Any) -> bool:
-    return not isinstance(value, bool) and isinstance(value, (int, float)) and math.isfinite(value) and value >= 0
+    return not isinstance(value, bool) and isinstance(value, (int, float)) and math.isfinite(value) and 0 <= value <= MAX_WEIGHT
 
 
 def _is_index(value: Any) -> bool:
@@ -38,7 +41,7 @@ def _value(source: str, where: str, key: str, value: Any) -> Any:
     """One entry value, checked for its key's type."""
     if key == "weight":
         if not _is_weight(value):
-            raise _fail(source, where, "key 'weight': must be a finite non-negative number")
+            raise _fail(source, where, f"key 'weight': must be a number from 0 to {MAX_WEIGHT}")
         return float(value)
     if key == "fallback_drop_args":
         if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 16:
@@ -107,7 +110,7 @@ def parse_entry(source: str, library: str, index: int, raw: Any) -> Rule:
 def _weights(source: str, data: dict[str, Any]) -> dict[str, float]:
     weights = data.get("weights") or {}
     if not isinstance(weights, dict) or any(k not in ALL_STATUSES or not _is_weight(v) for k, v in weights.items()):
-        raise _fail(source, "", f"key 'weights': a mapping from {', '.join(ALL_STATUSES)} to finite non-negative numbers")
+        raise _fail(source, "", f"key 'weights': a mapping from {', '.join(ALL_STATUSES)} to numbers from 0 to {MAX_WEIGHT}")
     return {**DEFAULT_WEIGHTS, **{Status(k): float(v) for k, v in weights.items()}}
 
 
