@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import hashlib
+import json
 import multiprocessing
 import os
 import sys
@@ -22,6 +24,8 @@ from portkit.cache import FileResult, ScanCache, cache_salt
 from portkit.codes import API_UNKNOWN
 from portkit.model import Finding, ParsedFile, Role, Severity
 from portkit.parse import parse_source
+from portkit.parse.clang_headers import HeaderEnvironment
+from portkit.parse.clang_merge import ClangParse
 from portkit.rules import RuleDatabase, Target, load_database
 from portkit.settings import RunSettings
 from portkit.walk import SourceFile, classify, discover, read_source
@@ -71,6 +75,21 @@ class ScanResult:
 
 
 @dataclasses.dataclass(frozen=True)
+class ClangJob:
+    """What the clang engine needs for every unit: the headers, the flags, the project's headers."""
+
+    env: HeaderEnvironment
+    compile_flags: dict[str, list[str]] | None  # from compile_commands.json, by resolved path
+    project_headers: dict[str, str]  # the walked headers: real path -> path as walked
+
+    def flags(self, path: str) -> list[str]:
+        from portkit.parse.clang_flags import default_flags
+
+        flags = (self.compile_flags or {}).get(os.path.realpath(path))
+        return flags if flags is not None else default_flags(path)
+
+
+@dataclasses.dataclass(frozen=True)
 class Job:
     """What every file's processing needs; a worker process receives it once."""
 
@@ -78,10 +97,17 @@ class Job:
     known: frozenset[str]
     keep_sources: bool
     engine: str = "tree-sitter"
-    compile_flags: dict[str, list[str]] | None = None  # from compile_commands.json, by resolved path
+    clang: ClangJob | None = None
 
     def keep(self, name: str) -> bool:
         return is_interesting(name, self.known)
+
+    def is_clang_unit(self, path: str) -> bool:
+        return self.clang is not None and path.lower().endswith(CLANG_UNITS)
+
+    def cache_key(self, file: SourceFile) -> bytes:
+        """What besides its bytes a file's result depends on: a unit's compile flags, with clang."""
+        return json.dumps(self.clang.flags(file.path)).encode() if self.clang and self.is_clang_unit(file.path) else b""
 
 
 def parse_bytes(path: str, data: bytes, job: Job) -> ParsedFile:
@@ -95,13 +121,29 @@ def _file_context(parsed: ParsedFile, job: Job) -> Context:
                                aliases=aliases)
 
 
-def _with_engine(parsed: ParsedFile, data: bytes, job: Job) -> tuple[ParsedFile, str]:
-    if job.engine != "clang" or not parsed.path.lower().endswith(CLANG_UNITS):
-        return parsed, ""
-    from portkit.parse.clang import default_flags, with_clang_names
+def _with_engine(parsed: ParsedFile, data: bytes, job: Job) -> ClangParse:
+    """With clang, the unit's names resolved, and those of the project headers it includes."""
+    if job.clang is None or not job.is_clang_unit(parsed.path):
+        return ClangParse(parsed)
+    from portkit.parse.clang_merge import with_clang_names
 
-    flags = (job.compile_flags or {}).get(os.path.realpath(parsed.path))
-    return with_clang_names(parsed, data, flags if flags is not None else default_flags(parsed.path))
+    return with_clang_names(parsed, data, job.clang.flags(parsed.path), job.clang.env, job.clang.project_headers,
+                            functools.partial(_reparse, job))
+
+
+def _reparse(job: Job, path: str, data: bytes) -> ParsedFile:
+    return parse_bytes(path, data, job)
+
+
+def _digests(paths: Iterable[str]) -> tuple[tuple[str, str], ...]:
+    found = []
+    for path in paths:
+        try:
+            with open(path, "rb") as handle:
+                found.append((path, hashlib.sha256(handle.read()).hexdigest()))
+        except OSError:
+            found.append((path, ""))
+    return tuple(found)
 
 
 def process_file(job: Job, file: SourceFile, data: bytes | None = None) -> FileResult:
@@ -116,17 +158,20 @@ def process_file(job: Job, file: SourceFile, data: bytes | None = None) -> FileR
         return FileResult(file, lines=text.count("\n"), encoding=read.encoding, warning=read.warning,
                           problem=read.problem, data=kept, findings=tuple(analyze(TextFile(file.path, file.file_type, text),
                                                                                   job.context)))
-    parsed, engine_problem = _with_engine(parse_bytes(file.path, read.data, job), read.data, job)
+    engine = _with_engine(parse_bytes(file.path, read.data, job), read.data, job)
+    parsed = engine.unit
     context = _file_context(parsed, job)
     occurrences = parsed.occurrences
     return FileResult(
         file, lines=lines, error_line=parsed.error_line, encoding=read.encoding,
-        warning="; ".join(filter(None, [read.warning, engine_problem])),
-        problem=read.problem or ("engine" if engine_problem else ""), data=kept,
+        warning="; ".join(filter(None, [read.warning, engine.problem])),
+        problem=read.problem or ("engine" if engine.problem else ""), data=kept,
         findings=tuple(analyze(parsed, context)),
         definitions=parsed.definitions, declared=parsed.declared, aliases=context.aliases,
         suppressions=tuple((o.position.line, o.detail) for o in occurrences if o.role is Role.SUPPRESSION),
         pending=tuple(o for o in occurrences if o.role is Role.QUALIFIED and needs_aliases(o, context)),
+        headers=tuple((h.path, tuple(analyze(h, _file_context(h, job)))) for h in engine.headers),
+        depends=_digests(engine.depends),
     )
 
 
@@ -156,19 +201,21 @@ def _results(job: Job, files: list[SourceFile], jobs: int, cache: ScanCache | No
     todo: list[SourceFile] = []
     datas: list[bytes | None] = []
     for file in files:
-        hit, data = cache.lookup(file) if cache is not None else (None, None)
+        hit, data = cache.lookup(file, job.cache_key(file)) if cache is not None else (None, None)
         if hit is not None:
             yield dataclasses.replace(hit, data=data if job.keep_sources else None)
         else:
             todo.append(file)
             datas.append(data)
     workers = jobs or os.cpu_count() or 1
-    if workers == 1 or len(todo) < _POOL_THRESHOLD:
+    # A clang unit takes a tenth of a second or more: two of them already pay for a pool.
+    threshold = 2 if sum(map(job.is_clang_unit, (f.path for f in todo))) >= 2 else _POOL_THRESHOLD
+    if workers == 1 or len(todo) < threshold:
         fresh: Iterable[FileResult] = map(functools.partial(process_file, job), todo, datas)
     else:
         fresh = _pooled(job, todo, datas, workers)
     for result in fresh:
-        if cache is not None:
+        if cache is not None and result.problem != "engine":  # a fallback is retried next time, never cached
             cache.put(result)
         yield result
 
@@ -198,13 +245,36 @@ def _with_progress(results: Iterator[FileResult], total: int, enabled: bool) -> 
             yield result
 
 
-def _compile_flags(settings: RunSettings) -> dict[str, list[str]] | None:
-    from portkit.parse.clang import find_compile_database, load_cindex, read_compile_database, resource_dir
+def _clang_job(settings: RunSettings, rules: RuleDatabase, files: list[SourceFile]) -> ClangJob:
+    """The header environment (stand-ins written from the rules for what this machine lacks) and the flags."""
+    from portkit.parse.clang_flags import find_compile_database, read_compile_database
+    from portkit.parse.clang_headers import header_environment, included_names
+    from portkit.parse.clang_setup import load_cindex, resource_dir
+    from portkit.rules.declarations import header_libraries, library_declarations, library_for_header
 
     load_cindex()
     resource_dir()
     database = find_compile_database(list(settings.paths), settings.compile_database)
-    return read_compile_database(database) if database is not None else None
+    sources = [f.path for f in files if f.file_type == "source"]
+    libraries = header_libraries(rules)
+    for name in included_names(sources):
+        library = libraries.get(name) or library_for_header(rules, name)
+        if library:
+            libraries[name] = library
+    env = header_environment(libraries, functools.partial(library_declarations, rules))
+    headers = {os.path.realpath(path): path for path in sources if not path.lower().endswith(CLANG_UNITS)}
+    return ClangJob(env, read_compile_database(database) if database is not None else None, headers)
+
+
+def _with_clang_headers(results: list[FileResult]) -> dict[str, list[Finding]]:
+    """Each project header's findings from the units that include it, each finding once."""
+    merged: dict[str, dict[tuple[int, int, str, str], Finding]] = {}
+    for result in results:
+        for path, findings in result.headers:
+            bucket = merged.setdefault(path, {})
+            for finding in findings:
+                bucket.setdefault((finding.position.line, finding.position.column, finding.code, finding.name), finding)
+    return {path: list(bucket.values()) for path, bucket in merged.items()}
 
 
 def _suppressions(results: list[FileResult]) -> dict[str, tuple[tuple[int, frozenset[str]], ...]]:
@@ -218,9 +288,10 @@ def run_pipeline(settings: RunSettings, *, keep_sources: bool = False, prefer_ro
     rules = rules if rules is not None else load_database(settings.rule_files)
     files, walk_warnings = discover(settings.paths, settings.extensions, settings.excludes)
     base = Context(rules=rules, target=settings.target, prefer_roc=prefer_roc)
-    job = Job(base, rules.known_names() | INTERESTING_NAMES, keep_sources, settings.engine,
-              _compile_flags(settings) if settings.engine == "clang" else None)
-    cache = ScanCache(cache_salt(rules, settings, prefer_roc)) if settings.cache else None
+    clang = _clang_job(settings, rules, files) if settings.engine == "clang" else None
+    job = Job(base, rules.known_names() | INTERESTING_NAMES, keep_sources, settings.engine, clang)
+    salt = cache_salt(rules, settings, prefer_roc, clang.env.fingerprint if clang else "")
+    cache = ScanCache(salt) if settings.cache else None
     diagnostics = [Diagnostic(path, message) for path, message in walk_warnings]
     results = list(_with_progress(_results(job, files, settings.jobs, cache), len(files), progress))
     summaries: list[FileSummary] = []
@@ -241,7 +312,9 @@ def run_pipeline(settings: RunSettings, *, keep_sources: bool = False, prefer_ro
     declared = frozenset().union(*(r.declared for r in results))
     aliases = tuple(sorted({alias for r in results for alias in r.aliases}))
     context = dataclasses.replace(base, project_names=names, project_declared=declared, aliases=aliases)
-    findings = list(_project_filter([f for r in results for f in r.findings], names, declared))
+    from_units = _with_clang_headers(results)
+    findings = list(_project_filter([f for r in results for f in from_units.get(r.file.path, r.findings)], names,
+                                    declared))
     findings.extend(resolve_pending([(r.file.path, r.aliases, r.pending) for r in results if r.pending], context))
     findings.sort(key=Finding.sort_key)
     return ScanResult(rules, settings.target, summaries, findings, sorted(diagnostics), sources, context,

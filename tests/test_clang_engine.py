@@ -8,6 +8,7 @@ import pytest
 
 from conftest import require
 from portkit.cli import main
+from portkit.errors import ToolError
 
 
 def scan(capsys, engine: str, *paths: str) -> dict:
@@ -16,16 +17,23 @@ def scan(capsys, engine: str, *paths: str) -> dict:
 
 
 @pytest.fixture(autouse=True)
-def libclang(cuda_headers: Path, monkeypatch) -> None:
-    # clang's CUDA wrapper includes cuRAND headers: the wheel headers must be on its path.
-    monkeypatch.setenv("PORTKIT_CUDA_HEADERS", str(cuda_headers))
+def libclang(monkeypatch) -> None:
+    """The real libclang, and no NVIDIA library headers unless a test asks for them (`library_headers`)."""
+    monkeypatch.delenv("PORTKIT_CUDA_HEADERS", raising=False)
     try:
-        from portkit.parse.clang import load_cindex, resource_dir
+        from portkit.parse.clang_setup import load_cindex, resource_dir
 
         load_cindex()
         resource_dir()
-    except Exception as exc:  # noqa: BLE001 - a missing libclang or resource dir both mean: cannot test here
+    except ToolError as exc:
         require(False, f"clang engine unavailable: {exc}")
+
+
+@pytest.fixture
+def library_headers(cuda_headers: Path, monkeypatch) -> Path:
+    """NVIDIA's library headers (cuRAND, cuSOLVER, NCCL...) from their wheels, on the engine's path."""
+    monkeypatch.setenv("PORTKIT_CUDA_HEADERS", str(cuda_headers))
+    return cuda_headers
 
 
 def test_macro_uses_are_attributed_to_each_use(tmp_path: Path, capsys) -> None:

@@ -16,7 +16,8 @@ from portkit.settings import RunSettings
 
 
 def _engine_note(settings: RunSettings) -> None:
-    from portkit.parse.clang import find_compile_database, load_cindex, resource_dir
+    from portkit.parse.clang_flags import find_compile_database
+    from portkit.parse.clang_setup import load_cindex, resource_dir
 
     load_cindex()
     found = find_compile_database(list(settings.paths), settings.compile_database)
