@@ -11,6 +11,7 @@ import dataclasses
 import functools
 import hashlib
 import json
+import logging
 import multiprocessing
 import os
 import sys
@@ -34,6 +35,8 @@ from portkit.walk import SourceFile, classify, discover, read_source
 _POOL_THRESHOLD = 16
 _PROGRESS_THRESHOLD = 50
 CLANG_UNITS = (".cu", ".cpp", ".cc", ".cxx", ".c")
+# What the run says about itself (the clang engine's flags and fallbacks); the CLI shows it on stderr.
+log = logging.getLogger("portkit")
 
 
 @dataclasses.dataclass(frozen=True, order=True)
@@ -253,8 +256,9 @@ def _clang_job(settings: RunSettings, rules: RuleDatabase, files: list[SourceFil
     from portkit.rules.declarations import header_libraries, library_declarations, library_for_header
 
     load_cindex()
-    resource_dir()
     database = find_compile_database(list(settings.paths), settings.compile_database)
+    where = f"flags from {database}" if database else "no compile_commands.json found; default flags (the files' include/ directories)"
+    log.info("clang engine: %s; clang resource directory: %s", where, resource_dir())
     sources = [f.path for f in files if f.file_type == "source"]
     libraries = header_libraries(rules)
     for name in included_names(sources):
@@ -264,6 +268,16 @@ def _clang_job(settings: RunSettings, rules: RuleDatabase, files: list[SourceFil
     env = header_environment(libraries, functools.partial(library_declarations, rules))
     headers = {os.path.realpath(path): path for path in sources if not path.lower().endswith(CLANG_UNITS)}
     return ClangJob(env, read_compile_database(database) if database is not None else None, headers)
+
+
+def _log_engine(results: list[FileResult], job: Job) -> None:
+    """Say how many units clang parsed and which fell back to tree-sitter, and why."""
+    units = [r for r in results if job.is_clang_unit(r.file.path) and r.lines is not None]
+    fallbacks = [r for r in units if r.problem == "engine"]
+    log.info("clang engine: %d unit%s, %d parsed by clang, %d fell back to tree-sitter", len(units),
+             "" if len(units) == 1 else "s", len(units) - len(fallbacks), len(fallbacks))
+    for result in fallbacks:
+        log.warning("clang engine: %s: %s", result.file.path, result.warning)
 
 
 def _with_clang_headers(results: list[FileResult]) -> dict[str, list[Finding]]:
@@ -294,6 +308,8 @@ def run_pipeline(settings: RunSettings, *, keep_sources: bool = False, prefer_ro
     cache = ScanCache(salt) if settings.cache else None
     diagnostics = [Diagnostic(path, message) for path, message in walk_warnings]
     results = list(_with_progress(_results(job, files, settings.jobs, cache), len(files), progress))
+    if clang is not None:
+        _log_engine(results, job)
     summaries: list[FileSummary] = []
     sources: dict[str, bytes] = {}
     for result in results:

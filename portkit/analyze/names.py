@@ -89,8 +89,10 @@ def analyze_names(parsed: ParsedFile, context: Context) -> Iterable[Finding]:
                     finding = dataclasses.replace(finding, message=f"{finding.message} ({occurrence.detail})")
                 yield dataclasses.replace(finding, shadowable=not resolved, engine="clang" if resolved else "tree-sitter")
             elif CUDA_LOOKING.match(name) and name not in context.project_declared:
-                yield simple_finding(parsed.path, occurrence, API_UNKNOWN, f"{name} looks like a CUDA name, but no rule knows it",
-                                     UNKNOWN_ADVICE, shadowable=True)
+                finding = simple_finding(parsed.path, occurrence, API_UNKNOWN,
+                                         f"{name} looks like a CUDA name, but no rule knows it", UNKNOWN_ADVICE,
+                                         shadowable=not resolved)
+                yield dataclasses.replace(finding, engine="clang") if resolved else finding
         elif occurrence.role is Role.INCLUDE:
             rule = context.rules.header(occurrence.text)
             if rule is not None:
