@@ -86,10 +86,11 @@ class ClangJob:
     project_headers: dict[str, str]  # the walked headers: real path -> path as walked
 
     def flags(self, path: str) -> list[str]:
-        from portkit.parse.clang_flags import default_flags
+        from portkit.parse.clang_flags import default_flags, nearest_flags
 
-        flags = (self.compile_flags or {}).get(os.path.realpath(path))
-        return flags if flags is not None else default_flags(path)
+        if self.compile_flags is None:
+            return default_flags(path)
+        return nearest_flags(self.compile_flags, os.path.realpath(path)) or default_flags(path)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -248,7 +249,7 @@ def _with_progress(results: Iterator[FileResult], total: int, enabled: bool) -> 
             yield result
 
 
-def _clang_job(settings: RunSettings, rules: RuleDatabase, files: list[SourceFile]) -> ClangJob:
+def clang_job(settings: RunSettings, rules: RuleDatabase, files: list[SourceFile]) -> ClangJob:
     """The header environment (stand-ins written from the rules for what this machine lacks) and the flags."""
     from portkit.parse.clang_flags import find_compile_database, read_compile_database
     from portkit.parse.clang_headers import header_environment, included_names
@@ -302,7 +303,7 @@ def run_pipeline(settings: RunSettings, *, keep_sources: bool = False, prefer_ro
     rules = rules if rules is not None else load_database(settings.rule_files)
     files, walk_warnings = discover(settings.paths, settings.extensions, settings.excludes)
     base = Context(rules=rules, target=settings.target, prefer_roc=prefer_roc)
-    clang = _clang_job(settings, rules, files) if settings.engine == "clang" else None
+    clang = clang_job(settings, rules, files) if settings.engine == "clang" else None
     job = Job(base, rules.known_names() | INTERESTING_NAMES, keep_sources, settings.engine, clang)
     salt = cache_salt(rules, settings, prefer_roc, clang.env.fingerprint if clang else "")
     cache = ScanCache(salt) if settings.cache else None

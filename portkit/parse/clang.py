@@ -18,7 +18,7 @@ import os
 import re
 
 from portkit.model import Role
-from portkit.parse.clang_headers import HeaderEnvironment, cuda_includes, macro_names
+from portkit.parse.clang_headers import HeaderEnvironment, macro_names, prefix_of
 from portkit.parse.clang_pch import Precompiled, discard, precompiled
 from portkit.parse.clang_setup import load_cindex
 
@@ -27,6 +27,7 @@ _QUALIFIER = re.compile(rb"(?:[A-Za-z_]\w*\s*::\s*)+$")
 # Errors that mean "no declaration at all": tree-sitter's view of the name stands.
 _UNDECLARED = re.compile(r"^(use of undeclared identifier|unknown type name|no template named|unknown template name"
                          r"|no member named '\w+' in namespace|no type named '\w+' in namespace)")
+_OFFSET_BITS, _LOADED_FROM = 0x7FFFFFFF, 1 << 30  # a raw SourceLocation: a macro bit, then the offset
 _RESERVED = re.compile(r"^(_[A-Z_]|$)")  # implementation namespaces (cooperative_groups::__v1) and anonymous ones
 
 
@@ -114,11 +115,20 @@ class _Walk:
                                 kinds.TEMPLATE_REF: Role.TYPE, kinds.OVERLOADED_DECL_REF: Role.CALL}
         self.function_kinds = {kinds.FUNCTION_DECL, kinds.FUNCTION_TEMPLATE, kinds.CXX_METHOD, kinds.CONSTRUCTOR,
                                kinds.DESTRUCTOR, kinds.CONVERSION_FUNCTION}
+        self.device_attributes = {kinds.CUDADEVICE_ATTR, kinds.CUDAGLOBAL_ATTR}
 
     def run(self) -> dict[str, FileNames]:
         macro = self.cindex.CursorKind.MACRO_INSTANTIATION
-        tops = [(top, self.locate.expansion(top.location)[0]) for top in self.unit.cursor.get_children()]
-        tops = [(top, path) for top, path in tops if path in self.files]
+        tops = []
+        for top in self.unit.cursor.get_children():
+            location = top.location
+            # Declarations from the precompiled header (thousands, <bits/stdc++.h>) are never the project's;
+            # clang gives loaded locations the top of its location space, this unit's own the bottom.
+            if location.int_data & _OFFSET_BITS >= _LOADED_FROM:
+                continue
+            path = self.locate.expansion(location)[0]
+            if path in self.files:
+                tops.append((top, path))
         # Macro uses first: a reference inside one is attributed to it.
         for top, path in tops:
             if top.kind == macro:
@@ -136,15 +146,17 @@ class _Walk:
         return path, spelled_offset if spelled_path == path else offset
 
     def _visit(self, top) -> None:
-        stack = [(top, "")]
+        stack = [(top, "", False)]
         while stack:
-            cursor, function = stack.pop()
+            cursor, function, device = stack.pop()
+            children = list(cursor.get_children())
             if cursor.kind in self.function_kinds:
                 function = cursor.spelling
+                device = any(child.kind in self.device_attributes for child in children)
             role = self.reference_kinds.get(cursor.kind)
             if role is not None:
-                self._reference(cursor, role, function)
-            stack.extend((child, function) for child in cursor.get_children())
+                self._reference(cursor, role, function, device)
+            stack.extend((child, function, device) for child in children)
 
     def _declarations(self, cursor) -> list:
         if cursor.kind != self.cindex.CursorKind.OVERLOADED_DECL_REF:
@@ -153,7 +165,7 @@ class _Walk:
         lib = self.cindex.conf.lib
         return [lib.clang_getOverloadedDecl(cursor, i) for i in range(lib.clang_getNumOverloadedDecls(cursor))]
 
-    def _reference(self, cursor, role: Role, function: str) -> None:
+    def _reference(self, cursor, role: Role, function: str, device: bool) -> None:
         path, line, column, offset = self.locate.expansion(cursor.location)
         if path not in self.files:
             return
@@ -163,11 +175,14 @@ class _Walk:
             self.files[path].undeclared.add(self.written_offset(cursor.location)[1])
             return
         cuda = next((d for d in declarations if self._in_cuda_header(d)), None)
-        if cuda is None:
+        standard = next((d for d in declarations if self._system_function(d)), None) if cuda is None and device else None
+        if cuda is None and standard is None:
             return
-        if role is Role.IDENTIFIER and cuda.kind in self.function_kinds:
+        declaration = cuda or standard
+        if role is Role.IDENTIFIER and declaration.kind in self.function_kinds:
             role = Role.CALL
-        reference = self._placed(cursor, cuda, role, (path, line, column, offset), function)
+        # std::sqrt in device code is the device function `sqrt`: named as the rules name it.
+        reference = self._placed(cursor, declaration, role, (path, line, column, offset), function, cuda is not None)
         if reference is not None:
             self.files[path].references.append(reference)
 
@@ -175,15 +190,21 @@ class _Walk:
         path = self.locate.expansion(declaration.location)[0]
         return path is not None and self.env.is_cuda(path)
 
-    def _placed(self, cursor, declaration, role: Role, where: tuple, function: str) -> Reference | None:
+    def _system_function(self, declaration) -> bool:
+        """A standard library function (std::sqrt) called in device code: a CUDA device function there."""
+        return declaration.kind in self.function_kinds and declaration.location.is_in_system_header
+
+    def _placed(self, cursor, declaration, role: Role, where: tuple, function: str, qualify: bool) -> Reference | None:
         """Where the reference is written (a macro argument is written too), or the macro use it comes through."""
         path, line, column, offset = where
         source = self.sources[path]
-        name, qualified = declaration.spelling, _qualified_name(self.cindex, declaration)
+        name = declaration.spelling
+        qualified = _qualified_name(self.cindex, declaration) if qualify else name
         spelled_path, spelled_line, spelled_column, spelled_offset = self.locate.spelling(cursor.location)
         if spelled_path == path and source[spelled_offset:spelled_offset + len(name.encode())] == name.encode():
             end = spelled_offset + len(name.encode())
-            qualifier = _QUALIFIER.search(source, max(0, spelled_offset - 200), spelled_offset)
+            # `thrust::sort` starts at its qualifier; `std::sqrt` reaching the global ::sqrt is the name alone.
+            qualifier = _QUALIFIER.search(source, max(0, spelled_offset - 200), spelled_offset) if qualified != name else None
             start = qualifier.start() if qualifier else spelled_offset
             written = re.sub(rb"\s+", b"", source[start:end]).decode("utf-8", "replace")
             if qualified != name:
@@ -286,20 +307,20 @@ def parse_unit(path: str, data: bytes, flags: list[str], env: HeaderEnvironment,
     """The CUDA names of a unit, in its own file and in the `project_headers` (real paths) it includes."""
     cindex = load_cindex()
     arguments = env.arguments(flags)
-    prefix = cuda_includes(path, data, flags, env)
-    pch = precompiled(arguments, prefix, env)
+    prefix = prefix_of(path, data, flags, env)
+    pch = precompiled(arguments, prefix.lines, env)
     try:
         unit = _parse(cindex, path, data, arguments, pch)
         if _refused(cindex, unit, pch):
             discard(pch)
-            pch = precompiled(arguments, prefix, env)
+            pch = precompiled(arguments, prefix.lines, env)
             unit = _parse(cindex, path, data, arguments, pch)
     except cindex.TranslationUnitLoadError as exc:
         return UnitNames({}, {}, frozenset(), (), f"clang could not parse it ({exc})")
     problem = _problem(cindex, unit)
     if problem:
         return UnitNames({}, {}, frozenset(), (), problem)
-    depends = _depends(cindex, unit, env)
+    depends = tuple(sorted(set(_depends(cindex, unit, env)) | set(prefix.files)))
     sources = {os.path.realpath(path): data, **_read(p for p in depends if p in project_headers)}
     walk = _Walk(cindex, unit, env, sources)
     files = walk.run()

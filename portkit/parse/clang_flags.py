@@ -87,14 +87,25 @@ def default_flags(path: str) -> list[str]:
     return [f"-I{d}" for d in dirs]
 
 
-def search_dirs(flags: list[str]) -> list[str]:
-    """The directories of -I and -isystem flags, in order."""
+def nearest_flags(database: dict[str, list[str]], path: str) -> list[str] | None:
+    """The unit's entry, else the entry nearest to it (the same directory, else the closest one up): a unit
+    the database lacks (FindCUDA's custom commands, a header-only build) most likely shares its neighbours' flags."""
+    if path in database:
+        return database[path]
+    if not database:
+        return None
+    here = os.path.dirname(path)
+    return database[max(sorted(database), key=lambda other: len(os.path.commonpath([here, os.path.dirname(other)])))]
+
+
+def search_dirs(flags: list[str]) -> list[tuple[str, bool]]:
+    """The directories of -I and -isystem flags, in order, each with whether it holds system headers."""
     dirs = []
     for index, word in enumerate(flags):
         if word in ("-I", "-isystem") and index + 1 < len(flags):
-            dirs.append(flags[index + 1])
+            dirs.append((flags[index + 1], word == "-isystem"))
         elif word.startswith("-isystem") and len(word) > len("-isystem"):
-            dirs.append(word[len("-isystem"):])
+            dirs.append((word[len("-isystem"):], True))
         elif word.startswith("-I") and len(word) > 2:
-            dirs.append(word[2:])
+            dirs.append((word[2:], False))
     return dirs

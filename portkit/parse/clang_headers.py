@@ -150,40 +150,55 @@ def header_environment(libraries: dict[str, str], declare: Declare) -> HeaderEnv
     return HeaderEnvironment(dirs, os.path.realpath(final), resource, standins, key)
 
 
-def _resolve(name: str, directory: str | None, dirs: list[str]) -> str | None:
-    for candidate in ([directory] if directory else []) + dirs:
+def _resolve(name: str, directory: str | None, dirs: list[tuple[str, bool]]) -> tuple[str | None, bool]:
+    """Where an include is found, and whether it is a system header (-isystem, CUDA's), as a compiler sees it."""
+    for candidate, system in ([(directory, False)] if directory else []) + dirs:
         path = os.path.join(candidate, name)
         if os.path.isfile(path):
-            return os.path.realpath(path)
-    return None
+            return os.path.realpath(path), system
+    return None, True
 
 
-def cuda_includes(path: str, data: bytes, flags: list[str], env: HeaderEnvironment) -> tuple[str, ...]:
-    """The CUDA headers a unit includes, itself or through the project's headers, in order (`curand.h`...).
+@dataclasses.dataclass(frozen=True)
+class Prefix:
+    """What a unit includes from outside the project, in order: the headers its precompiled header holds."""
 
-    A textual scan (conditions are not evaluated): what the unit's precompiled header holds.
-    """
-    dirs = search_dirs(flags) + list(env.include_dirs) + [env.standin_dir]
-    found: dict[str, None] = {}
+    lines: tuple[str, ...]  # `<curand.h>`, `<vector>`, `"/opt/lib/include/x.h"`
+    files: tuple[str, ...]  # those that are files outside the CUDA headers: a change to one changes the result
+
+
+def prefix_of(path: str, data: bytes, flags: list[str], env: HeaderEnvironment) -> Prefix:
+    """The headers a unit includes, itself or through the project's headers, that are not the project's:
+    CUDA's and the system's (-isystem directories, and what the search path does not find: the compiler's).
+    A textual scan: conditions are not evaluated, and an include nothing finds stays in (an error, not a
+    fatal one, in the precompiled header). User headers (found next to the includer or through -I) are
+    followed: they are the project's, parsed with each unit."""
+    dirs = search_dirs(flags) + [(d, True) for d in env.include_dirs] + [(env.standin_dir, True)]
+    lines: dict[str, None] = {}
+    files: dict[str, None] = {}
     seen = {os.path.realpath(path)}
 
     def visit(directory: str, text: bytes) -> None:
         for delimiter, raw in _INCLUDE.findall(text):
             name = raw.decode("utf-8", "replace").strip()
-            resolved = _resolve(name, directory if delimiter == b'"' else None, dirs)
-            if resolved is None or resolved in seen:
+            resolved, system = _resolve(name, directory if delimiter == b'"' else None, dirs)
+            if resolved in seen:
                 continue
-            seen.add(resolved)
-            if env.is_cuda(resolved):
-                found.setdefault(name)
-                continue
-            try:
-                visit(os.path.dirname(resolved), Path(resolved).read_bytes())
-            except OSError:
-                continue
+            if resolved is not None:
+                seen.add(resolved)
+            if resolved is None or env.is_cuda(resolved):
+                lines.setdefault(f"<{name}>")
+            elif system:
+                lines.setdefault(f'"{resolved}"')
+                files.setdefault(resolved)
+            else:
+                try:
+                    visit(os.path.dirname(resolved), Path(resolved).read_bytes())
+                except OSError:
+                    pass
 
     visit(os.path.dirname(os.path.realpath(path)), data)
-    return tuple(found)
+    return Prefix(tuple(lines), tuple(files))
 
 
 def included_names(paths: Iterable[str]) -> set[str]:

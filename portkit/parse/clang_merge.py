@@ -69,10 +69,12 @@ def _resolved(occurrence: Occurrence) -> Occurrence:
 
 def _kept(occurrence: Occurrence, names: FileNames, macros: frozenset[str], unseen: set[int],
           device: list[tuple[int, int]]) -> Occurrence | None:
-    """A tree-sitter name clang did not resolve: a CUDA macro in active code, or where clang cannot see (a line
-    with a name it knows no declaration of, which can hide the call around it; device-only code)."""
+    """A tree-sitter name clang did not resolve: a CUDA macro in active code (clang records no use of a macro
+    from the precompiled header), or where clang cannot see (a line with a name it knows no declaration of,
+    which can hide the call around it; device-only code)."""
     start = occurrence.span.start
-    if occurrence.text in macros and any(a <= start < b for a, b, _ in names.expansions):
+    active = not any(a <= start < b for a, b in names.skipped)
+    if occurrence.text in macros and active:
         return _resolved(occurrence)
     if occurrence.position.line in unseen or any(a <= start < b for a, b in device):
         return occurrence

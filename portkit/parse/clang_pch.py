@@ -1,10 +1,12 @@
-"""A precompiled header of the CUDA headers a unit includes: built once per (arguments, headers), reused.
+"""A precompiled header of what a unit includes from outside the project: built once per (arguments,
+headers), reused across units and runs.
 
-Most of a unit's parse time is the CUDA headers (Thrust alone takes seconds). A
-precompiled header holds them parsed, for every unit with the same arguments and
-CUDA includes, in this run and the next. It is built with function bodies
-skipped: the engine needs only the declarations of CUDA headers, and templates
-such as thrust::sort then instantiate without bodies, which is most of the gain.
+Most of a unit's parse time is headers that are not the project's: CUDA's (Thrust
+alone takes seconds) and the system's (<bits/stdc++.h> as much). A precompiled
+header holds them parsed, for every unit with the same arguments and includes, in
+this run and the next. It is built with function bodies skipped: the engine needs
+only their declarations, and templates such as thrust::sort then instantiate
+without bodies, which is most of the gain.
 Files live in the cache directory under a key of everything that shapes them;
 clang refuses one whose headers changed since, and the engine then rebuilds it.
 """
@@ -26,7 +28,7 @@ try:
 except ImportError:  # not POSIX: two runs may build the same header twice, which only costs time
     fcntl = None  # type: ignore[assignment]
 
-_FORMAT = "1"
+_FORMAT = "2"  # bump when what a precompiled header holds changes
 _KEEP_GOING = 0x200  # CXTranslationUnit_KeepGoing
 
 
@@ -66,12 +68,12 @@ def _load(base: Path) -> Precompiled | None:
 def _build(base: Path, arguments: list[str], headers: tuple[str, ...], env: HeaderEnvironment) -> Precompiled | None:
     cindex = load_cindex()
     prefix = base.with_suffix(".h")
-    prefix.write_text("".join(f"#include <{h}>\n" for h in headers), encoding="utf-8")
+    prefix.write_text("".join(f"#include {h}\n" for h in headers), encoding="utf-8")
     options = (cindex.TranslationUnit.PARSE_INCOMPLETE | cindex.TranslationUnit.PARSE_SKIP_FUNCTION_BODIES
                | _KEEP_GOING)
     unit = cindex.Index.create().parse(str(prefix), args=arguments, options=options)
     if any(d.severity >= cindex.Diagnostic.Fatal for d in unit.diagnostics):
-        return None  # a header it needs is missing: the unit is parsed without a precompiled header
+        return None  # the unit is parsed without a precompiled header
     included = {os.path.realpath(i.include.name) for i in unit.get_includes()}
     temporary = base.parent / f"{base.name}.{os.getpid()}.tmp"
     try:
@@ -80,13 +82,26 @@ def _build(base: Path, arguments: list[str], headers: tuple[str, ...], env: Head
     except (cindex.TranslationUnitSaveError, OSError):
         temporary.unlink(missing_ok=True)
         return None
-    macros = sorted(macro_names(p for p in included if env.is_cuda(p)))
+    candidates = sorted(macro_names(p for p in included if env.is_cuda(p)))
+    macros = _defined(cindex, arguments, base.with_suffix(".pch"), candidates)
     write_entry(base.with_suffix(".json"), {"macros": macros})
     return Precompiled(str(base.with_suffix(".pch")), frozenset(macros))
 
 
+def _defined(cindex, arguments: list[str], pch: Path, candidates: list[str]) -> list[str]:
+    """The candidates that are macros once the headers are read: a textual scan cannot tell a #define under a
+    false #if (cuda_runtime_api.h's per-thread-stream names) from one that holds."""
+    probe = str(pch.with_suffix(".probe.cu"))
+    text = "".join(f"#ifdef {name}\nint portkit_defined_{index};\n#endif\n" for index, name in enumerate(candidates))
+    unit = cindex.Index.create().parse(probe, args=arguments + ["-include-pch", str(pch)], unsaved_files=[(probe, text)],
+                                       options=_KEEP_GOING)
+    found = [c.spelling for c in unit.cursor.get_children() if c.spelling.startswith("portkit_defined_")]
+    return sorted(candidates[int(name.rsplit("_", 1)[1])] for name in found)
+
+
 def precompiled(arguments: list[str], headers: tuple[str, ...], env: HeaderEnvironment) -> Precompiled | None:
-    """The precompiled `headers` for units parsed with `arguments`; None when they cannot be precompiled."""
+    """The precompiled `headers` (include lines: `<cuda_runtime.h>`, `"/abs/x.h"`) for units parsed with
+    `arguments`; None when they cannot be precompiled."""
     directory = cache_root() / "clang-pch"
     base = directory / _key(arguments, headers, env)
     found = _load(base)
