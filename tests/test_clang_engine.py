@@ -259,3 +259,17 @@ def test_shim_takes_the_clang_engine(tmp_path: Path) -> None:
     (tmp_path / "a.cu").write_text("#include <cuda_runtime.h>\n#define FREE(p) cudaFree(p)\nvoid f(float* p) { FREE(p); }\n")
     assert main(["shim", "--engine", "clang", "--no-cache", str(tmp_path / "a.cu"), "-o", str(tmp_path / "gpu.h")]) == 0
     assert "hipFree" in (tmp_path / "gpu.h").read_text()
+
+
+def test_what_a_host_side_parse_cannot_see(tmp_path: Path, capsys) -> None:
+    """Device-only branches keep tree-sitter's names; CUDA macros and std:: math in device code are CUDA uses."""
+    (tmp_path / "d.cu").write_text(
+        "#include <cmath>\n#include <cuda_runtime.h>\n__global__ void k(float* o, float s) {\n"
+        "#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800\n  o[0] = __fmaf_rn(s, 1.0f, 0.0f);\n#endif\n"
+        "  o[1] = std::sqrt(s);\n}\n"
+        "void h(cudaStream_t* s) { cudaStreamCreateWithFlags(s, cudaStreamNonBlocking); }\n")
+    found = {(f["line"], f["name"]): f["engine"] for f in scan(capsys, "clang", str(tmp_path / "d.cu"))["findings"]
+             if f["code"] == "PK100"}
+    assert found[(5, "__fmaf_rn")] == "tree-sitter"
+    assert found[(7, "sqrt")] == "clang"
+    assert found[(9, "cudaStreamNonBlocking")] == "clang"  # a macro in driver_types.h

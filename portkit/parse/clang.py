@@ -24,6 +24,7 @@ from portkit.parse.clang_setup import load_cindex
 
 _KEEP_GOING = 0x200  # CXTranslationUnit_KeepGoing: one missing include does not stop the unit
 _QUALIFIER = re.compile(rb"(?:[A-Za-z_]\w*\s*::\s*)+$")
+_IDENTIFIER = re.compile(rb"[A-Za-z_]\w*")
 # Errors that mean "no declaration at all": tree-sitter's view of the name stands.
 _UNDECLARED = re.compile(r"^(use of undeclared identifier|unknown type name|no template named|unknown template name"
                          r"|no member named '\w+' in namespace|no type named '\w+' in namespace)")
@@ -51,7 +52,6 @@ class FileNames:
 
     references: list[Reference] = dataclasses.field(default_factory=list)
     undeclared: set[int] = dataclasses.field(default_factory=set)  # offsets of names clang found no declaration for
-    expansions: list[tuple[int, int, str]] = dataclasses.field(default_factory=list)  # (start, end, macro)
     skipped: list[tuple[int, int]] = dataclasses.field(default_factory=list)  # inactive preprocessor branches
 
 
@@ -118,24 +118,11 @@ class _Walk:
         self.device_attributes = {kinds.CUDADEVICE_ATTR, kinds.CUDAGLOBAL_ATTR}
 
     def run(self) -> dict[str, FileNames]:
-        macro = self.cindex.CursorKind.MACRO_INSTANTIATION
-        tops = []
         for top in self.unit.cursor.get_children():
             location = top.location
             # Declarations from the precompiled header (thousands, <bits/stdc++.h>) are never the project's;
             # clang gives loaded locations the top of its location space, this unit's own the bottom.
-            if location.int_data & _OFFSET_BITS >= _LOADED_FROM:
-                continue
-            path = self.locate.expansion(location)[0]
-            if path in self.files:
-                tops.append((top, path))
-        # Macro uses first: a reference inside one is attributed to it.
-        for top, path in tops:
-            if top.kind == macro:
-                extent = top.extent
-                self.files[path].expansions.append((extent.start.offset, extent.end.offset, top.spelling))
-        for top, _ in tops:
-            if top.kind != macro:
+            if location.int_data & _OFFSET_BITS < _LOADED_FROM and self.locate.expansion(location)[0] in self.files:
                 self._visit(top)
         return self.files
 
@@ -213,9 +200,11 @@ class _Walk:
                 end = start
             return Reference(start, end, role, qualified if qualified != name else name,
                              spelled_line, spelled_column - (spelled_offset - start), function)
-        macro = next((m for a, b, m in self.files[path].expansions if a <= offset < b), "")
-        if not macro:
-            return None  # implicit: an operator call, a launch's configuration call
+        # From a macro's body: the use starts with the macro's name. Else implicit (an operator, a launch's setup).
+        macro = _IDENTIFIER.match(source, offset)
+        if macro is None:
+            return None
+        macro = macro.group().decode()
         role = Role.QUALIFIED if qualified != name else role
         return Reference(offset, offset, role, qualified, line, column, function, macro)
 
@@ -273,6 +262,7 @@ def _depends(cindex, unit, env: HeaderEnvironment) -> tuple[str, ...]:
 
 
 def _parse(cindex, path: str, data: bytes, arguments: list[str], pch: Precompiled | None):
+    # The detailed record holds the inactive #if branches (clang_getAllSkippedRanges).
     options = cindex.TranslationUnit.PARSE_DETAILED_PROCESSING_RECORD | _KEEP_GOING
     extra = ["-include-pch", pch.path] if pch is not None else []
     return cindex.Index.create().parse(path, args=arguments + extra, options=options,
@@ -283,6 +273,21 @@ def _refused(cindex, unit, pch: Precompiled | None) -> bool:
     """clang would not load the precompiled header (a header changed since it was built)."""
     return pch is not None and any(d.severity >= cindex.Diagnostic.Fatal and
                                    ("precompiled" in d.spelling or pch.path in d.spelling) for d in unit.diagnostics)
+
+
+def _parsed(cindex, path: str, data: bytes, arguments: list[str], headers: tuple[str, ...], env: HeaderEnvironment):
+    """The unit parsed with its precompiled header; one clang refuses (its headers changed since) is rebuilt once."""
+    pch = precompiled(arguments, headers, env)
+    try:
+        unit = _parse(cindex, path, data, arguments, pch)
+        if not _refused(cindex, unit, pch):
+            return unit, pch
+    except cindex.TranslationUnitLoadError:
+        if pch is None:
+            raise
+    discard(pch)
+    pch = precompiled(arguments, headers, env)
+    return _parse(cindex, path, data, arguments, pch), pch
 
 
 def _read(paths) -> dict[str, bytes]:
@@ -308,13 +313,8 @@ def parse_unit(path: str, data: bytes, flags: list[str], env: HeaderEnvironment,
     cindex = load_cindex()
     arguments = env.arguments(flags)
     prefix = prefix_of(path, data, flags, env)
-    pch = precompiled(arguments, prefix.lines, env)
     try:
-        unit = _parse(cindex, path, data, arguments, pch)
-        if _refused(cindex, unit, pch):
-            discard(pch)
-            pch = precompiled(arguments, prefix.lines, env)
-            unit = _parse(cindex, path, data, arguments, pch)
+        unit, pch = _parsed(cindex, path, data, arguments, prefix.lines, env)
     except cindex.TranslationUnitLoadError as exc:
         return UnitNames({}, {}, frozenset(), (), f"clang could not parse it ({exc})")
     problem = _problem(cindex, unit)

@@ -20,10 +20,21 @@ def find_compile_database(paths: list[str], explicit: str | None) -> Path | None
             raise InputError(f"{explicit}: no compile_commands.json there")
         return path
     for root in paths:
-        for candidate in (Path(root) / "compile_commands.json", Path(root) / "build" / "compile_commands.json"):
-            if candidate.is_file():
-                return candidate
+        for directory in _upwards(Path(root).resolve()):
+            for candidate in (directory / "compile_commands.json", directory / "build" / "compile_commands.json"):
+                if candidate.is_file():
+                    return candidate
     return None
+
+
+def _upwards(start: Path) -> list[Path]:
+    """A scanned directory (a file's own) and those above it, as clang's tools look, up to the repository's root."""
+    found = []
+    for directory in ([start] if start.is_dir() else []) + list(start.parents):
+        found.append(directory)
+        if (directory / ".git").exists():
+            break
+    return found
 
 
 def read_compile_database(path: Path) -> dict[str, list[str]]:
