@@ -25,7 +25,7 @@ from portkit.cache import FileResult, ScanCache, cache_salt
 from portkit.codes import API_UNKNOWN
 from portkit.model import Finding, ParsedFile, Role, Severity
 from portkit.parse import parse_source
-from portkit.parse.clang_headers import HeaderEnvironment
+from portkit.parse.clang_headers import HeaderEnvironment, Prefix
 from portkit.parse.clang_merge import ClangParse
 from portkit.rules import RuleDatabase, Target, load_database
 from portkit.settings import RunSettings
@@ -84,6 +84,7 @@ class ClangJob:
     env: HeaderEnvironment
     compile_flags: dict[str, list[str]] | None  # from compile_commands.json, by resolved path
     project_headers: dict[str, str]  # the walked headers: real path -> path as walked
+    prefixes: dict[str, Prefix] = dataclasses.field(default_factory=dict)  # by real path: a precompiled header's
 
     def flags(self, path: str) -> list[str]:
         from portkit.parse.clang_flags import default_flags, nearest_flags
@@ -110,8 +111,11 @@ class Job:
         return self.clang is not None and path.lower().endswith(CLANG_UNITS)
 
     def cache_key(self, file: SourceFile) -> bytes:
-        """What besides its bytes a file's result depends on: a unit's compile flags, with clang."""
-        return json.dumps(self.clang.flags(file.path)).encode() if self.clang and self.is_clang_unit(file.path) else b""
+        """What besides its bytes a file's result depends on: with clang, a unit's flags and precompiled headers."""
+        if self.clang is None or not self.is_clang_unit(file.path):
+            return b""
+        prefix = self.clang.prefixes.get(os.path.realpath(file.path))
+        return json.dumps([self.clang.flags(file.path), list(prefix.lines) if prefix else []]).encode()
 
 
 def parse_bytes(path: str, data: bytes, job: Job) -> ParsedFile:
@@ -132,7 +136,7 @@ def _with_engine(parsed: ParsedFile, data: bytes, job: Job) -> ClangParse:
     from portkit.parse.clang_merge import with_clang_names
 
     return with_clang_names(parsed, data, job.clang.flags(parsed.path), job.clang.env, job.clang.project_headers,
-                            functools.partial(_reparse, job))
+                            functools.partial(_reparse, job), job.clang.prefixes.get(os.path.realpath(parsed.path)))
 
 
 def _reparse(job: Job, path: str, data: bytes) -> ParsedFile:
@@ -252,7 +256,7 @@ def _with_progress(results: Iterator[FileResult], total: int, enabled: bool) -> 
 def clang_job(settings: RunSettings, rules: RuleDatabase, files: list[SourceFile]) -> ClangJob:
     """The header environment (stand-ins written from the rules for what this machine lacks) and the flags."""
     from portkit.parse.clang_flags import find_compile_database, read_compile_database
-    from portkit.parse.clang_headers import header_environment, included_names
+    from portkit.parse.clang_headers import header_environment, included_names, shared_prefixes
     from portkit.parse.clang_setup import load_cindex, resource_dir
     from portkit.rules.declarations import header_libraries, library_declarations, library_for_header
 
@@ -268,7 +272,19 @@ def clang_job(settings: RunSettings, rules: RuleDatabase, files: list[SourceFile
             libraries[name] = library
     env = header_environment(libraries, functools.partial(library_declarations, rules))
     headers = {os.path.realpath(path): path for path in sources if not path.lower().endswith(CLANG_UNITS)}
-    return ClangJob(env, read_compile_database(database) if database is not None else None, headers)
+    job = ClangJob(env, read_compile_database(database) if database is not None else None, headers)
+    units = {os.path.realpath(path): (job.flags(path), data) for path, data in _read_units(sources)}
+    return dataclasses.replace(job, prefixes=shared_prefixes(units, env))
+
+
+def _read_units(paths: list[str]) -> Iterator[tuple[str, bytes]]:
+    for path in paths:
+        if path.lower().endswith(CLANG_UNITS):
+            try:
+                with open(path, "rb") as handle:
+                    yield path, handle.read()
+            except OSError:
+                continue
 
 
 def _log_engine(results: list[FileResult], job: Job) -> None:

@@ -273,3 +273,13 @@ def test_what_a_host_side_parse_cannot_see(tmp_path: Path, capsys) -> None:
     assert found[(5, "__fmaf_rn")] == "tree-sitter"
     assert found[(7, "sqrt")] == "clang"
     assert found[(9, "cudaStreamNonBlocking")] == "clang"  # a macro in driver_types.h
+
+
+def test_units_with_the_same_flags_share_a_precompiled_header(tmp_path: Path, capsys, monkeypatch) -> None:
+    monkeypatch.setenv("PORTKIT_CACHE_DIR", str(tmp_path / "cache"))
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "a.cu").write_text("#include <cuda_runtime.h>\n#include <vector>\nvoid a() { cudaFree(0); }\n")
+    (tmp_path / "src" / "b.cu").write_text("#include <cuda_runtime.h>\n#include <map>\nvoid b() { cudaDeviceReset(); }\n")
+    data = scan(capsys, "clang", str(tmp_path / "src"))
+    assert {f["name"] for f in data["findings"] if f["engine"] == "clang"} == {"cudaFree", "cudaDeviceReset"}
+    assert len(list((tmp_path / "cache" / "clang-pch").glob("*.pch"))) == 1

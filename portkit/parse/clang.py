@@ -2,8 +2,8 @@
 
 tree-sitter sees tokens; clang sees what they mean. With `--engine clang` each
 translation unit is parsed as CUDA (host side), against a precompiled header of
-the CUDA headers it includes (clang_pch.py) and stand-ins for the ones this
-machine lacks (clang_headers.py). Every reference whose declaration lives in a
+what it includes from outside the project (clang_pch.py) and stand-ins for the
+CUDA headers this machine lacks (clang_headers.py). Every reference whose declaration lives in a
 CUDA header is a CUDA use, attributed to the place it is written, or to the
 macro use it comes through; in the unit's own file and in the project's headers
 it includes. References to the project's own declarations (a
@@ -18,7 +18,7 @@ import os
 import re
 
 from portkit.model import Role
-from portkit.parse.clang_headers import HeaderEnvironment, macro_names, prefix_of
+from portkit.parse.clang_headers import HeaderEnvironment, Prefix, macro_names, prefix_of
 from portkit.parse.clang_pch import Precompiled, discard, precompiled
 from portkit.parse.clang_setup import load_cindex
 
@@ -48,7 +48,7 @@ class Reference:
 
 @dataclasses.dataclass
 class FileNames:
-    """What clang found in one file of a unit: CUDA references, undeclared names, active macro uses."""
+    """What clang found in one file of a unit: CUDA references, undeclared names, inactive branches."""
 
     references: list[Reference] = dataclasses.field(default_factory=list)
     undeclared: set[int] = dataclasses.field(default_factory=set)  # offsets of names clang found no declaration for
@@ -302,17 +302,19 @@ def _read(paths) -> dict[str, bytes]:
 
 
 def _cuda_macros(unit, env: HeaderEnvironment, pch: Precompiled | None) -> frozenset[str]:
+    """The precompiled header's checked macros; without one, every name its CUDA headers #define."""
     if pch is not None:
         return pch.macros
     return macro_names(p for p in (os.path.realpath(i.include.name) for i in unit.get_includes()) if env.is_cuda(p))
 
 
 def parse_unit(path: str, data: bytes, flags: list[str], env: HeaderEnvironment,
-               project_headers: frozenset[str]) -> UnitNames:
-    """The CUDA names of a unit, in its own file and in the `project_headers` (real paths) it includes."""
+               project_headers: frozenset[str], prefix: Prefix | None = None) -> UnitNames:
+    """The CUDA names of a unit, in its own file and in the `project_headers` (real paths) it includes;
+    `prefix`: what its precompiled header holds (by default, what it includes from outside the project)."""
     cindex = load_cindex()
     arguments = env.arguments(flags)
-    prefix = prefix_of(path, data, flags, env)
+    prefix = prefix or prefix_of(path, data, flags, env)
     try:
         unit, pch = _parsed(cindex, path, data, arguments, prefix.lines, env)
     except cindex.TranslationUnitLoadError as exc:

@@ -201,6 +201,23 @@ def prefix_of(path: str, data: bytes, flags: list[str], env: HeaderEnvironment) 
     return Prefix(tuple(lines), tuple(files))
 
 
+def shared_prefixes(units: dict[str, tuple[list[str], bytes]], env: HeaderEnvironment) -> dict[str, Prefix]:
+    """One prefix for all the units with the same flags (`units`: path -> (flags, bytes)): the union of what each
+    includes, so that one precompiled header serves them all, not one per unit's own set of includes."""
+    groups: dict[tuple[str, ...], list[str]] = {}
+    found: dict[str, Prefix] = {}
+    for path in sorted(units):
+        flags, data = units[path]
+        groups.setdefault(tuple(flags), []).append(path)
+        found[path] = prefix_of(path, data, flags, env)
+    shared = {}
+    for members in groups.values():
+        union = Prefix(tuple(dict.fromkeys(line for m in members for line in found[m].lines)),
+                       tuple(dict.fromkeys(file for m in members for file in found[m].files)))
+        shared.update((member, union) for member in members)
+    return shared
+
+
 def included_names(paths: Iterable[str]) -> set[str]:
     """Every header the files include with angle brackets (`curand.h`): those a stand-in may have to answer."""
     names: set[str] = set()

@@ -18,7 +18,7 @@ from typing import Callable
 
 from portkit.model import Occurrence, ParsedFile, Position, Role, Span
 from portkit.parse.clang import FileNames, UnitNames, parse_unit
-from portkit.parse.clang_headers import HeaderEnvironment
+from portkit.parse.clang_headers import HeaderEnvironment, Prefix
 
 # Marks occurrences clang resolved to a CUDA declaration: no name-based shadowing applies.
 RESOLVED = (("engine", "clang"),)
@@ -125,10 +125,11 @@ def _headers(names: UnitNames, project_headers: dict[str, str],
 
 
 def with_clang_names(parsed: ParsedFile, data: bytes, flags: list[str], env: HeaderEnvironment,
-                     project_headers: dict[str, str], parse: Callable[[str, bytes], ParsedFile]) -> ClangParse:
+                     project_headers: dict[str, str], parse: Callable[[str, bytes], ParsedFile],
+                     prefix: Prefix | None = None) -> ClangParse:
     """The unit's parse with clang's names, and its project headers' (`project_headers`: real path -> path as
     walked; `parse` is tree-sitter's); unchanged, with the reason, when clang cannot parse it."""
-    names = parse_unit(parsed.path, data, flags, env, frozenset(project_headers))
+    names = parse_unit(parsed.path, data, flags, env, frozenset(project_headers), prefix)
     if names.problem:
         return ClangParse(parsed, problem=f"{names.problem}; fell back to tree-sitter for this file")
     unit_path = os.path.realpath(parsed.path)

@@ -30,6 +30,7 @@ except ImportError:  # not POSIX: two runs may build the same header twice, whic
 
 _FORMAT = "2"  # bump when what a precompiled header holds changes
 _KEEP_GOING = 0x200  # CXTranslationUnit_KeepGoing
+_KEPT_BYTES = 2 << 30  # precompiled headers kept (tens of MB each); the least recently used go first
 
 
 @dataclasses.dataclass(frozen=True)
@@ -62,7 +63,24 @@ def _load(base: Path) -> Precompiled | None:
     pch = base.with_suffix(".pch")
     if not isinstance(entry, dict) or not isinstance(entry.get("macros"), list) or not pch.is_file():
         return None
+    try:
+        os.utime(pch)  # recently used: pruned last
+    except OSError:
+        pass
     return Precompiled(str(pch), frozenset(entry["macros"]))
+
+
+def _prune(directory: Path) -> None:
+    """Keep the most recently used precompiled headers, up to _KEPT_BYTES."""
+    try:
+        found = sorted(((p.stat().st_mtime, p.stat().st_size, p) for p in directory.glob("*.pch")), reverse=True)
+    except OSError:
+        return
+    total = 0
+    for _, size, pch in found:
+        total += size
+        if total > _KEPT_BYTES:
+            discard(Precompiled(str(pch), frozenset()))
 
 
 def _build(base: Path, arguments: list[str], headers: tuple[str, ...], env: HeaderEnvironment) -> Precompiled | None:
@@ -110,12 +128,16 @@ def precompiled(arguments: list[str], headers: tuple[str, ...], env: HeaderEnvir
     try:
         directory.mkdir(parents=True, exist_ok=True)
         with _locked(base.with_suffix(".lock")):
-            return _load(base) or _build(base, arguments, headers, env)
+            found = _load(base)
+            if found is None:
+                found = _build(base, arguments, headers, env)
+                _prune(directory)
+            return found
     except OSError:
         return None
 
 
 def discard(found: Precompiled) -> None:
-    """Forget a header clang refused (its headers changed since): the next unit rebuilds it."""
-    for suffix in (".pch", ".json"):
+    """Forget a precompiled header (clang refused it: its headers changed since); the next unit rebuilds it."""
+    for suffix in (".pch", ".json", ".h"):
         Path(found.path).with_suffix(suffix).unlink(missing_ok=True)
