@@ -9,9 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import hashlib
 import json
-import logging
 import multiprocessing
 import os
 import sys
@@ -23,9 +21,9 @@ from portkit.analyze.hazards import INTERESTING_NAMES, WARP_LITERALS
 from portkit.analyze.names import is_interesting, needs_aliases, resolve_pending
 from portkit.cache import FileResult, ScanCache, cache_salt
 from portkit.codes import API_UNKNOWN
+from portkit.engines import CLANG_UNITS, ClangJob, clang_job, digests, findings_of_headers, log_engine
 from portkit.model import Finding, ParsedFile, Role, Severity
 from portkit.parse import parse_source
-from portkit.parse.clang_headers import HeaderEnvironment, Prefix
 from portkit.parse.clang_merge import ClangParse
 from portkit.rules import RuleDatabase, Target, load_database
 from portkit.settings import RunSettings
@@ -34,9 +32,6 @@ from portkit.walk import SourceFile, classify, discover, read_source
 # Below this many files a process pool costs more than it saves.
 _POOL_THRESHOLD = 16
 _PROGRESS_THRESHOLD = 50
-CLANG_UNITS = (".cu", ".cpp", ".cc", ".cxx", ".c")
-# What the run says about itself (the clang engine's flags and fallbacks); the CLI shows it on stderr.
-log = logging.getLogger("portkit")
 
 
 @dataclasses.dataclass(frozen=True, order=True)
@@ -75,23 +70,6 @@ class ScanResult:
         for finding in self.findings:
             grouped.setdefault(finding.path, []).append(finding)
         return grouped
-
-
-@dataclasses.dataclass(frozen=True)
-class ClangJob:
-    """What the clang engine needs for every unit: the headers, the flags, the project's headers."""
-
-    env: HeaderEnvironment
-    compile_flags: dict[str, list[str]] | None  # from compile_commands.json, by resolved path
-    project_headers: dict[str, str]  # the walked headers: real path -> path as walked
-    prefixes: dict[str, Prefix] = dataclasses.field(default_factory=dict)  # by real path: a precompiled header's
-
-    def flags(self, path: str) -> list[str]:
-        from portkit.parse.clang_flags import default_flags, nearest_flags
-
-        if self.compile_flags is None:
-            return default_flags(path)
-        return nearest_flags(self.compile_flags, os.path.realpath(path)) or default_flags(path)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -143,17 +121,6 @@ def _reparse(job: Job, path: str, data: bytes) -> ParsedFile:
     return parse_bytes(path, data, job)
 
 
-def _digests(paths: Iterable[str]) -> tuple[tuple[str, str], ...]:
-    found = []
-    for path in paths:
-        try:
-            with open(path, "rb") as handle:
-                found.append((path, hashlib.sha256(handle.read()).hexdigest()))
-        except OSError:
-            found.append((path, ""))
-    return tuple(found)
-
-
 def process_file(job: Job, file: SourceFile, data: bytes | None = None) -> FileResult:
     """Read (unless given the bytes), parse and analyse one file: the unit of parallel work."""
     read = read_source(file.path) if data is None else classify(data)
@@ -179,7 +146,7 @@ def process_file(job: Job, file: SourceFile, data: bytes | None = None) -> FileR
         suppressions=tuple((o.position.line, o.detail) for o in occurrences if o.role is Role.SUPPRESSION),
         pending=tuple(o for o in occurrences if o.role is Role.QUALIFIED and needs_aliases(o, context)),
         headers=tuple((h.path, tuple(analyze(h, _file_context(h, job)))) for h in engine.headers),
-        depends=_digests(engine.depends),
+        depends=digests(engine.depends),
     )
 
 
@@ -253,61 +220,6 @@ def _with_progress(results: Iterator[FileResult], total: int, enabled: bool) -> 
             yield result
 
 
-def clang_job(settings: RunSettings, rules: RuleDatabase, files: list[SourceFile]) -> ClangJob:
-    """The header environment (stand-ins written from the rules for what this machine lacks) and the flags."""
-    from portkit.parse.clang_flags import find_compile_database, read_compile_database
-    from portkit.parse.clang_headers import header_environment, included_names, shared_prefixes
-    from portkit.parse.clang_setup import load_cindex, resource_dir
-    from portkit.rules.declarations import header_libraries, library_declarations, library_for_header
-
-    load_cindex()
-    database = find_compile_database(list(settings.paths), settings.compile_database)
-    where = f"flags from {database}" if database else "no compile_commands.json found; default flags (the files' include/ directories)"
-    log.info("clang engine: %s; clang resource directory: %s", where, resource_dir())
-    sources = [f.path for f in files if f.file_type == "source"]
-    libraries = header_libraries(rules)
-    for name in included_names(sources):
-        library = libraries.get(name) or library_for_header(rules, name)
-        if library:
-            libraries[name] = library
-    env = header_environment(libraries, functools.partial(library_declarations, rules))
-    headers = {os.path.realpath(path): path for path in sources if not path.lower().endswith(CLANG_UNITS)}
-    job = ClangJob(env, read_compile_database(database) if database is not None else None, headers)
-    units = {os.path.realpath(path): (job.flags(path), data) for path, data in _read_units(sources)}
-    return dataclasses.replace(job, prefixes=shared_prefixes(units, env))
-
-
-def _read_units(paths: list[str]) -> Iterator[tuple[str, bytes]]:
-    for path in paths:
-        if path.lower().endswith(CLANG_UNITS):
-            try:
-                with open(path, "rb") as handle:
-                    yield path, handle.read()
-            except OSError:
-                continue
-
-
-def _log_engine(results: list[FileResult], job: Job) -> None:
-    """Say how many units clang parsed and which fell back to tree-sitter, and why."""
-    units = [r for r in results if job.is_clang_unit(r.file.path) and r.lines is not None]
-    fallbacks = [r for r in units if r.problem == "engine"]
-    log.info("clang engine: %d unit%s, %d parsed by clang, %d fell back to tree-sitter", len(units),
-             "" if len(units) == 1 else "s", len(units) - len(fallbacks), len(fallbacks))
-    for result in fallbacks:
-        log.warning("clang engine: %s: %s", result.file.path, result.warning)
-
-
-def _with_clang_headers(results: list[FileResult]) -> dict[str, list[Finding]]:
-    """Each project header's findings from the units that include it, each finding once."""
-    merged: dict[str, dict[tuple[int, int, str, str], Finding]] = {}
-    for result in results:
-        for path, findings in result.headers:
-            bucket = merged.setdefault(path, {})
-            for finding in findings:
-                bucket.setdefault((finding.position.line, finding.position.column, finding.code, finding.name), finding)
-    return {path: list(bucket.values()) for path, bucket in merged.items()}
-
-
 def _suppressions(results: list[FileResult]) -> dict[str, tuple[tuple[int, frozenset[str]], ...]]:
     return {r.file.path: tuple((line, frozenset(filter(None, codes.split(",")))) for line, codes in r.suppressions)
             for r in results if r.suppressions}
@@ -326,7 +238,7 @@ def run_pipeline(settings: RunSettings, *, keep_sources: bool = False, prefer_ro
     diagnostics = [Diagnostic(path, message) for path, message in walk_warnings]
     results = list(_with_progress(_results(job, files, settings.jobs, cache), len(files), progress))
     if clang is not None:
-        _log_engine(results, job)
+        log_engine(results, job.is_clang_unit)
     summaries: list[FileSummary] = []
     sources: dict[str, bytes] = {}
     for result in results:
@@ -345,7 +257,7 @@ def run_pipeline(settings: RunSettings, *, keep_sources: bool = False, prefer_ro
     declared = frozenset().union(*(r.declared for r in results))
     aliases = tuple(sorted({alias for r in results for alias in r.aliases}))
     context = dataclasses.replace(base, project_names=names, project_declared=declared, aliases=aliases)
-    from_units = _with_clang_headers(results)
+    from_units = findings_of_headers(results)
     findings = list(_project_filter([f for r in results for f in from_units.get(r.file.path, r.findings)], names,
                                     declared))
     findings.extend(resolve_pending([(r.file.path, r.aliases, r.pending) for r in results if r.pending], context))
