@@ -64,7 +64,8 @@ def unit_seconds(paths: list[Path], database: str | None) -> list[tuple[float, f
         if file.file_type == "source" and file.path.lower().endswith(CLANG_UNITS):
             data = Path(file.path).read_bytes()
             cpu, wall = time.process_time(), time.perf_counter()
-            parse_unit(file.path, data, job.flags(file.path), job.env, frozenset(job.project_headers))
+            parse_unit(file.path, data, job.flags(file.path), job.env, frozenset(job.project_headers),
+                       job.prefixes.get(os.path.realpath(file.path)))
             seconds.append((time.process_time() - cpu, time.perf_counter() - wall))
     return seconds
 
