@@ -41,12 +41,16 @@ class FileResult:
     suppressions: tuple[tuple[int, str], ...] = ()
     pending: tuple[Occurrence, ...] = ()
     data: bytes | None = None  # the file's bytes, when the run keeps them; never cached
+    # clang engine: the findings of the project headers a unit includes, and the files it read (path, SHA-256).
+    headers: tuple[tuple[str, tuple[Finding, ...]], ...] = ()
+    depends: tuple[tuple[str, str], ...] = ()
 
 
-def cache_salt(rules: Any, settings: Any, prefer_roc: bool) -> str:
+def cache_salt(rules: Any, settings: Any, prefer_roc: bool, environment: str = "") -> str:
+    """The part of every key that is the same for a whole run; `environment` is the clang engine's headers."""
     digest = hashlib.sha256()
     digest.update(f"{code_fingerprint()}|{sys.version_info[:2]}|{settings.target}|{prefer_roc}|"
-                  f"{settings.engine}|{settings.compile_database}".encode())
+                  f"{settings.engine}|{environment}".encode())
     for source in sorted({lib.source for lib in rules.libraries.values()}):
         try:
             digest.update(source.encode() + Path(source).read_bytes())
@@ -69,14 +73,15 @@ def pack_finding(f: Finding) -> list[Any]:
                                       _spans(f.fix.parts), f.fix.drop_args, list(f.fix.flags),
                                       [list(a) for a in f.fix.args]]
     return [f.path, f.position.line, f.position.column, f.code, f.name, f.message, f.severity.value, f.library,
-            f.status.value if f.status else None, f.hip, f.advice, f.function, f.span.start, f.span.end, fix, f.shadowable]
+            f.status.value if f.status else None, f.hip, f.advice, f.function, f.span.start, f.span.end, fix, f.shadowable,
+            f.engine]
 
 
 def unpack_finding(t: list[Any]) -> Finding:
     fix = None if t[14] is None else Fix(FixAction(t[14][0]), Span(t[14][1], t[14][2]), t[14][3], _unspans(t[14][4]),
                                          t[14][5], tuple(t[14][6]), tuple((i, s) for i, s in t[14][7]))
     return Finding(t[0], Position(t[1], t[2]), t[3], t[4], t[5], Severity(t[6]), t[7], Status(t[8]) if t[8] else None,
-                   t[9], t[10], t[11], Span(t[12], t[13]), fix, t[15])
+                   t[9], t[10], t[11], Span(t[12], t[13]), fix, t[15], t[16])
 
 
 def _pack_occurrence(o: Occurrence) -> list[Any]:
@@ -94,7 +99,9 @@ def _pack(result: FileResult) -> dict[str, Any]:
             "problem": result.problem, "findings": [pack_finding(f) for f in result.findings],
             "definitions": sorted(result.definitions), "declared": sorted(result.declared),
             "aliases": [list(a) for a in result.aliases], "suppressions": [list(s) for s in result.suppressions],
-            "pending": [_pack_occurrence(o) for o in result.pending]}
+            "pending": [_pack_occurrence(o) for o in result.pending],
+            "headers": [[path, [pack_finding(f) for f in findings]] for path, findings in result.headers],
+            "depends": [list(d) for d in result.depends]}
 
 
 def _unpack(file: SourceFile, d: dict[str, Any]) -> FileResult:
@@ -102,7 +109,20 @@ def _unpack(file: SourceFile, d: dict[str, Any]) -> FileResult:
                       tuple(unpack_finding(f) for f in d["findings"]), frozenset(d["definitions"]),
                       frozenset(d["declared"]), tuple((a, b) for a, b in d["aliases"]),
                       tuple((line, codes) for line, codes in d["suppressions"]),
-                      tuple(_unpack_occurrence(o) for o in d["pending"]))
+                      tuple(_unpack_occurrence(o) for o in d["pending"]),
+                      headers=tuple((path, tuple(unpack_finding(f) for f in findings)) for path, findings in d["headers"]),
+                      depends=tuple((path, digest) for path, digest in d["depends"]))
+
+
+def _unchanged(depends: tuple[tuple[str, str], ...]) -> bool:
+    """Whether every file a result was made from still has the bytes it had."""
+    for path, digest in depends:
+        try:
+            if hashlib.sha256(Path(path).read_bytes()).hexdigest() != digest:
+                return False
+        except OSError:
+            return False
+    return True
 
 
 class ScanCache:
@@ -115,20 +135,22 @@ class ScanCache:
     def _entry(self, digest: str) -> Path:
         return self.root / digest[:2] / f"{digest}.json"
 
-    def lookup(self, file: SourceFile, limit: int = DEFAULT_MAX_FILE_SIZE) -> tuple[FileResult | None, bytes | None]:
-        """(cached result or None, the file's bytes or None when unreadable or too large)."""
+    def lookup(self, file: SourceFile, key: bytes = b"",
+               limit: int = DEFAULT_MAX_FILE_SIZE) -> tuple[FileResult | None, bytes | None]:
+        """(cached result or None, the file's bytes or None when unreadable or too large);
+        `key`: what else the result depends on (the clang engine's flags and headers)."""
         try:
             data = read_bytes(file.path, limit)
         except (OSError, TooLarge):
             return None, None
         # The path is part of the key: results carry it (findings, diagnostics).
-        digest = hashlib.sha256(file.path.encode("utf-8", "surrogateescape") + b"\0" + data).hexdigest()
+        digest = hashlib.sha256(file.path.encode("utf-8", "surrogateescape") + b"\0" + key + b"\0" + data).hexdigest()
         entry = read_entry(self._entry(digest))
         try:
             result = _unpack(file, entry) if isinstance(entry, dict) else None
         except (KeyError, TypeError, ValueError, IndexError):
             result = None
-        if result is None:
+        if result is None or not _unchanged(result.depends):
             self.misses += 1
             self._pending[file.path] = digest
             return None, data

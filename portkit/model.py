@@ -161,6 +161,8 @@ class Finding:
     fix: Fix | None = dataclasses.field(default=None, compare=False)
     # Dropped when another file of the project defines `name` (its own function, macro, type).
     shadowable: bool = dataclasses.field(default=False, compare=False)
+    # Which engine found it: "clang" for a name clang resolved to a CUDA declaration, else "tree-sitter".
+    engine: str = dataclasses.field(default="tree-sitter", compare=False)
 
     def sort_key(self) -> tuple[str, int, int, str, str]:
         """The deterministic order of every output (cheaper than comparing whole dataclasses)."""

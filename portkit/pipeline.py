@@ -11,6 +11,7 @@ import ctypes
 import ctypes.util
 import dataclasses
 import functools
+import json
 import multiprocessing
 import os
 import signal
@@ -24,8 +25,10 @@ from portkit.analyze.hazards import INTERESTING_NAMES, WARP_LITERALS
 from portkit.analyze.names import is_interesting, needs_aliases, resolve_pending
 from portkit.cache import FileResult, ScanCache, cache_salt
 from portkit.codes import API_UNKNOWN
+from portkit.engines import CLANG_UNITS, ClangJob, clang_job, digests, findings_of_headers, log_engine
 from portkit.model import Finding, ParsedFile, Role, Severity
 from portkit.parse import parse_source
+from portkit.parse.clang_merge import ClangParse
 from portkit.rules import RuleDatabase, Target, load_database
 from portkit.settings import RunSettings, available_cpus
 from portkit.walk import DEFAULT_MAX_FILE_SIZE, SourceFile, classify, discover, read_source
@@ -33,7 +36,6 @@ from portkit.walk import DEFAULT_MAX_FILE_SIZE, SourceFile, classify, discover, 
 # Below this many files a process pool costs more than it saves.
 _POOL_THRESHOLD = 16
 _PROGRESS_THRESHOLD = 50
-CLANG_UNITS = (".cu", ".cpp", ".cc", ".cxx", ".c")
 # Diagnostics that mean a file was not looked at: a convert over it is not complete.
 UNCONVERTED = ("unreadable", "too-large")
 
@@ -96,11 +98,21 @@ class Job:
     known: frozenset[str]
     keep_sources: bool
     engine: str = "tree-sitter"
-    compile_flags: dict[str, list[str]] | None = None  # from compile_commands.json, by resolved path
+    clang: ClangJob | None = None
     max_file_size: int = DEFAULT_MAX_FILE_SIZE
 
     def keep(self, name: str) -> bool:
         return is_interesting(name, self.known)
+
+    def is_clang_unit(self, path: str) -> bool:
+        return self.clang is not None and path.lower().endswith(CLANG_UNITS)
+
+    def cache_key(self, file: SourceFile) -> bytes:
+        """What besides its bytes a file's result depends on: with clang, a unit's flags and precompiled headers."""
+        if self.clang is None or not self.is_clang_unit(file.path):
+            return b""
+        prefix = self.clang.prefixes.get(os.path.realpath(file.path))
+        return json.dumps([self.clang.flags(file.path), list(prefix.lines) if prefix else []]).encode()
 
 
 def parse_bytes(path: str, data: bytes, job: Job) -> ParsedFile:
@@ -114,13 +126,18 @@ def _file_context(parsed: ParsedFile, job: Job) -> Context:
                                aliases=aliases)
 
 
-def _with_engine(parsed: ParsedFile, data: bytes, job: Job) -> tuple[ParsedFile, str]:
-    if job.engine != "clang" or not parsed.path.lower().endswith(CLANG_UNITS):
-        return parsed, ""
-    from portkit.parse.clang import default_flags, with_clang_names
+def _with_engine(parsed: ParsedFile, data: bytes, job: Job) -> ClangParse:
+    """With clang, the unit's names resolved, and those of the project headers it includes."""
+    if job.clang is None or not job.is_clang_unit(parsed.path):
+        return ClangParse(parsed)
+    from portkit.parse.clang_merge import with_clang_names
 
-    flags = (job.compile_flags or {}).get(os.path.realpath(parsed.path))
-    return with_clang_names(parsed, data, flags if flags is not None else default_flags(parsed.path))
+    return with_clang_names(parsed, data, job.clang.flags(parsed.path), job.clang.env, job.clang.project_headers,
+                            functools.partial(_reparse, job), job.clang.prefixes.get(os.path.realpath(parsed.path)))
+
+
+def _reparse(job: Job, path: str, data: bytes) -> ParsedFile:
+    return parse_bytes(path, data, job)
 
 
 def process_file(job: Job, file: SourceFile, data: bytes | None = None) -> FileResult:
@@ -135,17 +152,20 @@ def process_file(job: Job, file: SourceFile, data: bytes | None = None) -> FileR
         return FileResult(file, lines=text.count("\n"), encoding=read.encoding, warning=read.warning,
                           problem=read.problem, data=kept, findings=tuple(analyze(TextFile(file.path, file.file_type, text),
                                                                                   job.context)))
-    parsed, engine_problem = _with_engine(parse_bytes(file.path, read.data, job), read.data, job)
+    engine = _with_engine(parse_bytes(file.path, read.data, job), read.data, job)
+    parsed = engine.unit
     context = _file_context(parsed, job)
     occurrences = parsed.occurrences
     return FileResult(
         file, lines=lines, error_line=parsed.error_line, encoding=read.encoding,
-        warning="; ".join(filter(None, [read.warning, engine_problem])),
-        problem=read.problem or ("engine" if engine_problem else ""), data=kept,
+        warning="; ".join(filter(None, [read.warning, engine.problem])),
+        problem=read.problem or ("engine" if engine.problem else ""), data=kept,
         findings=tuple(analyze(parsed, context)),
         definitions=parsed.definitions, declared=parsed.declared, aliases=context.aliases,
         suppressions=tuple((o.position.line, o.detail) for o in occurrences if o.role is Role.SUPPRESSION),
         pending=tuple(o for o in occurrences if o.role is Role.QUALIFIED and needs_aliases(o, context)),
+        headers=tuple((h.path, tuple(analyze(h, _file_context(h, job)))) for h in engine.headers),
+        depends=digests(engine.depends),
     )
 
 
@@ -185,19 +205,21 @@ def _results(job: Job, files: list[SourceFile], jobs: int, cache: ScanCache | No
     todo: list[SourceFile] = []
     datas: list[bytes | None] = []
     for file in files:
-        hit, data = cache.lookup(file, job.max_file_size) if cache is not None else (None, None)
+        hit, data = cache.lookup(file, job.cache_key(file), job.max_file_size) if cache is not None else (None, None)
         if hit is not None:
             yield dataclasses.replace(hit, data=data if job.keep_sources else None)
         else:
             todo.append(file)
             datas.append(data)
     workers = min(jobs or available_cpus(), available_cpus())
-    if workers == 1 or len(todo) < _POOL_THRESHOLD:
+    # A clang unit takes a tenth of a second or more: two of them already pay for a pool.
+    threshold = 2 if sum(map(job.is_clang_unit, (f.path for f in todo))) >= 2 else _POOL_THRESHOLD
+    if workers == 1 or len(todo) < threshold:
         fresh: Iterable[FileResult] = map(functools.partial(process_file, job), todo, datas)
     else:
         fresh = _pooled(job, todo, datas, workers)
     for result in fresh:
-        if cache is not None:
+        if cache is not None and result.problem != "engine":  # a fallback is retried next time, never cached
             cache.put(result)
         yield result
 
@@ -227,15 +249,6 @@ def _with_progress(results: Iterator[FileResult], total: int, enabled: bool) -> 
             yield result
 
 
-def _compile_flags(settings: RunSettings) -> dict[str, list[str]] | None:
-    from portkit.parse.clang import find_compile_database, load_cindex, read_compile_database, resource_dir
-
-    load_cindex()
-    resource_dir()
-    database = find_compile_database(list(settings.paths), settings.compile_database)
-    return read_compile_database(database) if database is not None else None
-
-
 def _suppressions(results: list[FileResult]) -> dict[str, tuple[tuple[int, frozenset[str]], ...]]:
     return {r.file.path: tuple((line, frozenset(filter(None, codes.split(",")))) for line, codes in r.suppressions)
             for r in results if r.suppressions}
@@ -248,11 +261,14 @@ def run_pipeline(settings: RunSettings, *, keep_sources: bool = False, prefer_ro
     files, walk_warnings = discover(settings.paths, settings.extensions, settings.excludes)
     base = Context(rules=rules, target=settings.target, prefer_roc=prefer_roc,
                    project_paths=path_tails(f.path for f in files))
-    job = Job(base, rules.known_names() | INTERESTING_NAMES, keep_sources, settings.engine,
-              _compile_flags(settings) if settings.engine == "clang" else None, settings.max_file_size)
-    cache = ScanCache(cache_salt(rules, settings, prefer_roc)) if settings.cache else None
+    clang = clang_job(settings, rules, files) if settings.engine == "clang" else None
+    job = Job(base, rules.known_names() | INTERESTING_NAMES, keep_sources, settings.engine, clang, settings.max_file_size)
+    salt = cache_salt(rules, settings, prefer_roc, clang.env.fingerprint if clang else "")
+    cache = ScanCache(salt) if settings.cache else None
     diagnostics = [Diagnostic(path, message, reason) for path, message, reason in walk_warnings]
     results = list(_with_progress(_results(job, files, settings.jobs, cache), len(files), progress))
+    if clang is not None:
+        log_engine(results, job.is_clang_unit)
     summaries: list[FileSummary] = []
     sources: dict[str, bytes] = {}
     for result in results:
@@ -271,7 +287,9 @@ def run_pipeline(settings: RunSettings, *, keep_sources: bool = False, prefer_ro
     declared = frozenset().union(*(r.declared for r in results))
     aliases = tuple(sorted({alias for r in results for alias in r.aliases}))
     context = dataclasses.replace(base, project_names=names, project_declared=declared, aliases=aliases)
-    findings = list(_project_filter([f for r in results for f in r.findings], names, declared))
+    from_units = findings_of_headers(results)
+    findings = list(_project_filter([f for r in results for f in from_units.get(r.file.path, r.findings)], names,
+                                    declared))
     findings.extend(resolve_pending([(r.file.path, r.aliases, r.pending) for r in results if r.pending], context))
     findings.sort(key=Finding.sort_key)
     return ScanResult(rules, settings.target, summaries, findings, sorted(diagnostics), sources, context,

@@ -121,7 +121,7 @@ def analyze_names(parsed: ParsedFile, context: Context) -> Iterable[Finding]:
         if occurrence.role is Role.QUALIFIED:
             finding = _qualified(parsed.path, occurrence, context)
             if finding is not None:
-                yield finding
+                yield dataclasses.replace(finding, engine="clang") if occurrence.get("engine") == "clang" else finding
         elif occurrence.role in NAME_ROLES and not occurrence.get("scoped"):  # a scope makes it a QUALIFIED one
             name = occurrence.text
             resolved = occurrence.get("engine") == "clang"  # clang already checked the declaration
@@ -135,10 +135,12 @@ def analyze_names(parsed: ParsedFile, context: Context) -> Iterable[Finding]:
                                        occurrence.function, occurrence)
                 if occurrence.detail.startswith("via macro "):  # clang engine: say which macro hides the call
                     finding = dataclasses.replace(finding, message=f"{finding.message} ({occurrence.detail})")
-                yield dataclasses.replace(finding, shadowable=not resolved)
+                yield dataclasses.replace(finding, shadowable=not resolved, engine="clang" if resolved else "tree-sitter")
             elif CUDA_LOOKING.match(name) and name not in context.project_declared:
-                yield simple_finding(parsed.path, occurrence, API_UNKNOWN, f"{name} looks like a CUDA name, but no rule knows it",
-                                     UNKNOWN_ADVICE, shadowable=True)
+                finding = simple_finding(parsed.path, occurrence, API_UNKNOWN,
+                                         f"{name} looks like a CUDA name, but no rule knows it", UNKNOWN_ADVICE,
+                                         shadowable=not resolved)
+                yield dataclasses.replace(finding, engine="clang") if resolved else finding
         elif occurrence.role is Role.FIELD:
             finding = _member(parsed, occurrence, context, types)
             if finding is not None:

@@ -6,6 +6,7 @@ Exit codes: 0 ok, 1 findings that block (check) or failures (verify),
 from __future__ import annotations
 
 import io
+import logging
 import os
 import sys
 import traceback
@@ -39,6 +40,21 @@ _CLICK_EXIT = _click_classes("Exit")
 _CLICK_ABORT = _click_classes("Abort")
 
 
+class _Stderr(logging.Handler):
+    """The library's log records (portkit.pipeline's `log`), one line each on the stderr of the moment."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        print(f"portkit: {record.getMessage()}", file=sys.stderr)
+
+
+def _show_log() -> None:
+    logger = logging.getLogger("portkit")
+    if not any(isinstance(h, _Stderr) for h in logger.handlers):
+        logger.addHandler(_Stderr())
+    logger.setLevel(logging.INFO)
+    logger.propagate = False
+
+
 def _fail(message: str, code: int) -> int:
     """One line on stderr: whatever a message quotes (file names, refs, patterns), never a
     control character that breaks the line or drives the terminal."""
@@ -69,6 +85,7 @@ def _closed_pipe() -> int:
 
 def main(argv: Optional[list[str]] = None) -> int:
     """Run the CLI and turn every failure into a one-line message and an exit code."""
+    _show_log()
     stdout = sys.stdout
     sys.stdout = GuardedStream(stdout)  # type: ignore[assignment]
     try:

@@ -1,7 +1,6 @@
 """`portkit scan` and `portkit report`: inventory a CUDA tree and what will not port."""
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import List, Optional
 
@@ -16,22 +15,11 @@ from portkit.report.data import scan_data
 from portkit.settings import RunSettings
 
 
-def _engine_note(settings: RunSettings) -> None:
-    from portkit.parse.clang import find_compile_database, load_cindex, resource_dir
-
-    load_cindex()
-    found = find_compile_database(list(settings.paths), settings.compile_database)
-    where = f"flags from {found}" if found else "no compile_commands.json found; default flags (CUDA headers, the files' include/ directories)"
-    print(f"portkit: clang engine: {where}; clang resource directory: {resource_dir()}", file=sys.stderr)
-
-
 def run_scan(settings: RunSettings, fmt: str, output: Optional[Path], reports: tuple[Path, ...] = (),
              color: Optional[bool] = None) -> int:
     """Scan once; print `fmt` (to stdout or `output`) and write each extra report file."""
     render = formatter(fmt)
     report_formats = [(path, formatter(format_for_path(path))) for path in reports]
-    if settings.engine == "clang":
-        _engine_note(settings)
     result = run_pipeline(settings, progress=True)
     inputs = [*settings.paths, *result.read_paths()]
     for path in (output, *reports):
