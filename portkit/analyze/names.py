@@ -122,7 +122,8 @@ def analyze_names(parsed: ParsedFile, context: Context) -> Iterable[Finding]:
             finding = _qualified(parsed.path, occurrence, context)
             if finding is not None:
                 yield dataclasses.replace(finding, engine="clang") if occurrence.get("engine") == "clang" else finding
-        elif occurrence.role in NAME_ROLES and not occurrence.get("scoped"):  # a scope makes it a QUALIFIED one
+        elif occurrence.role in NAME_ROLES and (not occurrence.get("scoped") or occurrence.get("engine") == "clang"):
+            # A scoped name is decided by its QUALIFIED occurrence, unless clang resolved it to CUDA's.
             name = occurrence.text
             resolved = occurrence.get("engine") == "clang"  # clang already checked the declaration
             if name in context.project_names and not resolved:
