@@ -8,7 +8,7 @@ from portkit import __version__
 from portkit.codes import ALL_STATUSES, API_UNKNOWN, CUDA_BRANCH, DEVICE_FUNCTION, KERNEL, KERNEL_LAUNCH, Status, in_group
 from portkit.model import Finding
 from portkit.pipeline import ScanResult
-from portkit.report.plan import plan
+from portkit.report.plan import api_hours, plan
 from portkit.rules import version_text
 from portkit.walk import BUILD_TYPES
 
@@ -96,6 +96,9 @@ def _kernels(result: ScanResult) -> list[dict[str, Any]]:
 def scan_data(result: ScanResult) -> dict[str, Any]:
     data = _scan_data(result)
     data["plan"] = plan(data, result.rules)
+    hours = api_hours(data, result.rules)
+    for api in data["apis"]:
+        api["hours"] = hours[(api["library"], api["name"], api["status"])]
     return data
 
 

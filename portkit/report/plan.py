@@ -48,6 +48,13 @@ def _name_costs(data: dict[str, Any], rules: RuleDatabase) -> dict[tuple[str, st
     return costs
 
 
+def api_hours(data: dict[str, Any], rules: RuleDatabase) -> dict[tuple[str, str, str], float]:
+    """Per distinct (library, name, status): the hours the estimate counts for it (its cost and its sites')."""
+    per_site = effort_model()["per_site"]
+    return {key: round(per_name + sites * per_site.get(key[2], 0.0), 2)
+            for key, (sites, per_name) in _name_costs(data, rules).items()}
+
+
 def estimate(data: dict[str, Any], rules: RuleDatabase) -> dict[str, Any]:
     model = effort_model()
     rows: dict[str, dict[str, float]] = collections.defaultdict(lambda: {"names": 0, "sites": 0, "hours": 0.0})
