@@ -5,11 +5,12 @@ wrong, how to fix it) live with the codes in rules/_codes.yaml.
 """
 from __future__ import annotations
 
-import ast
+import bisect
 import re
-from typing import Iterable, Iterator
+from typing import Callable, Iterable, Iterator
 
 from portkit import codes
+from portkit.analyze.constants import ELEMENT_BYTES, evaluate, file_constants, split_arguments
 from portkit.analyze.findings import FULL_MASKS_32, simple_finding
 from portkit.analyze.registry import Context, analyzer
 from portkit.codes import CODES
@@ -36,19 +37,24 @@ DEVICE_PROPERTY_FIELDS = {"warpSize", "major", "minor", "multiProcessorCount", "
                           "sharedMemPerBlockOptin", "sharedMemPerMultiprocessor", "regsPerBlock", "regsPerMultiprocessor",
                           "maxThreadsPerMultiProcessor", "l2CacheSize", "maxBlocksPerMultiProcessor"}
 TEXTURE_TEMPLATES = {"texture", "surface"}
-_ELEMENT_BYTES = {"char": 1, "signed char": 1, "unsigned char": 1, "bool": 1, "int8_t": 1, "uint8_t": 1,
-                  "short": 2, "unsigned short": 2, "half": 2, "__half": 2, "__nv_bfloat16": 2, "int16_t": 2, "uint16_t": 2,
-                  "int": 4, "unsigned": 4, "unsigned int": 4, "float": 4, "int32_t": 4, "uint32_t": 4,
-                  "long long": 8, "unsigned long long": 8, "double": 8, "int64_t": 8, "uint64_t": 8, "size_t": 8,
-                  "float2": 8, "int2": 8, "float4": 16, "int4": 16, "double2": 16, "double4": 32}
 _32_BIT_TYPES = {"unsigned", "unsigned int", "int", "uint32_t", "int32_t", "unsigned long", "long"}
 # Names the hazards look at: the parser must keep them even though no rule maps them.
 INTERESTING_NAMES = frozenset(COOPERATIVE | STREAM_PRIORITY | HOPPER | DEVICE_PROPERTY_FIELDS | TEXTURE_TEMPLATES
                               | {"warpSize", "cudaFuncSetAttribute", "cudaFuncAttributeMaxDynamicSharedMemorySize"})
 
-def device_functions(parsed: ParsedFile) -> set[str]:
-    """The file's kernels and __device__ functions: where device-only hazards can be."""
-    return {o.text for o in parsed.occurrences if o.role in (K.KERNEL, K.DEVICE_FUNCTION)}
+def device_code(parsed: ParsedFile) -> Callable[[Occurrence], bool]:
+    """Whether an occurrence is inside a kernel or __device__ function: where device-only hazards can be.
+
+    By span, not by name: a host function that shares a kernel's name (an overload) is host code.
+    Function definitions do not nest, so the last one starting before an offset is the only candidate.
+    """
+    spans = sorted((o.span.start, o.span.end) for o in parsed.occurrences if o.role in (K.KERNEL, K.DEVICE_FUNCTION))
+    starts = [start for start, _ in spans]
+
+    def inside(o: Occurrence) -> bool:
+        index = bisect.bisect_right(starts, o.span.start) - 1
+        return index >= 0 and o.span.start < spans[index][1]
+    return inside
 
 
 def hazard(parsed: ParsedFile, occurrence: Occurrence, code: str, message: str, shadowable: bool = False) -> Finding:
@@ -61,19 +67,117 @@ def _calls(parsed: ParsedFile, names: Iterable[str] | re.Pattern[str]) -> Iterat
             yield o
 
 
+# What lane and warp arithmetic is about: `threadIdx.x % 32` and `lane = tid & 31` are; `(n + 31) / 32` is not.
+LANE_OR_WARP = re.compile(r"(?i)threadIdx|blockDim|lane|warp|\b[lg]?tid[xy]?\b|thread_?id")
+LANE = re.compile(r"(?i)lane|threadIdx\.x\s*(%|&)|\btid\s*(%|&)")
+# A block size: BLOCK / 32 is the number of warps in a block.
+BLOCK_SIZE_NAME = re.compile(r"(?i)k?_?(block|cta)(_?(size|dim|threads))?|\w*threads(_?per_?block)?|block_?size\w*")
+# A constant that names the warp size: WARP_SIZE, kWarpSize, warp_size, THREADS_PER_WARP...
+WARP_SIZE_NAME = re.compile(r"(?i)^k?_?(warp_?(size|sz|width|threads|lanes)|threads_?per_?warp|lanes_?per_?warp)$")
+# Masks that sign-extend to 64 set bits when HIP widens them: all lanes stay in.
+_WIDENED_FULL = {"-1", "~0"}
+
+
+_THREAD_INDEX = re.compile(r"\bthreadIdx\b|__lane_id|\blaneid\b")
+_WORD = re.compile(r"[A-Za-z_]\w*")
+
+
+def thread_derived(parsed: ParsedFile) -> dict[str, set[str]]:
+    """Per function, the variables whose value comes from threadIdx, directly or through other variables
+    (`tx = threadIdx.x; idx = ty * 16 + tx`): their `% 32` is a lane id, not a bin or a chunk count."""
+    values: dict[str, list[tuple[str, str]]] = {}
+    for o in parsed.occurrences:
+        if o.role in (K.INITIALIZER, K.CONSTANT) and o.function:
+            values.setdefault(o.function, []).append((o.text, o.get("value")))
+    derived: dict[str, set[str]] = {}
+    for function, assigned in values.items():
+        names: set[str] = set()
+        changed = True
+        while changed:  # to a fixed point: each pass adds the variables initialised from the last ones
+            changed = False
+            for name, value in assigned:
+                if name not in names and (_THREAD_INDEX.search(value) or names & set(_WORD.findall(value))):
+                    names.add(name)
+                    changed = True
+        derived[function] = names
+    return derived
+
+
+def _lane_arithmetic(o: Occurrence, derived: set[str]) -> bool:
+    """Whether a literal's expression computes a lane or warp id, or warps per block: by the names
+    involved (`tid & 31`, `BLOCK / 32`), or because a variable comes from threadIdx."""
+    other, target = o.get("other"), o.get("target")
+    words = set(_WORD.findall(other))
+    return bool(LANE_OR_WARP.search(f"{other} {target}") or derived & words
+                or o.detail in ("/", ">>") and any(BLOCK_SIZE_NAME.fullmatch(w) for w in words))
+
+
 @analyzer("source")
 def warp_size_literals(parsed: ParsedFile, context: Context) -> Iterator[Finding]:
-    device = device_functions(parsed)
+    """32, 31 and 5 in lane and warp arithmetic (`threadIdx.x % 32`, `lane = tid & 31`, `idx >> 5`)."""
+    device = device_code(parsed)
+    derived = thread_derived(parsed)
     for o in parsed.occurrences:
-        if o.role is K.LITERAL and o.function in device and o.text in _WARP_OPERATORS.get(o.detail, ()):
-            yield hazard(parsed, o, codes.WARP_SIZE_LITERAL, f"'{o.detail} {o.text}' assumes 32-lane warps")
+        if o.role is K.LITERAL and device(o) and o.text in _WARP_OPERATORS.get(o.detail, ()) \
+                and _lane_arithmetic(o, derived.get(o.function, set())):
+            yield hazard(parsed, o, codes.WARP_SIZE_LITERAL, f"'{o.get('other')} {o.detail} {o.text}' assumes 32-lane warps")
+
+
+# The lane-offset argument of each shuffle: a loop feeding it from 16 (or up to 32) spans 32 lanes.
+SHUFFLE_OFFSET_ARG = {"__shfl_down_sync": 2, "__shfl_up_sync": 2, "__shfl_xor_sync": 2,
+                      "__shfl_down": 1, "__shfl_up": 1, "__shfl_xor": 1}
+
+
+@analyzer("source")
+def shuffle_loops(parsed: ParsedFile, context: Context) -> Iterator[Finding]:
+    """`for (int o = 16; o > 0; o /= 2) v += __shfl_down_sync(m, v, o)` and `for (int m = 1; m < 32; m *= 2)`:
+    a shuffle reduction over 32 lanes, which leaves half a 64-lane wavefront out."""
+    offsets: dict[str, set[str]] = {}
+    for o in _calls(parsed, SHUFFLE_OFFSET_ARG):
+        offsets.setdefault(o.function, set()).add(o.get(f"arg{SHUFFLE_OFFSET_ARG[o.text]}"))
+    constants = file_constants(parsed)
+    for o in parsed.occurrences:
+        used = offsets.get(o.function, set())
+        if o.role is K.INITIALIZER and o.text in used and evaluate(o.get("value"), constants) == 16:
+            yield hazard(parsed, o, codes.WARP_SIZE_LITERAL,
+                         f"'{o.text} = {o.get('value')}' starts a shuffle reduction at offset 16: it covers 32 lanes")
+        elif o.role is K.LITERAL and o.text in ("32", "32u") and o.detail in ("<", "<=") and o.get("other") in used:
+            yield hazard(parsed, o, codes.WARP_SIZE_LITERAL,
+                         f"'{o.get('other')} {o.detail} {o.text}' bounds a shuffle exchange: it covers 32 lanes")
+
+
+@analyzer("source")
+def warp_size_constants(parsed: ParsedFile, context: Context) -> Iterator[Finding]:
+    """`#define WARP_SIZE 32`, `constexpr int kWarpSize = 32`: the warp size fixed at 32 lanes."""
+    constants = file_constants(parsed)
+    for o in parsed.occurrences:
+        if o.role is K.CONSTANT and WARP_SIZE_NAME.match(o.text) and evaluate(o.get("value"), constants) == 32:
+            yield hazard(parsed, o, codes.WARP_SIZE_LITERAL, f"{o.text} = {o.get('value')} fixes the warp size at 32 lanes")
+
+
+@analyzer("source")
+def lane_indexed_arrays(parsed: ParsedFile, context: Context) -> Iterator[Finding]:
+    """A `__shared__ T s[32]` indexed by lane id: lanes 32-63 of a wavefront index past its end."""
+    constants = file_constants(parsed)
+    sized_32 = {o.text for o in parsed.occurrences if o.role is K.SHARED_ARRAY
+                and any(evaluate(v, constants) == 32 for k, v in o.info if k == "dim")}
+    reported: set[str] = set()
+    for o in parsed.occurrences:
+        if o.role is K.SUBSCRIPT and o.text in sized_32 and o.text not in reported and LANE.search(o.get("index")):
+            reported.add(o.text)
+            yield hazard(parsed, o, codes.WARP_SIZE_LITERAL,
+                         f"{o.text}[32] indexed by lane ({o.get('index')}): lanes 32-63 of a wavefront index past its end")
 
 
 @analyzer("source")
 def full_warp_masks(parsed: ParsedFile, context: Context) -> Iterator[Finding]:
+    constants = file_constants(parsed)
     for o in _calls(parsed, SYNC_MASKED):
-        if o.get("arg0") in FULL_MASKS_32:
-            yield hazard(parsed, o, codes.FULL_WARP_MASK, f"{o.text}({o.get('arg0')}, ...) passes a 32-bit full mask")
+        mask = o.get("arg0")
+        if mask in _WIDENED_FULL:
+            continue
+        if mask in FULL_MASKS_32 or mask in constants and evaluate(mask, constants) == 0xFFFFFFFF:
+            yield hazard(parsed, o, codes.FULL_WARP_MASK, f"{o.text}({mask}, ...) passes a 32-bit full mask")
 
 
 @analyzer("source")
@@ -99,58 +203,38 @@ def shuffle_widths(parsed: ParsedFile, context: Context) -> Iterator[Finding]:
             yield hazard(parsed, o, codes.SHUFFLE_WIDTH_32, f"{o.text} with width {width} splits a 64-lane wavefront in two")
 
 
-_OPERATORS = {ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b, ast.Mult: lambda a, b: a * b,
-              ast.FloorDiv: lambda a, b: a // b}
-
-
-def _constant_value(text: str) -> int | None:
-    """The value of a size made of integer literals, + - * / and parentheses, else None.
-
-    Evaluated by walking the syntax tree (never eval): only these operators, only ints.
-    """
-    if not text or len(text) > 100 or not re.fullmatch(r"[\d\s+\-*/()uUlLxXa-fA-F]+", text):
-        return None
-    cleaned = re.sub(r"(?<=[\dA-Fa-f])[uUlL]+\b", "", text).replace("/", "//")
-    try:
-        tree = ast.parse(cleaned, mode="eval")
-    except SyntaxError:
-        return None
-
-    def value(node: ast.AST) -> int:
-        if isinstance(node, ast.Constant) and isinstance(node.value, int):
-            return node.value
-        if isinstance(node, ast.BinOp) and type(node.op) in _OPERATORS:
-            return _OPERATORS[type(node.op)](value(node.left), value(node.right))
-        raise ValueError("not a constant")
-
-    try:
-        return value(tree.body)
-    except (ValueError, ZeroDivisionError):
-        return None
-
-
-@analyzer("source")
-def shared_memory(parsed: ParsedFile, context: Context) -> Iterator[Finding]:
+def _static_shared_bytes(parsed: ParsedFile, constants: dict[str, str]) -> dict[str, tuple[int, Occurrence]]:
+    """Per function, the bytes of its __shared__ arrays whose sizes are known, and the first of them."""
     per_function: dict[str, tuple[int, Occurrence]] = {}
     for o in parsed.occurrences:
         if o.role is not K.SHARED_ARRAY or o.get("extern"):
             continue
-        element = _ELEMENT_BYTES.get(o.get("type"))
-        dims = [_constant_value(v) for k, v in o.info if k == "dim"]
-        if element is None or None in dims:
-            continue
-        size = element
-        for d in dims:
-            size *= d  # type: ignore[operator]
-        total, first = per_function.get(o.function, (0, o))
-        per_function[o.function] = (total + size, first)
-    for function, (total, first) in sorted(per_function.items()):
+        size = ELEMENT_BYTES.get(o.get("type"))
+        for dim in (evaluate(v, constants) for k, v in o.info if k == "dim"):
+            size = size * dim if size is not None and dim is not None else None
+        if size is not None:
+            total, first = per_function.get(o.function, (0, o))
+            per_function[o.function] = (total + size, first)
+    return per_function
+
+
+@analyzer("source")
+def shared_memory(parsed: ParsedFile, context: Context) -> Iterator[Finding]:
+    constants = file_constants(parsed)
+    for function, (total, first) in sorted(_static_shared_bytes(parsed, constants).items()):
         if total > LDS_BYTES:
             where = f"in {function}" if function else "at file scope"
             yield hazard(parsed, first, codes.SHARED_MEMORY_OVER_64K, f"{total // 1024} KiB of static shared memory {where} (AMD LDS: 64 KiB)")
+    for o in parsed.occurrences:
+        if o.role is K.LAUNCH:
+            config = split_arguments(o.detail)
+            value = evaluate(config[2], constants) if len(config) > 2 else None
+            if value is not None and value > LDS_BYTES:
+                yield hazard(parsed, o, codes.SHARED_MEMORY_OVER_64K,
+                             f"{o.text} is launched with {value // 1024} KiB of dynamic shared memory (AMD LDS: 64 KiB)")
     for o in _calls(parsed, {"cudaFuncSetAttribute"}):
         if o.get("arg1") == "cudaFuncAttributeMaxDynamicSharedMemorySize":
-            value = _constant_value(o.get("arg2"))
+            value = evaluate(o.get("arg2"), constants)
             if value is not None and value > LDS_BYTES:
                 yield hazard(parsed, o, codes.SHARED_MEMORY_OVER_64K, f"{value // 1024} KiB of dynamic shared memory requested (AMD LDS: 64 KiB)")
             else:
@@ -160,18 +244,30 @@ def shared_memory(parsed: ParsedFile, context: Context) -> Iterator[Finding]:
 @analyzer("source")
 def compute_capability_checks(parsed: ParsedFile, context: Context) -> Iterator[Finding]:
     facts = build_facts()
+    lines: set[int] = set()  # `major == 7 && minor >= 5` is one test: one finding a line
     for o in parsed.occurrences:
         if o.role is K.PREPROCESSOR_CONDITION:
             for match in re.finditer(r"__CUDA_ARCH__\s*(>=|>|<=|<|==|!=)\s*(\d{3,4})", o.text):
                 capability = str(int(match.group(2)) // 10)
                 yield hazard(parsed, o, codes.COMPUTE_CAPABILITY_CHECK, f"'{match.group()}' tests an NVIDIA generation; "
                                                   f"the nearest AMD target: {facts.describe(capability)}")
-        elif o.role is K.FIELD and o.text in ("major", "minor") and o.get("operator") in _COMPARISONS \
-                and _uses_device_properties(parsed):
-            yield hazard(parsed, o, codes.COMPUTE_CAPABILITY_CHECK, f".{o.text} compared as a compute capability; on AMD it is the gfx generation")
+        elif _capability_test(o) and o.position.line not in lines and _uses_device_properties(parsed):
+            lines.add(o.position.line)
+            yield hazard(parsed, o, codes.COMPUTE_CAPABILITY_CHECK,
+                         f".{o.text} {o.get('operator')} {o.get('other')} tests an NVIDIA generation; on AMD it is the gfx generation")
 
 
 _COMPARISONS = {">=", ">", "<=", "<", "==", "!="}
+# `major < 1` / `major >= 2` ask "a CUDA device at all" / "Fermi or newer": AMD's 9+ answers as meant.
+_LEGACY_MAJOR = 3
+
+
+def _capability_test(o: Occurrence) -> bool:
+    """`prop.major >= 7`, `prop.minor == 5`; not the legacy "is it a GPU at all" tests."""
+    if o.role is not K.FIELD or o.text not in ("major", "minor") or o.get("operator") not in _COMPARISONS:
+        return False
+    value = evaluate(o.get("other"))
+    return not (o.text == "major" and value is not None and value < _LEGACY_MAJOR)
 
 
 def _uses_device_properties(parsed: ParsedFile) -> bool:
@@ -180,9 +276,9 @@ def _uses_device_properties(parsed: ParsedFile) -> bool:
 
 @analyzer("source")
 def dynamic_parallelism(parsed: ParsedFile, context: Context) -> Iterator[Finding]:
-    device = device_functions(parsed)
+    device = device_code(parsed)
     for o in parsed.occurrences:
-        if o.role is K.LAUNCH and o.function in device:
+        if o.role is K.LAUNCH and device(o):
             yield hazard(parsed, o, codes.DYNAMIC_PARALLELISM, f"{o.function} launches {o.text} from device code")
 
 
@@ -217,20 +313,33 @@ def stream_priorities(parsed: ParsedFile, context: Context) -> Iterator[Finding]
     yield from _named(parsed, STREAM_PRIORITY, codes.STREAM_PRIORITY, "{name}: AMD stream priorities differ", context)
 
 
+# Calls and operators that only show a value: printing a compute capability is harmless.
+_SHOWN = re.compile(r"(?i)print|log|puts|cerr|cout|format|fmt|write|str\b|message")
+
+
 @analyzer("source")
 def device_properties(parsed: ParsedFile, context: Context) -> Iterator[Finding]:
+    """A compute capability used as a number (`major * 10 + minor`, `"sm_" + to_string(major)`, `switch (major)`).
+
+    Fields that carry AMD's own values (multiProcessorCount, warpSize, sharedMemPerBlock...) are right
+    to size work with on AMD, and printing any field is harmless: neither is reported.
+    """
     if not _uses_device_properties(parsed):
         return
+    lines: set[int] = set()
     for o in parsed.occurrences:
-        if o.role is K.FIELD and o.text in DEVICE_PROPERTY_FIELDS and not (
-                o.text in ("major", "minor") and o.get("operator") in _COMPARISONS):
-            yield hazard(parsed, o, codes.DEVICE_PROPERTY_MEANING, f".{o.text} of the device properties means something else on AMD")
+        if o.role is K.FIELD and o.text in ("major", "minor") and o.get("operator") not in _COMPARISONS \
+                and o.get("operator") != "<<" and not _SHOWN.search(o.get("call")) and o.position.line not in lines:
+            lines.add(o.position.line)
+            yield hazard(parsed, o, codes.DEVICE_PROPERTY_MEANING,
+                         f".{o.text} used as a compute capability; on AMD it holds the gfx generation")
 
 
 @analyzer("source")
 def launch_bounds(parsed: ParsedFile, context: Context) -> Iterator[Finding]:
     for o in parsed.occurrences:
-        if o.role is K.LAUNCH_BOUNDS and o.get("arg1"):
+        # A minimum of 1 (wave per execution unit, for HIP) constrains nothing.
+        if o.role is K.LAUNCH_BOUNDS and o.get("arg1") and evaluate(o.get("arg1"), file_constants(parsed)) != 1:
             yield hazard(parsed, o, codes.LAUNCH_BOUNDS, f"{o.text}: HIP reads the second argument as waves per execution unit")
 
 
