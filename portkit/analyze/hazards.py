@@ -11,7 +11,7 @@ from typing import Callable, Iterable, Iterator
 
 from portkit import codes
 from portkit.analyze.constants import ELEMENT_BYTES, evaluate, file_constants, split_arguments
-from portkit.analyze.findings import FULL_MASKS_32, simple_finding
+from portkit.analyze.findings import simple_finding
 from portkit.analyze.registry import Context, analyzer
 from portkit.codes import CODES
 from portkit.model import Finding, Occurrence, ParsedFile, Role as K
@@ -26,8 +26,9 @@ SYNC_MASKED = re.compile(r"^__(shfl(_up|_down|_xor)?|ballot|any|all|match_any|ma
 BALLOTS = {"__ballot_sync", "__ballot", "__activemask"}
 SHUFFLE_WIDTH_ARG = {"__shfl_sync": 3, "__shfl_up_sync": 3, "__shfl_down_sync": 3, "__shfl_xor_sync": 3,
                      "__shfl": 2, "__shfl_up": 2, "__shfl_down": 2, "__shfl_xor": 2}
-COOPERATIVE = {"cudaLaunchCooperativeKernel", "cudaLaunchCooperativeKernelMultiDevice", "this_grid",
-               "this_multi_grid", "grid_group", "multi_grid_group", "cudaCooperativeLaunch"}
+# Cooperative launches and multi-device grids; a grid_group itself is only a hazard when it syncs.
+COOPERATIVE = {"cudaLaunchCooperativeKernel", "cudaLaunchCooperativeKernelMultiDevice", "this_multi_grid",
+               "multi_grid_group", "cudaCooperativeLaunch", "cudaLaunchAttributeCooperative"}
 STREAM_PRIORITY = {"cudaStreamCreateWithPriority", "cudaDeviceGetStreamPriorityRange", "cudaStreamGetPriority"}
 HOPPER = {"__cluster_dims__", "this_cluster", "cluster_group", "cudaLaunchKernelEx", "cudaFuncAttributeClusterDimMustBeSet",
           "cudaFuncAttributeNonPortableClusterSizeAllowed", "cudaLaunchAttributeClusterDimension",
@@ -40,7 +41,8 @@ TEXTURE_TEMPLATES = {"texture", "surface"}
 _32_BIT_TYPES = {"unsigned", "unsigned int", "int", "uint32_t", "int32_t", "unsigned long", "long"}
 # Names the hazards look at: the parser must keep them even though no rule maps them.
 INTERESTING_NAMES = frozenset(COOPERATIVE | STREAM_PRIORITY | HOPPER | DEVICE_PROPERTY_FIELDS | TEXTURE_TEMPLATES
-                              | {"warpSize", "cudaFuncSetAttribute", "cudaFuncAttributeMaxDynamicSharedMemorySize"})
+                              | {"warpSize", "cudaFuncSetAttribute", "cudaFuncAttributeMaxDynamicSharedMemorySize",
+                                 "this_grid", "grid_group", "sync"})
 
 def device_code(parsed: ParsedFile) -> Callable[[Occurrence], bool]:
     """Whether an occurrence is inside a kernel or __device__ function: where device-only hazards can be.
@@ -74,8 +76,6 @@ LANE = re.compile(r"(?i)lane|threadIdx\.x\s*(%|&)|\btid\s*(%|&)")
 BLOCK_SIZE_NAME = re.compile(r"(?i)k?_?(block|cta)(_?(size|dim|threads))?|\w*threads(_?per_?block)?|block_?size\w*")
 # A constant that names the warp size: WARP_SIZE, kWarpSize, warp_size, THREADS_PER_WARP...
 WARP_SIZE_NAME = re.compile(r"(?i)^k?_?(warp_?(size|sz|width|threads|lanes)|threads_?per_?warp|lanes_?per_?warp)$")
-# Masks that sign-extend to 64 set bits when HIP widens them: all lanes stay in.
-_WIDENED_FULL = {"-1", "~0"}
 
 
 _THREAD_INDEX = re.compile(r"\bthreadIdx\b|__lane_id|\blaneid\b")
@@ -163,21 +163,37 @@ def lane_indexed_arrays(parsed: ParsedFile, context: Context) -> Iterator[Findin
                 and any(evaluate(v, constants) == 32 for k, v in o.info if k == "dim")}
     reported: set[str] = set()
     for o in parsed.occurrences:
-        if o.role is K.SUBSCRIPT and o.text in sized_32 and o.text not in reported and LANE.search(o.get("index")):
+        if o.role is K.SUBSCRIPT and o.text in sized_32 and o.text not in reported and LANE.search(o.get("index")) \
+                and not o.get("guarded"):  # `lane < num_warps ? s[lane] : 0` stays inside the array
             reported.add(o.text)
             yield hazard(parsed, o, codes.WARP_SIZE_LITERAL,
                          f"{o.text}[32] indexed by lane ({o.get('index')}): lanes 32-63 of a wavefront index past its end")
+
+
+# A literal with a long long suffix is 64-bit; any other literal (0xffffffff, -1, ~0u) is an int or an unsigned.
+_LONG_LONG = re.compile(r"(?i)\b(0x[0-9a-f]+|\d+)(u?ll|llu)\b")
+
+
+def _mask_problem(mask: str, constants: dict[str, str]) -> str:
+    """What is wrong with a _sync intrinsic's mask for HIP, or "": HIP takes a 64-bit mask (and refuses
+    any other type at compile time); 0xffffffff names lanes 0-31 only."""
+    value = evaluate(constants.get(mask, mask), constants)
+    if value is None:
+        return ""  # a variable or an expression we cannot see through
+    if value == 0xFFFFFFFF:
+        return "a 32-bit full mask (lanes 0-31 of a 64-lane wavefront)"
+    if mask not in constants and not _LONG_LONG.search(mask):
+        return "a 32-bit mask (HIP's _sync intrinsics take a 64-bit one)"
+    return ""
 
 
 @analyzer("source")
 def full_warp_masks(parsed: ParsedFile, context: Context) -> Iterator[Finding]:
     constants = file_constants(parsed)
     for o in _calls(parsed, SYNC_MASKED):
-        mask = o.get("arg0")
-        if mask in _WIDENED_FULL:
-            continue
-        if mask in FULL_MASKS_32 or mask in constants and evaluate(mask, constants) == 0xFFFFFFFF:
-            yield hazard(parsed, o, codes.FULL_WARP_MASK, f"{o.text}({mask}, ...) passes a 32-bit full mask")
+        problem = _mask_problem(o.get("arg0"), constants)
+        if problem:
+            yield hazard(parsed, o, codes.FULL_WARP_MASK, f"{o.text}({o.get('arg0')}, ...) passes {problem}")
 
 
 @analyzer("source")
@@ -244,6 +260,9 @@ def shared_memory(parsed: ParsedFile, context: Context) -> Iterator[Finding]:
 @analyzer("source")
 def compute_capability_checks(parsed: ParsedFile, context: Context) -> Iterator[Finding]:
     facts = build_facts()
+    tests = [o for o in parsed.occurrences if _capability_test(o)]
+    legacy_lines = {o.position.line for o in tests if o.text == "major" and _legacy(o)}
+    current_lines = {o.position.line for o in tests if o.text == "major" and not _legacy(o)}
     lines: set[int] = set()  # `major == 7 && minor >= 5` is one test: one finding a line
     for o in parsed.occurrences:
         if o.role is K.PREPROCESSOR_CONDITION:
@@ -251,23 +270,29 @@ def compute_capability_checks(parsed: ParsedFile, context: Context) -> Iterator[
                 capability = str(int(match.group(2)) // 10)
                 yield hazard(parsed, o, codes.COMPUTE_CAPABILITY_CHECK, f"'{match.group()}' tests an NVIDIA generation; "
                                                   f"the nearest AMD target: {facts.describe(capability)}")
-        elif _capability_test(o) and o.position.line not in lines and _uses_device_properties(parsed):
+        elif _capability_test(o) and o.position.line not in lines and _uses_device_properties(parsed) \
+                and (o.position.line in current_lines or o.position.line not in legacy_lines):
             lines.add(o.position.line)
             yield hazard(parsed, o, codes.COMPUTE_CAPABILITY_CHECK,
                          f".{o.text} {o.get('operator')} {o.get('other')} tests an NVIDIA generation; on AMD it is the gfx generation")
 
 
 _COMPARISONS = {">=", ">", "<=", "<", "==", "!="}
-# `major < 1` / `major >= 2` ask "a CUDA device at all" / "Fermi or newer": AMD's 9+ answers as meant.
+# Tests against generations before Kepler (3.x) ask "a CUDA GPU at all", "double precision", "__shfl":
+# every GPU HIP runs on answers them as meant.
 _LEGACY_MAJOR = 3
 
 
 def _capability_test(o: Occurrence) -> bool:
-    """`prop.major >= 7`, `prop.minor == 5`; not the legacy "is it a GPU at all" tests."""
-    if o.role is not K.FIELD or o.text not in ("major", "minor") or o.get("operator") not in _COMPARISONS:
-        return False
+    """`prop.major >= 7`, `prop.minor == 5`."""
+    return o.role is K.FIELD and o.text in ("major", "minor") and o.get("operator") in _COMPARISONS
+
+
+def _legacy(o: Occurrence) -> bool:
+    """`major < 3`, `major >= 2`, `major == 1`: a test of a generation before Kepler."""
     value = evaluate(o.get("other"))
-    return not (o.text == "major" and value is not None and value < _LEGACY_MAJOR)
+    bound = value + 1 if value is not None and o.get("operator") in ("<=", ">") else value
+    return bound is not None and bound <= _LEGACY_MAJOR
 
 
 def _uses_device_properties(parsed: ParsedFile) -> bool:
@@ -290,31 +315,48 @@ def textures(parsed: ParsedFile, context: Context) -> Iterator[Finding]:
 
 
 def _named(parsed: ParsedFile, names: set[str], code: str, message: str, context: Context) -> Iterator[Finding]:
+    lines: set[int] = set()  # `cg::grid_group g = cg::this_grid();` is one use
     for o in parsed.occurrences:
         if o.role in (K.CALL, K.TYPE, K.IDENTIFIER, K.QUALIFIED, K.MACRO_BODY) and o.text.split("::")[-1] in names \
-                and o.text not in context.project_names:
+                and o.text not in context.project_names and o.position.line not in lines:
+            lines.add(o.position.line)
             yield hazard(parsed, o, code, message.format(name=o.text), shadowable=True)
 
 
 @analyzer("source")
 def cooperative(parsed: ParsedFile, context: Context) -> Iterator[Finding]:
+    """Cooperative launches and grid-wide barriers (`grid.sync()`) need every block resident at once.
+    A grid_group used only for its rank and size (grid-stride loops) needs nothing of the kind."""
     yield from _named(parsed, COOPERATIVE, codes.COOPERATIVE_LAUNCH, "{name}: grid-wide cooperation depends on AMD occupancy", context)
+    grids = {o.text for o in parsed.occurrences if o.role is K.INITIALIZER and "this_grid" in o.get("value")}
+    for o in parsed.occurrences:
+        if o.role is K.FIELD and o.text == "sync" and (o.get("object") in grids or re.search(r"(?i)grid", o.get("object"))):
+            yield hazard(parsed, o, codes.COOPERATIVE_LAUNCH,
+                         f"{o.get('object')}.sync(): a grid-wide barrier needs every block resident (AMD occupancy differs)")
 
 
 @analyzer("source")
 def graphs(parsed: ParsedFile, context: Context) -> Iterator[Finding]:
-    for o in parsed.occurrences:
-        if o.role is K.CALL and (o.text.startswith("cudaGraph") or o.text == "cudaStreamBeginCapture"):
-            yield hazard(parsed, o, codes.CUDA_GRAPHS, f"{o.text}: check hipGraph coverage for this call")
+    """Once a file, at its first graph call: each call's own mapping is its API finding."""
+    calls = [o for o in parsed.occurrences if o.role is K.CALL and (o.text == "cudaStreamBeginCapture"
+             or o.text.startswith("cudaGraph") and not o.text.startswith("cudaGraphics"))]  # cudaGraphics*: GL interop
+    if calls:
+        names = sorted({o.text for o in calls})
+        yield hazard(parsed, calls[0], codes.CUDA_GRAPHS, f"{len(calls)} CUDA graph calls ({', '.join(names[:4])}"
+                                                          f"{', ...' if len(names) > 4 else ''}): check hipGraph coverage")
 
 
 @analyzer("source")
 def stream_priorities(parsed: ParsedFile, context: Context) -> Iterator[Finding]:
-    yield from _named(parsed, STREAM_PRIORITY, codes.STREAM_PRIORITY, "{name}: AMD stream priorities differ", context)
+    """A stream created with a fixed priority number; one from cudaDeviceGetStreamPriorityRange is portable."""
+    for o in _calls(parsed, {"cudaStreamCreateWithPriority"}):
+        if evaluate(o.get("arg2"), file_constants(parsed)) is not None:
+            yield hazard(parsed, o, codes.STREAM_PRIORITY, f"{o.text}(..., {o.get('arg2')}): AMD's priority range differs; "
+                                                           "take the value from cudaDeviceGetStreamPriorityRange")
 
 
 # Calls and operators that only show a value: printing a compute capability is harmless.
-_SHOWN = re.compile(r"(?i)print|log|puts|cerr|cout|format|fmt|write|str\b|message")
+_SHOWN = re.compile(r"(?i)print|log|puts|cerr|cout|format|fmt|write|str\b|message|to_string|string")
 
 
 @analyzer("source")
@@ -329,7 +371,8 @@ def device_properties(parsed: ParsedFile, context: Context) -> Iterator[Finding]
     lines: set[int] = set()
     for o in parsed.occurrences:
         if o.role is K.FIELD and o.text in ("major", "minor") and o.get("operator") not in _COMPARISONS \
-                and o.get("operator") != "<<" and not _SHOWN.search(o.get("call")) and o.position.line not in lines:
+                and o.get("operator") != "<<" and not _SHOWN.search(o.get("call")) and not o.get("assigned") \
+                and o.position.line not in lines:
             lines.add(o.position.line)
             yield hazard(parsed, o, codes.DEVICE_PROPERTY_MEANING,
                          f".{o.text} used as a compute capability; on AMD it holds the gfx generation")

@@ -203,21 +203,39 @@ def _named_value(name: Node) -> tuple[Role, str] | None:
 
 
 def _field_use(field: Node | None, expression: Node | None) -> tuple[tuple[str, str], ...]:
-    """How a member access is used: the other operand of its binary expression ("other"), and the
-    call it is an argument of ("call"), which tell `prop.major >= 7` and `printf(..., prop.major)` apart."""
+    """How a member access is used: the other operand of its binary expression ("other"), the object
+    (`grid` of `grid.sync()`), and the calls it is an argument of, innermost first ("call"), which tell
+    `prop.major >= 7` and `printf(..., prop.major)` apart."""
     info = []
     if field is not None and expression is not None:
         other = next((c for c in expression.named_children if c != field and c.type != "comment"), None)
         if other is not None:
             info.append(("other", " ".join(_text(other).split())[:_ARGUMENT_TEXT_LIMIT]))
-    node = field
-    while node is not None and node.type not in ("argument_list", "compound_statement", "translation_unit"):
+    if field is not None and field.type == "field_expression" and field.child_by_field_name("argument") is not None:
+        info.append(("object", _text(field.child_by_field_name("argument"))[:_ARGUMENT_TEXT_LIMIT]))
+    if field is not None and field.parent is not None and field.parent.type == "assignment_expression" \
+            and field.parent.child_by_field_name("left") == field:
+        info.append(("assigned", "1"))  # prop.major = 0: written, not read
+    calls, node = [], field
+    while node is not None and node.type not in ("compound_statement", "translation_unit", "expression_statement"):
+        if node.type == "argument_list" and node.parent is not None and node.parent.child_by_field_name("function"):
+            calls.append(_text(node.parent.child_by_field_name("function"))[:_ARGUMENT_TEXT_LIMIT])
         node = node.parent
-    function = node.parent.child_by_field_name("function") if node is not None and node.type == "argument_list" \
-        and node.parent is not None else None
-    if function is not None:
-        info.append(("call", _text(function)[:_ARGUMENT_TEXT_LIMIT]))
+    if calls:
+        info.append(("call", " ".join(calls)))  # innermost first: printf(fmt, f(prop.major)) -> "f printf"
     return tuple(info)
+
+
+def _guarded(node: Node, index: str) -> bool:
+    """Whether an enclosing `if` or `?:` tests the index (`lane < num_warps ? s[lane] : 0`)."""
+    words = set(re.findall(r"[A-Za-z_]\w*", index))
+    while node.parent is not None and node.type not in ("compound_statement", "function_definition"):
+        parent = node.parent
+        condition = parent.child_by_field_name("condition") if parent.type in ("conditional_expression", "if_statement") else None
+        if condition is not None and condition != node and words & set(re.findall(r"[A-Za-z_]\w*", _text(condition))):
+            return True
+        node = parent
+    return False
 
 
 def _position_key(occurrence: Occurrence) -> tuple[int, int, str]:
@@ -501,7 +519,8 @@ class _FileParse:
             indices = subscript.child_by_field_name("indices") if subscript is not None else None
             if node.text is not None and node.text.decode("utf-8", "replace") in shared and indices is not None:
                 index = " ".join(_text(indices).strip("[] ").split())[:_ARGUMENT_TEXT_LIMIT]
-                self.emit(node, Role.SUBSCRIPT, _text(node), info=(("index", index),))
+                guarded = (("guarded", "1"),) if _guarded(node, index) else ()
+                self.emit(node, Role.SUBSCRIPT, _text(node), info=(("index", index),) + guarded)
 
     def suppressions(self, nodes: list[Node]) -> None:
         for node in nodes:

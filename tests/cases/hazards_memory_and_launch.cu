@@ -60,15 +60,21 @@ void host(float* d, cudaStream_t s) {  // expect: PK100
   cudaFuncSetAttribute(small_tiles, cudaFuncAttributeMaxDynamicSharedMemorySize, 48 * 1024);  // expect: PK311 PK100 PK100
   cudaStream_t hi;  // expect: PK100
   cudaStreamCreateWithPriority(&hi, cudaStreamNonBlocking, -1);  // expect: PK334 PK100 PK100
+  int least, greatest;
+  cudaDeviceGetStreamPriorityRange(&least, &greatest);  // expect: PK100  // ok: PK334
+  cudaStreamCreateWithPriority(&hi, cudaStreamNonBlocking, greatest);  // expect: PK100 PK100  // ok: PK334
   cudaGraph_t graph;  // expect: PK100
   cudaGraphCreate(&graph, 0);  // expect: PK333 PK100
   void* args[] = {&d};
   cudaLaunchCooperativeKernel((void*)child, 1, 1, args, 0, s);  // expect: PK332 PK100
   cudaDeviceProp prop;  // expect: PK100
+  prop.major = 0;  // ok: PK335
   cudaGetDeviceProperties(&prop, 0);  // expect: PK100
   if (prop.major >= 8) { }  // expect: PK320
   if (prop.major == 7 && prop.minor >= 5) { }  // expect: PK320
   if (prop.major < 1) { }  // ok: PK320
+  if (prop.major < 3 || (prop.major == 3 && prop.minor < 5)) { }  // ok: PK320
+  if (prop.major > 3 || (prop.major == 3 && prop.minor >= 5)) { }  // expect: PK320
   int lanes = prop.warpSize;  // ok: PK335
   int sm = prop.major * 10 + prop.minor;  // expect: PK335
   printf("compute capability %d.%d\n", prop.major, prop.minor);  // ok: PK335
@@ -77,3 +83,14 @@ void host(float* d, cudaStream_t s) {  // expect: PK100
 
 // tree-sitter-cuda does not know __cluster_dims__, so the kernel itself is lost here.
 __global__ void __cluster_dims__(2, 1, 1) clustered(float* out) { out[0] = 0.0f; }  // expect: PK337
+
+__global__ void grid_barrier(float* out) {  // expect: PK200
+  cooperative_groups::grid_group grid = cooperative_groups::this_grid();
+  out[grid.thread_rank()] = 0.0f;
+  grid.sync();  // expect: PK332
+}
+
+__global__ void grid_stride(float* out, int n) {  // expect: PK200
+  auto grid = cooperative_groups::this_grid();  // ok: PK332
+  for (int i = grid.thread_rank(); i < n; i += grid.size()) out[i] = 0.0f;  // ok: PK332
+}

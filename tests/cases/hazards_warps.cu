@@ -42,7 +42,8 @@ __device__ float shuffles(float v, int lane) {  // expect: PK202
   v += __shfl_down_sync(0xffffffff, v, 1);  // expect: PK301 PK104
   v += __shfl_down_sync(FULL_MASK, v, 1);  // expect: PK301 PK104
   v += __shfl_down_sync(LANES_64, v, 1);  // expect: PK104  // ok: PK301
-  v += __shfl_down_sync(-1, v, 1);  // expect: PK104  // ok: PK301
+  v += __shfl_down_sync(-1, v, 1);  // expect: PK301 PK104
+  v += __shfl_down_sync(-1ll, v, 1);  // expect: PK104  // ok: PK301
   v += __shfl_down_sync(__activemask(), v, 1);  // expect: PK104 PK104
   v += __shfl_sync(0xffffffff, v, lane, 32);  // expect: PK301 PK304 PK104
   v += __shfl_sync(__activemask(), v, lane, 16);  // expect: PK104 PK104
@@ -73,4 +74,11 @@ __global__ void per_lane_and_per_warp(float* out) {  // expect: PK200
   per_lane[lane] = out[0];  // expect: PK300
   per_warp[warp] = out[1];  // ok: PK300
   out[2] = per_lane[lane] + per_warp[warp];  // ok: PK300
+}
+
+__global__ void block_reduce(float* out) {  // expect: PK200
+  __shared__ float sums[32];
+  int lane = threadIdx.x % warpSize;  // expect: PK100
+  int warps = blockDim.x / warpSize;  // expect: PK100
+  out[0] = lane < warps ? sums[lane] : 0.0f;  // ok: PK300
 }
