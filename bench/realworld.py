@@ -81,6 +81,29 @@ class Corpus:
     root: Path | None = None  # the extracted tree
 
 
+@dataclass
+class Dependency:
+    """A header-only library some programs need that the installed ROCm lacks (Debian packages
+    no rocThrust): extracted like a corpus; `{dep:NAME}` in flags stands for its root."""
+
+    name: str
+    repo: str
+    commit: str
+    generated: dict[str, str]
+    programs: list = field(default_factory=list)  # none: extract() treats it like a corpus
+    root: Path | None = None
+
+
+def load_dependencies(path: Path) -> list[Dependency]:
+    data = tomllib.loads(path.read_text())
+    deps = []
+    for raw in data.get("dependency", []):
+        if not all(isinstance(raw.get(k), str) for k in ("name", "repo", "commit")):
+            raise BadInput(f"{path}: every [[dependency]] needs string 'name', 'repo' and 'commit'")
+        deps.append(Dependency(raw["name"], raw["repo"], raw["commit"], raw.get("generated", {})))
+    return deps
+
+
 def load_config(path: Path) -> list[Corpus]:
     try:
         data = tomllib.loads(path.read_text())
@@ -281,11 +304,19 @@ class UnitResult:
     cause: str = ""      # the normalised class of that error
     where: str = ""      # file:line of the first error
     errors: int = 0      # how many error lines the compile printed
+    explained: bool = False  # a `portkit:` marker sits on or just above the first error's line
+
+
+DEPENDENCY_ROOTS: dict[str, str] = {}  # "{dep:NAME}" -> the extracted dependency
 
 
 def compile_unit(tree: Path, unit: str, flags: list[str], corpus_root: Path) -> UnitResult:
     """hipcc -fsyntax-only one unit, from its program directory so relative -I flags work."""
-    args = [f.replace("{corpus}", str(corpus_root)) for f in flags]
+    args = []
+    for flag in flags:
+        for placeholder, value in {"{corpus}": str(corpus_root), **DEPENDENCY_ROOTS}.items():
+            flag = flag.replace(placeholder, value)
+        args.append(flag)
     try:
         proc = subprocess.run(["hipcc", *HIPCC_BASE, *args, unit], cwd=tree, capture_output=True, text=True,
                               env={**os.environ, "HIP_PLATFORM": "amd"}, timeout=HIPCC_TIMEOUT, check=False)
@@ -297,7 +328,21 @@ def compile_unit(tree: Path, unit: str, flags: list[str], corpus_root: Path) -> 
     if not lines:
         return UnitResult(unit, False, first_line(proc.stderr), f"hipcc exited {proc.returncode}", unit, 0)
     error, cause, where = classify(lines[0], tree, corpus_root)
-    return UnitResult(unit, False, error, cause, where or unit, len(lines))
+    return UnitResult(unit, False, error, cause, where or unit, len(lines), marked(lines[0], tree))
+
+
+def marked(error_line: str, tree: Path) -> bool:
+    """Whether portkit said why: its marker is on the error's line or on one of the three above
+    (markers go right above the line they are about, several may stack)."""
+    match = LOCATION.match(error_line.strip())
+    if not match:
+        return False
+    try:
+        text = (tree / match["file"]).read_text(errors="replace").splitlines()
+    except OSError:
+        return False
+    line = int(match["line"])
+    return any("portkit:" in text[i] for i in range(max(0, line - 4), min(line, len(text))))
 
 
 LOCATION = re.compile(r"^(?P<file>[^:\s][^:]*):(?P<line>\d+):(?:\d+:)?\s*(?:fatal )?error:\s*(?P<msg>.*)$")
@@ -465,6 +510,7 @@ def print_report(corpora: list[tuple[Corpus, dict]], tools: list[str]) -> None:
             for tool in tools:
                 if variants[tool].note:
                     print(f"  {tool} said, for {name}: {variants[tool].note}")
+    print_unexplained(corpora)
     for tool in tools:
         causes = group_causes(corpora, tool)
         print(f"\n{tool}: first error of each failing unit, by cause (programs, units)")
@@ -473,6 +519,18 @@ def print_report(corpora: list[tuple[Corpus, dict]], tools: list[str]) -> None:
             print(f"  {len(programs_of(examples)):3} {len(examples):3}  {cause}\n           {shown}")
         if not causes:
             print("  none")
+
+
+def print_unexplained(corpora: list[tuple[Corpus, dict]]) -> None:
+    """Failing portkit programs whose failures carry no portkit marker: the ones portkit did not explain."""
+    failing = [(f"{c.name}/{name}", v["portkit"]) for c, table in corpora for name, v in table.items()
+               if "portkit" in v and v["hand"].ok and not v["portkit"].ok]
+    unexplained = [(name, r) for name, variant in failing for r in variant.results if not r.ok and not r.explained]
+    programs = {name for name, _ in unexplained}
+    print(f"\nportkit: {len(failing) - len(programs)} of {len(failing)} failing programs carry a portkit marker "
+          f"at every first error")
+    for name, r in unexplained:
+        print(f"  no marker: {name}: {r.where}: {r.error}")
 
 
 def to_json(corpora: list[tuple[Corpus, dict]], tools: list[str], args: argparse.Namespace) -> dict:
@@ -530,6 +588,10 @@ def main(argv: list[str]) -> int:
     args = parse_args(argv)
     try:
         corpora = check_args(args, load_config(args.config))
+        for dep in load_dependencies(args.config):
+            dep.root = extract(dep, args.mirror, args.cache.expanduser())  # type: ignore[arg-type]
+            write_generated(dep.root, dep.generated)
+            DEPENDENCY_ROOTS[f"{{dep:{dep.name}}}"] = str(dep.root)
         for corpus in corpora:
             corpus.root = extract(corpus, args.mirror, args.cache.expanduser())
             corpus.programs += discover_programs(corpus)

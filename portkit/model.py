@@ -122,6 +122,7 @@ class Edit:
 class FixAction(str, enum.Enum):
     RENAME = "rename"  # write `text` over `span` (dropping `drop_args` leading call arguments)
     INSERT = "insert"  # write `text` at `span` (an empty span: an insertion)
+    GUARD = "guard"  # put the lines of `span` under `#if text` ... `#endif`
     INCLUDE = "include"  # write the include target `text` (with its delimiters) over `span`
     LAUNCH = "launch"  # k<<<...>>>(...) -> hipLaunchKernelGGL(k, ...), from `parts`
 

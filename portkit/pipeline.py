@@ -89,7 +89,7 @@ class Job:
 
 
 def parse_bytes(path: str, data: bytes, job: Job) -> ParsedFile:
-    return parse_source(path, data, keep=job.keep, literals=WARP_LITERALS)
+    return parse_source(path, data, keep=job.keep, literals=WARP_LITERALS, api=job.context.rules.is_api)
 
 
 def _file_context(parsed: ParsedFile, job: Job) -> Context:

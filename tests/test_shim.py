@@ -16,7 +16,7 @@ CONVERT_INPUTS = Path(__file__).parent / "convert"
 
 def make_project(tmp_path: Path) -> Path:
     src = tmp_path / "project"
-    shutil.copytree(CONVERT_INPUTS, src)
+    shutil.copytree(CONVERT_INPUTS, src, ignore=shutil.ignore_patterns("compiles"))
     shutil.copy(EXAMPLES / "saxpy" / "saxpy.cu", src)
     return src
 

@@ -6,7 +6,9 @@ scripts, containers and Python projects.
 """
 from __future__ import annotations
 
-from portkit.analyze import builds, environment, hazards, inventory, names, preamble  # noqa: F401 - importing registers them
+from portkit.analyze import (  # noqa: F401 - importing registers them
+    builds, clashes, environment, hazards, inventory, names, preamble,
+)
 from portkit.analyze.registry import Context, TextFile, analyzers_for
 from portkit.model import Finding, ParsedFile
 

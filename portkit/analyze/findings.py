@@ -97,6 +97,8 @@ def _fix(occurrence: Occurrence | None, spelling: str, resolution: Resolution, c
     compared = occurrence.get("compared")
     if compared and rule.compare_as:
         return _comparison_fix(occurrence, compared, rule.compare_as)
+    if occurrence.role is Role.FIELD and rule.fallback and spelling == rule.fallback and occurrence.parts:
+        return Fix(FixAction.RENAME, occurrence.parts[0], spelling)  # a member HIP lacks: its value, for the whole access
     call = occurrence.role is Role.CALL
     rewrites = _argument_rewrites(occurrence, rule, resolution) if call else ()
     if spelling == occurrence.text and not rewrites:

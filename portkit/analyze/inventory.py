@@ -2,9 +2,11 @@
 from __future__ import annotations
 
 import dataclasses
+import re
 from typing import Iterable
 
 from portkit.analyze.findings import rule_finding, simple_finding
+from portkit.analyze.names import device_functions
 from portkit.analyze.registry import Context, analyzer
 from portkit.codes import API_UNSUPPORTED, CUDA_BRANCH, DEVICE_FUNCTION, KERNEL, KERNEL_LAUNCH, Status
 from portkit.model import Finding, Fix, FixAction, Occurrence, ParsedFile, Role
@@ -16,8 +18,14 @@ BRANCH_ADVICE = ("hipcc does not define these macros: test __HIP_PLATFORM_AMD__/
                  "or the branch silently drops out on AMD.")
 
 
+# PTX instructions are dotted (mov.u32, ld.global.f32, shfl.sync.bfly.b32) and name %registers; asm in
+# host code without them is the host's own (x86 rdtsc, cpuid), no PTX.
+PTX_LOOKING = re.compile(r"\b[a-z]+(\.[a-z0-9]+)+\b|%%?(laneid|warpid|smid|tid|ntid|ctaid|nctaid|clock)")
+
+
 @analyzer("source")
 def analyze_inventory(parsed: ParsedFile, context: Context) -> Iterable[Finding]:
+    device = device_functions(parsed)
     for occurrence in parsed.occurrences:
         role = occurrence.role
         if role is Role.KERNEL:
@@ -32,7 +40,7 @@ def analyze_inventory(parsed: ParsedFile, context: Context) -> Iterable[Finding]
             flags += ("expression",) if occurrence.get("used-as") == "expression" else ()
             yield dataclasses.replace(finding, fix=Fix(FixAction.LAUNCH, occurrence.span, occurrence.text, occurrence.parts,
                                                        flags=flags))
-        elif role is Role.INLINE_ASM:
+        elif role is Role.INLINE_ASM and (occurrence.function in device or PTX_LOOKING.search(occurrence.text)):
             yield _asm_finding(parsed, occurrence, context)
         elif role is Role.PREPROCESSOR_CONDITION:
             yield simple_finding(parsed.path, occurrence, CUDA_BRANCH, f"{occurrence.detail} {occurrence.text}", BRANCH_ADVICE)

@@ -9,6 +9,7 @@ from portkit.analyze.findings import rule_finding, simple_finding
 from portkit.analyze.registry import Context, analyzer
 from portkit.codes import API_UNKNOWN
 from portkit.model import Finding, Occurrence, ParsedFile, Role, Span
+from portkit.rules import Rule
 
 # Names that look like CUDA APIs; those no rule knows are listed, never dropped.
 CUDA_LOOKING = re.compile(
@@ -69,19 +70,66 @@ def resolve_pending(pending: Iterable[tuple[str, tuple[tuple[str, str], ...], tu
                     yield finding
 
 
+# A name counts only in its role: a type rule in a type position, a function in a call or as a
+# reference, an enum or macro in an expression. Macro bodies are opaque, so any rule may match there.
+# An enum in a type position is a template argument or a statement macro's misparse, never a type.
+_KIND_ROLES = {
+    "function": (Role.CALL, Role.IDENTIFIER, Role.MACRO_BODY),
+    "intrinsic": (Role.CALL, Role.IDENTIFIER, Role.MACRO_BODY),
+    "type": (Role.TYPE, Role.IDENTIFIER, Role.MACRO_BODY),
+    "enum": (Role.IDENTIFIER, Role.TYPE, Role.MACRO_BODY),
+    "macro": (Role.IDENTIFIER, Role.CALL, Role.TYPE, Role.MACRO_BODY),
+}
+
+
+def _member(parsed: ParsedFile, occurrence: Occurrence, context: Context, types: set[str]) -> Finding | None:
+    """`p.deviceOverlap` where the file uses cudaDeviceProp: a rule `cudaDeviceProp::deviceOverlap`."""
+    for struct in sorted(types):
+        rule = context.rules.lookup(f"{struct}::{occurrence.text}")
+        if rule is not None and rule.kind == "field":
+            return rule_finding(parsed.path, rule, rule.cuda, occurrence.span, occurrence.position, context,
+                                occurrence.function, occurrence)
+    return None
+
+
+def device_functions(parsed: ParsedFile) -> set[str]:
+    """The file's kernels and __device__ functions."""
+    return {o.text for o in parsed.occurrences if o.role in (Role.KERNEL, Role.DEVICE_FUNCTION)}
+
+
+def in_role(rule: Rule, occurrence: Occurrence, parsed: ParsedFile, device: set[str]) -> bool:
+    """Whether this use of the name is the CUDA name the rule means."""
+    if occurrence.get("engine") == "clang":
+        return True  # clang resolved it to the CUDA declaration
+    template_argument = occurrence.get("constant") == "template-argument"  # type or value: tree-sitter cannot tell
+    if occurrence.role not in _KIND_ROLES.get(rule.kind, NAME_ROLES) and not template_argument:
+        return False
+    if occurrence.role in (Role.IDENTIFIER, Role.CALL) and occurrence.text in parsed.declared:
+        return False  # the file's own variable, parameter or member (a `texture`, a `y0`, a pointer `j0` called)
+    if occurrence.get("accessed") and rule.kind != "macro":
+        return False  # `texture.x`: a variable, whatever its name
+    if rule.c_library:  # floor, y0, isnan, min: plain C/C++ outside device code
+        return occurrence.role is not Role.MACRO_BODY and occurrence.function in device
+    return True
+
+
 @analyzer("source")
 def analyze_names(parsed: ParsedFile, context: Context) -> Iterable[Finding]:
+    device = device_functions(parsed)
+    types = {o.text for o in parsed.occurrences if o.role is Role.TYPE}
     for occurrence in parsed.occurrences:
         if occurrence.role is Role.QUALIFIED:
             finding = _qualified(parsed.path, occurrence, context)
             if finding is not None:
                 yield finding
-        elif occurrence.role in NAME_ROLES:
+        elif occurrence.role in NAME_ROLES and not occurrence.get("scoped"):  # a scope makes it a QUALIFIED one
             name = occurrence.text
             resolved = occurrence.get("engine") == "clang"  # clang already checked the declaration
             if name in context.project_names and not resolved:
                 continue  # the project's own function, macro or type
             rule = context.rules.lookup(name)
+            if rule is not None and not in_role(rule, occurrence, parsed, device):
+                continue
             if rule is not None:
                 finding = rule_finding(parsed.path, rule, name, occurrence.span, occurrence.position, context,
                                        occurrence.function, occurrence)
@@ -91,9 +139,13 @@ def analyze_names(parsed: ParsedFile, context: Context) -> Iterable[Finding]:
             elif CUDA_LOOKING.match(name) and name not in context.project_declared:
                 yield simple_finding(parsed.path, occurrence, API_UNKNOWN, f"{name} looks like a CUDA name, but no rule knows it",
                                      UNKNOWN_ADVICE, shadowable=True)
+        elif occurrence.role is Role.FIELD:
+            finding = _member(parsed, occurrence, context, types)
+            if finding is not None:
+                yield finding
         elif occurrence.role is Role.INCLUDE:
-            if occurrence.detail == "local" and context.project_header(occurrence.text):
-                continue  # the project's own cuda.h or helpers.cuh, not NVIDIA's
+            if context.project_header(occurrence.text):
+                continue  # the project's own cuda.h or helper_cuda.h, not NVIDIA's
             rule = context.rules.header(occurrence.text)
             if rule is not None:
                 yield rule_finding(parsed.path, rule, occurrence.text, occurrence.span, occurrence.position, context,

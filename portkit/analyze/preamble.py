@@ -10,6 +10,7 @@ import dataclasses
 from typing import Iterable
 
 from portkit.analyze.findings import simple_finding
+from portkit.analyze.names import device_functions, in_role
 from portkit.analyze.registry import Context, analyzer
 from portkit.codes import HIP_PREAMBLE
 from portkit.model import Finding, Fix, FixAction, Occurrence, ParsedFile, Position, Role, Span
@@ -30,19 +31,22 @@ def _needs_runtime(parsed: ParsedFile, context: Context, runtime: str) -> bool:
     """A file that uses CUDA's language extensions, or runtime names without including any CUDA
     header (CUDA's library headers all bring the runtime API): under nvcc they came with the
     implicit cuda_runtime.h (a .cu file, or a .cpp built as CUDA)."""
-    included = [_hip_header(o.text, context) for o in parsed.occurrences if o.role is Role.INCLUDE]
+    # The project's own cuda.h is no CUDA header: convert leaves it, so it brings no runtime.
+    included = [_hip_header(o.text, context) for o in parsed.occurrences
+                if o.role is Role.INCLUDE and not context.project_header(o.text)]
     if runtime in included or (runtime and any(o.role is Role.INCLUDE and o.text == runtime for o in parsed.occurrences)):
         return False
     if parsed.device_syntax:
         return True
-    return not any(included) and any(_runtime_name(o, context) for o in parsed.occurrences)
+    device = device_functions(parsed)
+    return not any(included) and any(_runtime_name(o, parsed, context, device) for o in parsed.occurrences)
 
 
-def _runtime_name(occurrence: Occurrence, context: Context) -> bool:
+def _runtime_name(occurrence: Occurrence, parsed: ParsedFile, context: Context, device: set[str]) -> bool:
     if occurrence.role not in _NAME_ROLES or occurrence.text in context.project_names:
         return False
     rule = context.rules.lookup(occurrence.text)
-    return rule is not None and rule.library in RUNTIME_LIBRARIES
+    return rule is not None and rule.library in RUNTIME_LIBRARIES and in_role(rule, occurrence, parsed, device)
 
 
 def _defines(parsed: ParsedFile, context: Context) -> list[str]:

@@ -93,6 +93,9 @@ def edits_for(finding: Finding, options: EditOptions, rules: RuleDatabase) -> tu
         return _rename(fix)
     if fix.action is FixAction.INSERT:
         return (Edit(fix.span, fix.text.encode()),)
+    if fix.action is FixAction.GUARD:  # the span starts at a line start
+        return (Edit(Span(fix.span.start, fix.span.start), f"#if {fix.text}\n".encode()),
+                Edit(Span(fix.span.end, fix.span.end), b"\n#endif"))
     if fix.action is FixAction.INCLUDE:
         return _include(fix, finding.name, rules)
     if fix.action is FixAction.LAUNCH:

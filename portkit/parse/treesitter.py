@@ -55,6 +55,8 @@ _QUERY = """
 (enum_specifier name: (type_identifier) @definition body: (_))
 (enumerator name: (identifier) @definition)
 (alias_declaration name: (type_identifier) @definition)
+(namespace_definition name: (namespace_identifier) @definition)
+(type_definition declarator: (pointer_declarator declarator: (type_identifier) @definition))
 (init_declarator declarator: (identifier) @declared)
 (declaration declarator: (identifier) @declared)
 (parameter_declaration declarator: (identifier) @declared)
@@ -63,6 +65,10 @@ _QUERY = """
 (array_declarator declarator: (identifier) @declared)
 (reference_declarator (identifier) @declared)
 (field_declaration declarator: (field_identifier) @declared)
+(optional_parameter_declaration declarator: (identifier) @declared)
+(pointer_declarator declarator: (field_identifier) @declared)
+(array_declarator declarator: (field_identifier) @declared)
+(reference_declarator (field_identifier) @declared)
 (preproc_def name: (identifier) @constant value: (preproc_arg))
 (init_declarator declarator: (identifier) @constant value: (_))
 (enumerator name: (identifier) @constant value: (_))
@@ -324,23 +330,79 @@ def _comparison(name: Node) -> tuple[str, Node] | None:
     return f"{op} {_text(number)}", expression
 
 
-def _trusted(name: Node) -> bool:
-    """Whether a declared name is really declared: not inside a syntax error, and not a
-    "function prototype" in a function body, which is how tree-sitter reads a statement
-    macro without its `;` (`CHECK( cudaMemcpy(...) )` as a declaration of cudaMemcpy).
-    A misparse must never make a CUDA name look like the project's own."""
+_HIP_TESTS = re.compile(rb"__HIP_PLATFORM_AMD__|__HIP_PLATFORM_HCC__|__HIPCC__|__HIP__|__HIP_DEVICE_COMPILE__")
+
+
+def _signature(function: Node) -> tuple[tuple[str, str], ...]:
+    """The first parameter's type (`double*`), and whether a #if on HIP already encloses the definition."""
+    info = []
+    declarator = function.child_by_field_name("declarator")
+    while declarator is not None and declarator.type != "function_declarator":
+        declarator = declarator.child_by_field_name("declarator")
+    parameters = declarator.child_by_field_name("parameters") if declarator is not None else None
+    first = next((p for p in parameters.named_children if p.type == "parameter_declaration"), None) if parameters else None
+    if first is not None:
+        kind = first.child_by_field_name("type")
+        pointers = _text(first.child_by_field_name("declarator") or first).count("*") if kind is not None else 0
+        if kind is not None:
+            info.append(("param0", " ".join(_text(kind).split()) + "*" * pointers))
+    node = function.parent
+    while node is not None:
+        test = node.child_by_field_name("condition") or node.child_by_field_name("name")
+        if node.type.startswith("preproc_if") and test is not None and _HIP_TESTS.search(test.text or b""):
+            info.append(("guarded", "hip"))
+            break
+        node = node.parent
+    return tuple(info)
+
+
+_PRIMITIVE_TYPES = {"primitive_type", "sized_type_specifier", "auto", "placeholder_type_specifier"}
+
+
+def _declaration_kind(name: Node, api: Keep | None) -> str:
+    """How to read a declared name: "declared" (it is), "local" (a block-scope "function
+    prototype" that is a variable: `dim3 grid(blocks);`, C++'s most vexing parse), or "use":
+    inside a syntax error, or a statement macro without its `;` (`CHECK( cudaMemcpy(...) )`,
+    read as a declaration of cudaMemcpy). A misparse never makes a CUDA API the project's own."""
     node, through_function = name.parent, False
     while node is not None:
         if node.is_error or node.type == "ERROR" or node.has_error and node.type == "declaration":
-            return False
+            return "use"
         if node.type == "function_declarator":
             through_function = True
         elif node.type in ("function_definition", "parameter_list", "field_declaration_list"):
-            return True
+            return "declared"
         elif node.type == "declaration":
-            return not (through_function and node.parent is not None and node.parent.type == "compound_statement")
+            if not (through_function and node.parent is not None and node.parent.type == "compound_statement"):
+                return "declared"
+            kind = node.child_by_field_name("type")
+            if api is not None and api(_text(name)) and (kind is None or kind.type not in _PRIMITIVE_TYPES):
+                return "use"
+            return "local"
         node = node.parent
-    return True
+    return "declared"
+
+
+def _in_alternative(node: Node) -> bool:
+    """Whether `node` sits in a preprocessor branch other than an include guard: a definition
+    there (`#else typedef void* cudnnHandle_t;`) is a fallback, not the project's own name."""
+    parent = node.parent
+    while parent is not None:
+        if parent.type in ("preproc_else", "preproc_elif", "preproc_elifdef"):
+            return True
+        if parent.type in ("preproc_if", "preproc_ifdef") and not _include_guard(parent):
+            return True
+        parent = parent.parent
+    return False
+
+
+def _include_guard(node: Node) -> bool:
+    """`#ifndef X` / `#if !defined(X)` whose first line is `#define X`."""
+    test = node.child_by_field_name("name") or node.child_by_field_name("condition")
+    guard = re.fullmatch(rb"(?:!\s*defined\s*\(?\s*)?(\w+)\s*\)?", (test.text or b"").strip()) if test else None
+    first = next((c for c in node.named_children if c != test and c.type != "comment"), None)
+    defined = first.child_by_field_name("name") if first is not None and first.type == "preproc_def" else None
+    return guard is not None and defined is not None and defined.text == guard.group(1)
 
 
 class _FileParse:
@@ -352,7 +414,7 @@ class _FileParse:
     """
 
     def __init__(self, source: bytes, parse_bytes: bytes, captures: dict[str, list[Node]], keep: Keep | None,
-                 literals: frozenset[str]):
+                 literals: frozenset[str], api: Keep | None = None):
         self.source = source
         self.parse_bytes = parse_bytes
         self.captures = captures
@@ -362,11 +424,21 @@ class _FileParse:
         self.scopes = _Scopes([])
         # C++ reserves __names__ for the implementation: a "declaration" of one is an
         # attribute macro tree-sitter does not know (__cluster_dims__(2, 1, 1)), so keep it as a use.
-        declared_nodes = [n for n in self.get("declared") if not _RESERVED.match(n.text or b"") and _trusted(n)]
-        definition_nodes = [n for n in self.get("definition") if _trusted(n)]
-        self.definitions = {_text(n) for n in definition_nodes}
-        self.declared = {_text(n) for n in declared_nodes}
-        self.skip = {n.start_byte for n in definition_nodes} | {n.start_byte for n in declared_nodes}
+        declared_nodes = [n for n in self.get("declared") if not _RESERVED.match(n.text or b"")
+                          and _declaration_kind(n, api) != "use"]
+        definition_nodes: list[Node] = []
+        local_nodes: list[Node] = []
+        for node in self.get("definition"):
+            kind = _declaration_kind(node, api)
+            if kind == "declared":
+                definition_nodes.append(node)
+            elif kind == "local":
+                local_nodes.append(node)
+        # A CUDA API "defined" as a fallback in a preprocessor branch is no project name: its uses stay CUDA's.
+        self.definitions = {_text(n) for n in definition_nodes
+                            if not (api is not None and api(_text(n)) and _in_alternative(n))}
+        self.declared = {_text(n) for n in declared_nodes + local_nodes}
+        self.skip = {n.start_byte for n in definition_nodes + declared_nodes + local_nodes}
         self.calls = {n.start_byte for n in self.get("call")}
 
     def get(self, capture: str) -> list[Node]:
@@ -393,7 +465,8 @@ class _FileParse:
             role = next((r for q, r in _KERNEL_QUALIFIERS.items() if q in qualifiers), None)
             if role is not None and name:
                 detail = "template" if node.parent is not None and node.parent.type == "template_declaration" else ""
-                self.occurrences.append(Occurrence(_span(node), role, name, _position(node), name, detail))
+                self.occurrences.append(Occurrence(_span(node), role, name, _position(node), name, detail,
+                                                   info=_signature(node)))
         self.scopes = _Scopes(spans)
 
     def names(self, nodes: list[Node], role: Role) -> None:
@@ -408,6 +481,11 @@ class _FileParse:
             elif role is Role.IDENTIFIER and _comparison(node):
                 compared, expression = _comparison(node)  # type: ignore[misc]
                 self.emit(node, role, text, parts=(_span(expression),), info=(("compared", compared),))
+            elif role is Role.IDENTIFIER and node.parent is not None and node.parent.type == "field_expression":
+                self.emit(node, role, text, info=(("accessed", "1"),))  # `texture.x`: a variable, whatever its name
+            elif node.parent is not None and node.parent.type == "qualified_identifier" \
+                    and node.parent.child_by_field_name("scope") is not None:
+                self.emit(node, role, text, info=(("scoped", "1"),))  # `Params::CUDNN_GEMM`: the qualified name decides
             elif role is Role.IDENTIFIER or node.parent is not None and node.parent.type == "type_descriptor":
                 constant = _constant_context(node)
                 self.emit(node, role, text, info=(("constant", constant),) if constant else ())
@@ -480,8 +558,10 @@ class _FileParse:
             if self.kept(text):
                 holder = node.parent.parent if node.parent is not None else None
                 operator = holder.child_by_field_name("operator") if holder is not None and holder.type == "binary_expression" else None
+                access = node.parent if node.parent is not None and node.parent.type == "field_expression" else node
                 info = (("operator", _text(operator)),) if operator is not None else ()
-                self.emit(node, Role.FIELD, text, info=info + _field_use(node.parent, holder if operator is not None else None))
+                self.emit(node, Role.FIELD, text, parts=(_span(access),),
+                          info=info + _field_use(node.parent, holder if operator is not None else None))
 
     def number_literals(self, nodes: list[Node]) -> None:
         for node in nodes:
@@ -625,13 +705,15 @@ def _has_device_syntax(source: bytes) -> bool:
     return False
 
 
-def parse_source(path: str, source: bytes, keep: Keep | None = None, literals: frozenset[str] = frozenset()) -> ParsedFile:
-    """Parse one file into its occurrences, definitions and declared names."""
+def parse_source(path: str, source: bytes, keep: Keep | None = None, literals: frozenset[str] = frozenset(),
+                 api: Keep | None = None) -> ParsedFile:
+    """Parse one file into its occurrences, definitions and declared names. `api` says
+    whether a name is a CUDA API a rule knows (which a misparse must not make the project's)."""
     language, query = _language()
     # A BOM is not C++; blank it out with spaces so byte offsets stay the same.
     parse_bytes = b"   " + source[3:] if source.startswith(_BOM) else source
     tree = Parser(language).parse(parse_bytes)
-    state = _FileParse(source, parse_bytes, QueryCursor(query).captures(tree.root_node), keep, literals)
+    state = _FileParse(source, parse_bytes, QueryCursor(query).captures(tree.root_node), keep, literals, api)
     preamble_end = _preamble_end(source)
     for capture, handler in _HANDLERS:
         handler(state, state.get(capture))

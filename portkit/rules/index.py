@@ -73,6 +73,11 @@ class RuleDatabase:
                 return rule, prefix
         return None, ""
 
+    def is_api(self, name: str) -> bool:
+        """Whether `name` is a CUDA API a rule knows (not a name C/C++ shares, like floor or y0)."""
+        rule = self.by_name.get(name)
+        return rule is not None and not rule.c_library
+
     def known_names(self) -> frozenset[str]:
         """Every name worth keeping while parsing: rule names and the last part of qualified ones."""
         names = set(self.by_name)

@@ -7,7 +7,7 @@ from portkit.codes import Status
 from portkit.rules.versions import Resolution, Target, parse_version, resolve, roc_available
 
 # What sort of CUDA name a rule describes.
-KINDS = ("function", "type", "enum", "macro", "header", "link", "intrinsic", "asm")
+KINDS = ("function", "type", "enum", "macro", "header", "link", "intrinsic", "asm", "field")
 # Kinds indexed by something other than their CUDA name.
 SPECIAL_KINDS = ("header", "link", "asm")
 # Effort in person-hours per distinct name, by status; a rule file may override.
@@ -45,6 +45,7 @@ class Rule:
     cast_args: tuple[tuple[int, str], ...] = ()  # (argument index, type): HIP takes void* where CUDA has a template
     mask_arg: int = -1  # the index of a lane-mask argument (64-bit on HIP), or -1
     compare_as: str = ""  # for a version macro compared with a number in #if: what AMD device code tests instead
+    c_library: bool = False  # also a C/C++ library name (floor, y0, min): CUDA's only in device code
     source: str = ""
 
     def resolve(self, target: Target) -> Resolution:

@@ -15,7 +15,7 @@ _ENTRY_KEYS = {
     "cuda", "kind", "hip", "roc", "status", "note", "action", "weight", "pattern",
     "cmake", "hip_cmake", "cuda_added", "cuda_deprecated", "cuda_removed",
     "hip_added", "hip_deprecated", "hip_removed", "hip_experimental", "fallback", "fallback_drop_args", "roc_added",
-    "hip_requires", "hip_define", "hip_define_until", "cast_args", "mask_arg", "compare_as",
+    "hip_requires", "hip_define", "hip_define_until", "cast_args", "mask_arg", "compare_as", "c_library",
 }
 _VERSION_KEYS = ("cuda_added", "cuda_deprecated", "cuda_removed", "hip_added", "hip_deprecated", "hip_removed", "roc_added",
                  "hip_define_until")
@@ -52,9 +52,9 @@ def _value(source: str, where: str, key: str, value: Any) -> Any:
         if not _is_index(value):
             raise _fail(source, where, "key 'mask_arg': an argument index from 0 to 16")
         return value
-    if key == "hip_experimental":
+    if key in ("hip_experimental", "c_library"):
         if not isinstance(value, bool):
-            raise _fail(source, where, "key 'hip_experimental': must be true or false")
+            raise _fail(source, where, f"key {key!r}: must be true or false")
         return value
     if not isinstance(value, str):
         raise _fail(source, where, f"key {key!r}: must be a string")
@@ -92,6 +92,8 @@ def parse_entry(source: str, library: str, index: int, raw: Any) -> Rule:
     values["status"] = _status(source, where, values)
     if values["status"] is Status.SUPPORTED and not (values.get("hip") or values.get("roc")):
         raise _fail(source, where, f"status '{Status.SUPPORTED}' needs a 'hip' or 'roc' name")
+    if values["kind"] == "field" and "::" not in values["cuda"]:
+        raise _fail(source, where, "kind 'field' needs a name like Struct::member")
     if values["kind"] == "asm":
         if not values.get("pattern"):
             raise _fail(source, where, "kind 'asm' needs a 'pattern'")

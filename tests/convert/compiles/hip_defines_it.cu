@@ -1,0 +1,16 @@
+// Helpers a CUDA project defines for itself, which HIP's headers already define.
+#include <cuda_runtime.h>
+
+__device__ float atomicMax(float *address, float value) {
+  int *bits = (int *)address;
+  int old = *bits, assumed;
+  do {
+    assumed = old;
+    old = atomicCAS(bits, assumed, __float_as_int(fmaxf(value, __int_as_float(assumed))));
+  } while (assumed != old);
+  return __int_as_float(old);
+}
+
+__device__ float __shfl_down(float v, unsigned delta, int width = 32) { return __shfl_down_sync(0xffffffff, v, delta, width); }
+
+__global__ void peak(float *best, const float *x) { atomicMax(best, __shfl_down(x[threadIdx.x], 1)); }
