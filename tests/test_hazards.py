@@ -84,6 +84,10 @@ def test_a_projects_own_cuda_looking_helpers_are_not_unknown_names(tmp_path: Pat
                      "void cudaHelperInit(int device);\nstruct cudaTimer { float ms; };\n",
         "helpers.cu": '#include "helpers.h"\nvoid cudaHelperInit(int device) { cudaCheck(cudaSetDevice(device)); }\n',
         "main.cu": '#include "helpers.h"\nint main() { cudaHelperInit(0); cudaTimer t; cudaFooBar(); return (int)t.ms; }\n',
+        # Braces opened under #if and never closed: tree-sitter reads a syntax error, the #define still counts.
+        "tolerances.h": "#if defined(__cplusplus)\n{\n  {\n    if (probe(&d) != 0) {\n      for (int i = 0; i < n; i++) {\n"
+                        "#define CUBLAS_SGEMM_MAX_ERR (.3)\n",
+        "check.cpp": "float tolerance() { return CUBLAS_SGEMM_MAX_ERR; }\n",
     }, database)
     unknown = {f.name for f in findings if f.code == API_UNKNOWN}
     assert unknown == {"cudaFooBar"}  # the one name nobody defines

@@ -364,6 +364,8 @@ def _declaration_kind(name: Node, api: Keep | None) -> str:
     prototype" that is a variable: `dim3 grid(blocks);`, C++'s most vexing parse), or "use":
     inside a syntax error, or a statement macro without its `;` (`CHECK( cudaMemcpy(...) )`,
     read as a declaration of cudaMemcpy). A misparse never makes a CUDA API the project's own."""
+    if name.parent is not None and name.parent.type in ("preproc_def", "preproc_function_def"):
+        return "declared"  # a #define is a line of its own: no misparse around it makes one up
     node, through_function = name.parent, False
     while node is not None:
         if node.is_error or node.type == "ERROR" or node.has_error and node.type == "declaration":
