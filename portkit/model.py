@@ -53,6 +53,9 @@ class Role(str, enum.Enum):
     SHARED_ARRAY = "shared_array"  # a __shared__ array declaration
     LAUNCH_BOUNDS = "launch_bounds"
     NAMESPACE_ALIAS = "namespace_alias"  # namespace cg = cooperative_groups; (text "cg", detail the target)
+    CONSTANT = "constant"  # #define N 96, constexpr/const int N = 96, enum { N = 96 }: text the name, info "value"
+    INITIALIZER = "initializer"  # a local variable's initial value (int lane = tid & 31): text the name, info "value"
+    SUBSCRIPT = "subscript"  # an index into a __shared__ array: text the array, info "index"
 
 
 @dataclasses.dataclass(frozen=True, order=True)

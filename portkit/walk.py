@@ -24,6 +24,8 @@ MAKE_NAMES = ("Makefile", "makefile", "GNUmakefile")
 MAKE_SUFFIXES = (".mk",)
 _SKIP_DIRS = {".git", ".hg", ".svn"}
 _REQUIREMENTS = re.compile(r"^((requirements|constraints)[\w.-]*\.(txt|in)|environment\.ya?ml|pyproject\.toml|setup\.cfg|Pipfile)$")
+# docker-compose.yml, compose.yaml, docker-compose.override.yml...: containers, like Dockerfiles.
+_COMPOSE = re.compile(r"^(docker-)?compose(\.[\w-]+)?\.ya?ml$")
 _BINARY_PROBE = 8192
 _IGNORE_FILE_LIMIT = 1 << 20  # a .gitignore larger than this is not read (it is not one people write)
 DEFAULT_MAX_FILE_SIZE = 16 << 20
@@ -67,7 +69,8 @@ def file_type(name: str, extensions: tuple[str, ...]) -> str | None:
         return "make"
     if os.path.splitext(name)[1].lower() in extensions:
         return "source"
-    if name in ("Dockerfile", "Containerfile") or name.startswith("Dockerfile.") or name.endswith(".Dockerfile"):
+    if name in ("Dockerfile", "Containerfile") or name.startswith("Dockerfile.") or name.endswith(".Dockerfile") \
+            or _COMPOSE.match(name):
         return "docker"
     if _REQUIREMENTS.match(name):
         return "requirements"

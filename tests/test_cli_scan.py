@@ -69,8 +69,12 @@ def test_text_output_lists_attention_items(capsys, monkeypatch) -> None:
     monkeypatch.chdir(EXAMPLES)
     assert main(["scan", "--rocm-version", "5.2", "--no-color", "option-pricer"]) == 0
     out = capsys.readouterr().out
-    assert "Needs attention (8 sites)" in out
-    assert "reduce.cuh:15" in out and "__shfl_down_sync" in out
+    assert "unavailable: 2 APIs, 2 sites" in out and "__shfl_down_sync" in out
+    assert "Every API site" not in out  # sites are for --details
+    assert main(["scan", "--rocm-version", "5.2", "--no-color", "--details", "option-pricer"]) == 0
+    out = capsys.readouterr().out
+    assert "unavailable __shfl_down_sync -> __shfl_down (cuda-device, 1 sites)\n" in out
+    assert "  option-pricer/src/reduce.cuh:15\n" in out
     assert "block_sum_kernel <template>" in out
 
 
@@ -96,7 +100,7 @@ def test_malformed_user_rules(tmp_path: Path, capsys) -> None:
     rules = tmp_path / "r.yaml"
     rules.write_text("library: r\nentries:\n  - {cuda: x, kind: nonsense}\n")
     assert main(["scan", "--rules", str(rules), str(EXAMPLES / "saxpy")]) == 2
-    assert capsys.readouterr().err.strip() == f"portkit: error: {rules}: entry 1 (x): key 'kind': 'nonsense' is not one of function, type, enum, macro, header, link, intrinsic, asm"
+    assert capsys.readouterr().err.strip() == f"portkit: error: {rules}: entry 1 (x): key 'kind': 'nonsense' is not one of function, type, enum, macro, header, link, intrinsic, asm, field"
 
 
 def test_empty_tree_says_so(tmp_path: Path, capsys) -> None:
@@ -125,3 +129,57 @@ def test_help_and_version() -> None:
 def test_unknown_option_is_a_usage_error(capsys) -> None:
     assert main(["scan", "--bogus", "."]) == 2
     assert "No such option: --bogus" in capsys.readouterr().err
+
+
+def _big_tree(root: Path, database, files: int = 300) -> None:
+    """A tree of `files` sources with hundreds of distinct APIs of every status, hazards,
+    long paths and long names: what the default text output must still fit on a screen."""
+    by_status: dict[str, list[str]] = {}
+    for rule in database.all_rules():
+        if rule.kind == "function" and "::" not in rule.cuda and rule.cuda.isidentifier():
+            by_status.setdefault(rule.status.value, []).append(rule.cuda)
+    names = [n for status in sorted(by_status) for n in by_status[status][:120]]
+    deep = root / "a_rather_long_directory_name" / "with_more_nesting_below_it" / "and_even_more_levels"
+    deep.mkdir(parents=True)
+    for i in range(files):
+        calls = "\n".join(f"  {names[(i * 7 + j) % len(names)]}(x);" for j in range(6))
+        (deep / f"kernel_file_number_{i:04d}_with_a_long_name.cu").write_text(
+            f"__global__ void k{i}(float* x) {{\n  int lane = threadIdx.x % 32;\n  __shared__ float t[32];\n"
+            f"  x[lane] = __shfl_down_sync(0xffffffff, x[lane], 1);\n}}\n"
+            f"void host{i}(float* x) {{\n{calls}\n  k{i}<<<1, 32>>>(x);\n}}\n")
+    (root / "requirements.txt").write_text("cupy-cuda12x\ntorch==2.3.0+cu121\n")
+    (root / "Dockerfile").write_text("FROM nvidia/cuda:12.4.0-devel-ubuntu22.04\nRUN nvidia-smi\n")
+
+
+def test_default_text_fits_a_screen(tmp_path: Path, database, monkeypatch, capsys) -> None:
+    _big_tree(tmp_path / "tree", database)
+    monkeypatch.setenv("COLUMNS", "100")
+    assert main(["scan", "--no-color", "--rocm-version", "6.2", str(tmp_path / "tree")]) == 0
+    text = capsys.readouterr().out
+    lines = text.splitlines()
+    assert len(lines) <= 60, text
+    assert max(len(line.rstrip()) for line in lines) <= 100, text  # no row is wider, so none wraps
+    assert main(["scan", "-f", "json", "--rocm-version", "6.2", str(tmp_path / "tree")]) == 0
+    data = json.loads(capsys.readouterr().out)
+    s, plan = data["summary"], data["plan"]
+    assert len(data["apis"]) > 300 and sum(s["sites_by_status"].values()) > 1000 and s["hazards"] >= 600
+    assert lines[0].startswith(f"portkit scan: {s['files']} files ({s['source_files']} sources")
+    assert f", {s['lines']} lines;" in lines[0]
+    assert lines[1] == (f"readiness {plan['readiness']['score']}% ({plan['readiness']['clean_sites']} of "
+                        f"{plan['readiness']['total_sites']} API sites port by renaming); effort "
+                        f"{plan['effort']['person_days']} person-days ({plan['effort']['hours']} h)")
+    for status, count in s["sites_by_status"].items():
+        assert f"{status} {count}" in lines[2]
+    assert "more APIs (--details lists them)" in text and "Files with the most work (5 of 300)" in text
+    assert lines[-1].startswith("Every site: portkit scan --details")
+
+
+def test_details_lists_every_site(tmp_path: Path, database, capsys) -> None:
+    _big_tree(tmp_path / "tree", database, files=40)
+    assert main(["scan", "--no-color", "-v", "--rocm-version", "6.2", str(tmp_path / "tree")]) == 0
+    text = capsys.readouterr().out
+    assert main(["scan", "-f", "json", "--rocm-version", "6.2", str(tmp_path / "tree")]) == 0
+    data = json.loads(capsys.readouterr().out)
+    for f in data["findings"]:
+        assert f"{f['path']}:{f['line']}" in text
+    assert "Every API site, by API" in text

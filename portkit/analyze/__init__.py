@@ -1,13 +1,13 @@
 """Analyze: occurrences and rules in, findings out. One small module per concern, all registered.
 
 names.py matches names against the rules, inventory.py lists GPU code, hazards.py
-finds what renaming cannot fix, builds.py and environment.py read build files,
+and warps.py find what renaming cannot fix, builds.py and environment.py read build files,
 scripts, containers and Python projects.
 """
 from __future__ import annotations
 
 from portkit.analyze import (  # noqa: F401 - importing registers them
-    builds, clashes, environment, hazards, inventory, names, preamble,
+    builds, clashes, environment, hazards, inventory, names, preamble, warps,
 )
 from portkit.analyze.registry import Context, TextFile, analyzers_for
 from portkit.model import Finding, ParsedFile

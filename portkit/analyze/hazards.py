@@ -1,32 +1,33 @@
 """Semantic hazards: code that compiles for AMD and then gives wrong answers or no speed.
 
 Each check is a small function over one file's occurrences; the texts (what is
-wrong, how to fix it) live with the codes in rules/_codes.yaml.
+wrong, how to fix it) live with the codes in rules/_codes.yaml. The 32-lane warp
+assumptions are in warps.py; this module has the rest (shared memory, compute
+capabilities, launches, cooperative groups, graphs, Hopper features) and the
+helpers both use.
 """
 from __future__ import annotations
 
-import ast
+import bisect
 import re
-from typing import Iterable, Iterator
+from typing import Callable, Iterable, Iterator
 
 from portkit import codes
-from portkit.analyze.findings import FULL_MASKS_32, simple_finding
+from portkit.analyze.constants import ELEMENT_BYTES, evaluate, file_constants, split_arguments
+from portkit.analyze.findings import simple_finding
 from portkit.analyze.registry import Context, analyzer
 from portkit.codes import CODES
 from portkit.model import Finding, Occurrence, ParsedFile, Role as K
 from portkit.rules.build_facts import build_facts
 
 LDS_BYTES = 64 * 1024
-# Number literals the parser reports in binary expressions: warp size and its masks.
+# Number literals the parser reports in binary expressions (warp size and its masks), by operator.
 WARP_LITERALS = frozenset({"32", "31", "5", "0x1f", "0x1F", "0x1fu", "0x1Fu", "32u", "31u", "5u"})
-_WARP_OPERATORS = {"/": ("32", "32u"), "%": ("32", "32u"), "&": ("31", "31u", "0x1f", "0x1F", "0x1fu", "0x1Fu"),
+WARP_OPERATORS = {"/": ("32", "32u"), "%": ("32", "32u"), "&": ("31", "31u", "0x1f", "0x1F", "0x1fu", "0x1Fu"),
                    ">>": ("5", "5u")}
-SYNC_MASKED = re.compile(r"^__(shfl(_up|_down|_xor)?|ballot|any|all|match_any|match_all|reduce_\w+)_sync$|^__syncwarp$")
-BALLOTS = {"__ballot_sync", "__ballot", "__activemask"}
-SHUFFLE_WIDTH_ARG = {"__shfl_sync": 3, "__shfl_up_sync": 3, "__shfl_down_sync": 3, "__shfl_xor_sync": 3,
-                     "__shfl": 2, "__shfl_up": 2, "__shfl_down": 2, "__shfl_xor": 2}
-COOPERATIVE = {"cudaLaunchCooperativeKernel", "cudaLaunchCooperativeKernelMultiDevice", "this_grid",
-               "this_multi_grid", "grid_group", "multi_grid_group", "cudaCooperativeLaunch"}
+# Cooperative launches and multi-device grids; a grid_group itself is only a hazard when it syncs.
+COOPERATIVE = {"cudaLaunchCooperativeKernel", "cudaLaunchCooperativeKernelMultiDevice", "this_multi_grid",
+               "multi_grid_group", "cudaCooperativeLaunch", "cudaLaunchAttributeCooperative"}
 STREAM_PRIORITY = {"cudaStreamCreateWithPriority", "cudaDeviceGetStreamPriorityRange", "cudaStreamGetPriority"}
 HOPPER = {"__cluster_dims__", "this_cluster", "cluster_group", "cudaLaunchKernelEx", "cudaFuncAttributeClusterDimMustBeSet",
           "cudaFuncAttributeNonPortableClusterSizeAllowed", "cudaLaunchAttributeClusterDimension",
@@ -36,121 +37,68 @@ DEVICE_PROPERTY_FIELDS = {"warpSize", "major", "minor", "multiProcessorCount", "
                           "sharedMemPerBlockOptin", "sharedMemPerMultiprocessor", "regsPerBlock", "regsPerMultiprocessor",
                           "maxThreadsPerMultiProcessor", "l2CacheSize", "maxBlocksPerMultiProcessor"}
 TEXTURE_TEMPLATES = {"texture", "surface"}
-_ELEMENT_BYTES = {"char": 1, "signed char": 1, "unsigned char": 1, "bool": 1, "int8_t": 1, "uint8_t": 1,
-                  "short": 2, "unsigned short": 2, "half": 2, "__half": 2, "__nv_bfloat16": 2, "int16_t": 2, "uint16_t": 2,
-                  "int": 4, "unsigned": 4, "unsigned int": 4, "float": 4, "int32_t": 4, "uint32_t": 4,
-                  "long long": 8, "unsigned long long": 8, "double": 8, "int64_t": 8, "uint64_t": 8, "size_t": 8,
-                  "float2": 8, "int2": 8, "float4": 16, "int4": 16, "double2": 16, "double4": 32}
-_32_BIT_TYPES = {"unsigned", "unsigned int", "int", "uint32_t", "int32_t", "unsigned long", "long"}
 # Names the hazards look at: the parser must keep them even though no rule maps them.
 INTERESTING_NAMES = frozenset(COOPERATIVE | STREAM_PRIORITY | HOPPER | DEVICE_PROPERTY_FIELDS | TEXTURE_TEMPLATES
-                              | {"warpSize", "cudaFuncSetAttribute", "cudaFuncAttributeMaxDynamicSharedMemorySize"})
+                              | {"warpSize", "cudaFuncSetAttribute", "cudaFuncAttributeMaxDynamicSharedMemorySize",
+                                 "this_grid", "grid_group", "sync"})
 
-def device_functions(parsed: ParsedFile) -> set[str]:
-    """The file's kernels and __device__ functions: where device-only hazards can be."""
-    return {o.text for o in parsed.occurrences if o.role in (K.KERNEL, K.DEVICE_FUNCTION)}
+def device_code(parsed: ParsedFile) -> Callable[[Occurrence], bool]:
+    """Whether an occurrence is inside a kernel or __device__ function: where device-only hazards can be.
+
+    By span, not by name: a host function that shares a kernel's name (an overload) is host code.
+    Function definitions do not nest, so the last one starting before an offset is the only candidate.
+    """
+    spans = sorted((o.span.start, o.span.end) for o in parsed.occurrences if o.role in (K.KERNEL, K.DEVICE_FUNCTION))
+    starts = [start for start, _ in spans]
+
+    def inside(o: Occurrence) -> bool:
+        index = bisect.bisect_right(starts, o.span.start) - 1
+        return index >= 0 and o.span.start < spans[index][1]
+    return inside
 
 
 def hazard(parsed: ParsedFile, occurrence: Occurrence, code: str, message: str, shadowable: bool = False) -> Finding:
     return simple_finding(parsed.path, occurrence, code, message, CODES[code].fix, shadowable)
 
 
-def _calls(parsed: ParsedFile, names: Iterable[str] | re.Pattern[str]) -> Iterator[Occurrence]:
+def calls(parsed: ParsedFile, names: Iterable[str] | re.Pattern[str]) -> Iterator[Occurrence]:
     for o in parsed.occurrences:
         if o.role is K.CALL and (names.match(o.text) if isinstance(names, re.Pattern) else o.text in names):
             yield o
 
 
-@analyzer("source")
-def warp_size_literals(parsed: ParsedFile, context: Context) -> Iterator[Finding]:
-    device = device_functions(parsed)
-    for o in parsed.occurrences:
-        if o.role is K.LITERAL and o.function in device and o.text in _WARP_OPERATORS.get(o.detail, ()):
-            yield hazard(parsed, o, codes.WARP_SIZE_LITERAL, f"'{o.detail} {o.text}' assumes 32-lane warps")
-
-
-@analyzer("source")
-def full_warp_masks(parsed: ParsedFile, context: Context) -> Iterator[Finding]:
-    for o in _calls(parsed, SYNC_MASKED):
-        if o.get("arg0") in FULL_MASKS_32:
-            yield hazard(parsed, o, codes.FULL_WARP_MASK, f"{o.text}({o.get('arg0')}, ...) passes a 32-bit full mask")
-
-
-@analyzer("source")
-def ballots_in_32_bits(parsed: ParsedFile, context: Context) -> Iterator[Finding]:
-    for o in _calls(parsed, BALLOTS):
-        declared = o.get("assigned_type").replace("const ", "").strip()
-        if declared in _32_BIT_TYPES:
-            yield hazard(parsed, o, codes.BALLOT_IN_32_BITS, f"the 64-bit result of {o.text} is stored in '{declared}'")
-
-
-@analyzer("source")
-def warpsize_constants(parsed: ParsedFile, context: Context) -> Iterator[Finding]:
-    for o in parsed.occurrences:
-        if o.role in (K.IDENTIFIER, K.TYPE) and o.text == "warpSize" and o.get("constant"):
-            yield hazard(parsed, o, codes.WARPSIZE_AS_CONSTANT, f"warpSize used as a compile-time constant ({o.get('constant')})")
-
-
-@analyzer("source")
-def shuffle_widths(parsed: ParsedFile, context: Context) -> Iterator[Finding]:
-    for o in _calls(parsed, SHUFFLE_WIDTH_ARG):
-        width = o.get(f"arg{SHUFFLE_WIDTH_ARG[o.text]}")
-        if width in ("32", "32u"):
-            yield hazard(parsed, o, codes.SHUFFLE_WIDTH_32, f"{o.text} with width {width} splits a 64-lane wavefront in two")
-
-
-_OPERATORS = {ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b, ast.Mult: lambda a, b: a * b,
-              ast.FloorDiv: lambda a, b: a // b}
-
-
-def _constant_value(text: str) -> int | None:
-    """The value of a size made of integer literals, + - * / and parentheses, else None.
-
-    Evaluated by walking the syntax tree (never eval): only these operators, only ints.
-    """
-    if not text or len(text) > 100 or not re.fullmatch(r"[\d\s+\-*/()uUlLxXa-fA-F]+", text):
-        return None
-    cleaned = re.sub(r"(?<=[\dA-Fa-f])[uUlL]+\b", "", text).replace("/", "//")
-    try:
-        tree = ast.parse(cleaned, mode="eval")
-    except SyntaxError:
-        return None
-
-    def value(node: ast.AST) -> int:
-        if isinstance(node, ast.Constant) and isinstance(node.value, int):
-            return node.value
-        if isinstance(node, ast.BinOp) and type(node.op) in _OPERATORS:
-            return _OPERATORS[type(node.op)](value(node.left), value(node.right))
-        raise ValueError("not a constant")
-
-    try:
-        return value(tree.body)
-    except (ValueError, ZeroDivisionError):
-        return None
-
-
-@analyzer("source")
-def shared_memory(parsed: ParsedFile, context: Context) -> Iterator[Finding]:
+def _static_shared_bytes(parsed: ParsedFile, constants: dict[str, str]) -> dict[str, tuple[int, Occurrence]]:
+    """Per function, the bytes of its __shared__ arrays whose sizes are known, and the first of them."""
     per_function: dict[str, tuple[int, Occurrence]] = {}
     for o in parsed.occurrences:
         if o.role is not K.SHARED_ARRAY or o.get("extern"):
             continue
-        element = _ELEMENT_BYTES.get(o.get("type"))
-        dims = [_constant_value(v) for k, v in o.info if k == "dim"]
-        if element is None or None in dims:
-            continue
-        size = element
-        for d in dims:
-            size *= d  # type: ignore[operator]
-        total, first = per_function.get(o.function, (0, o))
-        per_function[o.function] = (total + size, first)
-    for function, (total, first) in sorted(per_function.items()):
+        size = ELEMENT_BYTES.get(o.get("type"))
+        for dim in (evaluate(v, constants) for k, v in o.info if k == "dim"):
+            size = size * dim if size is not None and dim is not None else None
+        if size is not None:
+            total, first = per_function.get(o.function, (0, o))
+            per_function[o.function] = (total + size, first)
+    return per_function
+
+
+@analyzer("source")
+def shared_memory(parsed: ParsedFile, context: Context) -> Iterator[Finding]:
+    constants = file_constants(parsed)
+    for function, (total, first) in sorted(_static_shared_bytes(parsed, constants).items()):
         if total > LDS_BYTES:
             where = f"in {function}" if function else "at file scope"
             yield hazard(parsed, first, codes.SHARED_MEMORY_OVER_64K, f"{total // 1024} KiB of static shared memory {where} (AMD LDS: 64 KiB)")
-    for o in _calls(parsed, {"cudaFuncSetAttribute"}):
+    for o in parsed.occurrences:
+        if o.role is K.LAUNCH:
+            config = split_arguments(o.detail)
+            value = evaluate(config[2], constants) if len(config) > 2 else None
+            if value is not None and value > LDS_BYTES:
+                yield hazard(parsed, o, codes.SHARED_MEMORY_OVER_64K,
+                             f"{o.text} is launched with {value // 1024} KiB of dynamic shared memory (AMD LDS: 64 KiB)")
+    for o in calls(parsed, {"cudaFuncSetAttribute"}):
         if o.get("arg1") == "cudaFuncAttributeMaxDynamicSharedMemorySize":
-            value = _constant_value(o.get("arg2"))
+            value = evaluate(o.get("arg2"), constants)
             if value is not None and value > LDS_BYTES:
                 yield hazard(parsed, o, codes.SHARED_MEMORY_OVER_64K, f"{value // 1024} KiB of dynamic shared memory requested (AMD LDS: 64 KiB)")
             else:
@@ -160,18 +108,39 @@ def shared_memory(parsed: ParsedFile, context: Context) -> Iterator[Finding]:
 @analyzer("source")
 def compute_capability_checks(parsed: ParsedFile, context: Context) -> Iterator[Finding]:
     facts = build_facts()
+    tests = [o for o in parsed.occurrences if _capability_test(o)]
+    legacy_lines = {o.position.line for o in tests if o.text == "major" and _legacy(o)}
+    current_lines = {o.position.line for o in tests if o.text == "major" and not _legacy(o)}
+    lines: set[int] = set()  # `major == 7 && minor >= 5` is one test: one finding a line
     for o in parsed.occurrences:
         if o.role is K.PREPROCESSOR_CONDITION:
             for match in re.finditer(r"__CUDA_ARCH__\s*(>=|>|<=|<|==|!=)\s*(\d{3,4})", o.text):
                 capability = str(int(match.group(2)) // 10)
                 yield hazard(parsed, o, codes.COMPUTE_CAPABILITY_CHECK, f"'{match.group()}' tests an NVIDIA generation; "
                                                   f"the nearest AMD target: {facts.describe(capability)}")
-        elif o.role is K.FIELD and o.text in ("major", "minor") and o.get("operator") in _COMPARISONS \
-                and _uses_device_properties(parsed):
-            yield hazard(parsed, o, codes.COMPUTE_CAPABILITY_CHECK, f".{o.text} compared as a compute capability; on AMD it is the gfx generation")
+        elif _capability_test(o) and o.position.line not in lines and _uses_device_properties(parsed) \
+                and (o.position.line in current_lines or o.position.line not in legacy_lines):
+            lines.add(o.position.line)
+            yield hazard(parsed, o, codes.COMPUTE_CAPABILITY_CHECK,
+                         f".{o.text} {o.get('operator')} {o.get('other')} tests an NVIDIA generation; on AMD it is the gfx generation")
 
 
 _COMPARISONS = {">=", ">", "<=", "<", "==", "!="}
+# Tests against generations before Kepler (3.x) ask "a CUDA GPU at all", "double precision", "__shfl":
+# every GPU HIP runs on answers them as meant.
+_LEGACY_MAJOR = 3
+
+
+def _capability_test(o: Occurrence) -> bool:
+    """`prop.major >= 7`, `prop.minor == 5`."""
+    return o.role is K.FIELD and o.text in ("major", "minor") and o.get("operator") in _COMPARISONS
+
+
+def _legacy(o: Occurrence) -> bool:
+    """`major < 3`, `major >= 2`, `major == 1`: a test of a generation before Kepler."""
+    value = evaluate(o.get("other"))
+    bound = value + 1 if value is not None and o.get("operator") in ("<=", ">") else value
+    return bound is not None and bound <= _LEGACY_MAJOR
 
 
 def _uses_device_properties(parsed: ParsedFile) -> bool:
@@ -180,9 +149,9 @@ def _uses_device_properties(parsed: ParsedFile) -> bool:
 
 @analyzer("source")
 def dynamic_parallelism(parsed: ParsedFile, context: Context) -> Iterator[Finding]:
-    device = device_functions(parsed)
+    device = device_code(parsed)
     for o in parsed.occurrences:
-        if o.role is K.LAUNCH and o.function in device:
+        if o.role is K.LAUNCH and device(o):
             yield hazard(parsed, o, codes.DYNAMIC_PARALLELISM, f"{o.function} launches {o.text} from device code")
 
 
@@ -194,43 +163,74 @@ def textures(parsed: ParsedFile, context: Context) -> Iterator[Finding]:
 
 
 def _named(parsed: ParsedFile, names: set[str], code: str, message: str, context: Context) -> Iterator[Finding]:
+    lines: set[int] = set()  # `cg::grid_group g = cg::this_grid();` is one use
     for o in parsed.occurrences:
         if o.role in (K.CALL, K.TYPE, K.IDENTIFIER, K.QUALIFIED, K.MACRO_BODY) and o.text.split("::")[-1] in names \
-                and o.text not in context.project_names:
+                and o.text not in context.project_names and o.position.line not in lines:
+            lines.add(o.position.line)
             yield hazard(parsed, o, code, message.format(name=o.text), shadowable=True)
 
 
 @analyzer("source")
 def cooperative(parsed: ParsedFile, context: Context) -> Iterator[Finding]:
+    """Cooperative launches and grid-wide barriers (`grid.sync()`) need every block resident at once.
+    A grid_group used only for its rank and size (grid-stride loops) needs nothing of the kind."""
     yield from _named(parsed, COOPERATIVE, codes.COOPERATIVE_LAUNCH, "{name}: grid-wide cooperation depends on AMD occupancy", context)
+    grids = {o.text for o in parsed.occurrences if o.role is K.INITIALIZER and "this_grid" in o.get("value")}
+    for o in parsed.occurrences:
+        if o.role is K.FIELD and o.text == "sync" and (o.get("object") in grids or re.search(r"(?i)grid", o.get("object"))):
+            yield hazard(parsed, o, codes.COOPERATIVE_LAUNCH,
+                         f"{o.get('object')}.sync(): a grid-wide barrier needs every block resident (AMD occupancy differs)")
 
 
 @analyzer("source")
 def graphs(parsed: ParsedFile, context: Context) -> Iterator[Finding]:
-    for o in parsed.occurrences:
-        if o.role is K.CALL and (o.text.startswith("cudaGraph") or o.text == "cudaStreamBeginCapture"):
-            yield hazard(parsed, o, codes.CUDA_GRAPHS, f"{o.text}: check hipGraph coverage for this call")
+    """Once a file, at its first graph call: each call's own mapping is its API finding."""
+    calls = [o for o in parsed.occurrences if o.role is K.CALL and (o.text == "cudaStreamBeginCapture"
+             or o.text.startswith("cudaGraph") and not o.text.startswith("cudaGraphics"))]  # cudaGraphics*: GL interop
+    if calls:
+        names = sorted({o.text for o in calls})
+        yield hazard(parsed, calls[0], codes.CUDA_GRAPHS, f"{len(calls)} CUDA graph calls ({', '.join(names[:4])}"
+                                                          f"{', ...' if len(names) > 4 else ''}): check hipGraph coverage")
 
 
 @analyzer("source")
 def stream_priorities(parsed: ParsedFile, context: Context) -> Iterator[Finding]:
-    yield from _named(parsed, STREAM_PRIORITY, codes.STREAM_PRIORITY, "{name}: AMD stream priorities differ", context)
+    """A stream created with a fixed priority number; one from cudaDeviceGetStreamPriorityRange is portable."""
+    for o in calls(parsed, {"cudaStreamCreateWithPriority"}):
+        if evaluate(o.get("arg2"), file_constants(parsed)) is not None:
+            yield hazard(parsed, o, codes.STREAM_PRIORITY, f"{o.text}(..., {o.get('arg2')}): AMD's priority range differs; "
+                                                           "take the value from cudaDeviceGetStreamPriorityRange")
+
+
+# Calls and operators that only show a value: printing a compute capability is harmless.
+_SHOWN = re.compile(r"(?i)print|log|puts|cerr|cout|format|fmt|write|str\b|message|to_string|string")
 
 
 @analyzer("source")
 def device_properties(parsed: ParsedFile, context: Context) -> Iterator[Finding]:
+    """A compute capability used as a number (`major * 10 + minor`, `"sm_" + to_string(major)`, `switch (major)`).
+
+    Fields that carry AMD's own values (multiProcessorCount, warpSize, sharedMemPerBlock...) are right
+    to size work with on AMD, and printing any field is harmless: neither is reported.
+    """
     if not _uses_device_properties(parsed):
         return
+    lines: set[int] = set()
     for o in parsed.occurrences:
-        if o.role is K.FIELD and o.text in DEVICE_PROPERTY_FIELDS and not (
-                o.text in ("major", "minor") and o.get("operator") in _COMPARISONS):
-            yield hazard(parsed, o, codes.DEVICE_PROPERTY_MEANING, f".{o.text} of the device properties means something else on AMD")
+        if o.role is K.FIELD and o.text in ("major", "minor") and o.get("operator") not in _COMPARISONS \
+                and o.get("operator") != "<<" and not _SHOWN.search(o.get("call")) and not o.get("assigned") \
+                and o.position.line not in lines:
+            lines.add(o.position.line)
+            yield hazard(parsed, o, codes.DEVICE_PROPERTY_MEANING,
+                         f".{o.text} used as a compute capability; on AMD it holds the gfx generation")
 
 
 @analyzer("source")
 def launch_bounds(parsed: ParsedFile, context: Context) -> Iterator[Finding]:
     for o in parsed.occurrences:
-        if o.role is K.LAUNCH_BOUNDS and o.get("arg1"):
+        # A minimum of 1 (wave per execution unit, for HIP) constrains nothing.
+        if o.role is K.LAUNCH_BOUNDS and o.get("arg1") and evaluate(o.get("arg1"), file_constants(parsed)) != 1:
             yield hazard(parsed, o, codes.LAUNCH_BOUNDS, f"{o.text}: HIP reads the second argument as waves per execution unit")
 
 

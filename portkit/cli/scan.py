@@ -16,9 +16,9 @@ from portkit.settings import RunSettings
 
 
 def run_scan(settings: RunSettings, fmt: str, output: Optional[Path], reports: tuple[Path, ...] = (),
-             color: Optional[bool] = None) -> int:
+             color: Optional[bool] = None, details: bool = False) -> int:
     """Scan once; print `fmt` (to stdout or `output`) and write each extra report file."""
-    render = formatter(fmt)
+    render = formatter(fmt, details)
     report_formats = [(path, formatter(format_for_path(path))) for path in reports]
     result = run_pipeline(settings, progress=True)
     inputs = [*settings.paths, *result.read_paths()]
@@ -41,12 +41,14 @@ def scan(
     output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write the output to this file ('-': stdout)."),
     report: List[Path] = typer.Option([], "--report", help="Also write a report; the format follows the extension (.md, .html, .json, .sarif)."),
     color: Optional[bool] = typer.Option(None, "--color/--no-color", help="Force or disable colour (default: when a terminal)."),
+    details: bool = typer.Option(False, "--details", "-v", help="Text output: also list every site (file:line), grouped by API."),
 ) -> None:
     """Inventory the CUDA APIs, kernels and inline asm in PATHS, and what will not port to HIP.
 
+    The text summary fits a screen; --details lists every site, `portkit report` writes the full inventory.
     Honours .gitignore files. Exit code 0 when the scan ran (whatever it found), 2 on bad input.
     """
-    raise typer.Exit(run_scan(settings, fmt, output, tuple(report), color))
+    raise typer.Exit(run_scan(settings, fmt, output, tuple(report), color, details))
 
 
 @pipeline_command("Files or directories to scan.")

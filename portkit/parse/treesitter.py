@@ -69,6 +69,10 @@ _QUERY = """
 (pointer_declarator declarator: (field_identifier) @declared)
 (array_declarator declarator: (field_identifier) @declared)
 (reference_declarator (field_identifier) @declared)
+(preproc_def name: (identifier) @constant value: (preproc_arg))
+(init_declarator declarator: (identifier) @constant value: (_))
+(enumerator name: (identifier) @constant value: (_))
+(subscript_expression argument: (identifier) @subscript)
 """
 
 # Macros whose tests in #if/#ifdef mark code that only one vendor's compiler sees.
@@ -162,6 +166,82 @@ def _shared_array(declaration: Node) -> tuple[Node, tuple[tuple[str, str], ...]]
     info = [("type", " ".join(_text(element).split()) if element is not None else "")]
     info += [("dim", d) for d in dims] + ([("extern", "1")] if extern else [])
     return declarator, tuple(info)
+
+
+def _operands(literal: Node) -> tuple[tuple[str, str], ...]:
+    """For a number in a binary expression: the other operand's text ("other") and the variable the
+    expression initialises or is assigned to ("target"), which tell a lane id from other arithmetic."""
+    expression = literal.parent
+    assert expression is not None
+    other = next((c for c in expression.named_children if c != literal and c.type != "comment"), None)
+    info = [("other", " ".join(_text(other).split())[:_ARGUMENT_TEXT_LIMIT])] if other is not None else []
+    holder = expression.parent
+    while holder is not None and holder.type in ("parenthesized_expression", "binary_expression", "cast_expression"):
+        holder = holder.parent
+    target = holder.child_by_field_name("declarator" if holder.type == "init_declarator" else "left") \
+        if holder is not None and holder.type in ("init_declarator", "assignment_expression") else None
+    if target is not None:
+        info.append(("target", _text(target)))
+    return tuple(info)
+
+
+_LINE_COMMENT = re.compile(r"//.*|/\*.*?\*/", re.S)  # a #define's value runs to the end of its line, comment included
+_CONSTANT_VALUE = re.compile(r"[\w\s+\-*/%()<>|&~.]*\d[\w\s+\-*/%()<>|&~.]*")
+
+
+def _named_value(name: Node) -> tuple[Role, str] | None:
+    """(CONSTANT, value) for `#define N 96`, `constexpr int N = 96`, `const unsigned N = 4 * K`, `enum { N = 96 }`
+    when the value can be a constant expression (digits, names, operators); (INITIALIZER, value) for any
+    other variable initialised from names (`int lane = tid & 31`) and for a for-loop's variable; else None."""
+    parent = name.parent
+    value = parent.child_by_field_name("value") if parent is not None else None
+    if parent is None or value is None:
+        return None
+    text = " ".join(_LINE_COMMENT.sub(" ", _text(value)).split())[:_ARGUMENT_TEXT_LIMIT]
+    constant = parent.type != "init_declarator" or parent.parent is not None and any(
+        c.type == "type_qualifier" and c.text in (b"const", b"constexpr") for c in parent.parent.children)
+    if constant and _CONSTANT_VALUE.fullmatch(text):
+        return Role.CONSTANT, text
+    loop = parent.parent.parent if parent.parent is not None else None  # for (int o = 16; ...): a loop's start
+    if parent.type == "init_declarator" and (re.search(r"[A-Za-z_]", text) or loop is not None and loop.type == "for_statement"):
+        return Role.INITIALIZER, text
+    return None
+
+
+def _field_use(field: Node | None, expression: Node | None) -> tuple[tuple[str, str], ...]:
+    """How a member access is used: the other operand of its binary expression ("other"), the object
+    (`grid` of `grid.sync()`), and the calls it is an argument of, innermost first ("call"), which tell
+    `prop.major >= 7` and `printf(..., prop.major)` apart."""
+    info = []
+    if field is not None and expression is not None:
+        other = next((c for c in expression.named_children if c != field and c.type != "comment"), None)
+        if other is not None:
+            info.append(("other", " ".join(_text(other).split())[:_ARGUMENT_TEXT_LIMIT]))
+    if field is not None and field.type == "field_expression" and field.child_by_field_name("argument") is not None:
+        info.append(("object", _text(field.child_by_field_name("argument"))[:_ARGUMENT_TEXT_LIMIT]))
+    if field is not None and field.parent is not None and field.parent.type == "assignment_expression" \
+            and field.parent.child_by_field_name("left") == field:
+        info.append(("assigned", "1"))  # prop.major = 0: written, not read
+    calls, node = [], field
+    while node is not None and node.type not in ("compound_statement", "translation_unit", "expression_statement"):
+        if node.type == "argument_list" and node.parent is not None and node.parent.child_by_field_name("function"):
+            calls.append(_text(node.parent.child_by_field_name("function"))[:_ARGUMENT_TEXT_LIMIT])
+        node = node.parent
+    if calls:
+        info.append(("call", " ".join(calls)))  # innermost first: printf(fmt, f(prop.major)) -> "f printf"
+    return tuple(info)
+
+
+def _guarded(node: Node, index: str) -> bool:
+    """Whether an enclosing `if` or `?:` tests the index (`lane < num_warps ? s[lane] : 0`)."""
+    words = set(re.findall(r"[A-Za-z_]\w*", index))
+    while node.parent is not None and node.type not in ("compound_statement", "function_definition"):
+        parent = node.parent
+        condition = parent.child_by_field_name("condition") if parent.type in ("conditional_expression", "if_statement") else None
+        if condition is not None and condition != node and words & set(re.findall(r"[A-Za-z_]\w*", _text(condition))):
+            return True
+        node = parent
+    return False
 
 
 def _position_key(occurrence: Occurrence) -> tuple[int, int, str]:
@@ -284,6 +364,8 @@ def _declaration_kind(name: Node, api: Keep | None) -> str:
     prototype" that is a variable: `dim3 grid(blocks);`, C++'s most vexing parse), or "use":
     inside a syntax error, or a statement macro without its `;` (`CHECK( cudaMemcpy(...) )`,
     read as a declaration of cudaMemcpy). A misparse never makes a CUDA API the project's own."""
+    if name.parent is not None and name.parent.type in ("preproc_def", "preproc_function_def"):
+        return "declared"  # a #define is a line of its own: no misparse around it makes one up
     node, through_function = name.parent, False
     while node is not None:
         if node.is_error or node.type == "ERROR" or node.has_error and node.type == "declaration":
@@ -479,15 +561,16 @@ class _FileParse:
                 holder = node.parent.parent if node.parent is not None else None
                 operator = holder.child_by_field_name("operator") if holder is not None and holder.type == "binary_expression" else None
                 access = node.parent if node.parent is not None and node.parent.type == "field_expression" else node
+                info = (("operator", _text(operator)),) if operator is not None else ()
                 self.emit(node, Role.FIELD, text, parts=(_span(access),),
-                          info=(("operator", _text(operator)),) if operator is not None else ())
+                          info=info + _field_use(node.parent, holder if operator is not None else None))
 
     def number_literals(self, nodes: list[Node]) -> None:
         for node in nodes:
             text = _text(node)
             if text in self.literals and node.parent is not None:
                 operator = node.parent.child_by_field_name("operator")
-                self.emit(node, Role.LITERAL, text, _text(operator) if operator is not None else "")
+                self.emit(node, Role.LITERAL, text, _text(operator) if operator is not None else "", info=_operands(node))
 
     def shared_arrays(self, nodes: list[Node]) -> None:
         for node in nodes:
@@ -500,6 +583,26 @@ class _FileParse:
         for node in nodes:
             arguments = [_text(c) for c in node.named_children if c.type != "comment"]
             self.emit(node, Role.LAUNCH_BOUNDS, _text(node), info=tuple((f"arg{i}", a) for i, a in enumerate(arguments)))
+
+    def named_values(self, nodes: list[Node]) -> None:
+        """Named constants (macros, const/constexpr variables, enumerators) and the initial values of
+        variables, as text: the hazards evaluate sizes and masks spelled with constants, and tell lane
+        ids (`int lane = threadIdx.x & 31`) from other arithmetic by where a variable's value comes from."""
+        for node in nodes:
+            named = _named_value(node)
+            if named is not None and (named[0] is Role.CONSTANT or self.scopes.name_at(node.start_byte)):
+                self.emit(node, named[0], _text(node), info=(("value", named[1]),))
+
+    def shared_subscripts(self, nodes: list[Node]) -> None:
+        """Indexes into the file's __shared__ arrays (`s[lane]`): a [32] array indexed by lane id assumes 32 lanes."""
+        shared = {o.text for o in self.occurrences if o.role is Role.SHARED_ARRAY}
+        for node in nodes:
+            subscript = node.parent
+            indices = subscript.child_by_field_name("indices") if subscript is not None else None
+            if node.text is not None and node.text.decode("utf-8", "replace") in shared and indices is not None:
+                index = " ".join(_text(indices).strip("[] ").split())[:_ARGUMENT_TEXT_LIMIT]
+                guarded = (("guarded", "1"),) if _guarded(node, index) else ()
+                self.emit(node, Role.SUBSCRIPT, _text(node), info=(("index", index),) + guarded)
 
     def suppressions(self, nodes: list[Node]) -> None:
         for node in nodes:
@@ -531,6 +634,8 @@ _HANDLERS: tuple[tuple[str, Callable[[_FileParse, list[Node]], None]], ...] = (
     ("literal", _FileParse.number_literals),
     ("qualifier", _FileParse.shared_arrays),
     ("launch_bounds", _FileParse.launch_bounds),
+    ("constant", _FileParse.named_values),
+    ("subscript", _FileParse.shared_subscripts),  # after "qualifier": it needs the shared arrays
     ("comment", _FileParse.suppressions),
     ("macro_body", _FileParse.macro_bodies),
 )

@@ -8,7 +8,7 @@ from typing import Any, Callable, TextIO
 from portkit.errors import InputError
 from portkit.report.render import render_html, render_markdown
 from portkit.report.sarif import render_sarif
-from portkit.report.text import render_text
+from portkit.report.text import render_details, render_text
 
 
 _FINDINGS_SLOT = '"__portkit_findings__"'
@@ -30,10 +30,11 @@ _EXTENSIONS = {".json": "json", ".md": "md", ".markdown": "md", ".html": "html",
                ".sarif": "sarif", ".txt": "text"}
 
 
-def formatter(name: str) -> Formatter:
+def formatter(name: str, details: bool = False) -> Formatter:
+    """The renderer for a format; `details` asks the text summary for every site too."""
     if name not in FORMATTERS:
         raise InputError(f"unknown format {name!r}; choose one of {', '.join(sorted(FORMATTERS))}")
-    return FORMATTERS[name]
+    return render_details if details and name == "text" else FORMATTERS[name]
 
 
 def format_for_path(path: Path) -> str:

@@ -5,10 +5,10 @@ import collections
 from typing import Any
 
 from portkit import __version__
-from portkit.codes import ALL_STATUSES, API_UNKNOWN, CUDA_BRANCH, DEVICE_FUNCTION, KERNEL, KERNEL_LAUNCH, in_group
+from portkit.codes import ALL_STATUSES, API_UNKNOWN, CUDA_BRANCH, DEVICE_FUNCTION, KERNEL, KERNEL_LAUNCH, Status, in_group
 from portkit.model import Finding
 from portkit.pipeline import ScanResult
-from portkit.report.plan import plan
+from portkit.report.plan import api_hours, plan
 from portkit.rules import version_text
 from portkit.walk import BUILD_TYPES
 
@@ -59,6 +59,32 @@ def _libraries(result: ScanResult) -> list[dict[str, Any]]:
     return rows
 
 
+_STATUS_ORDER = {s: i for i, s in enumerate(ALL_STATUSES)}
+
+
+def _apis(result: ScanResult) -> list[dict[str, Any]]:
+    """The dependency inventory: every CUDA name the project uses, once, with its counterpart and uses.
+
+    Sorted by library, then status (clean first), then name. `hip` is what convert writes
+    for the target; `roc` the roc* library's spelling where the target has it.
+    """
+    groups: dict[tuple[str, str, Status], list[Finding]] = collections.defaultdict(list)
+    for finding in result.findings:
+        if finding.library and finding.status:
+            groups[(finding.library, finding.name, finding.status)].append(finding)
+    rows = []
+    for (library, name, status), found in groups.items():
+        rule = result.rules.find(name)
+        roc = rule.roc if rule is not None and rule.roc and rule.roc_available(result.target) else ""
+        first = found[0]
+        rows.append({
+            "name": name, "library": library, "kind": rule.kind if rule is not None else None,
+            "status": status.value, "code": first.code, "hip": first.hip or None, "roc": roc or None,
+            "sites": len(found), "files": sorted({f.path for f in found}), "advice": first.advice or None,
+        })
+    return sorted(rows, key=lambda r: (r["library"], _STATUS_ORDER[Status(r["status"])], r["name"]))
+
+
 def _kernels(result: ScanResult) -> list[dict[str, Any]]:
     launches = collections.Counter(f.name for f in result.findings if f.code == KERNEL_LAUNCH)
     return [
@@ -71,6 +97,9 @@ def _kernels(result: ScanResult) -> list[dict[str, Any]]:
 def scan_data(result: ScanResult) -> dict[str, Any]:
     data = _scan_data(result)
     data["plan"] = plan(data, result.rules)
+    hours = api_hours(data, result.rules)
+    for api in data["apis"]:
+        api["hours"] = hours[(api["library"], api["name"], api["status"])]
     return data
 
 
@@ -100,6 +129,7 @@ def _scan_data(result: ScanResult) -> dict[str, Any]:
             "sites_by_status": {s.value: status_counts.get(s, 0) for s in ALL_STATUSES},
         },
         "libraries": _libraries(result),
+        "apis": _apis(result),
         "kernels": _kernels(result),
         "files": [
             {"path": f.path, "kind": f.file_type, "lines": f.lines, "parse_error_line": f.error_line, "encoding": f.encoding}

@@ -9,7 +9,7 @@ import collections
 import functools
 from typing import Any
 
-from portkit.codes import GPU_ARCHITECTURE, Status
+from portkit.codes import GPU_ARCHITECTURE, KERNEL, Status, in_group
 from portkit.resources import load_data
 from portkit.rules import RuleDatabase
 
@@ -34,16 +34,31 @@ def readiness(data: dict[str, Any]) -> dict[str, Any]:
             "explanation": "share of CUDA API, header, library and inline-asm sites that port by renaming alone"}
 
 
-def estimate(data: dict[str, Any], rules: RuleDatabase) -> dict[str, Any]:
+def _name_costs(data: dict[str, Any], rules: RuleDatabase) -> dict[tuple[str, str, str], tuple[int, float]]:
+    """Per distinct (library, name, status): its sites and its own cost (the rule's weight)."""
     model = effort_model()
-    names: dict[tuple[str, str, str], int] = collections.Counter()
+    sites: dict[tuple[str, str, str], int] = collections.Counter()
     for finding in data["findings"]:
         if finding["status"]:
-            names[(finding["library"], finding["name"], finding["status"])] += 1
+            sites[(finding["library"], finding["name"], finding["status"])] += 1
+    costs = {}
+    for key, count in sites.items():
+        rule = rules.find(key[1])
+        costs[key] = (count, rules.weight(rule, Status(key[2])) if rule is not None else model["per_site"].get(key[2], 0.0))
+    return costs
+
+
+def api_hours(data: dict[str, Any], rules: RuleDatabase) -> dict[tuple[str, str, str], float]:
+    """Per distinct (library, name, status): the hours the estimate counts for it (its cost and its sites')."""
+    per_site = effort_model()["per_site"]
+    return {key: round(per_name + sites * per_site.get(key[2], 0.0), 2)
+            for key, (sites, per_name) in _name_costs(data, rules).items()}
+
+
+def estimate(data: dict[str, Any], rules: RuleDatabase) -> dict[str, Any]:
+    model = effort_model()
     rows: dict[str, dict[str, float]] = collections.defaultdict(lambda: {"names": 0, "sites": 0, "hours": 0.0})
-    for (library, name, status), sites in names.items():
-        rule = rules.find(name)
-        per_name = rules.weight(rule, Status(status)) if rule is not None else model["per_site"].get(status, 0.0)
+    for (_, _, status), (sites, per_name) in _name_costs(data, rules).items():
         row = rows[status]
         row["names"] += 1
         row["sites"] += sites
@@ -62,6 +77,31 @@ def estimate(data: dict[str, Any], rules: RuleDatabase) -> dict[str, Any]:
         "inventory": inventory,
         "per_site": model["per_site"],
     }
+
+
+def file_work(data: dict[str, Any], rules: RuleDatabase) -> list[dict[str, Any]]:
+    """Which files carry the work: each file's share of the estimate, most first.
+
+    A site costs its per-site hours plus an equal share of its name's cost, and each
+    kernel or CUDA-only branch its review hours, so the files' hours add up to the total.
+    """
+    model = effort_model()
+    costs = _name_costs(data, rules)
+    rows: dict[str, dict[str, Any]] = {}
+    for f in data["findings"]:
+        row = rows.setdefault(f["path"], {"path": f["path"], "hours": 0.0, "sites": 0, "attention": 0, "hazards": 0,
+                                          "kernels": 0})
+        if f["status"]:
+            sites, per_name = costs[(f["library"], f["name"], f["status"])]
+            row["hours"] += per_name / sites + model["per_site"].get(f["status"], 0.0)
+            row["sites"] += 1
+            row["attention"] += f["status"] != Status.SUPPORTED.value
+        row["hours"] += model["inventory"].get(f["code"], 0.0)
+        row["hazards"] += in_group(f["code"], "hazard")
+        row["kernels"] += f["code"] == KERNEL
+    for row in rows.values():
+        row["hours"] = round(row["hours"], 2)
+    return sorted((r for r in rows.values() if r["hours"] or r["hazards"]), key=lambda r: (-r["hours"], r["path"]))
 
 
 def _count(data: dict[str, Any], code: str) -> int:
@@ -123,5 +163,5 @@ def architectures(data: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def plan(data: dict[str, Any], rules: RuleDatabase) -> dict[str, Any]:
-    return {"readiness": readiness(data), "effort": estimate(data, rules), "checklist": checklist(data),
-            "architectures": architectures(data)}
+    return {"readiness": readiness(data), "effort": estimate(data, rules), "files": file_work(data, rules),
+            "checklist": checklist(data), "architectures": architectures(data)}

@@ -1,20 +1,238 @@
-"""The terminal summary of a scan, drawn with rich tables."""
+"""The terminal summary of a scan: how big the port is, what blocks it, and where.
+
+The default view fits a screen whatever the tree: tables list distinct APIs, not
+sites; each section has a row budget (the sum stays under SCREEN_LINES) and ends
+with how many rows it left out; cells are cut with an ellipsis rather than
+wrapped. `details=True` adds every site, grouped by API.
+"""
 from __future__ import annotations
 
-from typing import Any, TextIO
+import collections
+import os
+from typing import Any, Iterable, TextIO
 
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
+from rich.text import Text
 
 from portkit import codes
-from portkit.codes import ALL_STATUSES, ATTENTION_STATUSES, Status
+from portkit.codes import ATTENTION_STATUSES, CODES, Status
 from portkit.fileio import ClosedPipe
 from portkit.textutil import printable
 
 STATUS_STYLE = {Status.SUPPORTED: "green", Status.PARTIAL: "yellow", Status.UNSUPPORTED: "red", Status.REMOVED: "magenta",
                 Status.UNAVAILABLE: "red"}
-_LIST_LIMIT = 200  # beyond this many rows, the JSON/Markdown reports hold the full list
+# The order a reader fixes things in: what has no counterpart first.
+BLOCKING_ORDER = (Status.UNSUPPORTED, Status.REMOVED, Status.UNAVAILABLE, Status.PARTIAL)
+SCREEN_LINES = 60
+PIPE_WIDTH = 100  # columns when the output is not a terminal (COLUMNS overrides)
+# Row budgets (table rows, including a "... more" row); with the headers they add up to < SCREEN_LINES.
+LIBRARY_ROWS = 6
+ATTENTION_ROWS = 22  # shared by the per-status tables, their headers included
+FILE_ROWS = 5
+KIND_ROWS = 10
+_TABLE_OVERHEAD = 2  # title and column header
+_GAP = 2  # columns between two table columns
+
+
+def _where(item: dict[str, Any]) -> str:
+    return printable(f"{item['path']}:{item['line']}")
+
+
+def _cut(text: str, width: int) -> str:
+    """Cut to `width` with an ellipsis: at the end, or at the start for a path (its end tells files apart)."""
+    if len(text) <= width:
+        return text
+    if "/" in text and " " not in text:
+        return "…" + text[len(text) - width + 1:]
+    return text[:max(width - 1, 0)] + "…"
+
+
+def _table(console: Console, title: str, columns: list[tuple[str, int]], rows: list[list[str]], more: str = "") -> None:
+    """Print a table whose rows never wrap: (header, widest) per column, numbers right-aligned.
+
+    A widest of 0 marks the one flexible column, which gets what the others leave of the
+    console's width; every cell is cut to its column with an ellipsis.
+    """
+    widths = [min(cap, max(len(c) for c in [header] + [r[i] for r in rows])) if cap else 0
+              for i, (header, cap) in enumerate(columns)]
+    flexible = next((i for i, (_, cap) in enumerate(columns) if not cap), None)
+    if flexible is not None:
+        left = console.width - sum(widths) - _GAP * (len(columns) - 1)
+        widths[flexible] = max(min(left, max(len(c) for c in [columns[flexible][0]] + [r[flexible] for r in rows])), 8)
+    table = Table(title=title, title_justify="left", title_style="bold", box=None, pad_edge=False, padding=(0, _GAP // 2),
+                  header_style="bold dim", caption=more or None, caption_justify="left", caption_style="dim")
+    for (header, _), width, index in zip(columns, widths, range(len(columns))):
+        numeric = bool(rows) and all(r[index].replace(".", "").isdigit() or r[index] == "-" for r in rows)
+        table.add_column(header, justify="right" if numeric else "left", no_wrap=True, overflow="ellipsis", width=width)
+    for row in rows:
+        table.add_row(*(Text(_cut(printable(cell), width)) for cell, width in zip(row, widths)))
+    console.print(table)
+
+
+def _more(left: int, what: str) -> str:
+    return f"... {left} more {what}" if left > 0 else ""
+
+
+def _line(console: Console, text: str) -> None:
+    console.print(text, no_wrap=True, overflow="ellipsis", crop=True)
+
+
+def _headline(console: Console, data: dict[str, Any]) -> None:
+    s, plan = data["summary"], data["plan"]
+    readiness, effort = plan["readiness"], plan["effort"]
+    _line(console, f"[bold]portkit scan[/bold]: {s['files']} files ({s['source_files']} sources, {s['build_files']} build, "
+                   f"{s['other_files']} other), {s['lines']} lines; target HIP {data['target']['rocm'] or 'latest'}")
+    _line(console, f"[bold]readiness {readiness['score']}%[/bold] ({readiness['clean_sites']} of {readiness['total_sites']} "
+                   f"API sites port by renaming); [bold]effort {effort['person_days']} person-days[/bold] ({effort['hours']} h)")
+    by = s["sites_by_status"]
+    _line(console, "API sites: " + ", ".join(f"[{STATUS_STYLE[Status(k)]}]{k} {v}[/]" for k, v in by.items())
+          + f"; hazards {s['hazards']}")
+    _line(console, f"kernels {s['kernels']}, launches {s['launches']}, device functions {s['device_functions']}, "
+                   f"inline asm {s['inline_asm']}, CUDA-only #if {s['preprocessor_branches']}, "
+                   f"build items {s['environment']}")
+    if s["files_with_parse_errors"] or s["files_skipped"] or s["files_not_utf8"]:
+        _line(console, f"[yellow]files: {s['files_with_parse_errors']} parsed with errors, {s['files_skipped']} skipped, "
+                       f"{s['files_not_utf8']} not UTF-8[/yellow]")
+
+
+def _libraries(console: Console, data: dict[str, Any]) -> None:
+    libraries = sorted(data["libraries"], key=lambda lib: (-lib["sites"], lib["title"]))
+    if not libraries:
+        return
+    shown = libraries if len(libraries) <= LIBRARY_ROWS else libraries[:LIBRARY_ROWS - 1]
+    rows = []
+    for lib in shown:
+        counterpart = " / ".join(x for x in (lib["hip_library"], lib["roc_library"]) if x) or "-"
+        work = sum(v for k, v in lib["apis_by_status"].items() if k != Status.SUPPORTED.value)
+        rows.append([lib["title"], counterpart, str(lib["apis"]), str(lib["sites"]), str(work) if work else "-"])
+    _table(console, f"CUDA libraries used ({len(libraries)})", [
+        ("library", 0), ("ROCm counterpart", 28), ("APIs", 6), ("sites", 7), ("APIs to fix", 11)],
+        rows, _more(len(libraries) - len(shown), "libraries (portkit report lists every API)"))
+
+
+def _share(counts: list[int], budget: int) -> list[int]:
+    """Rows per table: one at a time, round robin, until each table is whole or the budget is spent."""
+    rows = [0] * len(counts)
+    while budget > 0 and any(r < c for r, c in zip(rows, counts)):
+        for i, count in enumerate(counts):
+            if rows[i] < count and budget > 0:
+                rows[i] += 1
+                budget -= 1
+    return rows
+
+
+def _attention(console: Console, data: dict[str, Any]) -> None:
+    """One table per status that needs work, of distinct APIs, most used first."""
+    groups = {status: sorted((a for a in data["apis"] if a["status"] == status.value), key=lambda a: (-a["sites"], a["name"]))
+              for status in BLOCKING_ORDER}
+    groups = {status: apis for status, apis in groups.items() if apis}
+    if not groups:
+        console.print("[green]Every CUDA API found has a direct HIP/ROCm equivalent.[/green]")
+        return
+    budget = ATTENTION_ROWS - _TABLE_OVERHEAD * len(groups)
+    for (status, apis), rows in zip(groups.items(), _share([len(a) for a in groups.values()], budget)):
+        shown = apis if rows >= len(apis) else apis[:max(rows - 1, 0)]  # the last row says how many more
+        sites = sum(a["sites"] for a in apis)
+        _table(console, f"[{STATUS_STYLE[status]}]{status.value}[/]: {len(apis)} APIs, {sites} sites", [
+            ("name", 30), ("library", 12), ("sites", 5), ("files", 5), ("what to do", 0)],
+            [[a["name"], a["library"], str(a["sites"]), str(len(a["files"])), _what_to_do(a)] for a in shown],
+            _more(len(apis) - len(shown), "APIs (--details lists them)"))
+
+
+def _what_to_do(api: dict[str, Any]) -> str:
+    hip = "no HIP name" if not api["hip"] else "" if api["hip"] == api["name"] else f"-> {api['hip']}"
+    return ": ".join(x for x in (hip, api["advice"] or "") if x)
+
+
+def _files(console: Console, data: dict[str, Any]) -> None:
+    files = data["plan"]["files"]
+    if not files:
+        return
+    _table(console, f"Files with the most work ({min(FILE_ROWS, len(files))} of {len(files)})", [
+        ("file", 0), ("hours", 7), ("API sites", 9), ("to fix", 6), ("hazards", 7), ("kernels", 7)],
+        [[r["path"], f"{r['hours']:.1f}", str(r["sites"]), str(r["attention"]), str(r["hazards"]), str(r["kernels"])]
+         for r in files[:FILE_ROWS]])
+
+
+def _kinds(console: Console, data: dict[str, Any]) -> None:
+    """Hazards and build/environment findings grouped by code, hazards first, most frequent first."""
+    by_code: dict[str, list[dict[str, Any]]] = collections.defaultdict(list)
+    for f in data["findings"]:
+        if codes.in_group(f["code"], "hazard") or codes.in_group(f["code"], "environment"):
+            by_code[f["code"]].append(f)
+    if not by_code:
+        return
+    ordered = sorted(by_code.items(), key=lambda item: (not codes.in_group(item[0], "hazard"), -len(item[1]), item[0]))
+    shown = ordered if len(ordered) <= KIND_ROWS else ordered[:KIND_ROWS - 1]
+    s = data["summary"]
+    _table(console, f"Hazards and build items ({s['hazards']} hazards, {s['environment']} build and environment items)", [
+        ("code", 5), ("kind", 28), ("sites", 6), ("files", 6), ("first at", 0)],
+        [[code, CODES[code].name, str(len(items)), str(len({f["path"] for f in items})), _where(items[0])]
+         for code, items in shown], _more(len(ordered) - len(shown), "kinds (--details lists every site)"))
+
+
+def _tail(console: Console, data: dict[str, Any], details: bool) -> None:
+    unknown = sorted({f["name"] for f in data["findings"] if f["code"] == codes.API_UNKNOWN})
+    if unknown:
+        _line(console, f"[yellow]CUDA-looking names no rule knows ({len(unknown)}):[/yellow] " + escape(printable(", ".join(unknown))))
+    if data["diagnostics"] and not details:
+        _line(console, f"[yellow]file warnings: {len(data['diagnostics'])}[/yellow] (listed with --details)")
+    if not details:
+        _line(console, "[dim]Every site: portkit scan --details. Full inventory: portkit report -o report.html (or .md, .json).[/dim]")
+
+
+def _by_api(console: Console, data: dict[str, Any]) -> None:
+    """Every API site, grouped by API: what needs work first, then the clean renames."""
+    order = {status.value: i for i, status in enumerate((*BLOCKING_ORDER, Status.SUPPORTED))}
+    sites: dict[tuple[str, str, str], list[str]] = collections.defaultdict(list)
+    for f in data["findings"]:
+        if f["status"]:
+            sites[(f["library"], f["name"], f["status"])].append(_where(f))
+    console.print("[bold]Every API site, by API[/bold]")
+    for api in sorted(data["apis"], key=lambda a: (order[a["status"]], a["library"], a["name"])):
+        status = Status(api["status"])
+        hip = f" -> {api['hip']}" if api["hip"] else ""
+        console.print(f"[{STATUS_STYLE[status]}]{status.value}[/] " + escape(printable(
+            f"{api['name']}{hip} ({api['library']}, {api['sites']} sites)")), soft_wrap=True)
+        if api["advice"] and status in ATTENTION_STATUSES:
+            console.print(printable(f"    {api['advice']}"), markup=False, soft_wrap=True)
+        for where in sites[(api["library"], api["name"], api["status"])]:
+            console.print(f"  {where}", markup=False, soft_wrap=True)
+
+
+def _site_list(console: Console, title: str, items: list[dict[str, Any]], text) -> None:
+    if not items:
+        return
+    console.print(f"[bold]{title}[/bold] ({len(items)})")
+    for item in items:
+        console.print(printable(f"  {_where(item)}: {text(item)}"), markup=False, soft_wrap=True)
+
+
+def _details(console: Console, data: dict[str, Any]) -> None:
+    findings = data["findings"]
+    _by_api(console, data)
+    _site_list(console, "Kernels", [{**k, "message": k["name"] + (" <template>" if k["template"] else "")}
+                                    for k in data["kernels"]], lambda k: f"{k['message']} ({k['launches']} launches)")
+    for title, wanted, text in (
+            ("Kernel launches", lambda f: f["code"] == codes.KERNEL_LAUNCH, lambda f: f["message"]),
+            ("Inline asm", lambda f: f["library"] == "ptx", lambda f: f["message"]),
+            ("CUDA-only preprocessor branches", lambda f: f["code"] == codes.CUDA_BRANCH, lambda f: f["message"]),
+            ("Hazards", lambda f: codes.in_group(f["code"], "hazard"), lambda f: f"{f['code']} {f['message']}"),
+            ("Build and environment", lambda f: codes.in_group(f["code"], "environment"),
+             lambda f: f"{f['code']} {f['message']}" + (f" ({f['advice']})" if f["advice"] else "")),
+            ("CUDA-looking names no rule knows", lambda f: f["code"] == codes.API_UNKNOWN, lambda f: f["name"])):
+        _site_list(console, title, [f for f in findings if wanted(f)], text)
+    if data["diagnostics"]:
+        console.print(f"[bold]File warnings[/bold] ({len(data['diagnostics'])})")
+        for d in data["diagnostics"]:
+            console.print(printable(f"  {d['path']}: {d['message']}"), markup=False, soft_wrap=True)
+
+
+def _console(out: TextIO, color: bool | None) -> Console:
+    width = None if out.isatty() else int(os.environ.get("COLUMNS", "") or PIPE_WIDTH)
+    return _Console(file=out, force_terminal=color, no_color=color is False, width=width, highlight=False, soft_wrap=False)
 
 
 class _Console(Console):
@@ -23,106 +241,20 @@ class _Console(Console):
         raise ClosedPipe
 
 
-def _shown(value: Any) -> str:
-    """Text from the scanned code for a rich table cell: no control characters, no markup."""
-    return escape(printable(value))
-
-
-def _where(item: dict[str, Any]) -> str:
-    return printable(f"{item['path']}:{item['line']}")
-
-
-def _summary(console: Console, data: dict[str, Any]) -> None:
-    s = data["summary"]
-    target = data["target"]["rocm"] or "latest ROCm"
-    console.print(
-        f"[bold]portkit scan[/bold]: {s['source_files']} source files, {s['build_files']} build files, "
-        f"{s['other_files']} other files, {s['lines']} lines; target HIP {target}"
-    )
-    console.print(
-        f"kernels {s['kernels']}, launches {s['launches']}, device functions {s['device_functions']}, "
-        f"inline asm {s['inline_asm']}, CUDA-only #if branches {s['preprocessor_branches']}, "
-        f"hazards {s['hazards']}, build/environment items {s['environment']}"
-    )
-    by = s["sites_by_status"]
-    console.print("API sites: " + ", ".join(f"[{STATUS_STYLE[k]}]{k} {v}[/]" for k, v in by.items()))
-    extra = [f"{s['files_with_parse_errors']} parsed with errors", f"{s['files_skipped']} skipped", f"{s['files_not_utf8']} not UTF-8"]
-    console.print("files: " + ", ".join(extra))
-
-
-def _libraries(console: Console, data: dict[str, Any]) -> None:
-    table = Table(title="CUDA libraries used", title_justify="left")
-    for column in ("library", "ROCm counterpart", "APIs", "sites"):
-        table.add_column(column, justify="right" if column in ("APIs", "sites") else "left")
-    for status in ALL_STATUSES:
-        table.add_column(status.value, justify="right", style=STATUS_STYLE[status])
-    for lib in data["libraries"]:
-        counterpart = " / ".join(x for x in (lib["hip_library"], lib["roc_library"]) if x) or "-"
-        row = [_shown(lib["title"]), _shown(counterpart), str(lib["apis"]), str(lib["sites"])]
-        row += [f"{lib['apis_by_status'][s]} ({lib['sites_by_status'][s]})" if lib["sites_by_status"][s] else "-"
-                for s in ALL_STATUSES]
-        table.add_row(*row)
-    console.print(table)
-    console.print("[dim]status columns: distinct APIs (call sites)[/dim]")
-
-
-def _attention(console: Console, data: dict[str, Any]) -> None:
-    rows = [f for f in data["findings"] if f["status"] in ATTENTION_STATUSES]
-    if not rows:
-        console.print("[green]Every CUDA API found has a direct HIP/ROCm equivalent.[/green]")
-        return
-    table = Table(title=f"Needs attention ({len(rows)} sites)", title_justify="left")
-    for column in ("where", "code", "name", "status", "HIP", "advice"):
-        table.add_column(column, overflow="fold")
-    for f in rows[:_LIST_LIMIT]:
-        table.add_row(escape(_where(f)), f["code"], _shown(f["name"]), f"[{STATUS_STYLE[f['status']]}]{f['status']}[/]",
-                      _shown(f["hip"] or "-"), _shown(f["advice"] or ""))
-    console.print(table)
-    if len(rows) > _LIST_LIMIT:
-        console.print(f"[dim]... {len(rows) - _LIST_LIMIT} more; use --format json for all[/dim]")
-
-
-def _kernels(console: Console, data: dict[str, Any]) -> None:
-    if not data["kernels"]:
-        return
-    table = Table(title="Kernels", title_justify="left")
-    for column in ("kernel", "defined at", "launches"):
-        table.add_column(column)
-    for k in data["kernels"][:_LIST_LIMIT]:
-        table.add_row(_shown(k["name"] + (" <template>" if k["template"] else "")), escape(_where(k)), str(k["launches"]))
-    console.print(table)
-
-
-def _simple_list(console: Console, title: str, items: list[dict[str, Any]], text) -> None:
-    if not items:
-        return
-    console.print(f"[bold]{title}[/bold] ({len(items)})")
-    for item in items[:_LIST_LIMIT]:
-        console.print(f"  {_where(item)}: {printable(text(item))}", markup=False, highlight=False)
-
-
-def render_text(data: dict[str, Any], out: TextIO, color: bool | None = None) -> None:
-    console = _Console(file=out, force_terminal=color, no_color=color is False, width=160 if not out.isatty() else None,
-                      highlight=False, soft_wrap=False)
-    findings = data["findings"]
-    _summary(console, data)
+def render_text(data: dict[str, Any], out: TextIO, color: bool | None = None, details: bool = False) -> None:
+    console = _console(out, color)
+    _headline(console, data)
     if not data["summary"]["source_files"]:
         console.print("[yellow]No CUDA/C++ sources found.[/yellow]")
     _libraries(console, data)
     _attention(console, data)
-    _kernels(console, data)
-    _simple_list(console, "Kernel launches", [f for f in findings if f["code"] == codes.KERNEL_LAUNCH], lambda f: f["message"])
-    _simple_list(console, "Inline asm", [f for f in findings if f["library"] == "ptx"], lambda f: f["message"])
-    _simple_list(console, "CUDA-only preprocessor branches", [f for f in findings if f["code"] == codes.CUDA_BRANCH],
-                 lambda f: f["message"])
-    _simple_list(console, "Hazards", [f for f in findings if codes.in_group(f["code"], "hazard")],
-                 lambda f: f"{f['code']} {f['message']}")
-    _simple_list(console, "Build and environment", [f for f in findings if codes.in_group(f["code"], "environment")],
-                 lambda f: f"{f['code']} {f['message']} ({f['advice']})" if f["advice"] else f"{f['code']} {f['message']}")
-    _simple_list(console, "CUDA-looking names no rule knows", [f for f in findings if f["code"] == codes.API_UNKNOWN],
-                 lambda f: f["name"])
-    diagnostics = data["diagnostics"]
-    if diagnostics:
-        console.print(f"[bold]File warnings[/bold] ({len(diagnostics)})")
-        for d in diagnostics:
-            console.print(printable(f"  {d['path']}: {d['message']}"), markup=False, highlight=False)
+    _files(console, data)
+    _kinds(console, data)
+    _tail(console, data, details)
+    if details:
+        _details(console, data)
+
+
+def render_details(data: dict[str, Any], out: TextIO, color: bool | None = None) -> None:
+    """The summary, then every site (`portkit scan --details`)."""
+    render_text(data, out, color, details=True)

@@ -1,0 +1,171 @@
+"""Hazards that assume 32-lane warps (PK300-PK304): AMD CDNA GPUs run 64-lane wavefronts.
+
+What is reported is what fixes the width at 32: literal 32/31/5 in lane and warp
+arithmetic, WARP_SIZE constants of 32, [32] arrays indexed by lane, shuffle loops
+over 32 lanes, 32-bit masks and ballot results, width-32 shuffles, and warpSize
+where a compile-time constant is needed. Arithmetic relative to warpSize ports as
+is and is never reported.
+"""
+from __future__ import annotations
+
+import re
+from typing import Iterator
+
+from portkit import codes
+from portkit.analyze.constants import evaluate, file_constants
+from portkit.analyze.hazards import WARP_OPERATORS, calls, device_code, hazard
+from portkit.analyze.registry import Context, analyzer
+from portkit.model import Finding, Occurrence, ParsedFile, Role as K
+
+SYNC_MASKED = re.compile(r"^__(shfl(_up|_down|_xor)?|ballot|any|all|match_any|match_all|reduce_\w+)_sync$|^__syncwarp$")
+BALLOTS = {"__ballot_sync", "__ballot", "__activemask"}
+SHUFFLE_WIDTH_ARG = {"__shfl_sync": 3, "__shfl_up_sync": 3, "__shfl_down_sync": 3, "__shfl_xor_sync": 3,
+                     "__shfl": 2, "__shfl_up": 2, "__shfl_down": 2, "__shfl_xor": 2}
+_32_BIT_TYPES = {"unsigned", "unsigned int", "int", "uint32_t", "int32_t", "unsigned long", "long"}
+
+# What lane and warp arithmetic is about: `threadIdx.x % 32` and `lane = tid & 31` are; `(n + 31) / 32` is not.
+LANE_OR_WARP = re.compile(r"(?i)threadIdx|blockDim|lane|warp|\b[lg]?tid[xy]?\b|thread_?id")
+LANE = re.compile(r"(?i)lane|threadIdx\.x\s*(%|&)|\btid\s*(%|&)")
+# A block size: BLOCK / 32 is the number of warps in a block.
+BLOCK_SIZE_NAME = re.compile(r"(?i)k?_?(block|cta)(_?(size|dim|threads))?|\w*threads(_?per_?block)?|block_?size\w*")
+# A constant that names the warp size: WARP_SIZE, kWarpSize, warp_size, THREADS_PER_WARP...
+WARP_SIZE_NAME = re.compile(r"(?i)^k?_?(warp_?(size|sz|width|threads|lanes)|threads_?per_?warp|lanes_?per_?warp)$")
+_THREAD_INDEX = re.compile(r"\bthreadIdx\b|__lane_id|\blaneid\b")
+_WORD = re.compile(r"[A-Za-z_]\w*")
+
+
+def thread_derived(parsed: ParsedFile) -> dict[str, set[str]]:
+    """Per function, the variables whose value comes from threadIdx, directly or through other variables
+    (`tx = threadIdx.x; idx = ty * 16 + tx`): their `% 32` is a lane id, not a bin or a chunk count."""
+    values: dict[str, list[tuple[str, str]]] = {}
+    for o in parsed.occurrences:
+        if o.role in (K.INITIALIZER, K.CONSTANT) and o.function:
+            values.setdefault(o.function, []).append((o.text, o.get("value")))
+    derived: dict[str, set[str]] = {}
+    for function, assigned in values.items():
+        names: set[str] = set()
+        changed = True
+        while changed:  # to a fixed point: each pass adds the variables initialised from the last ones
+            changed = False
+            for name, value in assigned:
+                if name not in names and (_THREAD_INDEX.search(value) or names & set(_WORD.findall(value))):
+                    names.add(name)
+                    changed = True
+        derived[function] = names
+    return derived
+
+
+def _lane_arithmetic(o: Occurrence, derived: set[str]) -> bool:
+    """Whether a literal's expression computes a lane or warp id, or warps per block: by the names
+    involved (`tid & 31`, `BLOCK / 32`), or because a variable comes from threadIdx."""
+    other, target = o.get("other"), o.get("target")
+    words = set(_WORD.findall(other))
+    return bool(LANE_OR_WARP.search(f"{other} {target}") or derived & words
+                or o.detail in ("/", ">>") and any(BLOCK_SIZE_NAME.fullmatch(w) for w in words))
+
+
+@analyzer("source")
+def warp_size_literals(parsed: ParsedFile, context: Context) -> Iterator[Finding]:
+    """32, 31 and 5 in lane and warp arithmetic (`threadIdx.x % 32`, `lane = tid & 31`, `idx >> 5`)."""
+    device = device_code(parsed)
+    derived = thread_derived(parsed)
+    for o in parsed.occurrences:
+        if o.role is K.LITERAL and device(o) and o.text in WARP_OPERATORS.get(o.detail, ()) \
+                and _lane_arithmetic(o, derived.get(o.function, set())):
+            yield hazard(parsed, o, codes.WARP_SIZE_LITERAL, f"'{o.get('other')} {o.detail} {o.text}' assumes 32-lane warps")
+
+
+# The lane-offset argument of each shuffle: a loop feeding it from 16 (or up to 32) spans 32 lanes.
+SHUFFLE_OFFSET_ARG = {"__shfl_down_sync": 2, "__shfl_up_sync": 2, "__shfl_xor_sync": 2,
+                      "__shfl_down": 1, "__shfl_up": 1, "__shfl_xor": 1}
+
+
+@analyzer("source")
+def shuffle_loops(parsed: ParsedFile, context: Context) -> Iterator[Finding]:
+    """`for (int o = 16; o > 0; o /= 2) v += __shfl_down_sync(m, v, o)` and `for (int m = 1; m < 32; m *= 2)`:
+    a shuffle reduction over 32 lanes, which leaves half a 64-lane wavefront out."""
+    offsets: dict[str, set[str]] = {}
+    for o in calls(parsed, SHUFFLE_OFFSET_ARG):
+        offsets.setdefault(o.function, set()).add(o.get(f"arg{SHUFFLE_OFFSET_ARG[o.text]}"))
+    constants = file_constants(parsed)
+    for o in parsed.occurrences:
+        used = offsets.get(o.function, set())
+        if o.role is K.INITIALIZER and o.text in used and evaluate(o.get("value"), constants) == 16:
+            yield hazard(parsed, o, codes.WARP_SIZE_LITERAL,
+                         f"'{o.text} = {o.get('value')}' starts a shuffle reduction at offset 16: it covers 32 lanes")
+        elif o.role is K.LITERAL and o.text in ("32", "32u") and o.detail in ("<", "<=") and o.get("other") in used:
+            yield hazard(parsed, o, codes.WARP_SIZE_LITERAL,
+                         f"'{o.get('other')} {o.detail} {o.text}' bounds a shuffle exchange: it covers 32 lanes")
+
+
+@analyzer("source")
+def warp_size_constants(parsed: ParsedFile, context: Context) -> Iterator[Finding]:
+    """`#define WARP_SIZE 32`, `constexpr int kWarpSize = 32`: the warp size fixed at 32 lanes."""
+    constants = file_constants(parsed)
+    for o in parsed.occurrences:
+        if o.role is K.CONSTANT and WARP_SIZE_NAME.match(o.text) and evaluate(o.get("value"), constants) == 32:
+            yield hazard(parsed, o, codes.WARP_SIZE_LITERAL, f"{o.text} = {o.get('value')} fixes the warp size at 32 lanes")
+
+
+@analyzer("source")
+def lane_indexed_arrays(parsed: ParsedFile, context: Context) -> Iterator[Finding]:
+    """A `__shared__ T s[32]` indexed by lane id: lanes 32-63 of a wavefront index past its end."""
+    constants = file_constants(parsed)
+    sized_32 = {o.text for o in parsed.occurrences if o.role is K.SHARED_ARRAY
+                and any(evaluate(v, constants) == 32 for k, v in o.info if k == "dim")}
+    reported: set[str] = set()
+    for o in parsed.occurrences:
+        if o.role is K.SUBSCRIPT and o.text in sized_32 and o.text not in reported and LANE.search(o.get("index")) \
+                and not o.get("guarded"):  # `lane < num_warps ? s[lane] : 0` stays inside the array
+            reported.add(o.text)
+            yield hazard(parsed, o, codes.WARP_SIZE_LITERAL,
+                         f"{o.text}[32] indexed by lane ({o.get('index')}): lanes 32-63 of a wavefront index past its end")
+
+
+# A literal with a long long suffix is 64-bit; any other literal (0xffffffff, -1, ~0u) is an int or an unsigned.
+_LONG_LONG = re.compile(r"(?i)\b(0x[0-9a-f]+|\d+)(u?ll|llu)\b")
+
+
+def _mask_problem(mask: str, constants: dict[str, str]) -> str:
+    """What is wrong with a _sync intrinsic's mask for HIP, or "": HIP takes a 64-bit mask (and refuses
+    any other type at compile time); 0xffffffff names lanes 0-31 only."""
+    value = evaluate(constants.get(mask, mask), constants)
+    if value is None:
+        return ""  # a variable or an expression we cannot see through
+    if value == 0xFFFFFFFF:
+        return "a 32-bit full mask (lanes 0-31 of a 64-lane wavefront)"
+    if mask not in constants and not _LONG_LONG.search(mask):
+        return "a 32-bit mask (HIP's _sync intrinsics take a 64-bit one)"
+    return ""
+
+
+@analyzer("source")
+def full_warp_masks(parsed: ParsedFile, context: Context) -> Iterator[Finding]:
+    constants = file_constants(parsed)
+    for o in calls(parsed, SYNC_MASKED):
+        problem = _mask_problem(o.get("arg0"), constants)
+        if problem:
+            yield hazard(parsed, o, codes.FULL_WARP_MASK, f"{o.text}({o.get('arg0')}, ...) passes {problem}")
+
+
+@analyzer("source")
+def ballots_in_32_bits(parsed: ParsedFile, context: Context) -> Iterator[Finding]:
+    for o in calls(parsed, BALLOTS):
+        declared = o.get("assigned_type").replace("const ", "").strip()
+        if declared in _32_BIT_TYPES:
+            yield hazard(parsed, o, codes.BALLOT_IN_32_BITS, f"the 64-bit result of {o.text} is stored in '{declared}'")
+
+
+@analyzer("source")
+def warpsize_constants(parsed: ParsedFile, context: Context) -> Iterator[Finding]:
+    for o in parsed.occurrences:
+        if o.role in (K.IDENTIFIER, K.TYPE) and o.text == "warpSize" and o.get("constant"):
+            yield hazard(parsed, o, codes.WARPSIZE_AS_CONSTANT, f"warpSize used as a compile-time constant ({o.get('constant')})")
+
+
+@analyzer("source")
+def shuffle_widths(parsed: ParsedFile, context: Context) -> Iterator[Finding]:
+    for o in calls(parsed, SHUFFLE_WIDTH_ARG):
+        width = o.get(f"arg{SHUFFLE_WIDTH_ARG[o.text]}")
+        if width in ("32", "32u"):
+            yield hazard(parsed, o, codes.SHUFFLE_WIDTH_32, f"{o.text} with width {width} splits a 64-lane wavefront in two")

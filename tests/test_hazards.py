@@ -1,0 +1,93 @@
+"""Hazards on code as projects write it: constant sizes, inline PTX families, portable warp code,
+and a project's own CUDA-looking helpers."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from portkit.analyze.constants import evaluate, split_arguments
+from portkit.codes import API_UNKNOWN, in_group
+from portkit.pipeline import run_pipeline
+from portkit.rules import Target
+from portkit.settings import RunSettings
+
+
+def scan(tmp_path: Path, files: dict[str, str], database):
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    settings = RunSettings(paths=(str(tmp_path),), root=tmp_path, target=Target(rocm=(6, 2, 0)), jobs=1, cache=False)
+    return run_pipeline(settings, rules=database).findings
+
+
+@pytest.mark.parametrize("text, names, value", [
+    ("96 * 1024", {}, 98304),
+    ("TILE * TILE", {"TILE": "96"}, 9216),
+    ("(HALO + 2) * sizeof(float)", {"HALO": "TILE + 1", "TILE": "32"}, 140),
+    ("0xffffffffu", {}, 0xFFFFFFFF),
+    ("1 << 16", {}, 65536),
+    ("(unsigned int)48 * 1024UL", {}, 49152),
+    ("N / 2", {"N": "N + 1"}, None),  # a cycle is not a constant
+    ("FULL_MASK", {"FULL_MASK": "0xffffffff"}, 0xFFFFFFFF),
+    ("n * 4", {}, None),
+    ("sizeof(MyStruct) * 4", {}, None),
+    ("__import__('os')", {}, None),
+])
+def test_constant_expressions(text: str, names: dict[str, str], value: int | None) -> None:
+    assert evaluate(text, names) == value
+
+
+def test_launch_configurations_split_at_top_level_commas() -> None:
+    assert split_arguments("dim3(1, 2), 256, 96 * 1024, s") == ["dim3(1, 2)", "256", "96 * 1024", "s"]
+
+
+def test_portable_warp_code_raises_no_hazard(tmp_path: Path, database) -> None:
+    findings = scan(tmp_path, {"warp.cu": """
+__device__ float warp_sum(float v) {
+  for (int o = warpSize / 2; o > 0; o /= 2) v += __shfl_down(v, o);
+  return v;
+}
+__global__ void k(float* out, int n) {
+  int lane = threadIdx.x % warpSize;
+  int warp = threadIdx.x / warpSize;
+  int chunks = (n + 31) / 32;
+  float v = warp_sum(out[threadIdx.x]);
+  if (lane == 0) out[warp] = v + chunks;
+}
+"""}, database)
+    assert not [f for f in findings if in_group(f.code, "hazard")]
+    assert {f.status.value for f in findings if f.name == "warpSize"} == {"supported"}
+
+
+@pytest.mark.parametrize("template, family, hip", [
+    ("wgmma.fence.sync.aligned;", "mma/wgmma", ""),
+    ("fence.proxy.async.shared::cta;", "fence.proxy", ""),
+    ("membar.gl;", "membar/fence", "__threadfence"),
+    ("atom.global.cas.b32 %0, [%1], %2, %3;", "atom.cas", "atomicCAS"),
+    ("red.release.gpu.global.add.u32 [%0], %1;", "atom/red.add", "atomicAdd"),
+    ("lop3.b32 %0, %1, %2, %3, 0x96;", "lop3", ""),
+    ("cvt.rn.f16.f32 %0, %1;", "cvt f16", "__float2half_rn"),
+    ("cvt.rn.bf16x2.f32 %0, %1, %2;", "cvt bf16", "__float2bfloat16"),
+    ("cvt.rni.s32.f32 %0, %1;", "cvt", "__float2int_rn"),
+    ("ex2.approx.ftz.f32 %0, %1;", "ex2.approx", "__builtin_amdgcn_exp2f"),
+    ("rsqrt.approx.f32 %0, %1;", "rsqrt.approx", "__builtin_amdgcn_rsqf"),
+])
+def test_inline_ptx_families(tmp_path: Path, database, template: str, family: str, hip: str) -> None:
+    findings = scan(tmp_path, {"asm.cu": f'__device__ void f() {{ asm volatile("{template}"); }}\n'}, database)
+    [found] = [f for f in findings if f.library == "ptx"]
+    assert (found.name, found.hip) == (family, hip)
+
+
+def test_a_projects_own_cuda_looking_helpers_are_not_unknown_names(tmp_path: Path, database) -> None:
+    findings = scan(tmp_path, {
+        "helpers.h": "#pragma once\n#define cudaCheck(x) do { if ((x) != cudaSuccess) abort(); } while (0)\n"
+                     "void cudaHelperInit(int device);\nstruct cudaTimer { float ms; };\n",
+        "helpers.cu": '#include "helpers.h"\nvoid cudaHelperInit(int device) { cudaCheck(cudaSetDevice(device)); }\n',
+        "main.cu": '#include "helpers.h"\nint main() { cudaHelperInit(0); cudaTimer t; cudaFooBar(); return (int)t.ms; }\n',
+        # Braces opened under #if and never closed: tree-sitter reads a syntax error, the #define still counts.
+        "tolerances.h": "#if defined(__cplusplus)\n{\n  {\n    if (probe(&d) != 0) {\n      for (int i = 0; i < n; i++) {\n"
+                        "#define CUBLAS_SGEMM_MAX_ERR (.3)\n",
+        "check.cpp": "float tolerance() { return CUBLAS_SGEMM_MAX_ERR; }\n",
+    }, database)
+    unknown = {f.name for f in findings if f.code == API_UNKNOWN}
+    assert unknown == {"cudaFooBar"}  # the one name nobody defines
