@@ -92,6 +92,7 @@ def environment(kind: str = "") -> jinja2.Environment:
     )
     env.tests["prefix"] = _has_prefix  # selectattr("name", "prefix", ["__shfl"])
     env.filters["code"] = code
+    env.filters["markdown"] = Markdown  # the template's own Markdown (a macro's rows), never source text
     return env
 
 

@@ -22,19 +22,14 @@ RUNTIME_LIBRARIES = frozenset({"cuda-runtime", "cuda-driver", "cuda-device", "co
 _NAME_ROLES = (Role.CALL, Role.TYPE, Role.IDENTIFIER, Role.MACRO_BODY)
 
 
-def _hip_header(cuda_header: str, context: Context) -> str:
-    rule = context.rules.header(cuda_header)
-    return rule.hip if rule is not None else ""
-
-
 def _needs_runtime(parsed: ParsedFile, context: Context, runtime: str) -> bool:
     """A file that uses CUDA's language extensions, or runtime names without including any CUDA
     header (CUDA's library headers all bring the runtime API): under nvcc they came with the
     implicit cuda_runtime.h (a .cu file, or a .cpp built as CUDA)."""
     # The project's own cuda.h is no CUDA header: convert leaves it, so it brings no runtime.
-    included = [_hip_header(o.text, context) for o in parsed.occurrences
+    included = [context.rules.hip_header(o.text) for o in parsed.occurrences
                 if o.role is Role.INCLUDE and not context.project_header(o.text)]
-    if runtime in included or (runtime and any(o.role is Role.INCLUDE and o.text == runtime for o in parsed.occurrences)):
+    if runtime in included:
         return False
     if parsed.device_syntax:
         return True
@@ -65,7 +60,7 @@ def _defines(parsed: ParsedFile, context: Context) -> list[str]:
 @analyzer("source")
 def analyze_preamble(parsed: ParsedFile, context: Context) -> Iterable[Finding]:
     defines = _defines(parsed, context)
-    runtime = _hip_header(IMPLICIT_CUDA_HEADER, context)
+    runtime = context.rules.hip_header(IMPLICIT_CUDA_HEADER)
     headers = [runtime] if runtime and _needs_runtime(parsed, context, runtime) else []
     if not defines and not headers:
         return

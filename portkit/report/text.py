@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import collections
 import os
-from typing import Any, Iterable, TextIO
+from typing import Any, TextIO
 
 from rich.console import Console
 from rich.markup import escape

@@ -29,6 +29,7 @@ class RuleDatabase:
         self.headers: dict[str, Rule] = {}
         self.links: dict[str, Rule] = {}
         self.asm_patterns: list[tuple[re.Pattern[str], Rule]] = []
+        self._hip_headers: frozenset[str] | None = None
         for rule in rules:
             self._add(rule)
 
@@ -59,6 +60,15 @@ class RuleDatabase:
 
     def header(self, path: str) -> Rule | None:
         return self.headers.get(path) or self.headers.get(path.rsplit("/", 1)[-1])
+
+    def hip_header(self, path: str) -> str:
+        """What convert makes of an include: the HIP header of a CUDA one, a HIP header as it is, else ""."""
+        rule = self.header(path)
+        if rule is not None:
+            return rule.hip
+        if self._hip_headers is None:
+            self._hip_headers = frozenset(h for r in self.headers.values() for h in (r.hip, r.roc, r.fallback) if h)
+        return path if path in self._hip_headers else ""
 
     def link(self, name: str) -> Rule | None:
         return self.links.get(name)

@@ -59,7 +59,8 @@ def verify_library(rules: RuleDatabase, library: str, include: Path, installed: 
     names = header_identifiers([include / d for d in INSTALLED_LIBRARIES[library]] + extra)
     result = Verification(library)
     for rule in rules.all_rules():
-        if rule.library != library or rule.kind in ("header", "link", "asm") or rule.status not in (Status.SUPPORTED, Status.PARTIAL):
+        if rule.library != library or rule.kind in ("header", "link", "asm", "field") \
+                or rule.status not in (Status.SUPPORTED, Status.PARTIAL):
             continue
         for target, added in ((rule.hip, rule.hip_added), (rule.roc, rule.roc_added or rule.hip_added)):
             if not target:
@@ -80,6 +81,8 @@ def present_but_claimed_newer(rules: RuleDatabase, include: Path, installed: Ver
     names = header_identifiers(directories)
     wrong = []
     for rule in rules.all_rules():
+        if rule.kind == "field":
+            continue  # member names (uuid, major) are everywhere in the headers: checked against the struct instead
         for target, added in ((rule.hip, rule.hip_added), (rule.roc, rule.roc_added or rule.hip_added)):
             if target and added and parse_version(added) > installed and _identifier(target) in names:
                 wrong.append((rule.cuda, target, added))

@@ -18,7 +18,7 @@ from typing import Iterator
 
 ROOT = Path(__file__).resolve().parents[2]
 CUDA = b"void f(float* p) { cudaMalloc(&p, 4); cudaFree(p); }\n"
-HIP = b"void f(float* p) { hipMalloc(&p, 4); hipFree(p); }\n"
+HIP = b"#include <hip/hip_runtime.h>\nvoid f(float* p) { hipMalloc(&p, 4); hipFree(p); }\n"
 UNSUPPORTED = b"void g(ncclComm_t c) { ncclCommShrink(c, nullptr, 0, o, nullptr, 0); }\n"
 NOBODY = 65534
 # Root without the capabilities that let it ignore permission bits; it keeps CAP_CHOWN.

@@ -1,0 +1,8 @@
+// Definitions HIP's own headers make: a redefinition under hipcc.
+#include <cuda_runtime.h>  // expect: PK100
+__device__ float atomicMax(float *a, float v) { return v; }  // expect: PK202 PK338
+__device__ double atomicAdd(double *a, double v) { return v; }  // expect: PK202 PK338
+#if !defined(__HIP_PLATFORM_AMD__)
+__device__ float atomicMin(float *a, float v) { return v; }  // ok: PK338
+#endif
+__device__ int atomicAdd(int *a, int v, int w) { return v; }  // ok: PK338
