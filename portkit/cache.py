@@ -43,10 +43,11 @@ class FileResult:
     data: bytes | None = None  # the file's bytes, when the run keeps them; never cached
 
 
-def cache_salt(rules: Any, settings: Any, prefer_roc: bool) -> str:
+def cache_salt(rules: Any, settings: Any, prefer_roc: bool, macros: str = "") -> str:
+    """`macros`: the project macro table's fingerprint, since it changes how a file parses."""
     digest = hashlib.sha256()
     digest.update(f"{code_fingerprint()}|{sys.version_info[:2]}|{settings.target}|{prefer_roc}|"
-                  f"{settings.engine}|{settings.compile_database}".encode())
+                  f"{settings.engine}|{settings.compile_database}|{macros}".encode())
     for source in sorted({lib.source for lib in rules.libraries.values()}):
         try:
             digest.update(source.encode() + Path(source).read_bytes())

@@ -13,6 +13,7 @@ import multiprocessing
 import os
 import sys
 from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
 from typing import Iterable, Iterator
 
 from portkit.analyze import Context, TextFile, analyze
@@ -21,7 +22,7 @@ from portkit.analyze.names import is_interesting, needs_aliases, resolve_pending
 from portkit.cache import FileResult, ScanCache, cache_salt
 from portkit.codes import API_UNKNOWN
 from portkit.model import Finding, ParsedFile, Role, Severity
-from portkit.parse import parse_source
+from portkit.parse import MacroTable, collect_macros, parse_source
 from portkit.rules import RuleDatabase, Target, load_database
 from portkit.settings import RunSettings
 from portkit.walk import SourceFile, classify, discover, read_source
@@ -62,6 +63,7 @@ class ScanResult:
     context: Context
     # Per file, the `// portkit: ignore[...]` comments: (line, codes; empty for all).
     suppressions: dict[str, tuple[tuple[int, frozenset[str]], ...]] = dataclasses.field(default_factory=dict)
+    macros: MacroTable | None = None  # the project's macro table, for parsing its files again (analyze_bytes)
 
     def findings_by_path(self) -> dict[str, list[Finding]]:
         grouped: dict[str, list[Finding]] = {}
@@ -79,13 +81,26 @@ class Job:
     keep_sources: bool
     engine: str = "tree-sitter"
     compile_flags: dict[str, list[str]] | None = None  # from compile_commands.json, by resolved path
+    macros: MacroTable | None = None  # the project's #defines the parser sees through (None: each file's own)
 
     def keep(self, name: str) -> bool:
         return is_interesting(name, self.known)
 
 
 def parse_bytes(path: str, data: bytes, job: Job) -> ParsedFile:
-    return parse_source(path, data, keep=job.keep, literals=WARP_LITERALS)
+    return parse_source(path, data, keep=job.keep, literals=WARP_LITERALS, macros=job.macros)
+
+
+def project_macros(files: Iterable[SourceFile]) -> MacroTable:
+    """The macro table of every source file of the run: read once, before the workers start."""
+    def sources() -> Iterator[bytes]:
+        for file in files:
+            if file.file_type == "source":
+                try:
+                    yield Path(file.path).read_bytes()
+                except OSError:
+                    continue  # reported when the file itself is processed
+    return collect_macros(sources())
 
 
 def _file_context(parsed: ParsedFile, job: Job) -> Context:
@@ -218,9 +233,10 @@ def run_pipeline(settings: RunSettings, *, keep_sources: bool = False, prefer_ro
     rules = rules if rules is not None else load_database(settings.rule_files)
     files, walk_warnings = discover(settings.paths, settings.extensions, settings.excludes)
     base = Context(rules=rules, target=settings.target, prefer_roc=prefer_roc)
+    macros = project_macros(files)
     job = Job(base, rules.known_names() | INTERESTING_NAMES, keep_sources, settings.engine,
-              _compile_flags(settings) if settings.engine == "clang" else None)
-    cache = ScanCache(cache_salt(rules, settings, prefer_roc)) if settings.cache else None
+              _compile_flags(settings) if settings.engine == "clang" else None, macros)
+    cache = ScanCache(cache_salt(rules, settings, prefer_roc, macros.fingerprint())) if settings.cache else None
     diagnostics = [Diagnostic(path, message) for path, message in walk_warnings]
     results = list(_with_progress(_results(job, files, settings.jobs, cache), len(files), progress))
     summaries: list[FileSummary] = []
@@ -245,10 +261,12 @@ def run_pipeline(settings: RunSettings, *, keep_sources: bool = False, prefer_ro
     findings.extend(resolve_pending([(r.file.path, r.aliases, r.pending) for r in results if r.pending], context))
     findings.sort(key=Finding.sort_key)
     return ScanResult(rules, settings.target, summaries, findings, sorted(diagnostics), sources, context,
-                      _suppressions(results))
+                      _suppressions(results), macros)
 
 
-def analyze_bytes(path: str, data: bytes, context: Context) -> list[Finding]:
-    """Parse and analyze one file held in memory (hipify-perl's output, a converted file)."""
-    job = Job(context, context.rules.known_names() | INTERESTING_NAMES, keep_sources=False)
+def analyze_bytes(path: str, data: bytes, context: Context, macros: MacroTable | None = None) -> list[Finding]:
+    """Parse and analyze one file held in memory (hipify-perl's output, a converted file).
+
+    `macros`: the run's table (ScanResult.macros) to parse it as the run did; without it, the file's own #defines."""
+    job = Job(context, context.rules.known_names() | INTERESTING_NAMES, keep_sources=False, macros=macros)
     return sorted(analyze(parse_bytes(path, data, job), context), key=Finding.sort_key)
