@@ -46,11 +46,12 @@ class FileResult:
     depends: tuple[tuple[str, str], ...] = ()
 
 
-def cache_salt(rules: Any, settings: Any, prefer_roc: bool, environment: str = "") -> str:
-    """The part of every key that is the same for a whole run; `environment` is the clang engine's headers."""
+def cache_salt(rules: Any, settings: Any, prefer_roc: bool, environment: str = "", macros: str = "") -> str:
+    """The part of every key that is the same for a whole run: `environment` is the clang engine's
+    headers, `macros` the project macro table's fingerprint (it changes how a file parses)."""
     digest = hashlib.sha256()
     digest.update(f"{code_fingerprint()}|{sys.version_info[:2]}|{settings.target}|{prefer_roc}|"
-                  f"{settings.engine}|{environment}".encode())
+                  f"{settings.engine}|{environment}|{macros}".encode())
     for source in sorted({lib.source for lib in rules.libraries.values()}):
         try:
             digest.update(source.encode() + Path(source).read_bytes())

@@ -17,6 +17,7 @@ import os
 import signal
 import sys
 from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
 from typing import Iterable, Iterator
 
 from portkit.analyze import Context, TextFile, analyze
@@ -27,7 +28,7 @@ from portkit.cache import FileResult, ScanCache, cache_salt
 from portkit.codes import API_UNKNOWN
 from portkit.engines import CLANG_UNITS, ClangJob, clang_job, digests, findings_of_headers, log_engine
 from portkit.model import Finding, ParsedFile, Role, Severity
-from portkit.parse import parse_source
+from portkit.parse import MacroTable, collect_macros, parse_source
 from portkit.parse.clang_merge import ClangParse
 from portkit.rules import RuleDatabase, Target, load_database
 from portkit.settings import RunSettings, available_cpus
@@ -70,6 +71,7 @@ class ScanResult:
     context: Context
     # Per file, the `// portkit: ignore[...]` comments: (line, codes; empty for all).
     suppressions: dict[str, tuple[tuple[int, frozenset[str]], ...]] = dataclasses.field(default_factory=dict)
+    macros: MacroTable | None = None  # the project's macro table, for parsing its files again (analyze_bytes)
 
     def read_paths(self) -> list[str]:
         """Every file the run looked at, read or not: what an output must never overwrite."""
@@ -100,6 +102,7 @@ class Job:
     engine: str = "tree-sitter"
     clang: ClangJob | None = None
     max_file_size: int = DEFAULT_MAX_FILE_SIZE
+    macros: MacroTable | None = None  # the project's #defines the parser sees through (None: each file's own)
 
     def keep(self, name: str) -> bool:
         return is_interesting(name, self.known)
@@ -116,7 +119,20 @@ class Job:
 
 
 def parse_bytes(path: str, data: bytes, job: Job) -> ParsedFile:
-    return parse_source(path, data, keep=job.keep, literals=WARP_LITERALS, api=job.context.rules.is_api)
+    return parse_source(path, data, keep=job.keep, literals=WARP_LITERALS, api=job.context.rules.is_api,
+                        macros=job.macros)
+
+
+def project_macros(files: Iterable[SourceFile]) -> MacroTable:
+    """The macro table of every source file of the run: read once, before the workers start."""
+    def sources() -> Iterator[bytes]:
+        for file in files:
+            if file.file_type == "source":
+                try:
+                    yield Path(file.path).read_bytes()
+                except OSError:
+                    continue  # reported when the file itself is processed
+    return collect_macros(sources())
 
 
 def _file_context(parsed: ParsedFile, job: Job) -> Context:
@@ -262,8 +278,10 @@ def run_pipeline(settings: RunSettings, *, keep_sources: bool = False, prefer_ro
     base = Context(rules=rules, target=settings.target, prefer_roc=prefer_roc,
                    project_paths=path_tails(f.path for f in files))
     clang = clang_job(settings, rules, files) if settings.engine == "clang" else None
-    job = Job(base, rules.known_names() | INTERESTING_NAMES, keep_sources, settings.engine, clang, settings.max_file_size)
-    salt = cache_salt(rules, settings, prefer_roc, clang.env.fingerprint if clang else "")
+    macros = project_macros(files)
+    job = Job(base, rules.known_names() | INTERESTING_NAMES, keep_sources, settings.engine, clang, settings.max_file_size,
+              macros)
+    salt = cache_salt(rules, settings, prefer_roc, clang.env.fingerprint if clang else "", macros.fingerprint())
     cache = ScanCache(salt) if settings.cache else None
     diagnostics = [Diagnostic(path, message, reason) for path, message, reason in walk_warnings]
     results = list(_with_progress(_results(job, files, settings.jobs, cache), len(files), progress))
@@ -293,10 +311,12 @@ def run_pipeline(settings: RunSettings, *, keep_sources: bool = False, prefer_ro
     findings.extend(resolve_pending([(r.file.path, r.aliases, r.pending) for r in results if r.pending], context))
     findings.sort(key=Finding.sort_key)
     return ScanResult(rules, settings.target, summaries, findings, sorted(diagnostics), sources, context,
-                      _suppressions(results))
+                      _suppressions(results), macros)
 
 
-def analyze_bytes(path: str, data: bytes, context: Context) -> list[Finding]:
-    """Parse and analyze one file held in memory (hipify-perl's output, a converted file)."""
-    job = Job(context, context.rules.known_names() | INTERESTING_NAMES, keep_sources=False)
+def analyze_bytes(path: str, data: bytes, context: Context, macros: MacroTable | None = None) -> list[Finding]:
+    """Parse and analyze one file held in memory (hipify-perl's output, a converted file).
+
+    `macros`: the run's table (ScanResult.macros) to parse it as the run did; without it, the file's own #defines."""
+    job = Job(context, context.rules.known_names() | INTERESTING_NAMES, keep_sources=False, macros=macros)
     return sorted(analyze(parse_bytes(path, data, job), context), key=Finding.sort_key)

@@ -10,7 +10,6 @@ from __future__ import annotations
 import dataclasses
 import os
 import re
-from pathlib import Path
 from typing import Callable, Iterable
 
 from portkit.errors import InputError

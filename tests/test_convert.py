@@ -12,7 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conftest import EXAMPLES, ROOT, require_tool
+from conftest import EXAMPLES, require_tool
 from portkit.cli import main
 from portkit.convert.edits import EditOptions, apply_nested
 from portkit.convert.sources import convert_stable

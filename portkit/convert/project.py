@@ -84,7 +84,7 @@ def _encode(text: str) -> bytes:
 def _hipify_conversion(path: str, data: bytes, output: bytes, result: ScanResult, options: ConvertOptions,
                        edit_options: EditOptions) -> FileConversion:
     """hipify-perl did the rewrite; portkit adds its markers to hipify-perl's output."""
-    findings = analyze_bytes(path, output, result.context)
+    findings = analyze_bytes(path, output, result.context, result.macros)
     converted = convert_source(path, output, findings, result.context, edit_options, options.markers, rename=False)
     return dataclasses.replace(converted, original=data)
 
@@ -110,7 +110,7 @@ def _convert_all(settings: RunSettings, options: ConvertOptions, result: ScanRes
             outcome.conversions.append(_hipify_conversion(summary.path, data, output, result, options, edit_options))
         elif summary.file_type == "source":
             conversion = convert_stable(summary.path, data, grouped.get(summary.path, ()), result.context, edit_options,
-                                        options.markers, summary.error_line is not None)
+                                        options.markers, summary.error_line is not None, result.macros)
             outcome.skipped.extend((summary.path, line) for line in conversion.skipped)
             outcome.conversions.append(conversion)
         elif summary.file_type in BUILD_TYPES:

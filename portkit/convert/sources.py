@@ -13,6 +13,7 @@ from portkit.analyze import Context
 from portkit.convert.edits import EditOptions, apply_nested, edits_for
 from portkit.convert.markers import Marker, marker_edits
 from portkit.model import Finding
+from portkit.parse import MacroTable
 from portkit.pipeline import analyze_bytes
 from portkit.textutil import LineIndex
 
@@ -49,18 +50,19 @@ def convert_source(path: str, source: bytes, findings: Iterable[Finding], contex
 
 
 def convert_stable(path: str, data: bytes, findings: Iterable[Finding], context: Context, options: EditOptions,
-                   markers: bool, broken: bool) -> FileConversion:
+                   markers: bool, broken: bool, macros: MacroTable | None = None) -> FileConversion:
     """Convert, and for a file with syntax errors repeat until nothing changes.
 
     tree-sitter's error recovery depends on the surrounding text, so an inserted
     marker can make it recognise code it skipped before; converging keeps
-    convert(convert(x)) == convert(x) even for broken files.
+    convert(convert(x)) == convert(x) even for broken files. `macros` is the
+    scan's table (ScanResult.macros), so the file is parsed again as the scan did.
     """
     conversion = convert_source(path, data, findings, context, options, markers)
     passes = 1
     while broken and conversion.changed and passes < _MAX_PASSES:
-        again = convert_source(path, conversion.converted, analyze_bytes(path, conversion.converted, context), context,
-                               options, markers)
+        findings = analyze_bytes(path, conversion.converted, context, macros)
+        again = convert_source(path, conversion.converted, findings, context, options, markers)
         if not again.changed:
             break
         conversion = dataclasses.replace(again, original=data, edits=conversion.edits + again.edits,

@@ -2,7 +2,11 @@
 
 treesitter.py is the default engine (tree-sitter-cuda); clang.py resolves names
 with libclang for `--engine clang`. Neither knows anything about CUDA libraries.
+Before tree-sitter parses a file, prepare.py (with macros.py, the project's macro
+table, and conditionals.py) rewrites what the grammar cannot read, keeping every
+offset; recovery.py matches the names in what still fails, token by token.
 """
+from portkit.parse.macros import MacroTable, collect_macros
 from portkit.parse.treesitter import CUDA_CONDITION_MACROS, parse_source
 
-__all__ = ["CUDA_CONDITION_MACROS", "parse_source"]
+__all__ = ["CUDA_CONDITION_MACROS", "MacroTable", "collect_macros", "parse_source"]

@@ -20,6 +20,9 @@ import tree_sitter_cuda
 from tree_sitter import Language, Node, Parser, Query, QueryCursor
 
 from portkit.model import Occurrence, ParsedFile, Position, Role, Span
+from portkit.parse.macros import MacroTable, collect_macros
+from portkit.parse.prepare import prepare
+from portkit.parse.recovery import first_error_line, unparsed_occurrences
 from portkit.textutil import LineIndex
 
 _QUERY = """
@@ -278,31 +281,6 @@ class _Scopes:
                 return name
             index -= 1
         return ""
-
-
-_COMPLETE_ITEM = re.compile(r"(definition|declaration|statement|^preproc_|^comment$|^linkage_specification$)")
-
-
-def _first_error_line(root: Node) -> int | None:
-    """The line where the first syntax error starts.
-
-    tree-sitter often wraps a whole region, valid code included, in one ERROR
-    node; inside it, the first child that is not a complete item is the culprit.
-    """
-    if not root.has_error:
-        return None
-    node = root
-    while True:
-        if node.is_missing:
-            return node.start_point[0] + 1
-        for child in node.children:
-            if child.has_error or child.is_missing or child.is_error:
-                node = child
-                break
-            if node.is_error and not _COMPLETE_ITEM.search(child.type):
-                return child.start_point[0] + 1
-        else:
-            return node.start_point[0] + 1
 
 
 _FLIPPED = {">": "<", ">=": "<=", "<": ">", "<=": ">=", "==": "==", "!=": "!="}
@@ -708,24 +686,32 @@ def _has_device_syntax(source: bytes) -> bool:
 
 
 def parse_source(path: str, source: bytes, keep: Keep | None = None, literals: frozenset[str] = frozenset(),
-                 api: Keep | None = None) -> ParsedFile:
-    """Parse one file into its occurrences, definitions and declared names. `api` says
-    whether a name is a CUDA API a rule knows (which a misparse must not make the project's)."""
+                 api: Keep | None = None, macros: MacroTable | None = None) -> ParsedFile:
+    """Parse one file into its occurrences, definitions and declared names.
+
+    `api` says whether a name is a CUDA API a rule knows (which a misparse must not make the
+    project's). `macros` is the project's macro table (portkit/parse/macros.py); without one, the
+    file's own #defines. The tree may be of prepared bytes (portkit/parse/prepare.py): same length
+    and newlines, so offsets are the source's; names the tree does not describe are matched token by token.
+    """
     language, query = _language()
     # A BOM is not C++; blank it out with spaces so byte offsets stay the same.
     parse_bytes = b"   " + source[3:] if source.startswith(_BOM) else source
-    tree = Parser(language).parse(parse_bytes)
+    prepared = prepare(parse_bytes, macros if macros is not None else collect_macros([source]), Parser(language).parse)
+    tree = prepared.tree
     state = _FileParse(source, parse_bytes, QueryCursor(query).captures(tree.root_node), keep, literals, api)
     preamble_end = _preamble_end(source)
     for capture, handler in _HANDLERS:
         handler(state, state.get(capture))
+    state.occurrences.extend(unparsed_occurrences(tree.root_node, parse_bytes, prepared.text, state.occurrences,
+                                                  state.skip, keep, state.scopes.name_at, CUDA_CONDITION_MACROS))
     return ParsedFile(
         path=path,
         occurrences=tuple(sorted(state.occurrences, key=_position_key)),
         definitions=frozenset(state.definitions),
         declared=frozenset(state.declared - state.definitions),
         lines=source.count(b"\n") + (0 if source.endswith(b"\n") or not source else 1),
-        error_line=_first_error_line(tree.root_node),
+        error_line=first_error_line(tree.root_node),
         preamble_end=preamble_end,
         preamble_line=source.count(b"\n", 0, preamble_end) + 1,
         newline="\r\n" if b"\r\n" in source[:4096] else "\n",

@@ -81,8 +81,8 @@ void host(float* d, cudaStream_t s) {  // expect: PK100
   (void)lanes; (void)sm;
 }
 
-// tree-sitter-cuda does not know __cluster_dims__, so the kernel itself is lost here.
-__global__ void __cluster_dims__(2, 1, 1) clustered(float* out) { out[0] = 0.0f; }  // expect: PK337
+// tree-sitter-cuda does not know __cluster_dims__: it is blanked before parsing, so the kernel is kept.
+__global__ void __cluster_dims__(2, 1, 1) clustered(float* out) { out[0] = 0.0f; }  // expect: PK337 PK200
 
 __global__ void grid_barrier(float* out) {  // expect: PK200
   cooperative_groups::grid_group grid = cooperative_groups::this_grid();

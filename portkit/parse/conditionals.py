@@ -1,0 +1,93 @@
+"""#if groups that split one construct: tree-sitter sees every branch at once.
+
+A parameter list with an `#ifdef` in the middle, or two alternative function
+headers sharing one body, is fine for the preprocessor, which keeps one branch,
+but breaks a parser that keeps them all. For such "fragmentary" groups only the
+first branch is kept, as the preprocessor would with the condition true; the
+directive lines and the other branches are blanked, and the names in them are
+matched token by token (portkit/parse/recovery.py). Groups that hold whole
+statements or declarations (include guards, ordinary `#ifdef` blocks) parse as
+they are and are never touched.
+"""
+from __future__ import annotations
+
+import dataclasses
+import re
+
+from portkit.parse.lexer import Layout, blank
+
+_CONDITIONAL = re.compile(rb"^[ \t]*#[ \t]*(if|ifdef|ifndef|elif|else|endif|elifdef|elifndef)\b", re.M)
+_PAIRS = ((b"(", b")"), (b"[", b"]"), (b"{", b"}"))
+
+
+@dataclasses.dataclass
+class _Group:
+    directives: list[tuple[int, int]]  # the #if, #elif, #else and #endif lines
+    branches: list[tuple[int, int]] = dataclasses.field(default_factory=list)  # between the directives
+
+
+def select_branches(text: bytes, layout: Layout) -> bytes:
+    """`text` with each fragmentary #if group reduced to its first branch (same length, same newlines).
+
+    `layout` may be that of the text before the other fixes: they only blank, or put `;` into a blank."""
+    groups = _groups(layout)
+    out = bytearray(text)
+    for group in groups:
+        if _fragmentary(group, groups, text, layout):
+            for start, end in group.directives + group.branches[1:]:
+                blank(out, start, end)
+    return bytes(out)
+
+
+def _groups(layout: Layout) -> list[_Group]:
+    """Every complete #if ... #endif group, inner groups first."""
+    open_groups: list[_Group] = []
+    done: list[_Group] = []
+    for match in _CONDITIONAL.finditer(layout.source):
+        if not layout.directive[match.end() - 1]:
+            continue  # inside a comment
+        end = match.end()
+        while end < len(layout.source) and layout.directive[end]:
+            end += 1
+        if match.group(1) in (b"if", b"ifdef", b"ifndef"):
+            open_groups.append(_Group([(match.start(), end)]))
+        elif open_groups:
+            group = open_groups[-1]
+            group.branches.append((group.directives[-1][1], match.start()))
+            group.directives.append((match.start(), end))
+            if match.group(1) == b"endif":
+                done.append(open_groups.pop())
+    return done
+
+
+def _fragmentary(group: _Group, groups: list[_Group], text: bytes, layout: Layout) -> bool:
+    """A branch with unbalanced brackets (inner groups counted by their first branch), a group that
+    opens where no statement or declaration can start (after `,`, `(`, an operator or a name), or one
+    that goes on with the statement before it (`}` / `#if X` / `else {...}`)."""
+    for start, end in group.branches:
+        skipped = [b for inner in groups if inner is not group and start <= inner.directives[0][0] < end
+                   for b in inner.branches[1:]]
+        if not _balanced(layout.code_only(text, start, end), start, skipped):
+            return True
+    first = layout.next_code(text, group.directives[0][1])
+    if first >= 0 and re.match(rb"else\b", text[first:first + 5]):
+        return True
+    before = layout.previous_code(text, group.directives[0][0])
+    if before < 0 or text[before] in b";{}:)":
+        return False
+    return re.search(rb"(?<!\w)else\Z", text[max(0, before - 4):before + 1]) is None
+
+
+def _balanced(code: bytes, base: int, skipped: list[tuple[int, int]]) -> bool:
+    """Whether `code` (a branch's code bytes, from offset `base`) balances its brackets, `skipped` aside."""
+    ranges = [(0, len(code), 1)] + [(a - base, b - base, -1) for a, b in _outermost(skipped)]
+    return all(sum(sign * (code.count(opening, a, b) - code.count(closing, a, b)) for a, b, sign in ranges) == 0
+               for opening, closing in _PAIRS)
+
+
+def _outermost(ranges: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    kept: list[tuple[int, int]] = []
+    for start, end in sorted(ranges):
+        if not kept or start >= kept[-1][1]:
+            kept.append((start, end))
+    return kept

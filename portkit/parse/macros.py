@@ -1,0 +1,136 @@
+"""The project's macro table: which of its #defines the parser must see through.
+
+tree-sitter parses a file as written, without expanding macros, so a use such as
+`DEV_INLINE int f()` or `CHECK(cudaFree(p))` without its `;` reads as broken C++.
+What the use means depends on the definition, often in another header (and CUDA,
+HIP and SYCL variants of one project define the same macro differently), so the
+table is collected once per run from every source file, by a regex over #define
+lines (no parse), and each file's preparation (portkit/parse/prepare.py) uses it.
+"""
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import re
+from typing import Iterable
+
+# name, (parameters) when function-like, body with its continuation lines.
+_DEFINE = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)(\(([^)]*)\))?((?:[^\n\\]|\\.|\\\r?\n)*)", re.M)
+_COMMENT = re.compile(rb"/\*.*?\*/|//[^\n]*", re.S)
+# What an attribute macro may expand to: qualifiers, specifiers and attributes only.
+_ATTRIBUTE = re.compile(
+    rb"\s*(?:__global__|__device__|__host__|__forceinline__|__noinline__|__inline__|__inline|inline|static|extern"
+    rb"|__restrict__|__dpct_inline__|__attribute__\s*\(\(.*?\)\)|__declspec\s*\(.*?\)|__align__\s*\(.*?\)"
+    rb"|__launch_bounds__\s*\(.*?\)|\[\[.*?\]\])")
+# The qualifiers tree-sitter-cuda knows, most telling first: what a use keeps when it has room.
+_KEPT_QUALIFIERS = (b"__global__", b"__device__", b"__host__", b"__forceinline__", b"inline", b"static")
+# Include guards and reserved names never stand for code; keywords redefined (`#define inline __inline`)
+# are left to the parser.
+_NEVER = re.compile(rb"__\w+__|_*[A-Z0-9_]*_H(PP)?_*|_*[A-Z0-9_]*_INCLUDED_*")
+_KEYWORDS = frozenset(b"""if else for while do switch case default return break continue goto try catch throw
+    sizeof typedef struct class union enum template typename using namespace public private protected new delete
+    operator const volatile static extern inline friend virtual explicit auto register unsigned signed int long
+    short char float double void bool asm""".split())
+# An object-like macro whose body looks like a statement: `;`, a call, an assignment, a block...
+_STATEMENT_BODY = re.compile(rb";|\bdo\b|\{|\w\s*\(|=|\breturn\b|\bif\b|\bfor\b|\bwhile\b")
+
+
+@dataclasses.dataclass(frozen=True)
+class Definition:
+    parameters: tuple[bytes, ...] | None  # None: object-like
+    body: bytes  # comments removed, blanks collapsed
+
+    @property
+    def identity(self) -> bool:
+        """`#define M(x) x`: a use is its argument."""
+        return self.parameters is not None and len(self.parameters) == 1 and self.body in (
+            self.parameters[0], b"(" + self.parameters[0] + b")")
+
+
+@dataclasses.dataclass(frozen=True)
+class MacroTable:
+    """What a use of each interesting macro stands for.
+
+    `attributes`: object-like macros that expand to qualifiers only, with what to write
+    over a use (the qualifiers that fit in the name, padded with spaces); `attribute_calls`:
+    function-like ones (`ALIGN(16)`), blanked with their arguments; `statements` and
+    `object_statements`: macros a use of which may be a whole statement; `identities`:
+    `#define M(x) x`.
+    """
+
+    attributes: dict[bytes, bytes] = dataclasses.field(default_factory=dict)
+    attribute_calls: frozenset[bytes] = frozenset()
+    statements: frozenset[bytes] = frozenset()
+    object_statements: frozenset[bytes] = frozenset()
+    identities: frozenset[bytes] = frozenset()
+
+    def fingerprint(self) -> str:
+        """Changes whenever what the table makes of some use changes (for the scan cache's key)."""
+        digest = hashlib.sha256()
+        for name, replacement in sorted(self.attributes.items()):
+            digest.update(b"a" + name + b"=" + replacement + b"\0")
+        for tag, names in ((b"c", self.attribute_calls), (b"s", self.statements), (b"o", self.object_statements),
+                           (b"i", self.identities)):
+            digest.update(tag + b"\0".join(sorted(names)) + b"\1")
+        return digest.hexdigest()[:16]
+
+
+def definitions(sources: Iterable[bytes]) -> dict[bytes, list[Definition]]:
+    """Every distinct #define of each name in `sources`."""
+    table: dict[bytes, list[Definition]] = {}
+    for source in sources:
+        if b"define" not in source:
+            continue
+        for match in _DEFINE.finditer(source):
+            body = re.sub(rb"\\\r?\n", b" ", match.group(4))
+            body = b" ".join(_COMMENT.sub(b" ", body).split())
+            parameters = None if match.group(2) is None else tuple(
+                p.strip() for p in match.group(3).split(b",") if p.strip())
+            found = table.setdefault(match.group(1), [])
+            if Definition(parameters, body) not in found:
+                found.append(Definition(parameters, body))
+    return table
+
+
+def collect_macros(sources: Iterable[bytes]) -> MacroTable:
+    """The macro table of a project, from the bytes of its source files."""
+    attributes: dict[bytes, bytes] = {}
+    attribute_calls, statements, object_statements, identities = set(), set(), set(), set()
+    for name, found in definitions(sources).items():
+        if _NEVER.fullmatch(name) or name in _KEYWORDS:
+            continue
+        function_like = any(d.parameters is not None for d in found)
+        # An empty function-like macro (`REGISTER(key, ...)`) is a statement, not an attribute.
+        if all(_attribute_only(d.body) for d in found) and not any(d.parameters is not None and not d.body for d in found):
+            if function_like:
+                attribute_calls.add(name)
+            else:
+                attributes[name] = _fitting(b" ".join(d.body for d in found), len(name))
+        elif any(d.identity for d in found):
+            identities.add(name)
+        elif function_like:
+            statements.add(name)
+        elif any(_STATEMENT_BODY.search(d.body) for d in found):
+            object_statements.add(name)
+    return MacroTable(attributes, frozenset(attribute_calls), frozenset(statements), frozenset(object_statements),
+                      frozenset(identities))
+
+
+def _attribute_only(body: bytes) -> bool:
+    offset = 0
+    while offset < len(body):
+        match = _ATTRIBUTE.match(body, offset)
+        if match is None or match.end() == offset:
+            return not body[offset:].strip()
+        offset = match.end()
+    return True
+
+
+def _fitting(expansion: bytes, width: int) -> bytes:
+    """The most telling qualifiers of `expansion` that fit in `width` bytes, padded with spaces."""
+    chosen = b""
+    for qualifier in _KEPT_QUALIFIERS:
+        longer = (chosen + b" " + qualifier).strip()
+        if re.search(rb"(?<!\w)" + qualifier + rb"(?!\w)", expansion) and len(longer) <= width:
+            chosen = longer
+    return chosen.ljust(width)

@@ -1,0 +1,308 @@
+"""Same-length fixes that let tree-sitter-cuda parse real CUDA code (docs/parser.md).
+
+tree-sitter parses a file as written, without the preprocessor. A macro that
+stands for a statement, an attribute or half of a construct then reads as broken
+C++, and error recovery loses or mislabels what surrounds it: a launch, a whole
+kernel, or `cudaMemcpy` read as a declaration. Each fix here undoes only what the
+preprocessor or nvcc would have explained, by writing spaces over text (or a `;`
+into a blank), so the prepared bytes keep the source's length and newlines: every
+offset, line and column the parser reports is the source's. What is blanked is
+matched token by token afterwards (portkit/parse/recovery.py), so no name is lost.
+
+The fixes run only on a file whose parse has errors, or shows the silent shape of
+a statement macro (below); their result is kept only if it has no more errors.
+A file that parses cleanly is parsed once, as written.
+"""
+from __future__ import annotations
+
+import dataclasses
+import functools
+import re
+from typing import Callable
+
+from tree_sitter import Language, Query, QueryCursor, Tree
+
+from portkit.parse.conditionals import select_branches
+from portkit.parse.lexer import IDENTIFIER, Layout, blank, layout_of
+from portkit.parse.macros import MacroTable
+from portkit.parse.recovery import error_weight
+
+_LINE_START_NAME = re.compile(rb"^[ \t]*([A-Za-z_]\w*)", re.M)
+_ALL_CAPS = re.compile(rb"[A-Z][A-Z0-9_]{2,}")
+_CONTROL = re.compile(rb"\b(?:if|for|while|switch)\Z")
+# A statement may follow these words directly.
+_OPENS_STATEMENT = re.compile(rb"(?<!\w)(?:else|do)\Z")
+_UNKNOWN_ATTRIBUTES = re.compile(rb"\b__(?:builtin_)?align__\s*\(|\b__cluster_dims__\s*\(")
+_LAUNCH_BOUNDS = re.compile(rb"\b__launch_bounds__\s*\(")
+_LAMBDA_QUALIFIERS = re.compile(rb"\]\s*(?:mutable\s+)?((?:(?:__host__|__device__)\s*)+)(?=\(|\{|->)")
+_BLANK_OR_COMMENT_LINES = rb"((?:[ \t]*(?://[^\n]*|/\*[^\n]*\*/)?[ \t]*\r?\n)*)"
+_CPLUSPLUS_GUARD = re.compile(
+    rb"^[ \t]*#[ \t]*if(?:def[ \t]+__cplusplus|[ \t]+defined[ \t]*\(?[ \t]*__cplusplus[ \t]*\)?|[ \t]+__cplusplus)[^\n]*\n"
+    + _BLANK_OR_COMMENT_LINES + rb'[ \t]*(extern[ \t]+"C"[ \t]*\{|\})[^\n]*\n' + _BLANK_OR_COMMENT_LINES
+    + rb"[ \t]*#[ \t]*endif", re.M)
+_PRAGMA = re.compile(rb"^[ \t]*#[ \t]*pragma\b[^\n]*", re.M)
+_NEW_POINTER_ARRAY = re.compile(rb"\bnew\s+[A-Za-z_][\w:]*(?:\s*<[^;()<>]*>)?\s*(\*+)\s*\[")
+_HAS_INCLUDE = re.compile(rb"__has_include(?:_next)?\s*\(\s*(<)[^>\n]*(>)\s*\)")
+_BLOCK_COMMENT = re.compile(rb"/\*.*?\*/", re.S)
+_CONTINUATION = re.compile(rb"[ \t]*\\\r?\n")
+# A statement macro without `;` before a call: `PERF_BEGIN` / `cudaMemcpy(d, h, n, k);` parses, silently,
+# as a block-scope declaration of cudaMemcpy, or of a variable initialised with the arguments.
+_SILENT_SHAPE = """
+(compound_statement (declaration type: (type_identifier) @macro declarator: (function_declarator)))
+(compound_statement (declaration type: (type_identifier) @macro declarator: (init_declarator value: (argument_list))))
+"""
+
+
+@dataclasses.dataclass(frozen=True)
+class Prepared:
+    """What to parse (the source's length and newlines) and its tree."""
+
+    text: bytes
+    tree: Tree
+
+
+def prepare(source: bytes, table: MacroTable, parse: Callable[[bytes], Tree]) -> Prepared:
+    """The source's own tree, unless the fixes give one with no more errors (and, to keep only the
+    first branch of split #if groups, fewer)."""
+    tree = parse(source)
+    if not _needs_fixing(tree, table):
+        return Prepared(source, tree)
+    layout = layout_of(source)
+    normalised = normalise(source, table, layout)
+    best = _better(Prepared(source, tree), normalised, parse, ties=True)
+    if error_weight(best.tree.root_node) != (0, 0):
+        best = _better(best, select_branches(normalised, layout), parse, ties=False)
+    return best
+
+
+def _better(current: Prepared, text: bytes, parse: Callable[[bytes], Tree], ties: bool) -> Prepared:
+    if text == current.text:
+        return current
+    tree = parse(text)
+    weight, current_weight = error_weight(tree.root_node), error_weight(current.tree.root_node)
+    return Prepared(text, tree) if weight < current_weight or ties and weight == current_weight else current
+
+
+def _needs_fixing(tree: Tree, table: MacroTable) -> bool:
+    root = tree.root_node
+    if root.has_error and error_weight(root) != (0, 0):
+        return True
+    captures = QueryCursor(_silent_query(tree.language)).captures(root)
+    return any(node.text in table.object_statements for node in captures.get("macro", []))
+
+
+@functools.lru_cache(maxsize=4)
+def _silent_query(language: Language) -> Query:
+    return Query(language, _SILENT_SHAPE)
+
+
+def normalise(source: bytes, table: MacroTable, layout: Layout | None = None) -> bytes:
+    """Every fix, in order (attribute macros before lambda qualifiers: `[=] HOST_DEVICE (int i)`)."""
+    layout = layout or Layout(source)
+    out = bytearray(source)
+    for fix in (_define_comments, _grammar_gaps, _attributes, _lambda_qualifiers, _extern_c_guards, _pragmas,
+                _identity_macros, _statement_macros):
+        fix(out, layout, table)
+    assert len(out) == len(source)
+    return bytes(out)
+
+
+def _code_matches(pattern: re.Pattern[bytes], text: bytes | bytearray, layout: Layout,
+                  needle: bytes = b"") -> list[re.Match[bytes]]:
+    """The matches that start in code; none when `needle` is not in the text (a quick test first)."""
+    if needle and needle not in text:
+        return []
+    return [m for m in pattern.finditer(text) if layout.is_code(m.start())]
+
+
+@functools.lru_cache(maxsize=64)
+def _uses(names: frozenset[bytes]) -> re.Pattern[bytes]:
+    """Any of `names` (those the file has: few) as a whole word."""
+    return re.compile(rb"\b(?:" + b"|".join(re.escape(n) for n in sorted(names, key=len, reverse=True)) + rb")\b")
+
+
+def _define_comments(out: bytearray, layout: Layout, table: MacroTable) -> None:
+    """`#define A(x) x /* c */ \\` ends the directive for tree-sitter at the comment, so the rest of the
+    body is parsed as code (and its first name as the macro's). Blank such comments; where one spans
+    lines, put the backslash the preprocessor implies before each newline."""
+    for match in _BLOCK_COMMENT.finditer(layout.source):
+        start, end = match.span()
+        if not layout.directive[start] or b"portkit" in match.group():
+            continue
+        if b"\n" not in match.group() and not _CONTINUATION.match(layout.source, end):
+            continue
+        blank(out, start, end)
+        for newline in (o for o in range(start, end) if out[o] == ord("\n")):
+            before = newline - 2 if out[newline - 1] == ord("\r") else newline - 1
+            if before >= start:
+                out[before] = ord("\\")
+
+
+def _grammar_gaps(out: bytearray, layout: Layout, table: MacroTable) -> None:
+    """`new int*[n]` (read as a lambda) -> `new int [n]`; `__has_include(<x>)` -> `__has_include( x )`."""
+    for match in _code_matches(_NEW_POINTER_ARRAY, layout.source, layout, b"new"):
+        blank(out, *match.span(1))
+    for match in _HAS_INCLUDE.finditer(layout.source):
+        if layout.directive[match.start()]:
+            blank(out, *match.span(1))
+            blank(out, *match.span(2))
+
+
+def _attributes(out: bytearray, layout: Layout, table: MacroTable) -> None:
+    """Attribute macros become the qualifiers that fit in their name (`DEV_INLINE` -> `__device__`, so the
+    function is still a device function), or spaces; CUDA attributes the grammar lacks are blanked:
+    `__align__(n)`, `__cluster_dims__(...)`, a third `__launch_bounds__` argument."""
+    for match in _code_matches(_UNKNOWN_ATTRIBUTES, layout.source, layout, b"__"):
+        closing = layout.closing(match.end() - 1)
+        if closing > 0:
+            blank(out, match.start(), closing + 1)
+    for match in _code_matches(_LAUNCH_BOUNDS, layout.source, layout, b"__launch_bounds__"):
+        closing = layout.closing(match.end() - 1)
+        arguments = layout.arguments(match.end() - 1, closing) if closing > 0 else []
+        if len(arguments) > 2:
+            blank(out, arguments[1][1], closing)
+    names = (frozenset(table.attributes) | table.attribute_calls) & layout.words
+    for match in _code_matches(_uses(names), layout.source, layout) if names else ():
+        name = match.group()
+        if name in table.attributes:
+            out[match.start():match.end()] = table.attributes[name]
+        elif name in table.attribute_calls:
+            opening = layout.next_code(layout.source, match.end())
+            closing = layout.closing(opening) if opening > 0 and layout.source[opening] == ord("(") else -1
+            if closing > 0:
+                blank(out, match.start(), closing + 1)
+
+
+def _lambda_qualifiers(out: bytearray, layout: Layout, table: MacroTable) -> None:
+    """`[=] __device__ (int i) {...}`: tree-sitter-cuda knows the qualifiers on functions only."""
+    for match in _code_matches(_LAMBDA_QUALIFIERS, bytes(out), layout, b"__"):
+        blank(out, *match.span(1))
+
+
+def _extern_c_guards(out: bytearray, layout: Layout, table: MacroTable) -> None:
+    """`extern "C" {` and its `}`, each alone in an `#ifdef __cplusplus` group: every branch of an #if
+    must be complete for tree-sitter. Blanked when openers and closers pair up."""
+    found = [m.span(2) for m in _CPLUSPLUS_GUARD.finditer(layout.source)]
+    opened = [s for s in found if layout.source.startswith(b"extern", s[0])]
+    if opened and 2 * len(opened) == len(found):
+        for start, end in found:
+            blank(out, start, end)
+
+
+def _pragmas(out: bytearray, layout: Layout, table: MacroTable) -> None:
+    """`for (...)` / `#pragma unroll` / body: a directive cannot sit between a statement's header and body."""
+    for match in _PRAGMA.finditer(layout.source):
+        before = layout.previous_code(out, match.start())
+        if before >= 0 and layout.directive[match.start()] and _header_ends_at(out, layout, before):
+            blank(out, *match.span())
+
+
+def _header_ends_at(out: bytearray, layout: Layout, offset: int) -> bool:
+    """Whether a statement body may follow the byte at `offset`: `if (...)`, `for (...)`, `else`, `do`..."""
+    if out[offset] == ord(")"):
+        opening = layout.opening(offset)
+        word_end = layout.previous_code(out, opening) + 1 if opening > 0 else 0
+        return word_end > 0 and _CONTROL.search(out, max(0, word_end - 7), word_end) is not None
+    return _OPENS_STATEMENT.search(out, max(0, offset - 4), offset + 1) is not None
+
+
+def _identity_macros(out: bytearray, layout: Layout, table: MacroTable) -> None:
+    """`STDC_ARGS((int, double *))` with `#define STDC_ARGS(p) p`: a use is its argument."""
+    names = table.identities & layout.words
+    for match in _code_matches(_uses(names), layout.source, layout) if names else ():
+        opening = layout.next_code(layout.source, match.end())
+        closing = layout.closing(opening) if opening > 0 and layout.source[opening] == ord("(") else -1
+        if closing > 0:
+            blank(out, match.start(), opening + 1)
+            blank(out, closing, closing + 1)
+
+
+def _statement_macros(out: bytearray, layout: Layout, table: MacroTable) -> None:
+    """`CHECK(cudaFree(p))` or `PERF_BEGIN` alone on its line without its `;`: tree-sitter glues it to
+    the next statement (a declaration of `cudaMemcpy`, a function body read as an initializer list).
+    Write the `;` into the first blank after the use, else into the last blank inside it; with no
+    blank at all (`TIMER_END()` before a directive), blank the use: its names are matched token by token."""
+    source = layout.source
+    for line in _LINE_START_NAME.finditer(source):
+        if not _maybe_statement_macro(line.group(1), table):
+            continue
+        use = _macro_use(layout, table, line.start(1))
+        if use is None or not _at_statement_start(out, layout, use[0]) or not _statement_follows(layout, use[1]):
+            continue
+        start, end = use
+        slot = _blank_after(layout, end)
+        if slot >= 0:
+            out[slot] = ord(";")
+            continue
+        # `CHECK( f(x) )` -> `CHECK( f(x));`: only the closing punctuation moves, one byte left.
+        inner = next((o for o in range(end - 1, start, -1) if source[o] in b" \t" and layout.code[o]), -1)
+        if inner > 0 and not IDENTIFIER.search(source, inner, end):
+            out[inner:end - 1] = out[inner + 1:end]
+            out[end - 1] = ord(";")
+        else:
+            blank(out, start, end)
+
+
+def _macro_use(layout: Layout, table: MacroTable, start: int) -> tuple[int, int] | None:
+    """The span of a statement macro's use that starts a line and ends it (comments aside), or None."""
+    source = layout.source
+    match = IDENTIFIER.match(source, start)
+    if match is None or not layout.is_code(start):
+        return None
+    name, end = match.group(), match.end()
+    opening = layout.next_code(source, end)
+    if opening > 0 and source[opening] == ord("(") and b"\n" not in source[end:opening]:
+        if name not in table.statements and not _unknown_statement_macro(name, table):
+            return None
+        end = layout.closing(opening) + 1
+    elif name not in table.object_statements:
+        return None
+    line_end = source.find(b"\n", end) if end > 0 else -1
+    line_end = len(source) if line_end < 0 else line_end
+    if end <= 0 or any(layout.code[o] and source[o] not in b" \t\r" for o in range(end, line_end)):
+        return None
+    return start, end
+
+
+def _maybe_statement_macro(name: bytes, table: MacroTable) -> bool:
+    return name in table.statements or name in table.object_statements or _ALL_CAPS.fullmatch(name) is not None
+
+
+def _unknown_statement_macro(name: bytes, table: MacroTable) -> bool:
+    """An ALL_CAPS name the table does not know is taken for a statement macro (one from a header
+    outside the project)."""
+    known = table.object_statements | table.identities | table.attribute_calls
+    return _ALL_CAPS.fullmatch(name) is not None and name not in known and name not in table.attributes
+
+
+def _blank_after(layout: Layout, end: int) -> int:
+    """The first blank of code after `end`, before the next token and any directive; -1 if none."""
+    for offset in range(end, len(layout.source)):
+        byte = layout.source[offset]
+        if layout.directive[offset] or layout.code[offset] and byte not in b" \t\r\n\f\v":
+            return -1
+        if layout.code[offset] and byte in b" \t":
+            return offset
+    return -1
+
+
+def _at_statement_start(out: bytearray, layout: Layout, start: int) -> bool:
+    before = layout.previous_code(out, start)
+    if before < 0 or any(layout.directive[before:start]):
+        return True
+    if out[before] in b";{}":
+        return True
+    if out[before] == ord(":"):
+        return out[before - 1:before] != b":"  # a label, not `::`
+    return _header_ends_at(out, layout, before)
+
+
+def _statement_follows(layout: Layout, end: int) -> bool:
+    """A new statement, a `}`, a directive or the end of the file comes next."""
+    offset = end
+    while offset < len(layout.source) and not layout.directive[offset]:
+        if layout.code[offset] and layout.source[offset] not in b" \t\r\n\f\v":
+            byte = layout.source[offset:offset + 1]
+            return byte == b"}" or byte == b"_" or byte.isalpha()
+        offset += 1
+    return True

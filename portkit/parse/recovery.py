@@ -1,0 +1,214 @@
+"""Where a parse failed, and the names inside it, matched token by token so none is missed.
+
+tree-sitter wraps what it cannot parse in ERROR nodes. Inside one, a name may be a
+leaf no query captures, or misread (a declarator, a macro's name); and the
+pre-parse fixes (portkit/parse/prepare.py) blank text the parser then never sees
+(an attribute macro's name, the other branches of an #if group that splits a
+construct). In those regions every name a handler did not report is lexed from
+the source: a CALL when `(` follows, a QUALIFIED name when it has `::`, else an
+IDENTIFIER.
+
+Two kinds of error mark change nothing in the tree and are not counted: the
+hidden MISSING newline of a directive (`#include <x>` followed by a blank, an
+`#endif` at the end of a file that lacks one), and the MISSING declarator
+tree-sitter adds to `template class X<T>;`.
+"""
+from __future__ import annotations
+
+import re
+from typing import Callable, Iterable
+
+from tree_sitter import Node
+
+from portkit.model import Occurrence, Role, Span
+from portkit.parse.lexer import layout_of
+from portkit.textutil import LineIndex
+
+# A name, qualified or not; not the tail of a number (`1e5f`, `0x1fu`) or of another name.
+_NAME = re.compile(rb"(?<![\w.])[A-Za-z_]\w*(?:[ \t]*::[ \t]*~?[A-Za-z_]\w*)*")
+_WORD = re.compile(rb"\w")
+# A conditional directive and its condition (comments aside).
+_CONDITION = re.compile(rb"#[ \t]*(if|ifdef|ifndef|elif)\b[ \t]*")
+# Directives whose text holds no names: a header's path, a message, a pragma.
+_TEXT_DIRECTIVE = re.compile(rb"[ \t]*#[ \t]*(?:include|include_next|import|error|warning|pragma|line)\b")
+_COMPLETE_ITEM = re.compile(r"(definition|declaration|statement|^preproc_|^comment$|^linkage_specification$)")
+_ARGUMENT_TEXT_LIMIT = 80  # as the tree's calls (portkit/parse/treesitter.py)
+
+Keep = Callable[[str], bool]
+
+
+def _carries_error(node: Node) -> bool:
+    return node.is_error or node.is_missing or node.has_error
+
+
+def is_benign(node: Node) -> bool:
+    """An error mark that changes nothing in the tree (see the module's docstring)."""
+    if node.is_missing:
+        return node.parent is not None and node.parent.type == "template_instantiation"
+    return node.type.startswith("preproc_") and not any(_carries_error(c) for c in node.children)
+
+
+def error_sites(root: Node) -> list[Node]:
+    """The outermost ERROR nodes and the MISSING ones (or the node hiding one), benign ones left out."""
+    sites, stack = [], [root]
+    while stack:
+        node = stack.pop()
+        if node.is_error or node.is_missing or not node.has_error or is_benign(node):
+            if (node.is_error or node.is_missing) and not is_benign(node):
+                sites.append(node)
+            continue
+        carriers = [c for c in node.children if _carries_error(c)]
+        if not carriers:
+            sites.append(node)  # a MISSING token of a hidden rule
+        stack.extend(reversed(carriers))
+    return sites
+
+
+def error_weight(root: Node) -> tuple[int, int]:
+    """How broken a tree is: its error sites, then the bytes inside ERROR nodes."""
+    sites = error_sites(root)
+    return len(sites), sum(s.end_byte - s.start_byte for s in sites if s.is_error)
+
+
+def first_error_line(root: Node) -> int | None:
+    """The line where the first syntax error starts.
+
+    tree-sitter often wraps a whole region, valid code included, in one ERROR
+    node; inside it, the first child that is not a complete item is the culprit.
+    """
+    sites = error_sites(root) if root.has_error else []
+    if not sites:
+        return None
+    node = sites[0]
+    while True:
+        if node.is_missing:
+            return node.start_point[0] + 1
+        for child in node.children:
+            if _carries_error(child):
+                node = child
+                break
+            if node.is_error and not _COMPLETE_ITEM.search(child.type):
+                return child.start_point[0] + 1
+        else:
+            return node.start_point[0] + 1
+
+
+def changed_regions(source: bytes, parsed: bytes, chunk: int = 4096) -> list[tuple[int, int]]:
+    """The runs of bytes the pre-parse fixes changed (compared a chunk at a time: most are equal)."""
+    regions: list[tuple[int, int]] = []
+    for base in range(0, len(source) if source != parsed else 0, chunk):
+        if source[base:base + chunk] == parsed[base:base + chunk]:
+            continue
+        for offset in range(base, min(base + chunk, len(source))):
+            if source[offset] == parsed[offset]:
+                continue
+            if regions and regions[-1][1] == offset:
+                regions[-1] = (regions[-1][0], offset + 1)
+            else:
+                regions.append((offset, offset + 1))
+    return regions
+
+
+def unparsed_regions(root: Node, source: bytes, parsed: bytes) -> list[tuple[int, int]]:
+    """What the tree does not describe: its ERROR nodes, a literal that lacks its closing quote (it
+    swallows the rest of the line), and the bytes the fixes changed (from the start of the name they
+    touch); merged and sorted."""
+    errors = [(s.start_byte, s.end_byte) for s in error_sites(root) if s.is_error]
+    errors += [(s.parent.start_byte, s.parent.end_byte) for s in error_sites(root)
+               if s.is_missing and s.parent is not None and s.parent.type.endswith("_literal")]
+    merged: list[tuple[int, int]] = []
+    for start, end in sorted(errors + changed_regions(source, parsed)):
+        while start > 0 and _WORD.match(source, start - 1):
+            start -= 1
+        if merged and start <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(end, merged[-1][1]))
+        else:
+            merged.append((start, end))
+    return merged
+
+
+class TokenMatcher:
+    """Occurrences for the names in `regions` of `source` that no handler reported."""
+
+    def __init__(self, source: bytes, regions: list[tuple[int, int]], keep: Keep | None):
+        self.source = source
+        self.regions = regions
+        self.keep = keep
+        self.layout = layout_of(source)
+        self.lines = LineIndex(source)
+
+    def _kept(self, name: str) -> bool:
+        return self.keep is None or self.keep(name)
+
+    def _names(self) -> Iterable[tuple[int, int]]:
+        """The names in the regions: not in comments or literals, nor in an #include, #error, #pragma..."""
+        for start, end in self.regions:
+            for match in _NAME.finditer(self.source, start, end):
+                offset = match.start()
+                if self.layout.opaque[offset]:
+                    continue
+                line_start = self.source.rfind(b"\n", 0, offset) + 1
+                if self.layout.directive[offset] and _TEXT_DIRECTIVE.match(self.source, line_start):
+                    continue
+                yield offset, match.end()
+
+    def occurrences(self, seen: set[int], function_at: Callable[[int], str]) -> Iterable[Occurrence]:
+        """As the tree's handlers would: `a::b(x)` is a QUALIFIED name, and `b` an IDENTIFIER."""
+        for start, end in self._names():
+            text, qualified = self.source[start:end], False
+            if b"::" in text and start not in seen:
+                name = re.sub(rb"\s+", b"", text).decode("ascii")
+                if self._kept(name) or self._kept(name.rsplit("::", 1)[-1]):
+                    yield Occurrence(Span(start, end), Role.QUALIFIED, name, self.lines.position(start), function_at(start))
+                start, qualified = end - len(re.split(rb"::\s*~?", text)[-1]), True
+            name = self.source[start:end].decode("ascii")
+            if start not in seen and self._kept(name):
+                yield self._occurrence(start, end, name, function_at(start), qualified)
+            seen.add(start)
+
+    def _occurrence(self, start: int, end: int, name: str, function: str, qualified: bool) -> Occurrence:
+        position = self.lines.position(start)
+        opening = self.layout.next_code(self.source, end)
+        if qualified or opening < 0 or self.source[opening] != ord("(") or not self.layout.is_code(start):
+            return Occurrence(Span(start, end), Role.IDENTIFIER, name, position, function)
+        closing = self.layout.closing(opening)
+        parts = tuple(Span(a, b) for a, b in self.layout.arguments(opening, closing)) if closing > 0 else ()
+        texts = tuple((f"arg{i}", " ".join(self.source[p.start:p.end].decode("utf-8", "replace").split())[:_ARGUMENT_TEXT_LIMIT])
+                      for i, p in enumerate(parts))
+        return Occurrence(Span(start, end), Role.CALL, name, position, function, parts=parts, info=texts)
+
+    def conditions(self, cuda_macros: re.Pattern[str], seen: set[int], function_at: Callable[[int], str]) -> Iterable[Occurrence]:
+        """The #if/#ifdef/#elif lines testing `cuda_macros` that the fixes blanked, as the tree reports them."""
+        for start, end in self.regions:
+            for match in _CONDITION.finditer(self.source, start, end):
+                first = match.end()
+                while self.source[first:first + 1] in (b" ", b"\t"):
+                    first += 1  # the region may end at the keyword
+                if not self.layout.directive[match.start()] or self.source[first:first + 1] in b"\n\r" or first in seen:
+                    continue
+                last = first
+                while last < len(self.source) and self.layout.directive[last]:
+                    last += 1
+                while last > first and (self.layout.opaque[last - 1] or self.source[last - 1] in b" \t\r\\"):
+                    last -= 1
+                text = " ".join(self.source[first:last].decode("utf-8", "replace").split())
+                if cuda_macros.search(text):
+                    yield Occurrence(Span(first, last), Role.PREPROCESSOR_CONDITION, text, self.lines.position(first),
+                                     function_at(first), "#" + match.group(1).decode("ascii"))
+
+
+def unparsed_occurrences(root: Node, source: bytes, parsed: bytes, occurrences: list[Occurrence], skip: set[int],
+                         keep: Keep | None, function_at: Callable[[int], str],
+                         cuda_macros: re.Pattern[str]) -> list[Occurrence]:
+    """The names in what the tree does not describe that no handler reported (nor declared, `skip`),
+    and the conditions testing `cuda_macros` on the #if lines the fixes blanked."""
+    regions = unparsed_regions(root, source, parsed)
+    if not regions:
+        return []
+    seen = set(skip) | {o.span.start for o in occurrences}
+    for occurrence in occurrences:
+        if occurrence.role is Role.QUALIFIED:  # its inner names are part of it
+            seen.update(range(occurrence.span.start, occurrence.span.end))
+    matcher = TokenMatcher(source, regions, keep)
+    found = list(matcher.conditions(cuda_macros, seen, function_at))
+    return found + list(matcher.occurrences(seen, function_at))

@@ -1,0 +1,243 @@
+"""Parse errors on real CUDA code: the pre-parse fixes (portkit/parse/prepare.py), the project macro
+table (macros.py) and the token matching of what still fails (recovery.py).
+
+Each case is a minimal reproduction of a shape found in public CUDA projects (docs/parser.md) and
+fails without its fix; the last tests are invariants (clean files, determinism, the cache).
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from portkit.convert.edits import EditOptions
+from portkit.convert.sources import convert_stable
+from portkit.model import ParsedFile, Role
+from portkit.parse import collect_macros, parse_source
+from portkit.pipeline import run_pipeline
+from portkit.rules import Target
+from portkit.settings import RunSettings
+
+
+def parse(source: str, **kwargs) -> ParsedFile:
+    return parse_source("t.cu", source.encode(), **kwargs)
+
+
+def roles(parsed: ParsedFile, name: str) -> list[str]:
+    return [o.role.value for o in parsed.occurrences if o.text == name]
+
+
+def named(parsed: ParsedFile, role: Role) -> list[str]:
+    return [o.text for o in parsed.occurrences if o.role is role]
+
+
+EXTERN_C_SPLIT = '#ifdef __cplusplus\nextern "C" {\n#endif\nvoid f(cudaStream_t s);\n#ifdef __cplusplus\n}\n#endif\n'
+
+
+def test_extern_c_split_over_two_cplusplus_groups() -> None:
+    parsed = parse(EXTERN_C_SPLIT)
+    assert parsed.error_line is None
+    assert roles(parsed, "cudaStream_t") == ["type"]
+
+
+def test_statement_macro_ending_a_kernel_keeps_the_kernel() -> None:
+    # Without the `;` the body reads as an initializer list: no function, no kernel.
+    parsed = parse("__global__ void k(float *d) {\n  d[0] = 1;\n  CHECK( cudaDeviceSynchronize() )\n}\n")
+    assert named(parsed, Role.KERNEL) == ["k"]
+    assert roles(parsed, "cudaDeviceSynchronize") == ["call"]
+    assert parsed.error_line is None
+
+
+def test_object_like_statement_macro_before_a_call_is_no_declaration() -> None:
+    # `PERF_BEGIN` / `cudaMemcpy(d, h, n, kind);` parses, silently, as a declaration of cudaMemcpy.
+    parsed = parse("#define PERF_BEGIN cudaEventRecord(start);\nvoid f(float *d, float *h, int n) {\n"
+                   "  PERF_BEGIN\n  cudaMemcpy(d, h, n, cudaMemcpyHostToDevice);\n}\n")
+    assert roles(parsed, "cudaMemcpy") == ["call"]
+    assert roles(parsed, "cudaMemcpyHostToDevice") == ["identifier"]
+
+
+def test_object_like_statement_macro_before_a_templated_launch_keeps_the_launch() -> None:
+    parsed = parse("#define PERF_BEGIN cudaEventRecord(start);\nvoid f(float *x) {\n"
+                   "  PERF_BEGIN\n  k<A, B><<<g, b>>>(x);\n}\n")
+    assert named(parsed, Role.LAUNCH) == ["k"]
+    assert parsed.error_line is None
+
+
+def test_statement_macro_with_no_blank_for_its_semicolon_is_blanked() -> None:
+    # `TIMER_END()` then an empty line and a directive: no blank to hold a `;` before the directive.
+    parsed = parse("#define TIMER_END() t1 = now(); total += t1 - t0;\nvoid f(float *d) {\n  TIMER_END()\n\n"
+                   "#ifdef DEBUG_TIME\n  report();\n#endif\n  k<<<1, 1>>>(d);\n}\n")
+    assert parsed.error_line is None
+    assert named(parsed, Role.LAUNCH) == ["k"]
+
+
+def test_statement_macros_from_another_file_come_from_the_project_table() -> None:
+    source = "void f(float *d, float *h, int n) {\n  PERF_BEGIN\n  cudaMemcpy(d, h, n, cudaMemcpyHostToDevice);\n}\n"
+    table = collect_macros([b"#define PERF_BEGIN cudaEventRecord(start);\n"])
+    assert roles(parse(source, macros=table), "cudaMemcpy") == ["call"]
+
+
+def test_attribute_macro_keeps_the_device_function() -> None:
+    parsed = parse("#define DEV_INLINE __device__ __forceinline__\n"
+                   "DEV_INLINE uint4 fnv4(uint4 a, uint4 b) { return make_uint4(a.x, b.x, 0, 0); }\n")
+    assert named(parsed, Role.DEVICE_FUNCTION) == ["fnv4"]
+    assert parsed.error_line is None
+
+
+@pytest.mark.parametrize("lambda_", ["[=] __device__ (int i)", "[=] __host__ __device__ (int i)",
+                                     "[=] HOST_DEVICE (int i)"])
+def test_device_lambdas(lambda_: str) -> None:
+    parsed = parse("#define HOST_DEVICE __host__ __device__\nvoid f(float *a, int n) {\n"
+                   f"  for_each(n, {lambda_} {{ a[i] = __ldg(&a[i]); }});\n}}\n")
+    assert parsed.error_line is None
+    assert roles(parsed, "__ldg") == ["call"]
+
+
+def test_identity_macro_around_a_parameter_list() -> None:
+    parsed = parse("#define STDC_ARGS(p) p\nvoid HPL_f\nSTDC_ARGS( (\n   const int,\n   cudaStream_t *\n) );\n")
+    assert parsed.error_line is None
+    assert roles(parsed, "cudaStream_t") == ["type"]
+
+
+def test_pragma_between_a_loop_header_and_its_body() -> None:
+    parsed = parse("__global__ void k(float *a) {\n  for (int i = 0; i < 8; i++)\n#pragma unroll\n"
+                   "    for (int j = 0; j < 8; j++) { a[i] = __shfl_sync(0xffffffff, a[j], 0); }\n}\n")
+    assert parsed.error_line is None
+    assert named(parsed, Role.KERNEL) == ["k"]
+
+
+@pytest.mark.parametrize("source", ["void f() {\n  int **p = new int*[n];\n}\n",
+                                    "#if __has_include(<optional>)\n#include <optional>\n#endif\n"],
+                         ids=["new-pointer-array", "has-include"])
+def test_cpp_grammar_gaps(source: str) -> None:
+    assert parse(source).error_line is None
+
+
+@pytest.mark.parametrize("source", ["struct __align__(16) S { cudaStream_t s; };\n",
+                                    "__global__ void __launch_bounds__(256, 2, 1) k(cudaStream_t *a) {}\n",
+                                    "__global__ void __cluster_dims__(2, 1, 1) k(cudaStream_t *a) {}\n"],
+                         ids=["align", "launch-bounds-3", "cluster-dims"])
+def test_cuda_attributes_the_grammar_lacks(source: str) -> None:
+    parsed = parse(source)
+    assert parsed.error_line is None
+    assert roles(parsed, "cudaStream_t") == ["type"]
+
+
+def test_cluster_dims_is_still_reported_when_blanked() -> None:
+    parsed = parse("__global__ void __cluster_dims__(2, 1, 1) k(float *a) {}\n")
+    assert named(parsed, Role.KERNEL) == ["k"]
+    assert "__cluster_dims__" in {o.text for o in parsed.occurrences}
+
+
+def test_ifdef_inside_a_parameter_list_keeps_the_kernel_and_both_branches_names() -> None:
+    parsed = parse("__global__ void k(float *a\n#ifdef USE_TEX\n, cudaTextureObject_t t\n#else\n"
+                   ", cudaSurfaceObject_t s\n#endif\n) { }\n")
+    assert named(parsed, Role.KERNEL) == ["k"]
+    assert "cudaTextureObject_t" in named(parsed, Role.TYPE)
+    assert "cudaSurfaceObject_t" in named(parsed, Role.IDENTIFIER)
+
+
+def test_alternative_function_headers_keep_the_kernel() -> None:
+    parsed = parse("__global__ void\n#ifndef USE_TEXTURES\nbucketcount(float *pivots, int size)\n#else\n"
+                   "bucketcount(int size)\n#endif\n{\n  cudaStream_t s;\n}\n")
+    assert named(parsed, Role.KERNEL) == ["bucketcount"]
+    assert roles(parsed, "cudaStream_t") == ["type"]
+
+
+def test_an_else_under_an_if_directive_keeps_the_kernel() -> None:
+    parsed = parse("__global__ void k(float *a) {\n  if (a[0] > 0) {\n    a[0] = 0;\n  }\n#if CUDART_VERSION >= 9000\n"
+                   "  else {\n    a[0] = __shfl_sync(0xffffffff, a[1], 0);\n  }\n#endif\n}\n")
+    assert parsed.error_line is None
+    assert named(parsed, Role.KERNEL) == ["k"]
+    assert roles(parsed, "__shfl_sync") == ["call"]
+    assert named(parsed, Role.PREPROCESSOR_CONDITION) == ["CUDART_VERSION >= 9000"]
+
+
+def test_a_cuda_condition_in_a_split_group_is_still_reported() -> None:
+    parsed = parse("__global__ void k(const float *p, float *q) {\n  float x =\n#if __CUDA_ARCH__ >= 350 // sm_35\n"
+                   "    __ldg(p);\n#else\n    *p;\n#endif\n  q[0] = x;\n}\n")
+    assert parsed.error_line is None
+    condition = next(o for o in parsed.occurrences if o.role is Role.PREPROCESSOR_CONDITION)
+    assert (condition.text, condition.detail, condition.position.line, condition.position.column) == (
+        "__CUDA_ARCH__ >= 350", "#if", 3, 5)
+    assert roles(parsed, "__ldg") == ["call"]
+
+
+DEFINE_COMMENT = (
+    "#define CHECK(x) \\\n"
+    "  do { /* run it */ \\\n"
+    "    cudaError_t e = (x); \\\n"
+    "    if (e != cudaSuccess) abort(); \\\n"
+    "  } while (0)\n"
+    "\n"
+    "void f(float *d) {\n"
+    "  CHECK(cudaMalloc(&d, 4));\n"
+    "}\n"
+)
+
+
+def test_block_comment_before_a_define_continuation() -> None:
+    # tree-sitter ended the #define at the comment: `cudaError_t` became the macro's name, a definition.
+    parsed = parse(DEFINE_COMMENT)
+    assert roles(parsed, "cudaError_t") == ["macro_body"]
+    assert "cudaError_t" not in parsed.definitions
+    assert parsed.error_line is None
+
+
+def test_block_comment_before_a_define_continuation_is_converted(tmp_path: Path, database) -> None:
+    source = tmp_path / "t.cu"
+    source.write_bytes(DEFINE_COMMENT.encode())
+    result = run_pipeline(RunSettings(paths=(str(source),), root=tmp_path, target=Target(rocm=(5, 2, 0)), jobs=1),
+                          keep_sources=True, rules=database)
+    converted = convert_stable(str(source), source.read_bytes(), result.findings, result.context,
+                               EditOptions("cuda"), True, False).converted.decode()
+    assert "    hipError_t e = (x); \\\n" in converted
+    assert "(e != hipSuccess)" in converted and "hipMalloc(&d, 4)" in converted
+    assert "/* run it */" in converted
+
+
+def test_a_hidden_missing_newline_is_no_error() -> None:
+    # `#include <x>` then a blank: tree-sitter marks the directive's newline MISSING; the tree is whole.
+    assert parse("#include <cuda_runtime.h> \nint x;\n").error_line is None
+
+
+def test_names_in_a_region_that_still_fails_are_matched_token_by_token() -> None:
+    # Prose in an `#if 0` block: the apostrophe opens a character literal that swallows the line.
+    parsed = parse("void f(float *d) {\n#if 0\n  Don't call cudaFree(d) before the sync.\n#endif\n"
+                   "  cudaDeviceSynchronize();\n}\n", keep=lambda name: name.startswith("cuda"))
+    assert parsed.error_line == 3
+    free = next(o for o in parsed.occurrences if o.text == "cudaFree")
+    assert (free.role, free.position.line, free.position.column, free.function) == (Role.CALL, 3, 14, "f")
+    assert free.get("arg0") == "d"
+    assert roles(parsed, "cudaDeviceSynchronize") == ["call"]
+
+
+def test_token_matching_skips_comments_strings_and_headers() -> None:
+    parsed = parse('void f() {\n  L\'x "cudaA" /* cudaB */ cudaC(1, 2);\n#include <cuda_runtime_api.h>\n}\n',
+                   keep=lambda name: name.startswith("cuda"))
+    assert [(o.text, o.role.value) for o in parsed.occurrences if o.role is not Role.INCLUDE] == [("cudaC", "call")]
+
+
+def test_clean_files_are_parsed_as_written() -> None:
+    source = "#define CHECK(x) x\n__global__ void k(float *a) { CHECK(a[0] = 1); }\nvoid h() { k<<<1, 1>>>(0); }\n"
+    assert parse(source) == parse_source("t.cu", source.encode(), macros=collect_macros([]))
+
+
+def test_same_input_same_occurrences() -> None:
+    source = (DEFINE_COMMENT + EXTERN_C_SPLIT).encode()
+    first = parse_source("t.cu", source)
+    assert all(parse_source("t.cu", source) == first for _ in range(3))
+
+
+def test_project_macros_reach_every_file_and_the_cache_follows_them(tmp_path: Path, database) -> None:
+    (tmp_path / "defs.h").write_text("#define DEV_INLINE __device__ __forceinline__\n")
+    (tmp_path / "k.cu").write_text('#include "defs.h"\nDEV_INLINE int twice(int a) { return a * 2; }\n')
+    settings = RunSettings(paths=(str(tmp_path),), root=tmp_path, target=Target(rocm=(5, 2, 0)), jobs=1)
+
+    def broken() -> list[str]:
+        return [Path(f.path).name for f in run_pipeline(settings, rules=database).files if f.error_line is not None]
+
+    assert broken() == []
+    assert broken() == []  # cached
+    (tmp_path / "defs.h").write_text("#define DEV_INLINE int x = 1;\n")  # k.cu's bytes are unchanged
+    assert broken() == ["k.cu"]
