@@ -81,7 +81,10 @@ class Occurrence:
     info: tuple[tuple[str, str], ...] = ()
 
     def get(self, key: str, default: str = "") -> str:
-        return next((v for k, v in self.info if k == key), default)
+        for name, value in self.info:  # a handful of pairs: a loop beats building a dict
+            if name == key:
+                return value
+        return default
 
 
 @dataclasses.dataclass(frozen=True)

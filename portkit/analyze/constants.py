@@ -10,6 +10,7 @@ and the operators below are evaluated.
 from __future__ import annotations
 
 import ast
+import functools
 import operator
 import re
 from typing import Callable
@@ -43,17 +44,24 @@ def _clean(text: str) -> str:
     return _SUFFIX.sub(r"\1", text).strip()
 
 
+@functools.lru_cache(maxsize=4096)  # the same few expressions recur in every file
+def _expression(text: str) -> ast.Expression | None:
+    text = _clean(text)
+    if not text or len(text) > 200 or not _ALLOWED.fullmatch(text):
+        return None
+    try:
+        return ast.parse(text, mode="eval")
+    except SyntaxError:
+        return None
+
+
 def evaluate(text: str, names: dict[str, str] | None = None, depth: int = 0) -> int | None:
     """The value of an integer constant expression, or None when it is not one we can know.
 
     `names` maps a constant's name to its value text, itself evaluated (up to _DEPTH deep).
     """
-    text = _clean(text)
-    if not text or len(text) > 200 or depth > _DEPTH or not _ALLOWED.fullmatch(text):
-        return None
-    try:
-        tree = ast.parse(text, mode="eval")
-    except SyntaxError:
+    tree = _expression(text) if depth <= _DEPTH else None
+    if tree is None:
         return None
 
     def value(node: ast.AST) -> int:

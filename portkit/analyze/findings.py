@@ -108,18 +108,30 @@ def _fix(occurrence: Occurrence | None, spelling: str, resolution: Resolution, c
     return Fix(FixAction.RENAME, occurrence.span, spelling, occurrence.parts if call else (), drop, args=rewrites)
 
 
-def rule_finding(path: str, rule: Rule, name: str, span: Span, position: Position, context: Context,
-                 function: str = "", occurrence: Occurrence | None = None) -> Finding:
-    """The finding for one use of a name a rule knows; `occurrence` (with the span to rename) when convert may rename it."""
+def _resolved(rule: Rule, name: str, context: Context) -> tuple[Resolution, str, str, str]:
+    """The resolution, code, spelling and message for a name: the same at each of its uses."""
+    key = (rule.cuda, rule.kind, name, context.target, context.prefer_roc)
+    cached = context.rules.derived.get(key)
+    if cached is not None and cached[0] is rule:
+        return cached[1]
     resolution = _hip_resolution(rule, context)
-    code = code_for_status(resolution.status)
     spelling = _spelling(rule, resolution, context)
+    found = (resolution, code_for_status(resolution.status), spelling,
+             _status_message(rule, name, resolution.status, spelling, context))
+    context.rules.derived[key] = (rule, found)
+    return found
+
+
+def rule_finding(path: str, rule: Rule, name: str, span: Span, position: Position, context: Context,
+                 function: str = "", occurrence: Occurrence | None = None, shadowable: bool = False,
+                 engine: str = "tree-sitter") -> Finding:
+    """The finding for one use of a name a rule knows; `occurrence` (with the span to rename) when convert may rename it."""
+    resolution, code, spelling, message = _resolved(rule, name, context)
     return Finding(
-        path=path, position=position, code=code, name=name,
-        message=_status_message(rule, name, resolution.status, spelling, context),
+        path=path, position=position, code=code, name=name, message=message,
         severity=CODES[code].severity, library=rule.library, status=resolution.status,
         hip=spelling, advice=resolution.advice, function=function, span=span,
-        fix=_fix(occurrence, spelling, resolution, context, rule),
+        fix=_fix(occurrence, spelling, resolution, context, rule), shadowable=shadowable, engine=engine,
     )
 
 

@@ -133,10 +133,11 @@ def analyze_names(parsed: ParsedFile, context: Context) -> Iterable[Finding]:
                 continue
             if rule is not None:
                 finding = rule_finding(parsed.path, rule, name, occurrence.span, occurrence.position, context,
-                                       occurrence.function, occurrence)
+                                       occurrence.function, occurrence, shadowable=not resolved,
+                                       engine="clang" if resolved else "tree-sitter")
                 if occurrence.detail.startswith("via macro "):  # clang engine: say which macro hides the call
                     finding = dataclasses.replace(finding, message=f"{finding.message} ({occurrence.detail})")
-                yield dataclasses.replace(finding, shadowable=not resolved, engine="clang" if resolved else "tree-sitter")
+                yield finding
             elif CUDA_LOOKING.match(name) and name not in context.project_declared:
                 finding = simple_finding(parsed.path, occurrence, API_UNKNOWN,
                                          f"{name} looks like a CUDA name, but no rule knows it", UNKNOWN_ADVICE,

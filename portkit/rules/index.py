@@ -30,6 +30,8 @@ class RuleDatabase:
         self.links: dict[str, Rule] = {}
         self.asm_patterns: list[tuple[re.Pattern[str], Rule]] = []
         self._hip_headers: frozenset[str] | None = None
+        # What analysis derives from a rule under a target, once per run (portkit/analyze/findings.py).
+        self.derived: dict[tuple, tuple] = {}
         for rule in rules:
             self._add(rule)
 

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 import re
 from typing import TYPE_CHECKING
 
@@ -15,6 +16,7 @@ VERSION_RE = re.compile(r"^\d+(\.\d+){0,2}$")
 Version = tuple[int, ...]
 
 
+@functools.lru_cache(maxsize=1024)  # a few dozen distinct versions, asked for once per finding
 def parse_version(text: str) -> Version:
     """"6.2" -> (6, 2, 0); ValueError for anything that is not a version."""
     if not VERSION_RE.match(text):
