@@ -38,7 +38,8 @@ from portkit.parse.lexer import Layout  # noqa: E402
 from portkit.parse.macros import MacroTable  # noqa: E402
 from portkit.parse.prepare import prepare  # noqa: E402
 from portkit.parse.recovery import error_sites  # noqa: E402
-from portkit.pipeline import project_macros  # noqa: E402
+from portkit.walk import DEFAULT_MAX_FILE_SIZE  # noqa: E402
+from portkit.pipeline import FileContents, project_macros  # noqa: E402
 from portkit.rules import RuleDatabase, load_database  # noqa: E402
 from portkit.walk import discover  # noqa: E402
 
@@ -134,7 +135,7 @@ def main() -> int:
     for root in args.roots:
         for project in sorted(Path(root).iterdir()):
             files = [f for f in discover([str(project)])[0] if f.file_type == "source"]
-            table = project_macros(files)
+            table = project_macros(files, FileContents(None, DEFAULT_MAX_FILE_SIZE))
             for file in files:
                 row = measure_file(file.path, table, rules, lambda name: is_interesting(name, known))
                 if row is not None:

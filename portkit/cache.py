@@ -16,7 +16,7 @@ from typing import Any
 from portkit.codes import Status
 from portkit.model import Finding, Fix, FixAction, Occurrence, Position, Role, Severity, Span
 from portkit.store import cache_root, code_fingerprint, read_entry, write_entry
-from portkit.walk import DEFAULT_MAX_FILE_SIZE, SourceFile, TooLarge, read_bytes
+from portkit.walk import SourceFile
 
 
 @dataclasses.dataclass(frozen=True)
@@ -136,16 +136,14 @@ class ScanCache:
     def _entry(self, digest: str) -> Path:
         return self.root / digest[:2] / f"{digest}.json"
 
-    def lookup(self, file: SourceFile, key: bytes = b"",
-               limit: int = DEFAULT_MAX_FILE_SIZE) -> tuple[FileResult | None, bytes | None]:
-        """(cached result or None, the file's bytes or None when unreadable or too large);
-        `key`: what else the result depends on (the clang engine's flags and headers)."""
-        try:
-            data = read_bytes(file.path, limit)
-        except (OSError, TooLarge):
-            return None, None
+    def lookup(self, file: SourceFile, content: str | None, key: bytes = b"") -> FileResult | None:
+        """The cached result for the file whose bytes have SHA-256 `content` (None: unreadable,
+        a miss); `key`: what else the result depends on (the clang engine's flags and headers)."""
+        if content is None:
+            return None
         # The path is part of the key: results carry it (findings, diagnostics).
-        digest = hashlib.sha256(file.path.encode("utf-8", "surrogateescape") + b"\0" + key + b"\0" + data).hexdigest()
+        digest = hashlib.sha256(file.path.encode("utf-8", "surrogateescape") + b"\0" + key + b"\0"
+                                + content.encode("ascii")).hexdigest()
         entry = read_entry(self._entry(digest))
         try:
             result = _unpack(file, entry) if isinstance(entry, dict) else None
@@ -154,9 +152,9 @@ class ScanCache:
         if result is None or not _unchanged(result.depends):
             self.misses += 1
             self._pending[file.path] = digest
-            return None, data
+            return None
         self.hits += 1
-        return result, data
+        return result
 
     def put(self, result: FileResult) -> None:
         digest = self._pending.pop(result.file.path, None)

@@ -56,6 +56,7 @@ class Role(str, enum.Enum):
     CONSTANT = "constant"  # #define N 96, constexpr/const int N = 96, enum { N = 96 }: text the name, info "value"
     INITIALIZER = "initializer"  # a local variable's initial value (int lane = tid & 31): text the name, info "value"
     SUBSCRIPT = "subscript"  # an index into a __shared__ array: text the array, info "index"
+    MEMBER_DECLARATION = "member_declaration"  # `T *get();` in a class body: text "Class::get", detail its spaces
 
 
 @dataclasses.dataclass(frozen=True, order=True)

@@ -11,13 +11,13 @@ import ctypes
 import ctypes.util
 import dataclasses
 import functools
+import hashlib
 import json
 import multiprocessing
 import os
 import signal
 import sys
 from concurrent.futures import ProcessPoolExecutor
-from pathlib import Path
 from typing import Iterable, Iterator
 
 from portkit.analyze import Context, TextFile, analyze
@@ -28,11 +28,13 @@ from portkit.cache import FileResult, ScanCache, cache_salt
 from portkit.codes import API_UNKNOWN
 from portkit.engines import CLANG_UNITS, ClangJob, clang_job, digests, findings_of_headers, log_engine
 from portkit.model import Finding, ParsedFile, Role, Severity
-from portkit.parse import MacroTable, collect_macros, parse_source
+from portkit.parse import MacroTable, parse_source
+from portkit.parse.macros import FileDefinitions, file_definitions, macro_table
 from portkit.parse.clang_merge import ClangParse
 from portkit.rules import RuleDatabase, Target, load_database
 from portkit.settings import RunSettings, available_cpus
-from portkit.walk import DEFAULT_MAX_FILE_SIZE, SourceFile, classify, discover, read_source
+from portkit.statindex import StatIndex
+from portkit.walk import DEFAULT_MAX_FILE_SIZE, SourceFile, TooLarge, classify, discover, read_bytes, read_source
 
 # Below this many files a process pool costs more than it saves.
 _POOL_THRESHOLD = 16
@@ -123,16 +125,42 @@ def parse_bytes(path: str, data: bytes, job: Job) -> ParsedFile:
                         macros=job.macros)
 
 
-def project_macros(files: Iterable[SourceFile]) -> MacroTable:
+def project_macros(files: Iterable[SourceFile], contents: FileContents) -> MacroTable:
     """The macro table of every source file of the run: read once, before the workers start."""
-    def sources() -> Iterator[bytes]:
+    def per_file() -> Iterator[FileDefinitions]:
         for file in files:
             if file.file_type == "source":
-                try:
-                    yield Path(file.path).read_bytes()
-                except OSError:
-                    continue  # reported when the file itself is processed
-    return collect_macros(sources())
+                yield contents.definitions(file.path)
+    return macro_table(per_file())
+
+
+class FileContents:
+    """Each file's SHA-256 and #defines: from the stat index when the file is unchanged, else read."""
+
+    def __init__(self, index: StatIndex | None, limit: int):
+        self.index = index
+        self._read = functools.partial(read_bytes, limit=limit)
+
+    def _fresh(self, path: str) -> tuple[str | None, FileDefinitions, bytes | None]:
+        try:
+            if self.index is not None:
+                return self.index.record(path, self._read)
+            data = self._read(path)
+        except (OSError, TooLarge):
+            return None, (), None  # reported when the file itself is processed
+        return hashlib.sha256(data).hexdigest(), file_definitions(data), data
+
+    def definitions(self, path: str) -> FileDefinitions:
+        known = self.index.known(path) if self.index is not None else None
+        return known[1] if known is not None else self._fresh(path)[1]
+
+    def content(self, path: str, want_data: bool) -> tuple[str | None, bytes | None]:
+        """The SHA-256 of the file's bytes (None: unreadable), and the bytes when read or wanted."""
+        known = self.index.known(path) if self.index is not None else None
+        if known is not None and not want_data:
+            return known[0], None
+        digest, _, data = self._fresh(path)
+        return digest, data
 
 
 def _file_context(parsed: ParsedFile, job: Job) -> Context:
@@ -216,12 +244,14 @@ def _pooled(job: Job, files: list[SourceFile], datas: list[bytes | None], jobs: 
         yield from pool.map(_process_in_worker, files, datas, chunksize=max(1, len(files) // (jobs * 8)))
 
 
-def _results(job: Job, files: list[SourceFile], jobs: int, cache: ScanCache | None) -> Iterator[FileResult]:
+def _results(job: Job, files: list[SourceFile], jobs: int, cache: ScanCache | None,
+             contents: FileContents) -> Iterator[FileResult]:
     """Each file's result, from the cache when its bytes are unchanged, else freshly processed."""
     todo: list[SourceFile] = []
     datas: list[bytes | None] = []
     for file in files:
-        hit, data = cache.lookup(file, job.cache_key(file), job.max_file_size) if cache is not None else (None, None)
+        content, data = contents.content(file.path, job.keep_sources) if cache is not None else (None, None)
+        hit = cache.lookup(file, content, job.cache_key(file)) if cache is not None else None
         if hit is not None:
             yield dataclasses.replace(hit, data=data if job.keep_sources else None)
         else:
@@ -278,13 +308,16 @@ def run_pipeline(settings: RunSettings, *, keep_sources: bool = False, prefer_ro
     base = Context(rules=rules, target=settings.target, prefer_roc=prefer_roc,
                    project_paths=path_tails(f.path for f in files))
     clang = clang_job(settings, rules, files) if settings.engine == "clang" else None
-    macros = project_macros(files)
+    contents = FileContents(StatIndex(settings.paths) if settings.cache else None, settings.max_file_size)
+    macros = project_macros(files, contents)
     job = Job(base, rules.known_names() | INTERESTING_NAMES, keep_sources, settings.engine, clang, settings.max_file_size,
               macros)
     salt = cache_salt(rules, settings, prefer_roc, clang.env.fingerprint if clang else "", macros.fingerprint())
     cache = ScanCache(salt) if settings.cache else None
     diagnostics = [Diagnostic(path, message, reason) for path, message, reason in walk_warnings]
-    results = list(_with_progress(_results(job, files, settings.jobs, cache), len(files), progress))
+    results = list(_with_progress(_results(job, files, settings.jobs, cache, contents), len(files), progress))
+    if contents.index is not None:
+        contents.index.save(f.path for f in files)
     if clang is not None:
         log_engine(results, job.is_clang_unit)
     summaries: list[FileSummary] = []

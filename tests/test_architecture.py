@@ -16,7 +16,7 @@ LAYERS = (
     ("portkit.rules", "portkit.ignore", "portkit.walk", "portkit.toolchain", "portkit.config", "portkit.settings"),
     ("portkit.parse",),
     ("portkit.analyze",),
-    ("portkit.pipeline", "portkit.cache", "portkit.engines"),
+    ("portkit.pipeline", "portkit.cache", "portkit.engines", "portkit.statindex"),
     ("portkit.convert", "portkit.shim", "portkit.check", "portkit.report"),
     ("portkit.cli", "portkit.__main__"),
 )

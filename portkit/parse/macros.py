@@ -75,28 +75,45 @@ class MacroTable:
         return digest.hexdigest()[:16]
 
 
-def definitions(sources: Iterable[bytes]) -> dict[bytes, list[Definition]]:
-    """Every distinct #define of each name in `sources`."""
+FileDefinitions = tuple[tuple[bytes, Definition], ...]
+
+
+def file_definitions(source: bytes) -> FileDefinitions:
+    """The #defines of one file, in order: what the project's table is built from (and what
+    a warm run keeps per file instead of reading the file again)."""
+    if b"define" not in source:
+        return ()
+    found = []
+    for match in _DEFINE.finditer(source):
+        body = re.sub(rb"\\\r?\n", b" ", match.group(4))
+        body = b" ".join(_COMMENT.sub(b" ", body).split())
+        parameters = None if match.group(2) is None else tuple(
+            p.strip() for p in match.group(3).split(b",") if p.strip())
+        found.append((match.group(1), Definition(parameters, body)))
+    return tuple(found)
+
+
+def definitions(per_file: Iterable[FileDefinitions]) -> dict[bytes, list[Definition]]:
+    """Every distinct #define of each name."""
     table: dict[bytes, list[Definition]] = {}
-    for source in sources:
-        if b"define" not in source:
-            continue
-        for match in _DEFINE.finditer(source):
-            body = re.sub(rb"\\\r?\n", b" ", match.group(4))
-            body = b" ".join(_COMMENT.sub(b" ", body).split())
-            parameters = None if match.group(2) is None else tuple(
-                p.strip() for p in match.group(3).split(b",") if p.strip())
-            found = table.setdefault(match.group(1), [])
-            if Definition(parameters, body) not in found:
-                found.append(Definition(parameters, body))
+    for defined in per_file:
+        for name, definition in defined:
+            found = table.setdefault(name, [])
+            if definition not in found:
+                found.append(definition)
     return table
 
 
 def collect_macros(sources: Iterable[bytes]) -> MacroTable:
     """The macro table of a project, from the bytes of its source files."""
+    return macro_table(file_definitions(source) for source in sources)
+
+
+def macro_table(per_file: Iterable[FileDefinitions]) -> MacroTable:
+    """The macro table of a project, from each source file's #defines (file_definitions)."""
     attributes: dict[bytes, bytes] = {}
     attribute_calls, statements, object_statements, identities = set(), set(), set(), set()
-    for name, found in definitions(sources).items():
+    for name, found in definitions(per_file).items():
         if _NEVER.fullmatch(name) or name in _KEYWORDS:
             continue
         function_like = any(d.parameters is not None for d in found)

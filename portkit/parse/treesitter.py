@@ -23,6 +23,7 @@ from portkit.model import Occurrence, ParsedFile, Position, Role, Span
 from portkit.parse.macros import MacroTable, collect_macros
 from portkit.parse.prepare import prepare
 from portkit.parse.recovery import first_error_line, unparsed_occurrences
+from portkit.parse.spaces import function_declarator, member_owner, parameter_count, spaces_of, spelled_spaces
 from portkit.textutil import LineIndex
 
 _QUERY = """
@@ -34,6 +35,7 @@ _QUERY = """
 (preproc_include path: (_) @include)
 (preproc_arg) @macro_body
 (function_definition) @function
+(field_declaration_list (field_declaration) @member)
 (kernel_call_syntax) @launch
 (gnu_asm_expression) @asm
 (comment) @comment
@@ -87,6 +89,7 @@ _ASM_IN_MACRO = re.compile(rb'\b(?:asm|__asm__)\s*(?:volatile|__volatile__)?\s*\
 _STRING_CONTENT = re.compile(rb'"((?:\\.|[^"\\])*)"')
 _KERNEL_QUALIFIERS = {"__global__": Role.KERNEL, "__device__": Role.DEVICE_FUNCTION}
 _BOM = b"\xef\xbb\xbf"
+_QUALIFIER_SPACE = re.compile(r"\s*::\s*")
 _RESERVED = re.compile(rb"^__\w+__$")
 # `// portkit: ignore` or `// portkit: ignore[PK102, PK104]` (the flake8 noqa idea).
 _SUPPRESSION = re.compile(rb"portkit:\s*ignore(?:\[([\w\s,-]*)\])?")
@@ -110,14 +113,10 @@ def _position(node: Node) -> Position:
 
 
 def _function_name(node: Node) -> str:
-    """The declared name of a function_definition (qualified names kept whole)."""
-    declarator = node.child_by_field_name("declarator")
-    while declarator is not None and declarator.type != "function_declarator":
-        declarator = declarator.child_by_field_name("declarator")
-    if declarator is None:
-        return ""
-    name = declarator.child_by_field_name("declarator")
-    return _text(name) if name is not None else ""
+    """The declared name of a function_definition (qualified names kept whole, one-line: `A::f`)."""
+    declarator = function_declarator(node)
+    name = declarator.child_by_field_name("declarator") if declarator is not None else None
+    return _QUALIFIER_SPACE.sub("::", " ".join(_text(name).split())) if name is not None else ""
 
 
 _ARGUMENT_TEXT_LIMIT = 80
@@ -446,8 +445,26 @@ class _FileParse:
             if role is not None and name:
                 detail = "template" if node.parent is not None and node.parent.type == "template_declaration" else ""
                 self.occurrences.append(Occurrence(_span(node), role, name, _position(node), name, detail,
-                                                   info=_signature(node)))
+                                                   info=_signature(node) + self._spaces(node)))
         self.scopes = _Scopes(spans)
+
+    def _spaces(self, node: Node) -> tuple[tuple[str, str], ...]:
+        """A function's execution spaces, their spelling and its parameter count."""
+        declarator = function_declarator(node)
+        count = str(parameter_count(declarator)) if declarator is not None else ""
+        return (("spaces", " ".join(spaces_of(node))), ("spelled", spelled_spaces(node, self.source)),
+                ("params", count))
+
+    def members(self, nodes: list[Node]) -> None:
+        """Member functions declared in a class body without a definition: `T *get();`."""
+        for node in nodes:
+            declarator = function_declarator(node)
+            owner = member_owner(node)
+            name = declarator.child_by_field_name("declarator") if declarator is not None else None
+            if name is None or not owner or name.type != "field_identifier":
+                continue
+            self.emit(node, Role.MEMBER_DECLARATION, f"{owner}::{_text(name)}", " ".join(spaces_of(node)),
+                      info=(("params", str(parameter_count(declarator))),))
 
     def names(self, nodes: list[Node], role: Role) -> None:
         """Identifiers and type identifiers; a called identifier is a CALL with its arguments."""
@@ -600,6 +617,7 @@ class _FileParse:
 # Capture name -> handler, in order: functions first, since they set the scopes the others use.
 _HANDLERS: tuple[tuple[str, Callable[[_FileParse, list[Node]], None]], ...] = (
     ("function", _FileParse.functions),
+    ("member", _FileParse.members),
     ("identifier", _FileParse.identifiers),
     ("type", _FileParse.types),
     ("qualified", _FileParse.qualified),
