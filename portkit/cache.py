@@ -65,7 +65,15 @@ def _spans(spans: tuple[Span, ...]) -> list[int]:
 
 
 def _unspans(flat: list[int]) -> tuple[Span, ...]:
-    return tuple(Span(flat[i], flat[i + 1]) for i in range(0, len(flat), 2))
+    if not flat:
+        return ()
+    pairs = iter(flat)
+    return tuple(map(Span, pairs, pairs))
+
+
+# Enum lookups by value, without the enum machinery: unpacking runs once per cached finding.
+_STATUSES = {s.value: s for s in Status}
+_SEVERITIES = {s.value: s for s in Severity}
 
 
 def pack_finding(f: Finding) -> list[Any]:
@@ -81,7 +89,7 @@ def pack_finding(f: Finding) -> list[Any]:
 def unpack_finding(t: list[Any]) -> Finding:
     fix = None if t[14] is None else Fix(FixAction(t[14][0]), Span(t[14][1], t[14][2]), t[14][3], _unspans(t[14][4]),
                                          t[14][5], tuple(t[14][6]), tuple((i, s) for i, s in t[14][7]))
-    return Finding(t[0], Position(t[1], t[2]), t[3], t[4], t[5], Severity(t[6]), t[7], Status(t[8]) if t[8] else None,
+    return Finding(t[0], Position(t[1], t[2]), t[3], t[4], t[5], _SEVERITIES[t[6]], t[7], _STATUSES[t[8]] if t[8] else None,
                    t[9], t[10], t[11], Span(t[12], t[13]), fix, t[15], t[16])
 
 

@@ -14,14 +14,16 @@ import functools
 import hashlib
 import logging
 import os
-from typing import Callable, Iterable, Iterator
+from typing import TYPE_CHECKING, Callable, Iterable, Iterator
 
 from portkit.cache import FileResult
 from portkit.model import Finding
-from portkit.parse.clang_headers import HeaderEnvironment, Prefix
 from portkit.rules import RuleDatabase
 from portkit.settings import RunSettings
 from portkit.walk import SourceFile
+
+if TYPE_CHECKING:  # the clang modules load only when the engine runs
+    from portkit.parse.clang_headers import HeaderEnvironment, Prefix
 
 CLANG_UNITS = (".cu", ".cpp", ".cc", ".cxx", ".c")
 # What the run says about itself (the clang engine's flags and fallbacks); the CLI shows it on stderr.

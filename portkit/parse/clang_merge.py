@@ -14,11 +14,13 @@ from __future__ import annotations
 import dataclasses
 import os
 import re
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from portkit.model import Occurrence, ParsedFile, Position, Role, Span
-from portkit.parse.clang import FileNames, UnitNames, parse_unit
-from portkit.parse.clang_headers import HeaderEnvironment, Prefix
+
+if TYPE_CHECKING:  # libclang's modules load only when the engine runs
+    from portkit.parse.clang import FileNames, UnitNames
+    from portkit.parse.clang_headers import HeaderEnvironment, Prefix
 
 # Marks occurrences clang resolved to a CUDA declaration: no name-based shadowing applies.
 RESOLVED = (("engine", "clang"),)
@@ -129,6 +131,8 @@ def with_clang_names(parsed: ParsedFile, data: bytes, flags: list[str], env: Hea
                      prefix: Prefix | None = None) -> ClangParse:
     """The unit's parse with clang's names, and its project headers' (`project_headers`: real path -> path as
     walked; `parse` is tree-sitter's); unchanged, with the reason, when clang cannot parse it."""
+    from portkit.parse.clang import parse_unit
+
     names = parse_unit(parsed.path, data, flags, env, frozenset(project_headers), prefix)
     if names.problem:
         return ClangParse(parsed, problem=f"{names.problem}; fell back to tree-sitter for this file")

@@ -6,7 +6,6 @@ from pathlib import Path
 from typing import Any, Callable, TextIO
 
 from portkit.errors import InputError
-from portkit.report.render import render_html, render_markdown
 from portkit.report.sarif import render_sarif
 from portkit.report.text import render_details, render_text
 
@@ -20,6 +19,18 @@ def render_json(data: dict[str, Any], out: TextIO, color: bool | None = None) ->
     rows = ",\n    ".join(json.dumps(f, sort_keys=True) for f in data["findings"])
     out.write(head.replace(_FINDINGS_SLOT, f"[\n    {rows}\n  ]" if rows else "[]", 1))
     out.write("\n")
+
+
+def render_markdown(data: dict[str, Any], out: TextIO, color: bool | None = None) -> None:
+    from portkit.report.render import render_markdown as render  # jinja2 loads only for the reports that use it
+
+    render(data, out, color)
+
+
+def render_html(data: dict[str, Any], out: TextIO, color: bool | None = None) -> None:
+    from portkit.report.render import render_html as render
+
+    render(data, out, color)
 
 
 Formatter = Callable[[dict[str, Any], TextIO, "bool | None"], None]
