@@ -84,6 +84,14 @@ def test_attribute_macro_keeps_the_device_function() -> None:
     assert parsed.error_line is None
 
 
+def test_attribute_macro_defined_for_another_model_as_a_pragma() -> None:
+    """One header, several programming models: `_Pragma(...)` is no code, so the macro stays an attribute."""
+    parsed = parse("#ifdef HAVE_CUDA\n#define HOST_DEVICE __host__ __device__\n#else\n"
+                   "#define HOST_DEVICE _Pragma(\"omp declare target\")\n#endif\n"
+                   "inline HOST_DEVICE\n  int *\n  Vault::\n    get() { return 0; }\n")
+    assert named(parsed, Role.DEVICE_FUNCTION) == ["Vault::get"]
+
+
 @pytest.mark.parametrize("lambda_", ["[=] __device__ (int i)", "[=] __host__ __device__ (int i)",
                                      "[=] HOST_DEVICE (int i)"])
 def test_device_lambdas(lambda_: str) -> None:
