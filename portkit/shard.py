@@ -24,7 +24,7 @@ from portkit.cache import FileResult, pack_result, rules_fingerprint, unpack_res
 from portkit.errors import InputError
 from portkit.fileio import output_stream
 from portkit.pipeline import Collected, ScanResult, finish_pipeline
-from portkit.rules import Target, load_database
+from portkit.rules import Target, load_database, version_text
 from portkit.settings import RunSettings
 from portkit.walk import SourceFile, WalkWarning
 
@@ -149,6 +149,21 @@ def read_shard(path: Path) -> Shard:
         raise InputError(f"{path}: corrupt shard document ({type(exc).__name__}: {exc})") from None
 
 
+def _difference(a: Shard, b: Shard) -> str:
+    """What sets two parts' fingerprints apart, as far as their documents tell."""
+    if a.target != b.target:
+        return f"targets {_target_text(a.target)} and {_target_text(b.target)}"
+    if a.rules != b.rules:
+        return "other rule files"
+    if a.walked != b.walked:
+        return f"{a.walked} and {b.walked} files walked"
+    return "other files, options, Python or portkit version"
+
+
+def _target_text(target: Target) -> str:
+    return f"ROCm {version_text(target.rocm) or 'latest'}" + (f", CUDA {version_text(target.cuda)}" if target.cuda else "")
+
+
 def check_complete(shards: Sequence[Shard]) -> None:
     """One scan's parts, each once: the same split and fingerprint, every index, all the walked files."""
     first = shards[0]
@@ -157,8 +172,8 @@ def check_complete(shards: Sequence[Shard]) -> None:
             raise InputError(f"{first.source} is shard {first.spec.index}/{first.spec.count} but {shard.source} is "
                              f"shard {shard.spec.index}/{shard.spec.count}: parts of different splits")
         if shard.fingerprint != first.fingerprint:
-            raise InputError(f"{shard.source} and {first.source} come from different scans (other files, rules, "
-                             f"target, options or portkit version): fingerprints {shard.fingerprint} and {first.fingerprint}")
+            raise InputError(f"{shard.source} and {first.source} come from different scans ({_difference(shard, first)}): "
+                             f"fingerprints {shard.fingerprint} and {first.fingerprint}")
     seen: dict[int, str] = {}
     for shard in shards:
         if shard.spec.index in seen:

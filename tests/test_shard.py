@@ -128,7 +128,10 @@ MERGE_ERRORS = {
     "two missing": (lambda s: [s[1]], "shards 1, 3 of 3 missing"),
     "duplicate": (lambda s: [*s, s[1]], "shard 2/3 given twice: shard-2.json and shard-2.json"),
     "other split": (lambda s: [s[0], "half-1.json"], "shard-1.json is shard 1/3 but half-1.json is shard 1/2"),
-    "other scan": (lambda s: [s[0], "new-2.json", s[2]], "new-2.json and shard-1.json come from different scans"),
+    "other scan": (lambda s: [s[0], "new-2.json", s[2]],
+                   "new-2.json and shard-1.json come from different scans (targets ROCm 6.2.0 and ROCm 5.2.0)"),
+    "other tree": (lambda s: [s[0], "more-2.json", s[2]],
+                   "more-2.json and shard-1.json come from different scans (8 and 7 files walked)"),
     "not a shard": (lambda s: [*s, "full.json"], "full.json: not a portkit shard document (write one"),
     "not JSON": (lambda s: ["proj/src/use.cu"], "proj/src/use.cu: not a portkit shard document (not JSON)"),
     "no such file": (lambda s: ["nope.json"], "nope.json: cannot read: No such file or directory"),
@@ -158,6 +161,9 @@ def test_merge_refuses_an_incomplete_or_inconsistent_set(tree: Path, capsys, cas
     shards = make_shards(capsys, 3)
     make_shards(capsys, 2, prefix="half")
     make_shards(capsys, 3, "--rocm-version", "6.2", prefix="new")
+    Path("proj/src/more.cu").write_text("void more() {}\n")
+    make_shards(capsys, 3, prefix="more")
+    Path("proj/src/more.cu").unlink()
     assert run(capsys, "scan", *OPTIONS, "-f", "json", "-o", "full.json", "proj")[0] == 0
     pick, message = MERGE_ERRORS[case]
     code, out, err = run(capsys, "merge", *pick(shards))
