@@ -51,10 +51,17 @@ def cache_salt(rules: Any, settings: Any, prefer_roc: bool, environment: str = "
     headers, `macros` the project macro table's fingerprint (it changes how a file parses)."""
     digest = hashlib.sha256()
     digest.update(f"{code_fingerprint()}|{sys.version_info[:2]}|{settings.target}|{prefer_roc}|"
-                  f"{settings.engine}|{environment}|{macros}".encode())
-    for source in sorted({lib.source for lib in rules.libraries.values()}):
+                  f"{settings.engine}|{environment}|{macros}|{rules_fingerprint(rules)}".encode())
+    return digest.hexdigest()[:16]
+
+
+def rules_fingerprint(rules: Any) -> str:
+    """The rule files' contents in load order (later files override), not where they are: the
+    same rules installed elsewhere (another CI runner) have the same fingerprint."""
+    digest = hashlib.sha256()
+    for source in dict.fromkeys(lib.source for lib in rules.libraries.values()):
         try:
-            digest.update(source.encode() + Path(source).read_bytes())
+            digest.update(hashlib.sha256(Path(source).read_bytes()).digest())
         except OSError:
             digest.update(source.encode())
     return digest.hexdigest()[:16]
@@ -103,7 +110,7 @@ def _unpack_occurrence(t: list[Any]) -> Occurrence:
                       tuple((k, v) for k, v in t[9]))
 
 
-def _pack(result: FileResult) -> dict[str, Any]:
+def pack_result(result: FileResult) -> dict[str, Any]:
     return {"lines": result.lines, "error_line": result.error_line, "encoding": result.encoding, "warning": result.warning,
             "problem": result.problem, "findings": [pack_finding(f) for f in result.findings],
             "definitions": sorted(result.definitions), "declared": sorted(result.declared),
@@ -113,7 +120,7 @@ def _pack(result: FileResult) -> dict[str, Any]:
             "depends": [list(d) for d in result.depends]}
 
 
-def _unpack(file: SourceFile, d: dict[str, Any]) -> FileResult:
+def unpack_result(file: SourceFile, d: dict[str, Any]) -> FileResult:
     return FileResult(file, d["lines"], d["error_line"], d["encoding"], d["warning"], d["problem"],
                       tuple(unpack_finding(f) for f in d["findings"]), frozenset(d["definitions"]),
                       frozenset(d["declared"]), tuple((a, b) for a, b in d["aliases"]),
@@ -154,7 +161,7 @@ class ScanCache:
                                 + content.encode("ascii")).hexdigest()
         entry = read_entry(self._entry(digest))
         try:
-            result = _unpack(file, entry) if isinstance(entry, dict) else None
+            result = unpack_result(file, entry) if isinstance(entry, dict) else None
         except (KeyError, TypeError, ValueError, IndexError):
             result = None
         if result is None or not _unchanged(result.depends):
@@ -167,4 +174,4 @@ class ScanCache:
     def put(self, result: FileResult) -> None:
         digest = self._pending.pop(result.file.path, None)
         if digest is not None:
-            write_entry(self._entry(digest), _pack(result))
+            write_entry(self._entry(digest), pack_result(result))

@@ -4,6 +4,10 @@ scan, report, convert, shim and check all start from `run_pipeline`, so they
 always agree on what was found. Work per file happens in `process_file`, which
 takes everything it needs as arguments: the pipeline runs in-process, or in a
 pool of worker processes that each receive the job once.
+
+A run has two stages: `collect_pipeline` (walk, then each selected file's result)
+and `finish_pipeline` (what only the whole project shows). `scan --shard` collects
+a part of the files; `merge` finishes the parts together, like one run.
 """
 from __future__ import annotations
 
@@ -18,7 +22,7 @@ import os
 import signal
 import sys
 from concurrent.futures import ProcessPoolExecutor
-from typing import Iterable, Iterator
+from typing import Callable, Iterable, Iterator
 
 from portkit.analyze import Context, TextFile, analyze
 from portkit.analyze.registry import path_tails
@@ -34,7 +38,7 @@ from portkit.parse.clang_merge import ClangParse
 from portkit.rules import RuleDatabase, Target, load_database
 from portkit.settings import RunSettings, available_cpus
 from portkit.statindex import StatIndex
-from portkit.walk import DEFAULT_MAX_FILE_SIZE, SourceFile, TooLarge, classify, discover, read_bytes, read_source
+from portkit.walk import DEFAULT_MAX_FILE_SIZE, SourceFile, TooLarge, WalkWarning, classify, discover, read_bytes, read_source
 
 # Below this many files a process pool costs more than it saves.
 _POOL_THRESHOLD = 16
@@ -300,9 +304,30 @@ def _suppressions(results: list[FileResult]) -> dict[str, tuple[tuple[int, froze
             for r in results if r.suppressions}
 
 
-def run_pipeline(settings: RunSettings, *, keep_sources: bool = False, prefer_roc: bool = False,
-                 progress: bool = False, rules: RuleDatabase | None = None) -> ScanResult:
-    """Walk, then parse and analyse every file once (in parallel, cached by content)."""
+@dataclasses.dataclass
+class Collected:
+    """The per-file stage of a run, before what only the whole project shows: `finish_pipeline`'s input.
+
+    `context` is the run's context without project-wide names (rules, target, every walked
+    path); `results` are the selected files' results in walk order; `walked` every file walked.
+    """
+
+    context: Context
+    results: list[FileResult]
+    walk_warnings: list[WalkWarning]
+    walked: list[SourceFile] = dataclasses.field(default_factory=list)
+    salt: str = ""  # the cache salt: portkit's code, the rules, the target, the engine, the macro table
+    macros: MacroTable | None = None
+
+
+def collect_pipeline(settings: RunSettings, *, keep_sources: bool = False, prefer_roc: bool = False,
+                     progress: bool = False, rules: RuleDatabase | None = None,
+                     select: Callable[[str], bool] | None = None) -> Collected:
+    """Walk, then parse and analyse the files `select` keeps (all by default; in parallel, cached).
+
+    What is project-wide (the macro table, the walked paths, clang's environment) always comes from
+    every walked file, so a file's result is the same whichever files are selected with it.
+    """
     rules = rules if rules is not None else load_database(settings.rule_files)
     files, walk_warnings = discover(settings.paths, settings.extensions, settings.excludes)
     base = Context(rules=rules, target=settings.target, prefer_roc=prefer_roc,
@@ -314,12 +339,18 @@ def run_pipeline(settings: RunSettings, *, keep_sources: bool = False, prefer_ro
               macros)
     salt = cache_salt(rules, settings, prefer_roc, clang.env.fingerprint if clang else "", macros.fingerprint())
     cache = ScanCache(salt) if settings.cache else None
-    diagnostics = [Diagnostic(path, message, reason) for path, message, reason in walk_warnings]
-    results = list(_with_progress(_results(job, files, settings.jobs, cache, contents), len(files), progress))
+    chosen = files if select is None else [f for f in files if select(f.path)]
+    results = list(_with_progress(_results(job, chosen, settings.jobs, cache, contents), len(chosen), progress))
     if contents.index is not None:
         contents.index.save(f.path for f in files)
     if clang is not None:
         log_engine(results, job.is_clang_unit)
+    warnings = walk_warnings if select is None else [w for w in walk_warnings if select(w[0])]
+    return Collected(base, results, warnings, files, salt, macros)
+
+
+def _summaries(results: list[FileResult], diagnostics: list[Diagnostic]) -> tuple[list[FileSummary], dict[str, bytes]]:
+    """Each read file's summary, the bytes kept, and (into `diagnostics`) what each file's processing reported."""
     summaries: list[FileSummary] = []
     sources: dict[str, bytes] = {}
     for result in results:
@@ -334,6 +365,16 @@ def run_pipeline(settings: RunSettings, *, keep_sources: bool = False, prefer_ro
         if result.error_line is not None:
             diagnostics.append(Diagnostic(
                 path, f"parsed with errors (first at line {result.error_line}); results are partial", "parse-error"))
+    return summaries, sources
+
+
+def finish_pipeline(collected: Collected) -> ScanResult:
+    """What only the whole project shows, over every file's result: names another file defines are the
+    project's own, namespace aliases resolve other files' names; then diagnostics, and sorting."""
+    # Walk order, whichever results came from the cache first: the output must not depend on the cache.
+    base, results = collected.context, sorted(collected.results, key=lambda r: r.file)
+    diagnostics = [Diagnostic(path, message, reason) for path, message, reason in collected.walk_warnings]
+    summaries, sources = _summaries(results, diagnostics)
     names = frozenset().union(*(r.definitions for r in results))
     declared = frozenset().union(*(r.declared for r in results))
     aliases = tuple(sorted({alias for r in results for alias in r.aliases}))
@@ -343,8 +384,15 @@ def run_pipeline(settings: RunSettings, *, keep_sources: bool = False, prefer_ro
                                     declared))
     findings.extend(resolve_pending([(r.file.path, r.aliases, r.pending) for r in results if r.pending], context))
     findings.sort(key=Finding.sort_key)
-    return ScanResult(rules, settings.target, summaries, findings, sorted(diagnostics), sources, context,
-                      _suppressions(results), macros)
+    return ScanResult(base.rules, base.target, summaries, findings, sorted(diagnostics), sources, context,
+                      _suppressions(results), collected.macros)
+
+
+def run_pipeline(settings: RunSettings, *, keep_sources: bool = False, prefer_roc: bool = False,
+                 progress: bool = False, rules: RuleDatabase | None = None) -> ScanResult:
+    """Walk, then parse and analyse every file once (in parallel, cached by content), then finish."""
+    return finish_pipeline(collect_pipeline(settings, keep_sources=keep_sources, prefer_roc=prefer_roc,
+                                            progress=progress, rules=rules))
 
 
 def analyze_bytes(path: str, data: bytes, context: Context, macros: MacroTable | None = None) -> list[Finding]:

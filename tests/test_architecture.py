@@ -17,7 +17,7 @@ LAYERS = (
     ("portkit.parse",),
     ("portkit.analyze",),
     ("portkit.pipeline", "portkit.cache", "portkit.engines", "portkit.statindex"),
-    ("portkit.convert", "portkit.shim", "portkit.check", "portkit.report"),
+    ("portkit.convert", "portkit.shim", "portkit.check", "portkit.report", "portkit.shard"),
     ("portkit.cli", "portkit.__main__"),
 )
 MODULES = sorted(PACKAGE.rglob("*.py"))

@@ -51,3 +51,17 @@ def test_corrupt_cache_entries_are_misses(tmp_path: Path, capsys, monkeypatch) -
     for entry in entries:
         entry.write_bytes(b"not an entry")
     assert scan(capsys, str(tmp_path / "a.cu")) == cold
+
+
+def test_output_does_not_depend_on_what_was_cached(tmp_path: Path, capsys, monkeypatch) -> None:
+    """Cache hits come before the files parsed afresh; the report still lists files in walk order."""
+    monkeypatch.setenv("PORTKIT_CACHE_DIR", str(tmp_path / "cache"))
+    src = tmp_path / "src"
+    src.mkdir()
+    for name in ("a.cu", "b.cu", "c.cu"):
+        (src / name).write_text(f"void {name[0]}(float* p) {{ cudaFree(p); }}\n")
+    scan(capsys, str(src))
+    (src / "a.cu").write_text("void a(float* p) { cudaFree(p); cudaFree(p); }\n")  # a miss before two hits
+    warm = scan(capsys, str(src))
+    assert [Path(f["path"]).name for f in warm["files"]] == ["a.cu", "b.cu", "c.cu"]
+    assert warm == scan(capsys, "--no-cache", str(src))

@@ -14,7 +14,7 @@ from typing import Optional
 
 import click
 
-from portkit.cli import check, convert, rules, scan, shim  # noqa: F401 - importing registers the commands
+from portkit.cli import check, convert, merge, rules, scan, shim  # noqa: F401 - importing registers the commands
 from portkit.cli.app import app
 from portkit.errors import PortkitError
 from portkit.fileio import ClosedPipe, GuardedStream, silence

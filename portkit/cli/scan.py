@@ -2,17 +2,21 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import List, Optional
+from typing import List, Optional, Sequence
 
 import typer
 
-from portkit.cli.app import pipeline_command
+from portkit.cli.app import UsageError, pipeline_command
 from portkit.fileio import STDOUT, output_stream
 from portkit.outpath import refuse_overlap
-from portkit.pipeline import run_pipeline
-from portkit.report import format_for_path, formatter
+from portkit.pipeline import ScanResult, collect_pipeline, run_pipeline
+from portkit.report import Formatter, format_for_path, formatter
 from portkit.report.data import scan_data
 from portkit.settings import RunSettings
+from portkit.shard import parse_spec, shard_document, write_shard
+
+_SHARD_HELP = ("Scan only part I of N of the files (split by a hash of each path; every part still reads the whole "
+               "tree's macros) and write a shard document (JSON) for `portkit merge`: one CI matrix job per part.")
 
 
 def run_scan(settings: RunSettings, fmt: str, output: Optional[Path], reports: tuple[Path, ...] = (),
@@ -21,8 +25,13 @@ def run_scan(settings: RunSettings, fmt: str, output: Optional[Path], reports: t
     render = formatter(fmt, details)
     report_formats = [(path, formatter(format_for_path(path))) for path in reports]
     result = run_pipeline(settings, progress=True)
-    inputs = [*settings.paths, *result.read_paths()]
-    for path in (output, *reports):
+    return write_result(result, [*settings.paths, *result.read_paths()], render, output, report_formats, color)
+
+
+def write_result(result: ScanResult, inputs: Sequence[str | Path], render: Formatter, output: Optional[Path],
+                 report_formats: Sequence[tuple[Path, Formatter]] = (), color: Optional[bool] = None) -> int:
+    """Render a finished run (a scan's, or merged shards'): `render` to stdout or `output`, and each report."""
+    for path in (output, *(path for path, _ in report_formats)):
         if path is not None and str(path) != STDOUT:
             refuse_overlap(path, inputs, directory=False)  # before anything is written
     data = scan_data(result)
@@ -34,6 +43,22 @@ def run_scan(settings: RunSettings, fmt: str, output: Optional[Path], reports: t
     return 0
 
 
+def run_shard(settings: RunSettings, spec_text: str, fmt: str, output: Optional[Path], reports: tuple[Path, ...],
+              details: bool) -> int:
+    """Scan part I of N of the files; write its shard document (for `portkit merge`)."""
+    try:
+        spec = parse_spec(spec_text)
+    except ValueError as exc:
+        raise UsageError(f"--shard {exc}") from None
+    if fmt != "text" or reports or details:
+        raise UsageError("--shard writes a shard document; give --format, --report and --details to portkit merge")
+    collected = collect_pipeline(settings, progress=True, select=spec.holds)
+    if output is not None and str(output) != STDOUT:
+        refuse_overlap(output, [*settings.paths, *(f.path for f in collected.walked)], directory=False)
+    write_shard(shard_document(collected, settings, spec), output)
+    return 0
+
+
 @pipeline_command("Files or directories to scan.")
 def scan(
     settings: RunSettings,
@@ -42,12 +67,19 @@ def scan(
     report: List[Path] = typer.Option([], "--report", help="Also write a report; the format follows the extension (.md, .html, .json, .sarif)."),
     color: Optional[bool] = typer.Option(None, "--color/--no-color", help="Force or disable colour (default: when a terminal)."),
     details: bool = typer.Option(False, "--details", "-v", help="Text output: also list every site (file:line), grouped by API."),
+    shard: Optional[str] = typer.Option(None, "--shard", metavar="I/N", help=_SHARD_HELP),
 ) -> None:
     """Inventory the CUDA APIs, kernels and inline asm in PATHS, and what will not port to HIP.
 
     The text summary fits a screen; --details lists every site, `portkit report` writes the full inventory.
     Honours .gitignore files. Exit code 0 when the scan ran (whatever it found), 2 on bad input.
+
+    For a tree too big for one CI runner, run the scan as a CI matrix: job I of N runs
+    `portkit scan --shard I/N -o shard-I.json PATHS`, and one last job runs
+    `portkit merge shard-*.json --format sarif` for the report one unsharded scan gives (docs/ci.md).
     """
+    if shard is not None:
+        raise typer.Exit(run_shard(settings, shard, fmt, output, tuple(report), details))
     raise typer.Exit(run_scan(settings, fmt, output, tuple(report), color, details))
 
 

@@ -1,0 +1,39 @@
+"""`portkit merge`: the shard documents of a CI matrix's `scan --shard I/N` jobs, as one scan's report."""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import List, Optional
+
+import typer
+
+from portkit.cli.app import app
+from portkit.cli.scan import write_result
+from portkit.report import formatter
+from portkit.shard import merge_shards
+
+_RULES_HELP = ("Rule file or directory the shards were made with (repeatable; default: the rule files they record, "
+               "read from the same paths). The merge refuses rules whose contents differ from the shards'.")
+
+
+@app.command("merge")
+def merge(
+    shards: List[Path] = typer.Argument(..., metavar="SHARD.json...", help="Every shard document of one scan."),
+    fmt: str = typer.Option("text", "--format", "-f", help="Output format: text, json, md, html or sarif."),
+    output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write the output to this file ('-': stdout)."),
+    color: Optional[bool] = typer.Option(None, "--color/--no-color", help="Force or disable colour (default: when a terminal)."),
+    details: bool = typer.Option(False, "--details", "-v", help="Text output: also list every site (file:line), grouped by API."),
+    rules: List[Path] = typer.Option([], "--rules", help=_RULES_HELP),
+) -> None:
+    """Merge the shard documents of `portkit scan --shard I/N` into the report one unsharded scan gives.
+
+    A tree too big for one CI runner is scanned as a CI matrix: job I of N runs
+    `portkit scan --shard I/N -o shard-I.json PATHS` with the same options and files, and one
+    last job runs `portkit merge shard-*.json --format sarif -o portkit.sarif` (or html, md, json,
+    text). The merge applies what only the whole project shows (names other files define,
+    namespace aliases) and checks the set: every part once, all from the same scan (files,
+    rules, target, options, portkit version). Exit code 0 when merged, 2 on a missing,
+    duplicate, mismatched or corrupt shard document.
+    """
+    render = formatter(fmt, details)
+    result = merge_shards(shards, rules or None)
+    raise typer.Exit(write_result(result, [*shards, *result.read_paths()], render, output, (), color))
