@@ -125,8 +125,9 @@ class Job:
 
 
 def parse_bytes(path: str, data: bytes, job: Job) -> ParsedFile:
-    return parse_source(path, data, keep=job.keep, literals=WARP_LITERALS, api=job.context.rules.is_api,
-                        macros=job.macros)
+    rules = job.context.rules
+    return parse_source(path, data, keep=job.keep, literals=WARP_LITERALS, api=rules.is_api,
+                        cuda_declared=rules.is_cuda_declared, macros=job.macros)
 
 
 def project_macros(files: Iterable[SourceFile], contents: FileContents) -> MacroTable:

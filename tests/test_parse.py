@@ -58,6 +58,13 @@ def test_templates_lambdas_and_launches() -> None:
     assert parsed.error_line is None
 
 
+def test_a_qualified_name_split_over_lines_is_one_name() -> None:
+    src = "struct V { __device__ void push(int); };\n__device__ inline void V::\n    push(int p) { (void)p; }\n"
+    parsed = parse_source("t.cu", src.encode())
+    device = next(o for o in parsed.occurrences if o.role is K.DEVICE_FUNCTION)
+    assert (device.text, device.function, device.position.line) == ("V::push", "V::push", 2)
+
+
 def test_definitions_and_declarations() -> None:
     src = "#define CUDA_OK 0\nstruct cudaThing { int x; };\nint cudaHelper(int cudaArg) { int cudaLocal = cudaArg; return cudaLocal; }\n"
     parsed = parse_source("t.cu", src.encode())

@@ -16,6 +16,7 @@ GOOD = {"library": "mylib", "entries": [{"cuda": "myCudaThing", "kind": "functio
     ({"library": "Bad Name", "entries": []}, "key 'library'"),
     ({"library": "x"}, "key 'entries': required, a list"),
     ({"library": "x", "entries": [], "extra": 1}, "unknown top-level key 'extra'"),
+    ({"library": "x", "entries": [], "vendored": "yes"}, "key 'vendored': must be true or false"),
     ({"library": "x", "entries": ["cudaMalloc"]}, "entry 1: must be a mapping"),
     ({"library": "x", "entries": [{"kind": "function"}]}, "entry 1: key 'cuda': required"),
     ({"library": "x", "entries": [{"cuda": "a", "kind": "widget"}]}, "entry 1 (a): key 'kind': 'widget' is not one of"),
@@ -126,3 +127,13 @@ def test_bundled_rule_files_validate() -> None:
     assert len(files) >= 10
     for path in files:
         load_file(path)
+
+
+def test_vendored_library_names_are_not_declared_by_cuda(tmp_path: Path, monkeypatch) -> None:
+    """A CUDA Samples helper is an API, but no CUDA header declares it; the flag survives the rule cache."""
+    monkeypatch.setenv("PORTKIT_CACHE_DIR", str(tmp_path))
+    for _ in range(2):  # written to the cache, then read from it
+        database = load_database()
+        assert database.is_api("checkCudaErrors") and not database.is_cuda_declared("checkCudaErrors")
+        assert database.is_cuda_declared("cudnnHandle_t") and not database.is_cuda_declared("floor")
+    assert list(tmp_path.glob("rules-*.json"))

@@ -393,7 +393,7 @@ class _FileParse:
     """
 
     def __init__(self, source: bytes, parse_bytes: bytes, captures: dict[str, list[Node]], keep: Keep | None,
-                 literals: frozenset[str], api: Keep | None = None):
+                 literals: frozenset[str], api: Keep | None = None, cuda_declared: Keep | None = None):
         self.source = source
         self.parse_bytes = parse_bytes
         self.captures = captures
@@ -414,8 +414,10 @@ class _FileParse:
             elif kind == "local":
                 local_nodes.append(node)
         # A CUDA API "defined" as a fallback in a preprocessor branch is no project name: its uses stay CUDA's.
+        # A name no CUDA header declares (a copied CUDA Samples helper) has no declaration to fall back from.
+        fallback = cuda_declared or api
         self.definitions = {_text(n) for n in definition_nodes
-                            if not (api is not None and api(_text(n)) and _in_alternative(n))}
+                            if not (fallback is not None and fallback(_text(n)) and _in_alternative(n))}
         self.declared = {_text(n) for n in declared_nodes + local_nodes}
         self.skip = {n.start_byte for n in definition_nodes + declared_nodes + local_nodes}
         self.calls = {n.start_byte for n in self.get("call")}
@@ -704,11 +706,13 @@ def _has_device_syntax(source: bytes) -> bool:
 
 
 def parse_source(path: str, source: bytes, keep: Keep | None = None, literals: frozenset[str] = frozenset(),
-                 api: Keep | None = None, macros: MacroTable | None = None) -> ParsedFile:
+                 api: Keep | None = None, macros: MacroTable | None = None,
+                 cuda_declared: Keep | None = None) -> ParsedFile:
     """Parse one file into its occurrences, definitions and declared names.
 
     `api` says whether a name is a CUDA API a rule knows (which a misparse must not make the
-    project's). `macros` is the project's macro table (portkit/parse/macros.py); without one, the
+    project's); `cuda_declared` (default `api`) whether a CUDA header declares it, so that a
+    definition of it in a preprocessor branch is a fallback, not the project's own. `macros` is the project's macro table (portkit/parse/macros.py); without one, the
     file's own #defines. The tree may be of prepared bytes (portkit/parse/prepare.py): same length
     and newlines, so offsets are the source's; names the tree does not describe are matched token by token.
     """
@@ -717,7 +721,8 @@ def parse_source(path: str, source: bytes, keep: Keep | None = None, literals: f
     parse_bytes = b"   " + source[3:] if source.startswith(_BOM) else source
     prepared = prepare(parse_bytes, macros if macros is not None else collect_macros([source]), Parser(language).parse)
     tree = prepared.tree
-    state = _FileParse(source, parse_bytes, QueryCursor(query).captures(tree.root_node), keep, literals, api)
+    state = _FileParse(source, parse_bytes, QueryCursor(query).captures(tree.root_node), keep, literals, api,
+                       cuda_declared)
     preamble_end = _preamble_end(source)
     for capture, handler in _HANDLERS:
         handler(state, state.get(capture))

@@ -90,6 +90,15 @@ class RuleDatabase:
         rule = self.by_name.get(name)
         return rule is not None and not rule.c_library
 
+    def is_cuda_declared(self, name: str) -> bool:
+        """Whether a CUDA header declares `name`: an API a rule knows, not one of the helpers that
+        projects copy into their tree (a library marked `vendored`, the CUDA Samples' helper_cuda.h)."""
+        rule = self.by_name.get(name)
+        if rule is None or rule.c_library:
+            return False
+        library = self.libraries.get(rule.library)
+        return library is None or not library.vendored
+
     def known_names(self) -> frozenset[str]:
         """Every name worth keeping while parsing: rule names and the last part of qualified ones."""
         names = set(self.by_name)

@@ -54,13 +54,15 @@ def _digest(paths: list[Path]) -> str:
 
 
 def _to_data(libraries: list[Library], rules: list[Rule]) -> dict[str, Any]:
-    return {"libraries": [[lib.id, lib.title, lib.hip_library, lib.roc_library, lib.weights, lib.source] for lib in libraries],
+    return {"libraries": [[lib.id, lib.title, lib.hip_library, lib.roc_library, lib.weights, lib.source, lib.vendored]
+                          for lib in libraries],
             "rules": [[getattr(rule, name) for name in _RULE_FIELDS] for rule in rules]}
 
 
 def _from_data(data: Any) -> tuple[list[Library], list[Rule]] | None:
     try:
-        libraries = [Library(i, t, h, r, {Status(k): float(v) for k, v in w.items()}, s) for i, t, h, r, w, s in data["libraries"]]
+        libraries = [Library(i, t, h, r, {Status(k): float(v) for k, v in w.items()}, s, bool(v))
+                     for i, t, h, r, w, s, v in data["libraries"]]
         rules = []
         for row in data["rules"]:
             values = dict(zip(_RULE_FIELDS, row))

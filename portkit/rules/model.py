@@ -71,3 +71,4 @@ class Library:
     roc_library: str
     weights: dict[str, float]  # effort in person-hours per distinct name, by status
     source: str
+    vendored: bool = False  # no CUDA header declares its names: projects copy its code in (the CUDA Samples' helpers)

@@ -10,7 +10,7 @@ from portkit.errors import RuleFileError
 from portkit.rules.model import DEFAULT_WEIGHTS, KINDS, SPECIAL_KINDS, Library, Rule
 from portkit.rules.versions import VERSION_RE
 
-_LIBRARY_KEYS = {"library", "title", "hip_library", "roc_library", "weights", "entries"}
+_LIBRARY_KEYS = {"library", "title", "hip_library", "roc_library", "weights", "vendored", "entries"}
 _ENTRY_KEYS = {
     "cuda", "kind", "hip", "roc", "status", "note", "action", "weight", "pattern",
     "cmake", "hip_cmake", "cuda_added", "cuda_deprecated", "cuda_removed",
@@ -128,6 +128,9 @@ def parse_library(source: str, data: Any) -> tuple[Library, list[Rule]]:
     if not isinstance(entries, list):
         raise _fail(source, "", "key 'entries': required, a list")
     weights = _weights(source, data)
+    vendored = data.get("vendored", False)
+    if not isinstance(vendored, bool):
+        raise _fail(source, "", "key 'vendored': must be true or false")
     rules = [parse_entry(source, library, i, raw) for i, raw in enumerate(entries)]
     seen: set[tuple[str, str]] = set()
     for rule in rules:
@@ -136,5 +139,5 @@ def parse_library(source: str, data: Any) -> tuple[Library, list[Rule]]:
             raise _fail(source, f"entry {rule.cuda}", "defined twice in this file")
         seen.add(key)
     lib = Library(id=library, title=str(data.get("title") or library), hip_library=str(data.get("hip_library") or ""),
-                  roc_library=str(data.get("roc_library") or ""), weights=weights, source=source)
+                  roc_library=str(data.get("roc_library") or ""), weights=weights, source=source, vendored=vendored)
     return lib, rules
