@@ -50,7 +50,8 @@ def kernel(rng: random.Random, index: int, lines: int) -> list[str]:
 
 
 def host(rng: random.Random, index: int, lines: int) -> list[str]:
-    body = [f"int host_{index}(float* h_0, int n, cudaStream_t stream) {{", "  float* d_0 = nullptr;", "  double total = 0; int acc[16] = {0};"]
+    body = [f"int host_{index}(float* h_0, int n, cudaStream_t stream) {{", "  float* d_0 = nullptr;",
+            "  double total = 0; int acc[16] = {0};"]
     body += [rng.choice(HOST_SNIPPETS).format(i=0) for _ in range(lines)]
     body += [f"  kernel_{index}<<<(n + 255) / 256, 256, 0, stream>>>(d_0, n);", "  return 0;", "}", ""]
     return body

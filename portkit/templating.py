@@ -40,7 +40,7 @@ def markdown_text(value: Any) -> str:
         if char in _ENTITIES:
             out.append(_ENTITIES[char])
         elif char in _MARKUP or (char == "_" and not (0 < i < len(text) - 1 and _WORD.match(text[i - 1])
-                                                     and _WORD.match(text[i + 1]))):
+                                                      and _WORD.match(text[i + 1]))):
             out.append("\\" + char)
         else:
             out.append(char)

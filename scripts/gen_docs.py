@@ -10,6 +10,7 @@ sys.path.insert(0, str(ROOT))
 
 from portkit.codes import CODES, GROUPS  # noqa: E402
 
+
 def codes_md() -> str:
     lines = ["# Finding codes", "",
              "Generated from `rules/_codes.yaml` by `scripts/gen_docs.py`. Codes are stable and never reused. "

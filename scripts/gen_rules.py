@@ -25,13 +25,14 @@ from pathlib import Path
 import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
-CURATED_KEYS = ("status", "note", "action", "weight", "kind", "fallback", "fallback_drop_args", "hip_define", "hip_define_until", "cast_args", "mask_arg", "compare_as", "c_library")
+CURATED_KEYS = ("status", "note", "action", "weight", "kind", "fallback", "fallback_drop_args", "hip_define",
+                "hip_define_until", "cast_args", "mask_arg", "compare_as", "c_library")
 # Kept from the file only where the table gives no HIP name (a curated mapping).
 CURATED_TARGET_KEYS = ("hip", "roc", "hip_added")
 KEY_ORDER = (
     "cuda", "kind", "hip", "roc", "status", "cuda_added", "cuda_deprecated", "cuda_removed",
-    "hip_added", "roc_added", "hip_deprecated", "hip_removed", "hip_experimental", "fallback", "fallback_drop_args", "hip_requires", "pattern", "cmake",
-    "hip_cmake", "weight", "note", "action",
+    "hip_added", "roc_added", "hip_deprecated", "hip_removed", "hip_experimental", "fallback", "fallback_drop_args",
+    "hip_requires", "pattern", "cmake", "hip_cmake", "weight", "note", "action",
 )
 
 # library id -> (table file, title, HIP library, ROC library, which columns give `hip`)
@@ -56,7 +57,8 @@ LIBRARIES = {
 SPLITS = {"cublas": ("cublaslt", re.compile(r"^(cublasLt|CUBLASLT_)"), "cuBLASLt", "hipBLASLt")}
 # Extra facts per library, applied to every table entry that has a target.
 LIBRARY_STATUS = {
-    "cudnn": ("partial", "MIOpen's API differs from cuDNN's in descriptors, algorithm search and workspace handling; port each call by hand and re-validate numerics."),
+    "cudnn": ("partial", "MIOpen's API differs from cuDNN's in descriptors, algorithm search and workspace handling; "
+                         "port each call by hand and re-validate numerics."),
 }
 
 

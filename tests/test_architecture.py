@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import ast
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -94,3 +96,11 @@ def test_architecture_doc_names_every_package() -> None:
             short = name.removeprefix("portkit.").replace(".", "/")
             if name != "portkit" and short != "__main__":
                 assert f"`{short}" in doc, f"docs/architecture.md does not mention {short}"
+
+
+def test_flake8_is_clean() -> None:
+    """The style check pre-commit runs (.pre-commit-config.yaml), with the repo's .flake8."""
+    root = PACKAGE.parent
+    result = subprocess.run([sys.executable, "-m", "flake8", "portkit", "bench", "scripts", "tests"],
+                            cwd=root, capture_output=True, text=True, check=False)
+    assert result.returncode == 0, result.stdout + result.stderr

@@ -100,7 +100,8 @@ def test_malformed_user_rules(tmp_path: Path, capsys) -> None:
     rules = tmp_path / "r.yaml"
     rules.write_text("library: r\nentries:\n  - {cuda: x, kind: nonsense}\n")
     assert main(["scan", "--rules", str(rules), str(EXAMPLES / "saxpy")]) == 2
-    assert capsys.readouterr().err.strip() == f"portkit: error: {rules}: entry 1 (x): key 'kind': 'nonsense' is not one of function, type, enum, macro, header, link, intrinsic, asm, field"
+    assert capsys.readouterr().err.strip() == (f"portkit: error: {rules}: entry 1 (x): key 'kind': 'nonsense' is not one of "
+                                               "function, type, enum, macro, header, link, intrinsic, asm, field")
 
 
 def test_empty_tree_says_so(tmp_path: Path, capsys) -> None:

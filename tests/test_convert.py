@@ -326,7 +326,8 @@ def test_no_write_escapes_through_a_symlink(tmp_path: Path, capsys) -> None:
 def test_hipify_perl_backend(tmp_path: Path, capsys, monkeypatch) -> None:
     src = tmp_path / "src"
     src.mkdir()
-    (src / "a.cu").write_text("#include <cuda_runtime.h>\nvoid f(float* p, ncclComm_t c) { cudaFree(p); ncclCommShrink(c, 0, 0, 0, 0, 0); }\n")
+    (src / "a.cu").write_text("#include <cuda_runtime.h>\n"
+                              "void f(float* p, ncclComm_t c) { cudaFree(p); ncclCommShrink(c, 0, 0, 0, 0, 0); }\n")
     log = tmp_path / "argv.jsonl"
     monkeypatch.setenv("FAKE_HIPIFY_LOG", str(log))
     code = main(["convert", "--backend", "hipify-perl", "--hipify-perl", str(FAKE_HIPIFY), "--roc", "--launch-syntax", "hip",

@@ -73,7 +73,8 @@ def test_definitions_and_declarations() -> None:
 
 
 def test_includes_and_inline_asm() -> None:
-    src = '#include <cuda_runtime.h>\n#include "curand_kernel.h"\n__device__ int l() { int x; asm volatile("mov.u32 %0, " "%%laneid;" : "=r"(x)); return x; }\n'
+    src = ('#include <cuda_runtime.h>\n#include "curand_kernel.h"\n'
+           '__device__ int l() { int x; asm volatile("mov.u32 %0, " "%%laneid;" : "=r"(x)); return x; }\n')
     found = occurrences(src)
     assert (1, "include", "cuda_runtime.h") in found
     assert (2, "include", "curand_kernel.h") in found

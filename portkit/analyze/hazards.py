@@ -24,7 +24,7 @@ LDS_BYTES = 64 * 1024
 # Number literals the parser reports in binary expressions (warp size and its masks), by operator.
 WARP_LITERALS = frozenset({"32", "31", "5", "0x1f", "0x1F", "0x1fu", "0x1Fu", "32u", "31u", "5u"})
 WARP_OPERATORS = {"/": ("32", "32u"), "%": ("32", "32u"), "&": ("31", "31u", "0x1f", "0x1F", "0x1fu", "0x1Fu"),
-                   ">>": ("5", "5u")}
+                  ">>": ("5", "5u")}
 # Cooperative launches and multi-device grids; a grid_group itself is only a hazard when it syncs.
 COOPERATIVE = {"cudaLaunchCooperativeKernel", "cudaLaunchCooperativeKernelMultiDevice", "this_multi_grid",
                "multi_grid_group", "cudaCooperativeLaunch", "cudaLaunchAttributeCooperative"}
@@ -41,6 +41,7 @@ TEXTURE_TEMPLATES = {"texture", "surface"}
 INTERESTING_NAMES = frozenset(COOPERATIVE | STREAM_PRIORITY | HOPPER | DEVICE_PROPERTY_FIELDS | TEXTURE_TEMPLATES
                               | {"warpSize", "cudaFuncSetAttribute", "cudaFuncAttributeMaxDynamicSharedMemorySize",
                                  "this_grid", "grid_group", "sync"})
+
 
 def device_code(parsed: ParsedFile) -> Callable[[Occurrence], bool]:
     """Whether an occurrence is inside a kernel or __device__ function: where device-only hazards can be.
@@ -88,7 +89,8 @@ def shared_memory(parsed: ParsedFile, context: Context) -> Iterator[Finding]:
     for function, (total, first) in sorted(_static_shared_bytes(parsed, constants).items()):
         if total > LDS_BYTES:
             where = f"in {function}" if function else "at file scope"
-            yield hazard(parsed, first, codes.SHARED_MEMORY_OVER_64K, f"{total // 1024} KiB of static shared memory {where} (AMD LDS: 64 KiB)")
+            yield hazard(parsed, first, codes.SHARED_MEMORY_OVER_64K,
+                         f"{total // 1024} KiB of static shared memory {where} (AMD LDS: 64 KiB)")
     for o in parsed.occurrences:
         if o.role is K.LAUNCH:
             config = split_arguments(o.detail)
@@ -100,7 +102,8 @@ def shared_memory(parsed: ParsedFile, context: Context) -> Iterator[Finding]:
         if o.get("arg1") == "cudaFuncAttributeMaxDynamicSharedMemorySize":
             value = evaluate(o.get("arg2"), constants)
             if value is not None and value > LDS_BYTES:
-                yield hazard(parsed, o, codes.SHARED_MEMORY_OVER_64K, f"{value // 1024} KiB of dynamic shared memory requested (AMD LDS: 64 KiB)")
+                yield hazard(parsed, o, codes.SHARED_MEMORY_OVER_64K,
+                             f"{value // 1024} KiB of dynamic shared memory requested (AMD LDS: 64 KiB)")
             else:
                 yield hazard(parsed, o, codes.DYNAMIC_SHARED_MEMORY_OPT_IN, f"dynamic shared memory limit raised to {o.get('arg2')}")
 
@@ -116,8 +119,8 @@ def compute_capability_checks(parsed: ParsedFile, context: Context) -> Iterator[
         if o.role is K.PREPROCESSOR_CONDITION:
             for match in re.finditer(r"__CUDA_ARCH__\s*(>=|>|<=|<|==|!=)\s*(\d{3,4})", o.text):
                 capability = str(int(match.group(2)) // 10)
-                yield hazard(parsed, o, codes.COMPUTE_CAPABILITY_CHECK, f"'{match.group()}' tests an NVIDIA generation; "
-                                                  f"the nearest AMD target: {facts.describe(capability)}")
+                yield hazard(parsed, o, codes.COMPUTE_CAPABILITY_CHECK,
+                             f"'{match.group()}' tests an NVIDIA generation; the nearest AMD target: {facts.describe(capability)}")
         elif _capability_test(o) and o.position.line not in lines and _uses_device_properties(parsed) \
                 and (o.position.line in current_lines or o.position.line not in legacy_lines):
             lines.add(o.position.line)

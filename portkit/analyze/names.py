@@ -155,5 +155,6 @@ def analyze_names(parsed: ParsedFile, context: Context) -> Iterable[Finding]:
                 yield rule_finding(parsed.path, rule, occurrence.text, occurrence.span, occurrence.position, context,
                                    occurrence.function, occurrence)
             elif CUDA_LOOKING_HEADER.match(occurrence.text) and occurrence.detail == "system":
-                yield simple_finding(parsed.path, occurrence, API_UNKNOWN, f"<{occurrence.text}> looks like a CUDA header, but no rule knows it",
+                yield simple_finding(parsed.path, occurrence, API_UNKNOWN,
+                                     f"<{occurrence.text}> looks like a CUDA header, but no rule knows it",
                                      "Check the header, or add a rule for it with --rules.")

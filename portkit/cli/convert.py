@@ -59,9 +59,11 @@ def convert(
     backend: str = typer.Option("native", "--backend", help="native, or hipify-perl for the text rewrite (portkit adds markers)."),
     hipify_perl: Optional[str] = typer.Option(None, "--hipify-perl", help="Path to hipify-perl (default: on PATH)."),
     roc: bool = typer.Option(False, "--roc", help="Prefer rocRAND/rocBLAS/rocSPARSE... names over hip* where both exist."),
-    launch_syntax: str = typer.Option("cuda", "--launch-syntax", help="cuda keeps <<<>>> (hipcc accepts it); hip writes hipLaunchKernelGGL."),
+    launch_syntax: str = typer.Option("cuda", "--launch-syntax",
+                                      help="cuda keeps <<<>>> (hipcc accepts it); hip writes hipLaunchKernelGGL."),
     no_markers: bool = typer.Option(False, "--no-markers", help="Do not insert '// portkit: ...' marker comments."),
-    offload_arch: List[str] = typer.Option([], "--offload-arch", help="AMD GPU target(s) for build files and --verify (default: derived from sm_XX, else gfx90a)."),
+    offload_arch: List[str] = typer.Option(
+        [], "--offload-arch", help="AMD GPU target(s) for build files and --verify (default: derived from sm_XX, else gfx90a)."),
     force: Force = False,
 ) -> None:
     """Convert CUDA sources and build files to HIP.

@@ -64,7 +64,8 @@ def scan(
     settings: RunSettings,
     fmt: str = typer.Option("text", "--format", "-f", help="Output format: text, json, md, html or sarif."),
     output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write the output to this file ('-': stdout)."),
-    report: List[Path] = typer.Option([], "--report", help="Also write a report; the format follows the extension (.md, .html, .json, .sarif)."),
+    report: List[Path] = typer.Option(
+        [], "--report", help="Also write a report; the format follows the extension (.md, .html, .json, .sarif)."),
     color: Optional[bool] = typer.Option(None, "--color/--no-color", help="Force or disable colour (default: when a terminal)."),
     details: bool = typer.Option(False, "--details", "-v", help="Text output: also list every site (file:line), grouped by API."),
     shard: Optional[str] = typer.Option(None, "--shard", metavar="I/N", help=_SHARD_HELP),
@@ -86,7 +87,8 @@ def scan(
 @pipeline_command("Files or directories to scan.")
 def report(
     settings: RunSettings,
-    fmt: Optional[str] = typer.Option(None, "--format", "-f", help="md, html, json, sarif or text (default: from -o's extension, else md)."),
+    fmt: Optional[str] = typer.Option(
+        None, "--format", "-f", help="md, html, json, sarif or text (default: from -o's extension, else md)."),
     output: Optional[Path] = typer.Option(None, "--output", "-o", help="Report file (default and '-': stdout)."),
 ) -> None:
     """Write a migration report: summary, readiness, effort estimate, per-library tables,

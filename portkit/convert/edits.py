@@ -18,6 +18,7 @@ class Applied:
     data: bytes
     skipped: tuple[Edit, ...] = ()  # edits that overlapped others without nesting in them
 
+
 @dataclasses.dataclass(frozen=True)
 class EditOptions:
     launch_syntax: str = "cuda"  # "hip": k<<<...>>>(...) becomes hipLaunchKernelGGL(k, ...)

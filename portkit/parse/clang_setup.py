@@ -42,7 +42,7 @@ def resource_dir() -> str:
     found = sorted(glob.glob("/usr/lib/llvm-*/lib/clang/*/include/stddef.h"), reverse=True)
     if not found:
         raise ToolError("the clang engine: no clang resource directory found; install Debian's libclang-common-15-dev "
-                         "(hipcc brings one) or set PORTKIT_CLANG_RESOURCE_DIR")
+                        "(hipcc brings one) or set PORTKIT_CLANG_RESOURCE_DIR")
     return str(Path(found[0]).parent.parent)
 
 

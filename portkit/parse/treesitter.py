@@ -712,9 +712,10 @@ def parse_source(path: str, source: bytes, keep: Keep | None = None, literals: f
 
     `api` says whether a name is a CUDA API a rule knows (which a misparse must not make the
     project's); `cuda_declared` (default `api`) whether a CUDA header declares it, so that a
-    definition of it in a preprocessor branch is a fallback, not the project's own. `macros` is the project's macro table (portkit/parse/macros.py); without one, the
-    file's own #defines. The tree may be of prepared bytes (portkit/parse/prepare.py): same length
-    and newlines, so offsets are the source's; names the tree does not describe are matched token by token.
+    definition of it in a preprocessor branch is a fallback, not the project's own. `macros` is
+    the project's macro table (portkit/parse/macros.py); without one, the file's own #defines.
+    The tree may be of prepared bytes (portkit/parse/prepare.py): same length and newlines, so
+    offsets are the source's; names the tree does not describe are matched token by token.
     """
     language, query = _language()
     # A BOM is not C++; blank it out with spaces so byte offsets stay the same.

@@ -131,8 +131,7 @@ def checklist(data: dict[str, Any]) -> list[dict[str, Any]]:
                       "(portkit shim) until the port is done."},
         {"step": "Fixed test conditions",
          "determined": ("cuRAND is used: hipRAND/rocRAND streams differ, so results are not bitwise equal across vendors. "
-                        if rng else "No random-number library found. ")
-                       + f"{s['kernels']} kernels to cover.",
+                        if rng else "No random-number library found. ") + f"{s['kernels']} kernels to cover.",
          "remaining": "Pin inputs, seeds and generators; run the same test data on both vendors; "
                       "agree tolerances before comparing."},
         {"step": "Numerical correctness",

@@ -10,8 +10,9 @@ from pathlib import Path
 import pytest
 
 from portkit.cli import main
-MANIFEST = ".portkit-manifest.json"
 from safety_kit import CUDA, HIP, portkit, snapshot, write
+
+MANIFEST = ".portkit-manifest.json"
 
 
 def project(tmp: Path) -> Path:
