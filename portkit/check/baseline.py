@@ -81,9 +81,12 @@ def fingerprint(finding: Finding, path: str, line_text: str) -> str:
 
 def fingerprint_all(findings: Iterable[Finding], sources: dict[str, bytes], root: Path) -> list[Fingerprinted]:
     indexes = {path: LineIndex(data) for path, data in sources.items()}
+    relative: dict[str, str] = {}  # resolving is a syscall per path component: once per file
     fingerprinted = []
     for f in findings:
-        path = relative_path(f.path, root)
+        path = relative.get(f.path)
+        if path is None:
+            path = relative[f.path] = relative_path(f.path, root)
         fingerprinted.append(Fingerprinted(f, path, fingerprint(f, path, _line_text(indexes.get(f.path), f.position.line))))
     return fingerprinted
 
