@@ -96,26 +96,20 @@ class Layout:
 
     def closing(self, opening: int) -> int:
         """The bracket that closes the one at `opening` (code bytes only), or -1."""
-        source, depth = self.source, 0
-        want, close = source[opening], _CLOSING[source[opening]]
-        for offset in range(opening, len(source)):
-            if self.code[offset] and source[offset] == want:
-                depth += 1
-            elif self.code[offset] and source[offset] == close:
-                depth -= 1
-                if depth == 0:
-                    return offset
-        return -1
+        return self._partner(opening, _CLOSING[self.source[opening]], range(opening, len(self.source)))
 
     def opening(self, closing: int) -> int:
         """The bracket that opens the one at `closing` (code bytes only), or -1."""
-        source, depth = self.source, 0
-        want = source[closing]
-        start = next(o for o, c in _CLOSING.items() if c == want)
-        for offset in range(closing, -1, -1):
-            if self.code[offset] and source[offset] == want:
+        start = next(o for o, c in _CLOSING.items() if c == self.source[closing])
+        return self._partner(closing, start, range(closing, -1, -1))
+
+    def _partner(self, bracket: int, partner: int, offsets: range) -> int:
+        """Walk `offsets` from `bracket`, counting nesting, to the code byte `partner` that balances it."""
+        source, code, want, depth = self.source, self.code, self.source[bracket], 0
+        for offset in offsets:
+            if code[offset] and source[offset] == want:
                 depth += 1
-            elif self.code[offset] and source[offset] == start:
+            elif code[offset] and source[offset] == partner:
                 depth -= 1
                 if depth == 0:
                     return offset

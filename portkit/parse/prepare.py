@@ -29,12 +29,6 @@ from portkit.parse.recovery import error_weight
 
 _LINE_START_NAME = re.compile(rb"^[ \t]*([A-Za-z_]\w*)", re.M)
 _ALL_CAPS = re.compile(rb"[A-Z][A-Z0-9_]{2,}")
-_CONTROL = re.compile(rb"\b(?:if|for|while|switch)\Z")
-# A statement may follow these words directly.
-_OPENS_STATEMENT = re.compile(rb"(?<!\w)(?:else|do)\Z")
-_UNKNOWN_ATTRIBUTES = re.compile(rb"\b__(?:builtin_)?align__\s*\(|\b__cluster_dims__\s*\(")
-_LAUNCH_BOUNDS = re.compile(rb"\b__launch_bounds__\s*\(")
-_LAMBDA_QUALIFIERS = re.compile(rb"\]\s*(?:mutable\s+)?((?:(?:__host__|__device__)\s*)+)(?=\(|\{|->)")
 _BLANK_OR_COMMENT_LINES = rb"((?:[ \t]*(?://[^\n]*|/\*[^\n]*\*/)?[ \t]*\r?\n)*)"
 _CPLUSPLUS_GUARD = re.compile(
     rb"^[ \t]*#[ \t]*if(?:def[ \t]+__cplusplus|[ \t]+defined[ \t]*\(?[ \t]*__cplusplus[ \t]*\)?|[ \t]+__cplusplus)[^\n]*\n"
@@ -148,6 +142,10 @@ def _grammar_gaps(out: bytearray, layout: Layout, table: MacroTable) -> None:
             blank(out, *match.span(2))
 
 
+_UNKNOWN_ATTRIBUTES = re.compile(rb"\b__(?:builtin_)?align__\s*\(|\b__cluster_dims__\s*\(")
+_LAUNCH_BOUNDS = re.compile(rb"\b__launch_bounds__\s*\(")
+
+
 def _attributes(out: bytearray, layout: Layout, table: MacroTable) -> None:
     """Attribute macros become the qualifiers that fit in their name (`DEV_INLINE` -> `__device__`, so the
     function is still a device function), or spaces; CUDA attributes the grammar lacks are blanked:
@@ -173,6 +171,9 @@ def _attributes(out: bytearray, layout: Layout, table: MacroTable) -> None:
                 blank(out, match.start(), closing + 1)
 
 
+_LAMBDA_QUALIFIERS = re.compile(rb"\]\s*(?:mutable\s+)?((?:(?:__host__|__device__)\s*)+)(?=\(|\{|->)")
+
+
 def _lambda_qualifiers(out: bytearray, layout: Layout, table: MacroTable) -> None:
     """`[=] __device__ (int i) {...}`: tree-sitter-cuda knows the qualifiers on functions only."""
     for match in _code_matches(_LAMBDA_QUALIFIERS, bytes(out), layout, b"__"):
@@ -195,6 +196,11 @@ def _pragmas(out: bytearray, layout: Layout, table: MacroTable) -> None:
         before = layout.previous_code(out, match.start())
         if before >= 0 and layout.directive[match.start()] and _header_ends_at(out, layout, before):
             blank(out, *match.span())
+
+
+_CONTROL = re.compile(rb"\b(?:if|for|while|switch)\Z")
+# A statement may follow these words directly.
+_OPENS_STATEMENT = re.compile(rb"(?<!\w)(?:else|do)\Z")
 
 
 def _header_ends_at(out: bytearray, layout: Layout, offset: int) -> bool:
