@@ -104,10 +104,6 @@ def file_work(data: dict[str, Any], rules: RuleDatabase) -> list[dict[str, Any]]
     return sorted((r for r in rows.values() if r["hours"] or r["hazards"]), key=lambda r: (-r["hours"], r["path"]))
 
 
-def _count(data: dict[str, Any], code: str) -> int:
-    return sum(1 for f in data["findings"] if f["code"] == code)
-
-
 def checklist(data: dict[str, Any]) -> list[dict[str, Any]]:
     """The six steps of a port, with what the scan established and what remains."""
     s = data["summary"]
