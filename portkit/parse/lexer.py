@@ -146,6 +146,23 @@ def _stripped(source: bytes, start: int, end: int) -> tuple[int, int]:
     return start, end
 
 
+_WORD_BYTE = re.compile(rb"\w")
+
+
+def word_start(source: bytes, offset: int) -> int:
+    """Where the word that holds the byte before `offset` starts (`offset` itself outside a word)."""
+    while offset > 0 and _WORD_BYTE.match(source, offset - 1):
+        offset -= 1
+    return offset
+
+
+def word_end(source: bytes, offset: int) -> int:
+    """Where the word that holds the byte at `offset` ends (`offset` itself outside a word)."""
+    while offset < len(source) and _WORD_BYTE.match(source, offset):
+        offset += 1
+    return offset
+
+
 def blank(out: bytearray, start: int, end: int) -> None:
     """Spaces over `out[start:end]`, line endings kept: offsets, lines and columns stay."""
     out[start:end] = bytes(out[start:end]).translate(_TO_SPACE)

@@ -21,12 +21,11 @@ from typing import Callable, Iterable
 from tree_sitter import Node
 
 from portkit.model import Occurrence, Role, Span
-from portkit.parse.lexer import layout_of
+from portkit.parse.lexer import layout_of, word_start
 from portkit.textutil import LineIndex
 
 # A name, qualified or not; not the tail of a number (`1e5f`, `0x1fu`) or of another name.
 _NAME = re.compile(rb"(?<![\w.])[A-Za-z_]\w*(?:[ \t]*::[ \t]*~?[A-Za-z_]\w*)*")
-_WORD = re.compile(rb"\w")
 # A conditional directive and its condition (comments aside).
 _CONDITION = re.compile(rb"#[ \t]*(if|ifdef|ifndef|elif)\b[ \t]*")
 # Directives whose text holds no names: a header's path, a message, a pragma.
@@ -118,8 +117,7 @@ def unparsed_regions(root: Node, source: bytes, parsed: bytes) -> list[tuple[int
                if s.is_missing and s.parent is not None and s.parent.type.endswith("_literal")]
     merged: list[tuple[int, int]] = []
     for start, end in sorted(errors + changed_regions(source, parsed)):
-        while start > 0 and _WORD.match(source, start - 1):
-            start -= 1
+        start = word_start(source, start)
         if merged and start <= merged[-1][1]:
             merged[-1] = (merged[-1][0], max(end, merged[-1][1]))
         else:

@@ -8,12 +8,11 @@ the prepared bytes the tree was parsed from replaced in place (portkit/parse/pre
 """
 from __future__ import annotations
 
-import re
-
 from tree_sitter import Node
 
+from portkit.parse.lexer import word_end, word_start
+
 SPACES = ("__host__", "__device__", "__global__")
-_WORD = re.compile(rb"\w")
 
 
 def spaces_of(node: Node) -> tuple[str, ...]:
@@ -28,11 +27,7 @@ def spelled_spaces(node: Node, source: bytes) -> str:
     for child in node.children:
         if child.is_named or child.type not in SPACES:
             continue
-        start, end = child.start_byte, child.end_byte
-        while start > 0 and _WORD.match(source, start - 1):
-            start -= 1
-        while end < len(source) and _WORD.match(source, end):
-            end += 1
+        start, end = word_start(source, child.start_byte), word_end(source, child.end_byte)
         word = source[start:end].decode("utf-8", "replace")
         if word not in words:
             words.append(word)
