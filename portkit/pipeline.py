@@ -145,15 +145,19 @@ class FileContents:
     def __init__(self, index: StatIndex | None, limit: int):
         self.index = index
         self._read = functools.partial(read_bytes, limit=limit)
+        self._digests: dict[str, str] = {}  # files read in this run (the index may not trust a fresh edit)
 
     def _fresh(self, path: str) -> tuple[str | None, FileDefinitions, bytes | None]:
         try:
             if self.index is not None:
-                return self.index.record(path, self._read)
-            data = self._read(path)
+                digest, defined, data = self.index.record(path, self._read)
+            else:
+                data = self._read(path)
+                digest, defined = hashlib.sha256(data).hexdigest(), file_definitions(data)
         except (OSError, TooLarge):
             return None, (), None  # reported when the file itself is processed
-        return hashlib.sha256(data).hexdigest(), file_definitions(data), data
+        self._digests[path] = digest
+        return digest, defined, data
 
     def definitions(self, path: str) -> FileDefinitions:
         known = self.index.known(path) if self.index is not None else None
@@ -161,6 +165,8 @@ class FileContents:
 
     def content(self, path: str, want_data: bool) -> tuple[str | None, bytes | None]:
         """The SHA-256 of the file's bytes (None: unreadable), and the bytes when read or wanted."""
+        if not want_data and path in self._digests:
+            return self._digests[path], None
         known = self.index.known(path) if self.index is not None else None
         if known is not None and not want_data:
             return known[0], None
