@@ -16,6 +16,7 @@ from typing import Any
 from portkit.codes import Status
 from portkit.model import Finding, Fix, FixAction, Occurrence, Position, Role, Severity, Span
 from portkit.store import cache_root, code_fingerprint, read_entry, write_entry
+from portkit.tally import Tally, tally
 from portkit.walk import SourceFile
 
 
@@ -44,6 +45,13 @@ class FileResult:
     # clang engine: the findings of the project headers a unit includes, and the files it read (path, SHA-256).
     headers: tuple[tuple[str, tuple[Finding, ...]], ...] = ()
     depends: tuple[tuple[str, str], ...] = ()
+    # The findings counted (portkit/tally.py): a summary-only run keeps this instead of the findings.
+    tally: Tally | None = None
+
+    def summarized(self) -> FileResult:
+        """This result with its findings counted instead of kept."""
+        counted = self.tally if self.tally is not None else tally(self.findings)
+        return dataclasses.replace(self, findings=(), headers=(), tally=counted)
 
 
 def cache_salt(rules: Any, settings: Any, prefer_roc: bool, environment: str = "", macros: str = "") -> str:
@@ -111,23 +119,27 @@ def _unpack_occurrence(t: list[Any]) -> Occurrence:
 
 
 def pack_result(result: FileResult) -> dict[str, Any]:
-    return {"lines": result.lines, "error_line": result.error_line, "encoding": result.encoding, "warning": result.warning,
-            "problem": result.problem, "findings": [pack_finding(f) for f in result.findings],
-            "definitions": sorted(result.definitions), "declared": sorted(result.declared),
-            "aliases": [list(a) for a in result.aliases], "suppressions": [list(s) for s in result.suppressions],
-            "pending": [_pack_occurrence(o) for o in result.pending],
-            "headers": [[path, [pack_finding(f) for f in findings]] for path, findings in result.headers],
-            "depends": [list(d) for d in result.depends]}
+    """A result as JSON: with its findings, or (a summarized result) with its tally instead."""
+    packed = {"lines": result.lines, "error_line": result.error_line, "encoding": result.encoding,
+              "warning": result.warning, "problem": result.problem,
+              "definitions": sorted(result.definitions), "declared": sorted(result.declared),
+              "aliases": [list(a) for a in result.aliases], "suppressions": [list(s) for s in result.suppressions],
+              "pending": [_pack_occurrence(o) for o in result.pending], "depends": [list(d) for d in result.depends]}
+    if result.tally is not None:
+        return {**packed, "tally": result.tally.pack()}
+    return {**packed, "findings": [pack_finding(f) for f in result.findings],
+            "headers": [[path, [pack_finding(f) for f in findings]] for path, findings in result.headers]}
 
 
 def unpack_result(file: SourceFile, d: dict[str, Any]) -> FileResult:
+    counted = Tally.unpack(d["tally"]) if "tally" in d else None
     return FileResult(file, d["lines"], d["error_line"], d["encoding"], d["warning"], d["problem"],
-                      tuple(unpack_finding(f) for f in d["findings"]), frozenset(d["definitions"]),
+                      tuple(unpack_finding(f) for f in d.get("findings", ())), frozenset(d["definitions"]),
                       frozenset(d["declared"]), tuple((a, b) for a, b in d["aliases"]),
                       tuple((line, codes) for line, codes in d["suppressions"]),
                       tuple(_unpack_occurrence(o) for o in d["pending"]),
-                      headers=tuple((path, tuple(unpack_finding(f) for f in findings)) for path, findings in d["headers"]),
-                      depends=tuple((path, digest) for path, digest in d["depends"]))
+                      headers=tuple((path, tuple(unpack_finding(f) for f in findings)) for path, findings in d.get("headers", ())),
+                      depends=tuple((path, digest) for path, digest in d["depends"]), tally=counted)
 
 
 def _unchanged(depends: tuple[tuple[str, str], ...]) -> bool:
@@ -142,36 +154,42 @@ def _unchanged(depends: tuple[tuple[str, str], ...]) -> bool:
 
 
 class ScanCache:
+    """Each file's result under two entries: with its findings, and summarized (for a summary-only run).
+
+    Picklable: worker processes store what they compute themselves."""
+
     def __init__(self, salt: str, root: Path | None = None):
         self.root = (root or cache_root() / "scan") / salt
-        self.hits = 0
-        self.misses = 0
-        self._pending: dict[str, str] = {}  # path -> digest of a miss
 
-    def _entry(self, digest: str) -> Path:
-        return self.root / digest[:2] / f"{digest}.json"
+    def _entry(self, digest: str, summary: bool) -> Path:
+        return self.root / digest[:2] / (f"{digest}.summary.json" if summary else f"{digest}.json")
 
-    def lookup(self, file: SourceFile, content: str | None, key: bytes = b"") -> FileResult | None:
-        """The cached result for the file whose bytes have SHA-256 `content` (None: unreadable,
-        a miss); `key`: what else the result depends on (the clang engine's flags and headers)."""
+    @staticmethod
+    def key(file: SourceFile, content: str | None, key: bytes = b"") -> str | None:
+        """The entry name of the file whose bytes have SHA-256 `content` (None: unreadable, never cached);
+        `key`: what else the result depends on (the clang engine's flags and headers)."""
         if content is None:
             return None
         # The path is part of the key: results carry it (findings, diagnostics).
-        digest = hashlib.sha256(file.path.encode("utf-8", "surrogateescape") + b"\0" + key + b"\0"
-                                + content.encode("ascii")).hexdigest()
-        entry = read_entry(self._entry(digest))
+        return hashlib.sha256(file.path.encode("utf-8", "surrogateescape") + b"\0" + key + b"\0"
+                              + content.encode("ascii")).hexdigest()
+
+    def lookup(self, file: SourceFile, digest: str | None, summary: bool = False) -> FileResult | None:
+        """The cached result (summarized when `summary`), or None for a miss."""
+        if digest is None:
+            return None
+        entry = read_entry(self._entry(digest, summary))
         try:
             result = unpack_result(file, entry) if isinstance(entry, dict) else None
         except (KeyError, TypeError, ValueError, IndexError):
             result = None
-        if result is None or not _unchanged(result.depends):
-            self.misses += 1
-            self._pending[file.path] = digest
+        if result is None or (summary and result.tally is None) or not _unchanged(result.depends):
             return None
-        self.hits += 1
         return result
 
-    def put(self, result: FileResult) -> None:
-        digest = self._pending.pop(result.file.path, None)
-        if digest is not None:
-            write_entry(self._entry(digest), pack_result(result))
+    def put(self, digest: str, result: FileResult) -> FileResult:
+        """Store a fresh result under both entries; returns it summarized."""
+        summarized = result.summarized()
+        write_entry(self._entry(digest, False), pack_result(result))
+        write_entry(self._entry(digest, True), pack_result(summarized))
+        return summarized

@@ -11,11 +11,13 @@ a part of the files; `merge` finishes the parts together, like one run.
 """
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import ctypes.util
 import dataclasses
 import functools
 import hashlib
+import itertools
 import json
 import multiprocessing
 import os
@@ -29,7 +31,6 @@ from portkit.analyze.registry import path_tails
 from portkit.analyze.hazards import INTERESTING_NAMES, WARP_LITERALS
 from portkit.analyze.names import is_interesting, needs_aliases, resolve_pending
 from portkit.cache import FileResult, ScanCache, cache_salt
-from portkit.codes import API_UNKNOWN
 from portkit.engines import CLANG_UNITS, ClangJob, clang_job, digests, findings_of_headers, log_engine
 from portkit.model import Finding, ParsedFile, Role, Severity
 from portkit.parse import MacroTable, parse_source
@@ -38,10 +39,12 @@ from portkit.parse.clang_merge import ClangParse
 from portkit.rules import RuleDatabase, Target, load_database
 from portkit.settings import RunSettings, available_cpus
 from portkit.statindex import StatIndex
+from portkit.tally import Tally, dropped, project_tally, tally
 from portkit.walk import DEFAULT_MAX_FILE_SIZE, SourceFile, TooLarge, WalkWarning, classify, discover, read_bytes, read_source
 
-# Below this many files a process pool costs more than it saves.
+# Below this many files, or this many bytes, a process pool costs more than it saves.
 _POOL_THRESHOLD = 16
+_POOL_BYTES = 128 << 10
 _PROGRESS_THRESHOLD = 50
 # Diagnostics that mean a file was not looked at: a convert over it is not complete.
 UNCONVERTED = ("unreadable", "too-large")
@@ -78,6 +81,9 @@ class ScanResult:
     # Per file, the `// portkit: ignore[...]` comments: (line, codes; empty for all).
     suppressions: dict[str, tuple[tuple[int, frozenset[str]], ...]] = dataclasses.field(default_factory=dict)
     macros: MacroTable | None = None  # the project's macro table, for parsing its files again (analyze_bytes)
+    # Each file's findings counted (portkit/tally.py). A summary-only run has these and no `findings`.
+    tallies: dict[str, Tally] = dataclasses.field(default_factory=dict)
+    summary_only: bool = False
 
     def read_paths(self) -> list[str]:
         """Every file the run looked at, read or not: what an output must never overwrite."""
@@ -109,6 +115,8 @@ class Job:
     clang: ClangJob | None = None
     max_file_size: int = DEFAULT_MAX_FILE_SIZE
     macros: MacroTable | None = None  # the project's #defines the parser sees through (None: each file's own)
+    cache: ScanCache | None = None  # where fresh results are stored (by the process that made them)
+    summary: bool = False  # results carry their findings counted, not the findings (portkit/tally.py)
 
     def keep(self, name: str) -> bool:
         return is_interesting(name, self.known)
@@ -242,51 +250,70 @@ def _die_with_parent() -> None:
         pass  # not Linux: the pool's own shutdown still applies
 
 
-def _process_in_worker(file: SourceFile, data: bytes | None) -> FileResult:
+def processed(job: Job, file: SourceFile, data: bytes | None, entry: str | None) -> FileResult:
+    """A file's fresh result, stored under its cache `entry` (when given), summarized for a summary-only run.
+
+    Storing happens here, in the worker: the parent of a summary-only run never holds a file's findings."""
+    result = process_file(job, file, data)
+    if job.cache is not None and entry is not None and result.problem != "engine":  # a fallback is retried, never cached
+        summarized = job.cache.put(entry, result)
+        return summarized if job.summary else result
+    return result.summarized() if job.summary else result
+
+
+def _process_in_worker(file: SourceFile, data: bytes | None, entry: str | None) -> FileResult:
     assert _worker_job is not None
-    return process_file(_worker_job, file, data)
+    return processed(_worker_job, file, data, entry)
 
 
-def _pooled(job: Job, files: list[SourceFile], datas: list[bytes | None], jobs: int) -> Iterator[FileResult]:
+def _pooled(job: Job, files: list[SourceFile], datas: list[bytes | None], entries: list[str | None],
+            jobs: int) -> Iterator[FileResult]:
     # fork shares the rules and context with the workers at no cost.
     method = "fork" if "fork" in multiprocessing.get_all_start_methods() else None
     with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context(method), initializer=_init_worker,
                              initargs=(job,)) as pool:
-        yield from pool.map(_process_in_worker, files, datas, chunksize=max(1, len(files) // (jobs * 8)))
+        yield from pool.map(_process_in_worker, files, datas, entries, chunksize=max(1, len(files) // (jobs * 8)))
 
 
-def _results(job: Job, files: list[SourceFile], jobs: int, cache: ScanCache | None,
-             contents: FileContents) -> Iterator[FileResult]:
+def _results(job: Job, files: list[SourceFile], datas: list[bytes | None], entries: list[str | None],
+             jobs: int) -> Iterator[FileResult]:
     """Each file's result, from the cache when its bytes are unchanged, else freshly processed."""
-    todo: list[SourceFile] = []
-    datas: list[bytes | None] = []
-    for file in files:
-        content, data = contents.content(file.path, job.keep_sources) if cache is not None else (None, None)
-        hit = cache.lookup(file, content, job.cache_key(file)) if cache is not None else None
+    todo: list[tuple[SourceFile, bytes | None, str | None]] = []
+    cache = job.cache
+    for file, data, entry in zip(files, datas, entries):
+        hit = cache.lookup(file, entry, job.summary) if cache is not None else None
         if hit is not None:
             yield dataclasses.replace(hit, data=data if job.keep_sources else None)
         else:
-            todo.append(file)
-            datas.append(data)
+            todo.append((file, data, entry))
     workers = min(jobs or available_cpus(), available_cpus())
-    # A clang unit takes a tenth of a second or more: two of them already pay for a pool.
-    threshold = 2 if sum(map(job.is_clang_unit, (f.path for f in todo))) >= 2 else _POOL_THRESHOLD
-    if workers == 1 or len(todo) < threshold:
-        fresh: Iterable[FileResult] = map(functools.partial(process_file, job), todo, datas)
+    columns = [list(column) for column in zip(*todo)] or [[], [], []]
+    if workers == 1 or not _worth_a_pool(job, columns[0]):
+        yield from map(functools.partial(processed, job), *columns)
     else:
-        fresh = _pooled(job, todo, datas, workers)
-    for result in fresh:
-        if cache is not None and result.problem != "engine":  # a fallback is retried next time, never cached
-            cache.put(result)
-        yield result
+        yield from _pooled(job, *columns, workers)
+
+
+def _worth_a_pool(job: Job, files: list[SourceFile]) -> bool:
+    """Whether starting worker processes costs less than it saves: many files, or a few big ones."""
+    if len(files) >= _POOL_THRESHOLD:
+        return True
+    if len(files) < 2:
+        return False
+    # A clang unit takes a tenth of a second or more: two of them already pay for a pool.
+    if sum(map(job.is_clang_unit, (f.path for f in files))) >= 2:
+        return True
+    size = 0
+    for file in files:
+        with contextlib.suppress(OSError):
+            size += os.stat(file.path).st_size
+    return size >= _POOL_BYTES
 
 
 def _project_filter(findings: list[Finding], names: frozenset[str], declared: frozenset[str]) -> Iterator[Finding]:
     """Apply what only the whole project shows: a name another file defines is the project's own."""
     for finding in findings:
-        if finding.shadowable and finding.name in names:
-            continue
-        if finding.code == API_UNKNOWN and finding.name in declared:
+        if dropped(finding.code, finding.name, finding.shadowable, names, declared):
             continue
         if finding.fix is not None and finding.name in declared:
             finding = dataclasses.replace(finding, fix=None)
@@ -325,13 +352,60 @@ class Collected:
     walked: list[SourceFile] = dataclasses.field(default_factory=list)
     salt: str = ""  # the cache salt: portkit's code, the rules, the target, the engine, the macro table
     macros: MacroTable | None = None
+    summary_only: bool = False  # results carry tallies, not findings
 
 
-def collect_pipeline(settings: RunSettings, *, keep_sources: bool = False, prefer_roc: bool = False,
-                     progress: bool = False, rules: RuleDatabase | None = None,
-                     select: Callable[[str], bool] | None = None) -> Collected:
-    """Walk, then parse and analyse the files `select` keeps (all by default; in parallel, cached).
+@dataclasses.dataclass
+class PlannedRun:
+    """A run after its walk, before any file is parsed: the job, the selected files and their cache entries.
 
+    `fingerprint` names everything a summary of the run depends on, so that a caller holding a summary
+    made under the same fingerprint can use it without collecting anything (portkit/report/memo.py).
+    """
+
+    job: Job
+    walked: list[SourceFile]
+    walk_warnings: list[WalkWarning]
+    chosen: list[SourceFile]
+    datas: list[bytes | None]  # each chosen file's bytes, where read already (kept sources)
+    entries: list[str | None]  # each chosen file's cache entry (None: no cache, or unreadable)
+    contents: FileContents
+    salt: str
+    jobs: int
+
+    def fingerprint(self) -> str | None:
+        """The salt, the options, and each selected file's path, kind and cache entry; None when some file has
+        no entry (no cache, unreadable, too large): its diagnostics are not in any entry."""
+        if self.job.cache is None or None in self.entries:
+            return None
+        digest = hashlib.sha256(f"{self.salt}|{self.job.summary}|{self.job.max_file_size}".encode())
+        for file, entry in zip(self.chosen, self.entries):
+            digest.update(f"\0{file.path}\0{file.file_type}\0{entry}".encode("utf-8", "surrogateescape"))
+        digest.update(json.dumps(self.walk_warnings).encode("utf-8", "surrogateescape"))
+        return digest.hexdigest()
+
+    def collect(self, progress: bool = False) -> Collected:
+        """Each selected file's result (in parallel, cached): `finish_pipeline`'s input."""
+        job = self.job
+        results = list(_with_progress(_results(job, self.chosen, self.datas, self.entries, self.jobs), len(self.chosen),
+                                      progress))
+        self.save_index()
+        if job.clang is not None:
+            log_engine(results, job.is_clang_unit)
+        return Collected(job.context, results, self.walk_warnings, self.walked, self.salt, job.macros, job.summary)
+
+    def save_index(self) -> None:
+        if self.contents.index is not None:
+            self.contents.index.save(f.path for f in self.walked)
+
+
+def plan_pipeline(settings: RunSettings, *, keep_sources: bool = False, prefer_roc: bool = False,
+                  rules: RuleDatabase | None = None, select: Callable[[str], bool] | None = None,
+                  summary_only: bool = False) -> PlannedRun:
+    """Walk, read what is project-wide, and name each selected file's cache entry (`select` keeps all by default).
+
+    `summary_only`: keep each file's findings counted, not the findings themselves (a text summary
+    prints counts); the clang engine, whose units report their headers' findings, always keeps them.
     What is project-wide (the macro table, the walked paths, clang's environment) always comes from
     every walked file, so a file's result is the same whichever files are selected with it.
     """
@@ -342,18 +416,26 @@ def collect_pipeline(settings: RunSettings, *, keep_sources: bool = False, prefe
     clang = clang_job(settings, rules, files) if settings.engine == "clang" else None
     contents = FileContents(StatIndex(settings.paths) if settings.cache else None, settings.max_file_size)
     macros = project_macros(files, contents)
-    job = Job(base, rules.known_names() | INTERESTING_NAMES, keep_sources, settings.engine, clang, settings.max_file_size,
-              macros)
     salt = cache_salt(rules, settings, prefer_roc, clang.env.fingerprint if clang else "", macros.fingerprint())
-    cache = ScanCache(salt) if settings.cache else None
+    job = Job(base, rules.known_names() | INTERESTING_NAMES, keep_sources, settings.engine, clang, settings.max_file_size,
+              macros, ScanCache(salt) if settings.cache else None, summary_only and clang is None)
     chosen = files if select is None else [f for f in files if select(f.path)]
-    results = list(_with_progress(_results(job, chosen, settings.jobs, cache, contents), len(chosen), progress))
-    if contents.index is not None:
-        contents.index.save(f.path for f in files)
-    if clang is not None:
-        log_engine(results, job.is_clang_unit)
+    datas: list[bytes | None] = []
+    entries: list[str | None] = []
+    for file in chosen:
+        content, data = contents.content(file.path, keep_sources) if job.cache is not None else (None, None)
+        datas.append(data)
+        entries.append(job.cache.key(file, content, job.cache_key(file)) if job.cache is not None else None)
     warnings = walk_warnings if select is None else [w for w in walk_warnings if select(w[0])]
-    return Collected(base, results, warnings, files, salt, macros)
+    return PlannedRun(job, files, warnings, chosen, datas, entries, contents, salt, settings.jobs)
+
+
+def collect_pipeline(settings: RunSettings, *, keep_sources: bool = False, prefer_roc: bool = False,
+                     progress: bool = False, rules: RuleDatabase | None = None,
+                     select: Callable[[str], bool] | None = None, summary_only: bool = False) -> Collected:
+    """Walk, then parse and analyse the files `select` keeps (all by default; in parallel, cached)."""
+    return plan_pipeline(settings, keep_sources=keep_sources, prefer_roc=prefer_roc, rules=rules, select=select,
+                         summary_only=summary_only).collect(progress)
 
 
 def _summaries(results: list[FileResult], diagnostics: list[Diagnostic]) -> tuple[list[FileSummary], dict[str, bytes]]:
@@ -386,20 +468,35 @@ def finish_pipeline(collected: Collected) -> ScanResult:
     declared = frozenset().union(*(r.declared for r in results))
     aliases = tuple(sorted({alias for r in results for alias in r.aliases}))
     context = dataclasses.replace(base, project_names=names, project_declared=declared, aliases=aliases)
-    from_units = findings_of_headers(results)
-    findings = list(_project_filter([f for r in results for f in from_units.get(r.file.path, r.findings)], names,
-                                    declared))
-    findings.extend(resolve_pending([(r.file.path, r.aliases, r.pending) for r in results if r.pending], context))
-    findings.sort(key=Finding.sort_key)
+    resolved = list(resolve_pending([(r.file.path, r.aliases, r.pending) for r in results if r.pending], context))
+    if collected.summary_only:
+        tallies = _project_tallies(results, names, declared, resolved)
+        findings: list[Finding] = []
+    else:
+        from_units = findings_of_headers(results)
+        findings = list(_project_filter([f for r in results for f in from_units.get(r.file.path, r.findings)], names,
+                                        declared))
+        findings.extend(resolved)
+        findings.sort(key=Finding.sort_key)
+        tallies = {path: tally(group) for path, group in itertools.groupby(findings, key=lambda f: f.path)}
     return ScanResult(base.rules, base.target, summaries, findings, sorted(diagnostics), sources, context,
-                      _suppressions(results), collected.macros)
+                      _suppressions(results), collected.macros, tallies, collected.summary_only)
+
+
+def _project_tallies(results: list[FileResult], names: frozenset[str], declared: frozenset[str],
+                     resolved: list[Finding]) -> dict[str, Tally]:
+    """Each file's tally without what the project's own names drop, with the names other files' aliases resolved."""
+    tallies = {r.file.path: project_tally(r.tally, names, declared) for r in results if r.tally is not None}
+    for path, group in itertools.groupby(sorted(resolved, key=Finding.sort_key), key=lambda f: f.path):
+        tallies[path] = tallies.get(path, Tally()) + tally(group)
+    return {path: found for path, found in tallies.items() if found.rows or found.listed}
 
 
 def run_pipeline(settings: RunSettings, *, keep_sources: bool = False, prefer_roc: bool = False,
-                 progress: bool = False, rules: RuleDatabase | None = None) -> ScanResult:
+                 progress: bool = False, rules: RuleDatabase | None = None, summary_only: bool = False) -> ScanResult:
     """Walk, then parse and analyse every file once (in parallel, cached by content), then finish."""
     return finish_pipeline(collect_pipeline(settings, keep_sources=keep_sources, prefer_roc=prefer_roc,
-                                            progress=progress, rules=rules))
+                                            progress=progress, rules=rules, summary_only=summary_only))
 
 
 def analyze_bytes(path: str, data: bytes, context: Context, macros: MacroTable | None = None) -> list[Finding]:

@@ -14,7 +14,8 @@ PACKAGE = Path(__file__).resolve().parent.parent / "portkit"
 # Lowest first. A module may import its own layer and the ones below, never one above.
 LAYERS = (
     ("portkit", "portkit.errors", "portkit.model", "portkit.codes", "portkit.resources",
-     "portkit.textutil", "portkit.fileio", "portkit.outpath", "portkit.store", "portkit.templating"),
+     "portkit.textutil", "portkit.fileio", "portkit.outpath", "portkit.store", "portkit.templating",
+     "portkit.tally"),
     ("portkit.rules", "portkit.ignore", "portkit.walk", "portkit.toolchain", "portkit.config", "portkit.settings"),
     ("portkit.parse",),
     ("portkit.analyze",),

@@ -7,8 +7,9 @@ from typing import List, Optional
 import typer
 
 from portkit.cli.app import app
-from portkit.cli.scan import write_result
+from portkit.cli.scan import write_data
 from portkit.report import formatter
+from portkit.report.data import data_paths, scan_data
 from portkit.shard import merge_shards
 
 _RULES_HELP = ("Rule file or directory the shards were made with (repeatable; default: the rule files they record, "
@@ -35,5 +36,5 @@ def merge(
     duplicate, mismatched or corrupt shard document.
     """
     render = formatter(fmt, details)
-    result = merge_shards(shards, rules or None)
-    raise typer.Exit(write_result(result, [*shards, *result.read_paths()], render, output, (), color))
+    data = scan_data(merge_shards(shards, rules or None))
+    raise typer.Exit(write_data(data, [*shards, *data_paths(data)], render, output, (), color))

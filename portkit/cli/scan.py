@@ -2,16 +2,17 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import List, Optional, Sequence
+from typing import Any, List, Optional, Sequence
 
 import typer
 
 from portkit.cli.app import UsageError, pipeline_command
 from portkit.fileio import STDOUT, output_stream
 from portkit.outpath import refuse_overlap
-from portkit.pipeline import ScanResult, collect_pipeline, run_pipeline
+from portkit.pipeline import collect_pipeline, run_pipeline
 from portkit.report import Formatter, format_for_path, formatter
-from portkit.report.data import scan_data
+from portkit.report.data import data_paths, scan_data
+from portkit.report.memo import summary_data
 from portkit.settings import RunSettings
 from portkit.shard import parse_spec, shard_document, write_shard
 
@@ -24,17 +25,19 @@ def run_scan(settings: RunSettings, fmt: str, output: Optional[Path], reports: t
     """Scan once; print `fmt` (to stdout or `output`) and write each extra report file."""
     render = formatter(fmt, details)
     report_formats = [(path, formatter(format_for_path(path))) for path in reports]
-    result = run_pipeline(settings, progress=True)
-    return write_result(result, [*settings.paths, *result.read_paths()], render, output, report_formats, color)
+    if fmt == "text" and not details and not reports:
+        data = summary_data(settings, progress=True)  # counts, not sites: no findings kept, a warm run reads one entry
+    else:
+        data = scan_data(run_pipeline(settings, progress=True))
+    return write_data(data, [*settings.paths, *data_paths(data)], render, output, report_formats, color)
 
 
-def write_result(result: ScanResult, inputs: Sequence[str | Path], render: Formatter, output: Optional[Path],
-                 report_formats: Sequence[tuple[Path, Formatter]] = (), color: Optional[bool] = None) -> int:
-    """Render a finished run (a scan's, or merged shards'): `render` to stdout or `output`, and each report."""
+def write_data(data: dict[str, Any], inputs: Sequence[str | Path], render: Formatter, output: Optional[Path],
+               report_formats: Sequence[tuple[Path, Formatter]] = (), color: Optional[bool] = None) -> int:
+    """Render a finished run's data (a scan's, or merged shards'): `render` to stdout or `output`, and each report."""
     for path in (output, *(path for path, _ in report_formats)):
         if path is not None and str(path) != STDOUT:
             refuse_overlap(path, inputs, directory=False)  # before anything is written
-    data = scan_data(result)
     with output_stream(output) as out:
         render(data, out, color if output is None or str(output) == STDOUT else False)
     for path, report in report_formats:

@@ -5,11 +5,13 @@ import collections
 from typing import Any
 
 from portkit import __version__
-from portkit.codes import ALL_STATUSES, API_UNKNOWN, CUDA_BRANCH, DEVICE_FUNCTION, KERNEL, KERNEL_LAUNCH, Status, in_group
+from portkit.codes import ALL_STATUSES, API_UNKNOWN, CUDA_BRANCH, DEVICE_FUNCTION, KERNEL, KERNEL_LAUNCH, in_group
 from portkit.model import Finding
 from portkit.pipeline import ScanResult
-from portkit.report.plan import api_hours, plan
+from portkit.report.plan import WARP_PREFIXES, api_hours, plan
 from portkit.rules import version_text
+from portkit.tally import (ADVICE, CODE, COLUMN, COUNT, HIP, LIBRARY, LINE, NAME, SITE_LINE, SITE_MESSAGE, SITE_NAME, STATUS, Row,
+                           listed_sites)
 from portkit.walk import BUILD_TYPES
 
 SCHEMA_VERSION = 1
@@ -35,13 +37,74 @@ def finding_data(finding: Finding) -> dict[str, Any]:
     }
 
 
-def _libraries(result: ScanResult) -> list[dict[str, Any]]:
+class _Totals:
+    """What the summary, libraries, APIs and codes sections count, from every file's tally rows.
+
+    Rows are first grouped by (code, library, name, status): a few hundred groups however many
+    files, so the per-row work is one dictionary step and the rest runs per group.
+    """
+
+    def __init__(self, result: ScanResult):
+        groups: dict[tuple[str, str, str, str], list[tuple[str, Row]]] = {}
+        for path in sorted(result.tallies):
+            for row in result.tallies[path].rows:
+                key = (row[CODE], row[LIBRARY], row[NAME], row[STATUS])
+                group = groups.get(key)
+                if group is None:
+                    groups[key] = [(path, row)]
+                else:
+                    group.append((path, row))
+        self.statuses: collections.Counter = collections.Counter()
+        self.codes: collections.Counter = collections.Counter()
+        self.code_files: dict[str, set[str]] = collections.defaultdict(set)
+        self.code_first: dict[str, tuple[str, int, int]] = {}
+        self.launches: collections.Counter = collections.Counter()
+        self.unknown: set[str] = set()
+        self.inline_asm = 0
+        self.warp_level = 0  # uses of warp-level intrinsics and warpSize
+        # per (library, name, status): sites, files, and the first site's (path, line, column, code, hip, advice)
+        self.apis: dict[tuple[str, str, str], list[Any]] = {}
+        for key, group in groups.items():
+            self._add(*key, group)
+
+    def _add(self, code: str, library: str, name: str, status: str, group: list[tuple[str, Row]]) -> None:
+        count = sum(row[COUNT] for _, row in group)
+        files = {path for path, _ in group}
+        path, row = min(group, key=lambda item: (item[0], item[1][LINE], item[1][COLUMN]))
+        first = (path, row[LINE], row[COLUMN])
+        self.codes[code] += count
+        self.code_files[code] |= files
+        if code not in self.code_first or first < self.code_first[code]:
+            self.code_first[code] = first
+        if code == KERNEL_LAUNCH:
+            self.launches[name] += count
+        elif code == API_UNKNOWN:
+            self.unknown.add(name)
+        if library == "ptx":
+            self.inline_asm += count
+        if name.startswith(WARP_PREFIXES):
+            self.warp_level += count
+        if status:
+            self.statuses[status] += count
+        if not (library and status):
+            return
+        site = (*first, code, row[HIP], row[ADVICE])
+        api = self.apis.get((library, name, status))
+        if api is None:
+            self.apis[(library, name, status)] = [count, files, site]
+            return
+        api[0] += count
+        api[1] |= files
+        if site[:4] < api[2][:4]:
+            api[2] = site
+
+
+def _libraries(result: ScanResult, totals: _Totals) -> list[dict[str, Any]]:
     sites: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
     names: dict[str, dict[str, set[str]]] = collections.defaultdict(lambda: collections.defaultdict(set))
-    for finding in result.findings:
-        if finding.library and finding.status:
-            sites[finding.library][finding.status] += 1
-            names[finding.library][finding.status].add(finding.name)
+    for (library, name, status), (count, _, _) in totals.apis.items():
+        sites[library][status] += count
+        names[library][status].add(name)
     rows = []
     for lib_id in sorted(sites):
         library = result.rules.libraries.get(lib_id)
@@ -53,60 +116,66 @@ def _libraries(result: ScanResult) -> list[dict[str, Any]]:
             "roc_library": (library.roc_library if library else "") or None,
             "apis": len(distinct),
             "sites": sum(sites[lib_id].values()),
-            "apis_by_status": {s.value: len(names[lib_id][s]) for s in ALL_STATUSES},
-            "sites_by_status": {s.value: sites[lib_id][s] for s in ALL_STATUSES},
+            "apis_by_status": {s.value: len(names[lib_id][s.value]) for s in ALL_STATUSES},
+            "sites_by_status": {s.value: sites[lib_id][s.value] for s in ALL_STATUSES},
         })
     return rows
 
 
-_STATUS_ORDER = {s: i for i, s in enumerate(ALL_STATUSES)}
+_STATUS_ORDER = {s.value: i for i, s in enumerate(ALL_STATUSES)}
 
 
-def _apis(result: ScanResult) -> list[dict[str, Any]]:
+def _apis(result: ScanResult, totals: _Totals) -> list[dict[str, Any]]:
     """The dependency inventory: every CUDA name the project uses, once, with its counterpart and uses.
 
     Sorted by library, then status (clean first), then name. `hip` is what convert writes
     for the target; `roc` the roc* library's spelling where the target has it.
     """
-    groups: dict[tuple[str, str, Status], list[Finding]] = collections.defaultdict(list)
-    for finding in result.findings:
-        if finding.library and finding.status:
-            groups[(finding.library, finding.name, finding.status)].append(finding)
     rows = []
-    for (library, name, status), found in groups.items():
+    for (library, name, status), (sites, files, first) in totals.apis.items():
         rule = result.rules.find(name)
         roc = rule.roc if rule is not None and rule.roc and rule.roc_available(result.target) else ""
-        first = found[0]
         rows.append({
             "name": name, "library": library, "kind": rule.kind if rule is not None else None,
-            "status": status.value, "code": first.code, "hip": first.hip or None, "roc": roc or None,
-            "sites": len(found), "files": sorted({f.path for f in found}), "advice": first.advice or None,
+            "status": status, "code": first[3], "hip": first[4] or None, "roc": roc or None,
+            "sites": sites, "files": sorted(files), "advice": first[5] or None,
         })
-    return sorted(rows, key=lambda r: (r["library"], _STATUS_ORDER[Status(r["status"])], r["name"]))
+    return sorted(rows, key=lambda r: (r["library"], _STATUS_ORDER[r["status"]], r["name"]))
 
 
-def _kernels(result: ScanResult) -> list[dict[str, Any]]:
-    launches = collections.Counter(f.name for f in result.findings if f.code == KERNEL_LAUNCH)
-    return [
-        {"name": f.name, "path": f.path, "line": f.position.line, "template": "(template)" in f.message,
-         "launches": launches.get(f.name, 0)}
-        for f in result.findings if f.code == KERNEL
-    ]
+def _codes(totals: _Totals) -> list[dict[str, Any]]:
+    """Per finding code: how many sites, in how many files, and the first."""
+    return [{"code": code, "sites": count, "files": len(totals.code_files[code]),
+             "first": {"path": totals.code_first[code][0], "line": totals.code_first[code][1]}}
+            for code, count in sorted(totals.codes.items())]
+
+
+def _kernels(result: ScanResult, totals: _Totals) -> list[dict[str, Any]]:
+    return [{"name": site[SITE_NAME], "path": path, "line": site[SITE_LINE], "template": "(template)" in site[SITE_MESSAGE],
+             "launches": totals.launches.get(site[SITE_NAME], 0)} for path, site in listed_sites(result.tallies, KERNEL)]
+
+
+def data_paths(data: dict[str, Any]) -> list[str]:
+    """Every file the run looked at, read or not (ScanResult.read_paths): what an output must never overwrite."""
+    return [f["path"] for f in data["files"]] + [d["path"] for d in data["diagnostics"]]
 
 
 def scan_data(result: ScanResult) -> dict[str, Any]:
+    """The report data. A summary-only run (ScanResult.summary_only) has no "findings": only the text summary
+    renders it."""
     data = _scan_data(result)
-    data["plan"] = plan(data, result.rules)
+    data["plan"] = plan(data, result.rules, result.tallies)
     hours = api_hours(data, result.rules)
     for api in data["apis"]:
         api["hours"] = hours[(api["library"], api["name"], api["status"])]
+    if not result.summary_only:
+        data["findings"] = [finding_data(f) for f in result.findings]
     return data
 
 
 def _scan_data(result: ScanResult) -> dict[str, Any]:
-    findings = result.findings
-    status_counts = collections.Counter(f.status for f in findings if f.status)
-    code_counts = collections.Counter(f.code for f in findings)
+    totals = _Totals(result)
+    code_counts = totals.codes
     sources = [f for f in result.files if f.file_type == "source"]
     return {
         "schema_version": SCHEMA_VERSION,
@@ -122,15 +191,18 @@ def _scan_data(result: ScanResult) -> dict[str, Any]:
             "files_skipped": sum(1 for d in result.diagnostics if d.reason in ("skipped", "unreadable", "too-large")),
             "files_not_utf8": sum(1 for f in sources if f.encoding != "utf-8"),
             **{key: code_counts.get(code, 0) for code, key in INVENTORY_CODES.items()},
-            "inline_asm": sum(1 for f in findings if f.library == "ptx"),
+            "inline_asm": totals.inline_asm,
+            "warp_level_sites": totals.warp_level,
             "unknown_names": code_counts.get(API_UNKNOWN, 0),
             "hazards": sum(n for c, n in code_counts.items() if in_group(c, "hazard")),
             "environment": sum(n for c, n in code_counts.items() if in_group(c, "environment")),
-            "sites_by_status": {s.value: status_counts.get(s, 0) for s in ALL_STATUSES},
+            "sites_by_status": {s.value: totals.statuses.get(s.value, 0) for s in ALL_STATUSES},
         },
-        "libraries": _libraries(result),
-        "apis": _apis(result),
-        "kernels": _kernels(result),
+        "libraries": _libraries(result, totals),
+        "apis": _apis(result, totals),
+        "codes": _codes(totals),
+        "unknown_names": sorted(totals.unknown),
+        "kernels": _kernels(result, totals),
         "files": [
             {"path": f.path, "kind": f.file_type, "lines": f.lines, "parse_error_line": f.error_line, "encoding": f.encoding}
             for f in result.files
@@ -138,5 +210,4 @@ def _scan_data(result: ScanResult) -> dict[str, Any]:
         "diagnostics": [
             {"path": d.path, "kind": d.reason, "severity": d.severity.value, "message": d.message} for d in result.diagnostics
         ],
-        "findings": [finding_data(f) for f in findings],
     }

@@ -7,11 +7,17 @@ from __future__ import annotations
 
 import collections
 import functools
+import math
 from typing import Any
 
 from portkit.codes import GPU_ARCHITECTURE, KERNEL, Status, in_group
 from portkit.resources import load_data
 from portkit.rules import RuleDatabase
+from portkit.tally import CODE, COUNT, LIBRARY, NAME, SITE_ADVICE, SITE_LINE, SITE_MESSAGE, SITE_NAME, STATUS, Tally, listed_sites
+
+_SUPPORTED = Status.SUPPORTED.value
+# Names whose results depend on the warp width (the checklist's numerical-correctness step).
+WARP_PREFIXES = ("__shfl", "__ballot", "warpSize", "__activemask")
 
 
 def _parse_effort(data: dict[str, Any]) -> dict[str, Any]:
@@ -37,10 +43,7 @@ def readiness(data: dict[str, Any]) -> dict[str, Any]:
 def _name_costs(data: dict[str, Any], rules: RuleDatabase) -> dict[tuple[str, str, str], tuple[int, float]]:
     """Per distinct (library, name, status): its sites and its own cost (the rule's weight)."""
     model = effort_model()
-    sites: dict[tuple[str, str, str], int] = collections.Counter()
-    for finding in data["findings"]:
-        if finding["status"]:
-            sites[(finding["library"], finding["name"], finding["status"])] += 1
+    sites = {(api["library"], api["name"], api["status"]): api["sites"] for api in data["apis"]}
     costs = {}
     for key, count in sites.items():
         rule = rules.find(key[1])
@@ -63,7 +66,7 @@ def estimate(data: dict[str, Any], rules: RuleDatabase) -> dict[str, Any]:
         row["names"] += 1
         row["sites"] += sites
         row["hours"] += per_name + sites * model["per_site"].get(status, 0.0)
-    codes = collections.Counter(f["code"] for f in data["findings"])
+    codes = {row["code"]: row["sites"] for row in data["codes"]}
     inventory = []
     for code, hours in model["inventory"].items():
         if codes.get(code):
@@ -79,39 +82,49 @@ def estimate(data: dict[str, Any], rules: RuleDatabase) -> dict[str, Any]:
     }
 
 
-def file_work(data: dict[str, Any], rules: RuleDatabase) -> list[dict[str, Any]]:
+def file_work(data: dict[str, Any], rules: RuleDatabase, tallies: dict[str, Tally]) -> list[dict[str, Any]]:
     """Which files carry the work: each file's share of the estimate, most first.
 
     A site costs its per-site hours plus an equal share of its name's cost, and each
     kernel or CUDA-only branch its review hours, so the files' hours add up to the total.
     """
     model = effort_model()
-    costs = _name_costs(data, rules)
-    rows: dict[str, dict[str, Any]] = {}
-    for f in data["findings"]:
-        row = rows.setdefault(f["path"], {"path": f["path"], "hours": 0.0, "sites": 0, "attention": 0, "hazards": 0,
-                                          "kernels": 0})
-        if f["status"]:
-            sites, per_name = costs[(f["library"], f["name"], f["status"])]
-            row["hours"] += per_name / sites + model["per_site"].get(f["status"], 0.0)
-            row["sites"] += 1
-            row["attention"] += f["status"] != Status.SUPPORTED.value
-        row["hours"] += model["inventory"].get(f["code"], 0.0)
-        row["hazards"] += in_group(f["code"], "hazard")
-        row["kernels"] += f["code"] == KERNEL
-    for row in rows.values():
-        row["hours"] = round(row["hours"], 2)
-    return sorted((r for r in rows.values() if r["hours"] or r["hazards"]), key=lambda r: (-r["hours"], r["path"]))
+    per_site, review = model["per_site"], model["inventory"]
+    # What one site of each (library, name, status) costs: its share of the name's cost, and its own hours.
+    site_hours = {key: per_name / sites + per_site.get(key[2], 0.0) for key, (sites, per_name) in _name_costs(data, rules).items()}
+    hazards = {row["code"] for row in data["codes"] if in_group(row["code"], "hazard")}
+    rows = []
+    for path, found in tallies.items():
+        hours: list[float] = []  # summed exactly (fsum): the same total whichever order the rows come in
+        api_sites, attention, hazard_sites, kernels = 0, 0, 0, 0
+        for row in found.rows:
+            code, status, count = row[CODE], row[STATUS], row[COUNT]
+            if status:
+                hours.append(count * site_hours[(row[LIBRARY], row[NAME], status)])
+                api_sites += count
+                if status != _SUPPORTED:
+                    attention += count
+            if code in review:
+                hours.append(count * review[code])
+            if code in hazards:
+                hazard_sites += count
+            elif code == KERNEL:
+                kernels += count
+        total = round(math.fsum(hours), 2)
+        if total or hazard_sites:
+            rows.append({"path": path, "hours": total, "sites": api_sites, "attention": attention,
+                         "hazards": hazard_sites, "kernels": kernels})
+    return sorted(rows, key=lambda r: (-r["hours"], r["path"]))
 
 
-def checklist(data: dict[str, Any]) -> list[dict[str, Any]]:
+def checklist(data: dict[str, Any], tallies: dict[str, Tally]) -> list[dict[str, Any]]:
     """The six steps of a port, with what the scan established and what remains."""
     s = data["summary"]
     libraries = [lib["title"] for lib in data["libraries"] if lib["id"] not in ("ptx",)]
     attention = {k: v for k, v in s["sites_by_status"].items() if k != Status.SUPPORTED.value and v}
     rng = any(lib["id"] == "curand" for lib in data["libraries"])
-    warp = sum(1 for f in data["findings"] if f["name"] and f["name"].startswith(("__shfl", "__ballot", "warpSize", "__activemask")))
-    archs = sorted({f["name"] for f in data["findings"] if f["code"] == GPU_ARCHITECTURE})
+    warp = s["warp_level_sites"]
+    archs = sorted({site[SITE_NAME] for _, site in listed_sites(tallies, GPU_ARCHITECTURE)})
     return [
         {"step": "Dependency inventory",
          "determined": f"{len(libraries)} CUDA libraries ({', '.join(libraries) or 'none'}), "
@@ -147,16 +160,16 @@ def checklist(data: dict[str, Any]) -> list[dict[str, Any]]:
     ]
 
 
-def architectures(data: dict[str, Any]) -> list[dict[str, Any]]:
+def architectures(tallies: dict[str, Tally]) -> list[dict[str, Any]]:
     seen: dict[str, dict[str, Any]] = {}
-    for f in data["findings"]:
-        if f["code"] == GPU_ARCHITECTURE:
-            entry = seen.setdefault(f["name"], {"cuda": f["name"], "mapping": f["message"].replace("GPU architecture ", ""),
-                                                "offload_arch": f["advice"], "where": []})
-            entry["where"].append(f"{f['path']}:{f['line']}")
+    for path, site in listed_sites(tallies, GPU_ARCHITECTURE):
+        name = site[SITE_NAME]
+        entry = seen.setdefault(name, {"cuda": name, "mapping": site[SITE_MESSAGE].replace("GPU architecture ", ""),
+                                       "offload_arch": site[SITE_ADVICE] or None, "where": []})
+        entry["where"].append(f"{path}:{site[SITE_LINE]}")
     return [seen[k] for k in sorted(seen)]
 
 
-def plan(data: dict[str, Any], rules: RuleDatabase) -> dict[str, Any]:
-    return {"readiness": readiness(data), "effort": estimate(data, rules), "files": file_work(data, rules),
-            "checklist": checklist(data), "architectures": architectures(data)}
+def plan(data: dict[str, Any], rules: RuleDatabase, tallies: dict[str, Tally]) -> dict[str, Any]:
+    return {"readiness": readiness(data), "effort": estimate(data, rules), "files": file_work(data, rules, tallies),
+            "checklist": checklist(data, tallies), "architectures": architectures(tallies)}

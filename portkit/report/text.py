@@ -158,23 +158,20 @@ def _files(console: Console, data: dict[str, Any]) -> None:
 
 def _kinds(console: Console, data: dict[str, Any]) -> None:
     """Hazards and build/environment findings grouped by code, hazards first, most frequent first."""
-    by_code: dict[str, list[dict[str, Any]]] = collections.defaultdict(list)
-    for f in data["findings"]:
-        if codes.in_group(f["code"], "hazard") or codes.in_group(f["code"], "environment"):
-            by_code[f["code"]].append(f)
-    if not by_code:
+    kinds = [row for row in data["codes"] if codes.in_group(row["code"], "hazard") or codes.in_group(row["code"], "environment")]
+    if not kinds:
         return
-    ordered = sorted(by_code.items(), key=lambda item: (not codes.in_group(item[0], "hazard"), -len(item[1]), item[0]))
+    ordered = sorted(kinds, key=lambda row: (not codes.in_group(row["code"], "hazard"), -row["sites"], row["code"]))
     shown = ordered if len(ordered) <= KIND_ROWS else ordered[:KIND_ROWS - 1]
     s = data["summary"]
     _table(console, f"Hazards and build items ({s['hazards']} hazards, {s['environment']} build and environment items)", [
         ("code", 5), ("kind", 28), ("sites", 6), ("files", 6), ("first at", 0)],
-        [[code, CODES[code].name, str(len(items)), str(len({f["path"] for f in items})), _where(items[0])]
-         for code, items in shown], _more(len(ordered) - len(shown), "kinds (--details lists every site)"))
+        [[row["code"], CODES[row["code"]].name, str(row["sites"]), str(row["files"]), _where(row["first"])] for row in shown],
+        _more(len(ordered) - len(shown), "kinds (--details lists every site)"))
 
 
 def _tail(console: Console, data: dict[str, Any], details: bool) -> None:
-    unknown = sorted({f["name"] for f in data["findings"] if f["code"] == codes.API_UNKNOWN})
+    unknown = data["unknown_names"]
     if unknown:
         _line(console, f"[yellow]CUDA-looking names no rule knows ({len(unknown)}):[/yellow] " + escape(printable(", ".join(unknown))))
     if data["diagnostics"] and not details:

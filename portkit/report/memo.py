@@ -1,0 +1,39 @@
+"""The last text summary of a set of roots, reused while nothing it was made from has changed.
+
+A warm `portkit scan` of an unchanged tree is then a walk, a stat of each file (the stat
+index gives each file's SHA-256, hence its cache entry) and one read. The summary is kept
+with the fingerprint of the run that made it (portkit's code, the rules, the target, the
+options, every file's path and cache entry, the walk's warnings: PlannedRun.fingerprint),
+one checksummed entry per set of roots (like the stat index), so the cache holds one per tree.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+from pathlib import Path
+from typing import Any, Sequence
+
+from portkit.pipeline import finish_pipeline, plan_pipeline
+from portkit.report.data import scan_data
+from portkit.settings import RunSettings
+from portkit.store import cache_root, read_entry, write_entry
+
+
+def _entry(roots: Sequence[str]) -> Path:
+    key = "\0".join(sorted(os.path.abspath(r) for r in roots)).encode("utf-8", "surrogateescape")
+    return cache_root() / "summary" / f"{hashlib.sha256(key).hexdigest()[:24]}.json"
+
+
+def summary_data(settings: RunSettings, progress: bool = False) -> dict[str, Any]:
+    """The report data of a summary-only run (no "findings"): the kept one when its fingerprint still holds."""
+    planned = plan_pipeline(settings, summary_only=True)
+    fingerprint = planned.fingerprint()
+    if fingerprint is not None:
+        kept = read_entry(_entry(settings.paths))
+        if isinstance(kept, dict) and kept.get("fingerprint") == fingerprint and isinstance(kept.get("data"), dict):
+            planned.save_index()  # files re-read this run (a recent edit) are indexed all the same
+            return kept["data"]
+    data = scan_data(finish_pipeline(planned.collect(progress)))
+    if fingerprint is not None:
+        write_entry(_entry(settings.paths), {"fingerprint": fingerprint, "data": data})
+    return data

@@ -1,0 +1,118 @@
+"""The text summary's run (portkit/tally.py, report/memo.py): counts instead of sites, the same numbers.
+
+A summary-only run keeps each file's findings counted and reuses the last summary of a tree
+while its fingerprint holds; both must give exactly what the full run gives, and a change to
+any file must show.
+"""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import EXAMPLES, ROOT
+from portkit.pipeline import run_pipeline
+from portkit.report.data import scan_data
+from portkit.rules import Target
+from portkit.settings import RunSettings
+from portkit.store import encode
+
+# Across files: a namespace alias one header defines, a CUDA-named function another file defines,
+# a variable named like an unknown CUDA name; kernels, launches, hazards and a CMake architecture.
+PROJECT = {
+    "include/groups.cuh": "#pragma once\n#include <cooperative_groups.h>\nnamespace cg = cooperative_groups;\n",
+    "src/own.cpp": "int cudaProjectHelper(int x) { return x + 1; }\nint cudaDeviceSynchronizeAll() { return 0; }\n",
+    "src/main.cu": (
+        '#include "../include/groups.cuh"\n#include <cuda_runtime.h>\n#include <curand.h>\n'
+        "__global__ void scale(float *x, int n) {\n"
+        "  cg::thread_block block = cg::this_thread_block();\n"
+        "  int lane = threadIdx.x % 32;\n"
+        "  float v = __shfl_down_sync(0xffffffff, x[lane], 16);\n"
+        "  if (lane < n) x[lane] = v;\n}\n"
+        "template <typename T> __global__ void fill(T *x) { x[threadIdx.x] = T(); }\n"
+        "int main() {\n  float *d; int cudaFancyOption = 3;\n  cudaMalloc(&d, 64 * sizeof(float));\n"
+        "  scale<<<1, 32>>>(d, 32);\n  fill<float><<<1, 32>>>(d);\n  cudaProjectHelper(cudaFancyOption);\n"
+        "  cudaDeviceSynchronizeAll();\n  cudaMemcpyToArrayAsync(0, 0, 0, 0, 0, cudaMemcpyHostToDevice);\n"
+        "  curandGenerator_t g; curandCreateGenerator(&g, CURAND_RNG_PSEUDO_DEFAULT);\n"
+        "  cudaFree(d);\n  return 0;\n}\n"),
+    "CMakeLists.txt": ("cmake_minimum_required(VERSION 3.18)\nproject(p LANGUAGES CXX CUDA)\n"
+                       "set(CMAKE_CUDA_ARCHITECTURES 70 80)\nadd_executable(p src/main.cu src/own.cpp)\n"),
+}
+
+
+def _write(root: Path, files: dict[str, str]) -> Path:
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+    return root
+
+
+def _settings(path: Path, cache: bool) -> RunSettings:
+    return RunSettings(paths=(str(path),), root=path, target=Target(rocm=(5, 2, 0)), jobs=1, cache=cache)
+
+
+def _trees(tmp_path: Path) -> list[Path]:
+    return [_write(tmp_path / "project", PROJECT), EXAMPLES / "option-pricer", EXAMPLES / "saxpy", ROOT / "tests" / "cases"]
+
+
+@pytest.mark.parametrize("index", range(4))
+def test_summary_only_data_is_the_full_data_without_sites(tmp_path: Path, index: int) -> None:
+    tree = _trees(tmp_path)[index]
+    full = scan_data(run_pipeline(_settings(tree, cache=False)))
+    assert full["findings"], "the tree has findings to count"
+    del full["findings"]
+    cold = scan_data(run_pipeline(_settings(tree, cache=False), summary_only=True))
+    filled = scan_data(run_pipeline(_settings(tree, cache=True), summary_only=True))
+    warm = scan_data(run_pipeline(_settings(tree, cache=True), summary_only=True))
+    assert "findings" not in cold
+    assert cold == full
+    assert filled == full
+    assert warm == full
+
+
+def test_the_project_tree_exercises_what_only_the_project_shows(tmp_path: Path) -> None:
+    data = scan_data(run_pipeline(_settings(_write(tmp_path, PROJECT), cache=False), summary_only=True))
+    names = {api["name"] for api in data["apis"]}
+    assert "cudaMalloc" in names and "cooperative_groups::this_thread_block" in names  # via the header's alias
+    assert "cudaProjectHelper" not in names and "cudaDeviceSynchronizeAll" not in data["unknown_names"]
+    assert "cudaFancyOption" not in data["unknown_names"]
+    assert {k["name"] for k in data["kernels"]} == {"scale", "fill"}
+    assert data["plan"]["architectures"] and data["summary"]["warp_level_sites"] >= 1
+    assert any(row["code"].startswith("PK3") for row in data["codes"])
+
+
+def _scan(tree: Path, cache: Path) -> str:
+    env = {**os.environ, "PORTKIT_CACHE_DIR": str(cache), "COLUMNS": "120"}
+    run = subprocess.run([sys.executable, "-m", "portkit", "scan", "--rocm-version", "5.2", str(tree)],
+                         capture_output=True, text=True, env=env, check=True)
+    return run.stdout
+
+
+def test_a_warm_summary_is_reused_and_any_edit_shows(tmp_path: Path) -> None:
+    tree, cache = _write(tmp_path / "project", PROJECT), tmp_path / "cache"
+    first = _scan(tree, cache)
+    assert _scan(tree, cache) == first
+    [memo] = (cache / "summary").iterdir()
+    # Plant a summary under the run's own fingerprint: shown as it is, so the second run read it.
+    kept = json.loads(memo.read_bytes().split(b"\n", 1)[1])
+    kept["data"]["summary"]["lines"] = 987654
+    memo.write_bytes(encode(kept))
+    assert "987654 lines" in _scan(tree, cache)
+    # One more call in one file: a new fingerprint, a fresh summary with the new count.
+    main = tree / "src" / "main.cu"
+    main.write_text(main.read_text().replace("  cudaFree(d);\n", "  cudaFree(d);\n  cudaFree(d);\n"))
+    edited = _scan(tree, cache)
+    assert "987654" not in edited and edited != first
+    assert edited == _scan(tree, tmp_path / "fresh-cache")
+
+
+def test_a_damaged_summary_is_a_miss(tmp_path: Path) -> None:
+    tree, cache = _write(tmp_path / "project", PROJECT), tmp_path / "cache"
+    first = _scan(tree, cache)
+    [memo] = (cache / "summary").iterdir()
+    memo.write_bytes(memo.read_bytes()[:-20])
+    assert _scan(tree, cache) == first
