@@ -84,6 +84,8 @@ class ScanResult:
     # Each file's findings counted (portkit/tally.py). A summary-only run has these and no `findings`.
     tallies: dict[str, Tally] = dataclasses.field(default_factory=dict)
     summary_only: bool = False
+    # A summary-only run's findings, read back from the cache file by file when iterated (None: not kept).
+    sites: Sites | None = None
 
     def read_paths(self) -> list[str]:
         """Every file the run looked at, read or not: what an output must never overwrite."""
@@ -353,6 +355,8 @@ class Collected:
     salt: str = ""  # the cache salt: portkit's code, the rules, the target, the engine, the macro table
     macros: MacroTable | None = None
     summary_only: bool = False  # results carry tallies, not findings
+    job: Job | None = None  # the job that made the results (to read a summary-only run's sites back)
+    entries: list[tuple[SourceFile, str | None]] = dataclasses.field(default_factory=list)  # each result's cache entry
 
 
 @dataclasses.dataclass
@@ -392,7 +396,8 @@ class PlannedRun:
         self.save_index()
         if job.clang is not None:
             log_engine(results, job.is_clang_unit)
-        return Collected(job.context, results, self.walk_warnings, self.walked, self.salt, job.macros, job.summary)
+        return Collected(job.context, results, self.walk_warnings, self.walked, self.salt, job.macros, job.summary, job,
+                         list(zip(self.chosen, self.entries)))
 
     def save_index(self) -> None:
         if self.contents.index is not None:
@@ -469,9 +474,12 @@ def finish_pipeline(collected: Collected) -> ScanResult:
     aliases = tuple(sorted({alias for r in results for alias in r.aliases}))
     context = dataclasses.replace(base, project_names=names, project_declared=declared, aliases=aliases)
     resolved = list(resolve_pending([(r.file.path, r.aliases, r.pending) for r in results if r.pending], context))
+    sites = None
     if collected.summary_only:
         tallies = _project_tallies(results, names, declared, resolved)
         findings: list[Finding] = []
+        if collected.job is not None and collected.job.cache is not None:
+            sites = Sites(collected.job, collected.entries, names, declared, resolved)
     else:
         from_units = findings_of_headers(results)
         findings = list(_project_filter([f for r in results for f in from_units.get(r.file.path, r.findings)], names,
@@ -480,7 +488,32 @@ def finish_pipeline(collected: Collected) -> ScanResult:
         findings.sort(key=Finding.sort_key)
         tallies = {path: tally(group) for path, group in itertools.groupby(findings, key=lambda f: f.path)}
     return ScanResult(base.rules, base.target, summaries, findings, sorted(diagnostics), sources, context,
-                      _suppressions(results), collected.macros, tallies, collected.summary_only)
+                      _suppressions(results), collected.macros, tallies, collected.summary_only, sites)
+
+
+class Sites:
+    """Every finding of a summary-only run, in report order, read back from the cache one file at a time
+    whenever it is iterated: a report that streams them never holds them all. A file whose entry
+    cannot be read (an unwritable cache) is processed again."""
+
+    def __init__(self, job: Job, entries: list[tuple[SourceFile, str | None]], names: frozenset[str],
+                 declared: frozenset[str], resolved: list[Finding]):
+        self.job = job
+        self.entries = sorted(entries, key=lambda item: item[0].path)
+        self.names, self.declared = names, declared
+        self.resolved: dict[str, list[Finding]] = {}
+        for finding in resolved:
+            self.resolved.setdefault(finding.path, []).append(finding)
+
+    def __iter__(self) -> Iterator[Finding]:
+        job = dataclasses.replace(self.job, summary=False, keep_sources=False)
+        for file, entry in self.entries:
+            result = job.cache.lookup(file, entry) if job.cache is not None else None
+            if result is None:
+                result = process_file(job, file)
+            findings = list(_project_filter(list(result.findings), self.names, self.declared))
+            findings.extend(self.resolved.get(file.path, ()))
+            yield from sorted(findings, key=Finding.sort_key)
 
 
 def _project_tallies(results: list[FileResult], names: frozenset[str], declared: frozenset[str],

@@ -63,13 +63,16 @@ def _trees(tmp_path: Path) -> list[Path]:
 def test_summary_only_data_is_the_full_data_without_sites(tmp_path: Path, index: int) -> None:
     tree = _trees(tmp_path)[index]
     full = scan_data(run_pipeline(_settings(tree, cache=False)))
-    assert full["findings"], "the tree has findings to count"
-    del full["findings"]
+    sites = full.pop("findings")
+    assert sites, "the tree has findings to count"
     cold = scan_data(run_pipeline(_settings(tree, cache=False), summary_only=True))
     filled = scan_data(run_pipeline(_settings(tree, cache=True), summary_only=True))
     warm = scan_data(run_pipeline(_settings(tree, cache=True), summary_only=True))
-    assert "findings" not in cold
+    assert "findings" not in cold  # nothing to read them back from
     assert cold == full
+    # With a cache, the sites are read back from it whenever a report iterates them.
+    assert list(filled.pop("findings")) == sites and list(warm["findings"]) == sites
+    assert list(warm.pop("findings")) == sites
     assert filled == full
     assert warm == full
 
@@ -116,3 +119,28 @@ def test_a_damaged_summary_is_a_miss(tmp_path: Path) -> None:
     [memo] = (cache / "summary").iterdir()
     memo.write_bytes(memo.read_bytes()[:-20])
     assert _scan(tree, cache) == first
+
+
+def _json(tree: Path, cache: Path | None) -> str:
+    env = {**os.environ, "PORTKIT_CACHE_DIR": str(cache)}
+    options = ["--no-cache"] if cache is None else []
+    run = subprocess.run([sys.executable, "-m", "portkit", "scan", "--rocm-version", "5.2", "-f", "json", *options,
+                          str(tree)], capture_output=True, text=True, env=env, check=True)
+    return run.stdout
+
+
+@pytest.mark.parametrize("index", range(3))
+def test_json_streamed_from_the_cache_is_the_json_of_a_full_run(tmp_path: Path, index: int) -> None:
+    tree = _trees(tmp_path)[index]
+    full = _json(tree, None)  # --no-cache: every finding held, as before streaming
+    assert json.loads(full)["findings"]
+    cache = tmp_path / "cache"
+    assert _json(tree, cache) == full  # fills the cache, then reads the sites back
+    assert _json(tree, cache) == full  # warm
+
+
+def test_json_without_a_writable_cache_still_lists_every_finding(tmp_path: Path) -> None:
+    tree = _write(tmp_path / "project", PROJECT)
+    blocked = tmp_path / "not-a-directory"
+    blocked.write_text("")
+    assert _json(tree, blocked) == _json(tree, None)

@@ -28,7 +28,9 @@ def run_scan(settings: RunSettings, fmt: str, output: Optional[Path], reports: t
     if fmt == "text" and not details and not reports:
         data = summary_data(settings, progress=True)  # counts, not sites: no findings kept, a warm run reads one entry
     else:
-        data = scan_data(run_pipeline(settings, progress=True))
+        # JSON writes each finding as it comes: read back from the cache file by file, they are never all held.
+        streamed = settings.cache and fmt == "json" and all(format_for_path(path) == "json" for path in reports)
+        data = scan_data(run_pipeline(settings, progress=True, summary_only=streamed))
     return write_data(data, [*settings.paths, *data_paths(data)], render, output, report_formats, color)
 
 

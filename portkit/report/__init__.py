@@ -14,10 +14,18 @@ _FINDINGS_SLOT = '"__portkit_findings__"'
 
 
 def render_json(data: dict[str, Any], out: TextIO, color: bool | None = None) -> None:
-    """Indented JSON, with one finding per line: readable, and fast (the C encoder does the bulk)."""
-    head = json.dumps({**data, "findings": _FINDINGS_SLOT.strip('"')}, indent=2, sort_keys=True)
-    rows = ",\n    ".join(json.dumps(f, sort_keys=True) for f in data["findings"])
-    out.write(head.replace(_FINDINGS_SLOT, f"[\n    {rows}\n  ]" if rows else "[]", 1))
+    """Indented JSON, with one finding per line: readable, fast (the C encoder does the bulk), and
+    streamed: the findings are written as they come, never held as one string."""
+    head, tail = json.dumps({**data, "findings": _FINDINGS_SLOT.strip('"')}, indent=2, sort_keys=True).split(
+        _FINDINGS_SLOT, 1)
+    out.write(head)
+    separator = "[\n    "
+    for finding in data["findings"]:
+        out.write(separator)
+        out.write(json.dumps(finding, sort_keys=True))
+        separator = ",\n    "
+    out.write("[]" if separator == "[\n    " else "\n  ]")
+    out.write(tail)
     out.write("\n")
 
 

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import collections
-from typing import Any
+from typing import Any, Iterable, Iterator
 
 from portkit import __version__
 from portkit.codes import ALL_STATUSES, API_UNKNOWN, CUDA_BRANCH, DEVICE_FUNCTION, KERNEL, KERNEL_LAUNCH, in_group
@@ -161,16 +161,28 @@ def data_paths(data: dict[str, Any]) -> list[str]:
 
 
 def scan_data(result: ScanResult) -> dict[str, Any]:
-    """The report data. A summary-only run (ScanResult.summary_only) has no "findings": only the text summary
-    renders it."""
+    """The report data. A summary-only run's "findings" are read back while a report iterates them
+    (FindingRows); without a cache to read them from, it has none: only the text summary renders it."""
     data = _scan_data(result)
     data["plan"] = plan(data, result.rules, result.tallies)
     hours = api_hours(data, result.rules)
     for api in data["apis"]:
         api["hours"] = hours[(api["library"], api["name"], api["status"])]
-    if not result.summary_only:
+    if result.sites is not None:
+        data["findings"] = FindingRows(result.sites)
+    elif not result.summary_only:
         data["findings"] = [finding_data(f) for f in result.findings]
     return data
+
+
+class FindingRows:
+    """A summary-only run's findings as report rows, made while iterated (each pass reads them again)."""
+
+    def __init__(self, findings: Iterable[Finding]):
+        self.findings = findings
+
+    def __iter__(self) -> Iterator[dict[str, Any]]:
+        return map(finding_data, self.findings)
 
 
 def _scan_data(result: ScanResult) -> dict[str, Any]:

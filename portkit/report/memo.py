@@ -34,6 +34,7 @@ def summary_data(settings: RunSettings, progress: bool = False) -> dict[str, Any
             planned.save_index()  # files re-read this run (a recent edit) are indexed all the same
             return kept["data"]
     data = scan_data(finish_pipeline(planned.collect(progress)))
+    data.pop("findings", None)  # a summary lists no sites
     if fingerprint is not None:
         write_entry(_entry(settings.paths), {"fingerprint": fingerprint, "data": data})
     return data
