@@ -51,19 +51,20 @@ def _default_mode() -> int:
     return 0o666 & ~umask
 
 
-def _commit(path: Path, fill: Callable[[BinaryIO], None], mode: int | None, owner: tuple[int, int] | None = None,
-            before_replace: Callable[[], None] | None = None,
-            place: Callable[[str, Path], None] = os.replace) -> None:
-    """Write through a temporary file in `path`'s directory and `place` it (rename it over `path`).
+@contextlib.contextmanager
+def _committing(path: Path, mode: int | None, owner: tuple[int, int] | None = None,
+                before_replace: Callable[[], None] | None = None,
+                place: Callable[[str, Path], None] = os.replace) -> Iterator[BinaryIO]:
+    """A temporary file in `path`'s directory, open for the block; then `place`d (renamed over `path`).
 
     The temporary name is short (".pk" + 8 random characters + ".tmp"), so it fits
     NAME_MAX beside a 255-byte name. `before_replace` runs last, right before the
-    rename: it raises to leave the target as it is.
+    rename: it raises to leave the target as it is. A block that raises leaves it as it is too.
     """
     fd, tmp = tempfile.mkstemp(prefix=".pk", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as handle:
-            fill(handle)
+            yield handle
             handle.flush()
             os.fsync(handle.fileno())
         if owner is not None and owner != (os.geteuid(), os.getegid()):
@@ -78,17 +79,19 @@ def _commit(path: Path, fill: Callable[[BinaryIO], None], mode: int | None, owne
         raise
 
 
+def _commit(path: Path, fill: Callable[[BinaryIO], None], mode: int | None, owner: tuple[int, int] | None = None,
+            before_replace: Callable[[], None] | None = None,
+            place: Callable[[str, Path], None] = os.replace) -> None:
+    """Write `path` whole through a temporary file (`_committing`): `fill` writes the bytes."""
+    with _committing(path, mode, owner, before_replace, place) as handle:
+        fill(handle)
+
+
 def _stat(path: Path, follow: bool) -> os.stat_result | None:
     try:
         return os.stat(path) if follow else os.lstat(path)
     except FileNotFoundError:
         return None
-
-
-def _direct(path: Path, data: bytes) -> None:
-    """Into a character device or FIFO as it is: no temporary file, no rename."""
-    with open(path, "wb") as handle:
-        handle.write(data)
 
 
 def _names_a_descriptor(path: Path) -> bool:
@@ -105,14 +108,21 @@ def _names_a_descriptor(path: Path) -> bool:
 
 
 def write_output(path: Path, data: bytes) -> None:
-    """Write a file the user named (a report, a baseline, a header).
-
-    A symlink is followed and its target replaced (the link stays a link);
-    devices, FIFOs and open descriptors (/dev/stdout) are written directly;
-    "-" is standard output.
-    """
+    """Write a file the user named (a report, a baseline, a header): see `open_output`; "-" is standard output."""
     if str(path) == STDOUT:
         return _to_stdout(data)
+    with open_output(path) as handle:
+        handle.write(data)
+
+
+@contextlib.contextmanager
+def open_output(path: Path) -> Iterator[BinaryIO]:
+    """A file the user named, open for writing during the block: the file is replaced when the block
+    ends, whole, or (the block raised) not at all.
+
+    A symlink is followed and its target replaced (the link stays a link); devices,
+    FIFOs and open descriptors (/dev/stdout) are written directly.
+    """
     try:
         found = _stat(path, follow=True)
         if found is None and os.path.islink(path):
@@ -121,11 +131,13 @@ def write_output(path: Path, data: bytes) -> None:
                                       or stat.S_ISFIFO(found.st_mode)):
             raise OutputError(f"{path}: {_kind(found)}; refusing to write to it")
         if found is not None and (not stat.S_ISREG(found.st_mode) or _names_a_descriptor(path)):
-            _direct(path, data)
+            with open(path, "wb") as direct:  # no temporary file, no rename: it would replace the device
+                yield direct
             return
         mode = found.st_mode & 0o7777 if found else None
         owner = (found.st_uid, found.st_gid) if found and _can_give((found.st_uid, found.st_gid)) else None
-        _commit(Path(os.path.realpath(path)), lambda h: h.write(data), mode, owner)  # a symlink stays a link
+        with _committing(Path(os.path.realpath(path)), mode, owner) as handle:  # a symlink stays a link
+            yield handle
     except OSError as exc:
         raise _cannot(path, exc) from None
 
@@ -309,14 +321,19 @@ def _place_new(tmp: str, path: Path) -> None:
 
 @contextlib.contextmanager
 def output_stream(path: Path | None) -> Iterator[TextIO]:
-    """Standard output (None or "-"), or a file written once the output is complete."""
+    """Standard output (None or "-"), or a file (`open_output`) that appears when the output is complete:
+    written as it comes, never held whole."""
     if path is None or str(path) == STDOUT:
         yield sys.stdout
         return
-    buffer = io.StringIO()
-    yield buffer
-    # Renderers escape what they show; backslashreplace is the last guard for a stray surrogate.
-    write_output(path, buffer.getvalue().encode("utf-8", "backslashreplace"))
+    with open_output(path) as handle:
+        # Renderers escape what they show; backslashreplace is the last guard for a stray surrogate.
+        text = io.TextIOWrapper(handle, encoding="utf-8", errors="backslashreplace", newline="")
+        try:
+            yield text
+            text.flush()
+        finally:
+            text.detach()  # the handle is open_output's to close
 
 
 class GuardedStream:

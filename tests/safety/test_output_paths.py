@@ -251,3 +251,20 @@ def test_shim_header_that_is_a_directory_or_foreign_file(tmp_path: Path, capsys)
     own = write(tmp_path / "include" / "gpu.h", "// the user's header\n")
     assert main(["shim", "-o", str(own), str(tmp_path / "in")]) == 2
     assert own.read_text() == "// the user's header\n"
+
+
+def test_a_streamed_report_appears_whole_or_not_at_all(tmp_path: Path) -> None:
+    """Reports are written as they are rendered (never held whole), into a temporary file renamed at the end."""
+    from portkit.fileio import output_stream
+
+    target = tmp_path / "report.json"
+    target.write_text("previous report")
+    with pytest.raises(RuntimeError):
+        with output_stream(target) as out:
+            out.write("half a report")
+            raise RuntimeError("the renderer failed")
+    assert target.read_text() == "previous report"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["report.json"]  # no temporary file left
+    with output_stream(target) as out:
+        out.write("line\nnew \udc80 report")
+    assert target.read_bytes() == b"line\nnew \\udc80 report"
