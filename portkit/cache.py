@@ -174,6 +174,10 @@ class ScanCache:
         return hashlib.sha256(file.path.encode("utf-8", "surrogateescape") + b"\0" + key + b"\0"
                               + content.encode("ascii")).hexdigest()
 
+    def has(self, digest: str | None, summary: bool = False) -> bool:
+        """Whether an entry is stored (whether it holds is for `lookup` to say)."""
+        return digest is not None and self._entry(digest, summary).is_file()
+
     def lookup(self, file: SourceFile, digest: str | None, summary: bool = False) -> FileResult | None:
         """The cached result (summarized when `summary`), or None for a miss."""
         if digest is None:

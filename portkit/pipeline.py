@@ -44,7 +44,7 @@ from portkit.walk import DEFAULT_MAX_FILE_SIZE, SourceFile, TooLarge, WalkWarnin
 
 # Below this many files, or this many bytes, a process pool costs more than it saves.
 _POOL_THRESHOLD = 16
-_POOL_BYTES = 128 << 10
+_POOL_BYTES = 64 << 10
 _PROGRESS_THRESHOLD = 50
 # Diagnostics that mean a file was not looked at: a convert over it is not complete.
 UNCONVERTED = ("unreadable", "too-large")
@@ -268,32 +268,40 @@ def _process_in_worker(file: SourceFile, data: bytes | None, entry: str | None) 
     return processed(_worker_job, file, data, entry)
 
 
-def _pooled(job: Job, files: list[SourceFile], datas: list[bytes | None], entries: list[str | None],
-            jobs: int) -> Iterator[FileResult]:
+def _start_pool(job: Job, todo: list[tuple[SourceFile, bytes | None, str | None]], jobs: int,
+                stack: contextlib.ExitStack) -> Iterator[FileResult]:
+    """The fresh results of `todo`: from worker processes, which start on them now, or computed here as the
+    iterator is consumed when a pool would cost more than it saves."""
+    columns = [list(column) for column in zip(*todo)] or [[], [], []]
+    workers = min(jobs or available_cpus(), available_cpus())
+    if workers == 1 or not _worth_a_pool(job, columns[0]):
+        return map(functools.partial(processed, job), *columns)
     # fork shares the rules and context with the workers at no cost.
     method = "fork" if "fork" in multiprocessing.get_all_start_methods() else None
-    with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context(method), initializer=_init_worker,
-                             initargs=(job,)) as pool:
-        yield from pool.map(_process_in_worker, files, datas, entries, chunksize=max(1, len(files) // (jobs * 8)))
+    pool = stack.enter_context(ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context(method),
+                                                   initializer=_init_worker, initargs=(job,)))
+    return pool.map(_process_in_worker, *columns, chunksize=max(1, len(todo) // (workers * 8)))
 
 
 def _results(job: Job, files: list[SourceFile], datas: list[bytes | None], entries: list[str | None],
              jobs: int) -> Iterator[FileResult]:
-    """Each file's result, from the cache when its bytes are unchanged, else freshly processed."""
-    todo: list[tuple[SourceFile, bytes | None, str | None]] = []
+    """Each file's result, from the cache when its bytes are unchanged, else freshly processed.
+
+    The files without a cache entry go to the workers first, so that reading the others overlaps their work."""
     cache = job.cache
-    for file, data, entry in zip(files, datas, entries):
-        hit = cache.lookup(file, entry, job.summary) if cache is not None else None
-        if hit is not None:
-            yield dataclasses.replace(hit, data=data if job.keep_sources else None)
-        else:
-            todo.append((file, data, entry))
-    workers = min(jobs or available_cpus(), available_cpus())
-    columns = [list(column) for column in zip(*todo)] or [[], [], []]
-    if workers == 1 or not _worth_a_pool(job, columns[0]):
-        yield from map(functools.partial(processed, job), *columns)
-    else:
-        yield from _pooled(job, *columns, workers)
+    stored = [cache is not None and cache.has(entry, job.summary) for entry in entries]
+    todo = [item for item, hit in zip(zip(files, datas, entries), stored) if not hit]
+    with contextlib.ExitStack() as stack:
+        fresh = _start_pool(job, todo, jobs, stack)
+        late = []  # entries that exist but do not hold (damaged, or a file they were made from changed)
+        for file, data, entry in itertools.compress(zip(files, datas, entries), stored):
+            hit = cache.lookup(file, entry, job.summary) if cache is not None else None
+            if hit is not None:
+                yield dataclasses.replace(hit, data=data if job.keep_sources else None)
+            else:
+                late.append((file, data, entry))
+        yield from fresh
+    yield from map(functools.partial(processed, job), *([list(column) for column in zip(*late)] or [[], [], []]))
 
 
 def _worth_a_pool(job: Job, files: list[SourceFile]) -> bool:
