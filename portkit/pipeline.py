@@ -387,9 +387,9 @@ class PlannedRun:
 
     def fingerprint(self) -> str | None:
         """The salt, the options, and each selected file's path, kind and cache entry; None when some file has
-        no entry (no cache, unreadable, too large): its diagnostics are not in any entry."""
-        if self.job.cache is None or None in self.entries:
-            return None
+        no entry (no cache, unreadable, too large: its diagnostics are in no entry), and with the clang engine."""
+        if self.job.cache is None or None in self.entries or self.job.clang is not None:
+            return None  # with clang, a unit's result also depends on headers outside the walk (checked per lookup)
         digest = hashlib.sha256(f"{self.salt}|{self.job.summary}|{self.job.max_file_size}".encode())
         for file, entry in zip(self.chosen, self.entries):
             digest.update(f"\0{file.path}\0{file.file_type}\0{entry}".encode("utf-8", "surrogateescape"))
