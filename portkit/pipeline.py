@@ -274,13 +274,17 @@ def _start_pool(job: Job, todo: list[tuple[SourceFile, bytes | None, str | None]
     iterator is consumed when a pool would cost more than it saves."""
     columns = [list(column) for column in zip(*todo)] or [[], [], []]
     workers = min(jobs or available_cpus(), available_cpus())
-    if workers == 1 or not _worth_a_pool(job, columns[0]):
+    sizes = _sizes(columns[0])
+    if workers == 1 or not _worth_a_pool(job, columns[0], sizes):
         return map(functools.partial(processed, job), *columns)
+    # Largest first, in small chunks: no worker is left with one big file while the others wait.
+    order = sorted(range(len(todo)), key=lambda i: -sizes[i])
+    columns = [[column[i] for i in order] for column in columns]
     # fork shares the rules and context with the workers at no cost.
     method = "fork" if "fork" in multiprocessing.get_all_start_methods() else None
     pool = stack.enter_context(ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context(method),
                                                    initializer=_init_worker, initargs=(job,)))
-    return pool.map(_process_in_worker, *columns, chunksize=max(1, len(todo) // (workers * 8)))
+    return pool.map(_process_in_worker, *columns, chunksize=max(1, min(8, len(todo) // (workers * 32))))
 
 
 def _results(job: Job, files: list[SourceFile], datas: list[bytes | None], entries: list[str | None],
@@ -304,20 +308,24 @@ def _results(job: Job, files: list[SourceFile], datas: list[bytes | None], entri
     yield from map(functools.partial(processed, job), *([list(column) for column in zip(*late)] or [[], [], []]))
 
 
-def _worth_a_pool(job: Job, files: list[SourceFile]) -> bool:
+def _sizes(files: list[SourceFile]) -> list[int]:
+    sizes = []
+    for file in files:
+        try:
+            sizes.append(os.stat(file.path).st_size)
+        except OSError:
+            sizes.append(0)  # reported when the file itself is processed
+    return sizes
+
+
+def _worth_a_pool(job: Job, files: list[SourceFile], sizes: list[int]) -> bool:
     """Whether starting worker processes costs less than it saves: many files, or a few big ones."""
     if len(files) >= _POOL_THRESHOLD:
         return True
     if len(files) < 2:
         return False
     # A clang unit takes a tenth of a second or more: two of them already pay for a pool.
-    if sum(map(job.is_clang_unit, (f.path for f in files))) >= 2:
-        return True
-    size = 0
-    for file in files:
-        with contextlib.suppress(OSError):
-            size += os.stat(file.path).st_size
-    return size >= _POOL_BYTES
+    return sum(map(job.is_clang_unit, (f.path for f in files))) >= 2 or sum(sizes) >= _POOL_BYTES
 
 
 def _project_filter(findings: list[Finding], names: frozenset[str], declared: frozenset[str]) -> Iterator[Finding]:
