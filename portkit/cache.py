@@ -101,9 +101,11 @@ def pack_finding(f: Finding) -> list[Any]:
             f.engine]
 
 
-def unpack_finding(t: list[Any]) -> Finding:
-    fix = None if t[14] is None else Fix(FixAction(t[14][0]), Span(t[14][1], t[14][2]), t[14][3], _unspans(t[14][4]),
-                                         t[14][5], tuple(t[14][6]), tuple((i, s) for i, s in t[14][7]))
+def unpack_finding(t: list[Any], fixes: bool = True) -> Finding:
+    """A packed finding; `fixes=False` leaves its fix out (a report shows none, and skipping it is faster)."""
+    packed = t[14] if fixes else None
+    fix = None if packed is None else Fix(FixAction(packed[0]), Span(packed[1], packed[2]), packed[3], _unspans(packed[4]),
+                                          packed[5], tuple(packed[6]), tuple((i, s) for i, s in packed[7]))
     return Finding(t[0], Position(t[1], t[2]), t[3], t[4], t[5], _SEVERITIES[t[6]], t[7], _STATUSES[t[8]] if t[8] else None,
                    t[9], t[10], t[11], Span(t[12], t[13]), fix, t[15], t[16])
 
@@ -131,10 +133,10 @@ def pack_result(result: FileResult) -> dict[str, Any]:
             "headers": [[path, [pack_finding(f) for f in findings]] for path, findings in result.headers]}
 
 
-def unpack_result(file: SourceFile, d: dict[str, Any]) -> FileResult:
+def unpack_result(file: SourceFile, d: dict[str, Any], fixes: bool = True) -> FileResult:
     counted = Tally.unpack(d["tally"]) if "tally" in d else None
     return FileResult(file, d["lines"], d["error_line"], d["encoding"], d["warning"], d["problem"],
-                      tuple(unpack_finding(f) for f in d.get("findings", ())), frozenset(d["definitions"]),
+                      tuple(unpack_finding(f, fixes) for f in d.get("findings", ())), frozenset(d["definitions"]),
                       frozenset(d["declared"]), tuple((a, b) for a, b in d["aliases"]),
                       tuple((line, codes) for line, codes in d["suppressions"]),
                       tuple(_unpack_occurrence(o) for o in d["pending"]),
@@ -178,13 +180,13 @@ class ScanCache:
         """Whether an entry is stored (whether it holds is for `lookup` to say)."""
         return digest is not None and self._entry(digest, summary).is_file()
 
-    def lookup(self, file: SourceFile, digest: str | None, summary: bool = False) -> FileResult | None:
-        """The cached result (summarized when `summary`), or None for a miss."""
+    def lookup(self, file: SourceFile, digest: str | None, summary: bool = False, fixes: bool = True) -> FileResult | None:
+        """The cached result (summarized when `summary`; findings without their fixes unless `fixes`), or None."""
         if digest is None:
             return None
         entry = read_entry(self._entry(digest, summary))
         try:
-            result = unpack_result(file, entry) if isinstance(entry, dict) else None
+            result = unpack_result(file, entry, fixes) if isinstance(entry, dict) else None
         except (KeyError, TypeError, ValueError, IndexError):
             result = None
         if result is None or (summary and result.tally is None) or not _unchanged(result.depends):

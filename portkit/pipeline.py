@@ -524,7 +524,7 @@ class Sites:
     def __iter__(self) -> Iterator[Finding]:
         job = dataclasses.replace(self.job, summary=False, keep_sources=False)
         for file, entry in self.entries:
-            result = job.cache.lookup(file, entry) if job.cache is not None else None
+            result = job.cache.lookup(file, entry, fixes=False) if job.cache is not None else None
             if result is None:
                 result = process_file(job, file)
             findings = list(_project_filter(list(result.findings), self.names, self.declared))

@@ -20,9 +20,10 @@ def render_json(data: dict[str, Any], out: TextIO, color: bool | None = None) ->
         _FINDINGS_SLOT, 1)
     out.write(head)
     separator = "[\n    "
+    encode = json.JSONEncoder(sort_keys=True).encode  # one encoder for every row
     for finding in data["findings"]:
         out.write(separator)
-        out.write(json.dumps(finding, sort_keys=True))
+        out.write(encode(finding))
         separator = ",\n    "
     out.write("[]" if separator == "[\n    " else "\n  ]")
     out.write(tail)
