@@ -120,8 +120,10 @@ class Job:
     cache: ScanCache | None = None  # where fresh results are stored (by the process that made them)
     summary: bool = False  # results carry their findings counted, not the findings (portkit/tally.py)
 
-    def keep(self, name: str) -> bool:
-        return is_interesting(name, self.known)
+    @functools.cached_property
+    def keep(self) -> Callable[[str], bool]:
+        """Whether the parser keeps a name: one closure, called for every identifier of every file."""
+        return functools.partial(is_interesting, known=self.known)
 
     def is_clang_unit(self, path: str) -> bool:
         return self.clang is not None and path.lower().endswith(CLANG_UNITS)

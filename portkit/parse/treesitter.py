@@ -470,9 +470,12 @@ class _FileParse:
 
     def names(self, nodes: list[Node], role: Role) -> None:
         """Identifiers and type identifiers; a called identifier is a CALL with its arguments."""
+        skip, kept = self.skip, self.kept if self.keep is None else self.keep  # a few hundred thousand calls a run
         for node in nodes:
+            if node.start_byte in skip:
+                continue
             text = _text(node)
-            if node.start_byte in self.skip or not self.kept(text):
+            if not kept(text):
                 continue
             if node.start_byte in self.calls:
                 arguments = _argument_spans(node)
