@@ -274,7 +274,7 @@ def _start_pool(job: Job, todo: list[tuple[SourceFile, bytes | None, str | None]
                 stack: contextlib.ExitStack) -> Iterator[FileResult]:
     """The fresh results of `todo`: from worker processes, which start on them now, or computed here as the
     iterator is consumed when a pool would cost more than it saves."""
-    columns = [list(column) for column in zip(*todo)] or [[], [], []]
+    columns = _columns(todo)
     workers = min(jobs or available_cpus(), available_cpus())
     sizes = _sizes(columns[0])
     if workers == 1 or not _worth_a_pool(job, columns[0], sizes):
@@ -307,7 +307,12 @@ def _results(job: Job, files: list[SourceFile], datas: list[bytes | None], entri
             else:
                 late.append((file, data, entry))
         yield from fresh
-    yield from map(functools.partial(processed, job), *([list(column) for column in zip(*late)] or [[], [], []]))
+    yield from map(functools.partial(processed, job), *_columns(late))
+
+
+def _columns(todo: list[tuple[SourceFile, bytes | None, str | None]]) -> list[list]:
+    """(file, bytes, entry) rows as three columns: the arguments `processed` is mapped over."""
+    return [list(column) for column in zip(*todo)] or [[], [], []]
 
 
 def _sizes(files: list[SourceFile]) -> list[int]:
