@@ -93,8 +93,9 @@ class ParsedFile:
     """What parsing one file produced.
 
     `definitions` are functions, macros, types and enumerators the file defines:
-    such names are the project's own, not CUDA's. `declared` are its variables
-    and parameters, which only keep a name off the "unknown CUDA name" list.
+    such names are the project's own, not CUDA's; `internal` those of them only the
+    file itself sees (a `static` function). `declared` are its variables and
+    parameters, which only keep a name off the "unknown CUDA name" list.
     """
 
     path: str
@@ -103,6 +104,7 @@ class ParsedFile:
     declared: frozenset[str]
     lines: int
     error_line: int | None = None  # first line with a syntax error, if any
+    internal: frozenset[str] = frozenset()  # definitions with internal linkage only (static functions...)
     preamble_end: int = 0  # where a #include or #define can go: after leading comments and the include guard
     preamble_line: int = 1  # the 1-based line at preamble_end
     newline: str = "\n"  # the file's line ending

@@ -233,6 +233,8 @@ def process_file(job: Job, file: SourceFile, data: bytes | None = None) -> FileR
         pending=tuple(o for o in occurrences if o.role is Role.QUALIFIED and needs_aliases(o, context)),
         headers=tuple((h.path, tuple(analyze(h, _file_context(h, job)))) for h in engine.headers),
         depends=digests(engine.depends),
+        internal=parsed.internal,
+        includes=tuple(sorted({os.path.basename(o.text) for o in occurrences if o.role is Role.INCLUDE})),
     )
 
 
@@ -485,6 +487,14 @@ def _summaries(results: list[FileResult], diagnostics: list[Diagnostic]) -> tupl
     return summaries, sources
 
 
+def project_names(results: list[FileResult]) -> frozenset[str]:
+    """What the project defines for every file: each file's definitions, less those only the file itself sees
+    (a `static` function in one .cpp is not what another file calls), unless another file #includes it."""
+    included = {name for r in results for name in r.includes}
+    return frozenset().union(*(r.definitions if os.path.basename(r.file.path) in included else r.definitions - r.internal
+                               for r in results))
+
+
 def finish_pipeline(collected: Collected) -> ScanResult:
     """What only the whole project shows, over every file's result: names another file defines are the
     project's own, namespace aliases resolve other files' names; then diagnostics, and sorting."""
@@ -492,7 +502,7 @@ def finish_pipeline(collected: Collected) -> ScanResult:
     base, results = collected.context, sorted(collected.results, key=lambda r: r.file)
     diagnostics = [Diagnostic(path, message, reason) for path, message, reason in collected.walk_warnings]
     summaries, sources = _summaries(results, diagnostics)
-    names = frozenset().union(*(r.definitions for r in results))
+    names = project_names(results)
     declared = frozenset().union(*(r.declared for r in results))
     aliases = tuple(sorted({alias for r in results for alias in r.aliases}))
     context = dataclasses.replace(base, project_names=names, project_declared=declared, aliases=aliases)

@@ -98,3 +98,10 @@ def test_launch_configurations_are_deterministic(tmp_path: Path, capsys, monkeyp
                      str(source), "-o", str(out)]) == 0
         outputs.add((out / "many.cu").read_bytes())
     assert len(outputs) == 1
+
+
+def test_a_static_definition_shadows_its_own_file_only(tmp_path: Path) -> None:
+    assert main(["convert", "--no-cache", "--rocm-version", "5.2", str(INPUTS), "-o", str(tmp_path / "out")]) == 0
+    assert "positions[i] = min(positions[i] + 1u, limit);" in (tmp_path / "out" / "internal_linkage.cu").read_text()
+    host = (tmp_path / "out" / "internal_linkage_host.cu").read_text()
+    assert "unsigned clamped = umin(value + 1u, limit);" in host and "static unsigned umin(" in host

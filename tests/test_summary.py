@@ -122,7 +122,8 @@ def test_a_damaged_summary_is_a_miss(tmp_path: Path) -> None:
 
 
 def _json(tree: Path, cache: Path | None) -> str:
-    env = {**os.environ, "PORTKIT_CACHE_DIR": str(cache)}
+    """The JSON of a scan with its own cache directory, or with --no-cache (None)."""
+    env = dict(os.environ) if cache is None else {**os.environ, "PORTKIT_CACHE_DIR": str(cache)}
     options = ["--no-cache"] if cache is None else []
     run = subprocess.run([sys.executable, "-m", "portkit", "scan", "--rocm-version", "5.2", "-f", "json", *options,
                           str(tree)], capture_output=True, text=True, env=env, check=True)

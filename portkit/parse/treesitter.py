@@ -362,6 +362,23 @@ def _declaration_kind(name: Node, api: Keep | None) -> str:
     return "declared"
 
 
+def _internal_linkage(name: Node) -> bool:
+    """Whether a defined name is visible in its own translation unit only: a `static` function at
+    namespace scope, or anything in an anonymous namespace."""
+    node = name.parent
+    function = None
+    while node is not None:
+        if node.type == "namespace_definition" and node.child_by_field_name("name") is None:
+            return True
+        if node.type in ("field_declaration_list", "class_specifier", "struct_specifier"):
+            return False  # a member: `static` means something else there
+        if node.type == "function_definition" and function is None:
+            function = node
+        node = node.parent
+    return function is not None and any(c.type == "storage_class_specifier" and c.text == b"static"
+                                        for c in function.children)
+
+
 def _in_alternative(node: Node) -> bool:
     """Whether `node` sits in a preprocessor branch other than an include guard: a definition
     there (`#else typedef void* cudnnHandle_t;`) is a fallback, not the project's own name."""
@@ -416,8 +433,10 @@ class _FileParse:
         # A CUDA API "defined" as a fallback in a preprocessor branch is no project name: its uses stay CUDA's.
         # A name no CUDA header declares (a copied CUDA Samples helper) has no declaration to fall back from.
         fallback = cuda_declared or api
-        self.definitions = {_text(n) for n in definition_nodes
-                            if not (fallback is not None and fallback(_text(n)) and _in_alternative(n))}
+        defined = [n for n in definition_nodes if not (fallback is not None and fallback(_text(n)) and _in_alternative(n))]
+        self.definitions = {_text(n) for n in defined}
+        # Names this file defines only with internal linkage: no other translation unit can call them.
+        self.internal = self.definitions - {_text(n) for n in defined if not _internal_linkage(n)}
         self.declared = {_text(n) for n in declared_nodes + local_nodes}
         self.skip = {n.start_byte for n in definition_nodes + declared_nodes + local_nodes}
         self.calls = {n.start_byte for n in self.get("call")}
@@ -736,6 +755,7 @@ def parse_source(path: str, source: bytes, keep: Keep | None = None, literals: f
         path=path,
         occurrences=tuple(sorted(state.occurrences, key=_position_key)),
         definitions=frozenset(state.definitions),
+        internal=frozenset(state.internal),
         declared=frozenset(state.declared - state.definitions),
         lines=source.count(b"\n") + (0 if source.endswith(b"\n") or not source else 1),
         error_line=first_error_line(tree.root_node),
