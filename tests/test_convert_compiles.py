@@ -105,3 +105,9 @@ def test_a_static_definition_shadows_its_own_file_only(tmp_path: Path) -> None:
     assert "positions[i] = min(positions[i] + 1u, limit);" in (tmp_path / "out" / "internal_linkage.cu").read_text()
     host = (tmp_path / "out" / "internal_linkage_host.cu").read_text()
     assert "unsigned clamped = umin(value + 1u, limit);" in host and "static unsigned umin(" in host
+
+
+def test_arguments_cuda_defaults_and_hip_requires_are_written(tmp_path: Path) -> None:
+    text = converted(tmp_path, "signatures.cu", "--rocm-version", "5.2")
+    assert text.count("hipStreamWaitEvent(stream, done, 0);") == 2  # added once, never twice
+    assert "hipMalloc3DArray(&volume, &channel, make_hipExtent(8, 8, 8), 0);" in text

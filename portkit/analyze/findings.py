@@ -57,7 +57,8 @@ FULL_MASK_64 = "0xffffffffffffffffull"
 
 
 def _argument_rewrites(occurrence: Occurrence, rule: Rule, resolution: Resolution) -> tuple[tuple[int, str], ...]:
-    """Casts where HIP takes void* and CUDA a template; lane masks widened to 64 bits."""
+    """Casts where HIP takes void* and CUDA a template; lane masks widened to 64 bits; the trailing arguments
+    CUDA defaults and HIP requires, written after the last one given."""
     rewrites = []
     for index, type_name in rule.cast_args:
         text = occurrence.get(f"arg{index}")
@@ -69,7 +70,19 @@ def _argument_rewrites(occurrence: Occurrence, rule: Rule, resolution: Resolutio
     elif mask and not mask.startswith(("static_cast<unsigned long long>", "__activemask()")) \
             and not mask.lower().endswith("ull") and mask != FULL_MASK_64:
         rewrites.append((rule.mask_arg, "static_cast<unsigned long long>({})"))
+    defaulted = _defaulted(occurrence, rule) if resolution.hip == rule.hip else None
+    if defaulted is not None and all(index != defaulted[0] for index, _ in rewrites):
+        rewrites.append(defaulted)
     return tuple(rewrites)
+
+
+def _defaulted(occurrence: Occurrence, rule: Rule) -> tuple[int, str] | None:
+    """`cudaStreamWaitEvent(s, e)` -> `hipStreamWaitEvent(s, e, 0)`: HIP declares no default for flags."""
+    given = len(occurrence.parts)
+    missing = [value for index, value in rule.default_args if index >= given]
+    if not given or not missing or rule.default_args[0][0] > given:
+        return None  # nothing to write after, nothing left out, or more left out than CUDA defaults
+    return given - 1, "{}, " + ", ".join(missing)
 
 
 def _comparison_fix(occurrence: Occurrence, compared: str, test: str) -> Fix | None:

@@ -19,7 +19,8 @@ from portkit.rules.validate import parse_library
 from portkit.store import cache_root, code_fingerprint, read_entry, write_entry
 
 _RULE_FIELDS = tuple(f.name for f in dataclasses.fields(Rule))
-_STATUS, _CAST_ARGS = _RULE_FIELDS.index("status"), _RULE_FIELDS.index("cast_args")
+_STATUS = _RULE_FIELDS.index("status")
+_ARGUMENT_MAPS = (_RULE_FIELDS.index("cast_args"), _RULE_FIELDS.index("default_args"))
 
 
 def rule_files(directory: Path) -> list[Path]:
@@ -70,7 +71,8 @@ def _from_data(data: Any) -> tuple[list[Library], list[Rule]] | None:
             if len(row) != len(_RULE_FIELDS):
                 return None
             row[_STATUS] = statuses[row[_STATUS]]
-            row[_CAST_ARGS] = tuple((index, type_name) for index, type_name in row[_CAST_ARGS])
+            for field in _ARGUMENT_MAPS:
+                row[field] = tuple((index, text) for index, text in row[field])
             rules.append(Rule(*row))
         return libraries, rules
     except (KeyError, TypeError, ValueError):

@@ -15,7 +15,7 @@ _ENTRY_KEYS = {
     "cuda", "kind", "hip", "roc", "status", "note", "action", "weight", "pattern",
     "cmake", "hip_cmake", "cuda_added", "cuda_deprecated", "cuda_removed",
     "hip_added", "hip_deprecated", "hip_removed", "hip_experimental", "fallback", "fallback_drop_args", "roc_added",
-    "hip_requires", "hip_define", "hip_define_until", "cast_args", "mask_arg", "compare_as", "c_library",
+    "hip_requires", "hip_define", "hip_define_until", "cast_args", "default_args", "mask_arg", "compare_as", "c_library",
 }
 _VERSION_KEYS = ("cuda_added", "cuda_deprecated", "cuda_removed", "hip_added", "hip_deprecated", "hip_removed", "roc_added",
                  "hip_define_until")
@@ -50,6 +50,11 @@ def _value(source: str, where: str, key: str, value: Any) -> Any:
     if key == "cast_args":
         if not isinstance(value, dict) or not all(_is_index(k) and isinstance(v, str) and v for k, v in value.items()):
             raise _fail(source, where, "key 'cast_args': a mapping from argument index to a type, e.g. {0: \"void**\"}")
+        return tuple(sorted(value.items()))
+    if key == "default_args":
+        if not isinstance(value, dict) or not all(_is_index(k) and isinstance(v, str) and v for k, v in value.items()):
+            raise _fail(source, where, "key 'default_args': a mapping from argument index to the value CUDA defaults, "
+                                       "e.g. {2: \"0\"}")
         return tuple(sorted(value.items()))
     if key == "mask_arg":
         if not _is_index(value):

@@ -1,4 +1,5 @@
-// HIP takes const void* and void** where CUDA's C++ API has templates.
+// HIP takes const void* and void** where CUDA's C++ API has templates, and requires
+// trailing arguments CUDA's C++ API defaults (flags = 0).
 #include <cuda_runtime.h>
 
 __global__ void k(float *x) { x[threadIdx.x] = 1.0f; }
@@ -15,5 +16,14 @@ int main() {
   cudaHostAlloc(&pinned, 64, cudaHostAllocDefault);
   void *args[] = {&rows};
   cudaLaunchKernel(k, dim3(1), dim3(64), args, 0, 0);
+  cudaStream_t stream;
+  cudaEvent_t done;
+  cudaStreamCreate(&stream);
+  cudaEventCreate(&done);
+  cudaStreamWaitEvent(stream, done);
+  cudaStreamWaitEvent(stream, done, 0);
+  cudaArray_t volume;
+  cudaChannelFormatDesc channel = cudaCreateChannelDesc<float>();
+  cudaMalloc3DArray(&volume, &channel, make_cudaExtent(8, 8, 8));
   return 0;
 }
