@@ -111,3 +111,9 @@ def test_arguments_cuda_defaults_and_hip_requires_are_written(tmp_path: Path) ->
     text = converted(tmp_path, "signatures.cu", "--rocm-version", "5.2")
     assert text.count("hipStreamWaitEvent(stream, done, 0);") == 2  # added once, never twice
     assert "hipMalloc3DArray(&volume, &channel, make_hipExtent(8, 8, 8), 0);" in text
+
+
+def test_built_in_coordinates_in_min_and_max_are_cast(tmp_path: Path) -> None:
+    text = converted(tmp_path, "device_functions.cu", "--rocm-version", "5.2")
+    assert ("u[3] = min(u[1], static_cast<unsigned int>(blockDim.x)) + max(static_cast<unsigned int>(threadIdx.x), "
+            "static_cast<unsigned int>(blockDim.x)) + min(u[2], static_cast<unsigned int>(gridDim.x));") in text

@@ -45,6 +45,9 @@ class Rule:
     cast_args: tuple[tuple[int, str], ...] = ()  # (argument index, type): HIP takes void* where CUDA has a template
     # (argument index, value): trailing arguments CUDA's C++ API defaults and HIP requires (flags = 0)
     default_args: tuple[tuple[int, str], ...] = ()
+    # For min/max: the type built-in coordinates passed as arguments are cast to (HIP's blockDim.x is a proxy object,
+    # so min(unsigned, blockDim.x) is ambiguous under hipcc)
+    coordinate_cast: str = ""
     mask_arg: int = -1  # the index of a lane-mask argument (64-bit on HIP), or -1
     compare_as: str = ""  # for a version macro compared with a number in #if: what AMD device code tests instead
     c_library: bool = False  # also a C/C++ library name (floor, y0, min): CUDA's only in device code
