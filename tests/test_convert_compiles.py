@@ -117,3 +117,11 @@ def test_built_in_coordinates_in_min_and_max_are_cast(tmp_path: Path) -> None:
     text = converted(tmp_path, "device_functions.cu", "--rocm-version", "5.2")
     assert ("u[3] = min(u[1], static_cast<unsigned int>(blockDim.x)) + max(static_cast<unsigned int>(threadIdx.x), "
             "static_cast<unsigned int>(blockDim.x)) + min(u[2], static_cast<unsigned int>(gridDim.x));") in text
+
+
+def test_vector_compound_assignments_hip_has_stay_out_of_the_hip_build(tmp_path: Path) -> None:
+    text = converted(tmp_path, "vector_operators.cu", "--rocm-version", "5.2")
+    guarded = "#if !defined(__HIP_PLATFORM_AMD__)\ninline __host__ __device__ void operator+=(float4 &a, float4 b) {"
+    assert guarded in text and "#if !defined(__HIP_PLATFORM_AMD__)\ninline __host__ __device__ void operator*=(int2 &a" in text
+    assert "#endif\ninline __host__ __device__ void operator+=(float4 &a, float b)" in text  # a scalar: the project's
+    assert text.count("#if !defined(__HIP_PLATFORM_AMD__)") == 2

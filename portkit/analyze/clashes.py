@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import re
 from typing import Iterable
 
 from portkit.analyze.findings import simple_finding
@@ -18,24 +19,40 @@ from portkit.resources import load_data
 HIP_TEST = "!defined(__HIP_PLATFORM_AMD__)"
 
 
-def _parse(entries: list) -> frozenset[tuple[str, str]]:
-    return frozenset((str(e["name"]), str(e["param0"])) for e in entries)
+# CUDA's vector types (float4, uchar2, ulonglong3...): HIP's are classes with their own operators.
+_VECTOR_TYPE = re.compile(r"(?:u?char|u?short|u?int|u?long|u?longlong|float|double)[1-4]")
+
+
+def _parse(entries: list) -> dict[str, list[tuple[str, str]]]:
+    """name -> [(param0, param1)]: a type, "*" for any, "vector" for a CUDA vector type, "param0" for the same."""
+    known: dict[str, list[tuple[str, str]]] = {}
+    for e in entries:
+        known.setdefault(str(e["name"]), []).append((str(e["param0"]), str(e.get("param1", "*"))))
+    return known
 
 
 @functools.lru_cache(maxsize=1)
-def hip_definitions() -> frozenset[tuple[str, str]]:
+def hip_definitions() -> dict[str, list[tuple[str, str]]]:
     return load_data("_hip_defines.yaml", _parse)
 
 
-def _defined_by_hip(name: str, param0: str) -> bool:
-    known = hip_definitions()
-    return (name, param0.replace(" ", "")) in known or (name, "*") in known
+def _matches(pattern: str, found: str, param0: str) -> bool:
+    if pattern == "vector":
+        return _VECTOR_TYPE.fullmatch(found) is not None
+    return pattern == "*" or found == (param0 if pattern == "param0" else pattern)
+
+
+def _defined_by_hip(name: str, param0: str, param1: str) -> bool:
+    param0, param1 = param0.replace(" ", ""), param1.replace(" ", "")
+    return any(_matches(first, param0, param0) and _matches(second, param1, param0)
+               for first, second in hip_definitions().get(name, ()))
 
 
 @analyzer("source")
 def analyze_clashes(parsed: ParsedFile, context: Context) -> Iterable[Finding]:
     for o in parsed.occurrences:
-        if o.role is not Role.DEVICE_FUNCTION or o.get("guarded") or not _defined_by_hip(o.text, o.get("param0")):
+        if o.role is not Role.DEVICE_FUNCTION or o.get("guarded") \
+                or not _defined_by_hip(o.text, o.get("param0"), o.get("param1")):
             continue
         line_start = o.span.start - (o.position.column - 1)
         finding = simple_finding(parsed.path, o, HIP_ALREADY_DEFINES,

@@ -311,18 +311,19 @@ _HIP_TESTS = re.compile(rb"__HIP_PLATFORM_AMD__|__HIP_PLATFORM_HCC__|__HIPCC__|_
 
 
 def _signature(function: Node) -> tuple[tuple[str, str], ...]:
-    """The first parameter's type (`double*`), and whether a #if on HIP already encloses the definition."""
+    """The first two parameters' types (`double*`; references as their type), and whether a #if on HIP already
+    encloses the definition."""
     info = []
     declarator = function.child_by_field_name("declarator")
     while declarator is not None and declarator.type != "function_declarator":
         declarator = declarator.child_by_field_name("declarator")
     parameters = declarator.child_by_field_name("parameters") if declarator is not None else None
-    first = next((p for p in parameters.named_children if p.type == "parameter_declaration"), None) if parameters else None
-    if first is not None:
-        kind = first.child_by_field_name("type")
-        pointers = _text(first.child_by_field_name("declarator") or first).count("*") if kind is not None else 0
+    declared = [p for p in parameters.named_children if p.type == "parameter_declaration"] if parameters else []
+    for index, parameter in enumerate(declared[:2]):
+        kind = parameter.child_by_field_name("type")
         if kind is not None:
-            info.append(("param0", " ".join(_text(kind).split()) + "*" * pointers))
+            pointers = _text(parameter.child_by_field_name("declarator") or parameter).count("*")
+            info.append((f"param{index}", " ".join(_text(kind).split()) + "*" * pointers))
     node = function.parent
     while node is not None:
         test = node.child_by_field_name("condition") or node.child_by_field_name("name")
