@@ -111,6 +111,7 @@ def test_arguments_cuda_defaults_and_hip_requires_are_written(tmp_path: Path) ->
     text = converted(tmp_path, "signatures.cu", "--rocm-version", "5.2")
     assert text.count("hipStreamWaitEvent(stream, done, 0);") == 2  # added once, never twice
     assert "hipMalloc3DArray(&volume, &channel, make_hipExtent(8, 8, 8), 0);" in text
+    assert "#define CUDART_CB\n" in text and "void CUDART_CB on_done(hipStream_t stream" in text
 
 
 def test_built_in_coordinates_in_min_and_max_are_cast(tmp_path: Path) -> None:

@@ -63,8 +63,8 @@ def verify_library(rules: RuleDatabase, library: str, include: Path, installed: 
                 or rule.status not in (Status.SUPPORTED, Status.PARTIAL):
             continue
         for target, added in ((rule.hip, rule.hip_added), (rule.roc, rule.roc_added or rule.hip_added)):
-            if not target:
-                continue
+            if not target or target == rule.hip_define:
+                continue  # none, or a macro convert defines itself (CUDART_CB)
             if added and parse_version(added) > installed:
                 result.newer += 1
             elif _identifier(target) in names:

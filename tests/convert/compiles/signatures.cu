@@ -4,6 +4,9 @@
 
 __global__ void k(float *x) { x[threadIdx.x] = 1.0f; }
 
+// CUDA's calling-convention macro for callbacks: HIP has none.
+void CUDART_CB on_done(cudaStream_t stream, cudaError_t status, void *data) { *static_cast<int *>(data) = status; }
+
 int main() {
   float *rows;
   size_t pitch;
@@ -22,6 +25,8 @@ int main() {
   cudaEventCreate(&done);
   cudaStreamWaitEvent(stream, done);
   cudaStreamWaitEvent(stream, done, 0);
+  int finished = 0;
+  cudaStreamAddCallback(stream, on_done, &finished, 0);
   cudaArray_t volume;
   cudaChannelFormatDesc channel = cudaCreateChannelDesc<float>();
   cudaMalloc3DArray(&volume, &channel, make_cudaExtent(8, 8, 8));
