@@ -42,6 +42,7 @@ _QUERY = """
 (binary_expression right: (number_literal) @literal)
 (binary_expression left: (number_literal) @literal)
 (declaration (type_qualifier) @qualifier)
+(parameter_declaration (type_qualifier) @parameter_qualifier)
 (launch_bounds) @launch_bounds
 (namespace_alias_definition) @namespace_alias
 (field_expression field: (field_identifier) @field)
@@ -514,6 +515,13 @@ class _FileParse:
             else:
                 self.emit(node, role, text)
 
+    def parameter_qualifiers(self, nodes: list[Node]) -> None:
+        """Qualifiers of a parameter that are CUDA names (`__grid_constant__ const P p`): keywords to the grammar."""
+        for node in nodes:
+            text = _text(node)
+            if self.kept(text):
+                self.emit(node, Role.IDENTIFIER, text)
+
     def identifiers(self, nodes: list[Node]) -> None:
         self.names(nodes, Role.IDENTIFIER)
 
@@ -654,6 +662,7 @@ _HANDLERS: tuple[tuple[str, Callable[[_FileParse, list[Node]], None]], ...] = (
     ("field", _FileParse.fields),
     ("literal", _FileParse.number_literals),
     ("qualifier", _FileParse.shared_arrays),
+    ("parameter_qualifier", _FileParse.parameter_qualifiers),
     ("launch_bounds", _FileParse.launch_bounds),
     ("constant", _FileParse.named_values),
     ("subscript", _FileParse.shared_subscripts),  # after "qualifier": it needs the shared arrays

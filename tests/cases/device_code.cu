@@ -26,3 +26,9 @@ __global__ void draw(unsigned long long seed, float* out) {  // expect: PK200
 void launch(float* out) {
   draw<<<1, 32>>>(42ULL, out);  // expect: PK201
 }
+
+struct Coefficients { float c[64]; };
+
+__global__ void scale(__grid_constant__ const Coefficients k, float* out) {  // expect: PK200 PK102
+  out[threadIdx.x] *= k.c[threadIdx.x % 64];
+}
