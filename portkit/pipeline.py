@@ -81,11 +81,17 @@ class ScanResult:
     # Per file, the `// portkit: ignore[...]` comments: (line, codes; empty for all).
     suppressions: dict[str, tuple[tuple[int, frozenset[str]], ...]] = dataclasses.field(default_factory=dict)
     macros: MacroTable | None = None  # the project's macro table, for parsing its files again (analyze_bytes)
-    # Each file's findings counted (portkit/tally.py). A summary-only run has these and no `findings`.
+    # A summary-only run's findings, counted per file (portkit/tally.py): it has these and no `findings`.
     tallies: dict[str, Tally] = dataclasses.field(default_factory=dict)
     summary_only: bool = False
     # A summary-only run's findings, read back from the cache file by file when iterated (None: not kept).
     sites: Sites | None = None
+
+    def file_tallies(self) -> dict[str, Tally]:
+        """Each file's findings counted: a summary-only run's, or counted now (only reports need them)."""
+        if self.summary_only:
+            return self.tallies
+        return {path: tally(group) for path, group in itertools.groupby(self.findings, key=lambda f: f.path)}
 
     def read_paths(self) -> list[str]:
         """Every file the run looked at, read or not: what an output must never overwrite."""
@@ -337,7 +343,7 @@ def _worth_a_pool(job: Job, files: list[SourceFile], sizes: list[int]) -> bool:
     return sum(map(job.is_clang_unit, (f.path for f in files))) >= 2 or sum(sizes) >= _POOL_BYTES
 
 
-def _project_filter(findings: list[Finding], names: frozenset[str], declared: frozenset[str]) -> Iterator[Finding]:
+def _project_filter(findings: Iterable[Finding], names: frozenset[str], declared: frozenset[str]) -> Iterator[Finding]:
     """Apply what only the whole project shows: a name another file defines is the project's own."""
     for finding in findings:
         if dropped(finding.code, finding.name, finding.shadowable, names, declared):
@@ -379,9 +385,13 @@ class Collected:
     walked: list[SourceFile] = dataclasses.field(default_factory=list)
     salt: str = ""  # the cache salt: portkit's code, the rules, the target, the engine, the macro table
     macros: MacroTable | None = None
-    summary_only: bool = False  # results carry tallies, not findings
     job: Job | None = None  # the job that made the results (to read a summary-only run's sites back)
     entries: list[tuple[SourceFile, str | None]] = dataclasses.field(default_factory=list)  # each result's cache entry
+
+    @property
+    def summary_only(self) -> bool:
+        """Whether the results carry tallies, not findings."""
+        return self.job is not None and self.job.summary
 
 
 @dataclasses.dataclass
@@ -421,7 +431,7 @@ class PlannedRun:
         self.save_index()
         if job.clang is not None:
             log_engine(results, job.is_clang_unit)
-        return Collected(job.context, results, self.walk_warnings, self.walked, self.salt, job.macros, job.summary, job,
+        return Collected(job.context, results, self.walk_warnings, self.walked, self.salt, job.macros, job,
                          list(zip(self.chosen, self.entries)))
 
     def save_index(self) -> None:
@@ -519,7 +529,7 @@ def finish_pipeline(collected: Collected) -> ScanResult:
                                         declared))
         findings.extend(resolved)
         findings.sort(key=Finding.sort_key)
-        tallies = {path: tally(group) for path, group in itertools.groupby(findings, key=lambda f: f.path)}
+        tallies = {}
     return ScanResult(base.rules, base.target, summaries, findings, sorted(diagnostics), sources, context,
                       _suppressions(results), collected.macros, tallies, collected.summary_only, sites)
 
@@ -544,7 +554,7 @@ class Sites:
             result = job.cache.lookup(file, entry, fixes=False) if job.cache is not None else None
             if result is None:
                 result = process_file(job, file)
-            findings = list(_project_filter(list(result.findings), self.names, self.declared))
+            findings = list(_project_filter(result.findings, self.names, self.declared))
             findings.extend(self.resolved.get(file.path, ()))
             yield from sorted(findings, key=Finding.sort_key)
 

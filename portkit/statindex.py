@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable
 
 from portkit.parse.macros import Definition, FileDefinitions, file_definitions
-from portkit.store import cache_root, read_entry, write_entry
+from portkit.store import cache_root, read_entry, roots_key, write_entry
 
 _RACY_NS = 2_000_000_000
 _FORMAT = 1
@@ -47,8 +47,7 @@ class StatIndex:
     """path -> (stat, SHA-256 of the bytes, #defines, when read), for the files of one set of roots."""
 
     def __init__(self, roots: Iterable[str], root: Path | None = None):
-        key = "\0".join(sorted(os.path.abspath(r) for r in roots)).encode("utf-8", "surrogateescape")
-        self.path = (root or cache_root() / "index") / f"{hashlib.sha256(key).hexdigest()[:24]}.json"
+        self.path = (root or cache_root() / "index") / f"{roots_key(roots)}.json"
         entry = read_entry(self.path)
         valid = isinstance(entry, dict) and entry.get("format") == _FORMAT and isinstance(entry.get("files"), dict)
         self._files: dict[str, list[Any]] = entry["files"] if valid else {}

@@ -12,7 +12,7 @@ import json
 import os
 import stat
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterable
 
 from portkit import __version__
 from portkit.errors import OutputError
@@ -27,6 +27,12 @@ def cache_root() -> Path:
     if os.environ.get("PORTKIT_CACHE_DIR"):
         return Path(os.environ["PORTKIT_CACHE_DIR"])
     return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "portkit"
+
+
+def roots_key(roots: Iterable[str]) -> str:
+    """A name for a set of scanned roots, wherever the run starts: what is kept per tree is kept under it."""
+    key = "\0".join(sorted(os.path.abspath(r) for r in roots)).encode("utf-8", "surrogateescape")
+    return hashlib.sha256(key).hexdigest()[:24]
 
 
 @functools.lru_cache(maxsize=1)

@@ -33,15 +33,9 @@ class Tally:
 
     def __add__(self, other: Tally) -> Tally:
         """Both tallies of one file as one: rows of the same key counted together."""
-        rows = {tuple(row[:COUNT]): list(row) for row in self.rows}
-        for row in other.rows:
-            mine = rows.get(tuple(row[:COUNT]))
-            if mine is None:
-                rows[tuple(row[:COUNT])] = list(row)
-                continue
-            mine[COUNT] += row[COUNT]
-            if (row[LINE], row[COLUMN]) < (mine[LINE], mine[COLUMN]):
-                mine[LINE:] = row[LINE:]
+        rows: dict[tuple, Row] = {}
+        for row in self.rows + other.rows:
+            _count(rows, tuple(row[:COUNT]), row)
         return Tally(tuple(rows.values()), tuple(sorted(self.listed + other.listed)))
 
     def pack(self) -> dict[str, list]:
@@ -52,9 +46,20 @@ class Tally:
         return cls(tuple(data["rows"]), tuple(data["listed"]))
 
 
+def _count(rows: dict[tuple, Row], key: tuple, row: Row) -> None:
+    """Add `row` to the row of its key: counts summed, the earlier first site kept."""
+    mine = rows.get(key)
+    if mine is None:
+        rows[key] = list(row)
+        return
+    mine[COUNT] += row[COUNT]
+    if (row[LINE], row[COLUMN]) < (mine[LINE], mine[COLUMN]):
+        mine[LINE:] = row[LINE:]
+
+
 def tally(findings: Iterable[Finding]) -> Tally:
     """One file's findings, counted by kind; each row keeps the hip name and advice of its first site."""
-    rows: dict[tuple[str, str, str, str, bool], Row] = {}
+    rows: dict[tuple, Row] = {}
     listed = []
     for finding in findings:
         status = finding.status.value if finding.status else ""
@@ -62,13 +67,7 @@ def tally(findings: Iterable[Finding]) -> Tally:
         line, column = finding.position.line, finding.position.column
         if finding.code in LISTED_CODES:
             listed.append([line, column, finding.code, finding.name, finding.shadowable, finding.message, finding.advice])
-        row = rows.get(key)
-        if row is None:
-            rows[key] = [*key, 1, line, column, finding.hip, finding.advice]
-            continue
-        row[COUNT] += 1
-        if (line, column) < (row[LINE], row[COLUMN]):
-            row[LINE:] = [line, column, finding.hip, finding.advice]
+        _count(rows, key, [*key, 1, line, column, finding.hip, finding.advice])
     return Tally(tuple(rows.values()), tuple(sorted(listed)))
 
 

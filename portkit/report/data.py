@@ -11,7 +11,7 @@ from portkit.pipeline import ScanResult
 from portkit.report.plan import WARP_PREFIXES, api_hours, plan
 from portkit.rules import version_text
 from portkit.tally import (ADVICE, CODE, COLUMN, COUNT, HIP, LIBRARY, LINE, NAME, SITE_LINE, SITE_MESSAGE, SITE_NAME, STATUS, Row,
-                           listed_sites)
+                           Tally, listed_sites)
 from portkit.walk import BUILD_TYPES
 
 SCHEMA_VERSION = 1
@@ -44,10 +44,10 @@ class _Totals:
     files, so the per-row work is one dictionary step and the rest runs per group.
     """
 
-    def __init__(self, result: ScanResult):
+    def __init__(self, tallies: dict[str, Tally]):
         groups: dict[tuple[str, str, str, str], list[tuple[str, Row]]] = {}
-        for path in sorted(result.tallies):
-            for row in result.tallies[path].rows:
+        for path in sorted(tallies):
+            for row in tallies[path].rows:
                 key = (row[CODE], row[LIBRARY], row[NAME], row[STATUS])
                 group = groups.get(key)
                 if group is None:
@@ -150,9 +150,9 @@ def _codes(totals: _Totals) -> list[dict[str, Any]]:
             for code, count in sorted(totals.codes.items())]
 
 
-def _kernels(result: ScanResult, totals: _Totals) -> list[dict[str, Any]]:
+def _kernels(tallies: dict[str, Tally], totals: _Totals) -> list[dict[str, Any]]:
     return [{"name": site[SITE_NAME], "path": path, "line": site[SITE_LINE], "template": "(template)" in site[SITE_MESSAGE],
-             "launches": totals.launches.get(site[SITE_NAME], 0)} for path, site in listed_sites(result.tallies, KERNEL)]
+             "launches": totals.launches.get(site[SITE_NAME], 0)} for path, site in listed_sites(tallies, KERNEL)]
 
 
 def data_paths(data: dict[str, Any]) -> list[str]:
@@ -163,8 +163,9 @@ def data_paths(data: dict[str, Any]) -> list[str]:
 def scan_data(result: ScanResult) -> dict[str, Any]:
     """The report data. A summary-only run's "findings" are read back while a report iterates them
     (FindingRows); without a cache to read them from, it has none: only the text summary renders it."""
-    data = _scan_data(result)
-    data["plan"] = plan(data, result.rules, result.tallies)
+    tallies = result.file_tallies()
+    data = _scan_data(result, tallies)
+    data["plan"] = plan(data, result.rules, tallies)
     hours = api_hours(data, result.rules)
     for api in data["apis"]:
         api["hours"] = hours[(api["library"], api["name"], api["status"])]
@@ -185,8 +186,8 @@ class FindingRows:
         return map(finding_data, self.findings)
 
 
-def _scan_data(result: ScanResult) -> dict[str, Any]:
-    totals = _Totals(result)
+def _scan_data(result: ScanResult, tallies: dict[str, Tally]) -> dict[str, Any]:
+    totals = _Totals(tallies)
     code_counts = totals.codes
     sources = [f for f in result.files if f.file_type == "source"]
     return {
@@ -214,7 +215,7 @@ def _scan_data(result: ScanResult) -> dict[str, Any]:
         "apis": _apis(result, totals),
         "codes": _codes(totals),
         "unknown_names": sorted(totals.unknown),
-        "kernels": _kernels(result, totals),
+        "kernels": _kernels(tallies, totals),
         "files": [
             {"path": f.path, "kind": f.file_type, "lines": f.lines, "parse_error_line": f.error_line, "encoding": f.encoding}
             for f in result.files

@@ -8,20 +8,17 @@ one checksummed entry per set of roots (like the stat index), so the cache holds
 """
 from __future__ import annotations
 
-import hashlib
-import os
 from pathlib import Path
 from typing import Any, Sequence
 
 from portkit.pipeline import finish_pipeline, plan_pipeline
 from portkit.report.data import scan_data
 from portkit.settings import RunSettings
-from portkit.store import cache_root, read_entry, write_entry
+from portkit.store import cache_root, read_entry, roots_key, write_entry
 
 
 def _entry(roots: Sequence[str]) -> Path:
-    key = "\0".join(sorted(os.path.abspath(r) for r in roots)).encode("utf-8", "surrogateescape")
-    return cache_root() / "summary" / f"{hashlib.sha256(key).hexdigest()[:24]}.json"
+    return cache_root() / "summary" / f"{roots_key(roots)}.json"
 
 
 def summary_data(settings: RunSettings, progress: bool = False) -> dict[str, Any]:
