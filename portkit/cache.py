@@ -8,6 +8,7 @@ JSON (portkit/store.py): a corrupt or planted entry is a miss, never a result.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
 import sys
 from pathlib import Path
@@ -15,6 +16,7 @@ from typing import Any
 
 from portkit.codes import Status
 from portkit.model import Finding, Fix, FixAction, Occurrence, Position, Role, Severity, Span
+from portkit.resources import rules_dir
 from portkit.store import cache_root, code_fingerprint, read_entry, write_entry
 from portkit.tally import Tally, tally
 from portkit.walk import SourceFile
@@ -66,15 +68,27 @@ def cache_salt(rules: Any, settings: Any, prefer_roc: bool, environment: str = "
 
 
 def rules_fingerprint(rules: Any) -> str:
-    """The rule files' contents in load order (later files override), not where they are: the
-    same rules installed elsewhere (another CI runner) have the same fingerprint."""
+    """The rule files' contents in load order (later files override), and the bundled data beside
+    them (rules/_*.yaml, rules/helpers/), not where they are: the same rules installed elsewhere
+    (another CI runner) have the same fingerprint."""
     digest = hashlib.sha256()
     for source in dict.fromkeys(lib.source for lib in rules.libraries.values()):
         try:
             digest.update(hashlib.sha256(Path(source).read_bytes()).digest())
         except OSError:
             digest.update(source.encode())
+    digest.update(bundled_data_digest().encode())
     return digest.hexdigest()[:16]
+
+
+@functools.lru_cache(maxsize=1)
+def bundled_data_digest() -> str:
+    """The analysis reads these too (what HIP defines, the helpers' text): an edit is a new result."""
+    directory = rules_dir()
+    digest = hashlib.sha256()
+    for path in sorted([*directory.glob("_*.yaml"), *directory.glob("helpers/*")]):
+        digest.update(path.relative_to(directory).as_posix().encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()
 
 
 def _spans(spans: tuple[Span, ...]) -> list[int]:

@@ -1,12 +1,16 @@
-"""What a file needs before its first line of code under hipcc: the HIP runtime header, and feature macros.
+"""What a file needs before its first line of code under hipcc: the HIP runtime header, feature
+macros, and portkit's helpers.
 
 nvcc includes cuda_runtime.h in every .cu file by itself; hipcc includes nothing.
 Some HIP names also need a macro defined before the first HIP header (rules'
 `hip_define`): the rounding-mode intrinsics, the _sync warp builtins on ROCm 6.2-6.4.
+A CUDA name whose HIP spelling is one of portkit's helpers (rules/_helpers.yaml) needs the
+helper's block, which brings its own headers.
 """
 from __future__ import annotations
 
 import dataclasses
+from pathlib import PurePath
 from typing import Iterable
 
 from portkit.analyze.findings import simple_finding
@@ -14,6 +18,7 @@ from portkit.analyze.names import device_functions, in_role
 from portkit.analyze.registry import Context, analyzer
 from portkit.codes import HIP_PREAMBLE
 from portkit.model import Finding, Fix, FixAction, Occurrence, ParsedFile, Position, Role, Span
+from portkit.rules.helpers import HELPER_PREFIX, Helper, helper_providing
 
 # What nvcc includes by itself; the rules say what it becomes (hip/hip_runtime.h).
 IMPLICIT_CUDA_HEADER = "cuda_runtime.h"
@@ -57,16 +62,37 @@ def _defines(parsed: ParsedFile, context: Context) -> list[str]:
     return list(found)
 
 
+def _helpers(parsed: ParsedFile, context: Context) -> list[Helper]:
+    """The helpers the HIP spellings of the file's CUDA names are, in first-use order, not yet there."""
+    language = "c" if PurePath(parsed.path).suffix == ".c" else "c++"
+    device: set[str] | None = None
+    found: dict[str, Helper] = {}
+    for occurrence in parsed.occurrences:
+        rule = context.rules.lookup(occurrence.text) if occurrence.role in _NAME_ROLES else None
+        if rule is None or not (rule.hip.startswith(HELPER_PREFIX) or rule.fallback.startswith(HELPER_PREFIX)) \
+                or occurrence.text in context.project_names:
+            continue  # most names: no helper can be their spelling
+        helper = helper_providing(rule.resolve(context.target).hip)
+        if helper is None or helper.guard in parsed.definitions or not helper.fits(language):
+            continue
+        device = device_functions(parsed) if device is None else device
+        if in_role(rule, occurrence, parsed, device):
+            found.setdefault(helper.name, helper)
+    return list(found.values())
+
+
 @analyzer("source")
 def analyze_preamble(parsed: ParsedFile, context: Context) -> Iterable[Finding]:
     defines = _defines(parsed, context)
     runtime = context.rules.hip_header(IMPLICIT_CUDA_HEADER)
     headers = [runtime] if runtime and _needs_runtime(parsed, context, runtime) else []
-    if not defines and not headers:
+    helpers = _helpers(parsed, context)
+    if not defines and not headers and not helpers:
         return
     lines = [f"#define {d}" for d in defines] + [f"#include <{h}>" for h in headers]
+    lines += [h.text.rstrip("\n").replace("\n", parsed.newline) for h in helpers]
     text = "".join(line + parsed.newline for line in lines)
-    needed = ", ".join(defines + [f"<{h}>" for h in headers])
+    needed = ", ".join(defines + [f"<{h}>" for h in headers] + [f"portkit's {h.name} helper" for h in helpers])
     span = Span(parsed.preamble_end, parsed.preamble_end)
     where = Occurrence(span, Role.INCLUDE, needed, Position(parsed.preamble_line, 1))
     finding = simple_finding(parsed.path, where, HIP_PREAMBLE, f"hipcc needs {needed} before the code",

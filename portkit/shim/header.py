@@ -15,6 +15,7 @@ from typing import Iterable
 from portkit.codes import RENAMED_STATUSES
 from portkit.model import Edit, Finding
 from portkit.rules import RuleDatabase, Target, parse_version
+from portkit.rules.helpers import helper_providing
 
 STYLES = ("cuda", "neutral")
 
@@ -46,6 +47,7 @@ class Shim:
     mappings: tuple[Mapping, ...]
     fallbacks: tuple[Fallback, ...]
     unportable: tuple[tuple[str, str, str], ...]  # (name, library title, advice)
+    helpers: tuple[str, ...] = ()  # the text of portkit's helpers that mapped names are spelled with
 
 
 def neutral_name(hip: str) -> str:
@@ -68,6 +70,7 @@ def build_shim(findings: Iterable[Finding], rules: RuleDatabase, style: str, hea
     fallbacks: dict[str, Fallback] = {}
     unportable: dict[str, tuple[str, str, str]] = {}
     neutral_taken: dict[str, str] = {}
+    helpers: dict[str, str] = {}
     for finding in findings:
         rule = rules.find(finding.name) if finding.library else None
         if rule is None or rule.kind in ("link", "asm"):
@@ -93,8 +96,12 @@ def build_shim(findings: Iterable[Finding], rules: RuleDatabase, style: str, hea
         if rule.hip_added and rule.fallback:
             fallbacks.setdefault(rule.cuda, Fallback(rule.cuda, hip_version_number(rule.hip_added), rule.hip_added,
                                                      rule.fallback, rule.fallback_drop_args))
+        for spelling in (resolution.hip, rule.fallback if rule.hip_added else ""):
+            helper = helper_providing(spelling)
+            if helper is not None:
+                helpers.setdefault(helper.name, helper.text)
     return Shim(style, header_name, tuple(headers.items()), tuple(sorted(mappings.values())),
-                tuple(sorted(fallbacks.values())), tuple(sorted(unportable.values())))
+                tuple(sorted(fallbacks.values())), tuple(sorted(unportable.values())), tuple(helpers.values()))
 
 
 def source_edits(findings: Iterable[Finding], shim: Shim, rules: RuleDatabase) -> list[Edit]:

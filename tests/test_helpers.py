@@ -1,0 +1,95 @@
+"""portkit's helpers (rules/_helpers.yaml): what rules spell with them exists, each block compiles
+with the real compilers, and converted code that uses them builds, links and runs."""
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from conftest import require, require_tool
+from portkit.cli import main
+from portkit.rules.helpers import HELPER_PREFIX, all_helpers, helper_providing
+
+CONVERT_INPUTS = Path(__file__).parent / "convert"
+ROCM_SMI = Path("/usr/include/rocm_smi/rocm_smi.h")
+
+
+def _require_rocm_smi() -> None:
+    require(ROCM_SMI.exists(), "ROCm SMI not installed (Debian: librocm-smi-dev)")
+
+
+def test_every_helper_spelling_a_rule_writes_is_provided(database) -> None:
+    spellings = {s for rule in database.all_rules() for s in (rule.hip, rule.fallback) if s.startswith(HELPER_PREFIX)}
+    assert spellings, "some rules are spelled with helpers"
+    assert [s for s in spellings if helper_providing(s) is None] == []
+    provided = {name for helper in all_helpers() for name in helper.provides}
+    # Every name a helper provides is defined by its block, and written by some rule (or used by the block).
+    for helper in all_helpers():
+        for name in helper.provides:
+            assert re.search(rf"\b{name}\s*[;(]|\b{name}\(", helper.text), (helper.name, name)
+    assert spellings <= provided
+
+
+@pytest.mark.parametrize("helper", [h.name for h in all_helpers()])
+def test_each_helper_compiles_alone(helper: str, tmp_path: Path) -> None:
+    """hipcc for every block; a C compiler too for those that claim to be valid C. Twice in one unit:
+    the guard holds."""
+    _require_rocm_smi()
+    block = next(h for h in all_helpers() if h.name == helper)
+    source = tmp_path / "unit.cpp"
+    source.write_text(block.text + block.text)
+    run = subprocess.run([require_tool("hipcc"), "--offload-arch=gfx90a", "-fsyntax-only", "-x", "hip", "-Wall", "-Werror",
+                          "-Wno-unused-command-line-argument",
+                          str(source)], capture_output=True, text=True, env={**os.environ, "HIP_PLATFORM": "amd"})
+    assert run.returncode == 0, run.stderr[-2000:]
+    if block.language == "c":
+        run = subprocess.run([require_tool("gcc"), "-std=c99", "-pedantic", "-Wall", "-Wextra", "-Werror", "-fsyntax-only",
+                              "-x", "c", str(source)], capture_output=True, text=True)
+        assert run.returncode == 0, run.stderr[-2000:]
+
+
+def test_converted_nvml_program_links_and_runs_against_rocm_smi(tmp_path: Path) -> None:
+    """A C program reading a clock through NVML, converted, compiled, linked with the real
+    librocm_smi64 and run: it reads the clock of an AMD GPU, or says why not in ROCm SMI's words."""
+    _require_rocm_smi()
+    out = tmp_path / "out"
+    assert main(["convert", "--no-cache", "--rocm-version", "5.2", str(CONVERT_INPUTS / "nvml_monitor.c"), "-o", str(out)]) == 0
+    text = (out / "nvml_monitor.c").read_text()
+    assert "#include <rocm_smi/rocm_smi.h>" in text and text.count("#define PORTKIT_HELPER_NVML") == 1
+    assert "portkit_nvmlDevice_t device;" in text and "portkit_nvmlDeviceGetClockInfo(device, RSMI_CLK_TYPE_MEM, &mhz)" in text
+    program = tmp_path / "monitor"
+    build = subprocess.run([require_tool("gcc"), "-std=c99", "-Wall", "-Werror", str(out / "nvml_monitor.c"), "-o", str(program),
+                            "-lrocm_smi64"], capture_output=True, text=True)
+    assert build.returncode == 0, build.stderr[-2000:]
+    run = subprocess.run([str(program)], capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert re.fullmatch(r"memory clock: \d+ MHz\n|no reading: \S.*\n", run.stdout), run.stdout
+    assert "unknown ROCm SMI status" not in run.stdout
+    # Converting the output again adds nothing.
+    assert main(["convert", "--no-cache", "--rocm-version", "5.2", str(out), "-o", str(tmp_path / "again")]) == 0
+    assert (tmp_path / "again" / "nvml_monitor.c").read_text() == text
+
+
+@pytest.mark.parametrize("version, helper", [("5.2", True), ("6.2", False)])
+def test_occupancy_helper_only_where_hip_lacks_the_call(version: str, helper: bool, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    assert main(["convert", "--no-cache", "--rocm-version", version, str(CONVERT_INPUTS / "compiles" / "monitoring.cu"),
+                 "-o", str(out)]) == 0
+    text = (out / "monitoring.cu").read_text()
+    assert ("#define PORTKIT_HELPER_OCCUPANCY_VARIABLE_SMEM" in text) == helper
+    call = "portkit_hipOccupancyMaxPotentialBlockSizeVariableSMem(" if helper else "hipOccupancyMaxPotentialBlockSizeVariableSMem("
+    assert f"  {call}&min_grid, &block, apply<Twice>, staging_bytes);" in text
+    assert text.count("#define PORTKIT_HELPER_NVML") == 1
+
+
+def test_scan_says_convert_writes_the_helper(capsys) -> None:
+    import json
+
+    assert main(["scan", "-f", "json", "--no-cache", "--rocm-version", "5.2", str(CONVERT_INPUTS / "nvml_monitor.c")]) == 0
+    findings = json.loads(capsys.readouterr().out)["findings"]
+    assert [f["message"] for f in findings if f["code"] == "PK204"] == ["hipcc needs portkit's nvml helper before the code"]
+    rename = next(f for f in findings if f["name"] == "nvmlDeviceGetHandleByIndex")
+    assert rename["status"] == "partial" and rename["hip"] == "portkit_nvmlDeviceGetHandleByIndex"
