@@ -54,19 +54,23 @@ def _default_mode() -> int:
 @contextlib.contextmanager
 def _committing(path: Path, mode: int | None, owner: tuple[int, int] | None = None,
                 before_replace: Callable[[], None] | None = None,
-                place: Callable[[str, Path], None] = os.replace) -> Iterator[BinaryIO]:
+                place: Callable[[str, Path], None] = os.replace, durable: bool = True) -> Iterator[BinaryIO]:
     """A temporary file in `path`'s directory, open for the block; then `place`d (renamed over `path`).
 
     The temporary name is short (".pk" + 8 random characters + ".tmp"), so it fits
     NAME_MAX beside a 255-byte name. `before_replace` runs last, right before the
     rename: it raises to leave the target as it is. A block that raises leaves it as it is too.
+    `durable`: fsync before the rename, so that even a power cut never leaves the target
+    empty (a killed process never can); a new file in an output tree, which replaces
+    nothing, skips it.
     """
     fd, tmp = tempfile.mkstemp(prefix=".pk", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as handle:
             yield handle
             handle.flush()
-            os.fsync(handle.fileno())
+            if durable:
+                os.fsync(handle.fileno())
         if owner is not None and owner != (os.geteuid(), os.getegid()):
             os.chown(tmp, *owner)  # before chmod: chown clears set-user-ID bits
         os.chmod(tmp, _default_mode() if mode is None else mode)
@@ -81,9 +85,9 @@ def _committing(path: Path, mode: int | None, owner: tuple[int, int] | None = No
 
 def _commit(path: Path, fill: Callable[[BinaryIO], None], mode: int | None, owner: tuple[int, int] | None = None,
             before_replace: Callable[[], None] | None = None,
-            place: Callable[[str, Path], None] = os.replace) -> None:
+            place: Callable[[str, Path], None] = os.replace, durable: bool = True) -> None:
     """Write `path` whole through a temporary file (`_committing`): `fill` writes the bytes."""
-    with _committing(path, mode, owner, before_replace, place) as handle:
+    with _committing(path, mode, owner, before_replace, place, durable) as handle:
         fill(handle)
 
 
@@ -163,7 +167,8 @@ def write_tree_file(path: Path, data: bytes | None = None, source: Path | None =
     """Write a file inside an output tree: `data`, or a streamed copy of `source`.
 
     Only a regular file (or nothing) is replaced; a symlink, FIFO or device
-    where the file should go is refused, never followed or opened.
+    where the file should go is refused, never followed or opened. A new file is
+    not fsynced: it replaces nothing, and a killed run still leaves it whole or absent.
     """
     try:
         found = _stat(path, follow=False)
@@ -171,7 +176,7 @@ def write_tree_file(path: Path, data: bytes | None = None, source: Path | None =
             what = "a symbolic link" if stat.S_ISLNK(found.st_mode) else _kind(found)
             raise OutputError(f"{path}: {what} where portkit's output goes; left as it is")
         if source is None:
-            _commit(path, lambda h: h.write(data or b""), mode)
+            _commit(path, lambda h: h.write(data or b""), mode, durable=found is not None)
             return
     except OSError as exc:
         raise _cannot(path, exc) from None
@@ -181,7 +186,7 @@ def write_tree_file(path: Path, data: bytes | None = None, source: Path | None =
         raise OutputError(f"{source}: cannot read: {exc.strerror or exc}") from None
     with src:  # streamed: a large file never sits in memory
         try:
-            _commit(path, lambda h: shutil.copyfileobj(src, h, 1 << 20), mode)
+            _commit(path, lambda h: shutil.copyfileobj(src, h, 1 << 20), mode, durable=found is not None)
         except OSError as exc:
             raise _cannot(path, exc) from None
 

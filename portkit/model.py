@@ -126,7 +126,7 @@ class Edit:
 
 
 class FixAction(str, enum.Enum):
-    RENAME = "rename"  # write `text` over `span` (dropping `drop_args` leading call arguments)
+    RENAME = "rename"  # write `text` over `span` (dropping `drop_args` leading call arguments; empty: arguments only)
     INSERT = "insert"  # write `text` at `span` (an empty span: an insertion)
     GUARD = "guard"  # put the lines of `span` under `#if text` ... `#endif`
     INCLUDE = "include"  # write the include target `text` (with its delimiters) over `span`
@@ -145,6 +145,11 @@ class Fix:
     flags: tuple[str, ...] = ()  # a launch's: "spaced-chevrons" (`<< <...>> >`), "expression" (used as a value)
     # Call arguments to rewrite: (index, template); "{}" in the template stands for the argument.
     args: tuple[tuple[int, str], ...] = ()
+
+    @property
+    def arguments_only(self) -> bool:
+        """A rename that leaves the name as it is and rewrites only call arguments."""
+        return self.action is FixAction.RENAME and self.span.empty and not self.text
 
 
 @dataclasses.dataclass(frozen=True, order=True)

@@ -348,8 +348,8 @@ def _project_filter(findings: Iterable[Finding], names: frozenset[str], declared
     for finding in findings:
         if dropped(finding.code, finding.name, finding.shadowable, names, declared):
             continue
-        if finding.fix is not None and finding.name in declared:
-            finding = dataclasses.replace(finding, fix=None)
+        if finding.fix is not None and finding.name in declared and not finding.fix.arguments_only:
+            finding = dataclasses.replace(finding, fix=None)  # the name is some file's variable: not renamed
         yield finding
 
 
@@ -580,4 +580,27 @@ def analyze_bytes(path: str, data: bytes, context: Context, macros: MacroTable |
 
     `macros`: the run's table (ScanResult.macros) to parse it as the run did; without it, the file's own #defines."""
     job = Job(context, context.rules.known_names() | INTERESTING_NAMES, keep_sources=False, macros=macros)
-    return sorted(analyze(parse_bytes(path, data, job), context), key=Finding.sort_key)
+    return _analyze_held(job, path, data)
+
+
+def _analyze_held(job: Job, path: str, data: bytes) -> list[Finding]:
+    return sorted(analyze(parse_bytes(path, data, job), job.context), key=Finding.sort_key)
+
+
+def _analyze_held_in_worker(path: str, data: bytes) -> list[Finding]:
+    assert _worker_job is not None
+    return _analyze_held(_worker_job, path, data)
+
+
+def analyze_all(files: list[tuple[str, bytes]], context: Context, macros: MacroTable | None = None,
+                jobs: int = 0) -> list[list[Finding]]:
+    """`analyze_bytes` for many files held in memory, in worker processes when there are enough to pay for them."""
+    job = Job(context, context.rules.known_names() | INTERESTING_NAMES, keep_sources=False, macros=macros)
+    workers = min(jobs or available_cpus(), available_cpus(), len(files))
+    paths, datas = [path for path, _ in files], [data for _, data in files]
+    if workers < 2 or (len(files) < _POOL_THRESHOLD and sum(map(len, datas)) < _POOL_BYTES):
+        return [_analyze_held(job, path, data) for path, data in files]
+    method = "fork" if "fork" in multiprocessing.get_all_start_methods() else None
+    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context(method),
+                             initializer=_init_worker, initargs=(job,)) as pool:
+        return list(pool.map(_analyze_held_in_worker, paths, datas))

@@ -126,3 +126,12 @@ def test_vector_compound_assignments_hip_has_stay_out_of_the_hip_build(tmp_path:
     assert guarded in text and "#if !defined(__HIP_PLATFORM_AMD__)\ninline __host__ __device__ void operator*=(int2 &a" in text
     assert "#endif\ninline __host__ __device__ void operator+=(float4 &a, float b)" in text  # a scalar: the project's
     assert text.count("#if !defined(__HIP_PLATFORM_AMD__)") == 2
+
+
+def test_coordinates_are_cast_for_the_projects_own_min_and_max_too(tmp_path: Path) -> None:
+    """The project's templates live in another file; the call was ambiguous under hipcc all the same."""
+    assert main(["convert", "--no-cache", "--rocm-version", "5.2", str(INPUTS), "-o", str(tmp_path / "out")]) == 0
+    text = (tmp_path / "out" / "coordinate_arguments.cu").read_text()
+    assert "k < min(remaining, static_cast<unsigned int>(blockDim.x));" in text
+    assert "rows[k] = max(static_cast<unsigned int>(threadIdx.x), remaining)" in text
+    assert "float host_side(float a, float b) { return min(a, b); }" in text

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import dataclasses
-import re
 
 from portkit.analyze.registry import Context
 from portkit.codes import CODES, RENAMED_STATUSES, Status, code_for_status
@@ -55,8 +54,6 @@ def _delimited(path: str, style: str) -> str:
 FULL_MASKS_32 = frozenset({"0xffffffff", "0xFFFFFFFF", "0xffffffffu", "0xFFFFFFFFu", "0xffffffffU", "0xFFFFFFFFU",
                            "~0u", "~0U", "-1", "0xffffffffUL", "0xffffffffull", "~0"})
 FULL_MASK_64 = "0xffffffffffffffffull"
-# threadIdx.x, blockDim.y...: plain unsigned ints in CUDA, proxy objects in HIP.
-_BUILTIN_COORDINATE = re.compile(r"(?:threadIdx|blockIdx|blockDim|gridDim)\s*\.\s*[xyz]")
 
 
 def _argument_rewrites(occurrence: Occurrence, rule: Rule, resolution: Resolution) -> tuple[tuple[int, str], ...]:
@@ -73,9 +70,6 @@ def _argument_rewrites(occurrence: Occurrence, rule: Rule, resolution: Resolutio
     elif mask and not mask.startswith(("static_cast<unsigned long long>", "__activemask()")) \
             and not mask.lower().endswith("ull") and mask != FULL_MASK_64:
         rewrites.append((rule.mask_arg, "static_cast<unsigned long long>({})"))
-    if rule.coordinate_cast and resolution.hip == rule.hip:
-        rewrites.extend((index, f"static_cast<{rule.coordinate_cast}>({{}})") for index in range(len(occurrence.parts))
-                        if _BUILTIN_COORDINATE.fullmatch(occurrence.get(f"arg{index}")))
     defaulted = _defaulted(occurrence, rule) if resolution.hip == rule.hip else None
     if defaulted is not None and all(index != defaulted[0] for index, _ in rewrites):
         rewrites.append(defaulted)

@@ -25,7 +25,7 @@ class EditOptions:
 
 
 def _rename(fix: Fix) -> tuple[Edit, ...]:
-    edits = [Edit(fix.span, fix.text.encode())]
+    edits = [] if fix.arguments_only else [Edit(fix.span, fix.text.encode())]
     if fix.drop_args:
         if len(fix.parts) < fix.drop_args:
             return ()  # cannot drop arguments we cannot see (a macro body): leave it to the marker

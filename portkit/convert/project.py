@@ -14,7 +14,7 @@ from portkit.convert.edits import EditOptions
 from portkit.convert.hipify import HipifyFailure, find_hipify_perl, hipify_files
 from portkit.convert.markers import Marker
 from portkit.convert.output import Change, WriteLog, destination, write_in_place, write_tree
-from portkit.convert.sources import FileConversion, convert_source, convert_stable
+from portkit.convert.sources import FileConversion, SourceToConvert, convert_all, convert_source
 from portkit.convert.verify import VerifyResult, verify_tree
 from portkit.errors import InputError
 from portkit.outpath import refuse_overlap
@@ -98,6 +98,8 @@ def _convert_all(settings: RunSettings, options: ConvertOptions, result: ScanRes
         tool = find_hipify_perl(options.hipify_perl)
         hipified = hipify_files(tool, [f.path for f in result.files if f.file_type == "source"], options.roc,
                                 options.launch_syntax == "hip", settings.jobs)
+    native: list[SourceToConvert] = []
+    slots: list[int] = []  # where each native conversion goes among the others: file order is kept
     for summary in result.files:
         data = result.sources.get(summary.path)
         if data is None:
@@ -109,15 +111,18 @@ def _convert_all(settings: RunSettings, options: ConvertOptions, result: ScanRes
                 continue
             outcome.conversions.append(_hipify_conversion(summary.path, data, output, result, options, edit_options))
         elif summary.file_type == "source":
-            conversion = convert_stable(summary.path, data, grouped.get(summary.path, ()), result.context, edit_options,
-                                        options.markers, summary.error_line is not None, result.macros)
-            outcome.skipped.extend((summary.path, line) for line in conversion.skipped)
-            outcome.conversions.append(conversion)
+            native.append(SourceToConvert(summary.path, data, tuple(grouped.get(summary.path, ())),
+                                          summary.error_line is not None))
+            slots.append(len(outcome.conversions) + len(slots))
         elif summary.file_type in BUILD_TYPES:
             convert = convert_cmake if summary.file_type == "cmake" else convert_makefile
             build = convert(_decode(data), result.rules, options.offload_arch)
             outcome.build_notes.extend((summary.path, note) for note in build.notes)
             outcome.conversions.append(FileConversion(summary.path, data, _encode(build.text), 0, ()))
+    for slot, conversion in zip(slots, convert_all(native, result.context, edit_options, options.markers,
+                                                   result.macros, settings.jobs)):
+        outcome.skipped.extend((conversion.path, line) for line in conversion.skipped)
+        outcome.conversions.insert(slot, conversion)
     return outcome
 
 

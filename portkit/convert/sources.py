@@ -14,7 +14,7 @@ from portkit.convert.edits import EditOptions, apply_nested, edits_for
 from portkit.convert.markers import Marker, marker_edits
 from portkit.model import Finding
 from portkit.parse import MacroTable
-from portkit.pipeline import analyze_bytes
+from portkit.pipeline import analyze_all
 from portkit.textutil import LineIndex
 
 _MAX_PASSES = 4
@@ -49,23 +49,43 @@ def convert_source(path: str, source: bytes, findings: Iterable[Finding], contex
     return FileConversion(path, source, applied.data, len(edits) - len(applied.skipped), tuple(marks), skipped)
 
 
+@dataclasses.dataclass(frozen=True)
+class SourceToConvert:
+    path: str
+    data: bytes
+    findings: tuple[Finding, ...]
+    broken: bool  # parsed with errors: converted again until nothing changes
+
+
 def convert_stable(path: str, data: bytes, findings: Iterable[Finding], context: Context, options: EditOptions,
                    markers: bool, broken: bool, macros: MacroTable | None = None) -> FileConversion:
-    """Convert, and for a file with syntax errors repeat until nothing changes.
+    """One file's `convert_all`."""
+    return convert_all([SourceToConvert(path, data, tuple(findings), broken)], context, options, markers, macros)[0]
+
+
+def convert_all(sources: list[SourceToConvert], context: Context, options: EditOptions, markers: bool,
+                macros: MacroTable | None = None, jobs: int = 1) -> list[FileConversion]:
+    """Convert each file, and a file with syntax errors again until nothing changes.
 
     tree-sitter's error recovery depends on the surrounding text, so an inserted
     marker can make it recognise code it skipped before; converging keeps
     convert(convert(x)) == convert(x) even for broken files. `macros` is the
-    scan's table (ScanResult.macros), so the file is parsed again as the scan did.
+    scan's table (ScanResult.macros), so each file is parsed again as the scan did;
+    the files of a pass are parsed together (`jobs` worker processes).
     """
-    conversion = convert_source(path, data, findings, context, options, markers)
-    passes = 1
-    while broken and conversion.changed and passes < _MAX_PASSES:
-        findings = analyze_bytes(path, conversion.converted, context, macros)
-        again = convert_source(path, conversion.converted, findings, context, options, markers)
-        if not again.changed:
+    done = [convert_source(s.path, s.data, s.findings, context, options, markers) for s in sources]
+    pending = [i for i, s in enumerate(sources) if s.broken and done[i].changed]
+    for _ in range(_MAX_PASSES - 1):
+        if not pending:
             break
-        conversion = dataclasses.replace(again, original=data, edits=conversion.edits + again.edits,
-                                         markers=conversion.markers + again.markers, skipped=conversion.skipped)
-        passes += 1
-    return conversion
+        analysed = analyze_all([(sources[i].path, done[i].converted) for i in pending], context, macros, jobs)
+        still = []
+        for i, findings in zip(pending, analysed):
+            conversion = done[i]
+            again = convert_source(conversion.path, conversion.converted, findings, context, options, markers)
+            if again.changed:
+                done[i] = dataclasses.replace(again, original=conversion.original, edits=conversion.edits + again.edits,
+                                              markers=conversion.markers + again.markers, skipped=conversion.skipped)
+                still.append(i)
+        pending = still
+    return done

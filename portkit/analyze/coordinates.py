@@ -1,0 +1,43 @@
+"""Built-in coordinates passed to min and max: unsigned int in CUDA, proxy objects in HIP.
+
+`min(n, blockDim.x)` compiles with nvcc, whether `min` is CUDA's or a project template of that
+name; under hipcc the proxy stops template deduction and HIP's overloads are ambiguous. Which
+names are affected, and the type to cast to, is rule data (`coordinate_cast`). The name's owner
+does not matter, so the finding is never dropped for a project definition.
+"""
+from __future__ import annotations
+
+import dataclasses
+import re
+from typing import Iterable
+
+from portkit.analyze.findings import simple_finding
+from portkit.analyze.names import device_functions
+from portkit.analyze.registry import Context, analyzer
+from portkit.codes import CODES, COORDINATE_ARGUMENT
+from portkit.model import Finding, Fix, FixAction, ParsedFile, Role, Span
+
+# threadIdx.x, blockDim.y...: the whole argument, nothing around it.
+_BUILTIN_COORDINATE = re.compile(r"(?:threadIdx|blockIdx|blockDim|gridDim)\s*\.\s*[xyz]")
+
+
+@analyzer("source")
+def analyze_coordinate_arguments(parsed: ParsedFile, context: Context) -> Iterable[Finding]:
+    device: set[str] | None = None
+    for o in parsed.occurrences:
+        if o.role is not Role.CALL or not o.parts or o.text in parsed.declared:
+            continue
+        rule = context.rules.lookup(o.text)
+        if rule is None or not rule.coordinate_cast:
+            continue
+        coordinates = [i for i in range(len(o.parts)) if _BUILTIN_COORDINATE.fullmatch(o.get(f"arg{i}"))]
+        device = device_functions(parsed) if device is None else device
+        if not coordinates or o.function not in device:
+            continue  # coordinates exist only in device code
+        names = ", ".join(o.get(f"arg{i}") for i in coordinates)
+        finding = simple_finding(parsed.path, o, COORDINATE_ARGUMENT, f"{names} passed to {o.text}: a proxy object in HIP",
+                                 CODES[COORDINATE_ARGUMENT].fix)
+        casts = tuple((i, f"static_cast<{rule.coordinate_cast}>({{}})") for i in coordinates)
+        # Only the arguments: the name itself is the rule's (umin -> min) or the project's.
+        keep_name = Span(o.span.start, o.span.start)
+        yield dataclasses.replace(finding, fix=Fix(FixAction.RENAME, keep_name, "", o.parts, args=casts))
