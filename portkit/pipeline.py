@@ -37,6 +37,7 @@ from portkit.parse import MacroTable, parse_source
 from portkit.parse.macros import FileDefinitions, file_definitions, macro_table
 from portkit.parse.clang_merge import ClangParse
 from portkit.rules import RuleDatabase, Target, load_database
+from portkit.scope import ProjectNames
 from portkit.settings import RunSettings, available_cpus
 from portkit.statindex import StatIndex
 from portkit.tally import Tally, dropped, project_tally, tally
@@ -343,10 +344,11 @@ def _worth_a_pool(job: Job, files: list[SourceFile], sizes: list[int]) -> bool:
     return sum(map(job.is_clang_unit, (f.path for f in files))) >= 2 or sum(sizes) >= _POOL_BYTES
 
 
-def _project_filter(findings: Iterable[Finding], names: frozenset[str], declared: frozenset[str]) -> Iterator[Finding]:
-    """Apply what only the whole project shows: a name another file defines is the project's own."""
+def _project_filter(findings: Iterable[Finding], names: ProjectNames, declared: frozenset[str]) -> Iterator[Finding]:
+    """Apply what only the whole project shows: a name another file defines, where the file sees it, is the
+    project's own."""
     for finding in findings:
-        if dropped(finding.code, finding.name, finding.shadowable, names, declared):
+        if dropped(finding.code, finding.name, finding.shadowable, names.seen_by(finding.path), declared):
             continue
         if finding.fix is not None and finding.name in declared and not finding.fix.arguments_only:
             finding = dataclasses.replace(finding, fix=None)  # the name is some file's variable: not renamed
@@ -497,14 +499,6 @@ def _summaries(results: list[FileResult], diagnostics: list[Diagnostic]) -> tupl
     return summaries, sources
 
 
-def project_names(results: list[FileResult]) -> frozenset[str]:
-    """What the project defines for every file: each file's definitions, less those only the file itself sees
-    (a `static` function in one .cpp is not what another file calls), unless another file #includes it."""
-    included = {name for r in results for name in r.includes}
-    return frozenset().union(*(r.definitions if os.path.basename(r.file.path) in included else r.definitions - r.internal
-                               for r in results))
-
-
 def finish_pipeline(collected: Collected) -> ScanResult:
     """What only the whole project shows, over every file's result: names another file defines are the
     project's own, namespace aliases resolve other files' names; then diagnostics, and sorting."""
@@ -512,10 +506,10 @@ def finish_pipeline(collected: Collected) -> ScanResult:
     base, results = collected.context, sorted(collected.results, key=lambda r: r.file)
     diagnostics = [Diagnostic(path, message, reason) for path, message, reason in collected.walk_warnings]
     summaries, sources = _summaries(results, diagnostics)
-    names = project_names(results)
+    names = ProjectNames((r.file.path, r) for r in results)
     declared = frozenset().union(*(r.declared for r in results))
     aliases = tuple(sorted({alias for r in results for alias in r.aliases}))
-    context = dataclasses.replace(base, project_names=names, project_declared=declared, aliases=aliases)
+    context = dataclasses.replace(base, project_names=names.any_file(), project_declared=declared, aliases=aliases)
     resolved = list(resolve_pending([(r.file.path, r.aliases, r.pending) for r in results if r.pending], context))
     sites = None
     if collected.summary_only:
@@ -539,7 +533,7 @@ class Sites:
     whenever it is iterated: a report that streams them never holds them all. A file whose entry
     cannot be read (an unwritable cache) is processed again."""
 
-    def __init__(self, job: Job, entries: list[tuple[SourceFile, str | None]], names: frozenset[str],
+    def __init__(self, job: Job, entries: list[tuple[SourceFile, str | None]], names: ProjectNames,
                  declared: frozenset[str], resolved: list[Finding]):
         self.job = job
         self.entries = sorted(entries, key=lambda item: item[0].path)
@@ -559,10 +553,11 @@ class Sites:
             yield from sorted(findings, key=Finding.sort_key)
 
 
-def _project_tallies(results: list[FileResult], names: frozenset[str], declared: frozenset[str],
+def _project_tallies(results: list[FileResult], names: ProjectNames, declared: frozenset[str],
                      resolved: list[Finding]) -> dict[str, Tally]:
     """Each file's tally without what the project's own names drop, with the names other files' aliases resolved."""
-    tallies = {r.file.path: project_tally(r.tally, names, declared) for r in results if r.tally is not None}
+    tallies = {r.file.path: project_tally(r.tally, names.seen_by(r.file.path), declared)
+               for r in results if r.tally is not None}
     for path, group in itertools.groupby(sorted(resolved, key=Finding.sort_key), key=lambda f: f.path):
         tallies[path] = tallies.get(path, Tally()) + tally(group)
     return {path: found for path, found in tallies.items() if found.rows or found.listed}
