@@ -57,6 +57,7 @@ class Role(str, enum.Enum):
     INITIALIZER = "initializer"  # a local variable's initial value (int lane = tid & 31): text the name, info "value"
     SUBSCRIPT = "subscript"  # an index into a __shared__ array: text the array, info "index"
     MEMBER_DECLARATION = "member_declaration"  # `T *get();` in a class body: text "Class::get", detail its spaces
+    OVERLOAD = "overload"  # a host function defined more than once in its file (info: its signature)
 
 
 @dataclasses.dataclass(frozen=True, order=True)

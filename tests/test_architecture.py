@@ -19,7 +19,7 @@ LAYERS = (
     ("portkit.rules", "portkit.ignore", "portkit.walk", "portkit.toolchain", "portkit.config", "portkit.settings"),
     ("portkit.parse",),
     ("portkit.analyze",),
-    ("portkit.pipeline", "portkit.cache", "portkit.engines", "portkit.statindex"),
+    ("portkit.pipeline", "portkit.cache", "portkit.engines", "portkit.statindex", "portkit.scope"),
     ("portkit.convert", "portkit.shim", "portkit.check", "portkit.report", "portkit.shard"),
     ("portkit.cli", "portkit.__main__"),
 )

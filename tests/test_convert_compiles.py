@@ -135,3 +135,11 @@ def test_coordinates_are_cast_for_the_projects_own_min_and_max_too(tmp_path: Pat
     assert "k < min(remaining, static_cast<unsigned int>(blockDim.x));" in text
     assert "rows[k] = max(static_cast<unsigned int>(threadIdx.x), remaining)" in text
     assert "float host_side(float a, float b) { return min(a, b); }" in text
+
+
+def test_overloads_hip_merges_keep_the_first(tmp_path: Path) -> None:
+    text = converted(tmp_path, "merged_overloads.cu", "--rocm-version", "5.2")
+    assert "static const char *errorName(hipError_t error) { return hipGetErrorName(error); }" in text
+    assert "#ifdef WITH_DRIVER_API\n#if !defined(__HIP_PLATFORM_AMD__)\nstatic const char *errorName(hipError_t error) {" in text
+    assert "#else\nstatic void describe(hipStream_t stream)" in text  # alternatives of one #if: left alone
+    assert text.count("#if !defined(__HIP_PLATFORM_AMD__)") == 1

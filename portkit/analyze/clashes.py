@@ -1,7 +1,9 @@
-"""Project definitions that clash with HIP's own: nvcc accepted them, hipcc reports a redefinition.
+"""Project definitions that clash under hipcc: nvcc accepted them, hipcc reports a redefinition.
 
-The list of what HIP defines is data (rules/_hip_defines.yaml). The fix keeps the project's
-definition out of the HIP build, so one source tree still builds for both vendors.
+Two kinds: a definition HIP's headers already have (the list is data, rules/_hip_defines.yaml),
+and overloads on two CUDA types HIP names alike (CUresult and cudaError_t are both hipError_t).
+The fix keeps the project's definition out of the HIP build, so one source tree still builds
+for both vendors.
 """
 from __future__ import annotations
 
@@ -12,8 +14,8 @@ from typing import Iterable
 
 from portkit.analyze.findings import simple_finding
 from portkit.analyze.registry import Context, analyzer
-from portkit.codes import CODES, HIP_ALREADY_DEFINES
-from portkit.model import Finding, Fix, FixAction, ParsedFile, Role, Span
+from portkit.codes import CODES, HIP_ALREADY_DEFINES, MERGED_OVERLOAD
+from portkit.model import Finding, Fix, FixAction, Occurrence, ParsedFile, Role, Span
 from portkit.resources import load_data
 
 HIP_TEST = "!defined(__HIP_PLATFORM_AMD__)"
@@ -61,3 +63,44 @@ def analyze_clashes(parsed: ParsedFile, context: Context) -> Iterable[Finding]:
         # A template's `template <...>` line comes before the definition: guard it by hand.
         fix = None if o.detail == "template" else Fix(FixAction.GUARD, Span(line_start, o.span.end), HIP_TEST)
         yield dataclasses.replace(finding, fix=fix)
+
+
+_WORD = re.compile(r"[A-Za-z_]\w*")
+
+
+def _on_hip(type_text: str, context: Context) -> str:
+    """A parameter type as HIP spells it: `CUresult` and `cudaError_t` are both `hipError_t`."""
+    def spelled(match: re.Match) -> str:
+        word = match.group()
+        rule = None if word in context.project_names else context.rules.lookup(word)
+        return (rule.resolve(context.target).hip if rule is not None and rule.kind == "type" else "") or word
+    return _WORD.sub(spelled, type_text)
+
+
+def _overloads(parsed: ParsedFile) -> dict[str, list[Occurrence]]:
+    """Each function the file defines more than once, with one or two parameters, outside #else branches."""
+    groups: dict[str, list[Occurrence]] = {}
+    for o in parsed.occurrences:
+        if o.role in (Role.OVERLOAD, Role.DEVICE_FUNCTION) and o.get("params") in ("1", "2") \
+                and not o.get("guarded") and not o.get("branch"):
+            groups.setdefault(o.text, []).append(o)
+    return {name: found for name, found in groups.items() if len(found) > 1}
+
+
+@analyzer("source")
+def analyze_merged_overloads(parsed: ParsedFile, context: Context) -> Iterable[Finding]:
+    """Overloads on two CUDA types that HIP names alike (a driver and a runtime error type) are one
+    function twice under hipcc: the later definition is kept out of the HIP build."""
+    for name, definitions in _overloads(parsed).items():
+        first_of: dict[tuple[str, ...], Occurrence] = {}
+        for o in definitions:
+            cuda = (o.get("params"), o.get("param0"), o.get("param1"))
+            first = first_of.setdefault((cuda[0], *(_on_hip(t, context) for t in cuda[1:])), o)
+            if first is o or cuda == (first.get("params"), first.get("param0"), first.get("param1")):
+                continue  # the first of its kind, or a twin nvcc saw too (a preprocessor choice)
+            line_start = o.span.start - (o.position.column - 1)
+            finding = simple_finding(parsed.path, o, MERGED_OVERLOAD,
+                                     f"{name}({o.get('param0')}) is {name}({first.get('param0')}) under HIP: "
+                                     f"both are {name}({_on_hip(o.get('param0'), context)})", CODES[MERGED_OVERLOAD].fix)
+            fix = None if o.detail == "template" else Fix(FixAction.GUARD, Span(line_start, o.span.end), HIP_TEST)
+            yield dataclasses.replace(finding, fix=fix)

@@ -12,6 +12,7 @@ one opaque region is a `#define` body, which is lexed separately.
 from __future__ import annotations
 
 import bisect
+import collections
 import functools
 import re
 from typing import Callable
@@ -331,6 +332,9 @@ def _signature(function: Node) -> tuple[tuple[str, str], ...]:
         if node.type.startswith("preproc_if") and test is not None and _HIP_TESTS.search(test.text or b""):
             info.append(("guarded", "hip"))
             break
+        if node.type in ("preproc_else", "preproc_elif", "preproc_elifdef"):
+            info.append(("branch", "else"))  # one of a #if's alternatives: the other one may be its twin
+            break
         node = node.parent
     return tuple(info)
 
@@ -458,13 +462,17 @@ class _FileParse:
         ))
 
     def functions(self, nodes: list[Node]) -> None:
-        """Function definitions: the scopes every other occurrence is attributed to; kernels and device functions."""
+        """Function definitions: the scopes every other occurrence is attributed to; kernels and device functions,
+        and host functions the file defines more than once (overloads)."""
         spans = []
-        for node in nodes:
-            name = _function_name(node)
+        named = [_function_name(node) for node in nodes]
+        overloaded = {name for name, count in collections.Counter(named).items() if count > 1}
+        for node, name in zip(nodes, named):
             spans.append((node.start_byte, node.end_byte, name))
             qualifiers = {c.type for c in node.children if not c.is_named}
             role = next((r for q, r in _KERNEL_QUALIFIERS.items() if q in qualifiers), None)
+            if role is None and name in overloaded:
+                role = Role.OVERLOAD
             if role is not None and name:
                 detail = "template" if node.parent is not None and node.parent.type == "template_declaration" else ""
                 self.occurrences.append(Occurrence(_span(node), role, name, _position(node), name, detail,
