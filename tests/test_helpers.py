@@ -93,3 +93,19 @@ def test_scan_says_convert_writes_the_helper(capsys) -> None:
     assert [f["message"] for f in findings if f["code"] == "PK204"] == ["hipcc needs portkit's nvml helper before the code"]
     rename = next(f for f in findings if f["name"] == "nvmlDeviceGetHandleByIndex")
     assert rename["status"] == "partial" and rename["hip"] == "portkit_nvmlDeviceGetHandleByIndex"
+
+
+@pytest.mark.parametrize("version, expected", [
+    ("5.2", ["unsigned same = portkit_match_any_sync(0xffffffff, key);",
+             "portkit_match_all_sync(portkit_activemask(), firsts[0], &uniform);", "#define PORTKIT_HELPER_WARP_MATCH\n"]),
+    ("6.2", ["#define HIP_ENABLE_WARP_SYNC_BUILTINS\n", "__match_any_sync(0xffffffffffffffffull, key)",
+             "__match_all_sync(__activemask(), firsts[0], &uniform)"]),
+])
+def test_warp_match_helper_only_before_hip_6_2(version: str, expected: list[str], tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    assert main(["convert", "--no-cache", "--rocm-version", version, str(CONVERT_INPUTS / "compiles" / "warp_match.cu"),
+                 "-o", str(out)]) == 0
+    text = (out / "warp_match.cu").read_text()
+    for piece in expected:
+        assert piece in text, (version, piece)
+    assert ("PORTKIT_HELPER" in text) == (version == "5.2")
