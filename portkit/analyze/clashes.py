@@ -29,7 +29,9 @@ def _parse(entries: list) -> dict[str, list[tuple[str, str]]]:
     """name -> [(param0, param1)]: a type, "*" for any, "vector" for a CUDA vector type, "param0" for the same."""
     known: dict[str, list[tuple[str, str]]] = {}
     for e in entries:
-        known.setdefault(str(e["name"]), []).append((str(e["param0"]), str(e.get("param1", "*"))))
+        # Spaces do not count: "unsigned int" in the data, "unsignedint" as compared.
+        known.setdefault(str(e["name"]), []).append((str(e["param0"]).replace(" ", ""),
+                                                     str(e.get("param1", "*")).replace(" ", "")))
     return known
 
 

@@ -6,3 +6,5 @@ __device__ double atomicAdd(double *a, double v) { return v; }  // expect: PK202
 __device__ float atomicMin(float *a, float v) { return v; }  // ok: PK338
 #endif
 __device__ int atomicAdd(int *a, int v, int w) { return v; }  // ok: PK338
+__device__ unsigned __shfl_xor(unsigned v, int m, int w) { return v; }  // expect: PK202 PK338
+__device__ float4 __shfl_xor(float4 v, int m, int w) { return v; }  // expect: PK202

@@ -14,3 +14,11 @@ __device__ float atomicMax(float *address, float value) {
 __device__ float __shfl_down(float v, unsigned delta, int width = 32) { return __shfl_down_sync(0xffffffff, v, delta, width); }
 
 __global__ void peak(float *best, const float *x) { atomicMax(best, __shfl_down(x[threadIdx.x], 1)); }
+
+// A shuffle of a vector type: HIP has none, so this one stays (as in HeCBench's dpid).
+__device__ float4 __shfl_down(float4 v, unsigned delta, int width = 32) {
+  return make_float4(__shfl_down(v.x, delta, width), __shfl_down(v.y, delta, width), __shfl_down(v.z, delta, width),
+                     __shfl_down(v.w, delta, width));
+}
+
+__global__ void spread(float4 *x) { x[threadIdx.x] = __shfl_down(x[threadIdx.x], 1); }
