@@ -7,6 +7,7 @@ from typing import Any
 
 from portkit.codes import ALL_STATUSES, RULE_STATUSES, Status
 from portkit.errors import RuleFileError
+from portkit.rules.helpers import HELPER_PREFIX, helper_providing
 from portkit.rules.model import DEFAULT_WEIGHTS, KINDS, SPECIAL_KINDS, Library, Rule
 from portkit.rules.versions import VERSION_RE
 
@@ -68,6 +69,8 @@ def _value(source: str, where: str, key: str, value: Any) -> Any:
         raise _fail(source, where, f"key {key!r}: must be a string")
     if key in _VERSION_KEYS and not VERSION_RE.match(value):
         raise _fail(source, where, f"key {key!r}: {value!r} is not a version like 6.2 or 6.2.0")
+    if key in ("hip", "fallback") and value.startswith(HELPER_PREFIX) and helper_providing(value) is None:
+        raise _fail(source, where, f"key {key!r}: {value!r} is no helper's name (rules/_helpers.yaml lists them)")
     return value
 
 
