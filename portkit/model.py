@@ -58,6 +58,7 @@ class Role(str, enum.Enum):
     SUBSCRIPT = "subscript"  # an index into a __shared__ array: text the array, info "index"
     MEMBER_DECLARATION = "member_declaration"  # `T *get();` in a class body: text "Class::get", detail its spaces
     OVERLOAD = "overload"  # a host function defined more than once in its file (info: its signature)
+    STORAGE_CLASS = "storage_class"  # `register` (C++17 removed it): parts[0] runs to the next token
 
 
 @dataclasses.dataclass(frozen=True, order=True)

@@ -143,3 +143,12 @@ def test_overloads_hip_merges_keep_the_first(tmp_path: Path) -> None:
     assert "#ifdef WITH_DRIVER_API\n#if !defined(__HIP_PLATFORM_AMD__)\nstatic const char *errorName(hipError_t error) {" in text
     assert "#else\nstatic void describe(hipStream_t stream)" in text  # alternatives of one #if: left alone
     assert text.count("#if !defined(__HIP_PLATFORM_AMD__)") == 1
+
+
+def test_register_is_deleted_from_cpp_and_kept_in_c(tmp_path: Path, capsys) -> None:
+    text = converted(tmp_path, "register_storage.cu", "--rocm-version", "5.2")
+    assert "  unsigned long long samples[8];\n  unsigned lane = threadIdx.x;\n  for (int i = 0;" in text
+    c_file = tmp_path / "old.c"
+    c_file.write_text("int sum(const int *v, int n) { register int s = 0; for (int i = 0; i < n; ++i) s += v[i]; return s; }\n")
+    assert main(["convert", "--no-cache", "--diff", str(c_file)]) == 0
+    assert "register" not in capsys.readouterr().out  # nothing to change: C still has it

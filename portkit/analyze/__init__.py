@@ -7,7 +7,7 @@ scripts, containers and Python projects.
 from __future__ import annotations
 
 from portkit.analyze import (  # noqa: F401 - importing registers them
-    builds, clashes, coordinates, environment, hazards, inventory, names, preamble, redeclarations, warps,
+    builds, clashes, coordinates, environment, hazards, inventory, language, names, preamble, redeclarations, warps,
 )
 from portkit.analyze.registry import Context, TextFile, analyzers_for
 from portkit.model import Finding, ParsedFile

@@ -44,6 +44,7 @@ _QUERY = """
 (binary_expression left: (number_literal) @literal)
 (declaration (type_qualifier) @qualifier)
 (parameter_declaration (type_qualifier) @parameter_qualifier)
+((storage_class_specifier) @storage (#eq? @storage "register"))
 (launch_bounds) @launch_bounds
 (namespace_alias_definition) @namespace_alias
 (field_expression field: (field_identifier) @field)
@@ -615,6 +616,12 @@ class _FileParse:
                 if shared is not None:
                     self.emit(shared[0], Role.SHARED_ARRAY, _text(shared[0]), span_node=node.parent, info=shared[1])
 
+    def storage_classes(self, nodes: list[Node]) -> None:
+        """`register`: C++17 removed it. The part to delete runs to the next token."""
+        for node in nodes:
+            end = node.next_sibling.start_byte if node.next_sibling is not None else node.end_byte
+            self.emit(node, Role.STORAGE_CLASS, _text(node), parts=(Span(node.start_byte, end),))
+
     def launch_bounds(self, nodes: list[Node]) -> None:
         for node in nodes:
             arguments = [_text(c) for c in node.named_children if c.type != "comment"]
@@ -671,6 +678,7 @@ _HANDLERS: tuple[tuple[str, Callable[[_FileParse, list[Node]], None]], ...] = (
     ("literal", _FileParse.number_literals),
     ("qualifier", _FileParse.shared_arrays),
     ("parameter_qualifier", _FileParse.parameter_qualifiers),
+    ("storage", _FileParse.storage_classes),
     ("launch_bounds", _FileParse.launch_bounds),
     ("constant", _FileParse.named_values),
     ("subscript", _FileParse.shared_subscripts),  # after "qualifier": it needs the shared arrays
