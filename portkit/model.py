@@ -59,6 +59,7 @@ class Role(str, enum.Enum):
     MEMBER_DECLARATION = "member_declaration"  # `T *get();` in a class body: text "Class::get", detail its spaces
     OVERLOAD = "overload"  # a host function defined more than once in its file (info: its signature)
     STORAGE_CLASS = "storage_class"  # `register` (C++17 removed it): parts[0] runs to the next token
+    MACRO_DEFINITION = "macro_definition"  # a function-like #define: text its name, parts[0] the line without newline
 
 
 @dataclasses.dataclass(frozen=True, order=True)

@@ -152,3 +152,12 @@ def test_register_is_deleted_from_cpp_and_kept_in_c(tmp_path: Path, capsys) -> N
     c_file.write_text("int sum(const int *v, int n) { register int s = 0; for (int i = 0; i < n; ++i) s += v[i]; return s; }\n")
     assert main(["convert", "--no-cache", "--diff", str(c_file)]) == 0
     assert "register" not in capsys.readouterr().out  # nothing to change: C still has it
+
+
+def test_macros_mapping_old_shuffles_to_sync_stay_out_of_the_hip_build(tmp_path: Path) -> None:
+    text = converted(tmp_path, "legacy_shuffle_macros.cu", "--rocm-version", "5.2")
+    lines = text.splitlines()
+    for define in ("#define __shfl_down(v, d) __shfl_down_sync(0xffffffff, v, d)", "#define __shfl_xor(v, m) __shfl_xor_sync("):
+        at = next(i for i, line in enumerate(lines) if line.startswith(define))
+        assert "#if !defined(__HIP_PLATFORM_AMD__)" in lines[at - 2:at] and lines[at + 1] == "#endif", define
+    assert text.count("#if !defined(__HIP_PLATFORM_AMD__)") == 2

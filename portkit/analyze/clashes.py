@@ -106,3 +106,22 @@ def analyze_merged_overloads(parsed: ParsedFile, context: Context) -> Iterable[F
                                      f"both are {name}({_on_hip(o.get('param0'), context)})", CODES[MERGED_OVERLOAD].fix)
             fix = None if o.detail == "template" else Fix(FixAction.GUARD, Span(line_start, o.span.end), HIP_TEST)
             yield dataclasses.replace(finding, fix=fix)
+
+
+@analyzer("source")
+def analyze_legacy_macros(parsed: ParsedFile, context: Context) -> Iterable[Finding]:
+    """A macro that spells a warp intrinsic's old name with its _sync form (`#define __shfl_down(v, d)
+    __shfl_down_sync(0xffffffff, v, d)`): HIP has the old name itself, so the macro stays out of its build
+    (on HIP before 6.2 its body names what HIP lacks). Which old names HIP has is the rules' `fallback`."""
+    for o in parsed.occurrences:
+        if o.role is not Role.MACRO_DEFINITION or not o.parts or o.get("guarded"):
+            continue
+        rule = context.rules.lookup(o.text + "_sync")
+        line = o.parts[0]
+        if rule is None or rule.fallback != o.text or not any(
+                b.role is Role.MACRO_BODY and b.text == rule.cuda and line.start <= b.span.start < line.end
+                for b in parsed.occurrences):
+            continue
+        finding = simple_finding(parsed.path, o, HIP_ALREADY_DEFINES,
+                                 f"{o.text} is HIP's own; this macro maps it to {rule.cuda}", CODES[HIP_ALREADY_DEFINES].fix)
+        yield dataclasses.replace(finding, fix=Fix(FixAction.GUARD, line, HIP_TEST))

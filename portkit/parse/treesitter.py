@@ -45,6 +45,7 @@ _QUERY = """
 (declaration (type_qualifier) @qualifier)
 (parameter_declaration (type_qualifier) @parameter_qualifier)
 ((storage_class_specifier) @storage (#eq? @storage "register"))
+(preproc_function_def) @macro_function
 (launch_bounds) @launch_bounds
 (namespace_alias_definition) @namespace_alias
 (field_expression field: (field_identifier) @field)
@@ -340,6 +341,17 @@ def _signature(function: Node) -> tuple[tuple[str, str], ...]:
     return tuple(info)
 
 
+def _under_hip_test(node: Node) -> bool:
+    """Whether a #if that tests for HIP encloses `node` (convert's own guard, or the project's)."""
+    parent = node.parent
+    while parent is not None:
+        test = parent.child_by_field_name("condition") or parent.child_by_field_name("name")
+        if parent.type.startswith("preproc_if") and test is not None and _HIP_TESTS.search(test.text or b""):
+            return True
+        parent = parent.parent
+    return False
+
+
 _PRIMITIVE_TYPES = {"primitive_type", "sized_type_specifier", "auto", "placeholder_type_specifier"}
 
 
@@ -622,6 +634,17 @@ class _FileParse:
             end = node.next_sibling.start_byte if node.next_sibling is not None else node.end_byte
             self.emit(node, Role.STORAGE_CLASS, _text(node), parts=(Span(node.start_byte, end),))
 
+    def macro_functions(self, nodes: list[Node]) -> None:
+        """Function-like #defines: the name, and the span of the line without its newline (to guard it)."""
+        for node in nodes:
+            name = node.child_by_field_name("name")
+            value = node.child_by_field_name("value")
+            end = value.end_byte if value is not None else node.end_byte
+            if name is not None:
+                self.emit(name, Role.MACRO_DEFINITION, _text(name), span_node=node,
+                          parts=(Span(node.start_byte, min(end, node.end_byte)),),
+                          info=(("guarded", "hip"),) if _under_hip_test(node) else ())
+
     def launch_bounds(self, nodes: list[Node]) -> None:
         for node in nodes:
             arguments = [_text(c) for c in node.named_children if c.type != "comment"]
@@ -679,6 +702,7 @@ _HANDLERS: tuple[tuple[str, Callable[[_FileParse, list[Node]], None]], ...] = (
     ("qualifier", _FileParse.shared_arrays),
     ("parameter_qualifier", _FileParse.parameter_qualifiers),
     ("storage", _FileParse.storage_classes),
+    ("macro_function", _FileParse.macro_functions),
     ("launch_bounds", _FileParse.launch_bounds),
     ("constant", _FileParse.named_values),
     ("subscript", _FileParse.shared_subscripts),  # after "qualifier": it needs the shared arrays
