@@ -52,19 +52,25 @@ def _defined_by_hip(name: str, param0: str, param1: str) -> bool:
                for first, second in hip_definitions().get(name, ()))
 
 
+def _guard(definition: Occurrence) -> Fix | None:
+    """Keep a function definition out of the HIP build, from the start of its line. A template's
+    `template <...>` line comes before the definition: that one is guarded by hand."""
+    if definition.detail == "template":
+        return None
+    line_start = definition.span.start - (definition.position.column - 1)
+    return Fix(FixAction.GUARD, Span(line_start, definition.span.end), HIP_TEST)
+
+
 @analyzer("source")
 def analyze_clashes(parsed: ParsedFile, context: Context) -> Iterable[Finding]:
     for o in parsed.occurrences:
         if o.role is not Role.DEVICE_FUNCTION or o.get("guarded") \
                 or not _defined_by_hip(o.text, o.get("param0"), o.get("param1")):
             continue
-        line_start = o.span.start - (o.position.column - 1)
         finding = simple_finding(parsed.path, o, HIP_ALREADY_DEFINES,
                                  f"{o.text}({o.get('param0') or '...'}) is defined by HIP's headers too",
                                  CODES[HIP_ALREADY_DEFINES].fix)
-        # A template's `template <...>` line comes before the definition: guard it by hand.
-        fix = None if o.detail == "template" else Fix(FixAction.GUARD, Span(line_start, o.span.end), HIP_TEST)
-        yield dataclasses.replace(finding, fix=fix)
+        yield dataclasses.replace(finding, fix=_guard(o))
 
 
 _WORD = re.compile(r"[A-Za-z_]\w*")
@@ -100,12 +106,10 @@ def analyze_merged_overloads(parsed: ParsedFile, context: Context) -> Iterable[F
             first = first_of.setdefault((cuda[0], *(_on_hip(t, context) for t in cuda[1:])), o)
             if first is o or cuda == (first.get("params"), first.get("param0"), first.get("param1")):
                 continue  # the first of its kind, or a twin nvcc saw too (a preprocessor choice)
-            line_start = o.span.start - (o.position.column - 1)
             finding = simple_finding(parsed.path, o, MERGED_OVERLOAD,
                                      f"{name}({o.get('param0')}) is {name}({first.get('param0')}) under HIP: "
                                      f"both are {name}({_on_hip(o.get('param0'), context)})", CODES[MERGED_OVERLOAD].fix)
-            fix = None if o.detail == "template" else Fix(FixAction.GUARD, Span(line_start, o.span.end), HIP_TEST)
-            yield dataclasses.replace(finding, fix=fix)
+            yield dataclasses.replace(finding, fix=_guard(o))
 
 
 @analyzer("source")

@@ -49,27 +49,22 @@ def _runtime_name(occurrence: Occurrence, parsed: ParsedFile, context: Context, 
     return rule is not None and rule.library in RUNTIME_LIBRARIES and in_role(rule, occurrence, parsed, device)
 
 
-def _defines(parsed: ParsedFile, context: Context) -> list[str]:
-    """The macros the file's CUDA names need on the target, in first-use order, not yet defined."""
-    found: dict[str, None] = {}
-    for occurrence in parsed.occurrences:
-        rule = context.rules.lookup(occurrence.text) if occurrence.role in _NAME_ROLES else None
-        if rule is None or not rule.hip_define or rule.resolve(context.target).hip != rule.hip:
-            continue  # only when the HIP name itself is written (not an older fallback)
-        define = rule.define_for(context.target)
-        if define and define not in parsed.definitions:
-            found[define] = None
-    return list(found)
-
-
-def _helpers(parsed: ParsedFile, context: Context) -> list[Helper]:
-    """The helpers the HIP spellings of the file's CUDA names are, in first-use order, not yet there."""
+def _defines_and_helpers(parsed: ParsedFile, context: Context) -> tuple[list[str], list[Helper]]:
+    """The macros the file's CUDA names need on the target, not yet defined, and the helpers their HIP
+    spellings are, not yet there: each in first-use order, from one look-up per name."""
+    defines: dict[str, None] = {}
+    helpers: dict[str, Helper] = {}
     language = "c" if PurePath(parsed.path).suffix == ".c" else "c++"
     device: set[str] | None = None
-    found: dict[str, Helper] = {}
     for occurrence in parsed.occurrences:
         rule = context.rules.lookup(occurrence.text) if occurrence.role in _NAME_ROLES else None
-        if rule is None or not (rule.hip.startswith(HELPER_PREFIX) or rule.fallback.startswith(HELPER_PREFIX)) \
+        if rule is None:
+            continue
+        if rule.hip_define and rule.resolve(context.target).hip == rule.hip:  # not when an older fallback is written
+            define = rule.define_for(context.target)
+            if define and define not in parsed.definitions:
+                defines[define] = None
+        if not (rule.hip.startswith(HELPER_PREFIX) or rule.fallback.startswith(HELPER_PREFIX)) \
                 or occurrence.text in context.project_names:
             continue  # most names: no helper can be their spelling
         helper = helper_providing(rule.resolve(context.target).hip)
@@ -77,16 +72,15 @@ def _helpers(parsed: ParsedFile, context: Context) -> list[Helper]:
             continue
         device = device_functions(parsed) if device is None else device
         if in_role(rule, occurrence, parsed, device):
-            found.setdefault(helper.name, helper)
-    return list(found.values())
+            helpers.setdefault(helper.name, helper)
+    return list(defines), list(helpers.values())
 
 
 @analyzer("source")
 def analyze_preamble(parsed: ParsedFile, context: Context) -> Iterable[Finding]:
-    defines = _defines(parsed, context)
+    defines, helpers = _defines_and_helpers(parsed, context)
     runtime = context.rules.hip_header(IMPLICIT_CUDA_HEADER)
     headers = [runtime] if runtime and _needs_runtime(parsed, context, runtime) else []
-    helpers = _helpers(parsed, context)
     if not defines and not headers and not helpers:
         return
     lines = [f"#define {d}" for d in defines] + [f"#include <{h}>" for h in headers]

@@ -330,8 +330,7 @@ def _signature(function: Node) -> tuple[tuple[str, str], ...]:
             info.append((f"param{index}", " ".join(_text(kind).split()) + "*" * pointers))
     node = function.parent
     while node is not None:
-        test = node.child_by_field_name("condition") or node.child_by_field_name("name")
-        if node.type.startswith("preproc_if") and test is not None and _HIP_TESTS.search(test.text or b""):
+        if _tests_for_hip(node):
             info.append(("guarded", "hip"))
             break
         if node.type in ("preproc_else", "preproc_elif", "preproc_elifdef"):
@@ -341,15 +340,18 @@ def _signature(function: Node) -> tuple[tuple[str, str], ...]:
     return tuple(info)
 
 
+def _tests_for_hip(node: Node) -> bool:
+    """Whether `node` is a #if/#ifdef that tests for HIP (convert's own guard, or the project's)."""
+    test = node.child_by_field_name("condition") or node.child_by_field_name("name")
+    return node.type.startswith("preproc_if") and test is not None and _HIP_TESTS.search(test.text or b"") is not None
+
+
 def _under_hip_test(node: Node) -> bool:
-    """Whether a #if that tests for HIP encloses `node` (convert's own guard, or the project's)."""
+    """Whether a #if that tests for HIP encloses `node`."""
     parent = node.parent
-    while parent is not None:
-        test = parent.child_by_field_name("condition") or parent.child_by_field_name("name")
-        if parent.type.startswith("preproc_if") and test is not None and _HIP_TESTS.search(test.text or b""):
-            return True
+    while parent is not None and not _tests_for_hip(parent):
         parent = parent.parent
-    return False
+    return parent is not None
 
 
 _PRIMITIVE_TYPES = {"primitive_type", "sized_type_specifier", "auto", "placeholder_type_specifier"}
