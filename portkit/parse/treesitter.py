@@ -766,7 +766,7 @@ def _preamble_end(source: bytes) -> int:
             guard = b""
         else:
             break
-        if not guard:
+        if not guard and not in_comment:  # never inside a comment: one left open runs to the end of the file
             result = offset
     return result
 
