@@ -15,8 +15,6 @@ import operator
 import re
 from typing import Callable
 
-from portkit.model import ParsedFile, Role
-
 # Bytes of the element types that size shared arrays and `sizeof(T)` terms.
 ELEMENT_BYTES = {"char": 1, "signed char": 1, "unsigned char": 1, "bool": 1, "int8_t": 1, "uint8_t": 1,
                  "short": 2, "unsigned short": 2, "half": 2, "__half": 2, "__nv_bfloat16": 2, "int16_t": 2, "uint16_t": 2,
@@ -82,15 +80,6 @@ def evaluate(text: str, names: dict[str, str] | None = None, depth: int = 0) -> 
     except (ValueError, ZeroDivisionError, OverflowError, TypeError):
         return None
     return result if abs(result) < 1 << 64 else None
-
-
-def file_constants(parsed: ParsedFile) -> dict[str, str]:
-    """The file's named constants: name -> value text (the first definition wins)."""
-    found: dict[str, str] = {}
-    for o in parsed.occurrences:
-        if o.role is Role.CONSTANT:
-            found.setdefault(o.text, o.get("value"))
-    return found
 
 
 def split_arguments(text: str) -> list[str]:

@@ -12,7 +12,6 @@ import re
 from typing import Iterable
 
 from portkit.analyze.findings import simple_finding
-from portkit.analyze.names import device_functions
 from portkit.analyze.registry import Context, analyzer
 from portkit.codes import CODES, COORDINATE_ARGUMENT
 from portkit.model import Finding, Fix, FixAction, ParsedFile, Role, Span
@@ -23,7 +22,6 @@ _BUILTIN_COORDINATE = re.compile(r"(?:threadIdx|blockIdx|blockDim|gridDim)\s*\.\
 
 @analyzer("source")
 def analyze_coordinate_arguments(parsed: ParsedFile, context: Context) -> Iterable[Finding]:
-    device: set[str] | None = None
     for o in parsed.occurrences:
         if o.role is not Role.CALL or not o.parts or o.text in parsed.declared:
             continue
@@ -31,8 +29,7 @@ def analyze_coordinate_arguments(parsed: ParsedFile, context: Context) -> Iterab
         if rule is None or not rule.coordinate_cast:
             continue
         coordinates = [i for i in range(len(o.parts)) if _BUILTIN_COORDINATE.fullmatch(o.get(f"arg{i}"))]
-        device = device_functions(parsed) if device is None else device
-        if not coordinates or o.function not in device:
+        if not coordinates or o.function not in parsed.device_functions:
             continue  # coordinates exist only in device code
         names = ", ".join(o.get(f"arg{i}") for i in coordinates)
         finding = simple_finding(parsed.path, o, COORDINATE_ARGUMENT, f"{names} passed to {o.text}: a proxy object in HIP",

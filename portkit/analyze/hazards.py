@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import bisect
 import re
-from typing import Callable, Iterable, Iterator
+from typing import Callable, Collection, Iterator
 
 from portkit import codes
-from portkit.analyze.constants import ELEMENT_BYTES, evaluate, file_constants, split_arguments
+from portkit.analyze.constants import ELEMENT_BYTES, evaluate, split_arguments
 from portkit.analyze.findings import simple_finding
 from portkit.analyze.registry import Context, analyzer
 from portkit.codes import CODES
@@ -62,9 +62,10 @@ def hazard(parsed: ParsedFile, occurrence: Occurrence, code: str, message: str, 
     return simple_finding(parsed.path, occurrence, code, message, CODES[code].fix, shadowable)
 
 
-def calls(parsed: ParsedFile, names: Iterable[str] | re.Pattern[str]) -> Iterator[Occurrence]:
+def calls(parsed: ParsedFile, names: Collection[str] | re.Pattern[str]) -> Iterator[Occurrence]:
+    named: Callable[[str], object] = names.match if isinstance(names, re.Pattern) else names.__contains__
     for o in parsed.occurrences:
-        if o.role is K.CALL and (names.match(o.text) if isinstance(names, re.Pattern) else o.text in names):
+        if o.role is K.CALL and named(o.text):
             yield o
 
 
@@ -85,7 +86,7 @@ def _static_shared_bytes(parsed: ParsedFile, constants: dict[str, str]) -> dict[
 
 @analyzer("source")
 def shared_memory(parsed: ParsedFile, context: Context) -> Iterator[Finding]:
-    constants = file_constants(parsed)
+    constants = parsed.constants
     for function, (total, first) in sorted(_static_shared_bytes(parsed, constants).items()):
         if total > LDS_BYTES:
             where = f"in {function}" if function else "at file scope"
@@ -165,10 +166,13 @@ def textures(parsed: ParsedFile, context: Context) -> Iterator[Finding]:
             yield hazard(parsed, o, codes.TEXTURE_REFERENCE, f"{o.text}<> reference", shadowable=True)
 
 
+_NAMED_ROLES = frozenset({K.CALL, K.TYPE, K.IDENTIFIER, K.QUALIFIED, K.MACRO_BODY})
+
+
 def _named(parsed: ParsedFile, names: set[str], code: str, message: str, context: Context) -> Iterator[Finding]:
     lines: set[int] = set()  # `cg::grid_group g = cg::this_grid();` is one use
     for o in parsed.occurrences:
-        if o.role in (K.CALL, K.TYPE, K.IDENTIFIER, K.QUALIFIED, K.MACRO_BODY) and o.text.split("::")[-1] in names \
+        if o.role in _NAMED_ROLES and o.text.rpartition("::")[2] in names \
                 and o.text not in context.project_names and o.position.line not in lines:
             lines.add(o.position.line)
             yield hazard(parsed, o, code, message.format(name=o.text), shadowable=True)
@@ -201,7 +205,7 @@ def graphs(parsed: ParsedFile, context: Context) -> Iterator[Finding]:
 def stream_priorities(parsed: ParsedFile, context: Context) -> Iterator[Finding]:
     """A stream created with a fixed priority number; one from cudaDeviceGetStreamPriorityRange is portable."""
     for o in calls(parsed, {"cudaStreamCreateWithPriority"}):
-        if evaluate(o.get("arg2"), file_constants(parsed)) is not None:
+        if evaluate(o.get("arg2"), parsed.constants) is not None:
             yield hazard(parsed, o, codes.STREAM_PRIORITY, f"{o.text}(..., {o.get('arg2')}): AMD's priority range differs; "
                                                            "take the value from cudaDeviceGetStreamPriorityRange")
 
@@ -233,7 +237,7 @@ def device_properties(parsed: ParsedFile, context: Context) -> Iterator[Finding]
 def launch_bounds(parsed: ParsedFile, context: Context) -> Iterator[Finding]:
     for o in parsed.occurrences:
         # A minimum of 1 (wave per execution unit, for HIP) constrains nothing.
-        if o.role is K.LAUNCH_BOUNDS and o.get("arg1") and evaluate(o.get("arg1"), file_constants(parsed)) != 1:
+        if o.role is K.LAUNCH_BOUNDS and o.get("arg1") and evaluate(o.get("arg1"), parsed.constants) != 1:
             yield hazard(parsed, o, codes.LAUNCH_BOUNDS, f"{o.text}: HIP reads the second argument as waves per execution unit")
 
 

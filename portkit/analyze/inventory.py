@@ -6,7 +6,6 @@ import re
 from typing import Iterable
 
 from portkit.analyze.findings import rule_finding, simple_finding
-from portkit.analyze.names import device_functions
 from portkit.analyze.registry import Context, analyzer
 from portkit.codes import API_UNSUPPORTED, CUDA_BRANCH, DEVICE_FUNCTION, KERNEL, KERNEL_LAUNCH, Status
 from portkit.model import Finding, Fix, FixAction, Occurrence, ParsedFile, Role
@@ -25,7 +24,7 @@ PTX_LOOKING = re.compile(r"\b[a-z]+(\.[a-z0-9]+)+\b|%%?(laneid|warpid|smid|tid|n
 
 @analyzer("source")
 def analyze_inventory(parsed: ParsedFile, context: Context) -> Iterable[Finding]:
-    device = device_functions(parsed)
+    device = parsed.device_functions
     for occurrence in parsed.occurrences:
         role = occurrence.role
         if role is Role.KERNEL:

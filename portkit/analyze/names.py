@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from typing import Iterable, Iterator
+from typing import AbstractSet, Iterable, Iterator
 
 from portkit.analyze.findings import rule_finding, simple_finding
 from portkit.analyze.registry import Context, analyzer
@@ -92,17 +92,12 @@ def _member(parsed: ParsedFile, occurrence: Occurrence, context: Context, types:
     return None
 
 
-def device_functions(parsed: ParsedFile) -> set[str]:
-    """The file's kernels and __device__ functions."""
-    return {o.text for o in parsed.occurrences if o.role in (Role.KERNEL, Role.DEVICE_FUNCTION)}
-
-
-def in_role(rule: Rule, occurrence: Occurrence, parsed: ParsedFile, device: set[str]) -> bool:
+def in_role(rule: Rule, occurrence: Occurrence, parsed: ParsedFile, device: AbstractSet[str]) -> bool:
     """Whether this use of the name is the CUDA name the rule means."""
-    if occurrence.get("engine") == "clang":
+    if occurrence.info and occurrence.get("engine") == "clang":
         return True  # clang resolved it to the CUDA declaration
-    template_argument = occurrence.get("constant") == "template-argument"  # type or value: tree-sitter cannot tell
-    if occurrence.role not in _KIND_ROLES.get(rule.kind, NAME_ROLES) and not template_argument:
+    if occurrence.role not in _KIND_ROLES.get(rule.kind, NAME_ROLES) \
+            and occurrence.get("constant") != "template-argument":  # type or value: tree-sitter cannot tell
         return False
     if occurrence.role in (Role.IDENTIFIER, Role.CALL) and occurrence.text in parsed.declared:
         return False  # the file's own variable, parameter or member (a `texture`, a `y0`, a pointer `j0` called)
@@ -115,17 +110,18 @@ def in_role(rule: Rule, occurrence: Occurrence, parsed: ParsedFile, device: set[
 
 @analyzer("source")
 def analyze_names(parsed: ParsedFile, context: Context) -> Iterable[Finding]:
-    device = device_functions(parsed)
+    device = parsed.device_functions
     types = {o.text for o in parsed.occurrences if o.role is Role.TYPE}
     for occurrence in parsed.occurrences:
         if occurrence.role is Role.QUALIFIED:
             finding = _qualified(parsed.path, occurrence, context)
             if finding is not None:
                 yield dataclasses.replace(finding, engine="clang") if occurrence.get("engine") == "clang" else finding
-        elif occurrence.role in NAME_ROLES and (not occurrence.get("scoped") or occurrence.get("engine") == "clang"):
-            # A scoped name is decided by its QUALIFIED occurrence, unless clang resolved it to CUDA's.
+        elif occurrence.role in NAME_ROLES:
+            resolved = bool(occurrence.info) and occurrence.get("engine") == "clang"  # clang checked the declaration
+            if occurrence.info and occurrence.get("scoped") and not resolved:
+                continue  # a scoped name is decided by its QUALIFIED occurrence, unless clang resolved it to CUDA's
             name = occurrence.text
-            resolved = occurrence.get("engine") == "clang"  # clang already checked the declaration
             if name in context.project_names and not resolved:
                 continue  # the project's own function, macro or type
             rule = context.rules.lookup(name)

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import dataclasses
 from pathlib import PurePath
-from typing import Iterable
+from typing import AbstractSet, Iterable
 
 from portkit.analyze.findings import simple_finding
-from portkit.analyze.names import device_functions, in_role
+from portkit.analyze.names import in_role
 from portkit.analyze.registry import Context, analyzer
 from portkit.codes import HIP_PREAMBLE
 from portkit.model import Finding, Fix, FixAction, Occurrence, ParsedFile, Position, Role, Span
@@ -38,11 +38,11 @@ def _needs_runtime(parsed: ParsedFile, context: Context, runtime: str) -> bool:
         return False
     if parsed.device_syntax:
         return True
-    device = device_functions(parsed)
+    device = parsed.device_functions
     return not any(included) and any(_runtime_name(o, parsed, context, device) for o in parsed.occurrences)
 
 
-def _runtime_name(occurrence: Occurrence, parsed: ParsedFile, context: Context, device: set[str]) -> bool:
+def _runtime_name(occurrence: Occurrence, parsed: ParsedFile, context: Context, device: AbstractSet[str]) -> bool:
     if occurrence.role not in _NAME_ROLES or occurrence.text in context.project_names:
         return False
     rule = context.rules.lookup(occurrence.text)
@@ -55,7 +55,6 @@ def _defines_and_helpers(parsed: ParsedFile, context: Context) -> tuple[list[str
     defines: dict[str, None] = {}
     helpers: dict[str, Helper] = {}
     language = "c" if PurePath(parsed.path).suffix == ".c" else "c++"
-    device: set[str] | None = None
     for occurrence in parsed.occurrences:
         rule = context.rules.lookup(occurrence.text) if occurrence.role in _NAME_ROLES else None
         if rule is None:
@@ -70,8 +69,7 @@ def _defines_and_helpers(parsed: ParsedFile, context: Context) -> tuple[list[str
         helper = helper_providing(rule.resolve(context.target).hip)
         if helper is None or helper.guard in parsed.definitions or not helper.fits(language):
             continue
-        device = device_functions(parsed) if device is None else device
-        if in_role(rule, occurrence, parsed, device):
+        if in_role(rule, occurrence, parsed, parsed.device_functions):
             helpers.setdefault(helper.name, helper)
     return list(defines), list(helpers.values())
 

@@ -12,7 +12,7 @@ import re
 from typing import Iterator
 
 from portkit import codes
-from portkit.analyze.constants import evaluate, file_constants
+from portkit.analyze.constants import evaluate
 from portkit.analyze.hazards import WARP_OPERATORS, calls, device_code, hazard
 from portkit.analyze.registry import Context, analyzer
 from portkit.model import Finding, Occurrence, ParsedFile, Role as K
@@ -87,7 +87,7 @@ def shuffle_loops(parsed: ParsedFile, context: Context) -> Iterator[Finding]:
     offsets: dict[str, set[str]] = {}
     for o in calls(parsed, SHUFFLE_OFFSET_ARG):
         offsets.setdefault(o.function, set()).add(o.get(f"arg{SHUFFLE_OFFSET_ARG[o.text]}"))
-    constants = file_constants(parsed)
+    constants = parsed.constants
     for o in parsed.occurrences:
         used = offsets.get(o.function, set())
         if o.role is K.INITIALIZER and o.text in used and evaluate(o.get("value"), constants) == 16:
@@ -101,7 +101,7 @@ def shuffle_loops(parsed: ParsedFile, context: Context) -> Iterator[Finding]:
 @analyzer("source")
 def warp_size_constants(parsed: ParsedFile, context: Context) -> Iterator[Finding]:
     """`#define WARP_SIZE 32`, `constexpr int kWarpSize = 32`: the warp size fixed at 32 lanes."""
-    constants = file_constants(parsed)
+    constants = parsed.constants
     for o in parsed.occurrences:
         if o.role is K.CONSTANT and WARP_SIZE_NAME.match(o.text) and evaluate(o.get("value"), constants) == 32:
             yield hazard(parsed, o, codes.WARP_SIZE_LITERAL, f"{o.text} = {o.get('value')} fixes the warp size at 32 lanes")
@@ -110,7 +110,7 @@ def warp_size_constants(parsed: ParsedFile, context: Context) -> Iterator[Findin
 @analyzer("source")
 def lane_indexed_arrays(parsed: ParsedFile, context: Context) -> Iterator[Finding]:
     """A `__shared__ T s[32]` indexed by lane id: lanes 32-63 of a wavefront index past its end."""
-    constants = file_constants(parsed)
+    constants = parsed.constants
     sized_32 = {o.text for o in parsed.occurrences if o.role is K.SHARED_ARRAY
                 and any(evaluate(v, constants) == 32 for k, v in o.info if k == "dim")}
     reported: set[str] = set()
@@ -141,7 +141,7 @@ def _mask_problem(mask: str, constants: dict[str, str]) -> str:
 
 @analyzer("source")
 def full_warp_masks(parsed: ParsedFile, context: Context) -> Iterator[Finding]:
-    constants = file_constants(parsed)
+    constants = parsed.constants
     for o in calls(parsed, SYNC_MASKED):
         problem = _mask_problem(o.get("arg0"), constants)
         if problem:

@@ -59,7 +59,7 @@ def prepare(source: bytes, table: MacroTable, parse: Callable[[bytes], Tree]) ->
     """The source's own tree, unless the fixes give one with no more errors (and, to keep only the
     first branch of split #if groups, fewer)."""
     tree = parse(source)
-    if not _needs_fixing(tree, table):
+    if not _needs_fixing(source, tree, table):
         return Prepared(source, tree)
     layout = layout_of(source)
     normalised = normalise(source, table, layout)
@@ -77,10 +77,12 @@ def _better(current: Prepared, text: bytes, parse: Callable[[bytes], Tree], ties
     return Prepared(text, tree) if weight < current_weight or ties and weight == current_weight else current
 
 
-def _needs_fixing(tree: Tree, table: MacroTable) -> bool:
+def _needs_fixing(source: bytes, tree: Tree, table: MacroTable) -> bool:
     root = tree.root_node
     if root.has_error and error_weight(root) != (0, 0):
         return True
+    if not table.object_statements or not _uses(table.object_statements).search(source):
+        return False  # the query below costs half a parse's queries: only where one of the names is
     captures = QueryCursor(_silent_query(tree.language)).captures(root)
     return any(node.text in table.object_statements for node in captures.get("macro", []))
 

@@ -108,7 +108,8 @@ def _language() -> tuple[Language, Query]:
 
 
 def _text(node: Node) -> str:
-    return node.text.decode("utf-8", "replace") if node.text is not None else ""
+    text = node.text  # a new bytes object at each access
+    return text.decode("utf-8", "replace") if text is not None else ""
 
 
 def _position(node: Node) -> Position:
@@ -142,19 +143,32 @@ def _constant_context(node: Node) -> str:
     return ""
 
 
-def _call_info(name: Node, arguments: tuple[Span, ...], source: bytes) -> tuple[tuple[str, str], ...]:
-    """Argument texts, and the declared type when the call initialises a variable."""
-    info = [(f"arg{i}", " ".join(source[a.start:a.end].decode("utf-8", "replace").split())[:_ARGUMENT_TEXT_LIMIT])
-            for i, a in enumerate(arguments)]
+_ARGUMENT_KEYS = tuple(f"arg{i}" for i in range(16))
+
+
+def _argument_key(index: int) -> str:
+    return _ARGUMENT_KEYS[index] if index < len(_ARGUMENT_KEYS) else f"arg{index}"
+
+
+def _call(name: Node, source: bytes) -> tuple[tuple[Span, ...], tuple[tuple[str, str], ...]]:
+    """A call's argument spans, given the identifier it calls; their texts, and the declared type when
+    the call initialises a variable. (Each step up the tree walks down from the root: one walk, shared.)"""
     call = name.parent
-    while call is not None and call.type != "call_expression":
+    if call is not None and call.type == "template_function":
         call = call.parent
-    holder = call.parent if call is not None else None
+    if call is None or call.type != "call_expression":
+        return (), ()
+    arguments = call.child_by_field_name("arguments")
+    spans = tuple([Span(c.start_byte, c.end_byte) for c in arguments.named_children if c.type != "comment"]) \
+        if arguments is not None else ()
+    info = [(_argument_key(i), " ".join(source[a.start:a.end].decode("utf-8", "replace").split())[:_ARGUMENT_TEXT_LIMIT])
+            for i, a in enumerate(spans)]
+    holder = call.parent
     if holder is not None and holder.type == "init_declarator" and holder.parent is not None:
         declared = holder.parent.child_by_field_name("type")
         if declared is not None:
             info.append(("assigned_type", " ".join(_text(declared).split())))
-    return tuple(info)
+    return spans, tuple(info)
 
 
 def _shared_array(declaration: Node) -> tuple[Node, tuple[tuple[str, str], ...]] | None:
@@ -251,22 +265,11 @@ def _guarded(node: Node, index: str) -> bool:
 
 
 def _position_key(occurrence: Occurrence) -> tuple[int, int, str]:
-    return occurrence.span.start, occurrence.span.end, occurrence.role.value
+    return occurrence.span.start, occurrence.span.end, occurrence.role  # a str enum: orders by its value
 
 
 def _span(node: Node) -> Span:
     return Span(node.start_byte, node.end_byte)
-
-
-def _argument_spans(name: Node) -> tuple[Span, ...]:
-    """The spans of a call's arguments, given the identifier it calls."""
-    call = name.parent
-    if call is not None and call.type == "template_function":
-        call = call.parent
-    arguments = call.child_by_field_name("arguments") if call is not None else None
-    if arguments is None:
-        return ()
-    return tuple(_span(c) for c in arguments.named_children if c.type != "comment")
 
 
 class _Scopes:
@@ -422,6 +425,22 @@ def _include_guard(node: Node) -> bool:
     return guard is not None and defined is not None and defined.text == guard.group(1)
 
 
+@functools.lru_cache(maxsize=4)
+def _kept_spellings(keep: Keep | None) -> Callable[[bytes], bool]:
+    """`keep` for a name's bytes, remembered per spelling: a file repeats its names many times, and a
+    worker sees the same ones in every file, so most nodes cost one dict look-up and no decoding."""
+    if keep is None:
+        return lambda spelled: True
+    answers: dict[bytes, bool] = {}
+
+    def kept(spelled: bytes) -> bool:
+        answer = answers.get(spelled)
+        if answer is None:
+            answer = answers[spelled] = keep(spelled.decode("utf-8", "replace"))
+        return answer
+    return kept
+
+
 class _FileParse:
     """One file's parse: each query capture name has a handler that emits occurrences.
 
@@ -514,25 +533,30 @@ class _FileParse:
 
     def names(self, nodes: list[Node], role: Role) -> None:
         """Identifiers and type identifiers; a called identifier is a CALL with its arguments."""
-        skip, kept = self.skip, self.kept if self.keep is None else self.keep  # a few hundred thousand calls a run
+        skip, calls, kept = self.skip, self.calls, _kept_spellings(self.keep)  # a few hundred thousand nodes a run
         for node in nodes:
-            if node.start_byte in skip:
+            start = node.start_byte
+            if start in skip:
                 continue
-            text = _text(node)
-            if not kept(text):
+            spelled = node.text
+            if spelled is None or not kept(spelled):
                 continue
-            if node.start_byte in self.calls:
-                arguments = _argument_spans(node)
-                self.emit(node, Role.CALL, text, parts=arguments, info=_call_info(node, arguments, self.parse_bytes))
-            elif role is Role.IDENTIFIER and _comparison(node):
-                compared, expression = _comparison(node)  # type: ignore[misc]
+            text = spelled.decode("utf-8", "replace")
+            if start in calls:
+                arguments, info = _call(node, self.parse_bytes)
+                self.emit(node, Role.CALL, text, parts=arguments, info=info)
+                continue
+            parent = node.parent
+            comparison = _comparison(node) if role is Role.IDENTIFIER else None
+            if comparison is not None:
+                compared, expression = comparison
                 self.emit(node, role, text, parts=(_span(expression),), info=(("compared", compared),))
-            elif role is Role.IDENTIFIER and node.parent is not None and node.parent.type == "field_expression":
+            elif role is Role.IDENTIFIER and parent is not None and parent.type == "field_expression":
                 self.emit(node, role, text, info=(("accessed", "1"),))  # `texture.x`: a variable, whatever its name
-            elif node.parent is not None and node.parent.type == "qualified_identifier" \
-                    and node.parent.child_by_field_name("scope") is not None:
+            elif parent is not None and parent.type == "qualified_identifier" \
+                    and parent.child_by_field_name("scope") is not None:
                 self.emit(node, role, text, info=(("scoped", "1"),))  # `Params::CUDNN_GEMM`: the qualified name decides
-            elif role is Role.IDENTIFIER or node.parent is not None and node.parent.type == "type_descriptor":
+            elif role is Role.IDENTIFIER or parent is not None and parent.type == "type_descriptor":
                 constant = _constant_context(node)
                 self.emit(node, role, text, info=(("constant", constant),) if constant else ())
             else:
