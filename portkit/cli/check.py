@@ -7,7 +7,6 @@ from typing import List, Optional
 
 import typer
 
-from portkit.check.project import record_baseline, run_check
 from portkit.cli.app import pipeline_command
 from portkit.settings import RunSettings, with_blocking
 from portkit.textutil import printable
@@ -26,6 +25,8 @@ def check(
     hazards too) unless the baseline records it or '// portkit: ignore[CODE]' sits on its line
     or the line before. Exit 0 clean, 1 new blocking findings, 2 usage or input errors.
     """
+    from portkit.check.project import run_check
+
     settings = with_blocking(settings, blocking)
     verdict = run_check(settings, baseline, diff, partial=settings.named_paths)
     for item in verdict.new:
@@ -47,6 +48,8 @@ def baseline(
     output: Optional[Path] = typer.Option(None, "--output", "-o", help="Baseline file to write (default: .portkit-baseline.json)."),
 ) -> None:
     """Record today's findings so that 'portkit check' blocks only new ones."""
+    from portkit.check.project import record_baseline
+
     target, count = record_baseline(settings, output)
     print(f"portkit baseline: {count} findings recorded in {printable(target)}")
     raise typer.Exit(0)

@@ -3,15 +3,16 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import List, Optional, TextIO
+from typing import TYPE_CHECKING, List, Optional, TextIO
 
 import typer
 
 from portkit.cli.app import Force, NoBackup, UsageError, pipeline_command
-from portkit.convert.output import print_diff
-from portkit.convert.project import ConvertOptions, ConvertOutcome, convert_project
 from portkit.settings import RunSettings
 from portkit.textutil import printable
+
+if TYPE_CHECKING:
+    from portkit.convert.project import ConvertOutcome
 
 _VERIFY_STATES = ("pass", "fail", "not verifiable here")
 
@@ -76,6 +77,9 @@ def convert(
     gets a '// portkit: CODE name: advice' marker. Exit 0 done, 1 --verify failures,
     2 bad input or files that could not be written.
     """
+    from portkit.convert.output import print_diff
+    from portkit.convert.project import ConvertOptions, convert_project
+
     _check_modes(output, in_place, diff, verify)
     options = ConvertOptions(output=output, in_place=in_place, diff=diff, backup=not no_backup, verify=verify,
                              backend=backend, hipify_perl=hipify_perl, roc=roc, launch_syntax=launch_syntax,

@@ -7,10 +7,6 @@ from typing import List, Optional
 import typer
 
 from portkit.cli.app import app
-from portkit.cli.scan import write_data
-from portkit.report import formatter
-from portkit.report.data import data_paths, scan_data
-from portkit.shard import merge_shards
 
 _RULES_HELP = ("Rule file or directory the shards were made with (repeatable; default: the rule files they record, "
                "read from the same paths). The merge refuses rules whose contents differ from the shards'.")
@@ -35,6 +31,11 @@ def merge(
     rules, target, options, portkit version). Exit code 0 when merged, 2 on a missing,
     duplicate, mismatched or corrupt shard document.
     """
+    from portkit.cli.scan import write_data
+    from portkit.report import formatter
+    from portkit.report.data import data_paths, scan_data
+    from portkit.shard import merge_shards
+
     render = formatter(fmt, details)
     data = scan_data(merge_shards(shards, rules or None))
     raise typer.Exit(write_data(data, [*shards, *data_paths(data)], render, output, (), color))

@@ -2,19 +2,18 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, List, Optional, Sequence
+from typing import TYPE_CHECKING, Any, List, Optional, Sequence
 
 import typer
 
 from portkit.cli.app import UsageError, pipeline_command
 from portkit.fileio import STDOUT, output_stream
 from portkit.outpath import refuse_overlap
-from portkit.pipeline import collect_pipeline, run_pipeline
-from portkit.report import Formatter, format_for_path, formatter
-from portkit.report.data import data_paths, scan_data
-from portkit.report.memo import summary_data
 from portkit.settings import RunSettings
-from portkit.shard import parse_spec, shard_document, write_shard
+
+if TYPE_CHECKING:
+    from portkit.report import Formatter
+# The pipeline, reports and shards are imported where used: every command loads this module.
 
 _SHARD_HELP = ("Scan only part I of N of the files (split by a hash of each path; every part still reads the whole "
                "tree's macros) and write a shard document (JSON) for `portkit merge`: one CI matrix job per part.")
@@ -23,6 +22,11 @@ _SHARD_HELP = ("Scan only part I of N of the files (split by a hash of each path
 def run_scan(settings: RunSettings, fmt: str, output: Optional[Path], reports: tuple[Path, ...] = (),
              color: Optional[bool] = None, details: bool = False) -> int:
     """Scan once; print `fmt` (to stdout or `output`) and write each extra report file."""
+    from portkit.pipeline import run_pipeline
+    from portkit.report import format_for_path, formatter
+    from portkit.report.data import data_paths, scan_data
+    from portkit.report.memo import summary_data
+
     render = formatter(fmt, details)
     report_formats = [(path, formatter(format_for_path(path))) for path in reports]
     if fmt == "text" and not details and not reports:
@@ -51,6 +55,9 @@ def write_data(data: dict[str, Any], inputs: Sequence[str | Path], render: Forma
 def run_shard(settings: RunSettings, spec_text: str, fmt: str, output: Optional[Path], reports: tuple[Path, ...],
               details: bool) -> int:
     """Scan part I of N of the files; write its shard document (for `portkit merge`)."""
+    from portkit.pipeline import collect_pipeline
+    from portkit.shard import parse_spec, shard_document, write_shard
+
     try:
         spec = parse_spec(spec_text)
     except ValueError as exc:
@@ -98,5 +105,7 @@ def report(
 ) -> None:
     """Write a migration report: summary, readiness, effort estimate, per-library tables,
     every site to fix, hazards, build files, GPU architectures and the port checklist."""
+    from portkit.report import format_for_path
+
     chosen = fmt or (format_for_path(output) if output and str(output) != STDOUT else "md")
     raise typer.Exit(run_scan(settings, chosen, output, color=False))

@@ -9,7 +9,6 @@ import typer
 
 from portkit.cli.app import Force, NoBackup, UsageError, pipeline_command
 from portkit.settings import RunSettings
-from portkit.shim.project import ShimOptions, make_shim
 from portkit.textutil import printable
 
 
@@ -30,6 +29,8 @@ def shim(
     listed in it with their advice. With --sources or --in-place the sources' CUDA
     includes are replaced by the header (and, in the neutral style, names by gpu* names).
     """
+    from portkit.shim.project import ShimOptions, make_shim
+
     if sources is not None and in_place:
         raise UsageError("choose one of --sources OUTDIR and --in-place")
     if style == "neutral" and sources is None and not in_place:
