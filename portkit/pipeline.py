@@ -453,9 +453,11 @@ def plan_pipeline(settings: RunSettings, *, keep_sources: bool = False, prefer_r
     """
     rules = rules if rules is not None else load_database(settings.rule_files)
     files, walk_warnings = discover(settings.paths, settings.extensions, settings.excludes)
-    base = Context(rules=rules, target=settings.target, prefer_roc=prefer_roc,
-                   project_paths=path_tails(f.path for f in files))
     clang = clang_job(settings, rules, files) if settings.engine == "clang" else None
+    # Counted and not stored, findings are never converted: their fixes would be built for nothing.
+    counts_only = summary_only and clang is None and not settings.cache
+    base = Context(rules=rules, target=settings.target, prefer_roc=prefer_roc,
+                   project_paths=path_tails(f.path for f in files), fixes=not counts_only)
     contents = FileContents(StatIndex(settings.paths) if settings.cache else None, settings.max_file_size)
     macros = project_macros(files, contents)
     salt = cache_salt(rules, settings, prefer_roc, clang.env.fingerprint if clang else "", macros.fingerprint())

@@ -144,7 +144,8 @@ def rule_finding(path: str, rule: Rule, name: str, span: Span, position: Positio
         path=path, position=position, code=code, name=name, message=message,
         severity=CODES[code].severity, library=rule.library, status=resolution.status,
         hip=spelling, advice=resolution.advice, function=function, span=span,
-        fix=_fix(occurrence, spelling, resolution, context, rule), shadowable=shadowable, engine=engine,
+        fix=_fix(occurrence, spelling, resolution, context, rule) if context.fixes else None, shadowable=shadowable,
+        engine=engine,
     )
 
 

@@ -26,6 +26,7 @@ class Context:
     prefer_roc: bool = False  # spell rocRAND/rocBLAS... names where a rule has both
     aliases: tuple[tuple[str, str], ...] = ()  # namespace aliases the project defines: (cg, cooperative_groups)
     project_paths: frozenset[str] = frozenset()  # every tail of every scanned file's path: a/b.h -> b.h, a/b.h
+    fixes: bool = True  # False: nothing will rewrite the files, so findings need not say what to write
 
     def project_header(self, include: str) -> bool:
         """Whether `#include "include"` names one of the project's files."""
