@@ -105,3 +105,11 @@ def test_flake8_is_clean() -> None:
     result = subprocess.run([sys.executable, "-m", "flake8", "portkit", "bench", "scripts", "tests"],
                             cwd=root, capture_output=True, text=True, check=False)
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_loading_the_cli_imports_no_command_implementation() -> None:
+    """Every command pays for loading the CLI: each command imports its pipeline, reports, shards or shim when it runs."""
+    probe = ("import sys, portkit.cli; print(' '.join(sorted(m for m in sys.modules if m.startswith(("
+             "'portkit.pipeline', 'portkit.report', 'portkit.convert', 'portkit.check', 'portkit.shim', 'portkit.shard')))))")
+    loaded = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout.split()
+    assert loaded == []
