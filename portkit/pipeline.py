@@ -33,7 +33,7 @@ from portkit.analyze.names import is_interesting, needs_aliases, resolve_pending
 from portkit.cache import FileResult, ScanCache, cache_salt
 from portkit.engines import CLANG_UNITS, ClangJob, clang_job, digests, findings_of_headers, log_engine
 from portkit.model import Finding, ParsedFile, Role, Severity
-from portkit.parse import MacroTable, parse_source
+from portkit.parse import MacroTable, compile_queries, parse_source
 from portkit.parse.macros import FileDefinitions, file_definitions, macro_table
 from portkit.parse.clang_merge import ClangParse
 from portkit.rules import RuleDatabase, Target, load_database
@@ -279,6 +279,16 @@ def _process_in_worker(file: SourceFile, data: bytes | None, entry: str | None) 
     return processed(_worker_job, file, data, entry)
 
 
+def _worker_pool(job: Job, workers: int) -> ProcessPoolExecutor:
+    """Worker processes that each receive `job` once. fork shares the rules, the context and the
+    parser's compiled queries with them at no cost (the queries are built here first, once)."""
+    fork = "fork" in multiprocessing.get_all_start_methods()
+    if fork:
+        compile_queries(job.macros)
+    return ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork" if fork else None),
+                               initializer=_init_worker, initargs=(job,))
+
+
 def _start_pool(job: Job, todo: list[tuple[SourceFile, bytes | None, str | None]], jobs: int,
                 stack: contextlib.ExitStack) -> Iterator[FileResult]:
     """The fresh results of `todo`: from worker processes, which start on them now, or computed here as the
@@ -291,10 +301,7 @@ def _start_pool(job: Job, todo: list[tuple[SourceFile, bytes | None, str | None]
     # Largest first, in small chunks: no worker is left with one big file while the others wait.
     order = sorted(range(len(todo)), key=lambda i: -sizes[i])
     columns = [[column[i] for i in order] for column in columns]
-    # fork shares the rules and context with the workers at no cost.
-    method = "fork" if "fork" in multiprocessing.get_all_start_methods() else None
-    pool = stack.enter_context(ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context(method),
-                                                   initializer=_init_worker, initargs=(job,)))
+    pool = stack.enter_context(_worker_pool(job, workers))
     return pool.map(_process_in_worker, *columns, chunksize=max(1, min(8, len(todo) // (workers * 32))))
 
 
@@ -597,7 +604,5 @@ def analyze_all(files: list[tuple[str, bytes]], context: Context, macros: MacroT
     paths, datas = [path for path, _ in files], [data for _, data in files]
     if workers < 2 or (len(files) < _POOL_THRESHOLD and sum(map(len, datas)) < _POOL_BYTES):
         return [_analyze_held(job, path, data) for path, data in files]
-    method = "fork" if "fork" in multiprocessing.get_all_start_methods() else None
-    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context(method),
-                             initializer=_init_worker, initargs=(job,)) as pool:
+    with _worker_pool(job, workers) as pool:
         return list(pool.map(_analyze_held_in_worker, paths, datas))

@@ -83,12 +83,12 @@ def _needs_fixing(source: bytes, tree: Tree, table: MacroTable) -> bool:
         return True
     if not table.object_statements or not _uses(table.object_statements).search(source):
         return False  # the query below costs half a parse's queries: only where one of the names is
-    captures = QueryCursor(_silent_query(tree.language)).captures(root)
+    captures = QueryCursor(silent_query(tree.language)).captures(root)
     return any(node.text in table.object_statements for node in captures.get("macro", []))
 
 
 @functools.lru_cache(maxsize=4)
-def _silent_query(language: Language) -> Query:
+def silent_query(language: Language) -> Query:
     return Query(language, _SILENT_SHAPE)
 
 
