@@ -140,19 +140,35 @@ class ParsedFile:
     device_syntax: bool = False  # uses CUDA language extensions (__global__, threadIdx, <<<>>>...)
 
     # Facts many analyzers ask for, computed on first use (cached in the instance, frozen or not).
+    def of(self, *roles: Role) -> tuple[Occurrence, ...]:
+        """The occurrences with one of `roles`, in file order: each analyzer reads only its own kinds."""
+        index = self._by_roles
+        if len(roles) == 1:
+            return index.get(roles[0], ())
+        key = frozenset(roles)
+        if key not in index:
+            index[key] = tuple(o for o in self.occurrences if o.role in key)
+        return index[key]
+
+    @functools.cached_property
+    def _by_roles(self) -> dict[Role | frozenset[Role], tuple[Occurrence, ...]]:
+        grouped: dict[Role, list[Occurrence]] = {}
+        for o in self.occurrences:
+            grouped.setdefault(o.role, []).append(o)
+        return {role: tuple(found) for role, found in grouped.items()}
+
     @functools.cached_property
     def constants(self) -> Mapping[str, str]:
         """The file's named constants: name -> value text (the first definition wins)."""
         found: dict[str, str] = {}
-        for o in self.occurrences:
-            if o.role is Role.CONSTANT:
-                found.setdefault(o.text, o.get("value"))
+        for o in self.of(Role.CONSTANT):
+            found.setdefault(o.text, o.get("value"))
         return MappingProxyType(found)
 
     @functools.cached_property
     def device_functions(self) -> frozenset[str]:
         """The names of the file's kernels and __device__ functions."""
-        return frozenset(o.text for o in self.occurrences if o.role in (Role.KERNEL, Role.DEVICE_FUNCTION))
+        return frozenset(o.text for o in self.of(Role.KERNEL, Role.DEVICE_FUNCTION))
 
 
 class Severity(str, enum.Enum):

@@ -63,8 +63,8 @@ def _guard(definition: Occurrence) -> Fix | None:
 
 @analyzer("source")
 def analyze_clashes(parsed: ParsedFile, context: Context) -> Iterable[Finding]:
-    for o in parsed.occurrences:
-        if o.role is not Role.DEVICE_FUNCTION or o.get("guarded") \
+    for o in parsed.of(Role.DEVICE_FUNCTION):
+        if o.get("guarded") \
                 or not _defined_by_hip(o.text, o.get("param0"), o.get("param1")):
             continue
         finding = simple_finding(parsed.path, o, HIP_ALREADY_DEFINES,
@@ -88,8 +88,8 @@ def _on_hip(type_text: str, context: Context) -> str:
 def _overloads(parsed: ParsedFile) -> dict[str, list[Occurrence]]:
     """Each function the file defines more than once, with one or two parameters, outside #else branches."""
     groups: dict[str, list[Occurrence]] = {}
-    for o in parsed.occurrences:
-        if o.role in (Role.OVERLOAD, Role.DEVICE_FUNCTION) and o.get("params") in ("1", "2") \
+    for o in parsed.of(Role.OVERLOAD, Role.DEVICE_FUNCTION):
+        if o.get("params") in ("1", "2") \
                 and not o.get("guarded") and not o.get("branch"):
             groups.setdefault(o.text, []).append(o)
     return {name: found for name, found in groups.items() if len(found) > 1}
@@ -117,8 +117,8 @@ def analyze_legacy_macros(parsed: ParsedFile, context: Context) -> Iterable[Find
     """A macro that spells a warp intrinsic's old name with its _sync form (`#define __shfl_down(v, d)
     __shfl_down_sync(0xffffffff, v, d)`): HIP has the old name itself, so the macro stays out of its build
     (on HIP before 6.2 its body names what HIP lacks). Which old names HIP has is the rules' `fallback`."""
-    for o in parsed.occurrences:
-        if o.role is not Role.MACRO_DEFINITION or not o.parts or o.get("guarded"):
+    for o in parsed.of(Role.MACRO_DEFINITION):
+        if not o.parts or o.get("guarded"):
             continue
         rule = context.rules.lookup(o.text + "_sync")
         line = o.parts[0]

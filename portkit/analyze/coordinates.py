@@ -22,8 +22,8 @@ _BUILTIN_COORDINATE = re.compile(r"(?:threadIdx|blockIdx|blockDim|gridDim)\s*\.\
 
 @analyzer("source")
 def analyze_coordinate_arguments(parsed: ParsedFile, context: Context) -> Iterable[Finding]:
-    for o in parsed.occurrences:
-        if o.role is not Role.CALL or not o.parts or o.text in parsed.declared:
+    for o in parsed.of(Role.CALL):
+        if not o.parts or o.text in parsed.declared:
             continue
         rule = context.rules.lookup(o.text)
         if rule is None or not rule.coordinate_cast:

@@ -49,7 +49,7 @@ def device_code(parsed: ParsedFile) -> Callable[[Occurrence], bool]:
     By span, not by name: a host function that shares a kernel's name (an overload) is host code.
     Function definitions do not nest, so the last one starting before an offset is the only candidate.
     """
-    spans = sorted((o.span.start, o.span.end) for o in parsed.occurrences if o.role in (K.KERNEL, K.DEVICE_FUNCTION))
+    spans = sorted((o.span.start, o.span.end) for o in parsed.of(K.KERNEL, K.DEVICE_FUNCTION))
     starts = [start for start, _ in spans]
 
     def inside(o: Occurrence) -> bool:
@@ -64,16 +64,16 @@ def hazard(parsed: ParsedFile, occurrence: Occurrence, code: str, message: str, 
 
 def calls(parsed: ParsedFile, names: Collection[str] | re.Pattern[str]) -> Iterator[Occurrence]:
     named: Callable[[str], object] = names.match if isinstance(names, re.Pattern) else names.__contains__
-    for o in parsed.occurrences:
-        if o.role is K.CALL and named(o.text):
+    for o in parsed.of(K.CALL):
+        if named(o.text):
             yield o
 
 
 def _static_shared_bytes(parsed: ParsedFile, constants: dict[str, str]) -> dict[str, tuple[int, Occurrence]]:
     """Per function, the bytes of its __shared__ arrays whose sizes are known, and the first of them."""
     per_function: dict[str, tuple[int, Occurrence]] = {}
-    for o in parsed.occurrences:
-        if o.role is not K.SHARED_ARRAY or o.get("extern"):
+    for o in parsed.of(K.SHARED_ARRAY):
+        if o.get("extern"):
             continue
         size = ELEMENT_BYTES.get(o.get("type"))
         for dim in (evaluate(v, constants) for k, v in o.info if k == "dim"):
@@ -92,13 +92,12 @@ def shared_memory(parsed: ParsedFile, context: Context) -> Iterator[Finding]:
             where = f"in {function}" if function else "at file scope"
             yield hazard(parsed, first, codes.SHARED_MEMORY_OVER_64K,
                          f"{total // 1024} KiB of static shared memory {where} (AMD LDS: 64 KiB)")
-    for o in parsed.occurrences:
-        if o.role is K.LAUNCH:
-            config = split_arguments(o.detail)
-            value = evaluate(config[2], constants) if len(config) > 2 else None
-            if value is not None and value > LDS_BYTES:
-                yield hazard(parsed, o, codes.SHARED_MEMORY_OVER_64K,
-                             f"{o.text} is launched with {value // 1024} KiB of dynamic shared memory (AMD LDS: 64 KiB)")
+    for o in parsed.of(K.LAUNCH):
+        config = split_arguments(o.detail)
+        value = evaluate(config[2], constants) if len(config) > 2 else None
+        if value is not None and value > LDS_BYTES:
+            yield hazard(parsed, o, codes.SHARED_MEMORY_OVER_64K,
+                         f"{o.text} is launched with {value // 1024} KiB of dynamic shared memory (AMD LDS: 64 KiB)")
     for o in calls(parsed, {"cudaFuncSetAttribute"}):
         if o.get("arg1") == "cudaFuncAttributeMaxDynamicSharedMemorySize":
             value = evaluate(o.get("arg2"), constants)
@@ -154,15 +153,15 @@ def _uses_device_properties(parsed: ParsedFile) -> bool:
 @analyzer("source")
 def dynamic_parallelism(parsed: ParsedFile, context: Context) -> Iterator[Finding]:
     device = device_code(parsed)
-    for o in parsed.occurrences:
-        if o.role is K.LAUNCH and device(o):
+    for o in parsed.of(K.LAUNCH):
+        if device(o):
             yield hazard(parsed, o, codes.DYNAMIC_PARALLELISM, f"{o.function} launches {o.text} from device code")
 
 
 @analyzer("source")
 def textures(parsed: ParsedFile, context: Context) -> Iterator[Finding]:
-    for o in parsed.occurrences:
-        if o.role is K.TYPE and o.text in TEXTURE_TEMPLATES and o.text not in context.project_names:
+    for o in parsed.of(K.TYPE):
+        if o.text in TEXTURE_TEMPLATES and o.text not in context.project_names:
             yield hazard(parsed, o, codes.TEXTURE_REFERENCE, f"{o.text}<> reference", shadowable=True)
 
 
@@ -171,8 +170,8 @@ _NAMED_ROLES = frozenset({K.CALL, K.TYPE, K.IDENTIFIER, K.QUALIFIED, K.MACRO_BOD
 
 def _named(parsed: ParsedFile, names: set[str], code: str, message: str, context: Context) -> Iterator[Finding]:
     lines: set[int] = set()  # `cg::grid_group g = cg::this_grid();` is one use
-    for o in parsed.occurrences:
-        if o.role in _NAMED_ROLES and o.text.rpartition("::")[2] in names \
+    for o in parsed.of(*_NAMED_ROLES):
+        if o.text.rpartition("::")[2] in names \
                 and o.text not in context.project_names and o.position.line not in lines:
             lines.add(o.position.line)
             yield hazard(parsed, o, code, message.format(name=o.text), shadowable=True)
@@ -183,9 +182,9 @@ def cooperative(parsed: ParsedFile, context: Context) -> Iterator[Finding]:
     """Cooperative launches and grid-wide barriers (`grid.sync()`) need every block resident at once.
     A grid_group used only for its rank and size (grid-stride loops) needs nothing of the kind."""
     yield from _named(parsed, COOPERATIVE, codes.COOPERATIVE_LAUNCH, "{name}: grid-wide cooperation depends on AMD occupancy", context)
-    grids = {o.text for o in parsed.occurrences if o.role is K.INITIALIZER and "this_grid" in o.get("value")}
-    for o in parsed.occurrences:
-        if o.role is K.FIELD and o.text == "sync" and (o.get("object") in grids or re.search(r"(?i)grid", o.get("object"))):
+    grids = {o.text for o in parsed.of(K.INITIALIZER) if "this_grid" in o.get("value")}
+    for o in parsed.of(K.FIELD):
+        if o.text == "sync" and (o.get("object") in grids or re.search(r"(?i)grid", o.get("object"))):
             yield hazard(parsed, o, codes.COOPERATIVE_LAUNCH,
                          f"{o.get('object')}.sync(): a grid-wide barrier needs every block resident (AMD occupancy differs)")
 
@@ -193,7 +192,7 @@ def cooperative(parsed: ParsedFile, context: Context) -> Iterator[Finding]:
 @analyzer("source")
 def graphs(parsed: ParsedFile, context: Context) -> Iterator[Finding]:
     """Once a file, at its first graph call: each call's own mapping is its API finding."""
-    calls = [o for o in parsed.occurrences if o.role is K.CALL and (o.text == "cudaStreamBeginCapture"
+    calls = [o for o in parsed.of(K.CALL) if (o.text == "cudaStreamBeginCapture"
              or o.text.startswith("cudaGraph") and not o.text.startswith("cudaGraphics"))]  # cudaGraphics*: GL interop
     if calls:
         names = sorted({o.text for o in calls})
@@ -224,8 +223,8 @@ def device_properties(parsed: ParsedFile, context: Context) -> Iterator[Finding]
     if not _uses_device_properties(parsed):
         return
     lines: set[int] = set()
-    for o in parsed.occurrences:
-        if o.role is K.FIELD and o.text in ("major", "minor") and o.get("operator") not in _COMPARISONS \
+    for o in parsed.of(K.FIELD):
+        if o.text in ("major", "minor") and o.get("operator") not in _COMPARISONS \
                 and o.get("operator") != "<<" and not _SHOWN.search(o.get("call")) and not o.get("assigned") \
                 and o.position.line not in lines:
             lines.add(o.position.line)
@@ -235,9 +234,9 @@ def device_properties(parsed: ParsedFile, context: Context) -> Iterator[Finding]
 
 @analyzer("source")
 def launch_bounds(parsed: ParsedFile, context: Context) -> Iterator[Finding]:
-    for o in parsed.occurrences:
+    for o in parsed.of(K.LAUNCH_BOUNDS):
         # A minimum of 1 (wave per execution unit, for HIP) constrains nothing.
-        if o.role is K.LAUNCH_BOUNDS and o.get("arg1") and evaluate(o.get("arg1"), parsed.constants) != 1:
+        if o.get("arg1") and evaluate(o.get("arg1"), parsed.constants) != 1:
             yield hazard(parsed, o, codes.LAUNCH_BOUNDS, f"{o.text}: HIP reads the second argument as waves per execution unit")
 
 

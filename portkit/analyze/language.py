@@ -20,8 +20,8 @@ from portkit.model import Finding, Fix, FixAction, ParsedFile, Role
 def analyze_register(parsed: ParsedFile, context: Context) -> Iterable[Finding]:
     if PurePath(parsed.path).suffix == ".c":
         return
-    for o in parsed.occurrences:
-        if o.role is Role.STORAGE_CLASS and o.text == "register" and o.parts:
+    for o in parsed.of(Role.STORAGE_CLASS):
+        if o.text == "register" and o.parts:
             finding = simple_finding(parsed.path, o, REGISTER_STORAGE, "register: C++17 removed it; hipcc rejects it",
                                      CODES[REGISTER_STORAGE].fix)
             yield dataclasses.replace(finding, fix=Fix(FixAction.RENAME, o.parts[0], ""))

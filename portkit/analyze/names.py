@@ -111,7 +111,7 @@ def in_role(rule: Rule, occurrence: Occurrence, parsed: ParsedFile, device: Abst
 @analyzer("source")
 def analyze_names(parsed: ParsedFile, context: Context) -> Iterable[Finding]:
     device = parsed.device_functions
-    types = {o.text for o in parsed.occurrences if o.role is Role.TYPE}
+    types = {o.text for o in parsed.of(Role.TYPE)}
     for occurrence in parsed.occurrences:
         if occurrence.role is Role.QUALIFIED:
             finding = _qualified(parsed.path, occurrence, context)

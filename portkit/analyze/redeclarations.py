@@ -27,9 +27,8 @@ def _device(spaces: str) -> bool:
 def _declarations(parsed: ParsedFile) -> dict[str, list[Occurrence]]:
     """In-class member declarations by their unqualified `Class::name`."""
     found: dict[str, list[Occurrence]] = collections.defaultdict(list)
-    for occurrence in parsed.occurrences:
-        if occurrence.role is Role.MEMBER_DECLARATION:
-            found[occurrence.text].append(occurrence)
+    for occurrence in parsed.of(Role.MEMBER_DECLARATION):
+        found[occurrence.text].append(occurrence)
     return found
 
 
@@ -38,8 +37,8 @@ def analyze_redeclarations(parsed: ParsedFile, context: Context) -> Iterable[Fin
     declarations = _declarations(parsed)
     if not declarations:
         return
-    for definition in parsed.occurrences:
-        if definition.role not in (Role.DEVICE_FUNCTION, Role.KERNEL) or "::" not in definition.text:
+    for definition in parsed.of(Role.DEVICE_FUNCTION, Role.KERNEL):
+        if "::" not in definition.text:
             continue
         owner_and_name = "::".join(definition.text.rsplit("::", 2)[-2:])  # ns::Class::f -> Class::f
         declared = declarations.get(owner_and_name, [])

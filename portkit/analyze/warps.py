@@ -38,8 +38,8 @@ def thread_derived(parsed: ParsedFile) -> dict[str, set[str]]:
     """Per function, the variables whose value comes from threadIdx, directly or through other variables
     (`tx = threadIdx.x; idx = ty * 16 + tx`): their `% 32` is a lane id, not a bin or a chunk count."""
     values: dict[str, list[tuple[str, str]]] = {}
-    for o in parsed.occurrences:
-        if o.role in (K.INITIALIZER, K.CONSTANT) and o.function:
+    for o in parsed.of(K.INITIALIZER, K.CONSTANT):
+        if o.function:
             values.setdefault(o.function, []).append((o.text, o.get("value")))
     derived: dict[str, set[str]] = {}
     for function, assigned in values.items():
@@ -69,8 +69,8 @@ def warp_size_literals(parsed: ParsedFile, context: Context) -> Iterator[Finding
     """32, 31 and 5 in lane and warp arithmetic (`threadIdx.x % 32`, `lane = tid & 31`, `idx >> 5`)."""
     device = device_code(parsed)
     derived = thread_derived(parsed)
-    for o in parsed.occurrences:
-        if o.role is K.LITERAL and device(o) and o.text in WARP_OPERATORS.get(o.detail, ()) \
+    for o in parsed.of(K.LITERAL):
+        if device(o) and o.text in WARP_OPERATORS.get(o.detail, ()) \
                 and _lane_arithmetic(o, derived.get(o.function, set())):
             yield hazard(parsed, o, codes.WARP_SIZE_LITERAL, f"'{o.get('other')} {o.detail} {o.text}' assumes 32-lane warps")
 
@@ -88,7 +88,7 @@ def shuffle_loops(parsed: ParsedFile, context: Context) -> Iterator[Finding]:
     for o in calls(parsed, SHUFFLE_OFFSET_ARG):
         offsets.setdefault(o.function, set()).add(o.get(f"arg{SHUFFLE_OFFSET_ARG[o.text]}"))
     constants = parsed.constants
-    for o in parsed.occurrences:
+    for o in parsed.of(K.INITIALIZER, K.LITERAL):
         used = offsets.get(o.function, set())
         if o.role is K.INITIALIZER and o.text in used and evaluate(o.get("value"), constants) == 16:
             yield hazard(parsed, o, codes.WARP_SIZE_LITERAL,
@@ -102,8 +102,8 @@ def shuffle_loops(parsed: ParsedFile, context: Context) -> Iterator[Finding]:
 def warp_size_constants(parsed: ParsedFile, context: Context) -> Iterator[Finding]:
     """`#define WARP_SIZE 32`, `constexpr int kWarpSize = 32`: the warp size fixed at 32 lanes."""
     constants = parsed.constants
-    for o in parsed.occurrences:
-        if o.role is K.CONSTANT and WARP_SIZE_NAME.match(o.text) and evaluate(o.get("value"), constants) == 32:
+    for o in parsed.of(K.CONSTANT):
+        if WARP_SIZE_NAME.match(o.text) and evaluate(o.get("value"), constants) == 32:
             yield hazard(parsed, o, codes.WARP_SIZE_LITERAL, f"{o.text} = {o.get('value')} fixes the warp size at 32 lanes")
 
 
@@ -111,11 +111,11 @@ def warp_size_constants(parsed: ParsedFile, context: Context) -> Iterator[Findin
 def lane_indexed_arrays(parsed: ParsedFile, context: Context) -> Iterator[Finding]:
     """A `__shared__ T s[32]` indexed by lane id: lanes 32-63 of a wavefront index past its end."""
     constants = parsed.constants
-    sized_32 = {o.text for o in parsed.occurrences if o.role is K.SHARED_ARRAY
-                and any(evaluate(v, constants) == 32 for k, v in o.info if k == "dim")}
+    sized_32 = {o.text for o in parsed.of(K.SHARED_ARRAY)
+                if any(evaluate(v, constants) == 32 for k, v in o.info if k == "dim")}
     reported: set[str] = set()
-    for o in parsed.occurrences:
-        if o.role is K.SUBSCRIPT and o.text in sized_32 and o.text not in reported and LANE.search(o.get("index")) \
+    for o in parsed.of(K.SUBSCRIPT):
+        if o.text in sized_32 and o.text not in reported and LANE.search(o.get("index")) \
                 and not o.get("guarded"):  # `lane < num_warps ? s[lane] : 0` stays inside the array
             reported.add(o.text)
             yield hazard(parsed, o, codes.WARP_SIZE_LITERAL,
@@ -158,8 +158,8 @@ def ballots_in_32_bits(parsed: ParsedFile, context: Context) -> Iterator[Finding
 
 @analyzer("source")
 def warpsize_constants(parsed: ParsedFile, context: Context) -> Iterator[Finding]:
-    for o in parsed.occurrences:
-        if o.role in (K.IDENTIFIER, K.TYPE) and o.text == "warpSize" and o.get("constant"):
+    for o in parsed.of(K.IDENTIFIER, K.TYPE):
+        if o.text == "warpSize" and o.get("constant"):
             yield hazard(parsed, o, codes.WARPSIZE_AS_CONSTANT, f"warpSize used as a compile-time constant ({o.get('constant')})")
 
 
