@@ -6,7 +6,7 @@ import pickle
 
 import pytest
 
-from portkit.model import Finding, Occurrence, Position, Role, Span, quick_init
+from portkit.model import Finding, Occurrence, ParsedFile, Position, Role, Span, quick_init
 
 
 def test_quick_init_keeps_defaults_order_equality_hash_and_pickling() -> None:
@@ -32,3 +32,17 @@ def test_quick_init_refuses_what_it_cannot_build() -> None:
 
     with pytest.raises(TypeError, match="plain defaults only"):
         quick_init(Listed)
+
+
+def test_occurrences_of_roles_keep_file_order() -> None:
+    def at(start: int, role: Role, text: str) -> Occurrence:
+        return Occurrence(Span(start, start + 1), role, text, Position(1, start + 1))
+
+    occurrences = (at(0, Role.KERNEL, "k"), at(2, Role.CALL, "f"), at(4, Role.DEVICE_FUNCTION, "d"),
+                   at(6, Role.CALL, "g"), at(8, Role.KERNEL, "k2"))
+    parsed = ParsedFile("a.cu", occurrences, frozenset(), frozenset(), 1)
+    assert [o.text for o in parsed.of(Role.CALL)] == ["f", "g"]
+    assert [o.text for o in parsed.of(Role.KERNEL, Role.DEVICE_FUNCTION)] == ["k", "d", "k2"]
+    assert [o.text for o in parsed.of(Role.DEVICE_FUNCTION, Role.KERNEL)] == ["k", "d", "k2"]
+    assert parsed.of(Role.LAUNCH) == ()
+    assert parsed.device_functions == {"k", "d", "k2"}
