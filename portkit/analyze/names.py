@@ -94,7 +94,7 @@ def _member(parsed: ParsedFile, occurrence: Occurrence, context: Context, types:
 
 def in_role(rule: Rule, occurrence: Occurrence, parsed: ParsedFile, device: AbstractSet[str]) -> bool:
     """Whether this use of the name is the CUDA name the rule means."""
-    if occurrence.info and occurrence.get("engine") == "clang":
+    if occurrence.get("engine") == "clang":
         return True  # clang resolved it to the CUDA declaration
     if occurrence.role not in _KIND_ROLES.get(rule.kind, NAME_ROLES) \
             and occurrence.get("constant") != "template-argument":  # type or value: tree-sitter cannot tell
@@ -118,8 +118,8 @@ def analyze_names(parsed: ParsedFile, context: Context) -> Iterable[Finding]:
             if finding is not None:
                 yield dataclasses.replace(finding, engine="clang") if occurrence.get("engine") == "clang" else finding
         elif occurrence.role in NAME_ROLES:
-            resolved = bool(occurrence.info) and occurrence.get("engine") == "clang"  # clang checked the declaration
-            if occurrence.info and occurrence.get("scoped") and not resolved:
+            resolved = occurrence.get("engine") == "clang"  # clang already checked the declaration
+            if occurrence.get("scoped") and not resolved:
                 continue  # a scoped name is decided by its QUALIFIED occurrence, unless clang resolved it to CUDA's
             name = occurrence.text
             if name in context.project_names and not resolved:
