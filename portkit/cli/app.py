@@ -20,6 +20,7 @@ app = typer.Typer(
     add_completion=False,
     context_settings={"help_option_names": ["-h", "--help"]},
     pretty_exceptions_enable=False,
+    rich_markup_mode="markdown",
 )
 rules_app = typer.Typer(help="Inspect and validate the rule database.", no_args_is_help=True)
 app.add_typer(rules_app, name="rules")
