@@ -18,8 +18,8 @@ CUDA_LOOKING = re.compile(
     r"|nvtx[A-Z]\w*|NVTX_\w+|nvml[A-Z]\w*|NVML_\w+|cupti[A-Z]\w*|CUPTI_\w+|nvrtc[A-Z]\w*|NVRTC_\w+|__nv_\w+"
     r"|(thrust|cub|cooperative_groups|nvcuda|wmma|cuda|cutlass|cute|nvinfer1|nvonnxparser|cudnn_frontend)::\w[\w:<>,\s*]*)$"
 )
-CUDA_LOOKING_HEADER = re.compile(r"^(cuda\w*\.h|cu[a-z]+\w*\.h|nccl\w*\.h|nvtx\w*\.h|nvml\.h|cupti\w*\.h|nvrtc\.h"
-                                 r"|(thrust|cub|cuda|cooperative_groups|nvtx3|cutlass|cute)/.*)$")
+CUDA_LOOKING_HEADER = re.compile(r"^(cuda\w*\.h|cu[a-z]+\w*\.h|nccl\w*\.h|nvtx\w*\.h|nvml\.h|cupti\w*\.h|nvrtc\.h|sm_\d+_\w+\.h"
+                                 r"|(thrust|cub|cuda|cooperative_groups|nvtx3|cutlass|cute|crt)/.*)$")
 NAME_ROLES = {Role.CALL, Role.TYPE, Role.IDENTIFIER, Role.MACRO_BODY}
 UNKNOWN_ADVICE = "Check the name, or add a rule for it with --rules."
 

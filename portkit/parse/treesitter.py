@@ -94,6 +94,7 @@ _STRING_CONTENT = re.compile(rb'"((?:\\.|[^"\\])*)"')
 _KERNEL_QUALIFIERS = {"__global__": Role.KERNEL, "__device__": Role.DEVICE_FUNCTION}
 _BOM = b"\xef\xbb\xbf"
 _QUALIFIER_SPACE = re.compile(r"\s*::\s*")
+_HIP_NAME = re.compile(rb"\s*(?:hip|HIP|roc|ROC)\w*")  # what a HIP or ROCm library name starts with
 _RESERVED = re.compile(rb"^__\w+__$")
 # `// portkit: ignore` or `// portkit: ignore[PK102, PK104]` (the flake8 noqa idea).
 _SUPPRESSION = re.compile(rb"portkit:\s*ignore(?:\[([\w\s,-]*)\])?")
@@ -394,6 +395,17 @@ def _declaration_kind(name: Node, api: Keep | None) -> str:
     return "declared"
 
 
+def _hip_alias(name: Node, api: Keep | None) -> bool:
+    """`#define cudaMalloc hipMalloc`: a porting shim's alias of a CUDA API for a HIP name. Renaming the
+    uses means the same where the shim is seen and is needed where it is not: the name stays CUDA's."""
+    definition = name.parent
+    if definition is None or definition.type not in ("preproc_def", "preproc_function_def") or api is None \
+            or not api(_text(name)):
+        return False
+    value = definition.child_by_field_name("value")
+    return value is not None and _HIP_NAME.match(value.text or b"") is not None
+
+
 def _internal_linkage(name: Node) -> bool:
     """Whether a defined name is visible in its own translation unit only: a `static` function at
     namespace scope, or anything in an anonymous namespace."""
@@ -481,7 +493,8 @@ class _FileParse:
         # A CUDA API "defined" as a fallback in a preprocessor branch is no project name: its uses stay CUDA's.
         # A name no CUDA header declares (a copied CUDA Samples helper) has no declaration to fall back from.
         fallback = cuda_declared or api
-        defined = [n for n in definition_nodes if not (fallback is not None and fallback(_text(n)) and _in_alternative(n))]
+        defined = [n for n in definition_nodes if not (fallback is not None and fallback(_text(n)) and _in_alternative(n))
+                   and not _hip_alias(n, api)]
         self.definitions = {_text(n) for n in defined}
         # Names this file defines only with internal linkage: no other translation unit can call them.
         self.internal = self.definitions - {_text(n) for n in defined if not _internal_linkage(n)}

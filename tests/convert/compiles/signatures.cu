@@ -4,6 +4,9 @@
 
 __global__ void k(float *x) { x[threadIdx.x] = 1.0f; }
 
+__constant__ float weights[4];
+__device__ float partial_sums[4];
+
 // CUDA's calling-convention macro for callbacks: HIP has none.
 void CUDART_CB on_done(cudaStream_t stream, cudaError_t status, void *data) { *static_cast<int *>(data) = status; }
 
@@ -19,12 +22,16 @@ int main() {
   cudaHostAlloc(&pinned, 64, cudaHostAllocDefault);
   void *args[] = {&rows};
   cudaLaunchKernel(k, dim3(1), dim3(64), args, 0, 0);
+  cudaLaunchCooperativeKernel(k, dim3(1), dim3(64), args);
   cudaStream_t stream;
   cudaEvent_t done;
   cudaStreamCreate(&stream);
   cudaEventCreate(&done);
   cudaStreamWaitEvent(stream, done);
   cudaStreamWaitEvent(stream, done, 0);
+  float host[4] = {1, 2, 3, 4};
+  cudaMemcpyToSymbolAsync(weights, host, sizeof(host));
+  cudaMemcpyFromSymbolAsync(host, partial_sums, sizeof(host), 0);
   int finished = 0;
   cudaStreamAddCallback(stream, on_done, &finished, 0);
   cudaArray_t volume;
