@@ -99,6 +99,13 @@ def test_warp_intrinsics_follow_the_target_version(tmp_path: Path, database) -> 
     assert "HIP_ENABLE_WARP_SYNC_BUILTINS" not in latest and f"__shfl_down_sync({full}, v, 1)" in latest
 
 
+def test_a_signature_cuda_changed_is_written_by_its_argument_count(tmp_path: Path, database) -> None:
+    source = (b"#include <cuda_runtime.h>\nvoid f(cudaGraphExec_t* e, cudaGraph_t g) {\n"
+              b"  cudaGraphInstantiate(e, g, 0);\n  cudaGraphInstantiate(e, g, NULL, NULL, 0);\n}\n")
+    out = convert_bytes(tmp_path, source, database=database).decode()
+    assert "  hipGraphInstantiateWithFlags(e, g, 0);\n  hipGraphInstantiate(e, g, NULL, NULL, 0);\n" in out
+
+
 def test_hip_launch_syntax(tmp_path: Path, database) -> None:
     source = (b"template <typename T> __global__ void k(T* a, int n) {}\n__global__ void z() {}\n"
               b"void h(float* d, cudaStream_t s) {\n  k<float><<<4, 64, 0, s>>>(d, 3);\n  z<<<1, 1>>>();\n}\n")

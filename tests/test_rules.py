@@ -31,6 +31,8 @@ GOOD = {"library": "mylib", "entries": [{"cuda": "myCudaThing", "kind": "functio
     ({"library": "x", "entries": [{"cuda": "a", "kind": "function"}, {"cuda": "a", "kind": "type"}]}, "entry a: defined twice"),
     ({"library": "x", "entries": [{"cuda": "a", "kind": "function", "hip": "portkit_mine"}]},
      "key 'hip': 'portkit_mine' is no helper's name"),
+    ({"library": "x", "entries": [{"cuda": "a", "kind": "function", "hip": "b", "hip_for_args": {"three": "c"}}]},
+     "key 'hip_for_args': a mapping from argument count to a HIP name"),
 ], ids=lambda v: v if isinstance(v, str) else None)
 def test_malformed_rules_name_file_entry_and_key(data, message: str) -> None:
     with pytest.raises(RuleFileError) as info:

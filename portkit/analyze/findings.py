@@ -113,6 +113,8 @@ def _fix(occurrence: Occurrence | None, spelling: str, resolution: Resolution, c
     if occurrence.role is Role.FIELD and rule.fallback and spelling == rule.fallback and occurrence.parts:
         return Fix(FixAction.RENAME, occurrence.parts[0], spelling)  # a member HIP lacks: its value, for the whole access
     call = occurrence.role is Role.CALL
+    if call and rule.hip_for_args and spelling == rule.hip:
+        spelling = dict(rule.hip_for_args).get(len(occurrence.parts), spelling)
     rewrites = _argument_rewrites(occurrence, rule, resolution) if call else ()
     if spelling == occurrence.text and not rewrites:
         return None

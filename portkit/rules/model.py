@@ -51,6 +51,9 @@ class Rule:
     # so min(unsigned, blockDim.x) is ambiguous under hipcc)
     coordinate_cast: str = ""
     mask_arg: int = -1  # the index of a lane-mask argument (64-bit on HIP), or -1
+    # (argument count, HIP name): a call with that many arguments is written with that name (CUDA 12's
+    # cudaGraphInstantiate(exec, graph, flags) is hipGraphInstantiateWithFlags: HIP kept CUDA 11's signature)
+    hip_for_args: tuple[tuple[int, str], ...] = ()
     compare_as: str = ""  # for a version macro compared with a number in #if: what AMD device code tests instead
     c_library: bool = False  # also a C/C++ library name (floor, y0, min): CUDA's only in device code
     source: str = ""

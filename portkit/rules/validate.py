@@ -17,6 +17,7 @@ _ENTRY_KEYS = {
     "cmake", "hip_cmake", "cuda_added", "cuda_deprecated", "cuda_removed",
     "hip_added", "hip_deprecated", "hip_removed", "hip_experimental", "fallback", "fallback_drop_args", "roc_added",
     "hip_requires", "hip_define", "hip_define_until", "cast_args", "default_args", "coordinate_cast", "mask_arg", "compare_as", "c_library",
+    "hip_for_args",
 }
 _VERSION_KEYS = ("cuda_added", "cuda_deprecated", "cuda_removed", "hip_added", "hip_deprecated", "hip_removed", "roc_added",
                  "hip_define_until")
@@ -56,6 +57,11 @@ def _value(source: str, where: str, key: str, value: Any) -> Any:
         if not isinstance(value, dict) or not all(_is_index(k) and isinstance(v, str) and v for k, v in value.items()):
             raise _fail(source, where, "key 'default_args': a mapping from argument index to the value CUDA defaults, "
                                        "e.g. {2: \"0\"}")
+        return tuple(sorted(value.items()))
+    if key == "hip_for_args":
+        if not isinstance(value, dict) or not all(_is_index(k) and isinstance(v, str) and v for k, v in value.items()):
+            raise _fail(source, where, "key 'hip_for_args': a mapping from argument count to a HIP name, "
+                                       "e.g. {3: hipGraphInstantiateWithFlags}")
         return tuple(sorted(value.items()))
     if key == "mask_arg":
         if not _is_index(value):

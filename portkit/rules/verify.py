@@ -63,7 +63,9 @@ def verify_library(rules: RuleDatabase, library: str, include: Path, installed: 
         if rule.library != library or rule.kind in ("header", "link", "asm", "field") \
                 or rule.status not in (Status.SUPPORTED, Status.PARTIAL):
             continue
-        for target, added in ((rule.hip, rule.hip_added), (rule.roc, rule.roc_added or rule.hip_added)):
+        targets = [(rule.hip, rule.hip_added), (rule.roc, rule.roc_added or rule.hip_added)]
+        targets += [(name, rule.hip_added) for _, name in rule.hip_for_args]
+        for target, added in targets:
             if not target or target == rule.hip_define:
                 continue  # none, or a macro convert defines itself (CUDART_CB)
             if helper_providing(target) is not None:

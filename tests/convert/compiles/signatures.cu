@@ -1,5 +1,5 @@
-// HIP takes const void* and void** where CUDA's C++ API has templates, and requires
-// trailing arguments CUDA's C++ API defaults (flags = 0).
+// HIP takes const void* and void** where CUDA's C++ API has templates, requires trailing
+// arguments CUDA's C++ API defaults (flags = 0), and kept signatures CUDA 12 changed.
 #include <cuda_runtime.h>
 
 __global__ void k(float *x) { x[threadIdx.x] = 1.0f; }
@@ -32,6 +32,10 @@ int main() {
   float host[4] = {1, 2, 3, 4};
   cudaMemcpyToSymbolAsync(weights, host, sizeof(host));
   cudaMemcpyFromSymbolAsync(host, partial_sums, sizeof(host), 0);
+  cudaGraph_t graph;
+  cudaGraphExec_t runnable;
+  cudaGraphCreate(&graph, 0);
+  cudaGraphInstantiate(&runnable, graph, 0);  // CUDA 12's form: HIP's is CUDA 11's, with five arguments
   int finished = 0;
   cudaStreamAddCallback(stream, on_done, &finished, 0);
   cudaArray_t volume;
