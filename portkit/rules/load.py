@@ -15,12 +15,12 @@ from portkit.errors import RuleFileError
 from portkit.resources import read_yaml, rules_dir
 from portkit.rules.index import RuleDatabase
 from portkit.rules.model import Library, Rule
-from portkit.rules.validate import parse_library
+from portkit.rules.validate import INDEX_MAPS, parse_library
 from portkit.store import cache_root, code_fingerprint, read_entry, write_entry
 
 _RULE_FIELDS = tuple(f.name for f in dataclasses.fields(Rule))
 _STATUS = _RULE_FIELDS.index("status")
-_ARGUMENT_MAPS = tuple(_RULE_FIELDS.index(key) for key in ("cast_args", "default_args", "hip_for_args"))
+_ARGUMENT_MAPS = tuple(_RULE_FIELDS.index(key) for key in INDEX_MAPS)
 
 
 def rule_files(directory: Path) -> list[Path]:

@@ -22,6 +22,12 @@ _ENTRY_KEYS = {
 _VERSION_KEYS = ("cuda_added", "cuda_deprecated", "cuda_removed", "hip_added", "hip_deprecated", "hip_removed", "roc_added",
                  "hip_define_until")
 _STATUS_WORDS = ", ".join(RULE_STATUSES)
+# Keys that map an argument index (or count) to a string: what the string is, and an example.
+INDEX_MAPS = {
+    "cast_args": ("argument index to a type", '{0: "void**"}'),
+    "default_args": ("argument index to the value CUDA defaults", '{2: "0"}'),
+    "hip_for_args": ("argument count to a HIP name", "{3: hipGraphInstantiateWithFlags}"),
+}
 
 
 def _fail(source: str, where: str, message: str) -> RuleFileError:
@@ -49,19 +55,10 @@ def _value(source: str, where: str, key: str, value: Any) -> Any:
         if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 16:
             raise _fail(source, where, "key 'fallback_drop_args': must be an integer from 0 to 16")
         return value
-    if key == "cast_args":
+    if key in INDEX_MAPS:
         if not isinstance(value, dict) or not all(_is_index(k) and isinstance(v, str) and v for k, v in value.items()):
-            raise _fail(source, where, "key 'cast_args': a mapping from argument index to a type, e.g. {0: \"void**\"}")
-        return tuple(sorted(value.items()))
-    if key == "default_args":
-        if not isinstance(value, dict) or not all(_is_index(k) and isinstance(v, str) and v for k, v in value.items()):
-            raise _fail(source, where, "key 'default_args': a mapping from argument index to the value CUDA defaults, "
-                                       "e.g. {2: \"0\"}")
-        return tuple(sorted(value.items()))
-    if key == "hip_for_args":
-        if not isinstance(value, dict) or not all(_is_index(k) and isinstance(v, str) and v for k, v in value.items()):
-            raise _fail(source, where, "key 'hip_for_args': a mapping from argument count to a HIP name, "
-                                       "e.g. {3: hipGraphInstantiateWithFlags}")
+            what, example = INDEX_MAPS[key]
+            raise _fail(source, where, f"key {key!r}: a mapping from {what}, e.g. {example}")
         return tuple(sorted(value.items()))
     if key == "mask_arg":
         if not _is_index(value):
