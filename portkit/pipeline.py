@@ -146,7 +146,7 @@ class Job:
 def parse_bytes(path: str, data: bytes, job: Job) -> ParsedFile:
     rules = job.context.rules
     return parse_source(path, data, keep=job.keep, literals=WARP_LITERALS, api=rules.is_api,
-                        cuda_declared=rules.is_cuda_declared, macros=job.macros)
+                        cuda_declared=rules.is_cuda_declared, hip_alias=rules.is_hip_alias, macros=job.macros)
 
 
 def project_macros(files: Iterable[SourceFile], contents: FileContents) -> MacroTable:

@@ -99,6 +99,14 @@ def test_warp_intrinsics_follow_the_target_version(tmp_path: Path, database) -> 
     assert "HIP_ENABLE_WARP_SYNC_BUILTINS" not in latest and f"__shfl_down_sync({full}, v, 1)" in latest
 
 
+def test_a_shims_alias_for_the_hip_name_is_no_project_name_another_macro_is(tmp_path: Path, database) -> None:
+    source = (b"#include <cuda_runtime.h>\n#define cudaFree hipFree\n#define cudaMalloc(p, n) hipMallocManaged(p, n)\n"
+              b"void f(float* p) {\n  cudaMalloc(&p, 4);\n  cudaFree(p);\n}\n")
+    out = convert_bytes(tmp_path, source, database=database).decode()
+    assert "#define cudaFree hipFree\n#define cudaMalloc(p, n) hipMallocManaged(p, n)\n" in out  # the shim as it was
+    assert "  cudaMalloc(&p, 4);\n  hipFree(p);\n" in out  # the project's managed allocation stays its own
+
+
 def test_a_signature_cuda_changed_is_written_by_its_argument_count(tmp_path: Path, database) -> None:
     source = (b"#include <cuda_runtime.h>\nvoid f(cudaGraphExec_t* e, cudaGraph_t g) {\n"
               b"  cudaGraphInstantiate(e, g, 0);\n  cudaGraphInstantiate(e, g, NULL, NULL, 0);\n}\n")

@@ -94,12 +94,13 @@ _STRING_CONTENT = re.compile(rb'"((?:\\.|[^"\\])*)"')
 _KERNEL_QUALIFIERS = {"__global__": Role.KERNEL, "__device__": Role.DEVICE_FUNCTION}
 _BOM = b"\xef\xbb\xbf"
 _QUALIFIER_SPACE = re.compile(r"\s*::\s*")
-_HIP_NAME = re.compile(rb"\s*(?:hip|HIP|roc|ROC)\w*")  # what a HIP or ROCm library name starts with
+_FIRST_NAME = re.compile(rb"\s*([A-Za-z_]\w*)")
 _RESERVED = re.compile(rb"^__\w+__$")
 # `// portkit: ignore` or `// portkit: ignore[PK102, PK104]` (the flake8 noqa idea).
 _SUPPRESSION = re.compile(rb"portkit:\s*ignore(?:\[([\w\s,-]*)\])?")
 
 Keep = Callable[[str], bool]
+HipAlias = Callable[[str, str], bool]
 
 
 @functools.lru_cache(maxsize=1)
@@ -395,15 +396,16 @@ def _declaration_kind(name: Node, api: Keep | None) -> str:
     return "declared"
 
 
-def _hip_alias(name: Node, api: Keep | None) -> bool:
-    """`#define cudaMalloc hipMalloc`: a porting shim's alias of a CUDA API for a HIP name. Renaming the
-    uses means the same where the shim is seen and is needed where it is not: the name stays CUDA's."""
+def _hip_alias(name: Node, hip_alias: HipAlias | None) -> bool:
+    """`#define cudaMalloc hipMalloc`: a porting shim's alias of a CUDA API for the HIP name convert
+    writes. Renaming the uses means the same where the shim is seen and is needed where it is not:
+    the name stays CUDA's."""
     definition = name.parent
-    if definition is None or definition.type not in ("preproc_def", "preproc_function_def") or api is None \
-            or not api(_text(name)):
+    if hip_alias is None or definition is None or definition.type not in ("preproc_def", "preproc_function_def"):
         return False
     value = definition.child_by_field_name("value")
-    return value is not None and _HIP_NAME.match(value.text or b"") is not None
+    first = _FIRST_NAME.match(value.text or b"") if value is not None else None
+    return first is not None and hip_alias(_text(name), first.group(1).decode("ascii"))
 
 
 def _internal_linkage(name: Node) -> bool:
@@ -470,7 +472,8 @@ class _FileParse:
     """
 
     def __init__(self, source: bytes, parse_bytes: bytes, captures: dict[str, list[Node]], keep: Keep | None,
-                 literals: frozenset[str], api: Keep | None = None, cuda_declared: Keep | None = None):
+                 literals: frozenset[str], api: Keep | None = None, cuda_declared: Keep | None = None,
+                 hip_alias: HipAlias | None = None):
         self.source = source
         self.parse_bytes = parse_bytes
         self.captures = captures
@@ -494,7 +497,7 @@ class _FileParse:
         # A name no CUDA header declares (a copied CUDA Samples helper) has no declaration to fall back from.
         fallback = cuda_declared or api
         defined = [n for n in definition_nodes if not (fallback is not None and fallback(_text(n)) and _in_alternative(n))
-                   and not _hip_alias(n, api)]
+                   and not _hip_alias(n, hip_alias)]
         self.definitions = {_text(n) for n in defined}
         # Names this file defines only with internal linkage: no other translation unit can call them.
         self.internal = self.definitions - {_text(n) for n in defined if not _internal_linkage(n)}
@@ -826,12 +829,14 @@ def _has_device_syntax(source: bytes) -> bool:
 
 def parse_source(path: str, source: bytes, keep: Keep | None = None, literals: frozenset[str] = frozenset(),
                  api: Keep | None = None, macros: MacroTable | None = None,
-                 cuda_declared: Keep | None = None) -> ParsedFile:
+                 cuda_declared: Keep | None = None, hip_alias: HipAlias | None = None) -> ParsedFile:
     """Parse one file into its occurrences, definitions and declared names.
 
     `api` says whether a name is a CUDA API a rule knows (which a misparse must not make the
     project's); `cuda_declared` (default `api`) whether a CUDA header declares it, so that a
-    definition of it in a preprocessor branch is a fallback, not the project's own. `macros` is
+    definition of it in a preprocessor branch is a fallback, not the project's own; `hip_alias(name,
+    alias)` whether `#define name alias` spells a CUDA API as the HIP name convert writes (a porting
+    shim's line, not a definition of the project's own). `macros` is
     the project's macro table (portkit/parse/macros.py); without one, the file's own #defines.
     The tree may be of prepared bytes (portkit/parse/prepare.py): same length and newlines, so
     offsets are the source's; names the tree does not describe are matched token by token.
@@ -842,7 +847,7 @@ def parse_source(path: str, source: bytes, keep: Keep | None = None, literals: f
     prepared = prepare(parse_bytes, macros if macros is not None else collect_macros([source]), Parser(language).parse)
     tree = prepared.tree
     state = _FileParse(source, parse_bytes, QueryCursor(query).captures(tree.root_node), keep, literals, api,
-                       cuda_declared)
+                       cuda_declared, hip_alias)
     preamble_end = _preamble_end(source)
     for capture, handler in _HANDLERS:
         handler(state, state.get(capture))

@@ -90,6 +90,11 @@ class RuleDatabase:
         rule = self.by_name.get(name)
         return rule is not None and not rule.c_library
 
+    def is_hip_alias(self, name: str, alias: str) -> bool:
+        """Whether `alias` is a HIP name convert may write for the CUDA API `name` (`#define cudaMalloc hipMalloc`)."""
+        rule = self.by_name.get(name)
+        return rule is not None and bool(alias) and alias in (rule.hip, rule.fallback, *(n for _, n in rule.hip_for_args))
+
     def is_cuda_declared(self, name: str) -> bool:
         """Whether a CUDA header declares `name`: an API a rule knows, not one of the helpers that
         projects copy into their tree (a library marked `vendored`, the CUDA Samples' helper_cuda.h)."""
