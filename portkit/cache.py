@@ -51,6 +51,7 @@ class FileResult:
     tally: Tally | None = None
     internal: frozenset[str] = frozenset()  # definitions only this file sees (static functions...)
     includes: tuple[str, ...] = ()  # the file names its #includes name: a file another includes shares its internals
+    c_includes: tuple[str, ...] = ()  # those it #includes inside an `extern "C" { }` block
 
     def summarized(self) -> FileResult:
         """This result with its findings counted instead of kept."""
@@ -143,7 +144,8 @@ def pack_result(result: FileResult) -> dict[str, Any]:
               "definitions": sorted(result.definitions), "declared": sorted(result.declared),
               "aliases": [list(a) for a in result.aliases], "suppressions": [list(s) for s in result.suppressions],
               "pending": [_pack_occurrence(o) for o in result.pending], "depends": [list(d) for d in result.depends],
-              "internal": sorted(result.internal), "includes": list(result.includes)}
+              "internal": sorted(result.internal), "includes": list(result.includes),
+              "c_includes": list(result.c_includes)}
     if result.tally is not None:
         return {**packed, "tally": result.tally.pack()}
     return {**packed, "findings": [pack_finding(f) for f in result.findings],
@@ -159,7 +161,7 @@ def unpack_result(file: SourceFile, d: dict[str, Any], fixes: bool = True) -> Fi
                       tuple(_unpack_occurrence(o) for o in d["pending"]),
                       headers=tuple((path, tuple(unpack_finding(f) for f in findings)) for path, findings in d.get("headers", ())),
                       depends=tuple((path, digest) for path, digest in d["depends"]), tally=counted,
-                      internal=frozenset(d["internal"]), includes=tuple(d["includes"]))
+                      internal=frozenset(d["internal"]), includes=tuple(d["includes"]), c_includes=tuple(d["c_includes"]))
 
 
 def _unchanged(depends: tuple[tuple[str, str], ...]) -> bool:

@@ -30,7 +30,9 @@ from portkit.analyze import Context, TextFile, analyze
 from portkit.analyze.registry import path_tails
 from portkit.analyze.hazards import INTERESTING_NAMES, WARP_LITERALS
 from portkit.analyze.names import is_interesting, needs_aliases, resolve_pending
+from portkit.analyze.preamble import IMPLICIT_CUDA_HEADER, in_cpp_block
 from portkit.cache import FileResult, ScanCache, cache_salt
+from portkit.codes import HIP_PREAMBLE
 from portkit.engines import CLANG_UNITS, ClangJob, clang_job, digests, findings_of_headers, log_engine
 from portkit.model import Finding, ParsedFile, Role, Severity
 from portkit.parse import MacroTable, compile_queries, parse_source
@@ -242,6 +244,8 @@ def process_file(job: Job, file: SourceFile, data: bytes | None = None) -> FileR
         depends=digests(engine.depends),
         internal=parsed.internal,
         includes=tuple(sorted({os.path.basename(o.text) for o in occurrences if o.role is Role.INCLUDE})),
+        c_includes=tuple(sorted({os.path.basename(o.text) for o in occurrences
+                                 if o.role is Role.INCLUDE and o.get("linkage") == "C"})),
     )
 
 
@@ -530,11 +534,22 @@ def finish_pipeline(collected: Collected) -> ScanResult:
         from_units = findings_of_headers(results)
         findings = list(_project_filter([f for r in results for f in from_units.get(r.file.path, r.findings)], names,
                                         declared))
+        findings = _runtime_outside_c_linkage(findings, frozenset(n for r in results for n in r.c_includes), base.rules)
         findings.extend(resolved)
         findings.sort(key=Finding.sort_key)
         tallies = {}
     return ScanResult(base.rules, base.target, summaries, findings, sorted(diagnostics), sources, context,
                       _suppressions(results), collected.macros, tallies, collected.summary_only, sites)
+
+
+def _runtime_outside_c_linkage(findings: list[Finding], c_included: frozenset[str], rules: RuleDatabase) -> list[Finding]:
+    """The runtime include convert adds to a file another includes inside `extern "C" { }` (matched by file
+    name, as includes are) goes in a C++ block of its own."""
+    if not c_included:
+        return findings
+    runtime = rules.hip_header(IMPLICIT_CUDA_HEADER)
+    return [in_cpp_block(f, runtime) if f.code == HIP_PREAMBLE and os.path.basename(f.path) in c_included else f
+            for f in findings]
 
 
 class Sites:

@@ -21,6 +21,7 @@ import tree_sitter_cuda
 from tree_sitter import Language, Node, Parser, Query, QueryCursor
 
 from portkit.model import Occurrence, ParsedFile, Position, Role, Span
+from portkit.parse.lexer import layout_of
 from portkit.parse.macros import MacroTable, collect_macros
 from portkit.parse.prepare import prepare, silent_query
 from portkit.parse.recovery import first_error_line, unparsed_occurrences
@@ -94,6 +95,7 @@ _STRING_CONTENT = re.compile(rb'"((?:\\.|[^"\\])*)"')
 _KERNEL_QUALIFIERS = {"__global__": Role.KERNEL, "__device__": Role.DEVICE_FUNCTION}
 _BOM = b"\xef\xbb\xbf"
 _QUALIFIER_SPACE = re.compile(r"\s*::\s*")
+_C_LINKAGE = re.compile(rb'\bextern\s*"C"\s*\{')
 _FIRST_NAME = re.compile(rb"\s*([A-Za-z_]\w*)")
 _RESERVED = re.compile(rb"^__\w+__$")
 # `// portkit: ignore` or `// portkit: ignore[PK102, PK104]` (the flake8 noqa idea).
@@ -408,6 +410,20 @@ def _hip_alias(name: Node, hip_alias: HipAlias | None) -> bool:
     return first is not None and hip_alias(_text(name), first.group(1).decode("ascii"))
 
 
+def _c_linkage_blocks(source: bytes) -> list[tuple[int, int]]:
+    """The byte ranges of the `extern "C" { }` blocks. Found in the bytes, not the tree: the pre-parse
+    fixes blank an `extern "C" {` that `#ifdef __cplusplus` keeps apart from its `}`."""
+    if b'extern "C"' not in source:
+        return []
+    layout, blocks = layout_of(source), []
+    for match in _C_LINKAGE.finditer(source):
+        if layout.is_code(match.start()):
+            closing = layout.closing(match.end() - 1)
+            if closing > 0:
+                blocks.append((match.end(), closing))
+    return blocks
+
+
 def _internal_linkage(name: Node) -> bool:
     """Whether a defined name is visible in its own translation unit only: a `static` function at
     namespace scope, or anything in an anonymous namespace."""
@@ -614,9 +630,12 @@ class _FileParse:
                 self.emit(node, Role.NAMESPACE_ALIAS, _text(name), re.sub(r"\s+", "", _text(target)).lstrip(":"))
 
     def includes(self, nodes: list[Node]) -> None:
+        blocks = _c_linkage_blocks(self.source) if nodes else []
         for node in nodes:
             style = "system" if node.type == "system_lib_string" else "local"
-            self.emit(node, Role.INCLUDE, _text(node).strip()[1:-1].strip(), style)
+            # Included inside `extern "C" { }`: the file's C++ (templates) would be an error there.
+            linkage = (("linkage", "C"),) if any(start < node.start_byte < end for start, end in blocks) else ()
+            self.emit(node, Role.INCLUDE, _text(node).strip()[1:-1].strip(), style, info=linkage)
 
     def launches(self, nodes: list[Node]) -> None:
         """k<<<config>>>(args): the kernel and the configuration come from the same call node.
