@@ -182,6 +182,17 @@ def test_makefile_rewrite(database) -> None:
     assert "--offload-arch=gfx1100" in convert_makefile("X = -arch=sm_89\n", database, ("gfx1100",)).text
 
 
+def test_makefile_architecture_variable(database) -> None:
+    """`-arch=$(ARCH)` with `ARCH = sm_60`: the variable keeps choosing the architecture (`make ARCH=...`)."""
+    from portkit.convert.build_files import convert_makefile
+
+    text = "ARCH = sm_60\nSM ?= sm_70\nCFLAGS := -O3 -arch=$(ARCH)\nOTHER = -arch=${UNSET}\n"
+    result = convert_makefile(text, database).text
+    assert result == "ARCH = gfx906\nSM ?= sm_70\nCFLAGS := -O3 --offload-arch=$(ARCH)\nOTHER = -arch=${UNSET}\n"
+    assert convert_makefile(result, database).text == result
+    assert convert_makefile(text, database, ("gfx1100",)).text.startswith("ARCH = gfx1100\n")
+
+
 def test_cmake_rewrite_of_the_example(database) -> None:
     from portkit.convert.build_files import convert_cmake
 

@@ -102,10 +102,31 @@ def _link_flags(rewriter: _Rewriter, rules: RuleDatabase) -> None:
         rewriter.note(offset, f"{match.group()}: a CUDA install path; point it at ROCm (e.g. /opt/rocm or $(ROCM_PATH)).")
 
 
+_ARCH_FLAG_OF_VARIABLE = r"(?<![\w-])(?:-arch|--gpu-architecture)[= ]\s*\$[({](\w+)[)}]"
+
+
+def _arch_variables(rewriter: _Rewriter, facts: BuildFacts, offload_arch: tuple[str, ...]) -> None:
+    """`ARCH = sm_60` ... `-arch=$(ARCH)`: the flag becomes `--offload-arch=$(ARCH)` and the value
+    an AMD architecture, so that `make ARCH=...` still chooses it (one architecture only)."""
+    used = {match.group(1) for _, match in rewriter.find(_ARCH_FLAG_OF_VARIABLE)}
+    values = {}
+    for _, match in rewriter.find(r"(?m)^[ \t]*(\w+)[ \t]*(?::=|\?=|=)[ \t]*((?:sm|compute)_\d+[af]?)[ \t]*$"):
+        archs = _arch_list(match.group(2), facts, offload_arch)
+        if match.group(1) in used and len(archs) == 1:
+            values[match.group(1)] = archs[0]
+    if not values:
+        return
+    rewriter.sub(r"(?m)^([ \t]*(\w+)[ \t]*(?::=|\?=|=)[ \t]*)(?:sm|compute)_\d+[af]?(?=[ \t]*$)",
+                 lambda m: m.group(1) + values[m.group(2)] if m.group(2) in values else m.group())
+    rewriter.sub(_ARCH_FLAG_OF_VARIABLE,
+                 lambda m: f"--offload-arch=$({m.group(1)})" if m.group(1) in values else m.group())
+
+
 def convert_makefile(text: str, rules: RuleDatabase, offload_arch: tuple[str, ...] = ()) -> BuildConversion:
     facts = build_facts()
     rewriter = _Rewriter(text)
     rewriter.sub(r"(?<![\w/.-])nvcc(?![\w-])", lambda m: "hipcc")
+    _arch_variables(rewriter, facts, offload_arch)
     _translate_flags(rewriter, facts, offload_arch)
     _link_flags(rewriter, rules)
     return BuildConversion(rewriter.text, tuple(sorted(set(rewriter.notes))))
