@@ -203,7 +203,9 @@ class Fix:
     text: str = ""
     parts: tuple[Span, ...] = ()
     drop_args: int = 0
-    flags: tuple[str, ...] = ()  # a launch's: "spaced-chevrons" (`<< <...>> >`), "expression" (used as a value)
+    # a launch's: "spaced-chevrons" (`<< <...>> >`), "expression" (used as a value); an include's:
+    # "requires-included" (an earlier include brings the header HIP needs first)
+    flags: tuple[str, ...] = ()
     # Call arguments to rewrite: (index, template); "{}" in the template stands for the argument.
     args: tuple[tuple[int, str], ...] = ()
 

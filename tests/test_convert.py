@@ -107,6 +107,14 @@ def test_a_shims_alias_for_the_hip_name_is_no_project_name_another_macro_is(tmp_
     assert "  cudaMalloc(&p, 4);\n  hipFree(p);\n" in out  # the project's managed allocation stays its own
 
 
+def test_a_header_hip_needs_first_is_added_only_when_no_earlier_include_brings_it(tmp_path: Path, database) -> None:
+    groups = b"#include <cooperative_groups.h>\n__global__ void k(float* x) { x[0] = 1; }\n"
+    after = convert_bytes(tmp_path, b"#include <cuda_runtime.h>\n" + groups, database=database).decode()
+    assert after.count("#include <hip/hip_runtime.h>") == 1
+    first = convert_bytes(tmp_path, groups, database=database).decode()
+    assert "#include <hip/hip_runtime.h>\n#include <hip/hip_cooperative_groups.h>\n" in first
+
+
 def test_a_signature_cuda_changed_is_written_by_its_argument_count(tmp_path: Path, database) -> None:
     source = (b"#include <cuda_runtime.h>\nvoid f(cudaGraphExec_t* e, cudaGraph_t g) {\n"
               b"  cudaGraphInstantiate(e, g, 0);\n  cudaGraphInstantiate(e, g, NULL, NULL, 0);\n}\n")

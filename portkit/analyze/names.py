@@ -108,6 +108,12 @@ def in_role(rule: Rule, occurrence: Occurrence, parsed: ParsedFile, device: Abst
     return True
 
 
+def _included_before(header: str, occurrence: Occurrence, parsed: ParsedFile, context: Context) -> bool:
+    """Whether an earlier #include of the file already brings the HIP `header` (converted or as it is)."""
+    return any(o.span.start < occurrence.span.start and context.rules.hip_header(o.text) == header
+               for o in parsed.of(Role.INCLUDE))
+
+
 @analyzer("source")
 def analyze_names(parsed: ParsedFile, context: Context) -> Iterable[Finding]:
     device = parsed.device_functions
@@ -148,8 +154,12 @@ def analyze_names(parsed: ParsedFile, context: Context) -> Iterable[Finding]:
                 continue  # the project's own cuda.h or helper_cuda.h, not NVIDIA's
             rule = context.rules.header(occurrence.text)
             if rule is not None:
-                yield rule_finding(parsed.path, rule, occurrence.text, occurrence.span, occurrence.position, context,
-                                   occurrence.function, occurrence)
+                finding = rule_finding(parsed.path, rule, occurrence.text, occurrence.span, occurrence.position, context,
+                                       occurrence.function, occurrence)
+                met = bool(rule.hip_requires) and _included_before(rule.hip_requires, occurrence, parsed, context)
+                if finding.fix is not None and met:
+                    finding = dataclasses.replace(finding, fix=dataclasses.replace(finding.fix, flags=("requires-included",)))
+                yield finding
             elif CUDA_LOOKING_HEADER.match(occurrence.text) and occurrence.detail == "system":
                 yield simple_finding(parsed.path, occurrence, API_UNKNOWN,
                                      f"<{occurrence.text}> looks like a CUDA header, but no rule knows it",

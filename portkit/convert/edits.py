@@ -48,7 +48,7 @@ def _rewrite_argument(argument: Span, template: str) -> tuple[Edit, ...]:
 def _include(fix: Fix, name: str, rules: RuleDatabase) -> tuple[Edit, ...]:
     """The new include target; a header HIP needs first gets its own #include before it."""
     rule = rules.header(name)
-    requires = rule.hip_requires if rule is not None else ""
+    requires = rule.hip_requires if rule is not None and "requires-included" not in fix.flags else ""
     text = f"<{requires}>\n#include {fix.text}" if requires else fix.text
     return (Edit(fix.span, text.encode()),)
 
