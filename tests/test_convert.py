@@ -67,6 +67,13 @@ def test_comments_strings_and_bytes_are_preserved(tmp_path: Path, database) -> N
     assert convert_bytes(tmp_path, source, database=database) == expected
 
 
+def test_a_marker_on_the_first_line_goes_after_the_byte_order_mark(tmp_path: Path, database) -> None:
+    source = b"\xef\xbb\xbf#ifdef __CUDACC__\n#include <cuda.h>\n#endif\n"
+    out = convert_bytes(tmp_path, source, database=database)
+    assert out.startswith(b"\xef\xbb\xbf// portkit: PK101 __CUDACC__") and out.count(b"\xef\xbb\xbf") == 1
+    assert convert_bytes(tmp_path, out, database=database) == out
+
+
 def test_markers_use_the_file_line_endings_and_skip_macro_continuations(tmp_path: Path, database) -> None:
     source = (
         b"void f(ncclComm_t c, int* x, ncclComm_t* o) {\r\n"

@@ -10,6 +10,7 @@ from portkit.textutil import LineIndex
 
 MARKER_TAG = b"portkit: "
 _MARKER_LIMIT = 220
+_BOM = b"\xef\xbb\xbf"
 
 
 @dataclasses.dataclass(frozen=True, order=True)
@@ -36,7 +37,7 @@ def _markers_above(lines: LineIndex[bytes], index: int) -> set[bytes]:
     found = set()
     index -= 1
     while index >= 0:
-        stripped = lines.line(index).strip()
+        stripped = lines.line(index).removeprefix(_BOM).strip()
         if not stripped.startswith(b"// " + MARKER_TAG):
             break
         found.add(stripped)
@@ -73,12 +74,13 @@ def marker_edits(path: str, source: bytes, findings: Iterable[Finding]) -> tuple
             if source[max(0, finding.span.start - len(comment)):finding.span.start] != comment:
                 edits.append(Edit(Span(finding.span.start, finding.span.start), comment))
             continue
-        line = lines.line(index)
+        line, start = lines.line(index), lines.starts[index]
         comment = b"// " + MARKER_TAG + text.encode()
         if comment in _markers_above(lines, index):
             continue
+        if start == 0 and line.startswith(_BOM):  # a byte-order mark stays the file's first bytes
+            line, start = line[len(_BOM):], len(_BOM)
         indent = line[: len(line) - len(line.lstrip(b" \t"))]
         newline = b"\r\n" if line.endswith(b"\r\n") else b"\n"
-        start = lines.starts[index]
         edits.append(Edit(Span(start, start), indent + comment + newline))
     return edits, markers
