@@ -10,6 +10,7 @@ from portkit.model import Position
 # '#' comments of CMake, make, shell, Dockerfiles and Python requirement files.
 HASH_COMMENT = re.compile(r"#[^\n]*")
 C_COMMENT = re.compile(r"/\*.*?\*/|//[^\n]*", re.S)
+BOM = b"\xef\xbb\xbf"  # UTF-8's byte-order mark: it stays a file's first bytes
 
 
 class LineIndex(Generic[AnyStr]):

@@ -103,6 +103,8 @@ def _link_flags(rewriter: _Rewriter, rules: RuleDatabase) -> None:
 
 
 _ARCH_FLAG_OF_VARIABLE = r"(?<![\w-])(?:-arch|--gpu-architecture)[= ]\s*\$[({](\w+)[)}]"
+# `NAME = sm_60` on a line of its own: the assignment up to the value, the name, the value.
+_ARCH_ASSIGNMENT = r"(?m)^([ \t]*(\w+)[ \t]*(?::=|\?=|=)[ \t]*)((?:sm|compute)_\d+[af]?)(?=[ \t]*$)"
 
 
 def _arch_variables(rewriter: _Rewriter, facts: BuildFacts, offload_arch: tuple[str, ...]) -> None:
@@ -110,14 +112,13 @@ def _arch_variables(rewriter: _Rewriter, facts: BuildFacts, offload_arch: tuple[
     an AMD architecture, so that `make ARCH=...` still chooses it (one architecture only)."""
     used = {match.group(1) for _, match in rewriter.find(_ARCH_FLAG_OF_VARIABLE)}
     values = {}
-    for _, match in rewriter.find(r"(?m)^[ \t]*(\w+)[ \t]*(?::=|\?=|=)[ \t]*((?:sm|compute)_\d+[af]?)[ \t]*$"):
-        archs = _arch_list(match.group(2), facts, offload_arch)
-        if match.group(1) in used and len(archs) == 1:
-            values[match.group(1)] = archs[0]
+    for _, match in rewriter.find(_ARCH_ASSIGNMENT):
+        archs = _arch_list(match.group(3), facts, offload_arch)
+        if match.group(2) in used and len(archs) == 1:
+            values[match.group(2)] = archs[0]
     if not values:
         return
-    rewriter.sub(r"(?m)^([ \t]*(\w+)[ \t]*(?::=|\?=|=)[ \t]*)(?:sm|compute)_\d+[af]?(?=[ \t]*$)",
-                 lambda m: m.group(1) + values[m.group(2)] if m.group(2) in values else m.group())
+    rewriter.sub(_ARCH_ASSIGNMENT, lambda m: m.group(1) + values[m.group(2)] if m.group(2) in values else m.group())
     rewriter.sub(_ARCH_FLAG_OF_VARIABLE,
                  lambda m: f"--offload-arch=$({m.group(1)})" if m.group(1) in values else m.group())
 

@@ -6,11 +6,10 @@ from typing import Iterable
 
 from portkit.codes import ATTENTION_STATUSES, in_group
 from portkit.model import Edit, Finding, Span
-from portkit.textutil import LineIndex
+from portkit.textutil import BOM, LineIndex
 
 MARKER_TAG = b"portkit: "
 _MARKER_LIMIT = 220
-_BOM = b"\xef\xbb\xbf"
 
 
 @dataclasses.dataclass(frozen=True, order=True)
@@ -37,7 +36,7 @@ def _markers_above(lines: LineIndex[bytes], index: int) -> set[bytes]:
     found = set()
     index -= 1
     while index >= 0:
-        stripped = lines.line(index).removeprefix(_BOM).strip()
+        stripped = lines.line(index).removeprefix(BOM).strip()
         if not stripped.startswith(b"// " + MARKER_TAG):
             break
         found.add(stripped)
@@ -78,8 +77,8 @@ def marker_edits(path: str, source: bytes, findings: Iterable[Finding]) -> tuple
         comment = b"// " + MARKER_TAG + text.encode()
         if comment in _markers_above(lines, index):
             continue
-        if start == 0 and line.startswith(_BOM):  # a byte-order mark stays the file's first bytes
-            line, start = line[len(_BOM):], len(_BOM)
+        if start == 0 and line.startswith(BOM):  # a byte-order mark stays the file's first bytes
+            line, start = line[len(BOM):], len(BOM)
         indent = line[: len(line) - len(line.lstrip(b" \t"))]
         newline = b"\r\n" if line.endswith(b"\r\n") else b"\n"
         edits.append(Edit(Span(start, start), indent + comment + newline))

@@ -26,7 +26,7 @@ from portkit.parse.macros import MacroTable, collect_macros
 from portkit.parse.prepare import prepare, silent_query
 from portkit.parse.recovery import first_error_line, unparsed_occurrences
 from portkit.parse.spaces import function_declarator, member_owner, parameter_count, spaces_of, spelled_spaces
-from portkit.textutil import LineIndex
+from portkit.textutil import BOM, LineIndex
 
 _QUERY = """
 (call_expression function: (identifier) @call)
@@ -93,7 +93,6 @@ _MACRO_TOKEN = re.compile(
 _ASM_IN_MACRO = re.compile(rb'\b(?:asm|__asm__)\s*(?:volatile|__volatile__)?\s*\(\s*((?:"(?:\\.|[^"\\])*"\s*)+)')
 _STRING_CONTENT = re.compile(rb'"((?:\\.|[^"\\])*)"')
 _KERNEL_QUALIFIERS = {"__global__": Role.KERNEL, "__device__": Role.DEVICE_FUNCTION}
-_BOM = b"\xef\xbb\xbf"
 _QUALIFIER_SPACE = re.compile(r"\s*::\s*")
 _C_LINKAGE = re.compile(rb'\bextern\s*"C"\s*\{')
 _FIRST_NAME = re.compile(rb"\s*([A-Za-z_]\w*)")
@@ -811,7 +810,7 @@ _DEVICE_SYNTAX = re.compile(rb"\b(?:__global__|__device__|__shared__|__constant_
 def _preamble_end(source: bytes) -> int:
     """The offset after the leading comments, `#pragma once` and the include guard's #define:
     where an #include or #define can go before any code."""
-    offset = result = len(_BOM) if source.startswith(_BOM) else 0
+    offset = result = len(BOM) if source.startswith(BOM) else 0
     guard: bytes | None = None  # the guard's name once `#ifndef NAME` is seen, b"" once defined
     in_comment = False
     for line in source[offset:].splitlines(keepends=True):
@@ -862,7 +861,7 @@ def parse_source(path: str, source: bytes, keep: Keep | None = None, literals: f
     """
     language, query = _language()
     # A BOM is not C++; blank it out with spaces so byte offsets stay the same.
-    parse_bytes = b"   " + source[3:] if source.startswith(_BOM) else source
+    parse_bytes = b"   " + source[3:] if source.startswith(BOM) else source
     prepared = prepare(parse_bytes, macros if macros is not None else collect_macros([source]), Parser(language).parse)
     tree = prepared.tree
     state = _FileParse(source, parse_bytes, QueryCursor(query).captures(tree.root_node), keep, literals, api,
