@@ -30,7 +30,8 @@ from portkit.analyze import Context, TextFile, analyze
 from portkit.analyze.registry import path_tails
 from portkit.analyze.hazards import INTERESTING_NAMES, WARP_LITERALS
 from portkit.analyze.names import is_interesting, needs_aliases, resolve_pending
-from portkit.analyze.preamble import IMPLICIT_CUDA_HEADER, in_cpp_block
+from portkit.analyze.preamble import (IMPLICIT_CUDA_HEADER, UnitIncludes, in_cpp_block, inserts_runtime, runtime_candidate,
+                                      runtime_first_in_units)
 from portkit.cache import FileResult, ScanCache, cache_salt
 from portkit.codes import HIP_PREAMBLE
 from portkit.engines import CLANG_UNITS, ClangJob, clang_job, digests, findings_of_headers, log_engine
@@ -232,11 +233,12 @@ def process_file(job: Job, file: SourceFile, data: bytes | None = None) -> FileR
     parsed = engine.unit
     context = _file_context(parsed, job)
     occurrences = parsed.occurrences
+    findings = tuple(analyze(parsed, context))
     return FileResult(
         file, lines=lines, error_line=parsed.error_line, encoding=read.encoding,
         warning="; ".join(filter(None, [read.warning, engine.problem])),
         problem=read.problem or ("engine" if engine.problem else ""), data=kept,
-        findings=tuple(analyze(parsed, context)),
+        findings=findings,
         definitions=parsed.definitions, declared=parsed.declared, aliases=context.aliases,
         suppressions=tuple((o.position.line, o.detail) for o in occurrences if o.role is Role.SUPPRESSION),
         pending=tuple(o for o in occurrences if o.role is Role.QUALIFIED and needs_aliases(o, context)),
@@ -246,6 +248,10 @@ def process_file(job: Job, file: SourceFile, data: bytes | None = None) -> FileR
         includes=tuple(sorted({os.path.basename(o.text) for o in occurrences if o.role is Role.INCLUDE})),
         c_includes=tuple(sorted({os.path.basename(o.text) for o in occurrences
                                  if o.role is Role.INCLUDE and o.get("linkage") == "C"})),
+        project_includes=tuple(sorted({o.text for o in occurrences if o.role is Role.INCLUDE
+                                       and context.project_header(o.text)})),
+        inserts_runtime=inserts_runtime(findings, context),
+        runtime_candidate=runtime_candidate(parsed, context, findings),
     )
 
 
@@ -524,6 +530,8 @@ def finish_pipeline(collected: Collected) -> ScanResult:
     aliases = tuple(sorted({alias for r in results for alias in r.aliases}))
     context = dataclasses.replace(base, project_names=names.any_file(), project_declared=declared, aliases=aliases)
     resolved = list(resolve_pending([(r.file.path, r.aliases, r.pending) for r in results if r.pending], context))
+    resolved += runtime_first_in_units(UnitIncludes(r.file.path, r.project_includes, r.inserts_runtime, r.runtime_candidate)
+                                       for r in results)
     sites = None
     if collected.summary_only:
         tallies = _project_tallies(results, names, declared, resolved)

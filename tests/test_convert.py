@@ -39,6 +39,32 @@ def convert_bytes(tmp_path: Path, data: bytes, name: str = "t.cu", database=None
                           broken).converted
 
 
+def test_a_unit_gets_the_runtime_first_when_a_header_it_reaches_gets_it(tmp_path: Path) -> None:
+    """nvcc's runtime include came before a unit's first line; the one convert adds to a header comes
+    wherever the unit includes that header, after any macro the unit defined."""
+    tree = {
+        "lib/kernels.cuh": "#pragma once\n__global__ void zero(T* x) { x[threadIdx.x] = T(); }\n",
+        "lib/wrap.h": '#pragma once\n#include "kernels.cuh"\n',
+        "app/main.cpp": '// two levels down\n#define T float\n#include "../lib/wrap.h"\nint f() { return 0; }\n',
+        "app/explicit.cu": '#define T float\n#include <cuda_runtime.h>\n#include "../lib/wrap.h"\n',
+        "app/plain.c": "int g(void) { return 0; }\n",
+        "other/kernels.cuh": "#pragma once\ninline int host_twice(int x) { return 2 * x; }\n",
+        "other/use.cpp": '#define T int\n#include "kernels.cuh"\n',  # beside it: the host-only header
+    }
+    for name, text in tree.items():
+        (tmp_path / "in" / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / "in" / name).write_text(text)
+    assert main(["convert", "--no-cache", "--rocm-version", "5.2", str(tmp_path / "in"), "-o", str(tmp_path / "out")]) == 0
+    out = {name: (tmp_path / "out" / name).read_text() for name in tree}
+    assert out["app/main.cpp"] == tree["app/main.cpp"].replace("#define", "#include <hip/hip_runtime.h>\n#define")
+    assert out["lib/kernels.cuh"].startswith("#pragma once\n#include <hip/hip_runtime.h>\n")
+    assert out["app/explicit.cu"] == tree["app/explicit.cu"].replace("cuda_runtime.h", "hip/hip_runtime.h")
+    for unchanged in ("lib/wrap.h", "app/plain.c", "other/kernels.cuh", "other/use.cpp"):
+        assert out[unchanged] == tree[unchanged], unchanged
+    assert main(["convert", "--no-cache", "--rocm-version", "5.2", str(tmp_path / "out"), "-o", str(tmp_path / "again")]) == 0
+    assert all((tmp_path / "again" / name).read_text() == out[name] for name in tree)
+
+
 def test_apply_edits_orders_and_rejects_overlaps() -> None:
     source = b"abcdef"
     edits = [Edit(Span(4, 6), b"EF"), Edit(Span(0, 0), b">"), Edit(Span(0, 1), b"A")]

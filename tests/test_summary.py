@@ -39,6 +39,9 @@ PROJECT = {
         "  cudaDeviceSynchronizeAll();\n  cudaMemcpyToArrayAsync(0, 0, 0, 0, 0, cudaMemcpyHostToDevice);\n"
         "  curandGenerator_t g; curandCreateGenerator(&g, CURAND_RNG_PSEUDO_DEFAULT);\n"
         "  cudaFree(d);\n  return 0;\n}\n"),
+    # A unit defining a macro before a header that uses CUDA gets the runtime header first (a project-wide finding).
+    "include/typed.cuh": "#pragma once\n__device__ inline T twice(T x) { return x + x; }\n",
+    "src/typed.cpp": '#define T float\n#include "../include/typed.cuh"\nint host_only() { return 1; }\n',
     "CMakeLists.txt": ("cmake_minimum_required(VERSION 3.18)\nproject(p LANGUAGES CXX CUDA)\n"
                        "set(CMAKE_CUDA_ARCHITECTURES 70 80)\nadd_executable(p src/main.cu src/own.cpp)\n"),
 }

@@ -6,12 +6,18 @@ Some HIP names also need a macro defined before the first HIP header (rules'
 `hip_define`): the rounding-mode intrinsics, the _sync warp builtins on ROCm 6.2-6.4.
 A CUDA name whose HIP spelling is one of portkit's helpers (rules/_helpers.yaml) needs the
 helper's block, which brings its own headers.
+
+nvcc's include comes first in the translation unit, so a unit may #define a short macro
+(`T`) before it includes a header that uses CUDA: the runtime header portkit adds to that
+header would come after the macro and expand HIP's templates with it. Such a unit gets the
+runtime header first too (`runtime_first_in_units`, over the project's include graph).
 """
 from __future__ import annotations
 
 import dataclasses
+import os
 from pathlib import PurePath
-from typing import AbstractSet, Iterable
+from typing import AbstractSet, Iterable, NamedTuple
 
 from portkit.analyze.findings import simple_finding
 from portkit.analyze.names import in_role
@@ -25,6 +31,8 @@ IMPLICIT_CUDA_HEADER = "cuda_runtime.h"
 # Libraries whose names come with the CUDA runtime that nvcc includes by itself.
 RUNTIME_LIBRARIES = frozenset({"cuda-runtime", "cuda-driver", "cuda-device", "cooperative-groups", "cucomplex"})
 _NAME_ROLES = (Role.CALL, Role.TYPE, Role.IDENTIFIER, Role.MACRO_BODY)
+# Translation units nvcc compiles as CUDA (a .c file is C: nvcc hands it to the host compiler).
+UNIT_SUFFIXES = frozenset({".cu", ".cpp", ".cc", ".cxx"})
 
 
 def _needs_runtime(parsed: ParsedFile, context: Context, runtime: str) -> bool:
@@ -86,6 +94,15 @@ def in_cpp_block(finding: Finding, runtime: str) -> Finding:
     return dataclasses.replace(finding, fix=dataclasses.replace(fix, text=fix.text.replace(line, block, 1)))
 
 
+def _preamble_finding(parsed: ParsedFile, lines: list[str], needed: str, advice: str) -> Finding:
+    """An insertion of `lines` where the file's code starts."""
+    text = "".join(line + parsed.newline for line in lines)
+    span = Span(parsed.preamble_end, parsed.preamble_end)
+    where = Occurrence(span, Role.INCLUDE, needed, Position(parsed.preamble_line, 1))
+    finding = simple_finding(parsed.path, where, HIP_PREAMBLE, f"hipcc needs {needed} before the code", advice)
+    return dataclasses.replace(finding, fix=Fix(FixAction.INSERT, span, text))
+
+
 @analyzer("source")
 def analyze_preamble(parsed: ParsedFile, context: Context) -> Iterable[Finding]:
     defines, helpers = _defines_and_helpers(parsed, context)
@@ -95,10 +112,67 @@ def analyze_preamble(parsed: ParsedFile, context: Context) -> Iterable[Finding]:
         return
     lines = [f"#define {d}" for d in defines] + [f"#include <{h}>" for h in headers]
     lines += [h.text.rstrip("\n").replace("\n", parsed.newline) for h in helpers]
-    text = "".join(line + parsed.newline for line in lines)
     needed = ", ".join(defines + [f"<{h}>" for h in headers] + [f"portkit's {h.name} helper" for h in helpers])
-    span = Span(parsed.preamble_end, parsed.preamble_end)
-    where = Occurrence(span, Role.INCLUDE, needed, Position(parsed.preamble_line, 1))
-    finding = simple_finding(parsed.path, where, HIP_PREAMBLE, f"hipcc needs {needed} before the code",
-                             "nvcc includes the CUDA runtime by itself; hipcc does not.")
-    yield dataclasses.replace(finding, fix=Fix(FixAction.INSERT, span, text))
+    yield _preamble_finding(parsed, lines, needed, "nvcc includes the CUDA runtime by itself; hipcc does not.")
+
+
+def inserts_runtime(findings: Iterable[Finding], context: Context) -> bool:
+    """Whether the file's preamble adds the HIP runtime header."""
+    needed = f"<{context.rules.hip_header(IMPLICIT_CUDA_HEADER)}>"
+    return any(f.code == HIP_PREAMBLE and needed in f.name.split(", ") for f in findings)
+
+
+def runtime_candidate(parsed: ParsedFile, context: Context, findings: Iterable[Finding]) -> Finding | None:
+    """The runtime header a unit gets first if a project header it includes gets one (`runtime_first_in_units`):
+    only a unit with no preamble of its own that includes no CUDA header itself."""
+    runtime = context.rules.hip_header(IMPLICIT_CUDA_HEADER)
+    if not runtime or PurePath(parsed.path).suffix not in UNIT_SUFFIXES or any(f.code == HIP_PREAMBLE for f in findings):
+        return None
+    if any(context.rules.hip_header(o.text) for o in parsed.occurrences
+           if o.role is Role.INCLUDE and not context.project_header(o.text)):
+        return None
+    return _preamble_finding(parsed, [f"#include <{runtime}>"], f"<{runtime}>",
+                             "A header this unit includes uses CUDA and gets the HIP runtime header; nvcc included "
+                             "the runtime before the unit's first line, before any macro the unit defines.")
+
+
+class UnitIncludes(NamedTuple):
+    """What `runtime_first_in_units` needs of one file."""
+
+    path: str
+    includes: tuple[str, ...]  # what its #includes of project files spell
+    inserts_runtime: bool
+    candidate: Finding | None
+
+
+def runtime_first_in_units(files: Iterable[UnitIncludes]) -> list[Finding]:
+    """The candidates of the units that reach, through the project's #includes, a header whose runtime
+    header portkit adds. An #include is resolved as the compiler does first (beside the including file),
+    else by the one project file whose path ends with what it spells."""
+    files = list(files)
+    if not any(f.inserts_runtime for f in files) or not any(f.candidate for f in files):
+        return []
+    by_path = {os.path.normpath(f.path): f for f in files}
+    by_tail: dict[str, list[str]] = {}
+    for path in by_path:
+        parts = path.replace(os.sep, "/").split("/")
+        for i in range(len(parts)):
+            by_tail.setdefault("/".join(parts[i:]), []).append(path)
+
+    includers: dict[str, set[str]] = {}
+    for file in files:
+        for spelled in file.includes:
+            beside = os.path.normpath(os.path.join(os.path.dirname(file.path), spelled))
+            tails = by_tail.get(spelled.replace("\\", "/").lstrip("./"), [])
+            header = beside if beside in by_path else tails[0] if len(tails) == 1 else None
+            if header is not None:
+                includers.setdefault(header, set()).add(os.path.normpath(file.path))
+    # Every file that reaches an inserting header: a walk up the include graph from those headers.
+    reach = [path for path, f in by_path.items() if f.inserts_runtime]
+    seen = set(reach)
+    while reach:
+        for path in includers.get(reach.pop(), ()):
+            if path not in seen:
+                seen.add(path)
+                reach.append(path)
+    return [f.candidate for path, f in by_path.items() if f.candidate is not None and path in seen]
