@@ -57,13 +57,15 @@ FULL_MASK_64 = "0xffffffffffffffffull"
 
 
 def _argument_rewrites(occurrence: Occurrence, rule: Rule, resolution: Resolution) -> tuple[tuple[int, str], ...]:
-    """Casts where HIP takes void* and CUDA a template; lane masks widened to 64 bits; the trailing arguments
+    """Casts where HIP takes void* and CUDA a template, or where HIP's overloads make CUDA's one conversion
+    ambiguous; lane masks widened to 64 bits; the trailing arguments
     CUDA defaults and HIP requires, written after the last one given."""
     rewrites = []
     for index, type_name in rule.cast_args:
         text = occurrence.get(f"arg{index}")
-        if text and not text.startswith((f"reinterpret_cast<{type_name}>", f"({type_name})")):
-            rewrites.append((index, f"reinterpret_cast<{type_name}>({{}})"))
+        cast = "reinterpret_cast" if "*" in type_name else "static_cast"  # a pointer, or a value CUDA converts
+        if text and not text.startswith((f"{cast}<{type_name}>", f"({type_name})")):
+            rewrites.append((index, f"{cast}<{type_name}>({{}})"))
     mask = occurrence.get(f"arg{rule.mask_arg}") if rule.mask_arg >= 0 and resolution.hip == rule.hip else ""
     if mask in FULL_MASKS_32:
         rewrites.append((rule.mask_arg, FULL_MASK_64))

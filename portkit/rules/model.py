@@ -44,7 +44,8 @@ class Rule:
     hip_requires: str = ""  # for headers: a HIP header that must be included first
     hip_define: str = ""  # a macro HIP needs defined before its headers for this name
     hip_define_until: str = ""  # ... up to (not including) this HIP version
-    cast_args: tuple[tuple[int, str], ...] = ()  # (argument index, type): HIP takes void* where CUDA has a template
+    cast_args: tuple[tuple[int, str], ...] = ()  # (argument index, type): HIP takes void* where CUDA has a template,
+    # or overloads a function CUDA declares once (an int64_t passed to __ffsll: ambiguous in HIP)
     # (argument index, value): trailing arguments CUDA's C++ API defaults and HIP requires (flags = 0)
     default_args: tuple[tuple[int, str], ...] = ()
     # For min/max: the type built-in coordinates passed as arguments are cast to (HIP's blockDim.x is a proxy object,

@@ -21,7 +21,7 @@ __device__ inline unsigned long long portkit_match_any_sync(unsigned long long, 
   const unsigned long long bits = portkit_match_bits(value);
   unsigned long long remaining = __ballot(1), matching = 0;
   while (remaining) {
-    const unsigned long long leader_bits = __shfl(bits, static_cast<int>(__ffsll(remaining)) - 1);
+    const unsigned long long leader_bits = __shfl(bits, static_cast<int>(__ffsll(static_cast<long long>(remaining))) - 1);
     const unsigned long long same = __ballot(bits == leader_bits);
     if (bits == leader_bits) matching = same;
     remaining &= ~same;
@@ -33,7 +33,7 @@ __device__ inline unsigned long long portkit_match_any_sync(unsigned long long, 
 template <typename T>
 __device__ inline unsigned long long portkit_match_all_sync(unsigned long long, T value, int *all_equal) {
   const unsigned long long bits = portkit_match_bits(value), active = __ballot(1);
-  const bool equal = __ballot(bits == __shfl(bits, static_cast<int>(__ffsll(active)) - 1)) == active;
+  const bool equal = __ballot(bits == __shfl(bits, static_cast<int>(__ffsll(static_cast<long long>(active))) - 1)) == active;
   *all_equal = equal;
   return equal ? active : 0ull;
 }
