@@ -109,6 +109,9 @@ def test_builtin_database_covers_the_core_libraries(database) -> None:
     assert database.lookup("cusolverDnSpotrf").hip == "hipsolverDnSpotrf"
     assert database.lookup("ncclAllReduce").hip == "ncclAllReduce"
     assert database.header("curand_kernel.h").hip == "hiprand/hiprand_kernel.h"
+    # rocThrust ships Thrust's public headers under the same paths, the CUDA backend's under system/hip.
+    assert database.header("thrust/iterator/discard_iterator.h").hip == "thrust/iterator/discard_iterator.h"
+    assert database.header("thrust/system/cuda/memory.h").hip == "thrust/system/hip/memory.h"
     assert database.link("CUDA::cusolver").hip == "hipsolver"
     assert database.match_asm("mov.u32 %0, %%laneid;").hip == "__lane_id"
 
