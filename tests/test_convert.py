@@ -117,6 +117,16 @@ def test_markers_use_the_file_line_endings_and_skip_macro_continuations(tmp_path
     assert len(lines) == len(source.splitlines()) + 1
 
 
+def test_names_no_rule_knows_are_marked_where_hipcc_will_not_find_them(tmp_path: Path, database) -> None:
+    source = (b"#include <cutil.h>\n#include <thrust/detail/config.h>\n#include <thrust/system/hip/error.h>\n"
+              b"void f() { cudaFutureApi(1); thrust::future_algorithm(); }\n")
+    out = convert_bytes(tmp_path, source, database=database).decode()
+    assert "// portkit: PK105 cutil.h: " in out and "// portkit: PK105 cudaFutureApi: " in out
+    # rocThrust ships Thrust's headers (internals too) and mirrors thrust::; a hip/ path is HIP's own.
+    assert "PK105 thrust" not in out and out.count("// portkit:") == 2
+    assert convert_bytes(tmp_path, out.encode(), database=database).decode() == out
+
+
 def test_warp_intrinsics_follow_the_target_version(tmp_path: Path, database) -> None:
     source = b"__device__ float f(float v) { return __shfl_down_sync(0xffffffff, v, 1) + __ballot_sync(~0u, v > 0); }\n"
     old = convert_bytes(tmp_path, source, database=database, target=Target(rocm=(5, 2, 0))).decode()

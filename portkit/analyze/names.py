@@ -18,8 +18,9 @@ CUDA_LOOKING = re.compile(
     r"|nvtx[A-Z]\w*|NVTX_\w+|nvml[A-Z]\w*|NVML_\w+|cupti[A-Z]\w*|CUPTI_\w+|nvrtc[A-Z]\w*|NVRTC_\w+|__nv_\w+"
     r"|(thrust|cub|cooperative_groups|nvcuda|wmma|cuda|cutlass|cute|nvinfer1|nvonnxparser|cudnn_frontend)::\w[\w:<>,\s*]*)$"
 )
-CUDA_LOOKING_HEADER = re.compile(r"^(cuda\w*\.h|cu[a-z]+\w*\.h|nccl\w*\.h|nvtx\w*\.h|nvml\.h|cupti\w*\.h|nvrtc\.h|sm_\d+_\w+\.h"
-                                 r"|(thrust|cub|cuda|cooperative_groups|nvtx3|cutlass|cute|crt)/.*)$")
+# A path through a `hip` directory is HIP's (rocThrust's thrust/system/hip/...), not CUDA's.
+CUDA_LOOKING_HEADER = re.compile(r"^(?!.*\bhip/)(cuda\w*\.h|cu[a-z]+\w*\.h|nccl\w*\.h|nvtx\w*\.h|nvml\.h|cupti\w*\.h|nvrtc\.h"
+                                 r"|sm_\d+_\w+\.h|(thrust|cub|cuda|cooperative_groups|nvtx3|cutlass|cute|crt)/.*)$")
 NAME_ROLES = {Role.CALL, Role.TYPE, Role.IDENTIFIER, Role.MACRO_BODY}
 UNKNOWN_ADVICE = "Check the name, or add a rule for it with --rules."
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Iterable
 
-from portkit.codes import ATTENTION_STATUSES, in_group
+from portkit.codes import API_UNKNOWN, ATTENTION_STATUSES, in_group
 from portkit.model import Edit, Finding, Span
 from portkit.textutil import BOM, LineIndex
 
@@ -45,6 +45,11 @@ def _markers_above(lines: LineIndex[bytes], index: int) -> set[bytes]:
 
 
 def needs_marker(finding: Finding) -> bool:
+    """Uses that need manual work; of the names no rule knows, a CUDA header or a plain CUDA name, which convert
+    leaves as they are and hipcc will not find. A qualified `thrust::` or `cub::` name, or a `thrust/` header,
+    most likely has its twin in rocThrust or hipCUB, which mirror those namespaces and rocThrust Thrust's headers."""
+    if finding.code == API_UNKNOWN:
+        return "::" not in finding.name and not finding.name.startswith("thrust/")
     return finding.status in ATTENTION_STATUSES and in_group(finding.code, "api")
 
 
