@@ -529,6 +529,7 @@ def finish_pipeline(collected: Collected) -> ScanResult:
     declared = frozenset().union(*(r.declared for r in results))
     aliases = tuple(sorted({alias for r in results for alias in r.aliases}))
     context = dataclasses.replace(base, project_names=names.any_file(), project_declared=declared, aliases=aliases)
+    # Findings only the project shows: names other files' aliases resolve, units that need the runtime header first.
     resolved = list(resolve_pending([(r.file.path, r.aliases, r.pending) for r in results if r.pending], context))
     resolved += runtime_first_in_units(UnitIncludes(r.file.path, r.project_includes, r.inserts_runtime, r.runtime_candidate)
                                        for r in results)
