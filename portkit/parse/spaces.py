@@ -38,7 +38,10 @@ def function_declarator(node: Node) -> Node | None:
     """The function_declarator under a declaration's declarators (`T *f(int)`), or None."""
     declarator = node.child_by_field_name("declarator")
     while declarator is not None and declarator.type != "function_declarator":
-        declarator = declarator.child_by_field_name("declarator")
+        inner = declarator.child_by_field_name("declarator")
+        if inner is None and declarator.type == "reference_declarator":  # `T& f(...)`: its child has no field name
+            inner = next((c for c in declarator.named_children if c.type != "comment"), None)
+        declarator = inner
     return declarator
 
 

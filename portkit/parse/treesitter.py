@@ -332,9 +332,7 @@ def _signature(function: Node) -> tuple[tuple[str, str], ...]:
     """The first two parameters' types (`double*`; references as their type), and whether a #if on HIP already
     encloses the definition."""
     info = []
-    declarator = function.child_by_field_name("declarator")
-    while declarator is not None and declarator.type != "function_declarator":
-        declarator = declarator.child_by_field_name("declarator")
+    declarator = function_declarator(function)
     parameters = declarator.child_by_field_name("parameters") if declarator is not None else None
     declared = [p for p in parameters.named_children if p.type == "parameter_declaration"] if parameters else []
     for index, parameter in enumerate(declared[:2]):

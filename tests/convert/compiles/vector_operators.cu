@@ -8,6 +8,8 @@ inline __host__ __device__ void operator+=(float4 &a, float4 b) {
     a.x += b.x; a.y += b.y; a.z += b.z; a.w += b.w;
 }
 inline __host__ __device__ void operator*=(int2 &a, int2 b) { a.x *= b.x; a.y *= b.y; }
+// Returning a reference, with a const reference operand (PENNANT's Vec2.hh).
+__host__ __device__ inline float2 &operator-=(float2 &a, const float2 &b) { a.x -= b.x; a.y -= b.y; return a; }
 inline __host__ __device__ void operator+=(float4 &a, float b) { a.x += b; a.y += b; a.z += b; a.w += b; }
 inline __host__ __device__ float4 operator*(float4 a, float b) { return make_float4(a.x * b, a.y * b, a.z * b, a.w * b); }
 
@@ -21,4 +23,7 @@ __global__ void accumulate(float4 *sums, const float4 *values, int2 *scales, int
     int2 scale = scales[i];
     scale *= make_int2(2, 3);
     scales[i] = scale;
+    float2 half = make_float2(sums[i].x, sums[i].y);
+    half -= make_float2(1.0f, 1.0f);
+    sums[i].x = half.x;
 }
