@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from portkit.analyze.preamble import RuntimeNeeds
 from portkit.codes import Status
 from portkit.model import Finding, Fix, FixAction, Occurrence, Position, Role, Severity, Span
 from portkit.resources import rules_dir
@@ -52,11 +53,7 @@ class FileResult:
     internal: frozenset[str] = frozenset()  # definitions only this file sees (static functions...)
     includes: tuple[str, ...] = ()  # the file names its #includes name: a file another includes shares its internals
     c_includes: tuple[str, ...] = ()  # those it #includes inside an `extern "C" { }` block
-    # The runtime header first in a unit (portkit/analyze/preamble.py): what its #includes of project files
-    # spell, whether its preamble adds the runtime header, and the preamble it gets if a header it reaches does.
-    project_includes: tuple[str, ...] = ()
-    inserts_runtime: bool = False
-    runtime_candidate: Finding | None = None
+    runtime: RuntimeNeeds = RuntimeNeeds()  # what the project-wide step decides its runtime header from
 
     def summarized(self) -> FileResult:
         """This result with its findings counted instead of kept."""
@@ -150,9 +147,7 @@ def pack_result(result: FileResult) -> dict[str, Any]:
               "aliases": [list(a) for a in result.aliases], "suppressions": [list(s) for s in result.suppressions],
               "pending": [_pack_occurrence(o) for o in result.pending], "depends": [list(d) for d in result.depends],
               "internal": sorted(result.internal), "includes": list(result.includes),
-              "c_includes": list(result.c_includes), "project_includes": list(result.project_includes),
-              "inserts_runtime": result.inserts_runtime,
-              "runtime_candidate": pack_finding(result.runtime_candidate) if result.runtime_candidate else None}
+              "c_includes": list(result.c_includes), "runtime": _pack_runtime(result.runtime)}
     if result.tally is not None:
         return {**packed, "tally": result.tally.pack()}
     return {**packed, "findings": [pack_finding(f) for f in result.findings],
@@ -169,8 +164,16 @@ def unpack_result(file: SourceFile, d: dict[str, Any], fixes: bool = True) -> Fi
                       headers=tuple((path, tuple(unpack_finding(f) for f in findings)) for path, findings in d.get("headers", ())),
                       depends=tuple((path, digest) for path, digest in d["depends"]), tally=counted,
                       internal=frozenset(d["internal"]), includes=tuple(d["includes"]), c_includes=tuple(d["c_includes"]),
-                      project_includes=tuple(d["project_includes"]), inserts_runtime=d["inserts_runtime"],
-                      runtime_candidate=unpack_finding(d["runtime_candidate"], fixes) if d["runtime_candidate"] else None)
+                      runtime=_unpack_runtime(d["runtime"], fixes))
+
+
+def _pack_runtime(needs: RuntimeNeeds) -> list[Any]:
+    return [list(needs.includes), needs.inserts, list(needs.names), needs.unit,
+            pack_finding(needs.candidate) if needs.candidate else None, list(needs.fallbacks)]
+
+
+def _unpack_runtime(t: list[Any], fixes: bool) -> RuntimeNeeds:
+    return RuntimeNeeds(tuple(t[0]), t[1], tuple(t[2]), t[3], unpack_finding(t[4], fixes) if t[4] else None, tuple(t[5]))
 
 
 def _unchanged(depends: tuple[tuple[str, str], ...]) -> bool:

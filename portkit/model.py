@@ -138,6 +138,7 @@ class ParsedFile:
     preamble_line: int = 1  # the 1-based line at preamble_end
     newline: str = "\n"  # the file's line ending
     device_syntax: bool = False  # uses CUDA language extensions (__global__, threadIdx, <<<>>>...)
+    fallbacks: frozenset[str] = frozenset()  # CUDA names it defines in a preprocessor branch (for other compilers)
 
     # Facts many analyzers ask for, computed on first use (cached in the instance, frozen or not).
     def of(self, *roles: Role) -> tuple[Occurrence, ...]:

@@ -30,8 +30,7 @@ from portkit.analyze import Context, TextFile, analyze
 from portkit.analyze.registry import path_tails
 from portkit.analyze.hazards import INTERESTING_NAMES, WARP_LITERALS
 from portkit.analyze.names import is_interesting, needs_aliases, resolve_pending
-from portkit.analyze.preamble import (IMPLICIT_CUDA_HEADER, UnitIncludes, in_cpp_block, inserts_runtime, runtime_candidate,
-                                      runtime_first_in_units)
+from portkit.analyze.preamble import IMPLICIT_CUDA_HEADER, in_cpp_block, runtime_for_project, runtime_needs
 from portkit.cache import FileResult, ScanCache, cache_salt
 from portkit.codes import HIP_PREAMBLE
 from portkit.engines import CLANG_UNITS, ClangJob, clang_job, digests, findings_of_headers, log_engine
@@ -248,10 +247,7 @@ def process_file(job: Job, file: SourceFile, data: bytes | None = None) -> FileR
         includes=tuple(sorted({os.path.basename(o.text) for o in occurrences if o.role is Role.INCLUDE})),
         c_includes=tuple(sorted({os.path.basename(o.text) for o in occurrences
                                  if o.role is Role.INCLUDE and o.get("linkage") == "C"})),
-        project_includes=tuple(sorted({o.text for o in occurrences if o.role is Role.INCLUDE
-                                       and context.project_header(o.text)})),
-        inserts_runtime=inserts_runtime(findings, context),
-        runtime_candidate=runtime_candidate(parsed, context, findings),
+        runtime=runtime_needs(parsed, context, findings),
     )
 
 
@@ -529,10 +525,9 @@ def finish_pipeline(collected: Collected) -> ScanResult:
     declared = frozenset().union(*(r.declared for r in results))
     aliases = tuple(sorted({alias for r in results for alias in r.aliases}))
     context = dataclasses.replace(base, project_names=names.any_file(), project_declared=declared, aliases=aliases)
-    # Findings only the project shows: names other files' aliases resolve, units that need the runtime header first.
+    # Findings only the project shows: names other files' aliases resolve, the runtime header where it decides.
     resolved = list(resolve_pending([(r.file.path, r.aliases, r.pending) for r in results if r.pending], context))
-    resolved += runtime_first_in_units(UnitIncludes(r.file.path, r.project_includes, r.inserts_runtime, r.runtime_candidate)
-                                       for r in results)
+    resolved += runtime_for_project((r.file.path, r.runtime) for r in results)
     sites = None
     if collected.summary_only:
         tallies = _project_tallies(results, names, declared, resolved)
@@ -543,8 +538,8 @@ def finish_pipeline(collected: Collected) -> ScanResult:
         from_units = findings_of_headers(results)
         findings = list(_project_filter([f for r in results for f in from_units.get(r.file.path, r.findings)], names,
                                         declared))
-        findings = _runtime_outside_c_linkage(findings, frozenset(n for r in results for n in r.c_includes), base.rules)
-        findings.extend(resolved)
+        findings = _runtime_outside_c_linkage(findings + resolved, frozenset(n for r in results for n in r.c_includes),
+                                              base.rules)
         findings.sort(key=Finding.sort_key)
         tallies = {}
     return ScanResult(base.rules, base.target, summaries, findings, sorted(diagnostics), sources, context,

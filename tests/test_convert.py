@@ -65,6 +65,28 @@ def test_a_unit_gets_the_runtime_first_when_a_header_it_reaches_gets_it(tmp_path
     assert all((tmp_path / "again" / name).read_text() == out[name] for name in tree)
 
 
+def test_names_a_project_defines_for_compilers_without_cuda_bring_no_runtime_header(tmp_path: Path) -> None:
+    """`#else typedef void* cudaStream_t;` is for a build without CUDA: a host file that uses the name through that
+    header keeps building with the host compiler, and the fallback is renamed with its uses."""
+    require_tool("g++")
+    tree = {
+        "common.h": "#pragma once\n#ifdef WITH_CUDA\n#include <cuda_runtime.h>\n#else\ntypedef void* cudaStream_t;\n#endif\n",
+        "host.cpp": '#include "common.h"\nvoid run(cudaStream_t s) { (void)s; }\n',
+        "lonely.cpp": "void plain(cudaStream_t s);\n",  # reaches no fallback: nvcc's runtime it is
+        "vec.hh": "#pragma once\n#ifndef __CUDACC__\nstruct double2 { double x, y; };\n#endif\n",  # a test needs no header
+    }
+    (tmp_path / "in").mkdir()
+    for name, text in tree.items():
+        (tmp_path / "in" / name).write_text(text)
+    assert main(["convert", "--no-cache", "--rocm-version", "5.2", str(tmp_path / "in"), "-o", str(tmp_path / "out")]) == 0
+    out = {name: (tmp_path / "out" / name).read_text() for name in tree}
+    assert out["host.cpp"] == '#include "common.h"\nvoid run(hipStream_t s) { (void)s; }\n'
+    assert "#else\ntypedef void* hipStream_t;\n" in out["common.h"]
+    assert out["lonely.cpp"] == "#include <hip/hip_runtime.h>\nvoid plain(hipStream_t s);\n"
+    assert "hip_runtime" not in out["vec.hh"] and "#ifndef __HIPCC__" in out["vec.hh"]
+    subprocess.run(["g++", "-fsyntax-only", "host.cpp"], cwd=tmp_path / "out", check=True)
+
+
 def test_apply_edits_orders_and_rejects_overlaps() -> None:
     source = b"abcdef"
     edits = [Edit(Span(4, 6), b"EF"), Edit(Span(0, 0), b">"), Edit(Span(0, 1), b"A")]

@@ -7,15 +7,19 @@ Some HIP names also need a macro defined before the first HIP header (rules'
 A CUDA name whose HIP spelling is one of portkit's helpers (rules/_helpers.yaml) needs the
 helper's block, which brings its own headers.
 
-nvcc's include comes first in the translation unit, so a unit may #define a short macro
-(`T`) before it includes a header that uses CUDA: the runtime header portkit adds to that
-header would come after the macro and expand HIP's templates with it. Such a unit gets the
-runtime header first too (`runtime_first_in_units`, over the project's include graph).
+Two decisions need the whole project (`runtime_for_project`, over its include graph). A file
+that uses runtime names without including any CUDA header may get them from a header that
+defines them for compilers without CUDA (`#else typedef void* cudaStream_t;`): it gets the
+runtime header only if no such fallback covers them. And nvcc's include comes first in the
+translation unit, so a unit may #define a short macro (`T`) before it includes a header that
+uses CUDA: the runtime header added to that header would come after the macro and expand
+HIP's templates with it, so such a unit gets the runtime header first too.
 """
 from __future__ import annotations
 
 import dataclasses
 import os
+import re
 from pathlib import PurePath
 from typing import AbstractSet, Iterable, NamedTuple
 
@@ -31,30 +35,41 @@ IMPLICIT_CUDA_HEADER = "cuda_runtime.h"
 # Libraries whose names come with the CUDA runtime that nvcc includes by itself.
 RUNTIME_LIBRARIES = frozenset({"cuda-runtime", "cuda-driver", "cuda-device", "cooperative-groups", "cucomplex"})
 _NAME_ROLES = (Role.CALL, Role.TYPE, Role.IDENTIFIER, Role.MACRO_BODY)
+_COMPILER_MACRO = re.compile(r"__\w+__$")
 # Translation units nvcc compiles as CUDA (a .c file is C: nvcc hands it to the host compiler).
 UNIT_SUFFIXES = frozenset({".cu", ".cpp", ".cc", ".cxx"})
 
 
-def _needs_runtime(parsed: ParsedFile, context: Context, runtime: str) -> bool:
-    """A file that uses CUDA's language extensions, or runtime names without including any CUDA
-    header (CUDA's library headers all bring the runtime API): under nvcc they came with the
-    implicit cuda_runtime.h (a .cu file, or a .cpp built as CUDA)."""
+def _runtime_reason(parsed: ParsedFile, context: Context, runtime: str) -> tuple[str, ...] | None:
+    """Why the file needs the runtime header, or None: () for CUDA's language extensions, else the runtime
+    names it uses without including any CUDA header (CUDA's library headers all bring the runtime API).
+    Under nvcc they came with the implicit cuda_runtime.h (a .cu file, or a .cpp built as CUDA)."""
     # The project's own cuda.h is no CUDA header: convert leaves it, so it brings no runtime.
-    included = [context.rules.hip_header(o.text) for o in parsed.occurrences
-                if o.role is Role.INCLUDE and not context.project_header(o.text)]
+    included = _cuda_includes(parsed, context)
     if runtime in included:
-        return False
+        return None
     if parsed.device_syntax:
-        return True
+        return ()
+    if any(included):
+        return None
     device = parsed.device_functions
-    return not any(included) and any(_runtime_name(o, parsed, context, device) for o in parsed.occurrences)
+    names = tuple(dict.fromkeys(o.text for o in parsed.occurrences if _runtime_name(o, parsed, context, device)))
+    return names or None
+
+
+def _cuda_includes(parsed: ParsedFile, context: Context) -> list[str]:
+    """What convert makes of each of the file's includes that is not the project's ("" for no CUDA header)."""
+    return [context.rules.hip_header(o.text) for o in parsed.occurrences
+            if o.role is Role.INCLUDE and not context.project_header(o.text)]
 
 
 def _runtime_name(occurrence: Occurrence, parsed: ParsedFile, context: Context, device: AbstractSet[str]) -> bool:
     if occurrence.role not in _NAME_ROLES or occurrence.text in context.project_names:
         return False
     rule = context.rules.lookup(occurrence.text)
-    return rule is not None and rule.library in RUNTIME_LIBRARIES and in_role(rule, occurrence, parsed, device)
+    if rule is None or rule.library not in RUNTIME_LIBRARIES or rule.kind == "macro" and _COMPILER_MACRO.match(rule.cuda):
+        return False  # nvcc defines __CUDACC__ itself: a file that tests it needs no header
+    return in_role(rule, occurrence, parsed, device)
 
 
 def _defines_and_helpers(parsed: ParsedFile, context: Context) -> tuple[list[str], list[Helper]]:
@@ -107,72 +122,99 @@ def _preamble_finding(parsed: ParsedFile, lines: list[str], needed: str, advice:
 def analyze_preamble(parsed: ParsedFile, context: Context) -> Iterable[Finding]:
     defines, helpers = _defines_and_helpers(parsed, context)
     runtime = context.rules.hip_header(IMPLICIT_CUDA_HEADER)
-    headers = [runtime] if runtime and _needs_runtime(parsed, context, runtime) else []
+    reason = _runtime_reason(parsed, context, runtime) if runtime else None
+    # Runtime names alone may be ones the project defines for compilers without CUDA: decided project-wide.
+    headers = [runtime] if reason is not None and (reason == () or defines or helpers) else []
     if not defines and not headers and not helpers:
         return
     lines = [f"#define {d}" for d in defines] + [f"#include <{h}>" for h in headers]
     lines += [h.text.rstrip("\n").replace("\n", parsed.newline) for h in helpers]
     needed = ", ".join(defines + [f"<{h}>" for h in headers] + [f"portkit's {h.name} helper" for h in helpers])
-    yield _preamble_finding(parsed, lines, needed, "nvcc includes the CUDA runtime by itself; hipcc does not.")
+    yield _preamble_finding(parsed, lines, needed, _RUNTIME_ADVICE)
 
 
-def inserts_runtime(findings: Iterable[Finding], context: Context) -> bool:
-    """Whether the file's preamble adds the HIP runtime header."""
-    needed = f"<{context.rules.hip_header(IMPLICIT_CUDA_HEADER)}>"
-    return any(f.code == HIP_PREAMBLE and needed in f.name.split(", ") for f in findings)
+_RUNTIME_ADVICE = "nvcc includes the CUDA runtime by itself; hipcc does not."
+_UNIT_ADVICE = ("A header this unit includes uses CUDA and gets the HIP runtime header; nvcc included the runtime "
+                "before the unit's first line, before any macro the unit defines.")
 
 
-def runtime_candidate(parsed: ParsedFile, context: Context, findings: Iterable[Finding]) -> Finding | None:
-    """The runtime header a unit gets first if a project header it includes gets one (`runtime_first_in_units`):
-    only a unit with no preamble of its own that includes no CUDA header itself."""
+class RuntimeNeeds(NamedTuple):
+    """What the project-wide step (`runtime_for_project`) needs of one file."""
+
+    includes: tuple[str, ...] = ()  # what its #includes of project files spell
+    inserts: bool = False  # its own preamble adds the runtime header
+    names: tuple[str, ...] = ()  # the runtime names it uses without a CUDA include, when they alone ask for the header
+    unit: bool = False  # a unit without a CUDA include or a preamble of its own
+    candidate: Finding | None = None  # the runtime preamble it gets if the project says so
+    fallbacks: tuple[str, ...] = ()  # CUDA names it defines in a preprocessor branch, for compilers without CUDA
+
+
+def runtime_needs(parsed: ParsedFile, context: Context, findings: Iterable[Finding]) -> RuntimeNeeds:
     runtime = context.rules.hip_header(IMPLICIT_CUDA_HEADER)
-    if not runtime or PurePath(parsed.path).suffix not in UNIT_SUFFIXES or any(f.code == HIP_PREAMBLE for f in findings):
-        return None
-    if any(context.rules.hip_header(o.text) for o in parsed.occurrences
-           if o.role is Role.INCLUDE and not context.project_header(o.text)):
-        return None
-    return _preamble_finding(parsed, [f"#include <{runtime}>"], f"<{runtime}>",
-                             "A header this unit includes uses CUDA and gets the HIP runtime header; nvcc included "
-                             "the runtime before the unit's first line, before any macro the unit defines.")
+    includes = tuple(sorted({o.text for o in parsed.of(Role.INCLUDE) if context.project_header(o.text)}))
+    fallbacks = tuple(sorted(parsed.fallbacks))
+    preambles = [f for f in findings if f.code == HIP_PREAMBLE]
+    if not runtime or any(f"<{runtime}>" in f.name.split(", ") for f in preambles):
+        return RuntimeNeeds(includes, bool(runtime), fallbacks=fallbacks)
+    reason = None if preambles else _runtime_reason(parsed, context, runtime)
+    unit = PurePath(parsed.path).suffix in UNIT_SUFFIXES and not preambles and not any(_cuda_includes(parsed, context))
+    if not reason and not unit:
+        return RuntimeNeeds(includes, fallbacks=fallbacks)
+    candidate = _preamble_finding(parsed, [f"#include <{runtime}>"], f"<{runtime}>",
+                                  _RUNTIME_ADVICE if reason else _UNIT_ADVICE)
+    return RuntimeNeeds(includes, False, reason or (), unit, candidate, fallbacks)
 
 
-class UnitIncludes(NamedTuple):
-    """What `runtime_first_in_units` needs of one file."""
-
-    path: str
-    includes: tuple[str, ...]  # what its #includes of project files spell
-    inserts_runtime: bool
-    candidate: Finding | None
-
-
-def runtime_first_in_units(files: Iterable[UnitIncludes]) -> list[Finding]:
-    """The candidates of the units that reach, through the project's #includes, a header whose runtime
-    header portkit adds. An #include is resolved as the compiler does first (beside the including file),
-    else by the one project file whose path ends with what it spells."""
-    files = list(files)
-    if not any(f.inserts_runtime for f in files) or not any(f.candidate for f in files):
+def runtime_for_project(files: Iterable[tuple[str, RuntimeNeeds]]) -> list[Finding]:
+    """The runtime header for the files that need it once the project is known: a file whose runtime names
+    are not all ones it, or a header it reaches, defines in a preprocessor branch for compilers without CUDA
+    (`#else typedef void* cudaStream_t;`), and a unit that reaches a header that gets the runtime header
+    (nvcc's came before the unit's own macros). An #include is resolved as the compiler does first (beside
+    the including file), else by the one project file whose path ends with what it spells."""
+    by_path = {os.path.normpath(path): needs for path, needs in files}
+    if not any(n.candidate for n in by_path.values()):
         return []
-    by_path = {os.path.normpath(f.path): f for f in files}
+    included = _project_includes(by_path)
+    named = {path for path, n in by_path.items() if n.names and not _reached(path, included, by_path).issuperset(n.names)}
+    includers: dict[str, set[str]] = {}
+    for path, headers in included.items():
+        for header in headers:
+            includers.setdefault(header, set()).add(path)
+    reach = [path for path, n in by_path.items() if n.inserts or path in named]
+    seen = set(reach)
+    while reach:  # every file that reaches an inserting header: a walk up the include graph from those headers
+        for path in includers.get(reach.pop(), ()):
+            if path not in seen:
+                seen.add(path)
+                reach.append(path)
+    return [n.candidate for path, n in by_path.items()
+            if n.candidate is not None and (path in named or n.unit and path in seen)]
+
+
+def _reached(start: str, included: dict[str, set[str]], by_path: dict[str, RuntimeNeeds]) -> set[str]:
+    """The fallbacks defined by `start` and every project header it reaches."""
+    todo, seen = [start], {start}
+    while todo:
+        for header in included.get(todo.pop(), ()):
+            if header not in seen:
+                seen.add(header)
+                todo.append(header)
+    return {name for path in seen for name in by_path[path].fallbacks}
+
+
+def _project_includes(by_path: dict[str, RuntimeNeeds]) -> dict[str, set[str]]:
+    """Each project file, with the project files it #includes."""
     by_tail: dict[str, list[str]] = {}
     for path in by_path:
         parts = path.replace(os.sep, "/").split("/")
         for i in range(len(parts)):
             by_tail.setdefault("/".join(parts[i:]), []).append(path)
-
-    includers: dict[str, set[str]] = {}
-    for file in files:
-        for spelled in file.includes:
-            beside = os.path.normpath(os.path.join(os.path.dirname(file.path), spelled))
+    included: dict[str, set[str]] = {}
+    for path, needs in by_path.items():
+        for spelled in needs.includes:
+            beside = os.path.normpath(os.path.join(os.path.dirname(path), spelled))
             tails = by_tail.get(spelled.replace("\\", "/").lstrip("./"), [])
             header = beside if beside in by_path else tails[0] if len(tails) == 1 else None
             if header is not None:
-                includers.setdefault(header, set()).add(os.path.normpath(file.path))
-    # Every file that reaches an inserting header: a walk up the include graph from those headers.
-    reach = [path for path, f in by_path.items() if f.inserts_runtime]
-    seen = set(reach)
-    while reach:
-        for path in includers.get(reach.pop(), ()):
-            if path not in seen:
-                seen.add(path)
-                reach.append(path)
-    return [f.candidate for path, f in by_path.items() if f.candidate is not None and path in seen]
+                included.setdefault(path, set()).add(header)
+    return included

@@ -509,13 +509,16 @@ class _FileParse:
         # A CUDA API "defined" as a fallback in a preprocessor branch is no project name: its uses stay CUDA's.
         # A name no CUDA header declares (a copied CUDA Samples helper) has no declaration to fall back from.
         fallback = cuda_declared or api
-        defined = [n for n in definition_nodes if not (fallback is not None and fallback(_text(n)) and _in_alternative(n))
-                   and not _hip_alias(n, hip_alias)]
+        fallbacks = [n for n in definition_nodes if fallback is not None and fallback(_text(n)) and _in_alternative(n)]
+        starts = {n.start_byte for n in fallbacks}
+        defined = [n for n in definition_nodes if n.start_byte not in starts and not _hip_alias(n, hip_alias)]
         self.definitions = {_text(n) for n in defined}
+        self.fallbacks = {_text(n) for n in fallbacks}
         # Names this file defines only with internal linkage: no other translation unit can call them.
         self.internal = self.definitions - {_text(n) for n in defined if not _internal_linkage(n)}
         self.declared = {_text(n) for n in declared_nodes + local_nodes}
-        self.skip = {n.start_byte for n in definition_nodes + declared_nodes + local_nodes}
+        # A fallback's name is a use: renamed with the uses it stands in for (`#else typedef void* cudaStream_t;`).
+        self.skip = {n.start_byte for n in definition_nodes + declared_nodes + local_nodes} - starts
         self.calls = {n.start_byte for n in self.get("call")}
 
     def get(self, capture: str) -> list[Node]:
@@ -881,4 +884,5 @@ def parse_source(path: str, source: bytes, keep: Keep | None = None, literals: f
         preamble_line=source.count(b"\n", 0, preamble_end) + 1,
         newline="\r\n" if b"\r\n" in source[:4096] else "\n",
         device_syntax=_has_device_syntax(source),
+        fallbacks=frozenset(state.fallbacks),
     )
