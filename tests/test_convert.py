@@ -73,6 +73,7 @@ def test_names_a_project_defines_for_compilers_without_cuda_bring_no_runtime_hea
         "common.h": "#pragma once\n#ifdef WITH_CUDA\n#include <cuda_runtime.h>\n#else\ntypedef void* cudaStream_t;\n#endif\n",
         "host.cpp": '#include "common.h"\nvoid run(cudaStream_t s) { (void)s; }\n',
         "lonely.cpp": "void plain(cudaStream_t s);\n",  # reaches no fallback: nvcc's runtime it is
+        "host.cu": '#include "common.h"\nvoid run(cudaStream_t s);\n',  # nvcc's file, which had the runtime
         "vec.hh": "#pragma once\n#ifndef __CUDACC__\nstruct double2 { double x, y; };\n#endif\n",  # a test needs no header
     }
     (tmp_path / "in").mkdir()
@@ -83,6 +84,7 @@ def test_names_a_project_defines_for_compilers_without_cuda_bring_no_runtime_hea
     assert out["host.cpp"] == '#include "common.h"\nvoid run(hipStream_t s) { (void)s; }\n'
     assert "#else\ntypedef void* hipStream_t;\n" in out["common.h"]
     assert out["lonely.cpp"] == "#include <hip/hip_runtime.h>\nvoid plain(hipStream_t s);\n"
+    assert out["host.cu"].startswith("#include <hip/hip_runtime.h>\n#include \"common.h\"\n")
     assert "hip_runtime" not in out["vec.hh"] and "#ifndef __HIPCC__" in out["vec.hh"]
     subprocess.run(["g++", "-fsyntax-only", "host.cpp"], cwd=tmp_path / "out", check=True)
 

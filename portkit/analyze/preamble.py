@@ -36,6 +36,7 @@ IMPLICIT_CUDA_HEADER = "cuda_runtime.h"
 RUNTIME_LIBRARIES = frozenset({"cuda-runtime", "cuda-driver", "cuda-device", "cooperative-groups", "cucomplex"})
 _NAME_ROLES = (Role.CALL, Role.TYPE, Role.IDENTIFIER, Role.MACRO_BODY)
 _COMPILER_MACRO = re.compile(r"__\w+__$")
+CUDA_SUFFIXES = frozenset({".cu", ".cuh"})
 # Translation units nvcc compiles as CUDA (a .c file is C: nvcc hands it to the host compiler).
 UNIT_SUFFIXES = frozenset({".cu", ".cpp", ".cc", ".cxx"})
 
@@ -123,8 +124,10 @@ def analyze_preamble(parsed: ParsedFile, context: Context) -> Iterable[Finding]:
     defines, helpers = _defines_and_helpers(parsed, context)
     runtime = context.rules.hip_header(IMPLICIT_CUDA_HEADER)
     reason = _runtime_reason(parsed, context, runtime) if runtime else None
-    # Runtime names alone may be ones the project defines for compilers without CUDA: decided project-wide.
-    headers = [runtime] if reason is not None and (reason == () or defines or helpers) else []
+    # Runtime names alone, outside a CUDA file, may be ones the project defines for compilers without CUDA:
+    # decided project-wide. A .cu file is CUDA's, whatever its names: nvcc gave it the runtime.
+    deferred = bool(reason) and not defines and not helpers and PurePath(parsed.path).suffix not in CUDA_SUFFIXES
+    headers = [runtime] if reason is not None and not deferred else []
     if not defines and not headers and not helpers:
         return
     lines = [f"#define {d}" for d in defines] + [f"#include <{h}>" for h in headers]
