@@ -22,7 +22,7 @@ CUDA_LOOKING = re.compile(
 CUDA_LOOKING_HEADER = re.compile(r"^(?!.*\bhip/)(cuda\w*\.h|cu[a-z]+\w*\.h|nccl\w*\.h|nvtx\w*\.h|nvml\.h|cupti\w*\.h|nvrtc\.h"
                                  r"|sm_\d+_\w+\.h|(thrust|cub|cuda|cooperative_groups|nvtx3|cutlass|cute|crt)/.*)$")
 NAME_ROLES = {Role.CALL, Role.TYPE, Role.IDENTIFIER, Role.MACRO_BODY}
-UNKNOWN_ADVICE = "Check the name, or add a rule for it with --rules."
+UNKNOWN_ADVICE = "No rule maps it to HIP, and convert leaves it: find its HIP equivalent, or add a rule with --rules."
 
 
 def is_interesting(name: str, known: frozenset[str]) -> bool:
@@ -164,4 +164,5 @@ def analyze_names(parsed: ParsedFile, context: Context) -> Iterable[Finding]:
             elif CUDA_LOOKING_HEADER.match(occurrence.text) and occurrence.detail == "system":
                 yield simple_finding(parsed.path, occurrence, API_UNKNOWN,
                                      f"<{occurrence.text}> looks like a CUDA header, but no rule knows it",
-                                     "Check the header, or add a rule for it with --rules.")
+                                     "No rule maps it to a HIP header, and convert leaves it: find the HIP one, "
+                                     "or add a rule with --rules.")
