@@ -124,7 +124,8 @@ class OutputTree:
             self.recorded[relative.as_posix()] = current
             return False
         write_tree_file(target, data, source, mode)
-        self.recorded[relative.as_posix()] = file_digest(target) or ""
+        # The bytes written are known; a copy is read back (streamed, it was never held).
+        self.recorded[relative.as_posix()] = (file_digest(target) or "") if source is not None else digest(data or b"")
         return True
 
     def save(self) -> None:
