@@ -178,31 +178,28 @@ def runtime_for_project(files: Iterable[tuple[str, RuntimeNeeds]]) -> list[Findi
     if not any(n.candidate for n in by_path.values()):
         return []
     included = _project_includes(by_path)
-    named = {path for path, n in by_path.items() if n.names and not _reached(path, included, by_path).issuperset(n.names)}
+    named = {path for path, n in by_path.items() if n.names and not {
+        name for reached in _closure([path], included) for name in by_path[reached].fallbacks}.issuperset(n.names)}
     includers: dict[str, set[str]] = {}
     for path, headers in included.items():
         for header in headers:
             includers.setdefault(header, set()).add(path)
-    reach = [path for path, n in by_path.items() if n.inserts or path in named]
-    seen = set(reach)
-    while reach:  # every file that reaches an inserting header: a walk up the include graph from those headers
-        for path in includers.get(reach.pop(), ()):
-            if path not in seen:
-                seen.add(path)
-                reach.append(path)
+    # Every file that reaches an inserting header: a walk up the include graph from those headers.
+    seen = _closure([path for path, n in by_path.items() if n.inserts or path in named], includers)
     return [n.candidate for path, n in by_path.items()
             if n.candidate is not None and (path in named or n.unit and path in seen)]
 
 
-def _reached(start: str, included: dict[str, set[str]], by_path: dict[str, RuntimeNeeds]) -> set[str]:
-    """The fallbacks defined by `start` and every project header it reaches."""
-    todo, seen = [start], {start}
+def _closure(starts: Iterable[str], edges: dict[str, set[str]]) -> set[str]:
+    """The files reachable from `starts` along `edges`, `starts` included."""
+    todo = list(starts)
+    seen = set(todo)
     while todo:
-        for header in included.get(todo.pop(), ()):
-            if header not in seen:
-                seen.add(header)
-                todo.append(header)
-    return {name for path in seen for name in by_path[path].fallbacks}
+        for path in edges.get(todo.pop(), ()):
+            if path not in seen:
+                seen.add(path)
+                todo.append(path)
+    return seen
 
 
 def _project_includes(by_path: dict[str, RuntimeNeeds]) -> dict[str, set[str]]:
