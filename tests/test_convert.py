@@ -39,6 +39,15 @@ def convert_bytes(tmp_path: Path, data: bytes, name: str = "t.cu", database=None
                           broken).converted
 
 
+def convert_tree(tmp_path: Path, tree: dict[str, str]) -> dict[str, str]:
+    """Write `tree` (path: text) under tmp_path/in, convert it for HIP 5.2 into tmp_path/out, and read each file back."""
+    for name, text in tree.items():
+        (tmp_path / "in" / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / "in" / name).write_text(text)
+    assert main(["convert", "--no-cache", "--rocm-version", "5.2", str(tmp_path / "in"), "-o", str(tmp_path / "out")]) == 0
+    return {name: (tmp_path / "out" / name).read_text() for name in tree}
+
+
 def test_a_unit_gets_the_runtime_first_when_a_header_it_reaches_gets_it(tmp_path: Path) -> None:
     """nvcc's runtime include came before a unit's first line; the one convert adds to a header comes
     wherever the unit includes that header, after any macro the unit defined."""
@@ -51,11 +60,7 @@ def test_a_unit_gets_the_runtime_first_when_a_header_it_reaches_gets_it(tmp_path
         "other/kernels.cuh": "#pragma once\ninline int host_twice(int x) { return 2 * x; }\n",
         "other/use.cpp": '#define T int\n#include "kernels.cuh"\n',  # beside it: the host-only header
     }
-    for name, text in tree.items():
-        (tmp_path / "in" / name).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / "in" / name).write_text(text)
-    assert main(["convert", "--no-cache", "--rocm-version", "5.2", str(tmp_path / "in"), "-o", str(tmp_path / "out")]) == 0
-    out = {name: (tmp_path / "out" / name).read_text() for name in tree}
+    out = convert_tree(tmp_path, tree)
     assert out["app/main.cpp"] == tree["app/main.cpp"].replace("#define", "#include <hip/hip_runtime.h>\n#define")
     assert out["lib/kernels.cuh"].startswith("#pragma once\n#include <hip/hip_runtime.h>\n")
     assert out["app/explicit.cu"] == tree["app/explicit.cu"].replace("cuda_runtime.h", "hip/hip_runtime.h")
@@ -76,11 +81,7 @@ def test_names_a_project_defines_for_compilers_without_cuda_bring_no_runtime_hea
         "host.cu": '#include "common.h"\nvoid run(cudaStream_t s);\n',  # nvcc's file, which had the runtime
         "vec.hh": "#pragma once\n#ifndef __CUDACC__\nstruct double2 { double x, y; };\n#endif\n",  # a test needs no header
     }
-    (tmp_path / "in").mkdir()
-    for name, text in tree.items():
-        (tmp_path / "in" / name).write_text(text)
-    assert main(["convert", "--no-cache", "--rocm-version", "5.2", str(tmp_path / "in"), "-o", str(tmp_path / "out")]) == 0
-    out = {name: (tmp_path / "out" / name).read_text() for name in tree}
+    out = convert_tree(tmp_path, tree)
     assert out["host.cpp"] == '#include "common.h"\nvoid run(hipStream_t s) { (void)s; }\n'
     assert "#else\ntypedef void* hipStream_t;\n" in out["common.h"]
     assert out["lonely.cpp"] == "#include <hip/hip_runtime.h>\nvoid plain(hipStream_t s);\n"
