@@ -41,12 +41,11 @@ CUDA_SUFFIXES = frozenset({".cu", ".cuh"})
 UNIT_SUFFIXES = frozenset({".cu", ".cpp", ".cc", ".cxx"})
 
 
-def _runtime_reason(parsed: ParsedFile, context: Context, runtime: str) -> tuple[str, ...] | None:
+def _runtime_reason(parsed: ParsedFile, context: Context, runtime: str, included: list[str]) -> tuple[str, ...] | None:
     """Why the file needs the runtime header, or None: () for CUDA's language extensions, else the runtime
     names it uses without including any CUDA header (CUDA's library headers all bring the runtime API).
-    Under nvcc they came with the implicit cuda_runtime.h (a .cu file, or a .cpp built as CUDA)."""
-    # The project's own cuda.h is no CUDA header: convert leaves it, so it brings no runtime.
-    included = _cuda_includes(parsed, context)
+    Under nvcc they came with the implicit cuda_runtime.h (a .cu file, or a .cpp built as CUDA).
+    `included`: the file's `_cuda_includes`."""
     if runtime in included:
         return None
     if parsed.device_syntax:
@@ -59,9 +58,9 @@ def _runtime_reason(parsed: ParsedFile, context: Context, runtime: str) -> tuple
 
 
 def _cuda_includes(parsed: ParsedFile, context: Context) -> list[str]:
-    """What convert makes of each of the file's includes that is not the project's ("" for no CUDA header)."""
-    return [context.rules.hip_header(o.text) for o in parsed.occurrences
-            if o.role is Role.INCLUDE and not context.project_header(o.text)]
+    """What convert makes of each of the file's includes that is not the project's ("" for no CUDA header):
+    the project's own cuda.h is no CUDA header, convert leaves it, so it brings no runtime."""
+    return [context.rules.hip_header(o.text) for o in parsed.of(Role.INCLUDE) if not context.project_header(o.text)]
 
 
 def _runtime_name(occurrence: Occurrence, parsed: ParsedFile, context: Context, device: AbstractSet[str]) -> bool:
@@ -123,7 +122,7 @@ def _preamble_finding(parsed: ParsedFile, lines: list[str], needed: str, advice:
 def analyze_preamble(parsed: ParsedFile, context: Context) -> Iterable[Finding]:
     defines, helpers = _defines_and_helpers(parsed, context)
     runtime = context.rules.hip_header(IMPLICIT_CUDA_HEADER)
-    reason = _runtime_reason(parsed, context, runtime) if runtime else None
+    reason = _runtime_reason(parsed, context, runtime, _cuda_includes(parsed, context)) if runtime else None
     # Runtime names alone, outside a CUDA file, may be ones the project defines for compilers without CUDA:
     # decided project-wide. A .cu file is CUDA's, whatever its names: nvcc gave it the runtime.
     deferred = bool(reason) and not defines and not helpers and PurePath(parsed.path).suffix not in CUDA_SUFFIXES
@@ -153,14 +152,18 @@ class RuntimeNeeds(NamedTuple):
 
 
 def runtime_needs(parsed: ParsedFile, context: Context, findings: Iterable[Finding]) -> RuntimeNeeds:
+    """One file's row for `runtime_for_project`, from its parse and its own findings."""
     runtime = context.rules.hip_header(IMPLICIT_CUDA_HEADER)
     includes = tuple(sorted({o.text for o in parsed.of(Role.INCLUDE) if context.project_header(o.text)}))
     fallbacks = tuple(sorted(parsed.fallbacks))
     preambles = [f for f in findings if f.code == HIP_PREAMBLE]
     if not runtime or any(f"<{runtime}>" in f.name.split(", ") for f in preambles):
         return RuntimeNeeds(includes, bool(runtime), fallbacks=fallbacks)
-    reason = None if preambles else _runtime_reason(parsed, context, runtime)
-    unit = PurePath(parsed.path).suffix in UNIT_SUFFIXES and not preambles and not any(_cuda_includes(parsed, context))
+    if preambles:  # a preamble without the runtime header: the file includes CUDA headers, or has helpers only
+        return RuntimeNeeds(includes, fallbacks=fallbacks)
+    included = _cuda_includes(parsed, context)
+    reason = _runtime_reason(parsed, context, runtime, included)
+    unit = PurePath(parsed.path).suffix in UNIT_SUFFIXES and not any(included)
     if not reason and not unit:
         return RuntimeNeeds(includes, fallbacks=fallbacks)
     candidate = _preamble_finding(parsed, [f"#include <{runtime}>"], f"<{runtime}>",
