@@ -54,6 +54,7 @@ class FileResult:
     includes: tuple[str, ...] = ()  # the file names its #includes name: a file another includes shares its internals
     c_includes: tuple[str, ...] = ()  # those it #includes inside an `extern "C" { }` block
     runtime: RuntimeNeeds = RuntimeNeeds()  # what the project-wide step decides its runtime header from
+    shape: str = ""  # parsed with errors: the tree's structure (ParsedFile.shape), for convert's second pass
 
     def summarized(self) -> FileResult:
         """This result with its findings counted instead of kept."""
@@ -147,7 +148,8 @@ def pack_result(result: FileResult) -> dict[str, Any]:
               "aliases": [list(a) for a in result.aliases], "suppressions": [list(s) for s in result.suppressions],
               "pending": [_pack_occurrence(o) for o in result.pending], "depends": [list(d) for d in result.depends],
               "internal": sorted(result.internal), "includes": list(result.includes),
-              "c_includes": list(result.c_includes), "runtime": _pack_runtime(result.runtime)}
+              "c_includes": list(result.c_includes), "runtime": _pack_runtime(result.runtime),
+              "shape": result.shape}
     if result.tally is not None:
         return {**packed, "tally": result.tally.pack()}
     return {**packed, "findings": [pack_finding(f) for f in result.findings],
@@ -164,7 +166,7 @@ def unpack_result(file: SourceFile, d: dict[str, Any], fixes: bool = True) -> Fi
                       headers=tuple((path, tuple(unpack_finding(f) for f in findings)) for path, findings in d.get("headers", ())),
                       depends=tuple((path, digest) for path, digest in d["depends"]), tally=counted,
                       internal=frozenset(d["internal"]), includes=tuple(d["includes"]), c_includes=tuple(d["c_includes"]),
-                      runtime=_unpack_runtime(d["runtime"], fixes))
+                      runtime=_unpack_runtime(d["runtime"], fixes), shape=d["shape"])
 
 
 def _pack_runtime(needs: RuntimeNeeds) -> list[Any]:

@@ -139,6 +139,7 @@ class ParsedFile:
     newline: str = "\n"  # the file's line ending
     device_syntax: bool = False  # uses CUDA language extensions (__global__, threadIdx, <<<>>>...)
     fallbacks: frozenset[str] = frozenset()  # CUDA names it defines in a preprocessor branch (for other compilers)
+    shape: str = ""  # with a syntax error, the tree's structure (portkit/parse/recovery.py:tree_shape)
 
     # Facts many analyzers ask for, computed on first use (cached in the instance, frozen or not).
     def of(self, *roles: Role) -> tuple[Occurrence, ...]:

@@ -35,7 +35,9 @@ from portkit.cache import FileResult, ScanCache, cache_salt
 from portkit.codes import HIP_PREAMBLE
 from portkit.engines import CLANG_UNITS, ClangJob, clang_job, digests, findings_of_headers, log_engine
 from portkit.model import Finding, ParsedFile, Role, Severity
-from portkit.parse import MacroTable, compile_queries, parse_source
+from portkit.parse import MacroTable, compile_queries, parse_source, prepare_source
+from portkit.parse.prepare import Prepared
+from portkit.parse.recovery import tree_shape
 from portkit.parse.macros import FileDefinitions, file_definitions, macro_table
 from portkit.parse.clang_merge import ClangParse
 from portkit.rules import RuleDatabase, Target, load_database
@@ -70,6 +72,7 @@ class FileSummary:
     lines: int
     error_line: int | None = None
     encoding: str = "utf-8"
+    shape: str = ""  # parsed with errors: the tree's structure (portkit/parse/recovery.py:tree_shape)
 
 
 @dataclasses.dataclass
@@ -145,10 +148,11 @@ class Job:
         return json.dumps([self.clang.flags(file.path), list(prefix.lines) if prefix else []]).encode()
 
 
-def parse_bytes(path: str, data: bytes, job: Job) -> ParsedFile:
+def parse_bytes(path: str, data: bytes, job: Job, prepared: Prepared | None = None) -> ParsedFile:
     rules = job.context.rules
     return parse_source(path, data, keep=job.keep, literals=WARP_LITERALS, api=rules.is_api,
-                        cuda_declared=rules.is_cuda_declared, hip_alias=rules.is_hip_alias, macros=job.macros)
+                        cuda_declared=rules.is_cuda_declared, hip_alias=rules.is_hip_alias, macros=job.macros,
+                        prepared=prepared)
 
 
 def project_macros(files: Iterable[SourceFile], contents: FileContents) -> MacroTable:
@@ -248,6 +252,7 @@ def process_file(job: Job, file: SourceFile, data: bytes | None = None) -> FileR
         c_includes=tuple(sorted({os.path.basename(o.text) for o in occurrences
                                  if o.role is Role.INCLUDE and o.get("linkage") == "C"})),
         runtime=runtime_needs(parsed, context, findings),
+        shape=parsed.shape,
     )
 
 
@@ -507,7 +512,8 @@ def _summaries(results: list[FileResult], diagnostics: list[Diagnostic]) -> tupl
             sources[path] = result.data
         if result.lines is None:
             continue  # unreadable or skipped
-        summaries.append(FileSummary(path, result.file.file_type, result.lines, result.error_line, result.encoding))
+        summaries.append(FileSummary(path, result.file.file_type, result.lines, result.error_line, result.encoding,
+                                     result.shape))
         if result.error_line is not None:
             diagnostics.append(Diagnostic(
                 path, f"parsed with errors (first at line {result.error_line}); results are partial", "parse-error"))
@@ -602,26 +608,39 @@ def analyze_bytes(path: str, data: bytes, context: Context, macros: MacroTable |
     """Parse and analyze one file held in memory (hipify-perl's output, a converted file).
 
     `macros`: the run's table (ScanResult.macros) to parse it as the run did; without it, the file's own #defines."""
-    job = Job(context, context.rules.known_names() | INTERESTING_NAMES, keep_sources=False, macros=macros)
-    return _analyze_held(job, path, data)
+    return _analyze_held(_held_job(context, macros), path, data)
 
 
-def _analyze_held(job: Job, path: str, data: bytes) -> list[Finding]:
-    return sorted(analyze(parse_bytes(path, data, job), job.context), key=Finding.sort_key)
+def _held_job(context: Context, macros: MacroTable | None) -> Job:
+    return Job(context, context.rules.known_names() | INTERESTING_NAMES, keep_sources=False, macros=macros)
 
 
-def _analyze_held_in_worker(path: str, data: bytes) -> list[Finding]:
+def _analyze_held(job: Job, path: str, data: bytes, prepared: Prepared | None = None) -> list[Finding]:
+    return sorted(analyze(parse_bytes(path, data, job, prepared), job.context), key=Finding.sort_key)
+
+
+def _analyze_reshaped(job: Job, path: str, data: bytes, shape: str) -> tuple[str, list[Finding] | None]:
+    prepared = prepare_source(data, job.macros)
+    new_shape = tree_shape(prepared.tree.root_node)
+    if new_shape == shape:
+        return new_shape, None
+    return new_shape, _analyze_held(job, path, data, prepared)
+
+
+def _analyze_reshaped_in_worker(path: str, data: bytes, shape: str) -> tuple[str, list[Finding] | None]:
     assert _worker_job is not None
-    return _analyze_held(_worker_job, path, data)
+    return _analyze_reshaped(_worker_job, path, data, shape)
 
 
-def analyze_all(files: list[tuple[str, bytes]], context: Context, macros: MacroTable | None = None,
-                jobs: int = 0) -> list[list[Finding]]:
-    """`analyze_bytes` for many files held in memory, in worker processes when there are enough to pay for them."""
-    job = Job(context, context.rules.known_names() | INTERESTING_NAMES, keep_sources=False, macros=macros)
+def analyze_reshaped(files: list[tuple[str, bytes, str]], context: Context, macros: MacroTable | None = None,
+                     jobs: int = 0) -> list[tuple[str, list[Finding] | None]]:
+    """Files held in memory, each with the shape (portkit/parse/recovery.py:tree_shape) of the text it
+    was made from: each one's own shape, and its findings where that differs (None where it does not:
+    the same structure, so nothing new to find). A parse each, and the analysis only where needed; in
+    worker processes when there are enough files to pay for them."""
+    job = _held_job(context, macros)
     workers = min(jobs or available_cpus(), available_cpus(), len(files))
-    paths, datas = [path for path, _ in files], [data for _, data in files]
-    if workers < 2 or (len(files) < _POOL_THRESHOLD and sum(map(len, datas)) < _POOL_BYTES):
-        return [_analyze_held(job, path, data) for path, data in files]
+    if workers < 2 or (len(files) < _POOL_THRESHOLD and sum(len(data) for _, data, _ in files) < _POOL_BYTES):
+        return [_analyze_reshaped(job, *file) for file in files]
     with _worker_pool(job, workers) as pool:
-        return list(pool.map(_analyze_held_in_worker, paths, datas))
+        return list(pool.map(_analyze_reshaped_in_worker, *zip(*files)))

@@ -34,9 +34,9 @@ def convert_bytes(tmp_path: Path, data: bytes, name: str = "t.cu", database=None
     source.write_bytes(data)
     settings = RunSettings(paths=(str(source),), root=tmp_path, target=target, jobs=1)
     result = run_pipeline(settings, keep_sources=True, prefer_roc=prefer_roc, rules=database)
-    broken = any(f.error_line is not None for f in result.files)
+    shape = "".join(f.shape for f in result.files)
     return convert_stable(str(source), data, result.findings, result.context, EditOptions(launch_syntax), True,
-                          broken).converted
+                          shape).converted
 
 
 def convert_tree(tmp_path: Path, tree: dict[str, str]) -> dict[str, str]:
@@ -225,6 +225,38 @@ def test_no_findings_means_identical_bytes(tmp_path: Path, data: bytes) -> None:
 
     empty = RuleDatabase([], [])
     assert convert_bytes(tmp_path, data.replace(b"\0", b""), database=empty) == data.replace(b"\0", b"")
+
+
+@pytest.mark.parametrize("source, analyses", [
+    # Renamed names, an inserted #include: the tree keeps its shape, so analysing it again would find nothing new.
+    (b"__global__ void k(int *p) { int x = ; cudaMalloc(&p, 4); }\n", 0),
+    # A cast around an argument changes the shape: the converted text is analysed again.
+    (b"__device__ int k(long long v) { int x = ; return __ffs(v); }\n", 1),
+])
+def test_a_broken_file_is_analysed_again_only_when_its_shape_changed(
+        tmp_path: Path, database, monkeypatch, source: bytes, analyses: int) -> None:
+    import portkit.pipeline as pipeline
+
+    analysed: list[bytes] = []
+    analyse = pipeline._analyze_held
+    monkeypatch.setattr(pipeline, "_analyze_held", lambda job, path, data, prepared=None: (
+        analysed.append(data), analyse(job, path, data, prepared))[1])
+    once = convert_bytes(tmp_path, source, database=database)
+    assert b"hip/hip_runtime.h" in once and len(analysed) == analyses
+    assert convert_bytes(tmp_path, once, database=database) == once
+
+
+def test_tree_shape_ignores_names_comments_and_includes_only() -> None:
+    from portkit.parse import prepare_source
+    from portkit.parse.recovery import tree_shape
+
+    def shape(text: bytes) -> str:
+        return tree_shape(prepare_source(text).tree.root_node)
+
+    broken = shape(b"void f() { int x = ; cudaFree(p); }\n")
+    assert shape(b'#include "hip/hip_runtime.h"\nvoid f() { int x = ; // PORTKIT: note\n hipFree(p); }\n') == broken
+    assert shape(b"void f() { int x = ; cudaFree((void*)p); }\n") != broken
+    assert shape(b"void f() { int x = 0; cudaFree(p); }\n") != broken
 
 
 @pytest.mark.parametrize("example", ["saxpy", "option-pricer"])

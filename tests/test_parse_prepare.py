@@ -198,7 +198,7 @@ def test_block_comment_before_a_define_continuation_is_converted(tmp_path: Path,
     result = run_pipeline(RunSettings(paths=(str(source),), root=tmp_path, target=Target(rocm=(5, 2, 0)), jobs=1),
                           keep_sources=True, rules=database)
     converted = convert_stable(str(source), source.read_bytes(), result.findings, result.context,
-                               EditOptions("cuda"), True, False).converted.decode()
+                               EditOptions("cuda"), True, "").converted.decode()
     assert "    hipError_t e = (x); \\\n" in converted
     assert "(e != hipSuccess)" in converted and "hipMalloc(&d, 4)" in converted
     assert "/* run it */" in converted

@@ -111,8 +111,7 @@ def _convert_all(settings: RunSettings, options: ConvertOptions, result: ScanRes
                 continue
             outcome.conversions.append(_hipify_conversion(summary.path, data, output, result, options, edit_options))
         elif summary.file_type == "source":
-            native.append(SourceToConvert(summary.path, data, tuple(grouped.get(summary.path, ())),
-                                          summary.error_line is not None))
+            native.append(SourceToConvert(summary.path, data, tuple(grouped.get(summary.path, ())), summary.shape))
             slots.append(len(outcome.conversions) + len(slots))
         elif summary.file_type in BUILD_TYPES:
             convert = convert_cmake if summary.file_type == "cmake" else convert_makefile

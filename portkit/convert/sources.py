@@ -14,7 +14,7 @@ from portkit.convert.edits import EditOptions, apply_nested, edits_for
 from portkit.convert.markers import Marker, marker_edits
 from portkit.model import Finding
 from portkit.parse import MacroTable
-from portkit.pipeline import analyze_all
+from portkit.pipeline import analyze_reshaped
 from portkit.textutil import LineIndex
 
 _MAX_PASSES = 4
@@ -54,13 +54,13 @@ class SourceToConvert:
     path: str
     data: bytes
     findings: tuple[Finding, ...]
-    broken: bool  # parsed with errors: converted again until nothing changes
+    shape: str = ""  # parsed with errors: its tree's shape (FileSummary.shape), and converted until stable
 
 
 def convert_stable(path: str, data: bytes, findings: Iterable[Finding], context: Context, options: EditOptions,
-                   markers: bool, broken: bool, macros: MacroTable | None = None) -> FileConversion:
+                   markers: bool, shape: str, macros: MacroTable | None = None) -> FileConversion:
     """One file's `convert_all`."""
-    return convert_all([SourceToConvert(path, data, tuple(findings), broken)], context, options, markers, macros)[0]
+    return convert_all([SourceToConvert(path, data, tuple(findings), shape)], context, options, markers, macros)[0]
 
 
 def convert_all(sources: list[SourceToConvert], context: Context, options: EditOptions, markers: bool,
@@ -69,18 +69,25 @@ def convert_all(sources: list[SourceToConvert], context: Context, options: EditO
 
     tree-sitter's error recovery depends on the surrounding text, so an inserted
     marker can make it recognise code it skipped before; converging keeps
-    convert(convert(x)) == convert(x) even for broken files. `macros` is the
-    scan's table (ScanResult.macros), so each file is parsed again as the scan did;
-    the files of a pass are parsed together (`jobs` worker processes).
+    convert(convert(x)) == convert(x) even for broken files. A converted file whose
+    tree has the shape of its source's (only names, comments and #includes differ)
+    is stable without analysing it again, like a file that parsed cleanly. `macros`
+    is the scan's table (ScanResult.macros), so each file is parsed again as the scan
+    did; the files of a pass are parsed together (`jobs` worker processes).
     """
     done = [convert_source(s.path, s.data, s.findings, context, options, markers) for s in sources]
-    pending = [i for i, s in enumerate(sources) if s.broken and done[i].changed]
+    shapes = {i: s.shape for i, s in enumerate(sources) if s.shape and done[i].changed}
+    pending = list(shapes)
     for _ in range(_MAX_PASSES - 1):
         if not pending:
             break
-        analysed = analyze_all([(sources[i].path, done[i].converted) for i in pending], context, macros, jobs)
+        analysed = analyze_reshaped([(sources[i].path, done[i].converted, shapes[i]) for i in pending], context,
+                                    macros, jobs)
         still = []
-        for i, findings in zip(pending, analysed):
+        for i, (shape, findings) in zip(pending, analysed):
+            if findings is None:
+                continue  # the same shape as the text it came from: stable
+            shapes[i] = shape
             conversion = done[i]
             again = convert_source(conversion.path, conversion.converted, findings, context, options, markers)
             if again.changed:

@@ -15,6 +15,7 @@ tree-sitter adds to `template class X<T>;`.
 """
 from __future__ import annotations
 
+import hashlib
 import re
 from typing import Callable, Iterable
 
@@ -26,6 +27,9 @@ from portkit.textutil import LineIndex
 
 # A name, qualified or not; not the tail of a number (`1e5f`, `0x1fu`) or of another name.
 _NAME = re.compile(rb"(?<![\w.])[A-Za-z_]\w*(?:[ \t]*::[ \t]*~?[A-Za-z_]\w*)*")
+# In a tree's S-expression, what convert inserts without changing the code around it: a marker comment,
+# an #include of a header by name.
+_INSERTED = re.compile(r" \(comment\)| \(preproc_include path: \((?:system_lib_string|string_literal(?: \(string_content\))?)\)\)")
 # A conditional directive and its condition (comments aside).
 _CONDITION = re.compile(rb"#[ \t]*(if|ifdef|ifndef|elif)\b[ \t]*")
 # Directives whose text holds no names: a header's path, a message, a pragma.
@@ -90,6 +94,14 @@ def first_error_line(root: Node) -> int | None:
                 return child.start_point[0] + 1
         else:
             return node.start_point[0] + 1
+
+
+def tree_shape(root: Node) -> str:
+    """A digest of a tree's structure: its node kinds, fields and error nodes, not the names in it,
+    its comments or its plain #includes. Two texts of one shape read the same to every analyzer but
+    for their names, comments and included headers: the shape tells whether renames and markers
+    changed how tree-sitter recovered from a syntax error (portkit/convert/sources.py)."""
+    return hashlib.blake2b(_INSERTED.sub("", str(root)).encode(), digest_size=16).hexdigest()
 
 
 def changed_regions(source: bytes, parsed: bytes, chunk: int = 4096) -> list[tuple[int, int]]:

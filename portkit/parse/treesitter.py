@@ -23,8 +23,8 @@ from tree_sitter import Language, Node, Parser, Query, QueryCursor
 from portkit.model import Occurrence, ParsedFile, Position, Role, Span
 from portkit.parse.lexer import layout_of
 from portkit.parse.macros import MacroTable, collect_macros
-from portkit.parse.prepare import prepare, silent_query
-from portkit.parse.recovery import first_error_line, unparsed_occurrences
+from portkit.parse.prepare import Prepared, prepare, silent_query
+from portkit.parse.recovery import first_error_line, tree_shape, unparsed_occurrences
 from portkit.parse.spaces import function_declarator, member_owner, parameter_count, spaces_of, spelled_spaces
 from portkit.textutil import BOM, LineIndex
 
@@ -846,9 +846,28 @@ def _has_device_syntax(source: bytes) -> bool:
     return False
 
 
+def prepare_source(source: bytes, macros: MacroTable | None = None) -> Prepared:
+    """What `parse_source` parses, and its tree: the bytes with a BOM blanked (spaces keep every
+    offset), then fixed where they parse with errors (portkit/parse/prepare.py)."""
+    language, _ = _language()
+    return prepare(_without_bom(source), macros if macros is not None else collect_macros([source]),
+                   Parser(language).parse)
+
+
+def _without_bom(source: bytes) -> bytes:
+    """A BOM is not C++: spaces instead keep every offset."""
+    return b"   " + source[3:] if source.startswith(BOM) else source
+
+
+def source_shape(source: bytes, macros: MacroTable | None = None) -> str:
+    """The `tree_shape` of what `parse_source` would parse: a parse, without the queries and handlers."""
+    return tree_shape(prepare_source(source, macros).tree.root_node)
+
+
 def parse_source(path: str, source: bytes, keep: Keep | None = None, literals: frozenset[str] = frozenset(),
                  api: Keep | None = None, macros: MacroTable | None = None,
-                 cuda_declared: Keep | None = None, hip_alias: HipAlias | None = None) -> ParsedFile:
+                 cuda_declared: Keep | None = None, hip_alias: HipAlias | None = None,
+                 prepared: Prepared | None = None) -> ParsedFile:
     """Parse one file into its occurrences, definitions and declared names.
 
     `api` says whether a name is a CUDA API a rule knows (which a misparse must not make the
@@ -859,12 +878,13 @@ def parse_source(path: str, source: bytes, keep: Keep | None = None, literals: f
     the project's macro table (portkit/parse/macros.py); without one, the file's own #defines.
     The tree may be of prepared bytes (portkit/parse/prepare.py): same length and newlines, so
     offsets are the source's; names the tree does not describe are matched token by token.
+    `prepared`: what `prepare_source` gave for these bytes and macros, when the caller has it.
     """
-    language, query = _language()
-    # A BOM is not C++; blank it out with spaces so byte offsets stay the same.
-    parse_bytes = b"   " + source[3:] if source.startswith(BOM) else source
-    prepared = prepare(parse_bytes, macros if macros is not None else collect_macros([source]), Parser(language).parse)
+    _, query = _language()
+    prepared = prepared or prepare_source(source, macros)
+    parse_bytes = _without_bom(source)
     tree = prepared.tree
+    error_line = first_error_line(tree.root_node)
     state = _FileParse(source, parse_bytes, QueryCursor(query).captures(tree.root_node), keep, literals, api,
                        cuda_declared, hip_alias)
     preamble_end = _preamble_end(source)
@@ -879,7 +899,8 @@ def parse_source(path: str, source: bytes, keep: Keep | None = None, literals: f
         internal=frozenset(state.internal),
         declared=frozenset(state.declared - state.definitions),
         lines=source.count(b"\n") + (0 if source.endswith(b"\n") or not source else 1),
-        error_line=first_error_line(tree.root_node),
+        error_line=error_line,
+        shape=tree_shape(tree.root_node) if error_line is not None else "",
         preamble_end=preamble_end,
         preamble_line=source.count(b"\n", 0, preamble_end) + 1,
         newline="\r\n" if b"\r\n" in source[:4096] else "\n",
