@@ -6,8 +6,6 @@ from pathlib import Path
 from typing import List, Optional
 
 import typer
-from rich.console import Console
-from rich.table import Table
 
 from portkit.cli.app import RocmVersion, UsageError, UserRules, rules_app
 from portkit.codes import RULE_STATUSES
@@ -60,6 +58,9 @@ def load_targets() -> dict[str, int]:
 
 
 def stats(extra: list[Path]) -> int:
+    from rich.console import Console  # only this command draws a table: other commands start without rich
+    from rich.table import Table
+
     database = load_database(extra)
     targets = load_targets()
     counts: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
