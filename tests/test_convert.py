@@ -360,7 +360,33 @@ def test_verify_reports_missing_rocm_libraries_as_not_verifiable(tmp_path: Path,
     assert main(["convert", "--verify", str(EXAMPLES / "option-pricer"), "-o", str(tmp_path)]) == 0
     report = capsys.readouterr().out
     assert "hipcc: 0 pass, 0 fail, 5 not verifiable here" in report
-    assert "needs <hipsolver/hipsolver.h>, which is not installed" in report
+    assert "needs <hipsolver/hipsolver.h>, which hipcc did not find" in report
+
+
+def test_verify_compiles_hip_units_and_the_host_files_convert_changed(tmp_path: Path, capsys) -> None:
+    """A C file convert left alone is built by the C compiler, as before: hipcc would read it as C++."""
+    require_tool("hipcc")
+    source = tmp_path / "in"
+    (source / "app").mkdir(parents=True)
+    (tmp_path / "include").mkdir()
+    (tmp_path / "include" / "sizes.h").write_text("#define BLOCK 64\n")
+    (source / "app" / "main.cu").write_text('#include "sizes.h"\n__global__ void k(float *p) { p[threadIdx.x] = 0; }\n'
+                                            "int main() { k<<<1, BLOCK>>>(nullptr); return 0; }\n")
+    (source / "legacy.c").write_text("void main(void) {}\n")  # C accepts it; C++ does not
+    shutil.copy(CONVERT_INPUTS / "nvml_monitor.c", source)
+    assert main(["convert", "--verify", str(source), "-o", str(tmp_path / "out")]) == 0
+    report = capsys.readouterr().out
+    assert "hipcc: 1 pass, 0 fail, 1 not verifiable here" in report and "legacy.c" not in report
+    assert "main.cu: not verifiable here: needs <sizes.h>, which hipcc did not find" in report
+    assert main(["convert", "--verify", f"--verify-flag=-I{tmp_path / 'include'}", "--verify-flag", "-std=c++14",
+                 str(source), "-o", str(tmp_path / "out")]) == 0
+    assert "hipcc: 2 pass, 0 fail, 0 not verifiable here" in capsys.readouterr().out
+
+
+def test_verify_flag_needs_verify(tmp_path: Path, capsys) -> None:
+    assert main(["convert", "--verify-flag=-Iinclude", str(CONVERT_INPUTS / "rng_and_warps.cu"),
+                 "-o", str(tmp_path)]) == 2
+    assert "--verify-flag is for --verify" in capsys.readouterr().err
 
 
 def test_verify_fails_on_broken_code(tmp_path: Path, capsys) -> None:

@@ -42,11 +42,13 @@ def _print_summary(outcome: ConvertOutcome, out: TextIO) -> None:
             out.write(printable(f"  {v.path}: {v.status}" + (f": {v.message}" if v.message else "")) + "\n")
 
 
-def _check_modes(output: Optional[Path], in_place: bool, diff: bool, verify: bool) -> None:
+def _check_modes(output: Optional[Path], in_place: bool, diff: bool, verify: bool, verify_flags: list[str]) -> None:
     if sum([output is not None, in_place, diff]) != 1:
         raise UsageError("choose exactly one of -o OUTDIR, --in-place or --diff")
     if verify and diff:
         raise UsageError("--verify compiles written files; it cannot be combined with --diff")
+    if verify_flags and not verify:
+        raise UsageError("--verify-flag is for --verify; add --verify")
 
 
 @pipeline_command("CUDA source files or directories.")
@@ -56,7 +58,11 @@ def convert(
     in_place: bool = typer.Option(False, "--in-place", help="Rewrite the sources themselves."),
     no_backup: NoBackup = False,
     diff: bool = typer.Option(False, "--diff", help="Print a unified diff and write nothing."),
-    verify: bool = typer.Option(False, "--verify", help="Compile each converted translation unit with hipcc -fsyntax-only."),
+    verify: bool = typer.Option(False, "--verify", help="Compile each converted translation unit with hipcc -fsyntax-only: "
+                                "every .cu/.hip file, and the C/C++ files convert changed."),
+    verify_flag: List[str] = typer.Option(
+        [], "--verify-flag", metavar="FLAG",
+        help="A hipcc flag for --verify (repeatable): --verify-flag=-Iinclude, --verify-flag=-std=c++14."),
     backend: str = typer.Option("native", "--backend", help="native, or hipify-perl for the text rewrite (portkit adds markers)."),
     hipify_perl: Optional[str] = typer.Option(None, "--hipify-perl", help="Path to hipify-perl (default: on PATH)."),
     roc: bool = typer.Option(False, "--roc", help="Prefer rocRAND/rocBLAS/rocSPARSE... names over hip* where both exist."),
@@ -80,8 +86,9 @@ def convert(
     from portkit.convert.output import print_diff
     from portkit.convert.project import ConvertOptions, convert_project
 
-    _check_modes(output, in_place, diff, verify)
+    _check_modes(output, in_place, diff, verify, verify_flag)
     options = ConvertOptions(output=output, in_place=in_place, diff=diff, backup=not no_backup, verify=verify,
+                             verify_flags=tuple(verify_flag),
                              backend=backend, hipify_perl=hipify_perl, roc=roc, launch_syntax=launch_syntax,
                              markers=not no_markers, offload_arch=tuple(offload_arch), force=force)
     outcome = convert_project(settings, options, progress=True)

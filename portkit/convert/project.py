@@ -15,7 +15,7 @@ from portkit.convert.hipify import HipifyFailure, find_hipify_perl, hipify_files
 from portkit.convert.markers import Marker
 from portkit.convert.output import Change, WriteLog, destination, write_in_place, write_tree
 from portkit.convert.sources import FileConversion, SourceToConvert, convert_all, convert_source
-from portkit.convert.verify import VerifyResult, verify_tree
+from portkit.convert.verify import VerifyResult, is_unit, verify_tree
 from portkit.errors import InputError
 from portkit.outpath import refuse_overlap
 from portkit.pipeline import ScanResult, analyze_bytes, run_pipeline
@@ -41,6 +41,7 @@ class ConvertOptions:
     launch_syntax: str = "cuda"
     markers: bool = True
     offload_arch: tuple[str, ...] = ()
+    verify_flags: tuple[str, ...] = ()  # hipcc flags --verify adds (-I, -D, -std)
     force: bool = False  # write into a directory portkit does not own; rewrite read-only or hard-linked files
 
 
@@ -126,15 +127,16 @@ def _convert_all(settings: RunSettings, options: ConvertOptions, result: ScanRes
 
 
 def _verify(settings: RunSettings, options: ConvertOptions, outcome: ConvertOutcome) -> list[VerifyResult]:
+    units = [c.path for c in outcome.conversions if is_unit(c.path, c.changed)]
     if options.output is not None:
         roots = [destination(p, settings.paths, options.output) for p in settings.paths if os.path.isdir(p)]
-        files = [destination(c.path, settings.paths, options.output) for c in outcome.conversions]
+        files = [destination(path, settings.paths, options.output) for path in units]
     else:
         roots = [Path(p) for p in settings.paths if os.path.isdir(p)]
-        files = [Path(c.path) for c in outcome.conversions]
+        files = [Path(path) for path in units]
     include_dirs = tuple(d for r in roots for d in (r, r / "include", r / "src") if d.is_dir())
     arch = options.offload_arch[0] if options.offload_arch else "gfx90a"
-    return verify_tree(files, include_dirs, arch, settings.jobs)
+    return verify_tree(files, include_dirs, arch, settings.jobs, options.verify_flags)
 
 
 def convert_project(settings: RunSettings, options: ConvertOptions, progress: bool = False) -> ConvertOutcome:
