@@ -138,6 +138,10 @@ class ParsedFile:
     preamble_line: int = 1  # the 1-based line at preamble_end
     newline: str = "\n"  # the file's line ending
     device_syntax: bool = False  # uses CUDA language extensions (__global__, threadIdx, <<<>>>...)
+    # Byte ranges of the branches only a GPU compiler compiles (`#ifdef __CUDACC__`...), and whether the file
+    # uses CUDA's language extensions outside them (a host compiler sees them).
+    cuda_only: tuple[tuple[int, int], ...] = ()
+    unguarded_device_syntax: bool = False
     fallbacks: frozenset[str] = frozenset()  # CUDA names it defines in a preprocessor branch (for other compilers)
     shape: str = ""  # with a syntax error, the tree's structure (portkit/parse/recovery.py:tree_shape)
 

@@ -397,6 +397,35 @@ def test_verify_fails_on_broken_code(tmp_path: Path, capsys) -> None:
     assert "bad.cu: fail: " in capsys.readouterr().out
 
 
+HOST_FILE_WITH_GPU_BRANCH = """#include <cstdio>
+#ifdef __NVCC__
+__global__ void zero(double *a) { a[threadIdx.x] = 0; }
+#endif
+void report() {
+#if defined(__CUDACC__)
+  void *p = nullptr;
+  cudaMalloc(&p, 8);
+#endif
+  std::puts("host");
+}
+"""
+
+
+def test_a_host_file_whose_cuda_is_in_gpu_compiler_branches_still_builds_with_gxx(tmp_path: Path) -> None:
+    """g++ builds such a file (mpicxx, a host library): the runtime header goes under __HIPCC__ with the code."""
+    require_tool("hipcc")
+    require_tool("g++")
+    out = convert_bytes(tmp_path, HOST_FILE_WITH_GPU_BRANCH.encode(), name="host.cc")
+    assert out.startswith(b"#ifdef __HIPCC__\n#include <hip/hip_runtime.h>\n#endif\n")
+    (tmp_path / "out.cc").write_bytes(out)
+    subprocess.run(["g++", "-fsyntax-only", str(tmp_path / "out.cc")], check=True)
+    subprocess.run(["hipcc", "--offload-arch=gfx90a", "-fsyntax-only", "-x", "hip", str(tmp_path / "out.cc")], check=True,
+                   env={**os.environ, "HIP_PLATFORM": "amd"}, capture_output=True)
+    # nvcc compiles a .cu file, branches and all: its runtime header stays unconditional.
+    assert convert_bytes(tmp_path, HOST_FILE_WITH_GPU_BRANCH.encode(), name="k.cu").startswith(
+        b"#include <hip/hip_runtime.h>\n#include <cstdio>")
+
+
 def test_converted_makefile_builds_saxpy_with_hipcc(tmp_path: Path) -> None:
     require_tool("hipcc")
     out = tmp_path / "saxpy"

@@ -14,6 +14,9 @@ runtime header only if no such fallback covers them. And nvcc's include comes fi
 translation unit, so a unit may #define a short macro (`T`) before it includes a header that
 uses CUDA: the runtime header added to that header would come after the macro and expand
 HIP's templates with it, so such a unit gets the runtime header first too.
+
+A file a host compiler may build (not .cu/.cuh) whose CUDA is all in `#ifdef __CUDACC__`-like
+branches (ParsedFile.cuda_only) gets the header under `#ifdef __HIPCC__`, as its CUDA code is.
 """
 from __future__ import annotations
 
@@ -41,20 +44,27 @@ CUDA_SUFFIXES = frozenset({".cu", ".cuh"})
 UNIT_SUFFIXES = frozenset({".cu", ".cpp", ".cc", ".cxx"})
 
 
-def _runtime_reason(parsed: ParsedFile, context: Context, runtime: str, included: list[str]) -> tuple[str, ...] | None:
+def _runtime_reason(parsed: ParsedFile, context: Context, runtime: str, included: list[str],
+                    host: bool = False) -> tuple[str, ...] | None:
     """Why the file needs the runtime header, or None: () for CUDA's language extensions, else the runtime
     names it uses without including any CUDA header (CUDA's library headers all bring the runtime API).
     Under nvcc they came with the implicit cuda_runtime.h (a .cu file, or a .cpp built as CUDA).
-    `included`: the file's `_cuda_includes`."""
+    `included`: the file's `_cuda_includes`. `host`: only what a host compiler sees (outside
+    `#ifdef __CUDACC__` and the like: ParsedFile.cuda_only)."""
     if runtime in included:
         return None
-    if parsed.device_syntax:
+    if parsed.unguarded_device_syntax if host else parsed.device_syntax:
         return ()
     if any(included):
         return None
     device = parsed.device_functions
-    names = tuple(dict.fromkeys(o.text for o in parsed.occurrences if _runtime_name(o, parsed, context, device)))
+    names = tuple(dict.fromkeys(o.text for o in parsed.occurrences if _runtime_name(o, parsed, context, device)
+                                and not (host and _guarded(o.span.start, parsed.cuda_only))))
     return names or None
+
+
+def _guarded(offset: int, spans: tuple[tuple[int, int], ...]) -> bool:
+    return any(start <= offset < end for start, end in spans)
 
 
 def _cuda_includes(parsed: ParsedFile, context: Context) -> list[str]:
@@ -122,10 +132,19 @@ def _preamble_finding(parsed: ParsedFile, lines: list[str], needed: str, advice:
 def analyze_preamble(parsed: ParsedFile, context: Context) -> Iterable[Finding]:
     defines, helpers = _defines_and_helpers(parsed, context)
     runtime = context.rules.hip_header(IMPLICIT_CUDA_HEADER)
-    reason = _runtime_reason(parsed, context, runtime, _cuda_includes(parsed, context)) if runtime else None
+    included = _cuda_includes(parsed, context)
+    reason = _runtime_reason(parsed, context, runtime, included) if runtime else None
+    cuda_file = PurePath(parsed.path).suffix in CUDA_SUFFIXES
+    if reason is not None and not cuda_file and _runtime_reason(parsed, context, runtime, included, host=True) is None:
+        # Its CUDA is all in `#ifdef __CUDACC__` branches (convert writes __HIPCC__): a host compiler builds
+        # the rest, and must not meet the runtime header (it refuses to compile without a HIP platform).
+        if not defines and not helpers:
+            yield _preamble_finding(parsed, [f"#ifdef {_HIP_COMPILER}", f"#include <{runtime}>", "#endif"],
+                                    f"<{runtime}> (under {_HIP_COMPILER})", _GUARDED_ADVICE)
+            return
     # Runtime names alone, outside a CUDA file, may be ones the project defines for compilers without CUDA:
     # decided project-wide. A .cu file is CUDA's, whatever its names: nvcc gave it the runtime.
-    deferred = bool(reason) and not defines and not helpers and PurePath(parsed.path).suffix not in CUDA_SUFFIXES
+    deferred = bool(reason) and not defines and not helpers and not cuda_file
     headers = [runtime] if reason is not None and not deferred else []
     if not defines and not headers and not helpers:
         return
@@ -136,6 +155,9 @@ def analyze_preamble(parsed: ParsedFile, context: Context) -> Iterable[Finding]:
 
 
 _RUNTIME_ADVICE = "nvcc includes the CUDA runtime by itself; hipcc does not."
+_HIP_COMPILER = "__HIPCC__"
+_GUARDED_ADVICE = ("nvcc includes the CUDA runtime by itself; hipcc does not. The file's CUDA code is only for GPU "
+                   "compilers, so the header is too: a host compiler still builds the file without it.")
 _UNIT_ADVICE = ("A header this unit includes uses CUDA and gets the HIP runtime header; nvcc included the runtime "
                 "before the unit's first line, before any macro the unit defines.")
 

@@ -838,12 +838,42 @@ def _preamble_end(source: bytes) -> int:
     return result
 
 
-def _has_device_syntax(source: bytes) -> bool:
+def _device_syntax(source: bytes, cuda_only: tuple[tuple[int, int], ...]) -> tuple[bool, bool]:
+    """Whether the file uses CUDA's language extensions, and whether it does outside `cuda_only`."""
+    anywhere = False
     for match in _DEVICE_SYNTAX.finditer(source):
         line_start = source.rfind(b"\n", 0, match.start()) + 1
         if b"//" not in source[line_start:match.start()]:
-            return True
-    return False
+            anywhere = True
+            if not _inside(match.start(), cuda_only):
+                return True, True
+    return anywhere, False
+
+
+def _inside(offset: int, spans: tuple[tuple[int, int], ...]) -> bool:
+    return any(start <= offset < end for start, end in spans)
+
+
+# Macros only a GPU compiler defines: a branch that tests nothing else is compiled by nvcc (hipcc), never by g++.
+_COMPILER_MACRO = re.compile(r"__CUDACC\w*__|__NVCC__|__CUDA_ARCH\w*__|__HIPCC\w*__|__HIP_DEVICE_COMPILE__|__HIP__")
+_CONDITION_NAME = re.compile(r"[A-Za-z_]\w*")
+
+
+def _cuda_only(conditions: list[Node]) -> tuple[tuple[int, int], ...]:
+    """The byte ranges of the branches a host compiler never compiles: `#ifdef __NVCC__`, `#if defined(__CUDACC__)`,
+    `#if __CUDA_ARCH__ >= 700` (every macro tested is a GPU compiler's, and none negated), up to their #else."""
+    spans = []
+    for condition in conditions:
+        group = condition.parent
+        if group is None or group.children[0].type == "#ifndef":
+            continue
+        text = _LINE_COMMENT.sub(" ", _text(condition))
+        names = set(_CONDITION_NAME.findall(text)) - {"defined"}
+        if "!" in text or not names or not all(_COMPILER_MACRO.fullmatch(n) for n in names):
+            continue
+        alternative = group.child_by_field_name("alternative")
+        spans.append((condition.end_byte, alternative.start_byte if alternative is not None else group.end_byte))
+    return tuple(spans)
 
 
 def prepare_source(source: bytes, macros: MacroTable | None = None) -> Prepared:
@@ -888,6 +918,8 @@ def parse_source(path: str, source: bytes, keep: Keep | None = None, literals: f
     state = _FileParse(source, parse_bytes, QueryCursor(query).captures(tree.root_node), keep, literals, api,
                        cuda_declared, hip_alias)
     preamble_end = _preamble_end(source)
+    cuda_only = _cuda_only(state.get("condition"))
+    device_syntax, unguarded_device_syntax = _device_syntax(source, cuda_only)
     for capture, handler in _HANDLERS:
         handler(state, state.get(capture))
     state.occurrences.extend(unparsed_occurrences(tree.root_node, parse_bytes, prepared.text, state.occurrences,
@@ -904,6 +936,8 @@ def parse_source(path: str, source: bytes, keep: Keep | None = None, literals: f
         preamble_end=preamble_end,
         preamble_line=source.count(b"\n", 0, preamble_end) + 1,
         newline="\r\n" if b"\r\n" in source[:4096] else "\n",
-        device_syntax=_has_device_syntax(source),
+        device_syntax=device_syntax,
+        cuda_only=cuda_only,
+        unguarded_device_syntax=unguarded_device_syntax,
         fallbacks=frozenset(state.fallbacks),
     )
