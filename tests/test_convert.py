@@ -288,6 +288,9 @@ def test_makefile_rewrite(database) -> None:
     assert [(n.line, n.message.split(":")[0]) for n in result.notes] == [(2, "-Xptxas"), (4, "/usr/local/cuda")]
     assert convert_makefile(result.text, database).text == result.text
     assert "--offload-arch=gfx1100" in convert_makefile("X = -arch=sm_89\n", database, ("gfx1100",)).text
+    flags = convert_makefile("CUDAFLAGS = -O3\nk: k.cu\n\t$(NVCC) $(CUDAFLAGS) -I$(CUDA)/include -L${CUDA_HOME}/lib64 $<\n",
+                             database)
+    assert [n.message.split(":")[0] for n in flags.notes] == ["$(CUDA)", "${CUDA_HOME}"]  # not the flags variable
 
 
 def test_makefile_architecture_variable(database) -> None:

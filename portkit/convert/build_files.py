@@ -98,7 +98,7 @@ def _link_flags(rewriter: _Rewriter, rules: RuleDatabase) -> None:
         return f"-l{rule.hip}" if rule is not None and rule.hip else match.group()
 
     rewriter.sub(r"(?<![\w-])-l(\w+)", replace)
-    for offset, match in rewriter.find(r"(?:/usr/local/cuda[\w.-]*|\$[({]?CUDA(?:_PATH|_HOME|_ROOT|_TOOLKIT_ROOT_DIR)?[)}]?)"):
+    for offset, match in rewriter.find(r"(?:/usr/local/cuda[\w.-]*|\$[({]?CUDA(?:_PATH|_HOME|_ROOT|_TOOLKIT_ROOT_DIR)?(?!\w)[)}]?)"):
         rewriter.note(offset, f"{match.group()}: a CUDA install path; point it at ROCm (e.g. /opt/rocm or $(ROCM_PATH)).")
 
 
