@@ -43,6 +43,12 @@ def test_macro_bodies_are_lexed_with_positions() -> None:
     assert error_t.position.column == src.index("cudaError_t") + 1
 
 
+def test_error_and_warning_messages_are_text_not_code() -> None:
+    src = "#ifndef CUBLAS_VERSION\n#error CUBLAS error names missing\n# warning cudaFree is slow\n#endif\n#define F cudaFree\n"
+    names = [(o.position.line, o.text) for o in parse_source("t.cu", src.encode()).occurrences if o.role is K.MACRO_BODY]
+    assert names == [(5, "cudaFree")]
+
+
 def test_templates_lambdas_and_launches() -> None:
     src = (
         "template <typename T>\n__global__ void k(T* a) { a[0] = T(); }\n"

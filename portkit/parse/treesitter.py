@@ -751,7 +751,16 @@ class _FileParse:
         lines = LineIndex(self.source) if nodes else None
         for node in nodes:
             assert lines is not None
+            if _diagnostic_text(node):
+                continue
             self.occurrences.extend(_macro_occurrences(node, self.source, lines, self.scopes.name_at(node.start_byte), self.keep))
+
+
+def _diagnostic_text(argument: Node) -> bool:
+    """The message of an `#error` or `#warning`: text, not code (`#error CUBLAS error names missing`)."""
+    call = argument.parent
+    directive = call.child_by_field_name("directive") if call is not None and call.type == "preproc_call" else None
+    return directive is not None and re.sub(rb"\s+", b"", directive.text or b"") in (b"#error", b"#warning")
 
 
 # Capture name -> handler, in order: functions first, since they set the scopes the others use.
