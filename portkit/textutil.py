@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import bisect
 import re
-from typing import AnyStr, Generic
+from typing import AnyStr, Generic, Iterable
 
 from portkit.model import Position
 
@@ -41,6 +41,11 @@ class LineIndex(Generic[AnyStr]):
         """Line `index` (0-based) with its line ending."""
         end = self.starts[index + 1] if index + 1 < len(self.starts) else len(self.text)
         return self.text[self.starts[index]:end]
+
+
+def within(offset: int, ranges: Iterable[tuple[int, int]]) -> bool:
+    """Whether `offset` lies in one of the half-open byte `ranges`."""
+    return any(start <= offset < end for start, end in ranges)
 
 
 def blank(text: str, pattern: re.Pattern[str]) -> str:

@@ -32,6 +32,7 @@ from portkit.analyze.registry import Context, analyzer
 from portkit.codes import HIP_PREAMBLE
 from portkit.model import Finding, Fix, FixAction, Occurrence, ParsedFile, Position, Role, Span
 from portkit.rules.helpers import HELPER_PREFIX, Helper, helper_providing
+from portkit.textutil import within
 
 # What nvcc includes by itself; the rules say what it becomes (hip/hip_runtime.h).
 IMPLICIT_CUDA_HEADER = "cuda_runtime.h"
@@ -59,12 +60,8 @@ def _runtime_reason(parsed: ParsedFile, context: Context, runtime: str, included
         return None
     device = parsed.device_functions
     names = tuple(dict.fromkeys(o.text for o in parsed.occurrences if _runtime_name(o, parsed, context, device)
-                                and not (host and _guarded(o.span.start, parsed.cuda_only))))
+                                and not (host and within(o.span.start, parsed.cuda_only))))
     return names or None
-
-
-def _guarded(offset: int, spans: tuple[tuple[int, int], ...]) -> bool:
-    return any(start <= offset < end for start, end in spans)
 
 
 def _cuda_includes(parsed: ParsedFile, context: Context) -> list[str]:

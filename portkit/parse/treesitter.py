@@ -26,7 +26,7 @@ from portkit.parse.macros import MacroTable, collect_macros
 from portkit.parse.prepare import Prepared, prepare, silent_query
 from portkit.parse.recovery import first_error_line, tree_shape, unparsed_occurrences
 from portkit.parse.spaces import function_declarator, member_owner, parameter_count, spaces_of, spelled_spaces
-from portkit.textutil import BOM, LineIndex
+from portkit.textutil import BOM, LineIndex, within
 
 _QUERY = """
 (call_expression function: (identifier) @call)
@@ -854,13 +854,9 @@ def _device_syntax(source: bytes, cuda_only: tuple[tuple[int, int], ...]) -> tup
         line_start = source.rfind(b"\n", 0, match.start()) + 1
         if b"//" not in source[line_start:match.start()]:
             anywhere = True
-            if not _inside(match.start(), cuda_only):
+            if not within(match.start(), cuda_only):
                 return True, True
     return anywhere, False
-
-
-def _inside(offset: int, spans: tuple[tuple[int, int], ...]) -> bool:
-    return any(start <= offset < end for start, end in spans)
 
 
 # Macros only a GPU compiler defines: a branch that tests nothing else is compiled by nvcc (hipcc), never by g++.
