@@ -142,6 +142,7 @@ class ParsedFile:
     # uses CUDA's language extensions outside them (a host compiler sees them).
     cuda_only: tuple[tuple[int, int], ...] = ()
     unguarded_device_syntax: bool = False
+    first_define: int = -1  # the offset of its first #define after the preamble (an include guard's is in it)
     fallbacks: frozenset[str] = frozenset()  # CUDA names it defines in a preprocessor branch (for other compilers)
     shape: str = ""  # with a syntax error, the tree's structure (portkit/parse/recovery.py:tree_shape)
 

@@ -13,7 +13,8 @@ defines them for compilers without CUDA (`#else typedef void* cudaStream_t;`): i
 runtime header only if no such fallback covers them. And nvcc's include comes first in the
 translation unit, so a unit may #define a short macro (`T`) before it includes a header that
 uses CUDA: the runtime header added to that header would come after the macro and expand
-HIP's templates with it, so such a unit gets the runtime header first too.
+HIP's templates with it, so such a unit gets the runtime header first too; so does a .cu file
+that defines a macro before its own first CUDA include.
 
 A file a host compiler may build (not .cu/.cuh) whose CUDA is all in `#ifdef __CUDACC__`-like
 branches (ParsedFile.cuda_only) gets the header under `#ifdef __HIPCC__`, as its CUDA code is.
@@ -131,6 +132,8 @@ def analyze_preamble(parsed: ParsedFile, context: Context) -> Iterable[Finding]:
     runtime = context.rules.hip_header(IMPLICIT_CUDA_HEADER)
     included = _cuda_includes(parsed, context)
     reason = _runtime_reason(parsed, context, runtime, included) if runtime else None
+    early = reason is None and bool(runtime) and _defined_before_cuda(parsed, context)
+    reason = () if early else reason
     cuda_file = PurePath(parsed.path).suffix in CUDA_SUFFIXES
     if reason is not None and not cuda_file and _runtime_reason(parsed, context, runtime, included, host=True) is None:
         # Its CUDA is all in `#ifdef __CUDACC__` branches (convert writes __HIPCC__): a host compiler builds
@@ -148,10 +151,23 @@ def analyze_preamble(parsed: ParsedFile, context: Context) -> Iterable[Finding]:
     lines = [f"#define {d}" for d in defines] + [f"#include <{h}>" for h in headers]
     lines += [h.text.rstrip("\n").replace("\n", parsed.newline) for h in helpers]
     needed = ", ".join(defines + [f"<{h}>" for h in headers] + [f"portkit's {h.name} helper" for h in helpers])
-    yield _preamble_finding(parsed, lines, needed, _RUNTIME_ADVICE)
+    yield _preamble_finding(parsed, lines, needed, _DEFINE_ADVICE if early else _RUNTIME_ADVICE)
+
+
+def _defined_before_cuda(parsed: ParsedFile, context: Context) -> bool:
+    """A .cu file that #defines a macro before its first CUDA include: nvcc's implicit runtime include came
+    before both, but HIP's headers, included where CUDA's were, would come after the macro (`#define T float`
+    then rewrites their templates)."""
+    if parsed.first_define < 0 or PurePath(parsed.path).suffix != ".cu":
+        return False
+    first = next((o.span.start for o in parsed.of(Role.INCLUDE)
+                  if not context.project_header(o.text) and context.rules.hip_header(o.text)), None)
+    return first is not None and parsed.first_define < first
 
 
 _RUNTIME_ADVICE = "nvcc includes the CUDA runtime by itself; hipcc does not."
+_DEFINE_ADVICE = ("nvcc includes the CUDA runtime before the file's first line, before the macros it defines; "
+                  "HIP's headers, included where CUDA's were, would come after them.")
 _HIP_COMPILER = "__HIPCC__"
 _GUARDED_ADVICE = ("nvcc includes the CUDA runtime by itself; hipcc does not. The file's CUDA code is only for GPU "
                    "compilers, so the header is too: a host compiler still builds the file without it.")

@@ -924,6 +924,8 @@ def parse_source(path: str, source: bytes, keep: Keep | None = None, literals: f
                        cuda_declared, hip_alias)
     preamble_end = _preamble_end(source)
     cuda_only = _cuda_only(state.get("condition"))
+    defines = [n.start_byte for n in state.get("definition") if n.parent is not None
+               and n.parent.type in ("preproc_def", "preproc_function_def") and n.start_byte >= preamble_end]
     device_syntax, unguarded_device_syntax = _device_syntax(source, cuda_only)
     for capture, handler in _HANDLERS:
         handler(state, state.get(capture))
@@ -943,6 +945,7 @@ def parse_source(path: str, source: bytes, keep: Keep | None = None, literals: f
         newline="\r\n" if b"\r\n" in source[:4096] else "\n",
         device_syntax=device_syntax,
         cuda_only=cuda_only,
+        first_define=min(defines, default=-1),
         unguarded_device_syntax=unguarded_device_syntax,
         fallbacks=frozenset(state.fallbacks),
     )
