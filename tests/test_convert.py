@@ -63,7 +63,9 @@ def test_a_unit_gets_the_runtime_first_when_a_header_it_reaches_gets_it(tmp_path
     out = convert_tree(tmp_path, tree)
     assert out["app/main.cpp"] == tree["app/main.cpp"].replace("#define", "#include <hip/hip_runtime.h>\n#define")
     assert out["lib/kernels.cuh"].startswith("#pragma once\n#include <hip/hip_runtime.h>\n")
-    assert out["app/explicit.cu"] == tree["app/explicit.cu"].replace("cuda_runtime.h", "hip/hip_runtime.h")
+    # Its own include comes after its macro too: nvcc's came first, so the runtime goes first (and stays below).
+    assert out["app/explicit.cu"] == "#include <hip/hip_runtime.h>\n" + tree["app/explicit.cu"].replace(
+        "cuda_runtime.h", "hip/hip_runtime.h")
     for unchanged in ("lib/wrap.h", "app/plain.c", "other/kernels.cuh", "other/use.cpp"):
         assert out[unchanged] == tree[unchanged], unchanged
     assert main(["convert", "--no-cache", "--rocm-version", "5.2", str(tmp_path / "out"), "-o", str(tmp_path / "again")]) == 0
