@@ -135,13 +135,13 @@ def analyze_preamble(parsed: ParsedFile, context: Context) -> Iterable[Finding]:
     early = reason is None and bool(runtime) and _defined_before_cuda(parsed, context)
     reason = () if early else reason
     cuda_file = PurePath(parsed.path).suffix in CUDA_SUFFIXES
-    if reason is not None and not cuda_file and _runtime_reason(parsed, context, runtime, included, host=True) is None:
+    if reason is not None and not cuda_file and not defines and not helpers \
+            and _runtime_reason(parsed, context, runtime, included, host=True) is None:
         # Its CUDA is all in `#ifdef __CUDACC__` branches (convert writes __HIPCC__): a host compiler builds
         # the rest, and must not meet the runtime header (it refuses to compile without a HIP platform).
-        if not defines and not helpers:
-            yield _preamble_finding(parsed, [f"#ifdef {_HIP_COMPILER}", f"#include <{runtime}>", "#endif"],
-                                    f"<{runtime}> (under {_HIP_COMPILER})", _GUARDED_ADVICE)
-            return
+        yield _preamble_finding(parsed, [f"#ifdef {_HIP_COMPILER}", f"#include <{runtime}>", "#endif"],
+                                f"<{runtime}> (under {_HIP_COMPILER})", _GUARDED_ADVICE)
+        return
     # Runtime names alone, outside a CUDA file, may be ones the project defines for compilers without CUDA:
     # decided project-wide. A .cu file is CUDA's, whatever its names: nvcc gave it the runtime.
     deferred = bool(reason) and not defines and not helpers and not cuda_file

@@ -894,11 +894,6 @@ def _without_bom(source: bytes) -> bytes:
     return b"   " + source[3:] if source.startswith(BOM) else source
 
 
-def source_shape(source: bytes, macros: MacroTable | None = None) -> str:
-    """The `tree_shape` of what `parse_source` would parse: a parse, without the queries and handlers."""
-    return tree_shape(prepare_source(source, macros).tree.root_node)
-
-
 def parse_source(path: str, source: bytes, keep: Keep | None = None, literals: frozenset[str] = frozenset(),
                  api: Keep | None = None, macros: MacroTable | None = None,
                  cuda_declared: Keep | None = None, hip_alias: HipAlias | None = None,
