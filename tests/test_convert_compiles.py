@@ -2,6 +2,7 @@
 converted and compiled with the real hipcc (HIP 5.2 here), in both launch syntaxes."""
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -162,3 +163,23 @@ def test_macros_mapping_old_shuffles_to_sync_stay_out_of_the_hip_build(tmp_path:
         at = next(i for i, line in enumerate(lines) if line.startswith(define))
         assert "#if !defined(__HIP_PLATFORM_AMD__)" in lines[at - 2:at] and lines[at + 1] == "#endif", define
     assert text.count("#if !defined(__HIP_PLATFORM_AMD__)") == 2
+
+
+def test_memory_locations_get_the_helper_and_device_ids_keep_the_hip_call(tmp_path: Path) -> None:
+    """CUDA 13's location form (a cudaMemLocation variable, parameter, member or initialiser) is written with
+    portkit's helper; CUDA 12's device-id form stays hipMemPrefetchAsync/hipMemAdvise, without the helper."""
+    text = converted(tmp_path, "memory_locations.cu", "--rocm-version", "5.2")
+    assert text.count("portkit_hipMemPrefetchAsync_v2(data, bytes, ") == 4
+    assert "portkit_hipMemAdvise_v2(data, bytes, hipMemAdviseSetPreferredLocation, device_location)" in text
+    assert not re.search(r"\bcuda\w*\(", text)
+    old = tmp_path / "device_ids.cu"
+    old.write_text("#include <cuda_runtime.h>\n"
+                   "void place(float *p, size_t n, int device, cudaStream_t s) {\n"
+                   "  cudaMemAdvise(p, n, cudaMemAdviseSetReadMostly, device);\n"
+                   "  cudaMemPrefetchAsync(p, n, device, s);\n"
+                   "  cudaMemPrefetchAsync(p, n, cudaCpuDeviceId);\n}\n")
+    assert main(["convert", "--no-cache", "--rocm-version", "5.2", str(old), "-o", str(tmp_path / "old")]) == 0
+    text = (tmp_path / "old" / "device_ids.cu").read_text()
+    assert "hipMemAdvise(p, n, hipMemAdviseSetReadMostly, device);" in text
+    assert "hipMemPrefetchAsync(p, n, device, s);" in text and "hipMemPrefetchAsync(p, n, hipCpuDeviceId);" in text
+    assert "portkit" not in text

@@ -33,6 +33,10 @@ GOOD = {"library": "mylib", "entries": [{"cuda": "myCudaThing", "kind": "functio
      "key 'hip': 'portkit_mine' is no helper's name"),
     ({"library": "x", "entries": [{"cuda": "a", "kind": "function", "hip": "b", "hip_for_args": {"three": "c"}}]},
      "key 'hip_for_args': a mapping from argument count to a HIP name"),
+    ({"library": "x", "entries": [{"cuda": "a", "kind": "function", "hip": "b", "form_args": {2: "T"}}]},
+     "keys 'form_args' and 'form_rule' go together"),
+    ({"library": "x", "entries": [{"cuda": "a", "kind": "function", "hip": "b", "form_args": {2: "T"}, "form_rule": "a2"}]},
+     "entry a: key 'form_rule': 'a2' is no entry of this file"),
 ], ids=lambda v: v if isinstance(v, str) else None)
 def test_malformed_rules_name_file_entry_and_key(data, message: str) -> None:
     with pytest.raises(RuleFileError) as info:

@@ -109,6 +109,30 @@ def in_role(rule: Rule, occurrence: Occurrence, parsed: ParsedFile, device: Abst
     return True
 
 
+# An argument that names a variable: `loc`, `options.loc`, `self->where`.
+_VARIABLE = re.compile(r"^(?:[A-Za-z_]\w*\s*(?:\.|->)\s*)*([A-Za-z_]\w*)$")
+
+
+def call_rule(rule: Rule, occurrence: Occurrence, parsed: ParsedFile, context: Context) -> Rule:
+    """The rule of the form a call is written in: `rule`, or its `form_rule` when an argument has the type that
+    marks that form: a variable the file declares with the type (`cudaMemLocation loc`), or an expression that
+    names the type or its constants (`{cudaMemLocationTypeDevice, 0}`)."""
+    if not rule.form_args or occurrence.role is not Role.CALL:
+        return rule
+    for index, kind in rule.form_args:
+        argument = occurrence.get(f"arg{index}")
+        variable = _VARIABLE.match(argument)
+        if variable is not None and variable.group(1) in _declared_as(parsed, kind) \
+                or re.search(rf"\b{re.escape(kind)}", argument):
+            return context.rules.lookup(rule.form_rule) or rule
+    return rule
+
+
+def _declared_as(parsed: ParsedFile, kind: str) -> set[str]:
+    """The plain names the file declares with type `kind` (variables, parameters, members)."""
+    return {name for o in parsed.of(Role.TYPE) if o.text == kind for name in o.get("declares").split(",") if name}
+
+
 def _included_before(header: str, occurrence: Occurrence, parsed: ParsedFile, context: Context) -> bool:
     """Whether an earlier #include of the file already brings the HIP `header` (converted or as it is)."""
     return any(o.span.start < occurrence.span.start and context.rules.hip_header(o.text) == header
@@ -135,6 +159,7 @@ def analyze_names(parsed: ParsedFile, context: Context) -> Iterable[Finding]:
             if rule is not None and not in_role(rule, occurrence, parsed, device):
                 continue
             if rule is not None:
+                rule = call_rule(rule, occurrence, parsed, context)
                 finding = rule_finding(parsed.path, rule, name, occurrence.span, occurrence.position, context,
                                        occurrence.function, occurrence, shadowable=not resolved,
                                        engine="clang" if resolved else "tree-sitter")

@@ -28,7 +28,7 @@ from pathlib import PurePath
 from typing import AbstractSet, Iterable, NamedTuple
 
 from portkit.analyze.findings import simple_finding
-from portkit.analyze.names import in_role
+from portkit.analyze.names import call_rule, in_role
 from portkit.analyze.registry import Context, analyzer
 from portkit.codes import HIP_PREAMBLE
 from portkit.model import Finding, Fix, FixAction, Occurrence, ParsedFile, Position, Role, Span
@@ -90,6 +90,7 @@ def _defines_and_helpers(parsed: ParsedFile, context: Context) -> tuple[list[str
         rule = context.rules.lookup(occurrence.text) if occurrence.role in _NAME_ROLES else None
         if rule is None:
             continue
+        rule = call_rule(rule, occurrence, parsed, context)
         if rule.hip_define and rule.resolve(context.target).hip == rule.hip:  # not when an older fallback is written
             define = rule.define_for(context.target)
             if define and define not in parsed.definitions:

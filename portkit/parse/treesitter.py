@@ -275,6 +275,21 @@ def _guarded(node: Node, index: str) -> bool:
     return False
 
 
+_DECLARATIONS = ("declaration", "parameter_declaration", "field_declaration")
+
+
+def _declared_names(declaration: Node) -> str:
+    """The plain names a declaration of a type declares (`cudaMemLocation a = {...}, b;` → "a,b"; not
+    pointers or arrays): what a call argument spelled as one of them holds."""
+    names = []
+    for declarator in declaration.children_by_field_name("declarator"):
+        if declarator.type == "init_declarator":
+            declarator = declarator.child_by_field_name("declarator")
+        if declarator is not None and declarator.type in ("identifier", "field_identifier"):
+            names.append(_text(declarator))
+    return ",".join(names)
+
+
 def _position_key(occurrence: Occurrence) -> tuple[int, int, str]:
     return occurrence.span.start, occurrence.span.end, occurrence.role  # a str enum: orders by its value
 
@@ -599,6 +614,9 @@ class _FileParse:
             elif role is Role.IDENTIFIER or parent is not None and parent.type == "type_descriptor":
                 constant = _constant_context(node)
                 self.emit(node, role, text, info=(("constant", constant),) if constant else ())
+            elif parent is not None and parent.type in _DECLARATIONS:
+                declared = _declared_names(parent)
+                self.emit(node, role, text, info=(("declares", declared),) if declared else ())
             else:
                 self.emit(node, role, text)
 

@@ -55,6 +55,10 @@ class Rule:
     # (argument count, HIP name): a call with that many arguments is written with that name (CUDA 12's
     # cudaGraphInstantiate(exec, graph, flags) is hipGraphInstantiateWithFlags: HIP kept CUDA 11's signature)
     hip_for_args: tuple[tuple[int, str], ...] = ()
+    # (argument index, CUDA type): a call passing that type there is `form_rule`'s form (CUDA 13's
+    # cudaMemPrefetchAsync(ptr, n, cudaMemLocation, flags) is CUDA 12's cudaMemPrefetchAsync_v2; HIP kept the old one)
+    form_args: tuple[tuple[int, str], ...] = ()
+    form_rule: str = ""
     compare_as: str = ""  # for a version macro compared with a number in #if: what AMD device code tests instead
     c_library: bool = False  # also a C/C++ library name (floor, y0, min): CUDA's only in device code
     source: str = ""

@@ -17,7 +17,7 @@ _ENTRY_KEYS = {
     "cmake", "hip_cmake", "cuda_added", "cuda_deprecated", "cuda_removed",
     "hip_added", "hip_deprecated", "hip_removed", "hip_experimental", "fallback", "fallback_drop_args", "roc_added",
     "hip_requires", "hip_define", "hip_define_until", "cast_args", "default_args", "coordinate_cast", "mask_arg", "compare_as", "c_library",
-    "hip_for_args",
+    "hip_for_args", "form_args", "form_rule",
 }
 _VERSION_KEYS = ("cuda_added", "cuda_deprecated", "cuda_removed", "hip_added", "hip_deprecated", "hip_removed", "roc_added",
                  "hip_define_until")
@@ -27,6 +27,7 @@ INDEX_MAPS = {
     "cast_args": ("argument index to a type", '{0: "void**"}'),
     "default_args": ("argument index to the value CUDA defaults", '{2: "0"}'),
     "hip_for_args": ("argument count to a HIP name", "{3: hipGraphInstantiateWithFlags}"),
+    "form_args": ("argument index to the CUDA type that makes a call form_rule's form", "{2: cudaMemLocation}"),
 }
 
 
@@ -106,6 +107,8 @@ def parse_entry(source: str, library: str, index: int, raw: Any) -> Rule:
     values["status"] = _status(source, where, values)
     if values["status"] is Status.SUPPORTED and not (values.get("hip") or values.get("roc")):
         raise _fail(source, where, f"status '{Status.SUPPORTED}' needs a 'hip' or 'roc' name")
+    if bool(values.get("form_args")) != bool(values.get("form_rule")):
+        raise _fail(source, where, "keys 'form_args' and 'form_rule' go together")
     if values["kind"] == "field" and "::" not in values["cuda"]:
         raise _fail(source, where, "kind 'field' needs a name like Struct::member")
     if values["kind"] == "asm":
@@ -149,6 +152,9 @@ def parse_library(source: str, data: Any) -> tuple[Library, list[Rule]]:
         if key in seen:
             raise _fail(source, f"entry {rule.cuda}", "defined twice in this file")
         seen.add(key)
+    for rule in rules:
+        if rule.form_rule and ("name", rule.form_rule) not in seen:
+            raise _fail(source, f"entry {rule.cuda}", f"key 'form_rule': {rule.form_rule!r} is no entry of this file")
     lib = Library(id=library, title=str(data.get("title") or library), hip_library=str(data.get("hip_library") or ""),
                   roc_library=str(data.get("roc_library") or ""), weights=weights, source=source, vendored=vendored)
     return lib, rules
