@@ -183,3 +183,9 @@ def test_memory_locations_get_the_helper_and_device_ids_keep_the_hip_call(tmp_pa
     assert "hipMemAdvise(p, n, hipMemAdviseSetReadMostly, device);" in text
     assert "hipMemPrefetchAsync(p, n, device, s);" in text and "hipMemPrefetchAsync(p, n, hipCpuDeviceId);" in text
     assert "portkit" not in text
+
+
+def test_statement_macro_after_a_statement_hides_no_call(tmp_path: Path) -> None:
+    text = converted(tmp_path, "trailing_statement_macros.cu", "--rocm-version", "5.2")
+    assert "hipMalloc(&buffers.values, bytes); CUERR" in text
+    assert "hipHostMalloc(&buffers.staging, bytes); CUERR" in text and "hipDeviceSynchronize(); CUERR" in text

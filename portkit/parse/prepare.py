@@ -27,7 +27,9 @@ from portkit.parse.lexer import IDENTIFIER, Layout, blank, layout_of
 from portkit.parse.macros import MacroTable
 from portkit.parse.recovery import error_weight
 
-_LINE_START_NAME = re.compile(rb"^[ \t]*([A-Za-z_]\w*)", re.M)
+# Where a statement macro's use may stand: at the start of a line, or after another statement on it
+# (`cudaFree(p); CUERR`).
+_STATEMENT_START_NAME = re.compile(rb"(?:^|;)[ \t]*([A-Za-z_]\w*)", re.M)
 _ALL_CAPS = re.compile(rb"[A-Z][A-Z0-9_]{2,}")
 _BLANK_OR_COMMENT_LINES = rb"((?:[ \t]*(?://[^\n]*|/\*[^\n]*\*/)?[ \t]*\r?\n)*)"
 _CPLUSPLUS_GUARD = re.compile(
@@ -226,12 +228,13 @@ def _identity_macros(out: bytearray, layout: Layout, table: MacroTable) -> None:
 
 
 def _statement_macros(out: bytearray, layout: Layout, table: MacroTable) -> None:
-    """`CHECK(cudaFree(p))` or `PERF_BEGIN` alone on its line without its `;`: tree-sitter glues it to
-    the next statement (a declaration of `cudaMemcpy`, a function body read as an initializer list).
+    """`CHECK(cudaFree(p))` or `PERF_BEGIN` ending its line without its `;` (alone on it, or after another
+    statement): tree-sitter glues it to the next statement (a declaration of `cudaMemcpy`, a function body
+    read as an initializer list).
     Write the `;` into the first blank after the use, else into the last blank inside it; with no
     blank at all (`TIMER_END()` before a directive), blank the use: its names are matched token by token."""
     source = layout.source
-    for line in _LINE_START_NAME.finditer(source):
+    for line in _STATEMENT_START_NAME.finditer(source):
         if not _maybe_statement_macro(line.group(1), table):
             continue
         use = _macro_use(layout, table, line.start(1))
