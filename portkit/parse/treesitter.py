@@ -279,12 +279,14 @@ _DECLARATIONS = ("declaration", "parameter_declaration", "field_declaration")
 
 
 def _declared_names(declaration: Node) -> str:
-    """The plain names a declaration of a type declares (`cudaMemLocation a = {...}, b;` → "a,b"; not
-    pointers or arrays): what a call argument spelled as one of them holds."""
+    """The plain names a declaration of a type declares (`cudaMemLocation a = {...}, b;` → "a,b"; references
+    too, not pointers or arrays): what a call argument spelled as one of them holds."""
     names = []
     for declarator in declaration.children_by_field_name("declarator"):
         if declarator.type == "init_declarator":
             declarator = declarator.child_by_field_name("declarator")
+        if declarator is not None and declarator.type == "reference_declarator":
+            declarator = declarator.named_children[0] if declarator.named_children else None
         if declarator is not None and declarator.type in ("identifier", "field_identifier"):
             names.append(_text(declarator))
     return ",".join(names)

@@ -7,7 +7,7 @@ struct Placement {
   int device;
 };
 
-static void to_device(float *data, size_t bytes, cudaMemLocation where, cudaStream_t stream) {
+static void to_device(float *data, size_t bytes, const cudaMemLocation &where, cudaStream_t stream) {
   cudaMemPrefetchAsync(data, bytes, where, 0, stream);
 }
 
