@@ -16,7 +16,7 @@ from portkit.errors import InputError
 from portkit.ignore import IgnoreSpec, PatternError
 from portkit.textutil import printable
 
-DEFAULT_EXTENSIONS = (".cu", ".cuh", ".cpp", ".cc", ".cxx", ".c", ".h", ".hpp", ".hh", ".inl")
+DEFAULT_EXTENSIONS = (".cu", ".cuh", ".cpp", ".cc", ".cxx", ".c", ".h", ".hpp", ".hh", ".hxx", ".inl")
 CMAKE_NAMES = ("CMakeLists.txt",)
 CMAKE_SUFFIXES = (".cmake",)
 MAKE_NAMES = ("Makefile", "makefile", "GNUmakefile")

@@ -189,3 +189,43 @@ def test_statement_macro_after_a_statement_hides_no_call(tmp_path: Path) -> None
     text = converted(tmp_path, "trailing_statement_macros.cu", "--rocm-version", "5.2")
     assert "hipMalloc(&buffers.values, bytes); CUERR" in text
     assert "hipHostMalloc(&buffers.staging, bytes); CUERR" in text and "hipDeviceSynchronize(); CUERR" in text
+
+
+def test_nvrtc_options_driver_fields_and_hxx_headers(tmp_path: Path, capsys) -> None:
+    """NVRTC's options (const char* const*) are cast for hiprtc's const char**; CUmemAllocationProp's
+    requestedHandleTypes is HIP's requestedHandleType; a .hxx header is converted like any other."""
+    require_tool("hipcc")
+    tree = tmp_path / "in"
+    tree.mkdir()
+    (tree / "alloc.hxx").write_text("#pragma once\n#include <cuda.h>\n"
+                                    "inline CUmemAllocationProp pinned(CUdevice dev) {\n"
+                                    "  CUmemAllocationProp prop = {};\n  prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;\n"
+                                    "  prop.requestedHandleTypes = CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR;\n"
+                                    "  prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;\n  prop.location.id = dev;\n"
+                                    "  return prop;\n}\n")
+    (tree / "jit.cu").write_text('#include <nvrtc.h>\n#include "alloc.hxx"\n'
+                                 "nvrtcResult build(nvrtcProgram program) {\n"
+                                 '  char *options[2] = {(char *)"--std=c++17", (char *)"-default-device"};\n'
+                                 "  return nvrtcCompileProgram(program, 2, options);\n}\n")
+    out = tmp_path / "out"
+    assert main(["convert", "--verify", "--no-cache", "--rocm-version", "5.2", str(tree), "-o", str(out)]) == 0
+    assert "hipcc: 1 pass, 0 fail" in capsys.readouterr().out
+    assert "hiprtcCompileProgram(program, 2, const_cast<const char**>(options))" in (out / "jit.cu").read_text()
+    assert "prop.requestedHandleType = hipMemHandleTypePosixFileDescriptor;" in (out / "alloc.hxx").read_text()
+
+
+def test_struct_spelled_cuda_types_get_hips_struct_tag(tmp_path: Path, capsys) -> None:
+    """`struct cudaGraphicsResource` (how CUDA declares it): HIP's hipGraphicsResource is a typedef, and
+    `struct hipGraphicsResource` an error; its struct tag serves, as in the shim's macro."""
+    require_tool("hipcc")
+    source = tmp_path / "in" / "interop.cu"
+    source.parent.mkdir()
+    source.write_text("#include <cuda_runtime.h>\nstruct cudaGraphicsResource;\n"
+                      "struct cudaGraphicsResource *resource;\n"
+                      "void map(cudaStream_t s) { cudaGraphicsMapResources(1, &resource, s); }\n")
+    out = tmp_path / "out"
+    assert main(["convert", "--verify", "--no-cache", "--rocm-version", "5.2", str(source.parent), "-o", str(out)]) == 0
+    assert "hipcc: 1 pass, 0 fail" in capsys.readouterr().out
+    assert "struct _hipGraphicsResource *resource;" in (out / "interop.cu").read_text()
+    assert main(["shim", str(source.parent), "-o", str(tmp_path / "shim.h")]) == 0
+    assert "#define cudaGraphicsResource _hipGraphicsResource" in (tmp_path / "shim.h").read_text()

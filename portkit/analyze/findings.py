@@ -63,7 +63,10 @@ def _argument_rewrites(occurrence: Occurrence, rule: Rule, resolution: Resolutio
     rewrites = []
     for index, type_name in rule.cast_args:
         text = occurrence.get(f"arg{index}")
-        cast = "reinterpret_cast" if "*" in type_name else "static_cast"  # a pointer, or a value CUDA converts
+        # A pointer to const pointers (NVRTC's `const char* const*` options, or a `char**`): only const_cast
+        # changes the inner qualifier; another pointer; a value CUDA converts.
+        cast = "const_cast" if type_name.startswith("const ") and type_name.endswith("**") \
+            else "reinterpret_cast" if "*" in type_name else "static_cast"
         if text and not text.startswith((f"{cast}<{type_name}>", f"({type_name})")):
             rewrites.append((index, f"{cast}<{type_name}>({{}})"))
     mask = occurrence.get(f"arg{rule.mask_arg}") if rule.mask_arg >= 0 and resolution.hip == rule.hip else ""
@@ -114,6 +117,8 @@ def _fix(occurrence: Occurrence | None, spelling: str, resolution: Resolution, c
         return _comparison_fix(occurrence, compared, rule.compare_as)
     if occurrence.role is Role.FIELD and rule.fallback and spelling == rule.fallback and occurrence.parts:
         return Fix(FixAction.RENAME, occurrence.parts[0], spelling)  # a member HIP lacks: its value, for the whole access
+    if rule.hip_struct and spelling == rule.hip and occurrence.get("elaborated"):
+        spelling = rule.hip_struct
     call = occurrence.role is Role.CALL
     if call and rule.hip_for_args and spelling == rule.hip:
         spelling = dict(rule.hip_for_args).get(len(occurrence.parts), spelling)

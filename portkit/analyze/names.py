@@ -20,6 +20,7 @@ CUDA_LOOKING = re.compile(
 )
 # A path through a `hip` directory is HIP's (rocThrust's thrust/system/hip/...), not CUDA's.
 CUDA_LOOKING_HEADER = re.compile(r"^(?!.*\bhip/)(cuda\w*\.h|cu[a-z]+\w*\.h|nccl\w*\.h|nvtx\w*\.h|nvml\.h|cupti\w*\.h|nvrtc\.h"
+                                 r"|npp\w*\.h|nvjpeg\w*\.h|nvsci\w*\.h|nvJitLink\.h"
                                  r"|sm_\d+_\w+\.h|(thrust|cub|cuda|cooperative_groups|nvtx3|cutlass|cute|crt)/.*)$")
 NAME_ROLES = {Role.CALL, Role.TYPE, Role.IDENTIFIER, Role.MACRO_BODY}
 UNKNOWN_ADVICE = "No rule maps it to HIP, and convert leaves it: find its HIP equivalent, or add a rule with --rules."

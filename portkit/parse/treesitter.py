@@ -616,6 +616,8 @@ class _FileParse:
             elif role is Role.IDENTIFIER or parent is not None and parent.type == "type_descriptor":
                 constant = _constant_context(node)
                 self.emit(node, role, text, info=(("constant", constant),) if constant else ())
+            elif parent is not None and parent.type == "struct_specifier" and parent.child_by_field_name("body") is None:
+                self.emit(node, role, text, info=(("elaborated", "struct"),))  # `struct cudaGraphicsResource *r`
             elif parent is not None and parent.type in _DECLARATIONS:
                 declared = _declared_names(parent)
                 self.emit(node, role, text, info=(("declares", declared),) if declared else ())

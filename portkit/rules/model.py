@@ -59,6 +59,9 @@ class Rule:
     # cudaMemPrefetchAsync(ptr, n, cudaMemLocation, flags) is CUDA 12's cudaMemPrefetchAsync_v2; HIP kept the old one)
     form_args: tuple[tuple[int, str], ...] = ()
     form_rule: str = ""
+    # For a type HIP declares as a typedef of a differently named struct: what `struct cudaX` becomes
+    # (`struct cudaGraphicsResource` -> `struct _hipGraphicsResource`; `struct hipGraphicsResource` is an error)
+    hip_struct: str = ""
     compare_as: str = ""  # for a version macro compared with a number in #if: what AMD device code tests instead
     c_library: bool = False  # also a C/C++ library name (floor, y0, min): CUDA's only in device code
     source: str = ""

@@ -17,7 +17,7 @@ _ENTRY_KEYS = {
     "cmake", "hip_cmake", "cuda_added", "cuda_deprecated", "cuda_removed",
     "hip_added", "hip_deprecated", "hip_removed", "hip_experimental", "fallback", "fallback_drop_args", "roc_added",
     "hip_requires", "hip_define", "hip_define_until", "cast_args", "default_args", "coordinate_cast", "mask_arg", "compare_as", "c_library",
-    "hip_for_args", "form_args", "form_rule",
+    "hip_for_args", "form_args", "form_rule", "hip_struct",
 }
 _VERSION_KEYS = ("cuda_added", "cuda_deprecated", "cuda_removed", "hip_added", "hip_deprecated", "hip_removed", "roc_added",
                  "hip_define_until")

@@ -92,7 +92,9 @@ def build_shim(findings: Iterable[Finding], rules: RuleDatabase, style: str, hea
         if neutral and neutral_taken.setdefault(neutral, rule.cuda) != rule.cuda:
             neutral = ""  # two CUDA names share a HIP name: keep the CUDA spelling for the second
         if resolution.hip != rule.cuda or neutral:
-            mappings.setdefault(rule.cuda, Mapping(rule.library, rule.cuda, resolution.hip, neutral))
+            # A macro cannot see `struct` before the name: HIP's struct tag serves both spellings in C++.
+            hip = rule.hip_struct if rule.hip_struct and resolution.hip == rule.hip else resolution.hip
+            mappings.setdefault(rule.cuda, Mapping(rule.library, rule.cuda, hip, neutral))
         if rule.hip_added and rule.fallback:
             fallbacks.setdefault(rule.cuda, Fallback(rule.cuda, hip_version_number(rule.hip_added), rule.hip_added,
                                                      rule.fallback, rule.fallback_drop_args))
