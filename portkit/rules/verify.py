@@ -65,6 +65,7 @@ def verify_library(rules: RuleDatabase, library: str, include: Path, installed: 
             continue
         targets = [(rule.hip, rule.hip_added), (rule.roc, rule.roc_added or rule.hip_added)]
         targets += [(name, rule.hip_added) for _, name in rule.hip_for_args]
+        targets += [(rule.hip_struct, rule.hip_added)]
         for target, added in targets:
             if not target or target == rule.hip_define:
                 continue  # none, or a macro convert defines itself (CUDART_CB)
