@@ -570,3 +570,19 @@ def test_analysis_of_hipified_text_marks_what_is_left(database) -> None:
     context = Context(database, HIP52)
     findings = analyze_bytes("x.cu", b"void f() { hipFree(0); ncclCommShrink(0, 0, 0, 0, 0, 0); }\n", context)
     assert [(f.code, f.name) for f in findings] == [("PK102", "ncclCommShrink")]
+
+
+def test_hazards_that_cannot_work_on_amd_are_marked_once(tmp_path: Path, database) -> None:
+    """An error-severity hazard convert does not fix gets a marker (a kernel launched from device code); one
+    whose token convert renames (`__ballot_sync` -> `__ballot`) keeps one marker when converted again."""
+    source = (b"__global__ void child(int *x) { x[threadIdx.x] = 1; }\n"
+              b"__global__ void parent(int *x, int *count) {\n"
+              b"  child<<<1, 32>>>(x);\n"
+              b"  unsigned votes = __ballot_sync(0xffffffff, x[threadIdx.x] > 0);\n"
+              b"  if (threadIdx.x == 0) *count = __popc(votes);\n}\n")
+    out = convert_bytes(tmp_path, source, database=database)
+    text = out.decode()
+    lines = text.splitlines()  # after the runtime include convert adds
+    assert lines[3].startswith("  // portkit: PK330 child: ") and lines[4] == "  child<<<1, 32>>>(x);"
+    assert text.count("// portkit: PK302 ") == 1
+    assert convert_bytes(tmp_path, out, database=database) == out

@@ -5,7 +5,7 @@ import dataclasses
 from typing import Iterable
 
 from portkit.codes import API_UNKNOWN, ATTENTION_STATUSES, in_group
-from portkit.model import Edit, Finding, Span
+from portkit.model import Edit, Finding, Severity, Span
 from portkit.textutil import BOM, LineIndex
 
 MARKER_TAG = b"portkit: "
@@ -44,12 +44,23 @@ def _markers_above(lines: LineIndex[bytes], index: int) -> set[bytes]:
     return found
 
 
+def _hazard_marked(code: str, above: set[bytes]) -> bool:
+    """A hazard's marker names the token as it was (`__ballot_sync`), which convert may have renamed since
+    (`__ballot`): one of its code above the line is the same marker."""
+    prefix = b"// " + MARKER_TAG + code.encode() + b" "
+    return in_group(code, "hazard") and any(marker.startswith(prefix) for marker in above)
+
+
 def needs_marker(finding: Finding) -> bool:
     """Uses that need manual work; of the names no rule knows, a CUDA header or a plain CUDA name, which convert
     leaves as they are and hipcc will not find. A qualified `thrust::` or `cub::` name, or a `thrust/` header,
-    most likely has its twin in rocThrust or hipCUB, which mirror those namespaces and rocThrust Thrust's headers."""
+    most likely has its twin in rocThrust or hipCUB, which mirror those namespaces and rocThrust Thrust's headers.
+    Of the hazards, the errors convert does not fix: code that cannot work on AMD as written (a kernel launched
+    from device code, a texture reference, more than 64 KiB of shared memory)."""
     if finding.code == API_UNKNOWN:
         return "::" not in finding.name and not finding.name.startswith("thrust/")
+    if in_group(finding.code, "hazard"):
+        return finding.severity is Severity.ERROR and finding.fix is None
     return finding.status in ATTENTION_STATUSES and in_group(finding.code, "api")
 
 
@@ -80,7 +91,8 @@ def marker_edits(path: str, source: bytes, findings: Iterable[Finding]) -> tuple
             continue
         line, start = lines.line(index), lines.starts[index]
         comment = b"// " + MARKER_TAG + text.encode()
-        if comment in _markers_above(lines, index):
+        above = _markers_above(lines, index)
+        if comment in above or _hazard_marked(finding.code, above):
             continue
         if start == 0 and line.startswith(BOM):  # a byte-order mark stays the file's first bytes
             line, start = line[len(BOM):], len(BOM)
