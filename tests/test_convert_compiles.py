@@ -229,3 +229,20 @@ def test_struct_spelled_cuda_types_get_hips_struct_tag(tmp_path: Path, capsys) -
     assert "struct _hipGraphicsResource *resource;" in (out / "interop.cu").read_text()
     assert main(["shim", str(source.parent), "-o", str(tmp_path / "shim.h")]) == 0
     assert "#define cudaGraphicsResource _hipGraphicsResource" in (tmp_path / "shim.h").read_text()
+
+
+def test_device_properties_older_hip_lacks(tmp_path: Path, capsys) -> None:
+    """hipDeviceProp_t before HIP 6.0 lacks sharedMemPerMultiprocessor under that name (HIP 5.2 calls it
+    maxSharedMemoryPerMultiProcessor: the member is renamed) and deviceOverlap (a value for the access)."""
+    require_tool("hipcc")
+    source = tmp_path / "in" / "query.cu"
+    source.parent.mkdir()
+    source.write_text("#include <cstdio>\n#include <cuda_runtime.h>\nint main() {\n  cudaDeviceProp prop;\n"
+                      "  cudaGetDeviceProperties(&prop, 0);\n"
+                      '  std::printf("%zu %d\\n", prop.sharedMemPerMultiprocessor, prop.deviceOverlap);\n  return 0;\n}\n')
+    out = tmp_path / "out"
+    assert main(["convert", "--verify", "--no-cache", "--rocm-version", "5.2", str(source.parent), "-o", str(out)]) == 0
+    assert "hipcc: 1 pass, 0 fail" in capsys.readouterr().out
+    assert 'std::printf("%zu %d\\n", prop.maxSharedMemoryPerMultiProcessor, 1);' in (out / "query.cu").read_text()
+    assert main(["convert", "--no-cache", "--rocm-version", "6.2", str(source.parent), "-o", str(tmp_path / "new")]) == 0
+    assert "prop.sharedMemPerMultiprocessor, prop.deviceOverlap" in (tmp_path / "new" / "query.cu").read_text()
