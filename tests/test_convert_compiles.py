@@ -35,6 +35,18 @@ def converted(tmp_path: Path, name: str, *options: str) -> str:
     return (tmp_path / "out" / name).read_text()
 
 
+def verified(tmp_path: Path, capsys, files: dict[str, str]) -> Path:
+    """Write `files` into a tree, convert it for HIP 5.2 with --verify (its one unit must compile); the output tree."""
+    require_tool("hipcc")
+    tree, out = tmp_path / "in", tmp_path / "out"
+    tree.mkdir()
+    for name, text in files.items():
+        (tree / name).write_text(text)
+    assert main(["convert", "--verify", "--no-cache", "--rocm-version", "5.2", str(tree), "-o", str(out)]) == 0
+    assert "hipcc: 1 pass, 0 fail" in capsys.readouterr().out
+    return out
+
+
 def test_runtime_include_goes_after_the_comments_and_the_guard(tmp_path: Path) -> None:
     text = converted(tmp_path, "header_only_uses.cuh", "--rocm-version", "5.2")
     assert text.startswith("// A header that uses CUDA's language extensions and includes nothing.\n"
@@ -194,22 +206,17 @@ def test_statement_macro_after_a_statement_hides_no_call(tmp_path: Path) -> None
 def test_nvrtc_options_driver_fields_and_hxx_headers(tmp_path: Path, capsys) -> None:
     """NVRTC's options (const char* const*) are cast for hiprtc's const char**; CUmemAllocationProp's
     requestedHandleTypes is HIP's requestedHandleType; a .hxx header is converted like any other."""
-    require_tool("hipcc")
-    tree = tmp_path / "in"
-    tree.mkdir()
-    (tree / "alloc.hxx").write_text("#pragma once\n#include <cuda.h>\n"
-                                    "inline CUmemAllocationProp pinned(CUdevice dev) {\n"
-                                    "  CUmemAllocationProp prop = {};\n  prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;\n"
-                                    "  prop.requestedHandleTypes = CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR;\n"
-                                    "  prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;\n  prop.location.id = dev;\n"
-                                    "  return prop;\n}\n")
-    (tree / "jit.cu").write_text('#include <nvrtc.h>\n#include "alloc.hxx"\n'
-                                 "nvrtcResult build(nvrtcProgram program) {\n"
-                                 '  char *options[2] = {(char *)"--std=c++17", (char *)"-default-device"};\n'
-                                 "  return nvrtcCompileProgram(program, 2, options);\n}\n")
-    out = tmp_path / "out"
-    assert main(["convert", "--verify", "--no-cache", "--rocm-version", "5.2", str(tree), "-o", str(out)]) == 0
-    assert "hipcc: 1 pass, 0 fail" in capsys.readouterr().out
+    out = verified(tmp_path, capsys, {
+        "alloc.hxx": "#pragma once\n#include <cuda.h>\n"
+                     "inline CUmemAllocationProp pinned(CUdevice dev) {\n"
+                     "  CUmemAllocationProp prop = {};\n  prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;\n"
+                     "  prop.requestedHandleTypes = CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR;\n"
+                     "  prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;\n  prop.location.id = dev;\n"
+                     "  return prop;\n}\n",
+        "jit.cu": '#include <nvrtc.h>\n#include "alloc.hxx"\n'
+                  "nvrtcResult build(nvrtcProgram program) {\n"
+                  '  char *options[2] = {(char *)"--std=c++17", (char *)"-default-device"};\n'
+                  "  return nvrtcCompileProgram(program, 2, options);\n}\n"})
     assert "hiprtcCompileProgram(program, 2, const_cast<const char**>(options))" in (out / "jit.cu").read_text()
     assert "prop.requestedHandleType = hipMemHandleTypePosixFileDescriptor;" in (out / "alloc.hxx").read_text()
 
@@ -217,32 +224,22 @@ def test_nvrtc_options_driver_fields_and_hxx_headers(tmp_path: Path, capsys) -> 
 def test_struct_spelled_cuda_types_get_hips_struct_tag(tmp_path: Path, capsys) -> None:
     """`struct cudaGraphicsResource` (how CUDA declares it): HIP's hipGraphicsResource is a typedef, and
     `struct hipGraphicsResource` an error; its struct tag serves, as in the shim's macro."""
-    require_tool("hipcc")
-    source = tmp_path / "in" / "interop.cu"
-    source.parent.mkdir()
-    source.write_text("#include <cuda_runtime.h>\nstruct cudaGraphicsResource;\n"
+    out = verified(tmp_path, capsys, {
+        "interop.cu": "#include <cuda_runtime.h>\nstruct cudaGraphicsResource;\n"
                       "struct cudaGraphicsResource *resource;\n"
-                      "void map(cudaStream_t s) { cudaGraphicsMapResources(1, &resource, s); }\n")
-    out = tmp_path / "out"
-    assert main(["convert", "--verify", "--no-cache", "--rocm-version", "5.2", str(source.parent), "-o", str(out)]) == 0
-    assert "hipcc: 1 pass, 0 fail" in capsys.readouterr().out
+                      "void map(cudaStream_t s) { cudaGraphicsMapResources(1, &resource, s); }\n"})
     assert "struct _hipGraphicsResource *resource;" in (out / "interop.cu").read_text()
-    assert main(["shim", str(source.parent), "-o", str(tmp_path / "shim.h")]) == 0
+    assert main(["shim", str(tmp_path / "in"), "-o", str(tmp_path / "shim.h")]) == 0
     assert "#define cudaGraphicsResource _hipGraphicsResource" in (tmp_path / "shim.h").read_text()
 
 
 def test_device_properties_older_hip_lacks(tmp_path: Path, capsys) -> None:
     """hipDeviceProp_t before HIP 6.0 lacks sharedMemPerMultiprocessor under that name (HIP 5.2 calls it
     maxSharedMemoryPerMultiProcessor: the member is renamed) and deviceOverlap (a value for the access)."""
-    require_tool("hipcc")
-    source = tmp_path / "in" / "query.cu"
-    source.parent.mkdir()
-    source.write_text("#include <cstdio>\n#include <cuda_runtime.h>\nint main() {\n  cudaDeviceProp prop;\n"
-                      "  cudaGetDeviceProperties(&prop, 0);\n"
-                      '  std::printf("%zu %d\\n", prop.sharedMemPerMultiprocessor, prop.deviceOverlap);\n  return 0;\n}\n')
-    out = tmp_path / "out"
-    assert main(["convert", "--verify", "--no-cache", "--rocm-version", "5.2", str(source.parent), "-o", str(out)]) == 0
-    assert "hipcc: 1 pass, 0 fail" in capsys.readouterr().out
+    out = verified(tmp_path, capsys, {
+        "query.cu": "#include <cstdio>\n#include <cuda_runtime.h>\nint main() {\n  cudaDeviceProp prop;\n"
+                    "  cudaGetDeviceProperties(&prop, 0);\n"
+                    '  std::printf("%zu %d\\n", prop.sharedMemPerMultiprocessor, prop.deviceOverlap);\n  return 0;\n}\n'})
     assert 'std::printf("%zu %d\\n", prop.maxSharedMemoryPerMultiProcessor, 1);' in (out / "query.cu").read_text()
-    assert main(["convert", "--no-cache", "--rocm-version", "6.2", str(source.parent), "-o", str(tmp_path / "new")]) == 0
+    assert main(["convert", "--no-cache", "--rocm-version", "6.2", str(tmp_path / "in"), "-o", str(tmp_path / "new")]) == 0
     assert "prop.sharedMemPerMultiprocessor, prop.deviceOverlap" in (tmp_path / "new" / "query.cu").read_text()

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import dataclasses
-import re
 
 from portkit.analyze.registry import Context
 from portkit.codes import CODES, RENAMED_STATUSES, Status, code_for_status
@@ -103,10 +102,6 @@ def _comparison_fix(occurrence: Occurrence, compared: str, test: str) -> Fix | N
     return None  # == and != name one NVIDIA generation: the marker says what to do
 
 
-# A field's fallback that is a name is the member older HIP calls it (else a value for the whole access: "1").
-_MEMBER_NAME = re.compile(r"[A-Za-z_]\w*")
-
-
 def _fix(occurrence: Occurrence | None, spelling: str, resolution: Resolution, context: Context, rule: Rule) -> Fix | None:
     """What convert may write for one use: the HIP spelling over the name, or None."""
     if occurrence is None or not spelling or resolution.status not in RENAMED_STATUSES:
@@ -121,7 +116,7 @@ def _fix(occurrence: Occurrence | None, spelling: str, resolution: Resolution, c
     if compared and rule.compare_as:
         return _comparison_fix(occurrence, compared, rule.compare_as)
     if occurrence.role is Role.FIELD and rule.fallback and spelling == rule.fallback and occurrence.parts \
-            and not _MEMBER_NAME.fullmatch(spelling):
+            and not spelling.isidentifier():  # a name is the member older HIP calls it: renamed below
         return Fix(FixAction.RENAME, occurrence.parts[0], spelling)  # a member HIP lacks: its value, for the whole access
     if rule.hip_struct and spelling == rule.hip and occurrence.get("elaborated"):
         spelling = rule.hip_struct
