@@ -12,7 +12,7 @@ import functools
 import hashlib
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from portkit.analyze.preamble import RuntimeNeeds
 from portkit.codes import Status
@@ -55,6 +55,11 @@ class FileResult:
     c_includes: tuple[str, ...] = ()  # those it #includes inside an `extern "C" { }` block
     runtime: RuntimeNeeds = RuntimeNeeds()  # what the project-wide step decides its runtime header from
     shape: str = ""  # parsed with errors: the tree's structure (ParsedFile.shape), for convert's second pass
+
+    def keeping(self, wanted: Callable[[Finding], bool]) -> FileResult:
+        """This result with only the findings `wanted` keeps (what the run's caller acts on)."""
+        return dataclasses.replace(self, findings=tuple(filter(wanted, self.findings)),
+                                   headers=tuple((path, tuple(filter(wanted, found))) for path, found in self.headers))
 
     def summarized(self) -> FileResult:
         """This result with its findings counted instead of kept."""

@@ -131,6 +131,15 @@ class Job:
     macros: MacroTable | None = None  # the project's #defines the parser sees through (None: each file's own)
     cache: ScanCache | None = None  # where fresh results are stored (by the process that made them)
     summary: bool = False  # results carry their findings counted, not the findings (portkit/tally.py)
+    # The findings the caller acts on (convert: those it edits or marks): the others are dropped where they
+    # are made, after the cache stored them, instead of being sent to the parent for nothing.
+    wanted: Callable[[Finding], bool] | None = None
+
+    def slimmed(self, result: FileResult) -> FileResult:
+        """A fresh or cached result as this run's parent needs it."""
+        if self.summary:
+            return result.summarized()
+        return result.keeping(self.wanted) if self.wanted is not None else result
 
     @functools.cached_property
     def keep(self) -> Callable[[str], bool]:
@@ -281,8 +290,8 @@ def processed(job: Job, file: SourceFile, data: bytes | None, entry: str | None)
     result = process_file(job, file, data)
     if job.cache is not None and entry is not None and result.problem != "engine":  # a fallback is retried, never cached
         summarized = job.cache.put(entry, result)
-        return summarized if job.summary else result
-    return result.summarized() if job.summary else result
+        return summarized if job.summary else job.slimmed(result)
+    return job.slimmed(result)
 
 
 def _process_in_worker(file: SourceFile, data: bytes | None, entry: str | None) -> FileResult:
@@ -330,7 +339,8 @@ def _results(job: Job, files: list[SourceFile], datas: list[bytes | None], entri
         for file, data, entry in itertools.compress(zip(files, datas, entries), stored):
             hit = cache.lookup(file, entry, job.summary) if cache is not None else None
             if hit is not None:
-                yield dataclasses.replace(hit, data=data if job.keep_sources else None)
+                yield dataclasses.replace(hit if job.wanted is None else job.slimmed(hit),
+                                          data=data if job.keep_sources else None)
             else:
                 late.append((file, data, entry))
         yield from fresh
@@ -461,13 +471,14 @@ class PlannedRun:
 
 def plan_pipeline(settings: RunSettings, *, keep_sources: bool = False, prefer_roc: bool = False,
                   rules: RuleDatabase | None = None, select: Callable[[str], bool] | None = None,
-                  summary_only: bool = False) -> PlannedRun:
+                  summary_only: bool = False, wanted: Callable[[Finding], bool] | None = None) -> PlannedRun:
     """Walk, read what is project-wide, and name each selected file's cache entry (`select` keeps all by default).
 
     `summary_only`: keep each file's findings counted, not the findings themselves (a text summary
     prints counts); the clang engine, whose units report their headers' findings, always keeps them.
     What is project-wide (the macro table, the walked paths, clang's environment) always comes from
-    every walked file, so a file's result is the same whichever files are selected with it.
+    every walked file, so a file's result is the same whichever files are selected with it. `wanted`: the
+    findings the caller acts on (Job.wanted; all by default).
     """
     rules = rules if rules is not None else load_database(settings.rule_files)
     files, walk_warnings = discover(settings.paths, settings.extensions, settings.excludes)
@@ -480,7 +491,7 @@ def plan_pipeline(settings: RunSettings, *, keep_sources: bool = False, prefer_r
     macros = project_macros(files, contents)
     salt = cache_salt(rules, settings, prefer_roc, clang.env.fingerprint if clang else "", macros.fingerprint())
     job = Job(base, rules.known_names() | INTERESTING_NAMES, keep_sources, settings.engine, clang, settings.max_file_size,
-              macros, ScanCache(salt) if settings.cache else None, summary_only and clang is None)
+              macros, ScanCache(salt) if settings.cache else None, summary_only and clang is None, wanted)
     chosen = files if select is None else [f for f in files if select(f.path)]
     datas: list[bytes | None] = []
     entries: list[str | None] = []
@@ -494,10 +505,11 @@ def plan_pipeline(settings: RunSettings, *, keep_sources: bool = False, prefer_r
 
 def collect_pipeline(settings: RunSettings, *, keep_sources: bool = False, prefer_roc: bool = False,
                      progress: bool = False, rules: RuleDatabase | None = None,
-                     select: Callable[[str], bool] | None = None, summary_only: bool = False) -> Collected:
+                     select: Callable[[str], bool] | None = None, summary_only: bool = False,
+                     wanted: Callable[[Finding], bool] | None = None) -> Collected:
     """Walk, then parse and analyse the files `select` keeps (all by default; in parallel, cached)."""
     return plan_pipeline(settings, keep_sources=keep_sources, prefer_roc=prefer_roc, rules=rules, select=select,
-                         summary_only=summary_only).collect(progress)
+                         summary_only=summary_only, wanted=wanted).collect(progress)
 
 
 def _summaries(results: list[FileResult], diagnostics: list[Diagnostic]) -> tuple[list[FileSummary], dict[str, bytes]]:
@@ -598,10 +610,12 @@ def _project_tallies(results: list[FileResult], names: ProjectNames, declared: f
 
 
 def run_pipeline(settings: RunSettings, *, keep_sources: bool = False, prefer_roc: bool = False,
-                 progress: bool = False, rules: RuleDatabase | None = None, summary_only: bool = False) -> ScanResult:
+                 progress: bool = False, rules: RuleDatabase | None = None, summary_only: bool = False,
+                 wanted: Callable[[Finding], bool] | None = None) -> ScanResult:
     """Walk, then parse and analyse every file once (in parallel, cached by content), then finish."""
     return finish_pipeline(collect_pipeline(settings, keep_sources=keep_sources, prefer_roc=prefer_roc,
-                                            progress=progress, rules=rules, summary_only=summary_only))
+                                            progress=progress, rules=rules, summary_only=summary_only,
+                                            wanted=wanted))
 
 
 def analyze_bytes(path: str, data: bytes, context: Context, macros: MacroTable | None = None) -> list[Finding]:
@@ -611,15 +625,20 @@ def analyze_bytes(path: str, data: bytes, context: Context, macros: MacroTable |
     return _analyze_held(_held_job(context, macros), path, data)
 
 
-def _held_job(context: Context, macros: MacroTable | None) -> Job:
-    return Job(context, context.rules.known_names() | INTERESTING_NAMES, keep_sources=False, macros=macros)
+def _held_job(context: Context, macros: MacroTable | None, wanted: Callable[[Finding], bool] | None = None) -> Job:
+    return Job(context, context.rules.known_names() | INTERESTING_NAMES, keep_sources=False, macros=macros,
+               wanted=wanted)
 
 
 def _analyze_held(job: Job, path: str, data: bytes, prepared: Prepared | None = None) -> list[Finding]:
-    return sorted(analyze(parse_bytes(path, data, job, prepared), job.context), key=Finding.sort_key)
+    findings = analyze(parse_bytes(path, data, job, prepared), job.context)
+    return sorted(findings if job.wanted is None else filter(job.wanted, findings), key=Finding.sort_key)
 
 
-def _analyze_reshaped(job: Job, path: str, data: bytes, shape: str) -> tuple[str, list[Finding] | None]:
+Reshaped = tuple[str, list[Finding] | None]  # a converted file's tree shape, and its findings when the shape changed
+
+
+def _analyze_reshaped(job: Job, path: str, data: bytes, shape: str) -> Reshaped:
     prepared = prepare_source(data, job.macros)
     new_shape = tree_shape(prepared.tree.root_node)
     if new_shape == shape:
@@ -627,20 +646,26 @@ def _analyze_reshaped(job: Job, path: str, data: bytes, shape: str) -> tuple[str
     return new_shape, _analyze_held(job, path, data, prepared)
 
 
-def _analyze_reshaped_in_worker(path: str, data: bytes, shape: str) -> tuple[str, list[Finding] | None]:
+def _analyze_reshaped_in_worker(path: str, data: bytes, shape: str) -> Reshaped:
     assert _worker_job is not None
     return _analyze_reshaped(_worker_job, path, data, shape)
 
 
 def analyze_reshaped(files: list[tuple[str, bytes, str]], context: Context, macros: MacroTable | None = None,
-                     jobs: int = 0) -> list[tuple[str, list[Finding] | None]]:
+                     jobs: int = 0, wanted: Callable[[Finding], bool] | None = None) -> Iterator[Reshaped]:
     """Files held in memory, each with the shape (portkit/parse/recovery.py:tree_shape) of the text it
     was made from: each one's own shape, and its findings where that differs (None where it does not:
     the same structure, so nothing new to find). A parse each, and the analysis only where needed; in
-    worker processes when there are enough files to pay for them."""
-    job = _held_job(context, macros)
+    worker processes when there are enough files to pay for them, which start at once: the caller may
+    do other work before it reads the results. `wanted`: the findings the caller acts on (Job.wanted)."""
+    job = _held_job(context, macros, wanted)
     workers = min(jobs or available_cpus(), available_cpus(), len(files))
     if workers < 2 or (len(files) < _POOL_THRESHOLD and sum(len(data) for _, data, _ in files) < _POOL_BYTES):
-        return [_analyze_reshaped(job, *file) for file in files]
-    with _worker_pool(job, workers) as pool:
-        return list(pool.map(_analyze_reshaped_in_worker, *zip(*files)))
+        return (_analyze_reshaped(job, *file) for file in files)
+    pool = _worker_pool(job, workers)
+    return _shut_after(pool, pool.map(_analyze_reshaped_in_worker, *zip(*files)))
+
+
+def _shut_after(pool: ProcessPoolExecutor, results: Iterator[Reshaped]) -> Iterator[Reshaped]:
+    with pool:
+        yield from results

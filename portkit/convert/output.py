@@ -86,37 +86,60 @@ def _inputs(paths: list[str], excludes: Iterable[Excludes], log: WriteLog, repor
     return [f for f in dict.fromkeys(inputs) if os.path.basename(f) != MANIFEST and f not in reported]
 
 
-def write_tree(paths: Iterable[str], outdir: Path, excludes: Iterable[Excludes], changes: Iterable[Change],
-               force: bool = False, unreadable: Iterable[str] = ()) -> WriteLog:
+class TreeWriter:
     """Mirror every input into `outdir`: changed files get their new bytes, the rest are copied.
 
-    Raises OutputError, before writing anything, when `outdir` holds files portkit
-    did not write (unless `force`). `unreadable`: paths already reported as such.
+    In two steps, so that writing (the kernel's work, creating files) overlaps conversions still being
+    made in worker processes: `write` every file but the `held` ones, then `finish` with the held
+    files' final bytes, and the manifest. Raises OutputError, before writing anything, when `outdir`
+    holds files portkit did not write (unless `force`). `unreadable`: paths already reported as such.
     """
-    paths = list(paths)
-    log = WriteLog()
-    plan = [(file, relative_destination(file, paths)) for file in _inputs(paths, excludes, log, frozenset(unreadable))]
-    tree = OutputTree(outdir)
-    tree.open([relative for _, relative in plan], force)
-    new = {os.path.abspath(c.path): c.new for c in changes}
-    for file, relative in plan:
-        converted = new.get(os.path.abspath(file))
+
+    def __init__(self, paths: Iterable[str], outdir: Path, excludes: Iterable[Excludes], force: bool = False,
+                 unreadable: Iterable[str] = ()):
+        paths = list(paths)
+        self.outdir = outdir
+        self.log = WriteLog()
+        self.later = [(file, relative_destination(file, paths))
+                      for file in _inputs(paths, excludes, self.log, frozenset(unreadable))]
+        self.tree = OutputTree(outdir)
+        self.tree.open([relative for _, relative in self.later], force)
+
+    def write(self, changes: Iterable[Change], held: Iterable[str] = ()) -> None:
+        """Write every file not yet written but the `held` ones (their changes come to `finish`)."""
+        held = frozenset(os.path.abspath(h) for h in held)
+        now = [(file, relative) for file, relative in self.later if os.path.abspath(file) not in held]
+        self.later = [(file, relative) for file, relative in self.later if os.path.abspath(file) in held]
+        new = {os.path.abspath(c.path): c.new for c in changes}
+        for file, relative in now:
+            converted = new.get(os.path.abspath(file))
+            try:
+                if converted is not None:
+                    wrote = self.tree.write(relative, data=converted, mode=_mode_of(file))
+                else:
+                    wrote = self.tree.write(relative, source=Path(file), mode=_mode_of(file))
+                    self.log.copied += 1
+            except OutputError as exc:
+                self.log.failures.append(str(exc))
+                continue
+            if wrote:
+                self.log.written.append(self.outdir / relative)
+
+    def finish(self, changes: Iterable[Change] = ()) -> WriteLog:
+        """Write what is left, then the manifest (also after a failure: a later run may write here again)."""
+        self.write(changes)
         try:
-            if converted is not None:
-                wrote = tree.write(relative, data=converted, mode=_mode_of(file))
-            else:
-                wrote = tree.write(relative, source=Path(file), mode=_mode_of(file))
-                log.copied += 1
+            self.tree.save()
         except OutputError as exc:
-            log.failures.append(str(exc))
-            continue
-        if wrote:
-            log.written.append(outdir / relative)
-    try:
-        tree.save()
-    except OutputError as exc:
-        log.failures.append(str(exc))
-    return log
+            self.log.failures.append(str(exc))
+        return self.log
+
+
+def write_tree(paths: Iterable[str], outdir: Path, excludes: Iterable[Excludes], changes: Iterable[Change],
+               force: bool = False, unreadable: Iterable[str] = ()) -> WriteLog:
+    """TreeWriter in one step."""
+    writer = TreeWriter(paths, outdir, excludes, force, unreadable)
+    return writer.finish(changes)
 
 
 def _rewrite(change: Change, backup: bool, force: bool, log: WriteLog) -> None:

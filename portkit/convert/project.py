@@ -13,8 +13,8 @@ from portkit.convert.build_files import BuildNote, convert_cmake, convert_makefi
 from portkit.convert.edits import EditOptions
 from portkit.convert.hipify import HipifyFailure, find_hipify_perl, hipify_files
 from portkit.convert.markers import Marker
-from portkit.convert.output import Change, WriteLog, destination, write_in_place, write_tree
-from portkit.convert.sources import FileConversion, SourceToConvert, convert_all, convert_source
+from portkit.convert.output import Change, TreeWriter, WriteLog, destination, write_in_place
+from portkit.convert.sources import FileConversion, SourceToConvert, acted_on, convert_all, convert_source
 from portkit.convert.verify import VerifyResult, is_unit, verify_tree
 from portkit.errors import InputError
 from portkit.outpath import refuse_overlap
@@ -56,7 +56,7 @@ class ConvertOutcome:
     copied: int = 0
 
     def changes(self) -> list[Change]:
-        return [Change(c.path, c.original, c.converted) for c in self.conversions]
+        return [c.change() for c in self.conversions]
 
     def markers(self) -> list[Marker]:
         return sorted(m for c in self.conversions for m in c.markers)
@@ -90,7 +90,9 @@ def _hipify_conversion(path: str, data: bytes, output: bytes, result: ScanResult
     return dataclasses.replace(converted, original=data)
 
 
-def _convert_all(settings: RunSettings, options: ConvertOptions, result: ScanResult) -> ConvertOutcome:
+def _convert_all(settings: RunSettings, options: ConvertOptions, result: ScanResult,
+                 writer: TreeWriter | None = None) -> ConvertOutcome:
+    """Every file's conversion; `writer` starts writing those that are final while the last ones are made."""
     outcome = ConvertOutcome()
     grouped = result.findings_by_path()
     edit_options = EditOptions(launch_syntax=options.launch_syntax)
@@ -119,8 +121,13 @@ def _convert_all(settings: RunSettings, options: ConvertOptions, result: ScanRes
             build = convert(_decode(data), result.rules, options.offload_arch)
             outcome.build_notes.extend((summary.path, note) for note in build.notes)
             outcome.conversions.append(FileConversion(summary.path, data, _encode(build.text), 0, ()))
+
+    def settled(final: list[FileConversion], held: list[str]) -> None:
+        if writer is not None:
+            writer.write([c.change() for c in outcome.conversions + final], held)
+
     for slot, conversion in zip(slots, convert_all(native, result.context, edit_options, options.markers,
-                                                   result.macros, settings.jobs)):
+                                                   result.macros, settings.jobs, settled)):
         outcome.skipped.extend((conversion.path, line) for line in conversion.skipped)
         outcome.conversions.insert(slot, conversion)
     return outcome
@@ -142,15 +149,22 @@ def _verify(settings: RunSettings, options: ConvertOptions, outcome: ConvertOutc
 def convert_project(settings: RunSettings, options: ConvertOptions, progress: bool = False) -> ConvertOutcome:
     """Convert what `settings` covers; write the result unless a diff was asked for (the caller prints it)."""
     _check(settings, options)
-    result = run_pipeline(settings, keep_sources=True, prefer_roc=options.roc, progress=progress)
-    outcome = _convert_all(settings, options, result)
+    result = run_pipeline(settings, keep_sources=True, prefer_roc=options.roc, progress=progress, wanted=acted_on)
+    writer = None
+    if options.output is not None and not options.in_place:
+        writer = TreeWriter(settings.paths, options.output, settings.excludes, options.force, result.unreadable())
+    try:
+        outcome = _convert_all(settings, options, result, writer)
+    except BaseException:
+        if writer is not None:
+            writer.tree.save()  # what was written is portkit's: a later run may write over it
+        raise
     outcome.failures.extend(result.unread())
     log = WriteLog()
     if options.in_place:
         log = write_in_place(outcome.changes(), options.backup, options.force)
-    elif options.output is not None:
-        log = write_tree(settings.paths, options.output, settings.excludes, outcome.changes(), options.force,
-                         result.unreadable())
+    elif writer is not None:
+        log = writer.finish(outcome.changes())
     outcome.failures.extend(log.failures)
     outcome.notes.extend(log.notes)
     outcome.copied = log.copied

@@ -7,11 +7,12 @@ comments, strings) are kept exactly.
 from __future__ import annotations
 
 import dataclasses
-from typing import Iterable
+from typing import Callable, Iterable
 
 from portkit.analyze import Context
 from portkit.convert.edits import EditOptions, apply_nested, edits_for
-from portkit.convert.markers import Marker, marker_edits
+from portkit.convert.markers import Marker, marker_edits, needs_marker
+from portkit.convert.output import Change
 from portkit.model import Finding
 from portkit.parse import MacroTable
 from portkit.pipeline import analyze_reshaped
@@ -33,6 +34,9 @@ class FileConversion:
     def changed(self) -> bool:
         return self.converted != self.original
 
+    def change(self) -> Change:
+        return Change(self.path, self.original, self.converted)
+
 
 def convert_source(path: str, source: bytes, findings: Iterable[Finding], context: Context, options: EditOptions,
                    markers: bool = True, rename: bool = True) -> FileConversion:
@@ -49,6 +53,11 @@ def convert_source(path: str, source: bytes, findings: Iterable[Finding], contex
     return FileConversion(path, source, applied.data, len(edits) - len(applied.skipped), tuple(marks), skipped)
 
 
+def acted_on(finding: Finding) -> bool:
+    """Whether conversion does something with a finding: an edit, or a marker."""
+    return finding.fix is not None or needs_marker(finding)
+
+
 @dataclasses.dataclass(frozen=True)
 class SourceToConvert:
     path: str
@@ -63,8 +72,11 @@ def convert_stable(path: str, data: bytes, findings: Iterable[Finding], context:
     return convert_all([SourceToConvert(path, data, tuple(findings), shape)], context, options, markers, macros)[0]
 
 
+Settled = Callable[[list[FileConversion], list[str]], None]
+
+
 def convert_all(sources: list[SourceToConvert], context: Context, options: EditOptions, markers: bool,
-                macros: MacroTable | None = None, jobs: int = 1) -> list[FileConversion]:
+                macros: MacroTable | None = None, jobs: int = 1, settled: Settled | None = None) -> list[FileConversion]:
     """Convert each file, and a file with syntax errors again until nothing changes.
 
     tree-sitter's error recovery depends on the surrounding text, so an inserted
@@ -73,16 +85,17 @@ def convert_all(sources: list[SourceToConvert], context: Context, options: EditO
     tree has the shape of its source's (only names, comments and #includes differ)
     is stable without analysing it again, like a file that parsed cleanly. `macros`
     is the scan's table (ScanResult.macros), so each file is parsed again as the scan
-    did; the files of a pass are parsed together (`jobs` worker processes).
+    did; the files of a pass are parsed together (`jobs` worker processes). `settled`, when given, is
+    told, while the second pass runs, which conversions are final and the paths of those that may change.
     """
     done = [convert_source(s.path, s.data, s.findings, context, options, markers) for s in sources]
     shapes = {i: s.shape for i, s in enumerate(sources) if s.shape and done[i].changed}
     pending = list(shapes)
-    for _ in range(_MAX_PASSES - 1):
-        if not pending:
-            break
+    for passes in range(_MAX_PASSES - 1):
         analysed = analyze_reshaped([(sources[i].path, done[i].converted, shapes[i]) for i in pending], context,
-                                    macros, jobs)
+                                    macros, jobs, acted_on)
+        if settled is not None and passes == 0:  # while worker processes parse the files of the pass
+            settled([c for i, c in enumerate(done) if i not in shapes], [sources[i].path for i in pending])
         still = []
         for i, (shape, findings) in zip(pending, analysed):
             if findings is None:
@@ -95,4 +108,6 @@ def convert_all(sources: list[SourceToConvert], context: Context, options: EditO
                                               markers=conversion.markers + again.markers, skipped=conversion.skipped)
                 still.append(i)
         pending = still
+        if not pending:
+            break
     return done
