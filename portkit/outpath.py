@@ -85,6 +85,7 @@ class OutputTree:
     def __init__(self, root: Path):
         self.root = root
         self.recorded: dict[str, str] = {}  # relative path (POSIX) -> SHA-256 of what portkit wrote
+        self._directories: dict[PurePosixPath, Path] = {}  # made or checked in this run: once per directory
 
     def open(self, planned: Iterable[PurePosixPath], force: bool) -> None:
         """Make the directory; refuse, before anything is written, to write over files portkit did not write."""
@@ -118,7 +119,10 @@ class OutputTree:
     def write(self, relative: PurePosixPath, data: bytes | None = None, source: Path | None = None,
               mode: int | None = None) -> bool:
         """Write one file of the tree (its bytes, or a copy of `source`); False when it already held them."""
-        target = make_directory(self.root, relative.parent) / relative.name
+        directory = self._directories.get(relative.parent)
+        if directory is None:
+            directory = self._directories[relative.parent] = make_directory(self.root, relative.parent)
+        target = directory / relative.name
         current = file_digest(target)
         if current is not None and current == (file_digest(source) if source is not None else digest(data or b"")):
             self.recorded[relative.as_posix()] = current

@@ -198,7 +198,9 @@ def read_bytes(path: str, limit: int = DEFAULT_MAX_FILE_SIZE) -> bytes:
         size = os.fstat(handle.fileno()).st_size
         if size > limit:
             raise TooLarge(size)
-        data = handle.read(limit + 1)
+        data = handle.read(size + 1)  # not read(limit + 1): that allocates the limit's 16 MiB for every file
+        if len(data) > size:  # grown since the stat
+            data += handle.read(limit + 1 - len(data))
     if len(data) > limit:
         raise TooLarge(len(data))
     return data

@@ -264,6 +264,48 @@ def test_tree_shape_ignores_names_comments_and_includes_only() -> None:
     assert shape(b"void f() { int x = 0; cudaFree(p); }\n") != broken
 
 
+def test_the_pipeline_hands_convert_only_the_findings_it_acts_on(tmp_path: Path, database, monkeypatch) -> None:
+    from portkit.convert.sources import acted_on
+
+    monkeypatch.setenv("PORTKIT_CACHE_DIR", str(tmp_path / "cache"))
+    data = (b"__global__ void k(float *x) { __syncthreads(); x[threadIdx.x] = __shfl_down_sync(0xffffffff, 1.0f, 1); }\n"
+            b"void h(float *d) { cudaMallocManaged(&d, 4); k<<<1, 32>>>(d); cuSomethingNew(d); cudaFree(d); }\n")
+    source = tmp_path / "k.cu"
+    source.write_bytes(data)
+    settings = RunSettings(paths=(str(source),), root=tmp_path, target=HIP52, jobs=1)
+    every = run_pipeline(settings, keep_sources=True, rules=database).findings
+    fresh, cached = (run_pipeline(settings, keep_sources=True, rules=database, wanted=acted_on).findings for _ in "12")
+    assert fresh == cached == [f for f in every if acted_on(f)] and len(fresh) < len(every)
+    dropped = {(f.code, f.name) for f in every if f not in fresh}  # the kernel, and __syncthreads: the same on HIP
+    assert {("PK200", "k"), ("PK100", "__syncthreads")} <= dropped
+    context, options = run_pipeline(settings, rules=database).context, EditOptions()
+    assert convert_stable(str(source), data, fresh, context, options, True, "").converted == \
+        convert_stable(str(source), data, every, context, options, True, "").converted
+
+
+def test_a_failure_after_writing_began_leaves_a_tree_a_later_run_writes_over(tmp_path: Path, monkeypatch) -> None:
+    import portkit.pipeline as pipeline
+    from portkit.convert.project import ConvertOptions, convert_project
+
+    src, out = tmp_path / "src", tmp_path / "out"
+    src.mkdir()
+    (src / "fine.cu").write_text("void f(float *p) { cudaFree(p); }\n")
+    # A syntax error whose conversion changes the tree's shape: a second pass, after the first files are written.
+    (src / "broken.cu").write_text("__device__ int k(long long v) { int x = ; return __ffs(v); }\n")
+    settings = RunSettings(paths=(str(src),), root=tmp_path, target=HIP52, jobs=1)
+
+    def fail(*args, **kwargs):
+        raise RuntimeError("interrupted")
+    monkeypatch.setattr(pipeline, "_analyze_held", fail)
+    with pytest.raises(RuntimeError):
+        convert_project(settings, ConvertOptions(output=out))
+    assert (out / "fine.cu").read_text().endswith("hipFree(p); }\n") and not (out / "broken.cu").exists()
+    assert list(json.loads((out / MANIFEST).read_text())["files"]) == ["fine.cu"]
+    monkeypatch.undo()
+    assert main(["convert", "--rocm-version", "5.2", str(src), "-o", str(out)]) == 0
+    assert "__ffs(static_cast<int>(v))" in (out / "broken.cu").read_text()
+
+
 @pytest.mark.parametrize("example", ["saxpy", "option-pricer"])
 def test_examples_convert_idempotently(example: str, tmp_path: Path, capsys) -> None:
     once, twice = tmp_path / "once", tmp_path / "twice"

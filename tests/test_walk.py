@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from portkit.errors import InputError
-from portkit.walk import Excludes, discover, read_source
+from portkit.walk import Excludes, TooLarge, discover, read_bytes, read_source
 
 
 def tree(root: Path, files: dict[str, str | bytes]) -> Path:
@@ -74,3 +74,14 @@ def test_read_source_classifies_problems(tmp_path: Path) -> None:
     assert read_source(str(tmp_path / "ok.cu")).problem == ""
     vanished = read_source(str(tmp_path / "vanished.cu"))
     assert vanished.data is None and vanished.problem == "unreadable"
+
+
+def test_a_file_longer_than_its_stat_said_is_read_whole_up_to_the_limit() -> None:
+    # /proc files report a size of 0, as a file that grew after its stat would report too little.
+    status = Path("/proc/self/status")
+    if not status.exists() or status.stat().st_size != 0:
+        pytest.skip("needs Linux /proc")
+    data = read_bytes(str(status))
+    assert data.startswith(b"Name:") and b"nonvoluntary_ctxt_switches" in data  # its first and last lines
+    with pytest.raises(TooLarge):
+        read_bytes(str(status), limit=64)

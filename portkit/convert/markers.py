@@ -71,13 +71,12 @@ def marker_edits(path: str, source: bytes, findings: Iterable[Finding]) -> tuple
     so there the marker is a block comment before the token. Markers already
     present are not added again, so converting twice changes nothing.
     """
-    lines = LineIndex(source)
+    marked = sorted(filter(needs_marker, findings), key=Finding.sort_key)
+    lines = LineIndex(source if marked else b"")
     edits: list[Edit] = []
     markers: list[Marker] = []
     seen: set[tuple[int, str]] = set()
-    for finding in sorted(findings, key=Finding.sort_key):
-        if not needs_marker(finding):
-            continue
+    for finding in marked:
         text = _marker_text(finding)
         index = lines.line_of(finding.span.start)
         if (index, text) in seen:

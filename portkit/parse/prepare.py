@@ -20,7 +20,7 @@ import functools
 import re
 from typing import Callable
 
-from tree_sitter import Language, Query, QueryCursor, Tree
+from tree_sitter import Node, Tree
 
 from portkit.parse.conditionals import select_branches
 from portkit.parse.lexer import IDENTIFIER, Layout, blank, layout_of
@@ -42,11 +42,8 @@ _HAS_INCLUDE = re.compile(rb"__has_include(?:_next)?\s*\(\s*(<)[^>\n]*(>)\s*\)")
 _BLOCK_COMMENT = re.compile(rb"/\*.*?\*/", re.S)
 _CONTINUATION = re.compile(rb"[ \t]*\\\r?\n")
 # A statement macro without `;` before a call: `PERF_BEGIN` / `cudaMemcpy(d, h, n, k);` parses, silently,
-# as a block-scope declaration of cudaMemcpy, or of a variable initialised with the arguments.
-_SILENT_SHAPE = """
-(compound_statement (declaration type: (type_identifier) @macro declarator: (function_declarator)))
-(compound_statement (declaration type: (type_identifier) @macro declarator: (init_declarator value: (argument_list))))
-"""
+# as a block-scope declaration of cudaMemcpy (a function declarator), or of a variable initialised with
+# the arguments (an init declarator whose value is an argument list).
 
 
 @dataclasses.dataclass(frozen=True)
@@ -83,15 +80,27 @@ def _needs_fixing(source: bytes, tree: Tree, table: MacroTable) -> bool:
     root = tree.root_node
     if root.has_error and error_weight(root) != (0, 0):
         return True
-    if not table.object_statements or not _uses(table.object_statements).search(source):
-        return False  # the query below costs half a parse's queries: only where one of the names is
-    captures = QueryCursor(silent_query(tree.language)).captures(root)
-    return any(node.text in table.object_statements for node in captures.get("macro", []))
+    if not table.object_statements:
+        return False
+    return any(_silent_statement(root, match.start(), match.end())
+               for match in _uses(table.object_statements).finditer(source))
 
 
-@functools.lru_cache(maxsize=4)
-def silent_query(language: Language) -> Query:
-    return Query(language, _SILENT_SHAPE)
+def _silent_statement(root: Node, start: int, end: int) -> bool:
+    """Whether the name at `start:end` is the type of a block-scope declaration of that silent shape (found
+    from the name's offset down the tree: no query to build, and only where one of the names is)."""
+    name = root.descendant_for_byte_range(start, end)
+    declaration = name.parent if name is not None and name.type == "type_identifier" else None
+    if declaration is None or declaration.type != "declaration" or declaration.child_by_field_name("type") != name:
+        return False
+    block = declaration.parent
+    declarator = declaration.child_by_field_name("declarator")
+    if block is None or block.type != "compound_statement" or declarator is None:
+        return False
+    if declarator.type == "function_declarator":
+        return True
+    value = declarator.child_by_field_name("value") if declarator.type == "init_declarator" else None
+    return value is not None and value.type == "argument_list"
 
 
 def normalise(source: bytes, table: MacroTable, layout: Layout | None = None) -> bytes:

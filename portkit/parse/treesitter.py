@@ -23,7 +23,7 @@ from tree_sitter import Language, Node, Parser, Query, QueryCursor
 from portkit.model import Occurrence, ParsedFile, Position, Role, Span
 from portkit.parse.lexer import layout_of
 from portkit.parse.macros import MacroTable, collect_macros
-from portkit.parse.prepare import Prepared, prepare, silent_query
+from portkit.parse.prepare import Prepared, prepare
 from portkit.parse.recovery import first_error_line, tree_shape, unparsed_occurrences
 from portkit.parse.spaces import function_declarator, member_owner, parameter_count, spaces_of, spelled_spaces
 from portkit.textutil import BOM, LineIndex, within
@@ -110,12 +110,10 @@ def _language() -> tuple[Language, Query]:
     return language, Query(language, _QUERY)
 
 
-def compile_queries(macros: MacroTable | None) -> None:
-    """Build the queries parsing needs now, once: worker processes forked afterwards share them
-    instead of each spending 0.05-0.1 s per query building its own."""
-    language, _ = _language()
-    if macros is None or macros.object_statements:
-        silent_query(language)
+def compile_queries() -> None:
+    """Build the query parsing needs now, once: worker processes forked afterwards share it
+    instead of each spending 0.1 s building its own."""
+    _language()
 
 
 def _text(node: Node) -> str:
