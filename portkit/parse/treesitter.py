@@ -94,6 +94,8 @@ _ASM_IN_MACRO = re.compile(rb'\b(?:asm|__asm__)\s*(?:volatile|__volatile__)?\s*\
 _STRING_CONTENT = re.compile(rb'"((?:\\.|[^"\\])*)"')
 _KERNEL_QUALIFIERS = {"__global__": Role.KERNEL, "__device__": Role.DEVICE_FUNCTION}
 _QUALIFIER_SPACE = re.compile(r"\s*::\s*")
+_SPACES = re.compile(r"\s+")
+_TEMPLATE_TAIL = re.compile(r"<.*")
 _C_LINKAGE = re.compile(rb'\bextern\s*"C"\s*\{')
 _FIRST_NAME = re.compile(rb"\s*([A-Za-z_]\w*)")
 _RESERVED = re.compile(rb"^__\w+__$")
@@ -637,9 +639,11 @@ class _FileParse:
 
     def qualified(self, nodes: list[Node]) -> None:
         for node in nodes:
-            text = re.sub(r"\s+", "", _text(node))
-            outermost = node.parent is None or node.parent.type != "qualified_identifier"
-            if outermost and (self.kept(text) or self.kept(re.sub(r"<.*", "", text).rsplit("::", 1)[-1])):
+            text = _SPACES.sub("", _text(node))
+            if not (self.kept(text) or self.kept(_TEMPLATE_TAIL.sub("", text).rsplit("::", 1)[-1])):
+                continue
+            parent = node.parent  # last: each step up walks down from the root
+            if parent is None or parent.type != "qualified_identifier":
                 self.emit(node, Role.QUALIFIED, text)
 
     def namespace_aliases(self, nodes: list[Node]) -> None:
