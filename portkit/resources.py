@@ -1,16 +1,15 @@
 """Where the bundled data lives (inside the wheel, or at the top of a checkout), and how it is read."""
 from __future__ import annotations
 
+import hashlib
+import json
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from portkit.errors import RuleFileError
+from portkit.store import cache_root, read_entry, write_entry
 
 _PACKAGE = Path(__file__).resolve().parent
-# The C loader when libyaml is there: the rule files are large.
-_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 MAX_YAML_SIZE = 8 << 20  # bytes; the largest built-in rule file is a few hundred KiB
 MAX_YAML_DEPTH = 32  # rule files nest four levels deep
 
@@ -30,12 +29,22 @@ def templates_dir() -> Path:
     return data_dir("templates")
 
 
+def _loader() -> Any:
+    """The C loader when libyaml is there (the rule files are large). yaml is imported only when a file
+    is read: a run whose data files are all cached never pays for it."""
+    import yaml
+
+    return getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
 def _check_events(text: str) -> None:
     """Refuse what makes a small YAML file expensive, before it is built: anchors and
     aliases (an alias bomb grows a few lines into gigabytes) and deep nesting (the C
     parser recurses). The event stream is flat, so this check itself is cheap and safe."""
+    import yaml
+
     depth = 0
-    for event in yaml.parse(text, Loader=_LOADER):
+    for event in yaml.parse(text, Loader=_loader()):
         if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None):
             mark = event.start_mark
             raise yaml.YAMLError(f"line {mark.line + 1}: anchors and aliases (&, *) are not allowed in portkit's YAML files")
@@ -56,9 +65,11 @@ def read_yaml(path: Path) -> Any:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise RuleFileError(f"{path}: cannot read: {getattr(exc, 'strerror', None) or exc}") from None
+    import yaml
+
     try:
         _check_events(text)
-        return yaml.load(text, Loader=_LOADER)  # noqa: S506 - a safe loader: data only, no tags
+        return yaml.load(text, Loader=_loader())  # noqa: S506 - a safe loader: data only, no tags
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark
         where = f"line {mark.line + 1}: " if mark else ""
@@ -76,6 +87,26 @@ def load_data(name: str, parse: Any) -> Any:
     """
     path = rules_dir() / name
     try:
-        return parse(read_yaml(path))
+        return parse(_cached_yaml(path))
     except (KeyError, TypeError, ValueError, AttributeError) as exc:
         raise RuleFileError(f"{path}: malformed: {exc}") from None
+
+
+def _cached_yaml(path: Path) -> Any:
+    """A bundled data file's data, kept in the cache as JSON under the SHA-256 of its bytes (a JSON read
+    costs a tenth of the YAML parse); data JSON would change (a number as a key) is read as YAML each time."""
+    try:
+        entry = cache_root() / f"data-{hashlib.sha256(path.read_bytes()).hexdigest()[:24]}.json"
+    except OSError:
+        return read_yaml(path)  # which names the problem
+    data = read_entry(entry)
+    if data is not None:
+        return data
+    data = read_yaml(path)
+    try:
+        same = json.loads(json.dumps(data)) == data
+    except (TypeError, ValueError):  # a date, say: not JSON
+        same = False
+    if same:
+        write_entry(entry, data)
+    return data

@@ -1,4 +1,4 @@
-"""A checksummed on-disk store for portkit's caches (the validated rules, per-file results).
+"""A checksummed on-disk store for portkit's caches (the validated rules, the bundled data files, per-file results).
 
 Entries are data only (JSON, never pickles) behind a SHA-256 of their bytes, so a
 truncated, corrupted or planted entry reads as a miss and never changes a result

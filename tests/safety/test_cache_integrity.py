@@ -62,3 +62,25 @@ def test_a_tampered_cache_entry_is_a_miss(tamper: str, tmp_path: Path, monkeypat
             os.symlink("/dev/zero", entry)
     assert _convert(tmp_path, cache, "second") == HIP
     assert not (tmp_path / "PLANTED").exists()
+
+
+def test_bundled_data_files_are_read_from_the_cache_by_their_content(tmp_path: Path, monkeypatch) -> None:
+    from portkit import resources
+
+    monkeypatch.setenv("PORTKIT_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(resources, "rules_dir", lambda: tmp_path)
+    parsed: list[Path] = []
+    read_yaml = resources.read_yaml
+    monkeypatch.setattr(resources, "read_yaml", lambda path: parsed.append(path) or read_yaml(path))
+    data = tmp_path / "_facts.yaml"
+    data.write_text("facts: {sm_80: gfx90a}\n")
+    assert [resources.load_data("_facts.yaml", dict) for _ in "12"] == [{"facts": {"sm_80": "gfx90a"}}] * 2
+    assert len(parsed) == 1  # the second from the cache
+    data.write_text("facts: {sm_90: gfx942}\n")  # new bytes, a new entry
+    assert resources.load_data("_facts.yaml", dict) == {"facts": {"sm_90": "gfx942"}} and len(parsed) == 2
+    for entry in (tmp_path / "cache").glob("data-*.json"):
+        entry.write_bytes(entry.read_bytes().replace(b"gfx", b"GFX"))  # tampered: a miss, parsed again
+    assert resources.load_data("_facts.yaml", dict) == {"facts": {"sm_90": "gfx942"}} and len(parsed) == 3
+    data.write_text("facts: {80: gfx90a}\n")  # a number as a key: JSON would make it a string, so never cached
+    assert [resources.load_data("_facts.yaml", dict) for _ in "12"] == [{"facts": {80: "gfx90a"}}] * 2
+    assert len(parsed) == 5
