@@ -58,6 +58,7 @@ class Excludes:
 
 FILE_TYPES = ("source", "cmake", "make", "docker", "script", "python", "requirements")
 BUILD_TYPES = ("cmake", "make")
+CONVERTED_BUILD_TYPES = BUILD_TYPES + ("script",)  # convert rewrites a shell script's nvcc lines too
 
 
 def file_type(name: str, extensions: tuple[str, ...]) -> str | None:

@@ -485,6 +485,33 @@ def test_converted_makefile_builds_saxpy_with_hipcc(tmp_path: Path) -> None:
     assert (out / "saxpy").is_file() and os.access(out / "saxpy", os.X_OK)
 
 
+BUILD_SCRIPT = """#!/bin/bash
+# Build saxpy for an A100: nvcc, sm_80.
+set -eu
+ARCH=sm_80
+NVCC=${NVCC:-nvcc}
+FILES=(saxpy.cu)
+echo "building ${#FILES[@]} file(s) with $# argument(s) by nvcc"
+$NVCC -O3 -arch=${ARCH} --use_fast_math -lineinfo -o saxpy "${FILES[@]}" -lcudart # -arch=sm_80 stays in a comment
+"""
+
+
+def test_converted_build_script_builds_saxpy_with_hipcc(tmp_path: Path) -> None:
+    require_tool("hipcc")
+    src, out = tmp_path / "src", tmp_path / "out"
+    shutil.copytree(EXAMPLES / "saxpy", src, ignore=shutil.ignore_patterns("Makefile"))
+    (src / "build.sh").write_text(BUILD_SCRIPT)
+    assert main(["convert", str(src), "-o", str(out)]) == 0
+    script = (out / "build.sh").read_text()
+    assert "ARCH=gfx90a\nNVCC=${NVCC:-hipcc}\n" in script and "${#FILES[@]} file(s) with $# argument(s) by hipcc" in script
+    assert "hipcc -O3" not in script and "$NVCC -O3 --offload-arch=${ARCH} -ffast-math -gline-tables-only" in script
+    assert script.endswith("-lamdhip64 # -arch=sm_80 stays in a comment\n")
+    build = subprocess.run(["bash", "build.sh"], cwd=out, capture_output=True, text=True,
+                           env={**os.environ, "HIP_PLATFORM": "amd"})
+    assert build.returncode == 0, build.stderr[-2000:]
+    assert (out / "saxpy").is_file() and os.access(out / "saxpy", os.X_OK)
+
+
 # --- output modes and safety -----------------------------------------------------
 
 

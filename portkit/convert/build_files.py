@@ -1,4 +1,4 @@
-"""Rewrite CMake files and Makefiles from nvcc/CUDA to hipcc/HIP.
+"""Rewrite CMake files, Makefiles and shell scripts from nvcc/CUDA to hipcc/HIP.
 
 Text rewrites by pattern, outside comments. What cannot be rewritten is
 reported as a note (line and advice), never silently dropped. The facts
@@ -27,30 +27,36 @@ class BuildConversion:
     notes: tuple[BuildNote, ...]
 
 
+# A comment: from `#` anywhere in CMake and make; in a shell script only where a word starts (`$#`,
+# `${#list[@]}` are no comments).
+_HASH_COMMENT = re.compile(r"(#[^\n]*)")
+_SHELL_COMMENT = re.compile(r"((?:(?<=\s)|^)#[^\n]*)", re.M)
+
+
 class _Rewriter:
     """Applies regex rewrites to the code parts of a file and collects notes."""
 
-    def __init__(self, text: str):
+    def __init__(self, text: str, comment: re.Pattern[str] = _HASH_COMMENT):
         self.text = text
+        self.comment = comment
         self.notes: list[BuildNote] = []
 
     def note(self, offset: int, message: str) -> None:
         self.notes.append(BuildNote(LineIndex(self.text).line_of(offset) + 1, message))
 
     def sub(self, pattern: str, replace: Callable[[re.Match], str], flags: int = 0) -> None:
-        """Substitute outside `#` comments (the same comment syntax in CMake and make)."""
+        """Substitute outside comments."""
         code = re.compile(pattern, flags)
-        pieces = []
-        for segment in re.split(r"(#[^\n]*)", self.text):
-            pieces.append(segment if segment.startswith("#") else code.sub(replace, segment))
-        self.text = "".join(pieces)
+        pieces = self.comment.split(self.text)  # code, comment, code, comment ..., code
+        self.text = "".join(piece if i % 2 else code.sub(replace, piece) for i, piece in enumerate(pieces))
 
     def find(self, pattern: str, flags: int = 0):
-        for segment_match in re.finditer(r"[^#]+|#[^\n]*", self.text):
-            if segment_match.group().startswith("#"):
-                continue
-            for match in re.finditer(pattern, segment_match.group(), flags):
-                yield segment_match.start() + match.start(), match
+        start = 0
+        for comment in [*self.comment.finditer(self.text), None]:
+            end = comment.start() if comment is not None else len(self.text)
+            for match in re.finditer(pattern, self.text[start:end], flags):
+                yield start + match.start(), match
+            start = comment.end() if comment is not None else end
 
 
 _GENEX_CUDA = re.compile(r"(?<![\w-])CUDA(?![\w-])")
@@ -102,15 +108,16 @@ def _link_flags(rewriter: _Rewriter, rules: RuleDatabase) -> None:
         rewriter.note(offset, f"{match.group()}: a CUDA install path; point it at ROCm (e.g. /opt/rocm or $(ROCM_PATH)).")
 
 
-_ARCH_FLAG_OF_VARIABLE = r"(?<![\w-])(?:-arch|--gpu-architecture)[= ]\s*\$[({](\w+)[)}]"
+_ARCH_FLAG_OF_VARIABLE = r"(?<![\w-])(?:-arch|--gpu-architecture)[= ]\s*(\$[({])(\w+)([)}])"
 # `NAME = sm_60` on a line of its own: the assignment up to the value, the name, the value.
 _ARCH_ASSIGNMENT = r"(?m)^([ \t]*(\w+)[ \t]*(?::=|\?=|=)[ \t]*)((?:sm|compute)_\d+[af]?)(?=[ \t]*$)"
 
 
 def _arch_variables(rewriter: _Rewriter, facts: BuildFacts, offload_arch: tuple[str, ...]) -> None:
-    """`ARCH = sm_60` ... `-arch=$(ARCH)`: the flag becomes `--offload-arch=$(ARCH)` and the value
-    an AMD architecture, so that `make ARCH=...` still chooses it (one architecture only)."""
-    used = {match.group(1) for _, match in rewriter.find(_ARCH_FLAG_OF_VARIABLE)}
+    """`ARCH = sm_60` ... `-arch=$(ARCH)`: the flag becomes `--offload-arch=$(ARCH)` (`${ARCH}` stays
+    `${ARCH}`) and the value an AMD architecture, so that `make ARCH=...` still chooses it (one
+    architecture only)."""
+    used = {match.group(2) for _, match in rewriter.find(_ARCH_FLAG_OF_VARIABLE)}
     values = {}
     for _, match in rewriter.find(_ARCH_ASSIGNMENT):
         archs = _arch_list(match.group(3), facts, offload_arch)
@@ -120,13 +127,16 @@ def _arch_variables(rewriter: _Rewriter, facts: BuildFacts, offload_arch: tuple[
         return
     rewriter.sub(_ARCH_ASSIGNMENT, lambda m: m.group(1) + values[m.group(2)] if m.group(2) in values else m.group())
     rewriter.sub(_ARCH_FLAG_OF_VARIABLE,
-                 lambda m: f"--offload-arch=$({m.group(1)})" if m.group(1) in values else m.group())
+                 lambda m: f"--offload-arch={''.join(m.groups())}" if m.group(2) in values else m.group())
 
 
-def convert_makefile(text: str, rules: RuleDatabase, offload_arch: tuple[str, ...] = ()) -> BuildConversion:
+def convert_makefile(text: str, rules: RuleDatabase, offload_arch: tuple[str, ...] = (),
+                     shell: bool = False) -> BuildConversion:
+    """A Makefile's, or (`shell`) a shell script's, nvcc command lines: the two share `NAME=value`
+    assignments and `$(NAME)`/`${NAME}` uses; a shell comment starts only where a word does."""
     facts = build_facts()
-    rewriter = _Rewriter(text)
-    rewriter.sub(r"(?<![\w/.-])nvcc(?![\w-])", lambda m: "hipcc")
+    rewriter = _Rewriter(text, _SHELL_COMMENT if shell else _HASH_COMMENT)
+    rewriter.sub(r"(?:(?<![\w/.-])|(?<=:-))nvcc(?![\w-])", lambda m: "hipcc")  # `${NVCC:-nvcc}` too
     _arch_variables(rewriter, facts, offload_arch)
     _translate_flags(rewriter, facts, offload_arch)
     _link_flags(rewriter, rules)

@@ -20,7 +20,7 @@ from portkit.errors import InputError
 from portkit.outpath import refuse_overlap
 from portkit.pipeline import ScanResult, analyze_bytes, run_pipeline
 from portkit.settings import RunSettings
-from portkit.walk import BUILD_TYPES
+from portkit.walk import CONVERTED_BUILD_TYPES
 
 BACKENDS = ("native", "hipify-perl")
 LAUNCH_SYNTAXES = ("cuda", "hip")
@@ -116,9 +116,11 @@ def _convert_all(settings: RunSettings, options: ConvertOptions, result: ScanRes
         elif summary.file_type == "source":
             native.append(SourceToConvert(summary.path, data, tuple(grouped.get(summary.path, ())), summary.shape))
             slots.append(len(outcome.conversions) + len(slots))
-        elif summary.file_type in BUILD_TYPES:
-            convert = convert_cmake if summary.file_type == "cmake" else convert_makefile
-            build = convert(_decode(data), result.rules, options.offload_arch)
+        elif summary.file_type in CONVERTED_BUILD_TYPES:
+            if summary.file_type == "cmake":
+                build = convert_cmake(_decode(data), result.rules, options.offload_arch)
+            else:
+                build = convert_makefile(_decode(data), result.rules, options.offload_arch, summary.file_type == "script")
             outcome.build_notes.extend((summary.path, note) for note in build.notes)
             outcome.conversions.append(FileConversion(summary.path, data, _encode(build.text), 0, ()))
 
