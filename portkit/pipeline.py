@@ -118,6 +118,9 @@ class ScanResult:
         return grouped
 
 
+Wanted = Callable[[Finding], bool]  # the findings a caller acts on
+
+
 @dataclasses.dataclass(frozen=True)
 class Job:
     """What every file's processing needs; a worker process receives it once."""
@@ -133,7 +136,7 @@ class Job:
     summary: bool = False  # results carry their findings counted, not the findings (portkit/tally.py)
     # The findings the caller acts on (convert: those it edits or marks): the others are dropped where they
     # are made, after the cache stored them, instead of being sent to the parent for nothing.
-    wanted: Callable[[Finding], bool] | None = None
+    wanted: Wanted | None = None
 
     def slimmed(self, result: FileResult) -> FileResult:
         """A fresh or cached result as this run's parent needs it."""
@@ -339,7 +342,7 @@ def _results(job: Job, files: list[SourceFile], datas: list[bytes | None], entri
         for file, data, entry in itertools.compress(zip(files, datas, entries), stored):
             hit = cache.lookup(file, entry, job.summary) if cache is not None else None
             if hit is not None:
-                yield dataclasses.replace(hit if job.wanted is None else job.slimmed(hit),
+                yield dataclasses.replace(hit if job.wanted is None else hit.keeping(job.wanted),
                                           data=data if job.keep_sources else None)
             else:
                 late.append((file, data, entry))
@@ -471,7 +474,7 @@ class PlannedRun:
 
 def plan_pipeline(settings: RunSettings, *, keep_sources: bool = False, prefer_roc: bool = False,
                   rules: RuleDatabase | None = None, select: Callable[[str], bool] | None = None,
-                  summary_only: bool = False, wanted: Callable[[Finding], bool] | None = None) -> PlannedRun:
+                  summary_only: bool = False, wanted: Wanted | None = None) -> PlannedRun:
     """Walk, read what is project-wide, and name each selected file's cache entry (`select` keeps all by default).
 
     `summary_only`: keep each file's findings counted, not the findings themselves (a text summary
@@ -506,7 +509,7 @@ def plan_pipeline(settings: RunSettings, *, keep_sources: bool = False, prefer_r
 def collect_pipeline(settings: RunSettings, *, keep_sources: bool = False, prefer_roc: bool = False,
                      progress: bool = False, rules: RuleDatabase | None = None,
                      select: Callable[[str], bool] | None = None, summary_only: bool = False,
-                     wanted: Callable[[Finding], bool] | None = None) -> Collected:
+                     wanted: Wanted | None = None) -> Collected:
     """Walk, then parse and analyse the files `select` keeps (all by default; in parallel, cached)."""
     return plan_pipeline(settings, keep_sources=keep_sources, prefer_roc=prefer_roc, rules=rules, select=select,
                          summary_only=summary_only, wanted=wanted).collect(progress)
@@ -611,7 +614,7 @@ def _project_tallies(results: list[FileResult], names: ProjectNames, declared: f
 
 def run_pipeline(settings: RunSettings, *, keep_sources: bool = False, prefer_roc: bool = False,
                  progress: bool = False, rules: RuleDatabase | None = None, summary_only: bool = False,
-                 wanted: Callable[[Finding], bool] | None = None) -> ScanResult:
+                 wanted: Wanted | None = None) -> ScanResult:
     """Walk, then parse and analyse every file once (in parallel, cached by content), then finish."""
     return finish_pipeline(collect_pipeline(settings, keep_sources=keep_sources, prefer_roc=prefer_roc,
                                             progress=progress, rules=rules, summary_only=summary_only,
@@ -625,7 +628,7 @@ def analyze_bytes(path: str, data: bytes, context: Context, macros: MacroTable |
     return _analyze_held(_held_job(context, macros), path, data)
 
 
-def _held_job(context: Context, macros: MacroTable | None, wanted: Callable[[Finding], bool] | None = None) -> Job:
+def _held_job(context: Context, macros: MacroTable | None, wanted: Wanted | None = None) -> Job:
     return Job(context, context.rules.known_names() | INTERESTING_NAMES, keep_sources=False, macros=macros,
                wanted=wanted)
 
@@ -652,7 +655,7 @@ def _analyze_reshaped_in_worker(path: str, data: bytes, shape: str) -> Reshaped:
 
 
 def analyze_reshaped(files: list[tuple[str, bytes, str]], context: Context, macros: MacroTable | None = None,
-                     jobs: int = 0, wanted: Callable[[Finding], bool] | None = None) -> Iterator[Reshaped]:
+                     jobs: int = 0, wanted: Wanted | None = None) -> Iterator[Reshaped]:
     """Files held in memory, each with the shape (portkit/parse/recovery.py:tree_shape) of the text it
     was made from: each one's own shape, and its findings where that differs (None where it does not:
     the same structure, so nothing new to find). A parse each, and the analysis only where needed; in

@@ -126,7 +126,7 @@ class TreeWriter:
                 self.log.written.append(self.outdir / relative)
 
     def finish(self, changes: Iterable[Change] = ()) -> WriteLog:
-        """Write what is left, then the manifest (also after a failure: a later run may write here again)."""
+        """Write what is left, then the manifest."""
         self.write(changes)
         try:
             self.tree.save()

@@ -5,6 +5,7 @@ outcome; everything that decides what is written lives here and below.
 """
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import os
 from pathlib import Path
@@ -16,7 +17,7 @@ from portkit.convert.markers import Marker
 from portkit.convert.output import Change, TreeWriter, WriteLog, destination, write_in_place
 from portkit.convert.sources import FileConversion, SourceToConvert, acted_on, convert_all, convert_source
 from portkit.convert.verify import VerifyResult, is_unit, verify_tree
-from portkit.errors import InputError
+from portkit.errors import InputError, OutputError
 from portkit.outpath import refuse_overlap
 from portkit.pipeline import ScanResult, analyze_bytes, run_pipeline
 from portkit.settings import RunSettings
@@ -159,7 +160,8 @@ def convert_project(settings: RunSettings, options: ConvertOptions, progress: bo
         outcome = _convert_all(settings, options, result, writer)
     except BaseException:
         if writer is not None:
-            writer.tree.save()  # what was written is portkit's: a later run may write over it
+            with contextlib.suppress(OutputError):  # the failure being raised says more
+                writer.tree.save()  # what was written is portkit's: a later run may write over it
         raise
     outcome.failures.extend(result.unread())
     log = WriteLog()
