@@ -72,18 +72,18 @@ def _mode_of(path: str) -> int | None:
         return None
 
 
-def _inputs(paths: list[str], excludes: Iterable[Excludes], log: WriteLog, reported: frozenset[str]) -> list[str]:
-    """Every file to mirror, less those already reported unreadable; portkit's own manifest
+def _inputs(paths: list[str], excludes: Iterable[Excludes], log: WriteLog) -> list[str]:
+    """Every file to mirror (a directory that cannot be read is logged); portkit's own manifest
     (when an input is an earlier output) is not one."""
     inputs: list[str] = []
     for path in paths:
         if os.path.isdir(path):
             files, warnings = all_files(path, excludes)
             inputs.extend(f.path for f in files)
-            log.failures.extend(f"{p}: {m}" for p, m, reason in warnings if reason == "unreadable" and p not in reported)
+            log.failures.extend(f"{p}: {m}" for p, m, reason in warnings if reason == "unreadable")
         else:
             inputs.append(path)
-    return [f for f in dict.fromkeys(inputs) if os.path.basename(f) != MANIFEST and f not in reported]
+    return [f for f in dict.fromkeys(inputs) if os.path.basename(f) != MANIFEST]
 
 
 class TreeWriter:
@@ -92,18 +92,23 @@ class TreeWriter:
     In two steps, so that writing (the kernel's work, creating files) overlaps conversions still being
     made in worker processes: `write` every file but the `held` ones, then `finish` with the held
     files' final bytes, and the manifest. Raises OutputError, before writing anything, when `outdir`
-    holds files portkit did not write (unless `force`). `unreadable`: paths already reported as such.
+    holds files portkit did not write (unless `force`): made before the inputs are analysed, a refusal
+    costs no time. `leave_out` the files the analysis could not read (it reports them).
     """
 
-    def __init__(self, paths: Iterable[str], outdir: Path, excludes: Iterable[Excludes], force: bool = False,
-                 unreadable: Iterable[str] = ()):
+    def __init__(self, paths: Iterable[str], outdir: Path, excludes: Iterable[Excludes], force: bool = False):
         paths = list(paths)
         self.outdir = outdir
         self.log = WriteLog()
-        self.later = [(file, relative_destination(file, paths))
-                      for file in _inputs(paths, excludes, self.log, frozenset(unreadable))]
+        self.later = [(file, relative_destination(file, paths)) for file in _inputs(paths, excludes, self.log)]
         self.tree = OutputTree(outdir)
         self.tree.open([relative for _, relative in self.later], force)
+
+    def leave_out(self, unreadable: Iterable[str]) -> None:
+        """Neither write nor report again the files already reported unreadable."""
+        reported = frozenset(unreadable)
+        self.later = [(file, relative) for file, relative in self.later if file not in reported]
+        self.log.failures = [f for f in self.log.failures if not any(f.startswith(path + ": ") for path in reported)]
 
     def write(self, changes: Iterable[Change], held: Iterable[str] = ()) -> None:
         """Write every file not yet written but the `held` ones (their changes come to `finish`)."""
@@ -138,7 +143,8 @@ class TreeWriter:
 def write_tree(paths: Iterable[str], outdir: Path, excludes: Iterable[Excludes], changes: Iterable[Change],
                force: bool = False, unreadable: Iterable[str] = ()) -> WriteLog:
     """TreeWriter in one step."""
-    writer = TreeWriter(paths, outdir, excludes, force, unreadable)
+    writer = TreeWriter(paths, outdir, excludes, force)
+    writer.leave_out(unreadable)
     return writer.finish(changes)
 
 

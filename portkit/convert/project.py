@@ -152,10 +152,12 @@ def _verify(settings: RunSettings, options: ConvertOptions, outcome: ConvertOutc
 def convert_project(settings: RunSettings, options: ConvertOptions, progress: bool = False) -> ConvertOutcome:
     """Convert what `settings` covers; write the result unless a diff was asked for (the caller prints it)."""
     _check(settings, options)
-    result = run_pipeline(settings, keep_sources=True, prefer_roc=options.roc, progress=progress, wanted=acted_on)
     writer = None
-    if options.output is not None and not options.in_place:
-        writer = TreeWriter(settings.paths, options.output, settings.excludes, options.force, result.unreadable())
+    if options.output is not None and not options.in_place:  # refused now, not after the analysis
+        writer = TreeWriter(settings.paths, options.output, settings.excludes, options.force)
+    result = run_pipeline(settings, keep_sources=True, prefer_roc=options.roc, progress=progress, wanted=acted_on)
+    if writer is not None:
+        writer.leave_out(result.unreadable())
     try:
         outcome = _convert_all(settings, options, result, writer)
     except BaseException:
