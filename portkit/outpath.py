@@ -86,11 +86,15 @@ class OutputTree:
         self.root = root
         self.recorded: dict[str, str] = {}  # relative path (POSIX) -> SHA-256 of what portkit wrote
         self._directories: dict[PurePosixPath, Path] = {}  # made or checked in this run: once per directory
+        self.made: Path | None = None  # the outermost directory `open` made (the root, or one above it)
 
     def open(self, planned: Iterable[PurePosixPath], force: bool) -> None:
         """Make the directory; refuse, before anything is written, to write over files portkit did not write."""
         if os.path.lexists(self.root) and not os.path.isdir(self.root):
             raise OutputError(f"{self.root}: cannot write: Not a directory")
+        missing = Path(os.path.abspath(self.root))
+        while not os.path.lexists(missing) and missing != missing.parent:
+            self.made, missing = missing, missing.parent
         try:
             self.root.mkdir(parents=True, exist_ok=True)  # the directory the user named, wherever it leads
             entries = os.listdir(self.root)

@@ -7,6 +7,7 @@ never over files portkit did not write).
 """
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import difflib
 import os
@@ -129,6 +130,18 @@ class TreeWriter:
                 continue
             if wrote:
                 self.log.written.append(self.outdir / relative)
+
+    def abandon(self) -> None:
+        """After a failure: record what was written, so that a later run may write over it; the
+        directories this writer made and wrote nothing into are removed."""
+        with contextlib.suppress(OSError, OutputError):  # the failure being raised says more
+            if self.tree.made is None or self.tree.recorded:
+                self.tree.save()
+                return
+            directory = Path(os.path.abspath(self.outdir))
+            while directory.is_relative_to(self.tree.made):
+                os.rmdir(directory)  # only an empty one: OSError, and the rest stays, if not
+                directory = directory.parent
 
     def finish(self, changes: Iterable[Change] = ()) -> WriteLog:
         """Write what is left, then the manifest."""

@@ -5,7 +5,6 @@ outcome; everything that decides what is written lives here and below.
 """
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import os
 from pathlib import Path
@@ -17,7 +16,7 @@ from portkit.convert.markers import Marker
 from portkit.convert.output import Change, TreeWriter, WriteLog, destination, write_in_place
 from portkit.convert.sources import FileConversion, SourceToConvert, acted_on, convert_all, convert_source
 from portkit.convert.verify import VerifyResult, is_unit, verify_tree
-from portkit.errors import InputError, OutputError
+from portkit.errors import InputError
 from portkit.outpath import refuse_overlap
 from portkit.pipeline import ScanResult, analyze_bytes, run_pipeline
 from portkit.settings import RunSettings
@@ -155,15 +154,14 @@ def convert_project(settings: RunSettings, options: ConvertOptions, progress: bo
     writer = None
     if options.output is not None and not options.in_place:  # refused now, not after the analysis
         writer = TreeWriter(settings.paths, options.output, settings.excludes, options.force)
-    result = run_pipeline(settings, keep_sources=True, prefer_roc=options.roc, progress=progress, wanted=acted_on)
-    if writer is not None:
-        writer.leave_out(result.unreadable())
     try:
+        result = run_pipeline(settings, keep_sources=True, prefer_roc=options.roc, progress=progress, wanted=acted_on)
+        if writer is not None:
+            writer.leave_out(result.unreadable())
         outcome = _convert_all(settings, options, result, writer)
     except BaseException:
         if writer is not None:
-            with contextlib.suppress(OutputError):  # the failure being raised says more
-                writer.tree.save()  # what was written is portkit's: a later run may write over it
+            writer.abandon()
         raise
     outcome.failures.extend(result.unread())
     log = WriteLog()

@@ -87,6 +87,13 @@ def test_a_foreign_output_directory_is_refused_before_anything_is_analysed(tmp_p
     assert "not empty, and not written by portkit" in capsys.readouterr().err
 
 
+def test_a_run_that_fails_before_writing_leaves_no_output_directory(tmp_path: Path, capsys) -> None:
+    p = project(tmp_path)
+    bad = write(tmp_path / "bad.yaml", b"library: [\n")
+    assert main(["convert", "--rules", str(bad), str(p / "src"), "-o", str(tmp_path / "new" / "out")]) == 2
+    assert "invalid YAML" in capsys.readouterr().err and not (tmp_path / "new").exists()
+
+
 def test_portkit_may_write_again_where_it_wrote(tmp_path: Path, capsys) -> None:
     p = project(tmp_path)
     out = tmp_path / "out"
