@@ -132,14 +132,14 @@ class TreeWriter:
                 self.log.written.append(self.outdir / relative)
 
     def abandon(self) -> None:
-        """After a failure: record what was written, so that a later run may write over it; the
-        directories this writer made and wrote nothing into are removed."""
+        """After a failure: record what was written, so that a later run may write over it; when nothing
+        was, the directories this writer made are removed (a directory that was there stays as it was)."""
         with contextlib.suppress(OSError, OutputError):  # the failure being raised says more
-            if self.tree.made is None or self.tree.recorded:
+            if self.log.written or self.log.copied:
                 self.tree.save()
                 return
             directory = Path(os.path.abspath(self.outdir))
-            while directory.is_relative_to(self.tree.made):
+            while self.tree.made is not None and directory.is_relative_to(self.tree.made):
                 os.rmdir(directory)  # only an empty one: OSError, and the rest stays, if not
                 directory = directory.parent
 
