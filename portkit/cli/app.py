@@ -12,6 +12,7 @@ import typer
 from portkit import __version__
 from portkit.errors import PortkitError
 from portkit.settings import RunSettings, resolve_settings
+from portkit.walk import DEFAULT_EXTENSIONS
 
 app = typer.Typer(
     name="portkit",
@@ -33,7 +34,7 @@ class UsageError(PortkitError):
 _ROCM_HELP = "Target HIP/ROCm version, e.g. 5.2 or 6.2 ('latest' for the newest). Default: the installed HIP, else latest."
 _CUDA_HELP = "CUDA version the sources are written for; names removed by then are reported as removed."
 _RULES_HELP = "Extra rule file or directory (repeatable); its entries add to or override the built-in ones."
-_EXTENSIONS_HELP = "Comma-separated source extensions (default .cu,.cuh,.cpp,.cc,.cxx,.c,.h,.hpp,.hh,.hxx,.inl)."
+_EXTENSIONS_HELP = f"Comma-separated source extensions (default {','.join(DEFAULT_EXTENSIONS)})."
 _ENGINE_HELP = "tree-sitter (fast, default) or clang (resolves names; needs libclang)."
 _DATABASE_HELP = "compile_commands.json (or its directory) for --engine clang; default: found in the tree or build/."
 

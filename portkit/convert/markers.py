@@ -72,7 +72,9 @@ def marker_edits(path: str, source: bytes, findings: Iterable[Finding]) -> tuple
     present are not added again, so converting twice changes nothing.
     """
     marked = sorted(filter(needs_marker, findings), key=Finding.sort_key)
-    lines = LineIndex(source if marked else b"")
+    if not marked:
+        return [], []
+    lines = LineIndex(source)
     edits: list[Edit] = []
     markers: list[Marker] = []
     seen: set[tuple[int, str]] = set()
