@@ -149,3 +149,21 @@ def test_vendored_library_names_are_not_declared_by_cuda(tmp_path: Path, monkeyp
         assert database.is_api("checkCudaErrors") and not database.is_cuda_declared("checkCudaErrors")
         assert database.is_cuda_declared("cudnnHandle_t") and not database.is_cuda_declared("floor")
     assert list(tmp_path.glob("rules-*.json"))
+
+
+def test_cached_database_is_the_validated_one_and_a_damaged_entry_is_rebuilt(tmp_path: Path, monkeypatch) -> None:
+    """The cache stores the rules column by column, as runs of equal values: read back, every rule is the
+    validated one, field for field; an entry whose columns do not line up is not trusted but rebuilt."""
+    from portkit.store import read_entry, write_entry
+
+    monkeypatch.setenv("PORTKIT_CACHE_DIR", str(tmp_path))
+    validated = load_database(cache=False)
+    written = load_database()
+    (entry,) = tmp_path.glob("rules-*.json")
+    cached = load_database()
+    assert cached.all_rules() == validated.all_rules() == written.all_rules()
+    data = read_entry(entry)
+    data["columns"][0][0][1] -= 1  # the first column one rule short
+    write_entry(entry, data)
+    assert load_database().all_rules() == validated.all_rules()
+    assert read_entry(entry)["columns"][0][0][1] == data["columns"][0][0][1] + 1  # rebuilt whole
