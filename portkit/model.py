@@ -177,6 +177,11 @@ class ParsedFile:
         """The names of the file's kernels and __device__ functions."""
         return frozenset(o.text for o in self.of(Role.KERNEL, Role.DEVICE_FUNCTION))
 
+    def declared_as(self, kind: str) -> set[str]:
+        """The plain names the file declares with type `kind` (variables, parameters, members), where the
+        parser keeps that type's name."""
+        return {name for o in self.of(Role.TYPE) if o.text == kind for name in o.get("declares").split(",") if name}
+
 
 class Severity(str, enum.Enum):
     INFO = "info"

@@ -29,6 +29,7 @@ from typing import Callable, Iterable, Iterator
 from portkit.analyze import Context, TextFile, analyze
 from portkit.analyze.registry import path_tails
 from portkit.analyze.hazards import INTERESTING_NAMES, WARP_LITERALS
+from portkit.analyze.language import DIMENSION_NAMES
 from portkit.analyze.names import is_interesting, needs_aliases, resolve_pending
 from portkit.analyze.preamble import IMPLICIT_CUDA_HEADER, in_cpp_block, runtime_for_project, runtime_needs
 from portkit.cache import FileResult, ScanCache, cache_salt
@@ -53,6 +54,9 @@ _POOL_BYTES = 64 << 10
 _PROGRESS_THRESHOLD = 50
 # Diagnostics that mean a file was not looked at: a convert over it is not complete.
 UNCONVERTED = ("unreadable", "too-large")
+
+# Names the parser keeps for the analyzers besides those a rule knows.
+ANALYZER_NAMES = INTERESTING_NAMES | DIMENSION_NAMES
 
 
 @dataclasses.dataclass(frozen=True, order=True)
@@ -493,7 +497,7 @@ def plan_pipeline(settings: RunSettings, *, keep_sources: bool = False, prefer_r
     contents = FileContents(StatIndex(settings.paths) if settings.cache else None, settings.max_file_size)
     macros = project_macros(files, contents)
     salt = cache_salt(rules, settings, prefer_roc, clang.env.fingerprint if clang else "", macros.fingerprint())
-    job = Job(base, rules.known_names() | INTERESTING_NAMES, keep_sources, settings.engine, clang, settings.max_file_size,
+    job = Job(base, rules.known_names() | ANALYZER_NAMES, keep_sources, settings.engine, clang, settings.max_file_size,
               macros, ScanCache(salt) if settings.cache else None, summary_only and clang is None, wanted)
     chosen = files if select is None else [f for f in files if select(f.path)]
     datas: list[bytes | None] = []
@@ -629,7 +633,7 @@ def analyze_bytes(path: str, data: bytes, context: Context, macros: MacroTable |
 
 
 def _held_job(context: Context, macros: MacroTable | None, wanted: Wanted | None = None) -> Job:
-    return Job(context, context.rules.known_names() | INTERESTING_NAMES, keep_sources=False, macros=macros,
+    return Job(context, context.rules.known_names() | ANALYZER_NAMES, keep_sources=False, macros=macros,
                wanted=wanted)
 
 

@@ -195,6 +195,51 @@ def test_a_signature_cuda_changed_is_written_by_its_argument_count(tmp_path: Pat
     assert "  hipGraphInstantiateWithFlags(e, g, 0);\n  hipGraphInstantiate(e, g, NULL, NULL, 0);\n" in out
 
 
+CAPTURE_INFO = b"""#include <cuda_runtime.h>
+void f(cudaStream_t s, cudaEvent_t a, cudaEvent_t b, const cudaExternalSemaphore_t* sem,
+       const cudaExternalSemaphoreSignalParams* sp, const cudaExternalSemaphoreWaitParams* wp) {
+  cudaStreamCaptureStatus st; unsigned long long id; cudaGraph_t g; const cudaGraphNode_t* d; size_t n; float ms;
+  cudaStreamGetCaptureInfo(s, &st, &id);
+  cudaStreamGetCaptureInfo(s, &st);
+  cudaStreamGetCaptureInfo(s, &st, &id, &g, &d, &n);
+  cudaStreamGetCaptureInfo_v2(s, &st, &id, &g, &d, &n);
+  cudaEventElapsedTime_v2(&ms, a, b);
+  cudaSignalExternalSemaphoresAsync_v2(sem, sp, 1);
+  cudaWaitExternalSemaphoresAsync_v2(sem, wp, 1, s);
+}
+"""
+
+
+def test_cuda_12_spellings_of_capture_info_events_and_semaphores_build_with_hipcc(tmp_path: Path, database) -> None:
+    """CUDA 12's cudaStreamGetCaptureInfo takes CUDA 11's three arguments or up to six (hipStreamGetCaptureInfo_v2's);
+    the `_v2` names CUDA 12 headers define those calls as are HIP's names too."""
+    out = convert_bytes(tmp_path, CAPTURE_INFO, database=database).decode()
+    assert "  hipStreamGetCaptureInfo(s, &st, &id);\n  hipStreamGetCaptureInfo_v2(s, &st);\n" in out
+    assert out.count("hipStreamGetCaptureInfo_v2(s, &st, &id, &g, &d, &n);") == 2
+    assert "hipEventElapsedTime(&ms, a, b);" in out and "hipSignalExternalSemaphoresAsync(sem, sp, 1, 0);" in out
+    assert "hipWaitExternalSemaphoresAsync(sem, wp, 1, s);" in out and "cuda" not in out.replace("cuda_runtime", "")
+    require_tool("hipcc")
+    (tmp_path / "f.hip").write_text(out)
+    build = subprocess.run(["hipcc", "--offload-arch=gfx90a", "-fsyntax-only", "-x", "hip", str(tmp_path / "f.hip")],
+                           capture_output=True, text=True, env={**os.environ, "HIP_PLATFORM": "amd"})
+    assert build.returncode == 0, build.stderr[-2000:]
+
+
+def test_a_uint3_that_becomes_a_dim3_is_built_as_a_dim3_for_hipcc(tmp_path: Path, database) -> None:
+    """HIP's dim3 has no constructor from uint3: make_uint3 becomes dim3 where its value is a dim3, nowhere else."""
+    source = (Path(__file__).parent / "cases" / "uint3_dimensions.cu").read_bytes()
+    out = convert_bytes(tmp_path, source, database=database).decode()
+    assert out.count(" dim3(") == 3 and "<<<dim3(n, 1, 1), threads>>>" in out and "uint3 index = make_uint3(1, 2, 3);" in out
+    require_tool("hipcc")
+
+    def hipcc(text: str) -> subprocess.CompletedProcess:
+        (tmp_path / "f.hip").write_text(text)
+        return subprocess.run(["hipcc", "--offload-arch=gfx90a", "-fsyntax-only", "-x", "hip", str(tmp_path / "f.hip")],
+                              capture_output=True, text=True, env={**os.environ, "HIP_PLATFORM": "amd"})
+    assert hipcc(out).returncode == 0, hipcc(out).stderr[-2000:]
+    assert "no viable conversion" in hipcc(out.replace("dim3(n, 1, 1)", "make_uint3(n, 1, 1)")).stderr
+
+
 def test_hip_launch_syntax(tmp_path: Path, database) -> None:
     source = (b"template <typename T> __global__ void k(T* a, int n) {}\n__global__ void z() {}\n"
               b"void h(float* d, cudaStream_t s) {\n  k<float><<<4, 64, 0, s>>>(d, 3);\n  z<<<1, 1>>>();\n}\n")
@@ -480,7 +525,9 @@ def test_converted_makefile_builds_saxpy_with_hipcc(tmp_path: Path) -> None:
     require_tool("hipcc")
     out = tmp_path / "saxpy"
     assert main(["convert", str(EXAMPLES / "saxpy"), "-o", str(out)]) == 0
-    build = subprocess.run(["make", "-C", str(out)], capture_output=True, text=True, env={**os.environ, "HIP_PLATFORM": "amd"})
+    # TMPDIR: hipcc leaves an empty directory per link in the temporary directory.
+    build = subprocess.run(["make", "-C", str(out)], capture_output=True, text=True,
+                           env={**os.environ, "HIP_PLATFORM": "amd", "TMPDIR": str(tmp_path)})
     assert build.returncode == 0, build.stderr[-2000:]
     assert (out / "saxpy").is_file() and os.access(out / "saxpy", os.X_OK)
 
@@ -507,7 +554,7 @@ def test_converted_build_script_builds_saxpy_with_hipcc(tmp_path: Path) -> None:
     assert "hipcc -O3" not in script and "$NVCC -O3 --offload-arch=${ARCH} -ffast-math -gline-tables-only" in script
     assert script.endswith("-lamdhip64 # -arch=sm_80 stays in a comment\n")
     build = subprocess.run(["bash", "build.sh"], cwd=out, capture_output=True, text=True,
-                           env={**os.environ, "HIP_PLATFORM": "amd"})
+                           env={**os.environ, "HIP_PLATFORM": "amd", "TMPDIR": str(tmp_path)})
     assert build.returncode == 0, build.stderr[-2000:]
     assert (out / "saxpy").is_file() and os.access(out / "saxpy", os.X_OK)
 

@@ -71,6 +71,38 @@ def test_option_pricer_still_builds_for_cuda_and_lists_what_does_not_port(tmp_pa
         assert nvcc.returncode == 0, f"nvcc {source.name}: {nvcc.stderr[-2000:]}"
 
 
+SIGNATURES_BY_COUNT = """#include <cuda_runtime.h>
+void capture(cudaStream_t s, cudaGraphExec_t* e, cudaGraph_t g) {
+  cudaStreamCaptureStatus st;
+  unsigned long long id;
+  cudaStreamGetCaptureInfo(s, &st, &id);
+  cudaStreamGetCaptureInfo(s, &st);
+  cudaGraphInstantiate(e, g, 0);
+}
+"""
+
+
+@pytest.mark.parametrize("style", ["cuda", "neutral"])
+def test_a_name_whose_hip_spelling_depends_on_the_argument_count_is_dispatched_by_count(
+        style: str, tmp_path: Path, cuda_headers: Path) -> None:
+    """CUDA 12's cudaGraphInstantiate(exec, graph, flags) is hipGraphInstantiateWithFlags, CUDA 11's five arguments
+    hipGraphInstantiate; a macro of the name alone gives one of them to every call."""
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "capture.cu").write_text(SIGNATURES_BY_COUNT)
+    header, out = tmp_path / "include" / "gpu.h", tmp_path / "out"
+    assert main(["shim", str(tmp_path / "src"), "-o", str(header), "--style", style, "--sources", str(out)]) == 0
+    text = header.read_text()
+    name = "gpuGraphInstantiate" if style == "neutral" else "cudaGraphInstantiate"
+    assert f"#define {name}(...) PORTKIT_JOIN(portkit_cudaGraphInstantiate_, PORTKIT_ARG_COUNT(__VA_ARGS__))" in text
+    assert "#define portkit_cudaGraphInstantiate_3 hipGraphInstantiateWithFlags\n" in text
+    assert "#define portkit_cudaGraphInstantiate_5 hipGraphInstantiate\n" in text
+    source = out / "capture.cu"
+    nvcc = nvcc_compiles(source, header.parent, cuda_headers)
+    assert nvcc.returncode == 0, f"nvcc: {nvcc.stderr[-2000:]}"
+    hipcc = hipcc_compiles(source, header.parent)
+    assert hipcc.returncode == 0, f"hipcc: {hipcc.stderr[-2000:]}"
+
+
 def test_unportable_names_are_listed(tmp_path: Path) -> None:
     (tmp_path / "a.cu").write_text("#include <nccl.h>\nvoid f(ncclComm_t c, ncclComm_t* o) { ncclCommShrink(c, 0, 0, o, 0, 0); }\n")
     header = tmp_path / "gpu.h"

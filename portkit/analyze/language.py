@@ -1,8 +1,12 @@
-"""C++ that nvcc accepts and clang, so hipcc, rejects.
+"""C++ that nvcc accepts and hipcc rejects.
 
 `register` was deprecated in C++11 and removed in C++17: nvcc warns and goes on, clang
 (C++17 by default) stops. It asks nothing of the compiler either way, so convert deletes it.
 In C it is still part of the language and stays.
+
+CUDA's dim3 converts from a uint3; HIP's has no such constructor, so a `make_uint3(...)` that
+becomes a dim3 (initialising or assigned to a variable the file declares dim3, or a launch's
+grid or block) does not compile. `dim3(...)` takes the same three values under both compilers.
 """
 from __future__ import annotations
 
@@ -12,8 +16,11 @@ from typing import Iterable
 
 from portkit.analyze.findings import simple_finding
 from portkit.analyze.registry import Context, analyzer
-from portkit.codes import CODES, REGISTER_STORAGE
-from portkit.model import Finding, Fix, FixAction, ParsedFile, Role
+from portkit.codes import CODES, REGISTER_STORAGE, UINT3_AS_DIM3
+from portkit.model import Finding, Fix, FixAction, Occurrence, ParsedFile, Role
+
+# Kept by the parser for the analyzer below (no rule names them: both are spelled the same in HIP).
+DIMENSION_NAMES = frozenset({"dim3", "make_uint3"})
 
 
 @analyzer("source")
@@ -25,3 +32,29 @@ def analyze_register(parsed: ParsedFile, context: Context) -> Iterable[Finding]:
             finding = simple_finding(parsed.path, o, REGISTER_STORAGE, "register: C++17 removed it; hipcc rejects it",
                                      CODES[REGISTER_STORAGE].fix)
             yield dataclasses.replace(finding, fix=Fix(FixAction.RENAME, o.parts[0], ""))
+
+
+@analyzer("source")
+def analyze_uint3_dimensions(parsed: ParsedFile, context: Context) -> Iterable[Finding]:
+    calls = [o for o in parsed.of(Role.CALL) if o.text == "make_uint3"]
+    if not calls:
+        return
+    dims = parsed.declared_as("dim3")
+    launch_dims = {part.start for o in parsed.of(Role.LAUNCH) for part in o.parts[2:-2]}  # grid, block (not shared, stream)
+    for o in calls:
+        became = _dim3_from(o, dims, launch_dims)
+        if became:
+            finding = simple_finding(parsed.path, o, UINT3_AS_DIM3, f"make_uint3 {became}: HIP's dim3 has no conversion "
+                                     "from uint3", CODES[UINT3_AS_DIM3].fix, shadowable=True)
+            yield dataclasses.replace(finding, fix=Fix(FixAction.RENAME, o.span, "dim3"))
+
+
+def _dim3_from(call: Occurrence, dims: set[str], launch_dims: set[int]) -> str:
+    """How a make_uint3 call's value becomes a dim3, or "" when it does not (as far as the file shows)."""
+    if call.get("assigned_type") in ("dim3", "const dim3"):
+        return "initialises a dim3"
+    if call.get("assigned_to") in dims:
+        return f"assigned to the dim3 {call.get('assigned_to')}"
+    if call.span.start in launch_dims:
+        return "as a launch dimension"
+    return ""

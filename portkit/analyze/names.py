@@ -123,15 +123,10 @@ def call_rule(rule: Rule, occurrence: Occurrence, parsed: ParsedFile, context: C
     for index, kind in rule.form_args:
         argument = occurrence.get(f"arg{index}")
         variable = _VARIABLE.match(argument)
-        if variable is not None and variable.group(1) in _declared_as(parsed, kind) \
+        if variable is not None and variable.group(1) in parsed.declared_as(kind) \
                 or re.search(rf"\b{re.escape(kind)}", argument):
             return context.rules.lookup(rule.form_rule) or rule
     return rule
-
-
-def _declared_as(parsed: ParsedFile, kind: str) -> set[str]:
-    """The plain names the file declares with type `kind` (variables, parameters, members)."""
-    return {name for o in parsed.of(Role.TYPE) if o.text == kind for name in o.get("declares").split(",") if name}
 
 
 def _included_before(header: str, occurrence: Occurrence, parsed: ParsedFile, context: Context) -> bool:

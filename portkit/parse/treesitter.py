@@ -163,7 +163,8 @@ def _argument_key(index: int) -> str:
 
 def _call(name: Node, source: bytes) -> tuple[tuple[Span, ...], tuple[tuple[str, str], ...]]:
     """A call's argument spans, given the identifier it calls; their texts, and the declared type when
-    the call initialises a variable. (Each step up the tree walks down from the root: one walk, shared.)"""
+    the call initialises a variable, or what it is assigned to (`x = f()`). (Each step up the tree walks
+    down from the root: one walk, shared.)"""
     call = name.parent
     if call is not None and call.type == "template_function":
         call = call.parent
@@ -179,6 +180,10 @@ def _call(name: Node, source: bytes) -> tuple[tuple[Span, ...], tuple[tuple[str,
         declared = holder.parent.child_by_field_name("type")
         if declared is not None:
             info.append(("assigned_type", " ".join(_text(declared).split())))
+    elif holder is not None and holder.type == "assignment_expression" and holder.child_by_field_name("right") == call:
+        operator, left = holder.child_by_field_name("operator"), holder.child_by_field_name("left")
+        if operator is not None and operator.text == b"=" and left is not None:
+            info.append(("assigned_to", " ".join(_text(left).split())[:_ARGUMENT_TEXT_LIMIT]))
     return spans, tuple(info)
 
 

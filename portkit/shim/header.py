@@ -20,12 +20,22 @@ from portkit.rules.helpers import helper_providing
 STYLES = ("cuda", "neutral")
 
 
+# A name whose HIP spelling depends on its argument count is dispatched on counts up to this.
+MAX_DISPATCHED_ARGUMENTS = 12
+
+
 @dataclasses.dataclass(frozen=True, order=True)
 class Mapping:
     library: str
     cuda: str
     hip: str
     neutral: str  # the name sources use in the neutral style ("" keeps the CUDA name)
+    by_count: tuple[tuple[int, str], ...] = ()  # (argument count, HIP name) where CUDA changed a signature HIP kept
+
+    def spellings(self) -> list[tuple[int, str]]:
+        """The HIP name for each argument count, 1 to MAX_DISPATCHED_ARGUMENTS (a `hip_for_args` rule)."""
+        chosen = dict(self.by_count)
+        return [(count, chosen.get(count, self.hip)) for count in range(1, MAX_DISPATCHED_ARGUMENTS + 1)]
 
 
 @dataclasses.dataclass(frozen=True, order=True)
@@ -94,7 +104,8 @@ def build_shim(findings: Iterable[Finding], rules: RuleDatabase, style: str, hea
         if resolution.hip != rule.cuda or neutral:
             # A macro cannot see `struct` before the name: HIP's struct tag serves both spellings in C++.
             hip = rule.hip_struct if rule.hip_struct and resolution.hip == rule.hip else resolution.hip
-            mappings.setdefault(rule.cuda, Mapping(rule.library, rule.cuda, hip, neutral))
+            by_count = tuple(sorted(rule.hip_for_args)) if resolution.hip == rule.hip else ()
+            mappings.setdefault(rule.cuda, Mapping(rule.library, rule.cuda, hip, neutral, by_count))
         if rule.hip_added and rule.fallback:
             fallbacks.setdefault(rule.cuda, Fallback(rule.cuda, hip_version_number(rule.hip_added), rule.hip_added,
                                                      rule.fallback, rule.fallback_drop_args))
