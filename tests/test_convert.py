@@ -229,7 +229,7 @@ def test_a_uint3_that_becomes_a_dim3_is_built_as_a_dim3_for_hipcc(tmp_path: Path
     """HIP's dim3 has no constructor from uint3: make_uint3 becomes dim3 where its value is a dim3, nowhere else."""
     source = (Path(__file__).parent / "cases" / "uint3_dimensions.cu").read_bytes()
     out = convert_bytes(tmp_path, source, database=database).decode()
-    assert out.count(" dim3(") == 3 and "<<<dim3(n, 1, 1), threads>>>" in out and "uint3 index = make_uint3(1, 2, 3);" in out
+    assert out.count(" dim3(") == 4 and "<<<dim3(n, 1, 1), threads>>>" in out and "uint3 index = make_uint3(1, 2, 3);" in out
     require_tool("hipcc")
 
     def hipcc(text: str) -> subprocess.CompletedProcess:

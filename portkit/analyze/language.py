@@ -51,7 +51,7 @@ def analyze_uint3_dimensions(parsed: ParsedFile, context: Context) -> Iterable[F
 
 def _dim3_from(call: Occurrence, dims: set[str], launch_dims: set[int]) -> str:
     """How a make_uint3 call's value becomes a dim3, or "" when it does not (as far as the file shows)."""
-    if call.get("assigned_type") in ("dim3", "const dim3"):
+    if call.get("assigned_type") == "dim3":  # the declaration's type, its qualifiers apart
         return "initialises a dim3"
     if call.get("assigned_to") in dims:
         return f"assigned to the dim3 {call.get('assigned_to')}"

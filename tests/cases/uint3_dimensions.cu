@@ -11,3 +11,6 @@ void launch(int *out, int n) {
   grid.x += index.x;  // ok: PK207
   k<<<grid, again>>>(out);  // expect: PK201
 }
+void constant(int n) {
+  const dim3 fixed = make_uint3(n, 1, 1);  // expect: PK207
+}
