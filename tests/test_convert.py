@@ -195,6 +195,14 @@ def test_a_signature_cuda_changed_is_written_by_its_argument_count(tmp_path: Pat
     assert "  hipGraphInstantiateWithFlags(e, g, 0);\n  hipGraphInstantiate(e, g, NULL, NULL, 0);\n" in out
 
 
+def hipcc_syntax(text: str, tmp_path: Path) -> subprocess.CompletedProcess:
+    """hipcc's verdict on one HIP source (syntax and types, no code generated)."""
+    require_tool("hipcc")
+    (tmp_path / "f.hip").write_text(text)
+    return subprocess.run(["hipcc", "--offload-arch=gfx90a", "-fsyntax-only", "-x", "hip", str(tmp_path / "f.hip")],
+                          capture_output=True, text=True, env={**os.environ, "HIP_PLATFORM": "amd", "TMPDIR": str(tmp_path)})
+
+
 CAPTURE_INFO = b"""#include <cuda_runtime.h>
 void f(cudaStream_t s, cudaEvent_t a, cudaEvent_t b, const cudaExternalSemaphore_t* sem,
        const cudaExternalSemaphoreSignalParams* sp, const cudaExternalSemaphoreWaitParams* wp) {
@@ -218,10 +226,7 @@ def test_cuda_12_spellings_of_capture_info_events_and_semaphores_build_with_hipc
     assert out.count("hipStreamGetCaptureInfo_v2(s, &st, &id, &g, &d, &n);") == 2
     assert "hipEventElapsedTime(&ms, a, b);" in out and "hipSignalExternalSemaphoresAsync(sem, sp, 1, 0);" in out
     assert "hipWaitExternalSemaphoresAsync(sem, wp, 1, s);" in out and "cuda" not in out.replace("cuda_runtime", "")
-    require_tool("hipcc")
-    (tmp_path / "f.hip").write_text(out)
-    build = subprocess.run(["hipcc", "--offload-arch=gfx90a", "-fsyntax-only", "-x", "hip", str(tmp_path / "f.hip")],
-                           capture_output=True, text=True, env={**os.environ, "HIP_PLATFORM": "amd"})
+    build = hipcc_syntax(out, tmp_path)
     assert build.returncode == 0, build.stderr[-2000:]
 
 
@@ -230,14 +235,9 @@ def test_a_uint3_that_becomes_a_dim3_is_built_as_a_dim3_for_hipcc(tmp_path: Path
     source = (Path(__file__).parent / "cases" / "uint3_dimensions.cu").read_bytes()
     out = convert_bytes(tmp_path, source, database=database).decode()
     assert out.count(" dim3(") == 4 and "<<<dim3(n, 1, 1), threads>>>" in out and "uint3 index = make_uint3(1, 2, 3);" in out
-    require_tool("hipcc")
-
-    def hipcc(text: str) -> subprocess.CompletedProcess:
-        (tmp_path / "f.hip").write_text(text)
-        return subprocess.run(["hipcc", "--offload-arch=gfx90a", "-fsyntax-only", "-x", "hip", str(tmp_path / "f.hip")],
-                              capture_output=True, text=True, env={**os.environ, "HIP_PLATFORM": "amd"})
-    assert hipcc(out).returncode == 0, hipcc(out).stderr[-2000:]
-    assert "no viable conversion" in hipcc(out.replace("dim3(n, 1, 1)", "make_uint3(n, 1, 1)")).stderr
+    build = hipcc_syntax(out, tmp_path)
+    assert build.returncode == 0, build.stderr[-2000:]
+    assert "no viable conversion" in hipcc_syntax(out.replace("dim3(n, 1, 1)", "make_uint3(n, 1, 1)"), tmp_path).stderr
 
 
 def test_hip_launch_syntax(tmp_path: Path, database) -> None:
