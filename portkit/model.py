@@ -218,7 +218,8 @@ class Fix:
     # a launch's: "spaced-chevrons" (`<< <...>> >`), "expression" (used as a value); an include's:
     # "requires-included" (an earlier include brings the header HIP needs first)
     flags: tuple[str, ...] = ()
-    # Call arguments to rewrite: (index, template); "{}" in the template stands for the argument.
+    # Call arguments to rewrite: (index, template); "{}" in the template stands for the argument, and an empty
+    # template drops it with its comma.
     args: tuple[tuple[int, str], ...] = ()
 
     @property

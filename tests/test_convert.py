@@ -230,6 +230,36 @@ def test_cuda_12_spellings_of_capture_info_events_and_semaphores_build_with_hipc
     assert build.returncode == 0, build.stderr[-2000:]
 
 
+EDGE_DATA = b"""#include <cuda_runtime.h>
+void f(cudaStream_t s, cudaGraph_t g, const cudaGraphNode_t* from, const cudaGraphNode_t* to, cudaGraphNode_t n,
+       cudaGraphNode_t* out, size_t* count, const cudaGraphEdgeData* edges) {
+  cudaStreamCaptureStatus st;
+  const cudaGraphNode_t* deps;
+  cudaStreamGetCaptureInfo(s, &st, NULL, &g, &deps, NULL, count);
+  cudaGraphAddDependencies(g, from, to, nullptr, 1);
+  cudaGraphRemoveDependencies(g, from, to, 0, 1);
+  cudaGraphNodeGetDependencies(n, out, NULL, count);
+  cudaGraphGetEdges(g, out, out, NULL, count);
+  cudaGraphAddDependencies(g, from, to, 1);
+  cudaGraphAddDependencies(g, from, to, edges, 1);
+}
+"""
+
+
+def test_cuda_13_edge_data_passed_as_null_is_dropped_and_any_other_is_marked(tmp_path: Path, database) -> None:
+    """CUDA 13 gave the graph calls an edge-data argument HIP's kept signatures lack: NULL there is dropped (and the
+    capture-info call counted without it); edge data itself has no HIP form and gets a marker."""
+    out = convert_bytes(tmp_path, EDGE_DATA, database=database).decode()
+    assert "  hipStreamGetCaptureInfo_v2(s, &st, NULL, &g, &deps, count);\n" in out
+    assert "  hipGraphAddDependencies(g, from, to, 1);\n  hipGraphRemoveDependencies(g, from, to, 1);\n" in out
+    assert "  hipGraphNodeGetDependencies(n, out, count);\n  hipGraphGetEdges(g, out, out, count);\n" in out
+    assert out.count("  hipGraphAddDependencies(g, from, to, 1);\n") == 2
+    assert "// portkit: PK102 cudaGraphAddDependencies" in out and "cudaGraphAddDependencies(g, from, to, edges, 1);" in out
+    kept = out.replace("cudaGraphAddDependencies(g, from, to, edges, 1);", "").replace(", const cudaGraphEdgeData* edges", "")
+    build = hipcc_syntax(kept, tmp_path)
+    assert build.returncode == 0, build.stderr[-2000:]
+
+
 def test_a_uint3_that_becomes_a_dim3_is_built_as_a_dim3_for_hipcc(tmp_path: Path, database) -> None:
     """HIP's dim3 has no constructor from uint3: make_uint3 becomes dim3 where its value is a dim3, nowhere else."""
     source = (Path(__file__).parent / "cases" / "uint3_dimensions.cu").read_bytes()

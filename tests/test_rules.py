@@ -34,7 +34,11 @@ GOOD = {"library": "mylib", "entries": [{"cuda": "myCudaThing", "kind": "functio
     ({"library": "x", "entries": [{"cuda": "a", "kind": "function", "hip": "b", "hip_for_args": {"three": "c"}}]},
      "key 'hip_for_args': a mapping from argument count to a HIP name"),
     ({"library": "x", "entries": [{"cuda": "a", "kind": "function", "hip": "b", "form_args": {2: "T"}}]},
-     "keys 'form_args' and 'form_rule' go together"),
+     "key 'form_rule' goes with 'form_args' or 'null_args'"),
+    ({"library": "x", "entries": [{"cuda": "a", "kind": "function", "hip": "b", "null_args": {5: 3}}]},
+     "key 'form_rule' goes with 'form_args' or 'null_args'"),
+    ({"library": "x", "entries": [{"cuda": "a", "kind": "function", "hip": "b", "null_args": {3: 5}, "form_rule": "a"}]},
+     "key 'null_args': a mapping from argument count to the index"),
     ({"library": "x", "entries": [{"cuda": "a", "kind": "function", "hip": "b", "form_args": {2: "T"}, "form_rule": "a2"}]},
      "entry a: key 'form_rule': 'a2' is no entry of this file"),
 ], ids=lambda v: v if isinstance(v, str) else None)

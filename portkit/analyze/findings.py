@@ -51,6 +51,8 @@ def _delimited(path: str, style: str) -> str:
 
 
 # A 32-bit "all lanes" mask and its 64-bit spelling: on a 64-lane wavefront it must name all 64.
+# What a call passes for "none" in a pointer argument.
+NULL_POINTERS = frozenset({"NULL", "nullptr", "0"})
 FULL_MASKS_32 = frozenset({"0xffffffff", "0xFFFFFFFF", "0xffffffffu", "0xFFFFFFFFu", "0xffffffffU", "0xFFFFFFFFU",
                            "~0u", "~0U", "-1", "0xffffffffUL", "0xffffffffull", "~0"})
 FULL_MASK_64 = "0xffffffffffffffffull"
@@ -78,6 +80,9 @@ def _argument_rewrites(occurrence: Occurrence, rule: Rule, resolution: Resolutio
     defaulted = _defaulted(occurrence, rule) if resolution.hip == rule.hip else None
     if defaulted is not None and all(index != defaulted[0] for index, _ in rewrites):
         rewrites.append(defaulted)
+    extra = dict(rule.null_args).get(len(occurrence.parts)) if rule.null_args else None
+    if extra is not None and occurrence.get(f"arg{extra}") in NULL_POINTERS:
+        rewrites.append((extra, ""))  # an argument HIP's signature lacks, passed empty: dropped
     return tuple(rewrites)
 
 
@@ -121,9 +126,9 @@ def _fix(occurrence: Occurrence | None, spelling: str, resolution: Resolution, c
     if rule.hip_struct and spelling == rule.hip and occurrence.get("elaborated"):
         spelling = rule.hip_struct
     call = occurrence.role is Role.CALL
-    if call and rule.hip_for_args and spelling == rule.hip:
-        spelling = dict(rule.hip_for_args).get(len(occurrence.parts), spelling)
     rewrites = _argument_rewrites(occurrence, rule, resolution) if call else ()
+    if call and rule.hip_for_args and spelling == rule.hip:  # counted as written: without a dropped argument
+        spelling = dict(rule.hip_for_args).get(len(occurrence.parts) - sum(not text for _, text in rewrites), spelling)
     if spelling == occurrence.text and not rewrites:
         return None
     # A call passes its arguments (a mask CUDA defaults may be absent); elsewhere none can be seen.

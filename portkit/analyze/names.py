@@ -5,7 +5,7 @@ import dataclasses
 import re
 from typing import AbstractSet, Iterable, Iterator
 
-from portkit.analyze.findings import rule_finding, simple_finding
+from portkit.analyze.findings import NULL_POINTERS, rule_finding, simple_finding
 from portkit.analyze.registry import Context, analyzer
 from portkit.codes import API_UNKNOWN
 from portkit.model import Finding, Occurrence, ParsedFile, Role, Span
@@ -117,9 +117,13 @@ _VARIABLE = re.compile(r"^(?:[A-Za-z_]\w*\s*(?:\.|->)\s*)*([A-Za-z_]\w*)$")
 def call_rule(rule: Rule, occurrence: Occurrence, parsed: ParsedFile, context: Context) -> Rule:
     """The rule of the form a call is written in: `rule`, or its `form_rule` when an argument has the type that
     marks that form: a variable the file declares with the type (`cudaMemLocation loc`), or an expression that
-    names the type or its constants (`{cudaMemLocationTypeDevice, 0}`)."""
-    if not rule.form_args or occurrence.role is not Role.CALL:
+    names the type or its constants (`{cudaMemLocationTypeDevice, 0}`); or when a call of a `null_args` count
+    passes something other than a null pointer where HIP has no argument (CUDA 13's edge data)."""
+    if not rule.form_rule or occurrence.role is not Role.CALL:
         return rule
+    extra = dict(rule.null_args).get(len(occurrence.parts)) if rule.null_args else None
+    if extra is not None and occurrence.get(f"arg{extra}") not in NULL_POINTERS:
+        return context.rules.lookup(rule.form_rule) or rule
     for index, kind in rule.form_args:
         argument = occurrence.get(f"arg{index}")
         variable = _VARIABLE.match(argument)

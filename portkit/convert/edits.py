@@ -33,12 +33,18 @@ def _rename(fix: Fix) -> tuple[Edit, ...]:
         edits.append(Edit(Span(fix.parts[0].start, end), b""))
     for index, template in fix.args:
         if index < len(fix.parts):
-            edits.extend(_rewrite_argument(fix.parts[index], template))
+            edits.extend(_rewrite_argument(fix.parts, index, template))
     return tuple(edits)
 
 
-def _rewrite_argument(argument: Span, template: str) -> tuple[Edit, ...]:
-    """Wrap an argument ("cast<T>({})") or replace it (a template without "{}")."""
+def _rewrite_argument(arguments: tuple[Span, ...], index: int, template: str) -> tuple[Edit, ...]:
+    """Wrap an argument ("cast<T>({})"), replace it (a template without "{}"), or drop it with the comma after it
+    (before it, for the last one: an empty template)."""
+    argument = arguments[index]
+    if not template and len(arguments) > 1:
+        following = index + 1 < len(arguments)
+        return (Edit(Span(argument.start if following else arguments[index - 1].end,
+                          arguments[index + 1].start if following else argument.end), b""),)
     if "{}" not in template:
         return (Edit(argument, template.encode()),)
     before, after = template.split("{}", 1)

@@ -21,7 +21,7 @@ from portkit.store import cache_root, code_fingerprint, read_entry, write_entry
 
 _RULE_FIELDS = tuple(f.name for f in dataclasses.fields(Rule))
 _STATUS = _RULE_FIELDS.index("status")
-_ARGUMENT_MAPS = tuple(_RULE_FIELDS.index(key) for key in INDEX_MAPS)
+_ARGUMENT_MAPS = tuple(_RULE_FIELDS.index(key) for key in (*INDEX_MAPS, "null_args"))
 
 
 def rule_files(directory: Path) -> list[Path]:

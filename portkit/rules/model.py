@@ -59,6 +59,10 @@ class Rule:
     # cudaMemPrefetchAsync(ptr, n, cudaMemLocation, flags) is CUDA 12's cudaMemPrefetchAsync_v2; HIP kept the old one)
     form_args: tuple[tuple[int, str], ...] = ()
     form_rule: str = ""
+    # (argument count, argument index): a call with that many arguments passing a null pointer at that index is
+    # written without it; anything else there makes it `form_rule`'s form (CUDA 13 added edge data to the graph calls,
+    # HIP kept CUDA 12's signatures: cudaGraphAddDependencies(g, from, to, NULL, n) is hipGraphAddDependencies(g, from, to, n))
+    null_args: tuple[tuple[int, int], ...] = ()
     # For a type HIP declares as a typedef of a differently named struct: what `struct cudaX` becomes
     # (`struct cudaGraphicsResource` -> `struct _hipGraphicsResource`; `struct hipGraphicsResource` is an error)
     hip_struct: str = ""

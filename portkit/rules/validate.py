@@ -17,7 +17,7 @@ _ENTRY_KEYS = {
     "cmake", "hip_cmake", "cuda_added", "cuda_deprecated", "cuda_removed",
     "hip_added", "hip_deprecated", "hip_removed", "hip_experimental", "fallback", "fallback_drop_args", "roc_added",
     "hip_requires", "hip_define", "hip_define_until", "cast_args", "default_args", "coordinate_cast", "mask_arg", "compare_as", "c_library",
-    "hip_for_args", "form_args", "form_rule", "hip_struct",
+    "hip_for_args", "form_args", "form_rule", "hip_struct", "null_args",
 }
 _VERSION_KEYS = ("cuda_added", "cuda_deprecated", "cuda_removed", "hip_added", "hip_deprecated", "hip_removed", "roc_added",
                  "hip_define_until")
@@ -60,6 +60,11 @@ def _value(source: str, where: str, key: str, value: Any) -> Any:
         if not isinstance(value, dict) or not all(_is_index(k) and isinstance(v, str) and v for k, v in value.items()):
             what, example = INDEX_MAPS[key]
             raise _fail(source, where, f"key {key!r}: a mapping from {what}, e.g. {example}")
+        return tuple(sorted(value.items()))
+    if key == "null_args":
+        if not isinstance(value, dict) or not all(_is_index(k) and _is_index(v) and v < k for k, v in value.items()):
+            raise _fail(source, where, "key 'null_args': a mapping from argument count to the index of the argument "
+                                       "a null pointer may stand for, e.g. {5: 3}")
         return tuple(sorted(value.items()))
     if key == "mask_arg":
         if not _is_index(value):
@@ -107,8 +112,8 @@ def parse_entry(source: str, library: str, index: int, raw: Any) -> Rule:
     values["status"] = _status(source, where, values)
     if values["status"] is Status.SUPPORTED and not (values.get("hip") or values.get("roc")):
         raise _fail(source, where, f"status '{Status.SUPPORTED}' needs a 'hip' or 'roc' name")
-    if bool(values.get("form_args")) != bool(values.get("form_rule")):
-        raise _fail(source, where, "keys 'form_args' and 'form_rule' go together")
+    if bool(values.get("form_args") or values.get("null_args")) != bool(values.get("form_rule")):
+        raise _fail(source, where, "key 'form_rule' goes with 'form_args' or 'null_args'")
     if values["kind"] == "field" and "::" not in values["cuda"]:
         raise _fail(source, where, "kind 'field' needs a name like Struct::member")
     if values["kind"] == "asm":
