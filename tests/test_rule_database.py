@@ -69,6 +69,12 @@ def test_show_and_stats(capsys) -> None:
     assert main(["rules", "show", "ncclAlltoAll"]) == 0
     out = capsys.readouterr().out
     assert "HIP:" in out and "ncclAllToAll" in out and "capital T" in out
+    assert main(["rules", "show", "cudaStreamGetCaptureInfo"]) == 0
+    out = capsys.readouterr().out
+    assert "HIP by argument count:   2: hipStreamGetCaptureInfo_v2, 4: hipStreamGetCaptureInfo_v2" in out
+    assert "form:                    cudaStreamGetCaptureInfo_v3 when a call of 7 arguments passes other than NULL as" in out
+    assert main(["rules", "show", "cudaMemPrefetchAsync"]) == 0
+    assert "cudaMemPrefetchAsync_v2 when a call passes a cudaMemLocation as argument 2" in capsys.readouterr().out
     assert main(["rules", "stats"]) == 0
     out = capsys.readouterr().out
     assert "BELOW" not in out and "NCCL" in out and "Thrust" in out

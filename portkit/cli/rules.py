@@ -10,7 +10,7 @@ import typer
 from portkit.cli.app import RocmVersion, UsageError, UserRules, rules_app
 from portkit.codes import RULE_STATUSES
 from portkit.resources import load_data
-from portkit.rules import KINDS, load_database, load_file
+from portkit.rules import KINDS, Rule, load_database, load_file
 from portkit.settings import make_target
 
 
@@ -42,7 +42,9 @@ def show_rule(name: str, rocm_version: str | None, extra: list[Path]) -> int:
         (f"status for HIP {'.'.join(map(str, target.rocm)) if target.rocm else 'latest'}", resolution.status.value),
         ("CUDA added", rule.cuda_added), ("CUDA deprecated", rule.cuda_deprecated), ("CUDA removed", rule.cuda_removed),
         ("HIP added", rule.hip_added), ("HIP deprecated", rule.hip_deprecated), ("HIP removed", rule.hip_removed),
-        ("experimental in HIP", "yes" if rule.hip_experimental else ""), ("note", rule.note), ("action", rule.action),
+        ("experimental in HIP", "yes" if rule.hip_experimental else ""),
+        ("HIP by argument count", ", ".join(f"{count}: {hip}" for count, hip in rule.hip_for_args)),
+        ("form", _form(rule)), ("note", rule.note), ("action", rule.action),
         ("advice", resolution.advice if resolution.advice != (rule.action or rule.note) else ""),
         ("effort weight (hours)", f"{database.weight(rule, resolution.status):g}"), ("defined in", rule.source),
     ]
@@ -50,6 +52,17 @@ def show_rule(name: str, rocm_version: str | None, extra: list[Path]) -> int:
         if value:
             print(f"{label + ':':24} {value}")
     return 0
+
+
+def _form(rule: Rule) -> str:
+    """When a call is `form_rule`'s form instead: an argument's type, or something other than NULL for an argument
+    CUDA added and HIP lacks."""
+    if not rule.form_rule:
+        return ""
+    why = [f"passes a {kind} as argument {index}" for index, kind in rule.form_args]
+    why += [f"of {count} arguments passes other than NULL as argument {index} (with NULL there, it is dropped)"
+            for count, index in rule.null_args]
+    return f"{rule.form_rule} when a call {'; or '.join(why)}"
 
 
 def load_targets() -> dict[str, int]:
