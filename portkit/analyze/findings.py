@@ -50,9 +50,9 @@ def _delimited(path: str, style: str) -> str:
     return f"<{path}>" if style == "system" else f'"{path}"'
 
 
-# A 32-bit "all lanes" mask and its 64-bit spelling: on a 64-lane wavefront it must name all 64.
 # What a call passes for "none" in a pointer argument.
 NULL_POINTERS = frozenset({"NULL", "nullptr", "0"})
+# A 32-bit "all lanes" mask and its 64-bit spelling: on a 64-lane wavefront it must name all 64.
 FULL_MASKS_32 = frozenset({"0xffffffff", "0xFFFFFFFF", "0xffffffffu", "0xFFFFFFFFu", "0xffffffffU", "0xFFFFFFFFU",
                            "~0u", "~0U", "-1", "0xffffffffUL", "0xffffffffull", "~0"})
 FULL_MASK_64 = "0xffffffffffffffffull"
@@ -80,10 +80,16 @@ def _argument_rewrites(occurrence: Occurrence, rule: Rule, resolution: Resolutio
     defaulted = _defaulted(occurrence, rule) if resolution.hip == rule.hip else None
     if defaulted is not None and all(index != defaulted[0] for index, _ in rewrites):
         rewrites.append(defaulted)
-    extra = dict(rule.null_args).get(len(occurrence.parts)) if rule.null_args else None
-    if extra is not None and occurrence.get(f"arg{extra}") in NULL_POINTERS:
-        rewrites.append((extra, ""))  # an argument HIP's signature lacks, passed empty: dropped
+    extra = extra_argument(occurrence, rule)
+    if extra is not None and extra[1] in NULL_POINTERS:
+        rewrites.append((extra[0], ""))  # an argument HIP's signature lacks, passed empty: dropped
     return tuple(rewrites)
+
+
+def extra_argument(occurrence: Occurrence, rule: Rule) -> tuple[int, str] | None:
+    """For a call of a `null_args` count: the index and text of the argument HIP's signature lacks."""
+    index = dict(rule.null_args).get(len(occurrence.parts)) if rule.null_args else None
+    return (index, occurrence.get(f"arg{index}")) if index is not None else None
 
 
 def _defaulted(occurrence: Occurrence, rule: Rule) -> tuple[int, str] | None:

@@ -5,7 +5,7 @@ import dataclasses
 import re
 from typing import AbstractSet, Iterable, Iterator
 
-from portkit.analyze.findings import NULL_POINTERS, rule_finding, simple_finding
+from portkit.analyze.findings import NULL_POINTERS, extra_argument, rule_finding, simple_finding
 from portkit.analyze.registry import Context, analyzer
 from portkit.codes import API_UNKNOWN
 from portkit.model import Finding, Occurrence, ParsedFile, Role, Span
@@ -121,8 +121,8 @@ def call_rule(rule: Rule, occurrence: Occurrence, parsed: ParsedFile, context: C
     passes something other than a null pointer where HIP has no argument (CUDA 13's edge data)."""
     if not rule.form_rule or occurrence.role is not Role.CALL:
         return rule
-    extra = dict(rule.null_args).get(len(occurrence.parts)) if rule.null_args else None
-    if extra is not None and occurrence.get(f"arg{extra}") not in NULL_POINTERS:
+    extra = extra_argument(occurrence, rule)
+    if extra is not None and extra[1] not in NULL_POINTERS:
         return context.rules.lookup(rule.form_rule) or rule
     for index, kind in rule.form_args:
         argument = occurrence.get(f"arg{index}")
