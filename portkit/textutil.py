@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import bisect
+import os
 import re
 from typing import AnyStr, Generic, Iterable
 
@@ -11,6 +12,7 @@ from portkit.model import Position
 HASH_COMMENT = re.compile(r"#[^\n]*")
 C_COMMENT = re.compile(r"/\*.*?\*/|//[^\n]*", re.S)
 BOM = b"\xef\xbb\xbf"  # UTF-8's byte-order mark: it stays a file's first bytes
+PIPE_WIDTH = 100  # columns of a text output that is not a terminal (a valid COLUMNS overrides)
 
 
 class LineIndex(Generic[AnyStr]):
@@ -73,3 +75,18 @@ def printable(text: object) -> str:
     become backslash escapes (ESC -> \\x1b, a newline -> \\n, byte 0xff -> \\xff), so one
     line stays one line and nothing drives the terminal."""
     return _UNPRINTABLE.sub(_escape, str(text))
+
+
+def pipe_width() -> int:
+    """Columns for text written to a pipe or file: COLUMNS when it is a positive number, else PIPE_WIDTH."""
+    columns = os.environ.get("COLUMNS", "")
+    return int(columns) if columns.isdigit() and int(columns) > 0 else PIPE_WIDTH
+
+
+def cut(text: str, width: int) -> str:
+    """Cut to `width` with an ellipsis: at the end, or at the start for a path (its end tells files apart)."""
+    if len(text) <= width:
+        return text
+    if "/" in text and " " not in text:
+        return "…" + text[len(text) - width + 1:]
+    return text[:max(width - 1, 0)] + "…"

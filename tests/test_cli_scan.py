@@ -175,6 +175,16 @@ def test_default_text_fits_a_screen(tmp_path: Path, database, monkeypatch, capsy
     assert lines[-1].startswith("Every site: portkit scan --details")
 
 
+@pytest.mark.parametrize("columns", ["wide", "0", "-5"])
+def test_a_columns_value_that_is_no_width_is_ignored(columns: str, tmp_path: Path, database, monkeypatch, capsys) -> None:
+    """COLUMNS is the user's environment: a value that is not a positive number means the default width."""
+    _big_tree(tmp_path / "tree", database, files=20)
+    monkeypatch.setenv("COLUMNS", columns)
+    assert main(["scan", "--no-color", "--rocm-version", "6.2", str(tmp_path / "tree")]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert max(len(line.rstrip()) for line in lines) == 100
+
+
 def test_details_lists_every_site(tmp_path: Path, database, capsys) -> None:
     _big_tree(tmp_path / "tree", database, files=40)
     assert main(["scan", "--no-color", "-v", "--rocm-version", "6.2", str(tmp_path / "tree")]) == 0

@@ -503,9 +503,11 @@ def test_verify_compiles_hip_units_and_the_host_files_convert_changed(tmp_path: 
     report = capsys.readouterr().out
     assert "hipcc: 1 pass, 0 fail, 1 not verifiable here" in report and "legacy.c" not in report
     assert "main.cu: not verifiable here: needs <sizes.h>, which hipcc did not find" in report
-    assert main(["convert", "--verify", f"--verify-flag=-I{tmp_path / 'include'}", "--verify-flag", "-std=c++14",
+    assert "nvml_monitor.c: pass" not in report  # a unit that compiled is listed with --details
+    assert main(["convert", "--verify", "--details", f"--verify-flag=-I{tmp_path / 'include'}", "--verify-flag", "-std=c++14",
                  str(source), "-o", str(tmp_path / "out")]) == 0
-    assert "hipcc: 2 pass, 0 fail, 0 not verifiable here" in capsys.readouterr().out
+    report = capsys.readouterr().out
+    assert "hipcc: 2 pass, 0 fail, 0 not verifiable here" in report and "main.cu: pass" in report
 
 
 def test_verify_flag_needs_verify(tmp_path: Path, capsys) -> None:
@@ -681,6 +683,29 @@ def test_hipify_perl_backend(tmp_path: Path, capsys, monkeypatch) -> None:
     assert "hipFree(p);" in out
     assert json.loads(log.read_text()) == ["-quiet-warnings", "-roc", "-hip-kernel-execution-syntax", str(src / "a.cu")]
     assert "1 markers" in capsys.readouterr().out
+
+
+def test_summary_counts_many_markers_by_kind_and_details_lists_each(tmp_path: Path, monkeypatch, capsys) -> None:
+    """A big tree's summary fits a screen: more than 20 markers are counted per code and name."""
+    src = tmp_path / "src"
+    src.mkdir()
+    managed = "".join(f"  cudaMallocManaged(&p{i}, 4);\n" for i in range(30))
+    (src / "a.cu").write_text("void f() {\n" + "".join(f"  float* p{i};\n" for i in range(30)) + managed + "}\n")
+    (src / "b.cu").write_text("void g(float* q) { cudaMallocManaged(&q, 4); }\n"
+                              "void h(ncclComm_t c) { ncclCommShrink(c, 0, 0, 0, 0, 0); }\n")
+    monkeypatch.setenv("COLUMNS", "100")
+    assert main(["convert", str(src), "-o", str(tmp_path / "out")]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[1] == "Manual work: 32 markers in 2 files, by kind (each a '// portkit:' comment; --details lists every one):"
+    rows = [line.split() for line in lines[3:]]
+    assert rows[0][:4] == ["31", "2", "PK101", "cudaMallocManaged"] and rows[1][:4] == ["1", "1", "PK102", "ncclCommShrink"]
+    assert len(lines) == 5 and max(len(line) for line in lines[2:]) <= 100
+    assert main(["convert", "--details", str(src), "-o", str(tmp_path / "out")]) == 0
+    listed = [line for line in capsys.readouterr().out.splitlines() if ".cu:" in line]
+    assert len(listed) == 32 and "/a.cu:32: PK101 cudaMallocManaged: " in listed[0]
+    (src / "a.cu").write_text("void f(float* p) { cudaMallocManaged(&p, 4); }\n")
+    assert main(["convert", str(src), "-o", str(tmp_path / "out")]) == 0  # 3 markers: each listed
+    assert sum(".cu:" in line for line in capsys.readouterr().out.splitlines()) == 3
 
 
 def test_hipify_perl_found_on_path(tmp_path: Path, monkeypatch) -> None:

@@ -1,6 +1,7 @@
 """`portkit convert`: parse the options, convert, print what is left to do by hand."""
 from __future__ import annotations
 
+import shutil
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, List, Optional, TextIO
@@ -9,21 +10,60 @@ import typer
 
 from portkit.cli.app import Force, NoBackup, UsageError, pipeline_command
 from portkit.settings import RunSettings
-from portkit.textutil import printable
+from portkit.textutil import PIPE_WIDTH, cut, pipe_width, printable
 
 if TYPE_CHECKING:
+    from portkit.convert.markers import Marker
     from portkit.convert.project import ConvertOutcome
 
 _VERIFY_STATES = ("pass", "fail", "not verifiable here")
+# Up to this many markers, each is listed; more are counted by kind (one row per code and name), so
+# that the summary of a big tree fits a screen. --details lists every one.
+MARKER_LIST_LIMIT = 20
+MARKER_KIND_ROWS = 15
+# (header, widest) per column of the table of kinds; 0: the column that takes the rest of the width.
+_KIND_COLUMNS = (("markers", 7), ("files", 5), ("code", 5), ("name", 28), ("what to do", 0))
 
 
-def _print_summary(outcome: ConvertOutcome, out: TextIO) -> None:
+def _width(out: TextIO) -> int:
+    return shutil.get_terminal_size((PIPE_WIDTH, 24)).columns if out.isatty() else pipe_width()
+
+
+def _advice(marker: Marker) -> str:
+    return marker.text.removeprefix(f"{marker.code} {marker.name}: ")
+
+
+def _marker_kinds(markers: list[Marker], out: TextIO) -> None:
+    """One row per kind of marker (code and name), the most frequent first."""
+    kinds: dict[tuple[str, str], list[Marker]] = {}
+    for marker in markers:
+        kinds.setdefault((marker.code, marker.name), []).append(marker)
+    ordered = sorted(kinds.items(), key=lambda item: (-len(item[1]), item[0]))
+    rows = [[str(len(group)), str(len({m.path for m in group})), code, name, _advice(group[0])]
+            for (code, name), group in ordered[:MARKER_KIND_ROWS]]
+    widths = [min(cap, max(len(header), *(len(r[i]) for r in rows))) for i, (header, cap) in enumerate(_KIND_COLUMNS)]
+    widths[-1] = max(_width(out) - 2 - sum(widths[:-1]) - 2 * (len(widths) - 1), len(_KIND_COLUMNS[-1][0]))
+    out.write(f"Manual work: {len(markers)} markers in {len({m.path for m in markers})} files, by kind "
+              "(each a '// portkit:' comment; --details lists every one):\n")
+    for cells in [[header for header, _ in _KIND_COLUMNS], *rows]:
+        shown = [cut(printable(cell), width) for cell, width in zip(cells, widths)]
+        line = "  ".join(text.rjust(width) if index < 2 else text.ljust(width)
+                         for index, (text, width) in enumerate(zip(shown, widths)))
+        out.write("  " + line.rstrip() + "\n")
+    if len(ordered) > MARKER_KIND_ROWS:
+        left = ordered[MARKER_KIND_ROWS:]
+        out.write(f"  ... {len(left)} more kinds, {sum(len(group) for _, group in left)} markers\n")
+
+
+def _print_summary(outcome: ConvertOutcome, out: TextIO, details: bool = False) -> None:
     changed = [c for c in outcome.conversions if c.changed]
     markers = outcome.markers()
     out.write(f"portkit convert: {len(outcome.conversions)} files analysed, {len(changed)} changed, "
               f"{sum(c.edits for c in outcome.conversions)} edits, {len(markers)} markers"
               + (f", {outcome.copied} other files copied" if outcome.copied else "") + "\n")
-    if markers:
+    if len(markers) > MARKER_LIST_LIMIT and not details:
+        _marker_kinds(markers, out)
+    elif markers:
         out.write("Manual work (marked in the output):\n")
         for m in markers:
             out.write(printable(f"  {m.path}:{m.line}: {m.text}") + "\n")
@@ -39,7 +79,8 @@ def _print_summary(outcome: ConvertOutcome, out: TextIO) -> None:
         counts = {s: sum(1 for v in outcome.verified if v.status == s) for s in _VERIFY_STATES}
         out.write("hipcc: " + ", ".join(f"{n} {s}" for s, n in counts.items()) + "\n")
         for v in outcome.verified:
-            out.write(printable(f"  {v.path}: {v.status}" + (f": {v.message}" if v.message else "")) + "\n")
+            if details or v.status != "pass":  # a unit that compiled needs nothing
+                out.write(printable(f"  {v.path}: {v.status}" + (f": {v.message}" if v.message else "")) + "\n")
 
 
 def _check_modes(output: Optional[Path], in_place: bool, diff: bool, verify: bool, verify_flags: list[str]) -> None:
@@ -72,6 +113,8 @@ def convert(
     offload_arch: List[str] = typer.Option(
         [], "--offload-arch", help="AMD GPU target(s) for build files and --verify (default: derived from sm_XX, else gfx90a)."),
     force: Force = False,
+    details: bool = typer.Option(False, "--details", "-v", help="List every marker and every --verify result, "
+                                 "not only the kinds of marker (when there are more than 20) and the failures."),
 ) -> None:
     """Convert CUDA sources and build files to HIP.
 
@@ -80,8 +123,9 @@ def convert(
     --in-place (FILE.orig, or the first free FILE.orig.N, keeps each original), or
     prints a diff with --diff. Only code tokens change, never comments or
     strings; converting the output again changes nothing. Each partial or unsupported use
-    gets a '// portkit: CODE name: advice' marker. Exit 0 done, 1 --verify failures,
-    2 bad input or files that could not be written.
+    gets a '// portkit: CODE name: advice' marker; the summary lists them, or, when
+    there are more than 20, counts them by kind (--details lists every one). Exit 0
+    done, 1 --verify failures, 2 bad input or files that could not be written.
     """
     from portkit.convert.output import print_diff
     from portkit.convert.project import ConvertOptions, convert_project
@@ -94,7 +138,7 @@ def convert(
     outcome = convert_project(settings, options, progress=True)
     if diff:
         print_diff(outcome.changes(), sys.stdout)
-    _print_summary(outcome, sys.stderr if diff else sys.stdout)
+    _print_summary(outcome, sys.stderr if diff else sys.stdout, details)
     for note in outcome.notes:
         print(f"portkit: note: {printable(note)}", file=sys.stderr)
     for failure in outcome.failures:

@@ -8,7 +8,6 @@ wrapped. `details=True` adds every site, grouped by API.
 from __future__ import annotations
 
 import collections
-import os
 from typing import Any, TextIO
 
 from rich.console import Console
@@ -19,14 +18,13 @@ from rich.text import Text
 from portkit import codes
 from portkit.codes import ATTENTION_STATUSES, CODES, Status
 from portkit.fileio import ClosedPipe
-from portkit.textutil import printable
+from portkit.textutil import cut, pipe_width, printable
 
 STATUS_STYLE = {Status.SUPPORTED: "green", Status.PARTIAL: "yellow", Status.UNSUPPORTED: "red", Status.REMOVED: "magenta",
                 Status.UNAVAILABLE: "red"}
 # The order a reader fixes things in: what has no counterpart first.
 BLOCKING_ORDER = (Status.UNSUPPORTED, Status.REMOVED, Status.UNAVAILABLE, Status.PARTIAL)
 SCREEN_LINES = 60
-PIPE_WIDTH = 100  # columns when the output is not a terminal (COLUMNS overrides)
 # Row budgets (table rows, including a "... more" row); with the headers they add up to < SCREEN_LINES.
 LIBRARY_ROWS = 6
 ATTENTION_ROWS = 22  # shared by the per-status tables, their headers included
@@ -38,15 +36,6 @@ _GAP = 2  # columns between two table columns
 
 def _where(item: dict[str, Any]) -> str:
     return printable(f"{item['path']}:{item['line']}")
-
-
-def _cut(text: str, width: int) -> str:
-    """Cut to `width` with an ellipsis: at the end, or at the start for a path (its end tells files apart)."""
-    if len(text) <= width:
-        return text
-    if "/" in text and " " not in text:
-        return "…" + text[len(text) - width + 1:]
-    return text[:max(width - 1, 0)] + "…"
 
 
 def _table(console: Console, title: str, columns: list[tuple[str, int]], rows: list[list[str]], more: str = "") -> None:
@@ -67,7 +56,7 @@ def _table(console: Console, title: str, columns: list[tuple[str, int]], rows: l
         numeric = bool(rows) and all(r[index].replace(".", "").isdigit() or r[index] == "-" for r in rows)
         table.add_column(header, justify="right" if numeric else "left", no_wrap=True, overflow="ellipsis", width=width)
     for row in rows:
-        table.add_row(*(Text(_cut(printable(cell), width)) for cell, width in zip(row, widths)))
+        table.add_row(*(Text(cut(printable(cell), width)) for cell, width in zip(row, widths)))
     console.print(table)
 
 
@@ -228,7 +217,7 @@ def _details(console: Console, data: dict[str, Any]) -> None:
 
 
 def _console(out: TextIO, color: bool | None) -> Console:
-    width = None if out.isatty() else int(os.environ.get("COLUMNS", "") or PIPE_WIDTH)
+    width = None if out.isatty() else pipe_width()
     return _Console(file=out, force_terminal=color, no_color=color is False, width=width, highlight=False, soft_wrap=False)
 
 
