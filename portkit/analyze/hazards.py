@@ -43,13 +43,15 @@ INTERESTING_NAMES = frozenset(COOPERATIVE | STREAM_PRIORITY | HOPPER | DEVICE_PR
                                  "this_grid", "grid_group", "sync"})
 
 
-def device_code(parsed: ParsedFile) -> Callable[[Occurrence], bool]:
-    """Whether an occurrence is inside a kernel or __device__ function: where device-only hazards can be.
+def device_code(parsed: ParsedFile, host_too: bool = True) -> Callable[[Occurrence], bool]:
+    """Whether an occurrence is inside a kernel or __device__ function: where device-only hazards can be
+    (`host_too=False`: not a __host__ __device__ one, whose host path may be what the code runs).
 
     By span, not by name: a host function that shares a kernel's name (an overload) is host code.
     Function definitions do not nest, so the last one starting before an offset is the only candidate.
     """
-    spans = sorted((o.span.start, o.span.end) for o in parsed.of(K.KERNEL, K.DEVICE_FUNCTION))
+    spans = sorted((o.span.start, o.span.end) for o in parsed.of(K.KERNEL, K.DEVICE_FUNCTION)
+                   if host_too or "__host__" not in o.get("spaces").split())
     starts = [start for start, _ in spans]
 
     def inside(o: Occurrence) -> bool:
@@ -152,10 +154,19 @@ def _uses_device_properties(parsed: ParsedFile) -> bool:
 
 @analyzer("source")
 def dynamic_parallelism(parsed: ParsedFile, context: Context) -> Iterator[Finding]:
+    """Kernel launches, and calls of CUDA's device runtime (cudaMalloc, streams, events), in device code: convert
+    renames such a call to a HIP function that only the host has."""
     device = device_code(parsed)
     for o in parsed.of(K.LAUNCH):
         if device(o):
             yield hazard(parsed, o, codes.DYNAMIC_PARALLELISM, f"{o.function} launches {o.text} from device code")
+    device_only = device_code(parsed, host_too=False)
+    for o in parsed.of(K.CALL):
+        rule = context.rules.lookup(o.text)
+        if rule is not None and rule.library == "cuda-runtime" and rule.kind == "function" \
+                and o.text not in context.project_names and device_only(o):
+            yield hazard(parsed, o, codes.DYNAMIC_PARALLELISM, f"{o.function} calls the CUDA runtime's {o.text} in "
+                         "device code", shadowable=True)
 
 
 @analyzer("source")

@@ -18,9 +18,13 @@ CUDA_LOOKING = re.compile(
     r"|nvtx[A-Z]\w*|NVTX_\w+|nvml[A-Z]\w*|NVML_\w+|cupti[A-Z]\w*|CUPTI_\w+|nvrtc[A-Z]\w*|NVRTC_\w+|__nv_\w+"
     r"|(thrust|cub|cooperative_groups|nvcuda|wmma|cuda|cutlass|cute|nvinfer1|nvonnxparser|cudnn_frontend)::\w[\w:<>,\s*]*)$"
 )
+# NVIDIA libraries' headers, named so that no project names its own after them: CUDA-looking in "quotes" too
+# (a project's own cuda_utils.h or cublas_helpers.h is likely, so the generic forms count only in <>).
+_LIBRARY_HEADERS = (r"nccl\w*\.h|nvtx\w*\.h|nvml\.h|cupti\w*\.h|nvrtc\.h|npp\w*\.h|nvjpeg\w*\.h|nvsci\w*\.h|nvJitLink\.h"
+                    r"|nvvm\.h|nvPTXCompiler\.h")
+CUDA_LIBRARY_HEADER = re.compile(rf"^({_LIBRARY_HEADERS})$")
 # A path through a `hip` directory is HIP's (rocThrust's thrust/system/hip/...), not CUDA's.
-CUDA_LOOKING_HEADER = re.compile(r"^(?!.*\bhip/)(cuda\w*\.h|cu[a-z]+\w*\.h|nccl\w*\.h|nvtx\w*\.h|nvml\.h|cupti\w*\.h|nvrtc\.h"
-                                 r"|npp\w*\.h|nvjpeg\w*\.h|nvsci\w*\.h|nvJitLink\.h"
+CUDA_LOOKING_HEADER = re.compile(rf"^(?!.*\bhip/)(cuda\w*\.h|cu[a-z]+\w*\.h|{_LIBRARY_HEADERS}"
                                  r"|sm_\d+_\w+\.h|(thrust|cub|cuda|cooperative_groups|nvtx3|cutlass|cute|crt)/.*)$")
 NAME_ROLES = {Role.CALL, Role.TYPE, Role.IDENTIFIER, Role.MACRO_BODY}
 UNKNOWN_ADVICE = "No rule maps it to HIP, and convert leaves it: find its HIP equivalent, or add a rule with --rules."
@@ -186,8 +190,10 @@ def analyze_names(parsed: ParsedFile, context: Context) -> Iterable[Finding]:
                 if finding.fix is not None and met:
                     finding = dataclasses.replace(finding, fix=dataclasses.replace(finding.fix, flags=("requires-included",)))
                 yield finding
-            elif CUDA_LOOKING_HEADER.match(occurrence.text) and occurrence.detail == "system":
+            elif CUDA_LOOKING_HEADER.match(occurrence.text) \
+                    and (occurrence.detail == "system" or CUDA_LIBRARY_HEADER.match(occurrence.text)):
+                spelled = f"<{occurrence.text}>" if occurrence.detail == "system" else f'"{occurrence.text}"'
                 yield simple_finding(parsed.path, occurrence, API_UNKNOWN,
-                                     f"<{occurrence.text}> looks like a CUDA header, but no rule knows it",
+                                     f"{spelled} looks like a CUDA header, but no rule knows it",
                                      "No rule maps it to a HIP header, and convert leaves it: find the HIP one, "
                                      "or add a rule with --rules.")

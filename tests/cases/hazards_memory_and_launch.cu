@@ -44,6 +44,22 @@ void parent(float* out, int n) {  // a host overload of the kernel's name is hos
   child<<<n, 1>>>(out);  // expect: PK201  // ok: PK330
 }
 
+__global__ void parent_allocates(float** out) {  // expect: PK200
+  cudaMalloc((void**)out, 64 * sizeof(float));  // expect: PK330 PK100
+  cudaStream_t s;  // expect: PK100
+  cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);  // expect: PK330 PK100 PK100
+  child<<<1, 64, 0, s>>>(*out);  // expect: PK201 PK330
+  cudaStreamDestroy(s);  // expect: PK330 PK100
+}
+
+__device__ void device_frees(float* p) {
+  cudaFree(p);  // expect: PK330 PK100
+}
+
+__host__ __device__ void either_side(float* p) {  // its host path may be the one that calls the runtime
+  cudaFree(p);  // expect: PK100  // ok: PK330
+}
+
 __global__ void __launch_bounds__(256, 4) bounded(float* out) { out[0] = 0.0f; }  // expect: PK200 PK336
 __global__ void __launch_bounds__(256) bounded_ok(float* out) { out[0] = 0.0f; }  // expect: PK200
 __global__ void __launch_bounds__(256, 1) bounded_one(float* out) { out[0] = 0.0f; }  // expect: PK200
