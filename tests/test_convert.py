@@ -185,7 +185,12 @@ def test_a_header_hip_needs_first_is_added_only_when_no_earlier_include_brings_i
     after = convert_bytes(tmp_path, b"#include <cuda_runtime.h>\n" + groups, database=database).decode()
     assert after.count("#include <hip/hip_runtime.h>") == 1
     first = convert_bytes(tmp_path, groups, database=database).decode()
-    assert "#include <hip/hip_runtime.h>\n#include <hip/hip_cooperative_groups.h>\n" in first
+    # The preamble's runtime include (nvcc's implicit one) comes first, and is the only one.
+    assert first.count("#include <hip/hip_runtime.h>") == 1
+    assert first.index("#include <hip/hip_runtime.h>") < first.index("#include <hip/hip_cooperative_groups.h>")
+    plain = convert_bytes(tmp_path, b"#include <cooperative_groups.h>\nint n;\n", database=database).decode()
+    assert "#include <hip/hip_runtime.h>\n#include <hip/hip_cooperative_groups.h>\n" in plain  # the rule's own
+    assert plain.count("#include <hip/hip_runtime.h>") == 1
 
 
 def test_a_signature_cuda_changed_is_written_by_its_argument_count(tmp_path: Path, database) -> None:

@@ -88,14 +88,28 @@ _KIND_ROLES = {
 }
 
 
-def _member(parsed: ParsedFile, occurrence: Occurrence, context: Context, types: set[str]) -> Finding | None:
-    """`p.deviceOverlap` where the file uses cudaDeviceProp: a rule `cudaDeviceProp::deviceOverlap`."""
+def _member(parsed: ParsedFile, occurrence: Occurrence, context: Context, types: set[str],
+            namespaces: set[str]) -> Finding | None:
+    """`p.deviceOverlap` where the file uses cudaDeviceProp: a rule `cudaDeviceProp::deviceOverlap`. A member of a
+    namespace's class (`tile.meta_group_rank()` from `auto tile = cg::tiled_partition<32>(block)`, whose type is
+    never spelled) counts where the file names that namespace."""
     for struct in sorted(types):
         rule = context.rules.lookup(f"{struct}::{occurrence.text}")
         if rule is not None and rule.kind == "field":
             return rule_finding(parsed.path, rule, rule.cuda, occurrence.span, occurrence.position, context,
                                 occurrence.function, occurrence)
+    for rule in context.rules.namespace_members(occurrence.text):
+        if rule.cuda.partition("::")[0] in namespaces:
+            return rule_finding(parsed.path, rule, rule.cuda, occurrence.span, occurrence.position, context,
+                                occurrence.function, occurrence)
     return None
+
+
+def _namespaces(parsed: ParsedFile, context: Context) -> set[str]:
+    """The namespaces the file's qualified names start with, through its aliases (`cg::` is cooperative_groups)."""
+    aliases = dict(context.aliases)
+    heads = {o.text.partition("::")[0] for o in parsed.of(Role.QUALIFIED)}
+    return {aliases.get(head, head) for head in heads}
 
 
 def in_role(rule: Rule, occurrence: Occurrence, parsed: ParsedFile, device: AbstractSet[str]) -> bool:
@@ -147,6 +161,7 @@ def _included_before(header: str, occurrence: Occurrence, parsed: ParsedFile, co
 def analyze_names(parsed: ParsedFile, context: Context) -> Iterable[Finding]:
     device = parsed.device_functions
     types = {o.text for o in parsed.of(Role.TYPE)}
+    namespaces = _namespaces(parsed, context) if parsed.of(Role.FIELD) else set()
     for occurrence in parsed.occurrences:
         if occurrence.role is Role.QUALIFIED:
             finding = _qualified(parsed.path, occurrence, context)
@@ -176,7 +191,7 @@ def analyze_names(parsed: ParsedFile, context: Context) -> Iterable[Finding]:
                                          shadowable=not resolved)
                 yield dataclasses.replace(finding, engine="clang") if resolved else finding
         elif occurrence.role is Role.FIELD:
-            finding = _member(parsed, occurrence, context, types)
+            finding = _member(parsed, occurrence, context, types, namespaces)
             if finding is not None:
                 yield finding
         elif occurrence.role is Role.INCLUDE:

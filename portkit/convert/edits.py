@@ -7,6 +7,7 @@ outside the edits are kept exactly.
 from __future__ import annotations
 
 import dataclasses
+import re
 from typing import Iterable
 
 from portkit.model import Edit, Finding, Fix, FixAction, Span
@@ -49,6 +50,28 @@ def _rewrite_argument(arguments: tuple[Span, ...], index: int, template: str) ->
         return (Edit(argument, template.encode()),)
     before, after = template.split("{}", 1)
     return Edit(Span(argument.start, argument.start), before.encode()), Edit(Span(argument.end, argument.end), after.encode())
+
+
+_INCLUDE_LINE = re.compile(r"^#include <([^>]+)>", re.M)
+
+
+def requires_met(findings: list[Finding], rules: RuleDatabase) -> list[Finding]:
+    """`findings`, with an include whose HIP header needs another first (hip_cooperative_groups.h on HIP 5.x needs
+    hip_runtime.h) marked "requires-included" where the file's own preamble inserts that header before it: one
+    #include of it, not two."""
+    inserted = [(f.fix.span.start, header) for f in findings if f.fix is not None and f.fix.action is FixAction.INSERT
+                for header in _INCLUDE_LINE.findall(f.fix.text)]
+    if not inserted:
+        return findings
+    met = []
+    for finding in findings:
+        fix = finding.fix
+        rule = rules.header(finding.name) if fix is not None and fix.action is FixAction.INCLUDE else None
+        if rule is not None and rule.hip_requires and "requires-included" not in fix.flags and any(
+                header == rule.hip_requires and start <= fix.span.start for start, header in inserted):
+            finding = dataclasses.replace(finding, fix=dataclasses.replace(fix, flags=(*fix.flags, "requires-included")))
+        met.append(finding)
+    return met
 
 
 def _include(fix: Fix, name: str, rules: RuleDatabase) -> tuple[Edit, ...]:

@@ -21,6 +21,7 @@ import tree_sitter_cuda
 from tree_sitter import Language, Node, Parser, Query, QueryCursor
 
 from portkit.model import Occurrence, ParsedFile, Position, Role, Span
+from portkit.parse.fallbacks import Fallbacks
 from portkit.parse.lexer import layout_of
 from portkit.parse.macros import MacroTable, collect_macros
 from portkit.parse.prepare import Prepared, prepare
@@ -67,6 +68,9 @@ _QUERY = """
 (alias_declaration name: (type_identifier) @definition)
 (namespace_definition name: (namespace_identifier) @definition)
 (type_definition declarator: (pointer_declarator declarator: (type_identifier) @definition))
+(type_definition declarator: (function_declarator declarator: (type_identifier) @definition))
+(type_definition declarator: (function_declarator
+  declarator: (parenthesized_declarator (pointer_declarator declarator: (type_identifier) @definition))))
 (init_declarator declarator: (identifier) @declared)
 (declaration declarator: (identifier) @declared)
 (parameter_declaration declarator: (identifier) @declared)
@@ -460,28 +464,6 @@ def _internal_linkage(name: Node) -> bool:
                                         for c in function.children)
 
 
-def _in_alternative(node: Node) -> bool:
-    """Whether `node` sits in a preprocessor branch other than an include guard: a definition
-    there (`#else typedef void* cudnnHandle_t;`) is a fallback, not the project's own name."""
-    parent = node.parent
-    while parent is not None:
-        if parent.type in ("preproc_else", "preproc_elif", "preproc_elifdef"):
-            return True
-        if parent.type in ("preproc_if", "preproc_ifdef") and not _include_guard(parent):
-            return True
-        parent = parent.parent
-    return False
-
-
-def _include_guard(node: Node) -> bool:
-    """`#ifndef X` / `#if !defined(X)` whose first line is `#define X`."""
-    test = node.child_by_field_name("name") or node.child_by_field_name("condition")
-    guard = re.fullmatch(rb"(?:!\s*defined\s*\(?\s*)?(\w+)\s*\)?", (test.text or b"").strip()) if test else None
-    first = next((c for c in node.named_children if c != test and c.type != "comment"), None)
-    defined = first.child_by_field_name("name") if first is not None and first.type == "preproc_def" else None
-    return guard is not None and defined is not None and defined.text == guard.group(1)
-
-
 @functools.lru_cache(maxsize=4)
 def _kept_spellings(keep: Keep | None) -> Callable[[bytes], bool]:
     """`keep` for a name's bytes, remembered per spelling: a file repeats its names many times, and a
@@ -531,7 +513,9 @@ class _FileParse:
         # A CUDA API "defined" as a fallback in a preprocessor branch is no project name: its uses stay CUDA's.
         # A name no CUDA header declares (a copied CUDA Samples helper) has no declaration to fall back from.
         fallback = cuda_declared or api
-        fallbacks = [n for n in definition_nodes if fallback is not None and fallback(_text(n)) and _in_alternative(n)]
+        candidates = [n for n in definition_nodes if fallback is not None and fallback(_text(n))]
+        branches = Fallbacks(definition_nodes) if candidates else None
+        fallbacks = [n for n in candidates if branches is not None and branches.is_fallback(n)]
         starts = {n.start_byte for n in fallbacks}
         defined = [n for n in definition_nodes if n.start_byte not in starts and not _hip_alias(n, hip_alias)]
         self.definitions = {_text(n) for n in defined}

@@ -29,6 +29,8 @@ class RuleDatabase:
         self.headers: dict[str, Rule] = {}
         self.links: dict[str, Rule] = {}
         self.asm_patterns: list[tuple[re.Pattern[str], Rule]] = []
+        # Members of a namespace's classes by member name: `cooperative_groups::thread_block_tile::meta_group_rank`.
+        self._namespace_members: dict[str, dict[str, Rule]] = {}
         self._hip_headers: frozenset[str] | None = None
         # What analysis derives from a rule under a target, once per run (portkit/analyze/findings.py).
         self.derived: dict[tuple, tuple] = {}
@@ -46,6 +48,8 @@ class RuleDatabase:
             self.asm_patterns.append((re.compile(rule.pattern), rule))
         else:
             self.by_name[rule.cuda] = rule
+            if rule.kind == "field" and rule.cuda.count("::") >= 2:
+                self._namespace_members.setdefault(rule.cuda.rsplit("::", 1)[1], {})[rule.cuda] = rule
 
     def __len__(self) -> int:
         return len(self.by_name) + len(self.headers) + len({id(r) for r in self.links.values()}) + len(self.asm_patterns)
@@ -59,6 +63,9 @@ class RuleDatabase:
 
     def lookup(self, name: str) -> Rule | None:
         return self.by_name.get(name)
+
+    def namespace_members(self, member: str) -> Iterable[Rule]:
+        return self._namespace_members.get(member, {}).values()
 
     def header(self, path: str) -> Rule | None:
         return self.headers.get(path) or self.headers.get(path.rsplit("/", 1)[-1])

@@ -17,3 +17,20 @@ void bind(cudnnHandle_t handle);  // expect: PK101
 #define CUBLAS_PEDANTIC_MATH CUBLAS_DEFAULT_MATH  // expect: PK104 PK104
 #endif
 int mode() { return CUBLAS_PEDANTIC_MATH; }  // expect: PK104
+
+// The project's own where no path through the file leaves the name to CUDA: every branch
+// defines it, or the file decides the test itself (a program's copy of the driver API).
+#if defined(__LP64__)
+typedef unsigned long long CUdeviceptr;  // ok: PK100
+#else
+typedef unsigned int CUdeviceptr;  // ok: PK100
+#endif
+#define MY_DRIVER_API 5000
+#if MY_DRIVER_API >= 4000
+#define CU_MEMHOSTALLOC_PORTABLE 0x01  // ok: PK100
+#endif
+#if MY_DRIVER_API >= 4000 && defined(BUILD_WITH_CUDA)
+#define CU_MEMHOSTREGISTER_PORTABLE 0x01  // expect: PK100
+#endif
+typedef void (*CUstreamCallback)(void *userData);  // ok: PK100
+int pinned(CUdeviceptr p, CUstreamCallback cb) { return CU_MEMHOSTALLOC_PORTABLE + (int)p + (cb != 0); }  // ok: PK100

@@ -16,3 +16,5 @@ bool same(Params& p) { return p.algo == Params::Algo::CUDNN_GEMM; }  // ok: PK10
 void h(float* d) {
   CHECK( cudaMemcpy(d, d, 4, cudaMemcpyHostToDevice) )  // expect: PK100 PK100
 }
+struct Grouping { unsigned meta_group_rank() const { return 0; } };  // a project's own member of a cooperative groups name
+unsigned rank_of(const Grouping& g) { return g.meta_group_rank(); }  // ok: PK104
