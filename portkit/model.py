@@ -85,6 +85,7 @@ class Role(str, enum.Enum):
     OVERLOAD = "overload"  # a host function defined more than once in its file (info: its signature)
     STORAGE_CLASS = "storage_class"  # `register` (C++17 removed it): parts[0] runs to the next token
     MACRO_DEFINITION = "macro_definition"  # a function-like #define: text its name, parts[0] the line without newline
+    EMPTY_BRACES = "empty_braces"  # `x = {}`: text the variable, parts[0] the braces
 
 
 @quick_init

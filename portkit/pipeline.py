@@ -29,7 +29,7 @@ from typing import Callable, Iterable, Iterator
 from portkit.analyze import Context, TextFile, analyze
 from portkit.analyze.registry import path_tails
 from portkit.analyze.hazards import INTERESTING_NAMES, WARP_LITERALS
-from portkit.analyze.language import DIMENSION_NAMES
+from portkit.analyze.language import DIMENSION_NAMES, HALF_TYPES
 from portkit.analyze.names import is_interesting, needs_aliases, resolve_pending
 from portkit.analyze.preamble import IMPLICIT_CUDA_HEADER, in_cpp_block, runtime_for_project, runtime_needs
 from portkit.cache import FileResult, ScanCache, cache_salt
@@ -56,7 +56,7 @@ _PROGRESS_THRESHOLD = 50
 UNCONVERTED = ("unreadable", "too-large")
 
 # Names the parser keeps for the analyzers besides those a rule knows.
-ANALYZER_NAMES = INTERESTING_NAMES | DIMENSION_NAMES
+ANALYZER_NAMES = INTERESTING_NAMES | DIMENSION_NAMES | HALF_TYPES
 
 
 @dataclasses.dataclass(frozen=True, order=True)

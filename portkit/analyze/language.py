@@ -7,6 +7,9 @@ In C it is still part of the language and stays.
 CUDA's dim3 converts from a uint3; HIP's has no such constructor, so a `make_uint3(...)` that
 becomes a dim3 (initialising or assigned to a variable the file declares dim3, or a launch's
 grid or block) does not compile. `dim3(...)` takes the same three values under both compilers.
+
+`x = {}` for a half or half2 variable: HIP's __half and __half2 have several assignment
+operators the empty list fits equally, so hipcc calls it ambiguous; `x = half2{}` is the same zero.
 """
 from __future__ import annotations
 
@@ -16,11 +19,12 @@ from typing import Iterable
 
 from portkit.analyze.findings import simple_finding
 from portkit.analyze.registry import Context, analyzer
-from portkit.codes import CODES, REGISTER_STORAGE, UINT3_AS_DIM3
+from portkit.codes import CODES, HALF_EMPTY_BRACES, REGISTER_STORAGE, UINT3_AS_DIM3
 from portkit.model import Finding, Fix, FixAction, Occurrence, ParsedFile, Role
 
-# Kept by the parser for the analyzer below (no rule names them: both are spelled the same in HIP).
+# Kept by the parser for the analyzers below (no rule names them: they are spelled the same in HIP).
 DIMENSION_NAMES = frozenset({"dim3", "make_uint3"})
+HALF_TYPES = frozenset({"half", "half2", "__half", "__half2"})
 
 
 @analyzer("source")
@@ -58,3 +62,20 @@ def _dim3_from(call: Occurrence, dims: set[str], launch_dims: set[int]) -> str:
     if call.span.start in launch_dims:
         return "as a launch dimension"
     return ""
+
+
+@analyzer("source")
+def analyze_half_empty_braces(parsed: ParsedFile, context: Context) -> Iterable[Finding]:
+    assigned = parsed.of(Role.EMPTY_BRACES)
+    if not assigned:
+        return
+    # Declared in the same function (or at file scope): a name another function declares otherwise is not this one.
+    types = {(o.function, name): o.text for o in parsed.of(Role.TYPE) if o.text in HALF_TYPES
+             for name in o.get("declares").split(",") if name}
+    for o in assigned:
+        kind = types.get((o.function, o.text)) or types.get(("", o.text))
+        if kind and o.parts:
+            finding = simple_finding(parsed.path, o, HALF_EMPTY_BRACES, f"{o.text} = {{}}: hipcc finds {kind}'s assignment "
+                                     "ambiguous", CODES[HALF_EMPTY_BRACES].fix, shadowable=True)
+            # Named by its type, like an API: the variable is the project's, and a fix on it would be dropped.
+            yield dataclasses.replace(finding, name=kind, fix=Fix(FixAction.RENAME, o.parts[0], f"{kind}{{}}"))

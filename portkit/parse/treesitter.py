@@ -87,6 +87,7 @@ _QUERY = """
 (init_declarator declarator: (identifier) @constant value: (_))
 (enumerator name: (identifier) @constant value: (_))
 (subscript_expression argument: (identifier) @subscript)
+(assignment_expression left: (identifier) @empty_braces right: (initializer_list))
 """
 
 # Macros whose tests in #if/#ifdef mark code that only one vendor's compiler sees.
@@ -752,6 +753,13 @@ class _FileParse:
                 guarded = (("guarded", "1"),) if _guarded(node, index) else ()
                 self.emit(node, Role.SUBSCRIPT, _text(node), info=(("index", index),) + guarded)
 
+    def empty_braces(self, nodes: list[Node]) -> None:
+        """`x = {}`: an assignment of an empty brace list (ambiguous for some of HIP's types)."""
+        for node in nodes:
+            braces = node.parent.child_by_field_name("right") if node.parent is not None else None
+            if braces is not None and not any(c.type != "comment" for c in braces.named_children):
+                self.emit(node, Role.EMPTY_BRACES, _text(node), parts=(_span(braces),))
+
     def suppressions(self, nodes: list[Node]) -> None:
         for node in nodes:
             match = _SUPPRESSION.search(node.text or b"")
@@ -798,6 +806,7 @@ _HANDLERS: tuple[tuple[str, Callable[[_FileParse, list[Node]], None]], ...] = (
     ("constant", _FileParse.named_values),
     ("subscript", _FileParse.shared_subscripts),  # after "qualifier": it needs the shared arrays
     ("comment", _FileParse.suppressions),
+    ("empty_braces", _FileParse.empty_braces),
     ("macro_body", _FileParse.macro_bodies),
 )
 
