@@ -86,6 +86,7 @@ class Role(str, enum.Enum):
     STORAGE_CLASS = "storage_class"  # `register` (C++17 removed it): parts[0] runs to the next token
     MACRO_DEFINITION = "macro_definition"  # a function-like #define: text its name, parts[0] the line without newline
     EMPTY_BRACES = "empty_braces"  # `x = {}`: text the variable, parts[0] the braces
+    USING = "using"  # `using namespace X;` (text X, detail "namespace") or `using X::name;` (text X::name, detail "name")
 
 
 @quick_init

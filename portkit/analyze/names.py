@@ -3,12 +3,12 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from typing import AbstractSet, Iterable, Iterator
+from typing import AbstractSet, Iterable, Iterator, NamedTuple
 
 from portkit.analyze.findings import NULL_POINTERS, extra_argument, rule_finding, simple_finding
 from portkit.analyze.registry import Context, analyzer
 from portkit.codes import API_UNKNOWN
-from portkit.model import Finding, Occurrence, ParsedFile, Role, Span
+from portkit.model import Finding, FixAction, Occurrence, ParsedFile, Role, Span
 from portkit.rules import Rule
 
 # Names that look like CUDA APIs; those no rule knows are listed, never dropped.
@@ -112,6 +112,47 @@ def _namespaces(parsed: ParsedFile, context: Context) -> set[str]:
     return {aliases.get(head, head) for head in heads}
 
 
+class Usings(NamedTuple):
+    """What a file's using-directives and using-declarations make visible unqualified."""
+
+    namespaces: tuple[str, ...] = ()  # `using namespace cooperative_groups;`
+    names: dict[str, str] = {}  # `using cg::thread_block;`: thread_block -> cooperative_groups::thread_block
+
+    def resolve(self, name: str, context: Context) -> str:
+        """The qualified name a rule knows that `name` stands for here, or ""."""
+        if context.rules.lookup(self.names.get(name, "")) is not None:
+            return self.names[name]
+        return next((f"{ns}::{name}" for ns in self.namespaces if context.rules.lookup(f"{ns}::{name}") is not None), "")
+
+
+def _usings(parsed: ParsedFile, context: Context) -> Usings:
+    """The file's usings, through its namespace aliases; file-wide, wherever one stands."""
+    aliases = dict(context.aliases)
+    namespaces, names = [], {}
+    for o in parsed.of(Role.USING):
+        head, _, rest = o.text.partition("::")
+        expanded = f"{aliases.get(head, head)}::{rest}" if rest else aliases.get(head, head)
+        if o.detail == "namespace":
+            namespaces.append(expanded)
+        else:
+            names[expanded.rsplit("::", 1)[-1]] = expanded
+    return Usings(tuple(namespaces), names)
+
+
+def _unqualified(finding: Finding, name: str) -> Finding:
+    """A use a using-directive resolves keeps its unqualified spelling: the directive carries the namespace
+    (convert writes hipCUB's for `using namespace cub;`), so only a HIP name of its own is written."""
+    fix = finding.fix
+    if fix is None or fix.action is not FixAction.RENAME or fix.arguments_only:
+        return finding
+    last = fix.text.rsplit("::", 1)[-1]
+    if last != name:
+        return dataclasses.replace(finding, fix=dataclasses.replace(fix, text=last))
+    if fix.args or fix.drop_args:  # the name stays, its arguments change
+        return dataclasses.replace(finding, fix=dataclasses.replace(fix, span=Span(fix.span.start, fix.span.start), text=""))
+    return dataclasses.replace(finding, fix=None)
+
+
 def in_role(rule: Rule, occurrence: Occurrence, parsed: ParsedFile, device: AbstractSet[str]) -> bool:
     """Whether this use of the name is the CUDA name the rule means."""
     if occurrence.get("engine") == "clang":
@@ -161,7 +202,8 @@ def _included_before(header: str, occurrence: Occurrence, parsed: ParsedFile, co
 def analyze_names(parsed: ParsedFile, context: Context) -> Iterable[Finding]:
     device = parsed.device_functions
     types = {o.text for o in parsed.of(Role.TYPE)}
-    namespaces = _namespaces(parsed, context) if parsed.of(Role.FIELD) else set()
+    usings = _usings(parsed, context)
+    namespaces = _namespaces(parsed, context) | set(usings.namespaces) if parsed.of(Role.FIELD) else set()
     for occurrence in parsed.occurrences:
         if occurrence.role is Role.QUALIFIED:
             finding = _qualified(parsed.path, occurrence, context)
@@ -175,13 +217,17 @@ def analyze_names(parsed: ParsedFile, context: Context) -> Iterable[Finding]:
             if name in context.project_names and not resolved:
                 continue  # the project's own function, macro or type
             rule = context.rules.lookup(name)
+            used = usings.resolve(name, context) if rule is None and (usings.namespaces or usings.names) else ""
+            rule = context.rules.lookup(used) if used else rule
             if rule is not None and not in_role(rule, occurrence, parsed, device):
                 continue
             if rule is not None:
                 rule = call_rule(rule, occurrence, parsed, context)
-                finding = rule_finding(parsed.path, rule, name, occurrence.span, occurrence.position, context,
+                finding = rule_finding(parsed.path, rule, used or name, occurrence.span, occurrence.position, context,
                                        occurrence.function, occurrence, shadowable=not resolved,
                                        engine="clang" if resolved else "tree-sitter")
+                if used:
+                    finding = _unqualified(finding, name)
                 if occurrence.detail.startswith("via macro "):  # clang engine: say which macro hides the call
                     finding = dataclasses.replace(finding, message=f"{finding.message} ({occurrence.detail})")
                 yield finding

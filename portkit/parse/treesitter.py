@@ -50,6 +50,7 @@ _QUERY = """
 (preproc_function_def) @macro_function
 (launch_bounds) @launch_bounds
 (namespace_alias_definition) @namespace_alias
+(using_declaration) @using
 (field_expression field: (field_identifier) @field)
 (preproc_if condition: (_) @condition)
 (preproc_elif condition: (_) @condition)
@@ -643,6 +644,14 @@ class _FileParse:
             if name is not None and target is not None and target != name:
                 self.emit(node, Role.NAMESPACE_ALIAS, _text(name), re.sub(r"\s+", "", _text(target)).lstrip(":"))
 
+    def usings(self, nodes: list[Node]) -> None:
+        """`using namespace X;` and `using X::name;`: what the file's unqualified names may stand for."""
+        for node in nodes:
+            target = next((c for c in node.named_children if c.type != "comment"), None)
+            if target is not None:
+                kind = "namespace" if any(c.type == "namespace" for c in node.children) else "name"
+                self.emit(node, Role.USING, re.sub(r"\s+", "", _text(target)).lstrip(":"), kind)
+
     def includes(self, nodes: list[Node]) -> None:
         blocks = _c_linkage_blocks(self.source) if nodes else []
         for node in nodes:
@@ -792,6 +801,7 @@ _HANDLERS: tuple[tuple[str, Callable[[_FileParse, list[Node]], None]], ...] = (
     ("type", _FileParse.types),
     ("qualified", _FileParse.qualified),
     ("namespace_alias", _FileParse.namespace_aliases),
+    ("using", _FileParse.usings),
     ("include", _FileParse.includes),
     ("launch", _FileParse.launches),
     ("asm", _FileParse.inline_asm),
