@@ -41,6 +41,10 @@ GOOD = {"library": "mylib", "entries": [{"cuda": "myCudaThing", "kind": "functio
      "key 'null_args': a mapping from argument count to the index"),
     ({"library": "x", "entries": [{"cuda": "a", "kind": "function", "hip": "b", "form_args": {2: "T"}, "form_rule": "a2"}]},
      "entry a: key 'form_rule': 'a2' is no entry of this file"),
+    ({"library": "x", "entries": [{"cuda": "a", "kind": "enum", "argument_of": ["f"]}]},
+     "key 'argument_of': a mapping from a CUDA call to the entry"),
+    ({"library": "x", "entries": [{"cuda": "a", "kind": "enum", "argument_of": {"f": "b"}}]},
+     "entry a: key 'argument_of': 'b' is no entry of this file"),
 ], ids=lambda v: v if isinstance(v, str) else None)
 def test_malformed_rules_name_file_entry_and_key(data, message: str) -> None:
     with pytest.raises(RuleFileError) as info:

@@ -192,6 +192,17 @@ def call_rule(rule: Rule, occurrence: Occurrence, parsed: ParsedFile, context: C
     return rule
 
 
+def _argument_rule(rule: Rule, occurrence: Occurrence, parsed: ParsedFile, context: Context) -> Rule:
+    """A constant as an argument of a call its rule lists: the rule that call's parameter takes, of the same value
+    (`cudaGraphicsMapFlagsWriteDiscard` given to cudaGraphicsGLRegisterBuffer is cudaGraphicsRegisterFlagsWriteDiscard)."""
+    calls = dict(rule.argument_of)
+    start, end = occurrence.span.start, occurrence.span.end
+    around = [o for o in parsed.of(Role.CALL) if any(p.start <= start and end <= p.end for p in o.parts)]
+    innermost = max(around, key=lambda o: o.span.start, default=None)
+    other = calls.get(innermost.text) if innermost is not None else None
+    return (context.rules.lookup(other) or rule) if other else rule
+
+
 def _included_before(header: str, occurrence: Occurrence, parsed: ParsedFile, context: Context) -> bool:
     """Whether an earlier #include of the file already brings the HIP `header` (converted or as it is)."""
     return any(o.span.start < occurrence.span.start and context.rules.hip_header(o.text) == header
@@ -223,6 +234,7 @@ def analyze_names(parsed: ParsedFile, context: Context) -> Iterable[Finding]:
                 continue
             if rule is not None:
                 rule = call_rule(rule, occurrence, parsed, context)
+                rule = _argument_rule(rule, occurrence, parsed, context) if rule.argument_of else rule
                 finding = rule_finding(parsed.path, rule, used or name, occurrence.span, occurrence.position, context,
                                        occurrence.function, occurrence, shadowable=not resolved,
                                        engine="clang" if resolved else "tree-sitter")

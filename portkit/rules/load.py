@@ -21,7 +21,8 @@ from portkit.store import cache_root, code_fingerprint, read_entry, write_entry
 
 _RULE_FIELDS = tuple(f.name for f in dataclasses.fields(Rule))
 _STATUS = _RULE_FIELDS.index("status")
-_ARGUMENT_MAPS = tuple(_RULE_FIELDS.index(key) for key in (*INDEX_MAPS, "null_args"))
+# Fields of (key, value) pairs: JSON gives them back as lists.
+_PAIRS = tuple(_RULE_FIELDS.index(key) for key in (*INDEX_MAPS, "null_args", "argument_of"))
 
 
 def rule_files(directory: Path) -> list[Path]:
@@ -78,8 +79,8 @@ def _from_data(data: Any) -> tuple[list[Library], list[Rule]] | None:
             values, counts = zip(*runs) if runs else ((), ())
             if field == _STATUS:
                 values = [statuses[value] for value in values]
-            elif field in _ARGUMENT_MAPS:
-                values = [tuple((index, text) for index, text in value) for value in values]
+            elif field in _PAIRS:
+                values = [tuple((key, text) for key, text in value) for value in values]
             columns.append(list(itertools.chain.from_iterable(map(itertools.repeat, values, counts))))
         if len({len(column) for column in columns}) > 1:
             return None

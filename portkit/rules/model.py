@@ -66,6 +66,9 @@ class Rule:
     # For a type HIP declares as a typedef of a differently named struct: what `struct cudaX` becomes
     # (`struct cudaGraphicsResource` -> `struct _hipGraphicsResource`; `struct hipGraphicsResource` is an error)
     hip_struct: str = ""
+    # (CUDA call, rule): a constant passed to that call is that rule's name, of the same value (cudaGraphicsMapFlags*
+    # given to cudaGraphicsGLRegisterBuffer, whose parameter takes cudaGraphicsRegisterFlags, which HIP has)
+    argument_of: tuple[tuple[str, str], ...] = ()
     compare_as: str = ""  # for a version macro compared with a number in #if: what AMD device code tests instead
     c_library: bool = False  # also a C/C++ library name (floor, y0, min): CUDA's only in device code
     source: str = ""

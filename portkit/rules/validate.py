@@ -17,7 +17,7 @@ _ENTRY_KEYS = {
     "cmake", "hip_cmake", "cuda_added", "cuda_deprecated", "cuda_removed",
     "hip_added", "hip_deprecated", "hip_removed", "hip_experimental", "fallback", "fallback_drop_args", "roc_added",
     "hip_requires", "hip_define", "hip_define_until", "cast_args", "default_args", "coordinate_cast", "mask_arg", "compare_as", "c_library",
-    "hip_for_args", "form_args", "form_rule", "hip_struct", "null_args",
+    "hip_for_args", "form_args", "form_rule", "hip_struct", "null_args", "argument_of",
 }
 _VERSION_KEYS = ("cuda_added", "cuda_deprecated", "cuda_removed", "hip_added", "hip_deprecated", "hip_removed", "roc_added",
                  "hip_define_until")
@@ -65,6 +65,12 @@ def _value(source: str, where: str, key: str, value: Any) -> Any:
         if not isinstance(value, dict) or not all(_is_index(k) and _is_index(v) and v < k for k, v in value.items()):
             raise _fail(source, where, "key 'null_args': a mapping from argument count to the index of the argument "
                                        "a null pointer may stand for, e.g. {5: 3}")
+        return tuple(sorted(value.items()))
+    if key == "argument_of":
+        if not isinstance(value, dict) or not value or not all(isinstance(k, str) and k and isinstance(v, str) and v
+                                                               for k, v in value.items()):
+            raise _fail(source, where, "key 'argument_of': a mapping from a CUDA call to the entry a constant passed to it "
+                                       "stands for, e.g. {cudaGraphicsGLRegisterBuffer: cudaGraphicsRegisterFlagsNone}")
         return tuple(sorted(value.items()))
     if key == "mask_arg":
         if not _is_index(value):
@@ -160,6 +166,9 @@ def parse_library(source: str, data: Any) -> tuple[Library, list[Rule]]:
     for rule in rules:
         if rule.form_rule and ("name", rule.form_rule) not in seen:
             raise _fail(source, f"entry {rule.cuda}", f"key 'form_rule': {rule.form_rule!r} is no entry of this file")
+        for _, other in rule.argument_of:
+            if ("name", other) not in seen:
+                raise _fail(source, f"entry {rule.cuda}", f"key 'argument_of': {other!r} is no entry of this file")
     lib = Library(id=library, title=str(data.get("title") or library), hip_library=str(data.get("hip_library") or ""),
                   roc_library=str(data.get("roc_library") or ""), weights=weights, source=source, vendored=vendored)
     return lib, rules
