@@ -116,27 +116,28 @@ class Usings(NamedTuple):
     """What a file's using-directives and using-declarations make visible unqualified."""
 
     namespaces: tuple[str, ...] = ()  # `using namespace cooperative_groups;`
-    names: dict[str, str] = {}  # `using cg::thread_block;`: thread_block -> cooperative_groups::thread_block
+    names: tuple[tuple[str, str], ...] = ()  # `using cg::thread_block;`: (thread_block, cooperative_groups::thread_block)
 
     def resolve(self, name: str, context: Context) -> str:
         """The qualified name a rule knows that `name` stands for here, or ""."""
-        if context.rules.lookup(self.names.get(name, "")) is not None:
-            return self.names[name]
+        declared = next((full for last, full in self.names if last == name), "")
+        if declared and context.rules.lookup(declared) is not None:
+            return declared
         return next((f"{ns}::{name}" for ns in self.namespaces if context.rules.lookup(f"{ns}::{name}") is not None), "")
 
 
 def _usings(parsed: ParsedFile, context: Context) -> Usings:
     """The file's usings, through its namespace aliases; file-wide, wherever one stands."""
     aliases = dict(context.aliases)
-    namespaces, names = [], {}
+    namespaces, names = [], []
     for o in parsed.of(Role.USING):
         head, _, rest = o.text.partition("::")
         expanded = f"{aliases.get(head, head)}::{rest}" if rest else aliases.get(head, head)
         if o.detail == "namespace":
             namespaces.append(expanded)
         else:
-            names[expanded.rsplit("::", 1)[-1]] = expanded
-    return Usings(tuple(namespaces), names)
+            names.append((expanded.rsplit("::", 1)[-1], expanded))
+    return Usings(tuple(namespaces), tuple(names))
 
 
 def _unqualified(finding: Finding, name: str) -> Finding:
