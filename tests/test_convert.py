@@ -762,3 +762,15 @@ def test_hazards_that_cannot_work_on_amd_are_marked_once(tmp_path: Path, databas
     assert lines[3].startswith("  // portkit: PK330 child: ") and lines[4] == "  child<<<1, 32>>>(x);"
     assert text.count("// portkit: PK302 ") == 1
     assert convert_bytes(tmp_path, out, database=database) == out
+
+
+def test_math_h_comes_in_for_host_classification_calls_only(tmp_path: Path, database) -> None:
+    """CUDA's runtime header brought <math.h>'s isfinite/isnan to host code; HIP's declares device versions only."""
+    host = b"#include <cuda_runtime.h>\nbool ok(double x) { return isfinite(x); }\n"
+    assert "#include <math.h>\n" in convert_bytes(tmp_path, host, database=database).decode()
+    device = b"#include <cuda_runtime.h>\n__global__ void k(float* x) { x[0] = isnan(x[1]) ? 0.f : 1.f; }\n"
+    assert "math.h" not in convert_bytes(tmp_path, device, database=database).decode()
+    own = b"#include <cuda_runtime.h>\n#include <math.h>\nbool ok(double x) { return isfinite(x); }\n"
+    assert convert_bytes(tmp_path, own, database=database).decode().count("math.h") == 1
+    qualified = b"#include <cuda_runtime.h>\n#include <cmath>\nbool ok(double x) { return std::isfinite(x); }\n"
+    assert "math.h" not in convert_bytes(tmp_path, qualified, database=database).decode()

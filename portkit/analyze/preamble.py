@@ -28,6 +28,7 @@ from pathlib import PurePath
 from typing import AbstractSet, Iterable, NamedTuple
 
 from portkit.analyze.findings import simple_finding
+from portkit.analyze.hazards import device_code
 from portkit.analyze.names import call_rule, in_role
 from portkit.analyze.registry import Context, analyzer
 from portkit.codes import HIP_PREAMBLE
@@ -147,12 +148,32 @@ def analyze_preamble(parsed: ParsedFile, context: Context) -> Iterable[Finding]:
     # decided project-wide. A .cu file is CUDA's, whatever its names: nvcc gave it the runtime.
     deferred = bool(reason) and not defines and not helpers and not cuda_file
     headers = [runtime] if reason is not None and not deferred else []
-    if not defines and not headers and not helpers:
+    math = (cuda_file or any(included)) and _host_classification(parsed, context)
+    if not defines and not headers and not helpers and not math:
         return
-    lines = [f"#define {d}" for d in defines] + [f"#include <{h}>" for h in headers]
+    lines = [f"#define {d}" for d in defines] + [f"#include <{h}>" for h in headers + (["math.h"] if math else [])]
     lines += [h.text.rstrip("\n").replace("\n", parsed.newline) for h in helpers]
-    needed = ", ".join(defines + [f"<{h}>" for h in headers] + [f"portkit's {h.name} helper" for h in helpers])
-    yield _preamble_finding(parsed, lines, needed, _DEFINE_ADVICE if early else _RUNTIME_ADVICE)
+    needed = ", ".join(defines + [f"<{h}>" for h in headers + (["math.h"] if math else [])]
+                       + [f"portkit's {h.name} helper" for h in helpers])
+    advice = _MATH_ADVICE if math and not (defines or headers or helpers) else _DEFINE_ADVICE if early else _RUNTIME_ADVICE
+    yield _preamble_finding(parsed, lines, needed, advice)
+
+
+# C's classification functions: CUDA's runtime header brings <math.h>'s to host code; HIP's declares only
+# device overloads at global scope, so hipcc finds no host `isfinite(float)` without <math.h>.
+_HOST_MATH = frozenset({"isfinite", "isnan", "isinf", "signbit"})
+_MATH_ADVICE = ("CUDA's runtime header brings <math.h>, and with it isfinite, isnan, isinf and signbit for host code; "
+                "HIP's declares only their device versions.")
+
+
+def _host_classification(parsed: ParsedFile, context: Context) -> bool:
+    """Whether host code calls one of C's classification functions, unqualified, in a file without <math.h>."""
+    calls = [o for o in parsed.of(Role.CALL) if o.text in _HOST_MATH and not o.get("scoped")
+             and o.text not in context.project_names]
+    if not calls or any(os.path.basename(o.text) == "math.h" for o in parsed.of(Role.INCLUDE)):
+        return False
+    device_only = device_code(parsed, host_too=False)
+    return any(not device_only(o) for o in calls)
 
 
 def _defined_before_cuda(parsed: ParsedFile, context: Context) -> bool:
