@@ -1,14 +1,14 @@
-// Accumulators reset with `= {}`: hipcc finds the half2 and __half assignments ambiguous.
+// Accumulators reset with `= {}`: nvcc takes it for half2; hipcc finds the assignment ambiguous.
 #include <cuda_fp16.h>
 
 __global__ void accumulate(half2 *out, const half2 *in, int n) {
   half2 sum;
-  __half count;
+  __half2 count;
   sum = {};
   count = {};
   for (int i = threadIdx.x; i < n; i += blockDim.x) {
     sum = __hadd2(sum, in[i]);
-    count = __hadd(count, __float2half(1.0f));
+    count = __hadd2(count, __float2half2_rn(1.0f));
   }
-  out[threadIdx.x] = __hmul2(sum, __half2half2(count));
+  out[threadIdx.x] = __h2div(sum, count);
 }
