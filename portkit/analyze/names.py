@@ -93,16 +93,13 @@ def _member(parsed: ParsedFile, occurrence: Occurrence, context: Context, types:
     """`p.deviceOverlap` where the file uses cudaDeviceProp: a rule `cudaDeviceProp::deviceOverlap`. A member of a
     namespace's class (`tile.meta_group_rank()` from `auto tile = cg::tiled_partition<32>(block)`, whose type is
     never spelled) counts where the file names that namespace."""
-    for struct in sorted(types):
-        rule = context.rules.lookup(f"{struct}::{occurrence.text}")
-        if rule is not None and rule.kind == "field":
-            return rule_finding(parsed.path, rule, rule.cuda, occurrence.span, occurrence.position, context,
-                                occurrence.function, occurrence)
-    for rule in context.rules.namespace_members(occurrence.text):
-        if rule.cuda.partition("::")[0] in namespaces:
-            return rule_finding(parsed.path, rule, rule.cuda, occurrence.span, occurrence.position, context,
-                                occurrence.function, occurrence)
-    return None
+    by_type = (context.rules.lookup(f"{struct}::{occurrence.text}") for struct in sorted(types))
+    by_namespace = (r for r in context.rules.namespace_members(occurrence.text) if r.cuda.partition("::")[0] in namespaces)
+    rule = next((r for r in by_type if r is not None and r.kind == "field"), None) or next(by_namespace, None)
+    if rule is None:
+        return None
+    return rule_finding(parsed.path, rule, rule.cuda, occurrence.span, occurrence.position, context, occurrence.function,
+                        occurrence)
 
 
 def _namespaces(parsed: ParsedFile, context: Context) -> set[str]:

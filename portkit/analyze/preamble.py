@@ -151,11 +151,11 @@ def analyze_preamble(parsed: ParsedFile, context: Context) -> Iterable[Finding]:
     math = (cuda_file or any(included)) and _host_classification(parsed, context)
     if not defines and not headers and not helpers and not math:
         return
-    lines = [f"#define {d}" for d in defines] + [f"#include <{h}>" for h in headers + (["math.h"] if math else [])]
-    lines += [h.text.rstrip("\n").replace("\n", parsed.newline) for h in helpers]
-    needed = ", ".join(defines + [f"<{h}>" for h in headers + (["math.h"] if math else [])]
-                       + [f"portkit's {h.name} helper" for h in helpers])
     advice = _MATH_ADVICE if math and not (defines or headers or helpers) else _DEFINE_ADVICE if early else _RUNTIME_ADVICE
+    headers += ["math.h"] if math else []
+    lines = [f"#define {d}" for d in defines] + [f"#include <{h}>" for h in headers]
+    lines += [h.text.rstrip("\n").replace("\n", parsed.newline) for h in helpers]
+    needed = ", ".join(defines + [f"<{h}>" for h in headers] + [f"portkit's {h.name} helper" for h in helpers])
     yield _preamble_finding(parsed, lines, needed, advice)
 
 
