@@ -109,3 +109,12 @@ def test_warp_match_helper_only_before_hip_6_2(version: str, expected: list[str]
     for piece in expected:
         assert piece in text, (version, piece)
     assert ("PORTKIT_HELPER" in text) == (version == "5.2")
+
+
+def test_a_name_written_as_one_whose_rule_brings_a_helper_brings_it_too(database) -> None:
+    """Converting the output again must add nothing: `umin` becomes `min`, whose rule brings the
+    mixed-min-max helper, so the first run brings it too."""
+    by_helper = {rule.cuda: rule.helper for rule in database.all_rules() if rule.helper}
+    assert by_helper.get("min") == by_helper.get("max") == "mixed-min-max"
+    missing = [rule.cuda for rule in database.all_rules() if rule.hip in by_helper and rule.helper != by_helper[rule.hip]]
+    assert missing == []

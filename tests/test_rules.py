@@ -31,6 +31,8 @@ GOOD = {"library": "mylib", "entries": [{"cuda": "myCudaThing", "kind": "functio
     ({"library": "x", "entries": [{"cuda": "a", "kind": "function"}, {"cuda": "a", "kind": "type"}]}, "entry a: defined twice"),
     ({"library": "x", "entries": [{"cuda": "a", "kind": "function", "hip": "portkit_mine"}]},
      "key 'hip': 'portkit_mine' is no helper's name"),
+    ({"library": "x", "entries": [{"cuda": "a", "kind": "function", "hip": "a", "helper": "mixed-max"}]},
+     "entry 1 (a): key 'helper': 'mixed-max' is no helper"),
     ({"library": "x", "entries": [{"cuda": "a", "kind": "function", "hip": "b", "hip_for_args": {"three": "c"}}]},
      "key 'hip_for_args': a mapping from argument count to a HIP name"),
     ({"library": "x", "entries": [{"cuda": "a", "kind": "function", "hip": "b", "form_args": {2: "T"}}]},

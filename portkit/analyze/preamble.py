@@ -5,7 +5,8 @@ nvcc includes cuda_runtime.h in every .cu file by itself; hipcc includes nothing
 Some HIP names also need a macro defined before the first HIP header (rules'
 `hip_define`): the rounding-mode intrinsics, the _sync warp builtins on ROCm 6.2-6.4.
 A CUDA name whose HIP spelling is one of portkit's helpers (rules/_helpers.yaml) needs the
-helper's block, which brings its own headers.
+helper's block, which brings its own headers; so does a name whose rule names a helper that adds
+overloads HIP lacks (`min`/`max` of mixed signedness in device code).
 
 Two decisions need the whole project (`runtime_for_project`, over its include graph). A file
 that uses runtime names without including any CUDA header may get them from a header that
@@ -33,7 +34,7 @@ from portkit.analyze.names import call_rule, in_role
 from portkit.analyze.registry import Context, analyzer
 from portkit.codes import HIP_PREAMBLE
 from portkit.model import Finding, Fix, FixAction, Occurrence, ParsedFile, Position, Role, Span
-from portkit.rules.helpers import HELPER_PREFIX, Helper, helper_providing
+from portkit.rules.helpers import HELPER_PREFIX, Helper, helper_named, helper_providing
 from portkit.textutil import within
 
 # What nvcc includes by itself; the rules say what it becomes (hip/hip_runtime.h).
@@ -96,10 +97,10 @@ def _defines_and_helpers(parsed: ParsedFile, context: Context) -> tuple[list[str
             define = rule.define_for(context.target)
             if define and define not in parsed.definitions:
                 defines[define] = None
-        if not (rule.hip.startswith(HELPER_PREFIX) or rule.fallback.startswith(HELPER_PREFIX)) \
+        if not (rule.hip.startswith(HELPER_PREFIX) or rule.fallback.startswith(HELPER_PREFIX) or rule.helper) \
                 or occurrence.text in context.project_names:
             continue  # most names: no helper can be their spelling
-        helper = helper_providing(rule.resolve(context.target).hip)
+        helper = helper_named(rule.helper) if rule.helper else helper_providing(rule.resolve(context.target).hip)
         if helper is None or helper.guard in parsed.definitions or not helper.fits(language):
             continue
         if in_role(rule, occurrence, parsed, parsed.device_functions):

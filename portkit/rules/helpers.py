@@ -1,7 +1,8 @@
 """Helpers: small functions convert writes into a file where the target HIP has no name of the
 CUDA name's shape (NVML's device handles over ROCm SMI's indices; an occupancy search HIP 5.2
-lacks). Which helpers exist, and what each provides, is data: rules/_helpers.yaml, with each
-helper's text in rules/helpers/.
+lacks), or lacks overloads CUDA has of a name HIP has (min and max of mixed signedness). Which
+helpers exist, and what each provides, is data: rules/_helpers.yaml, with each helper's text in
+rules/helpers/.
 """
 from __future__ import annotations
 
@@ -20,7 +21,7 @@ class Helper:
     name: str
     guard: str  # the macro its block defines: a file that has it needs nothing more
     language: str  # "c": valid as C and C++; "c++": C++ only
-    provides: frozenset[str]
+    provides: frozenset[str]  # the portkit_ names rules spell with it (none for a helper that only adds overloads)
     text: str
 
     def fits(self, language: str) -> bool:
@@ -28,8 +29,8 @@ class Helper:
         return self.language == "c" or language != "c"
 
 
-def _parse(entries: list) -> dict[str, Helper]:
-    helpers = {}
+def _parse(entries: list) -> list[Helper]:
+    helpers = []
     for entry in entries:
         path = rules_dir() / str(entry["file"])
         try:
@@ -44,19 +45,25 @@ def _parse(entries: list) -> dict[str, Helper]:
             raise ValueError(f"helper {helper.name}: {path.name} does not define its guard {helper.guard}")
         if any(not n.startswith(HELPER_PREFIX) for n in helper.provides):
             raise ValueError(f"helper {helper.name}: every name it provides starts with {HELPER_PREFIX}")
-        helpers.update((name, helper) for name in helper.provides)
+        helpers.append(helper)
     return helpers
 
 
 @functools.lru_cache(maxsize=1)
-def _by_name() -> dict[str, Helper]:
-    return load_data("_helpers.yaml", _parse)
+def all_helpers() -> tuple[Helper, ...]:
+    return tuple(load_data("_helpers.yaml", _parse))
+
+
+@functools.lru_cache(maxsize=1)
+def _by_provided() -> dict[str, Helper]:
+    return {name: helper for helper in all_helpers() for name in helper.provides}
 
 
 def helper_providing(name: str) -> Helper | None:
     """The helper that defines `name` (a rule's HIP spelling), or None for a name HIP has."""
-    return _by_name().get(name) if name.startswith(HELPER_PREFIX) else None
+    return _by_provided().get(name) if name.startswith(HELPER_PREFIX) else None
 
 
-def all_helpers() -> list[Helper]:
-    return list({h.name: h for h in _by_name().values()}.values())
+def helper_named(name: str) -> Helper | None:
+    """The helper called `name` in rules/_helpers.yaml (a rule's `helper`), or None."""
+    return next((h for h in all_helpers() if h.name == name), None)

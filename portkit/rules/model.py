@@ -71,6 +71,7 @@ class Rule:
     argument_of: tuple[tuple[str, str], ...] = ()
     compare_as: str = ""  # for a version macro compared with a number in #if: what AMD device code tests instead
     c_library: bool = False  # also a C/C++ library name (floor, y0, min): CUDA's only in device code
+    helper: str = ""  # a helper (rules/_helpers.yaml) a file using the name needs: overloads CUDA has and HIP lacks
     source: str = ""
 
     def resolve(self, target: Target) -> Resolution:

@@ -7,7 +7,7 @@ from typing import Any
 
 from portkit.codes import ALL_STATUSES, RULE_STATUSES, Status
 from portkit.errors import RuleFileError
-from portkit.rules.helpers import HELPER_PREFIX, helper_providing
+from portkit.rules.helpers import HELPER_PREFIX, helper_named, helper_providing
 from portkit.rules.model import DEFAULT_WEIGHTS, KINDS, SPECIAL_KINDS, Library, Rule
 from portkit.rules.versions import VERSION_RE
 
@@ -17,7 +17,7 @@ _ENTRY_KEYS = {
     "cmake", "hip_cmake", "cuda_added", "cuda_deprecated", "cuda_removed",
     "hip_added", "hip_deprecated", "hip_removed", "hip_experimental", "fallback", "fallback_drop_args", "roc_added",
     "hip_requires", "hip_define", "hip_define_until", "cast_args", "default_args", "coordinate_cast", "mask_arg", "compare_as", "c_library",
-    "hip_for_args", "form_args", "form_rule", "hip_struct", "null_args", "argument_of",
+    "hip_for_args", "form_args", "form_rule", "hip_struct", "null_args", "argument_of", "helper",
 }
 _VERSION_KEYS = ("cuda_added", "cuda_deprecated", "cuda_removed", "hip_added", "hip_deprecated", "hip_removed", "roc_added",
                  "hip_define_until")
@@ -86,6 +86,8 @@ def _value(source: str, where: str, key: str, value: Any) -> Any:
         raise _fail(source, where, f"key {key!r}: {value!r} is not a version like 6.2 or 6.2.0")
     if key in ("hip", "fallback") and value.startswith(HELPER_PREFIX) and helper_providing(value) is None:
         raise _fail(source, where, f"key {key!r}: {value!r} is no helper's name (rules/_helpers.yaml lists them)")
+    if key == "helper" and helper_named(value) is None:
+        raise _fail(source, where, f"key 'helper': {value!r} is no helper (rules/_helpers.yaml lists them)")
     return value
 
 

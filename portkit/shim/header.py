@@ -15,7 +15,7 @@ from typing import Iterable
 from portkit.codes import RENAMED_STATUSES
 from portkit.model import Edit, Finding
 from portkit.rules import RuleDatabase, Target, parse_version
-from portkit.rules.helpers import helper_providing
+from portkit.rules.helpers import helper_named, helper_providing
 
 STYLES = ("cuda", "neutral")
 
@@ -109,8 +109,8 @@ def build_shim(findings: Iterable[Finding], rules: RuleDatabase, style: str, hea
         if rule.hip_added and rule.fallback:
             fallbacks.setdefault(rule.cuda, Fallback(rule.cuda, hip_version_number(rule.hip_added), rule.hip_added,
                                                      rule.fallback, rule.fallback_drop_args))
-        for spelling in (resolution.hip, rule.fallback if rule.hip_added else ""):
-            helper = helper_providing(spelling)
+        for helper in (helper_providing(resolution.hip), helper_providing(rule.fallback if rule.hip_added else ""),
+                       helper_named(rule.helper) if rule.helper else None):
             if helper is not None:
                 helpers.setdefault(helper.name, helper.text)
     return Shim(style, header_name, tuple(headers.items()), tuple(sorted(mappings.values())),
