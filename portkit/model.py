@@ -87,6 +87,7 @@ class Role(str, enum.Enum):
     MACRO_DEFINITION = "macro_definition"  # a function-like #define: text its name, parts[0] the line without newline
     EMPTY_BRACES = "empty_braces"  # `x = {}`: text the variable, parts[0] the braces
     USING = "using"  # `using namespace X;` (text X, detail "namespace") or `using X::name;` (text X::name, detail "name")
+    HANDLE_ARITHMETIC = "handle_arithmetic"  # `base + n` on a handle HIP makes a pointer: text the variable, detail its type
 
 
 @quick_init

@@ -168,7 +168,7 @@ def parse_bytes(path: str, data: bytes, job: Job, prepared: Prepared | None = No
     rules = job.context.rules
     return parse_source(path, data, keep=job.keep, literals=WARP_LITERALS, api=rules.is_api,
                         cuda_declared=rules.is_cuda_declared, hip_alias=rules.is_hip_alias, macros=job.macros,
-                        prepared=prepared)
+                        prepared=prepared, hip_pointer=rules.is_hip_pointer)
 
 
 def project_macros(files: Iterable[SourceFile], contents: FileContents) -> MacroTable:

@@ -19,7 +19,7 @@ from typing import Iterable
 
 from portkit.analyze.findings import simple_finding
 from portkit.analyze.registry import Context, analyzer
-from portkit.codes import CODES, HALF_EMPTY_BRACES, REGISTER_STORAGE, UINT3_AS_DIM3
+from portkit.codes import CODES, HALF_EMPTY_BRACES, HANDLE_ARITHMETIC, REGISTER_STORAGE, UINT3_AS_DIM3
 from portkit.model import Finding, Fix, FixAction, Occurrence, ParsedFile, Role
 
 # Kept by the parser for the analyzers below (no rule names them: they are spelled the same in HIP).
@@ -79,3 +79,15 @@ def analyze_half_empty_braces(parsed: ParsedFile, context: Context) -> Iterable[
                                      "ambiguous", CODES[HALF_EMPTY_BRACES].fix, shadowable=True)
             # Named by its type, like an API: the variable is the project's, and a fix on it would be dropped.
             yield dataclasses.replace(finding, name=kind, fix=Fix(FixAction.RENAME, o.parts[0], f"{kind}{{}}"))
+
+
+@analyzer("source")
+def analyze_handle_arithmetic(parsed: ParsedFile, context: Context) -> Iterable[Finding]:
+    for o in parsed.of(Role.HANDLE_ARITHMETIC):
+        rule = context.rules.lookup(o.detail)
+        hip = rule.resolve(context.target).hip if rule is not None else ""
+        if not hip or o.detail in context.project_names:
+            continue  # not renamed: CUDA's integer stays
+        finding = simple_finding(parsed.path, o, HANDLE_ARITHMETIC, f"{o.text} {o.get('operator')} ...: {o.detail} is an integer "
+                                 f"in CUDA, HIP's {hip} a pointer", CODES[HANDLE_ARITHMETIC].fix, shadowable=True)
+        yield dataclasses.replace(finding, name=o.detail)  # named by its type, like an API: the variable is the project's

@@ -22,6 +22,7 @@ from tree_sitter import Language, Node, Parser, Query, QueryCursor
 
 from portkit.model import Occurrence, ParsedFile, Position, Role, Span
 from portkit.parse.fallbacks import Fallbacks
+from portkit.parse.handles import handle_arithmetic
 from portkit.parse.lexer import layout_of
 from portkit.parse.macros import MacroTable, collect_macros
 from portkit.parse.prepare import Prepared, prepare
@@ -929,14 +930,15 @@ def _without_bom(source: bytes) -> bytes:
 def parse_source(path: str, source: bytes, keep: Keep | None = None, literals: frozenset[str] = frozenset(),
                  api: Keep | None = None, macros: MacroTable | None = None,
                  cuda_declared: Keep | None = None, hip_alias: HipAlias | None = None,
-                 prepared: Prepared | None = None) -> ParsedFile:
+                 prepared: Prepared | None = None, hip_pointer: Keep | None = None) -> ParsedFile:
     """Parse one file into its occurrences, definitions and declared names.
 
     `api` says whether a name is a CUDA API a rule knows (which a misparse must not make the
     project's); `cuda_declared` (default `api`) whether a CUDA header declares it, so that a
     definition of it in a preprocessor branch is a fallback, not the project's own; `hip_alias(name,
     alias)` whether `#define name alias` spells a CUDA API as the HIP name convert writes (a porting
-    shim's line, not a definition of the project's own). `macros` is
+    shim's line, not a definition of the project's own); `hip_pointer` whether a type is an integer in
+    CUDA and a pointer in HIP (arithmetic on its variables: portkit/parse/handles.py). `macros` is
     the project's macro table (portkit/parse/macros.py); without one, the file's own #defines.
     The tree may be of prepared bytes (portkit/parse/prepare.py): same length and newlines, so
     offsets are the source's; names the tree does not describe are matched token by token.
@@ -958,6 +960,9 @@ def parse_source(path: str, source: bytes, keep: Keep | None = None, literals: f
         handler(state, state.get(capture))
     state.occurrences.extend(unparsed_occurrences(tree.root_node, parse_bytes, prepared.text, state.occurrences,
                                                   state.skip, keep, state.scopes.name_at, CUDA_CONDITION_MACROS))
+    if hip_pointer is not None:
+        state.occurrences.extend(handle_arithmetic(tree.root_node, parse_bytes, state.occurrences, hip_pointer,
+                                                   state.scopes.name_at))
     return ParsedFile(
         path=path,
         occurrences=tuple(sorted(state.occurrences, key=_position_key)),

@@ -102,6 +102,11 @@ class RuleDatabase:
         rule = self.by_name.get(name)
         return rule is not None and bool(alias) and alias in (rule.hip, rule.fallback, *(n for _, n in rule.hip_for_args))
 
+    def is_hip_pointer(self, name: str) -> bool:
+        """Whether `name` is a type that is an integer in CUDA and a pointer in HIP (arithmetic on it breaks)."""
+        rule = self.by_name.get(name)
+        return rule is not None and rule.hip_pointer
+
     def is_cuda_declared(self, name: str) -> bool:
         """Whether a CUDA header declares `name`: an API a rule knows, not one of the helpers that
         projects copy into their tree (a library marked `vendored`, the CUDA Samples' helper_cuda.h)."""

@@ -72,6 +72,7 @@ class Rule:
     compare_as: str = ""  # for a version macro compared with a number in #if: what AMD device code tests instead
     c_library: bool = False  # also a C/C++ library name (floor, y0, min): CUDA's only in device code
     helper: str = ""  # a helper (rules/_helpers.yaml) a file using the name needs: overloads CUDA has and HIP lacks
+    hip_pointer: bool = False  # a type that is an integer in CUDA and a pointer in HIP (CUdeviceptr; hipDeviceptr_t is void*)
     source: str = ""
 
     def resolve(self, target: Target) -> Resolution:
