@@ -64,8 +64,11 @@ def _value(node: Node, indirect: bool) -> Node | None:
     if not indirect:
         return node
     parent = node.parent
-    if parent is not None and (parent.type == "pointer_expression" and parent.child_by_field_name("operator").type == "*"
-                               or parent.type == "subscript_expression" and parent.child_by_field_name("argument") == node):
+    if parent is None:
+        return None
+    operator = parent.child_by_field_name("operator")
+    if parent.type == "pointer_expression" and operator is not None and operator.type == "*" \
+            or parent.type == "subscript_expression" and parent.child_by_field_name("argument") == node:
         return parent
     return None
 
