@@ -118,3 +118,65 @@ def test_a_name_written_as_one_whose_rule_brings_a_helper_brings_it_too(database
     assert by_helper.get("min") == by_helper.get("max") == "mixed-min-max"
     missing = [rule.cuda for rule in database.all_rules() if rule.hip in by_helper and rule.helper != by_helper[rule.hip]]
     assert missing == []
+
+
+_DOT_DRIVER = r"""
+#include <cstdio>
+int main() {
+  const unsigned values[] = {0u, 1u, 0x7f80ff01u, 0x80808080u, 0xffffffffu, 0x01020304u, 0xdeadbeefu, 0x12345678u};
+  for (unsigned a : values) for (unsigned b : values) for (unsigned c : {0u, 5u, 0x7fffffffu, 0x80000000u}) {
+    char4 ca = make_char4(a, a >> 8, a >> 16, a >> 24), cb = make_char4(b, b >> 8, b >> 16, b >> 24);
+    uchar4 ua = make_uchar4(a, a >> 8, a >> 16, a >> 24), ub = make_uchar4(b, b >> 8, b >> 16, b >> 24);
+    short2 sa = make_short2(a, a >> 16); ushort2 usa = make_ushort2(a, a >> 16);
+    printf("%u %u %u %d %u %d %u %d %u %d %u %d %u %d %u\n", a, b, c,
+           portkit_dp4a((int)a, (int)b, (int)c), portkit_dp4a(a, b, c), portkit_dp4a(ca, cb, (int)c), portkit_dp4a(ua, ub, c),
+           portkit_dp2a_lo((int)a, (int)b, (int)c), portkit_dp2a_lo(a, b, c), portkit_dp2a_lo(sa, cb, (int)c),
+           portkit_dp2a_lo(usa, ub, c), portkit_dp2a_hi((int)a, (int)b, (int)c), portkit_dp2a_hi(a, b, c),
+           portkit_dp2a_hi(sa, cb, (int)c), portkit_dp2a_hi(usa, ub, c));
+  }
+}
+"""
+
+
+def _field(value: int, shift: int, bits: int, signed: bool) -> int:
+    field = (value >> shift) & ((1 << bits) - 1)
+    return field - (1 << bits) if signed and field >> (bits - 1) else field
+
+
+def _wrap(value: int, signed: bool) -> int:
+    value &= 0xFFFFFFFF
+    return value - (1 << 32) if signed and value >> 31 else value
+
+
+def _dot_reference(a: int, b: int, c: int) -> list[int]:
+    """PTX's dp4a and dp2a (lo: bytes 0 and 1 of b, hi: bytes 2 and 3), signed and unsigned, from their definitions."""
+    row = []
+    for signed in (True, False):
+        row.append(_wrap(c + sum(_field(a, 8 * i, 8, signed) * _field(b, 8 * i, 8, signed) for i in range(4)), signed))
+    dp4a = row * 2  # the vector forms are the same sums
+    dp2a = []
+    for first in (0, 2):
+        for signed in (True, False):
+            total = c + sum(_field(a, 16 * i, 16, signed) * _field(b, 8 * (first + i), 8, signed) for i in range(2))
+            dp2a.append(_wrap(total, signed))
+    lo, hi = dp2a[:2] * 2, dp2a[2:] * 2
+    return [dp4a[0], dp4a[1], dp4a[2], dp4a[3], lo[0], lo[1], lo[2], lo[3], hi[0], hi[1], hi[2], hi[3]]
+
+
+def test_dot_products_helper_computes_cudas_sums(tmp_path: Path) -> None:
+    """The dot-products helper against PTX's definitions of dp4a and dp2a, for signed and unsigned operands, the
+    integer and the vector forms, at the edges (0x80 bytes, all ones, overflow of the accumulator); run on the host."""
+    block = next(h for h in all_helpers() if h.name == "dot-products")
+    source = tmp_path / "dot.cpp"
+    source.write_text(block.text + _DOT_DRIVER)
+    program = tmp_path / "dot"
+    build = subprocess.run([require_tool("hipcc"), "--offload-arch=gfx90a", "--cuda-host-only", "-x", "hip", "-Wall", "-Werror",
+                            "-Wno-unused-command-line-argument", str(source), "-o", str(program)],
+                           capture_output=True, text=True, env={**os.environ, "HIP_PLATFORM": "amd"})
+    assert build.returncode == 0, build.stderr[-2000:]
+    run = subprocess.run([str(program)], capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0, run.stderr[-2000:]
+    rows = [list(map(int, line.split())) for line in run.stdout.splitlines()]
+    assert len(rows) == 256
+    for a, b, c, *computed in rows:
+        assert computed == _dot_reference(a, b, c), (hex(a), hex(b), hex(c))
