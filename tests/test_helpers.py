@@ -180,3 +180,48 @@ def test_dot_products_helper_computes_cudas_sums(tmp_path: Path) -> None:
     assert len(rows) == 256
     for a, b, c, *computed in rows:
         assert computed == _dot_reference(a, b, c), (hex(a), hex(b), hex(c))
+
+
+def _lanes_reference(name: str, a: int, b: int) -> int:
+    """CUDA's SIMD-within-a-word intrinsic `name` (without its `__`), lane by lane, from the Math API's definitions."""
+    match = re.fullmatch(r"v(add|sub|neg|abs|max|min|absdiff|cmp|set)(eq|ne|ge|gt|le|lt)?([su]?)([24])", name)
+    assert match, name
+    op, relation, sign, width = match.groups()
+    bits = 32 // int(width)
+    signed = sign == "s" or op in ("neg", "abs")
+    result = 0
+    for shift in range(0, 32, bits):
+        x, y = _field(a, shift, bits, signed), _field(b, shift, bits, signed)
+        if op in ("cmp", "set"):
+            true = {"eq": x == y, "ne": x != y, "ge": x >= y, "gt": x > y, "le": x <= y, "lt": x < y}[relation]
+            lane = ((1 << bits) - 1 if op == "cmp" else 1) if true else 0
+        else:
+            lane = {"add": x + y, "sub": x - y, "neg": -x, "abs": abs(x), "max": max(x, y), "min": min(x, y),
+                    "absdiff": abs(x - y)}[op]
+        result |= (lane & ((1 << bits) - 1)) << shift
+    return result
+
+
+def test_simd_lanes_helper_computes_cudas_lanes(tmp_path: Path) -> None:
+    """Every function of the simd-lanes helper against the Math API's per-lane definitions, at the lanes' edges
+    (0x80 and 0x8000, all ones, carries between lanes); run on the host."""
+    block = next(h for h in all_helpers() if h.name == "simd-lanes")
+    names = sorted(n[len(HELPER_PREFIX):] for n in block.provides)
+    values = [0, 1, 0x7F80FF01, 0x80808080, 0xFFFFFFFF, 0x01020304, 0xDEADBEEF, 0x80007FFF, 0x00FF00FF]
+    calls = "\n".join(f'  for (unsigned a : v) for (unsigned b : v) printf("{n} %u %u %u\\n", a, b, portkit_{n}(a'
+                      f'{"" if n[1:4] in ("neg", "abs") and not n.startswith("vabsdiff") else ", b"}));' for n in names)
+    source = tmp_path / "lanes.cpp"
+    source.write_text(block.text + "#include <cstdio>\nint main() {\n  const unsigned v[] = {"
+                      + ", ".join(f"{x}u" for x in values) + "};\n" + calls + "\n}\n")
+    program = tmp_path / "lanes"
+    build = subprocess.run([require_tool("hipcc"), "--offload-arch=gfx90a", "--cuda-host-only", "-x", "hip", "-Wall", "-Werror",
+                            "-Wno-unused-command-line-argument", str(source), "-o", str(program)],
+                           capture_output=True, text=True, env={**os.environ, "HIP_PLATFORM": "amd"})
+    assert build.returncode == 0, build.stderr[-2000:]
+    run = subprocess.run([str(program)], capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0, run.stderr[-2000:]
+    rows = [line.split() for line in run.stdout.splitlines()]
+    assert len(rows) == len(names) * len(values) ** 2
+    for name, a, b, computed in rows:
+        unary = name[1:4] in ("neg", "abs") and not name.startswith("vabsdiff")
+        assert int(computed) == _lanes_reference(name, int(a), 0 if unary else int(b)), (name, hex(int(a)), hex(int(b)))
