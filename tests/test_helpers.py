@@ -184,27 +184,33 @@ def test_dot_products_helper_computes_cudas_sums(tmp_path: Path) -> None:
 
 def _lanes_reference(name: str, a: int, b: int) -> int:
     """CUDA's SIMD-within-a-word intrinsic `name` (without its `__`), lane by lane, from the Math API's definitions."""
-    match = re.fullmatch(r"v(add|sub|neg|abs|max|min|absdiff|cmp|set)(eq|ne|ge|gt|le|lt)?([su]?)([24])", name)
+    match = re.fullmatch(r"v(add|sub|neg|abs|max|min|absdiff|sad|avg|hadd|cmp|set)(eq|ne|ge|gt|le|lt)?(ss|us|s|u)?([24])", name)
     assert match, name
     op, relation, sign, width = match.groups()
     bits = 32 // int(width)
-    signed = sign == "s" or op in ("neg", "abs")
+    signed = sign in ("s", "ss") or op in ("neg", "abs") and sign != "us"
+    low, high = (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if signed else (0, (1 << bits) - 1)
     result = 0
     for shift in range(0, 32, bits):
         x, y = _field(a, shift, bits, signed), _field(b, shift, bits, signed)
+        if op == "sad":
+            result += abs(x - y)
+            continue
         if op in ("cmp", "set"):
             true = {"eq": x == y, "ne": x != y, "ge": x >= y, "gt": x > y, "le": x <= y, "lt": x < y}[relation]
             lane = ((1 << bits) - 1 if op == "cmp" else 1) if true else 0
         else:
             lane = {"add": x + y, "sub": x - y, "neg": -x, "abs": abs(x), "max": max(x, y), "min": min(x, y),
-                    "absdiff": abs(x - y)}[op]
+                    "absdiff": abs(x - y), "avg": (x + y + 1) // 2, "hadd": (x + y) // 2}[op]
+            if sign in ("ss", "us"):
+                lane = min(max(lane, low), high)  # saturated to the lane's range
         result |= (lane & ((1 << bits) - 1)) << shift
     return result
 
 
 def test_simd_lanes_helper_computes_cudas_lanes(tmp_path: Path) -> None:
     """Every function of the simd-lanes helper against the Math API's per-lane definitions, at the lanes' edges
-    (0x80 and 0x8000, all ones, carries between lanes); run on the host."""
+    (0x80 and 0x8000, all ones, carries between lanes, saturation); run on the host."""
     block = next(h for h in all_helpers() if h.name == "simd-lanes")
     names = sorted(n[len(HELPER_PREFIX):] for n in block.provides)
     values = [0, 1, 0x7F80FF01, 0x80808080, 0xFFFFFFFF, 0x01020304, 0xDEADBEEF, 0x80007FFF, 0x00FF00FF]
