@@ -774,3 +774,17 @@ def test_math_h_comes_in_for_host_classification_calls_only(tmp_path: Path, data
     assert convert_bytes(tmp_path, own, database=database).decode().count("math.h") == 1
     qualified = b"#include <cuda_runtime.h>\n#include <cmath>\nbool ok(double x) { return std::isfinite(x); }\n"
     assert "math.h" not in convert_bytes(tmp_path, qualified, database=database).decode()
+
+
+@pytest.mark.parametrize("version, expected", [
+    ("6.2", ["__device__ float sum2(__hip_bfloat162 pair) {", "__bfloat162float(__high2bfloat16(pair))"]),
+    ("5.2", ["// portkit: PK104 __nv_bfloat162", "__device__ float sum2(__nv_bfloat162 pair) {"]),
+])
+def test_bfloat16_pairs_and_conversions_from_hip_5_7(version: str, expected: list[str], tmp_path: Path) -> None:
+    """HIP 5.7 has __hip_bfloat162 and cuda_bf16.h's conversions under their CUDA names: renamed there, marked before."""
+    case = Path(__file__).parent / "cases" / "bf16_names.cu"
+    assert main(["convert", "--no-cache", "--rocm-version", version, str(case), "-o", str(tmp_path / "out")]) == 0
+    text = (tmp_path / "out" / case.name).read_text()
+    for piece in expected:
+        assert piece in text, (version, piece)
+    assert ("portkit:" in text) == (version == "5.2")
