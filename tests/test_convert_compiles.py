@@ -243,3 +243,8 @@ def test_device_properties_older_hip_lacks(tmp_path: Path, capsys) -> None:
     assert 'std::printf("%zu %d\\n", prop.maxSharedMemoryPerMultiProcessor, 1);' in (out / "query.cu").read_text()
     assert main(["convert", "--no-cache", "--rocm-version", "6.2", str(tmp_path / "in"), "-o", str(tmp_path / "new")]) == 0
     assert "prop.sharedMemPerMultiprocessor, prop.deviceOverlap" in (tmp_path / "new" / "query.cu").read_text()
+
+
+def test_names_hip_declares_alike_are_not_marked_missing(tmp_path: Path) -> None:
+    text = converted(tmp_path, "classification_intrinsics.cu", "--rocm-version", "5.2")
+    assert "portkit:" not in text and "__isnanf(x[i])" in text and "make_half2(" in text
