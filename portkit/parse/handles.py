@@ -10,7 +10,7 @@ declared names' spellings.
 from __future__ import annotations
 
 import re
-from typing import Callable, Iterable
+from typing import Callable, Iterable, NamedTuple
 
 from tree_sitter import Node
 
@@ -37,10 +37,15 @@ def _operator(value: Node) -> tuple[str, Node] | None:
     return None
 
 
-def _declared(root: Node, occurrences: Iterable[Occurrence], is_handle: Callable[[str], bool]) -> dict[tuple[str, str], tuple[str, bool]]:
-    """(function, name) -> (handle type, whether the name holds handles through a pointer or an array:
-    `CUdeviceptr *all`, whose value is `*all` or `all[i]`) for each variable declared with a handle type."""
-    declared: dict[tuple[str, str], tuple[str, bool]] = {}
+class _Handle(NamedTuple):
+    kind: str  # the CUDA type
+    indirect: bool  # held through a pointer or an array: `CUdeviceptr *all`, whose value is `*all` or `all[i]`
+    body: tuple[int, int] | None  # a member's class body: its plain name means the member only in there
+
+
+def _declared(root: Node, occurrences: Iterable[Occurrence], is_handle: Callable[[str], bool]) -> dict[tuple[str, str], _Handle]:
+    """(function, name) -> _Handle for each variable or member declared with a handle type."""
+    declared: dict[tuple[str, str], _Handle] = {}
     for occurrence in occurrences:
         if occurrence.role is not Role.TYPE or not is_handle(occurrence.text):
             continue
@@ -54,18 +59,35 @@ def _declared(root: Node, occurrences: Iterable[Occurrence], is_handle: Callable
             indirect = declarator is not None and declarator.type in ("pointer_declarator", "array_declarator")
             if indirect:
                 declarator = declarator.child_by_field_name("declarator")
-            if declarator is not None and declarator.type == "identifier" and declarator.text:
-                declared[(occurrence.function, declarator.text.decode())] = (occurrence.text, indirect)
+            if declarator is not None and declarator.type in ("identifier", "field_identifier") and declarator.text:
+                body = declaration.parent if declaration.type == "field_declaration" else None
+                declared[(occurrence.function, declarator.text.decode())] = _Handle(
+                    occurrence.text, indirect, (body.start_byte, body.end_byte) if body is not None else None)
     return declared
 
 
+def _refers(node: Node, handle: _Handle) -> bool:
+    """Whether the name at `node` is the handle: a member is `s.name` anywhere and `name` in its class body,
+    a variable a plain `name`."""
+    if handle.body is None:
+        return node.type == "identifier"
+    return node.type == "field_identifier" or handle.body[0] <= node.start_byte < handle.body[1]
+
+
 def _value(node: Node, indirect: bool) -> Node | None:
-    """The expression holding the handle: the name itself, or `*name` / `name[i]` for a pointer or array of them."""
-    if not indirect:
-        return node
+    """The expression holding the handle: the name itself (a member: `s.ptr`, `s->ptr`), or `*name` / `name[i]`
+    for a pointer or array of them."""
     parent = node.parent
     if parent is None:
         return None
+    if node.type == "field_identifier":
+        if parent.type != "field_expression" or parent.child_by_field_name("field") != node:
+            return None
+        node, parent = parent, parent.parent
+        if parent is None:
+            return None
+    if not indirect:
+        return node
     operator = parent.child_by_field_name("operator")
     if parent.type == "pointer_expression" and operator is not None and operator.type == "*" \
             or parent.type == "subscript_expression" and parent.child_by_field_name("argument") == node:
@@ -76,7 +98,8 @@ def _value(node: Node, indirect: bool) -> Node | None:
 def handle_arithmetic(root: Node, source: bytes, occurrences: Iterable[Occurrence], is_handle: Callable[[str], bool],
                       name_at: Callable[[int], str]) -> list[Occurrence]:
     """Each arithmetic use of a variable the file declares with a handle type, in the function that declares it
-    (or anywhere, for one declared at file scope): text the variable, detail its type, info the operator."""
+    (or anywhere, for one declared at file scope), or of such a member (`s.ptr + n`; `ptr + n` in its class body):
+    text the name, detail its type, info the operator."""
     declared = _declared(root, occurrences, is_handle)
     if not declared:
         return []
@@ -85,17 +108,19 @@ def handle_arithmetic(root: Node, source: bytes, occurrences: Iterable[Occurrenc
     found = []
     for match in spelled.finditer(source):
         node = root.descendant_for_byte_range(match.start(), match.end())
-        if node is None or node.type != "identifier" or (node.start_byte, node.end_byte) != match.span():
-            continue  # a comment, a string, a member of that name
+        if node is None or node.type not in ("identifier", "field_identifier") or (node.start_byte, node.end_byte) != match.span():
+            continue  # a comment, a string
         name = match.group().decode()
         function = name_at(node.start_byte)
-        kind, indirect = declared.get((function, name)) or declared.get(("", name)) or ("", False)
-        value = _value(node, indirect) if kind else None
+        handle = declared.get((function, name)) or declared.get(("", name))
+        if handle is None or not _refers(node, handle):
+            continue
+        value = _value(node, handle.indirect)
         use = _operator(value) if value is not None else None
         if use is None:
             continue
         operator, expression = use
         row, column = node.start_point
         found.append(Occurrence(Span(expression.start_byte, expression.end_byte), Role.HANDLE_ARITHMETIC, name,
-                                Position(row + 1, column + 1), function, kind, info=(("operator", operator),)))
+                                Position(row + 1, column + 1), function, handle.kind, info=(("operator", operator),)))
     return found

@@ -28,3 +28,14 @@ void place(CUdeviceptr *pointers, CUdeviceptr slots[4], size_t size) {
 bool same(cudaTextureObject_t a, cudaTextureObject_t b) {
   return a == b && a != 0;  // ok: PK341 (comparisons compile: pointers compare)
 }
+
+struct Buffers {
+  CUdeviceptr base;
+  size_t bytes;
+  CUdeviceptr end() const { return base + bytes; }  // expect: PK100 PK341
+};
+
+CUdeviceptr middle(const Buffers &b, Buffers *p) {
+  size_t base = b.bytes / 2;  // ok: PK341 (a local of that name)
+  return p->base - b.bytes + base;  // expect: PK341 (p->base; not the local base)
+}
