@@ -148,6 +148,25 @@ def _wrap(value: int, signed: bool) -> int:
     return value - (1 << 32) if signed and value >> 31 else value
 
 
+def _run_on_host(helper: str, driver: str, tmp_path: Path) -> str:
+    """A helper's block and a `main` that prints its results, built by hipcc for the host only and run: the output."""
+    block = next(h for h in all_helpers() if h.name == helper)
+    source, program = tmp_path / "driver.cpp", tmp_path / "driver"
+    source.write_text(block.text + driver)
+    build = subprocess.run([require_tool("hipcc"), "--offload-arch=gfx90a", "--cuda-host-only", "-x", "hip", "-Wall", "-Werror",
+                            "-Wno-unused-command-line-argument", str(source), "-o", str(program)],
+                           capture_output=True, text=True, env={**os.environ, "HIP_PLATFORM": "amd"})
+    assert build.returncode == 0, build.stderr[-2000:]
+    run = subprocess.run([str(program)], capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0, run.stderr[-2000:]
+    return run.stdout
+
+
+def _unary(name: str) -> bool:
+    """Whether the SIMD intrinsic `name` takes one operand (__vneg4, __vabsss2; not __vabsdiffu4)."""
+    return name[1:4] in ("neg", "abs") and not name.startswith("vabsdiff")
+
+
 def _dot_reference(a: int, b: int, c: int) -> list[int]:
     """PTX's dp4a and dp2a (lo: bytes 0 and 1 of b, hi: bytes 2 and 3), signed and unsigned, from their definitions."""
     row = []
@@ -166,17 +185,7 @@ def _dot_reference(a: int, b: int, c: int) -> list[int]:
 def test_dot_products_helper_computes_cudas_sums(tmp_path: Path) -> None:
     """The dot-products helper against PTX's definitions of dp4a and dp2a, for signed and unsigned operands, the
     integer and the vector forms, at the edges (0x80 bytes, all ones, overflow of the accumulator); run on the host."""
-    block = next(h for h in all_helpers() if h.name == "dot-products")
-    source = tmp_path / "dot.cpp"
-    source.write_text(block.text + _DOT_DRIVER)
-    program = tmp_path / "dot"
-    build = subprocess.run([require_tool("hipcc"), "--offload-arch=gfx90a", "--cuda-host-only", "-x", "hip", "-Wall", "-Werror",
-                            "-Wno-unused-command-line-argument", str(source), "-o", str(program)],
-                           capture_output=True, text=True, env={**os.environ, "HIP_PLATFORM": "amd"})
-    assert build.returncode == 0, build.stderr[-2000:]
-    run = subprocess.run([str(program)], capture_output=True, text=True, timeout=60)
-    assert run.returncode == 0, run.stderr[-2000:]
-    rows = [list(map(int, line.split())) for line in run.stdout.splitlines()]
+    rows = [list(map(int, line.split())) for line in _run_on_host("dot-products", _DOT_DRIVER, tmp_path).splitlines()]
     assert len(rows) == 256
     for a, b, c, *computed in rows:
         assert computed == _dot_reference(a, b, c), (hex(a), hex(b), hex(c))
@@ -215,19 +224,10 @@ def test_simd_lanes_helper_computes_cudas_lanes(tmp_path: Path) -> None:
     names = sorted(n[len(HELPER_PREFIX):] for n in block.provides)
     values = [0, 1, 0x7F80FF01, 0x80808080, 0xFFFFFFFF, 0x01020304, 0xDEADBEEF, 0x80007FFF, 0x00FF00FF]
     calls = "\n".join(f'  for (unsigned a : v) for (unsigned b : v) printf("{n} %u %u %u\\n", a, b, portkit_{n}(a'
-                      f'{"" if n[1:4] in ("neg", "abs") and not n.startswith("vabsdiff") else ", b"}));' for n in names)
-    source = tmp_path / "lanes.cpp"
-    source.write_text(block.text + "#include <cstdio>\nint main() {\n  const unsigned v[] = {"
-                      + ", ".join(f"{x}u" for x in values) + "};\n" + calls + "\n}\n")
-    program = tmp_path / "lanes"
-    build = subprocess.run([require_tool("hipcc"), "--offload-arch=gfx90a", "--cuda-host-only", "-x", "hip", "-Wall", "-Werror",
-                            "-Wno-unused-command-line-argument", str(source), "-o", str(program)],
-                           capture_output=True, text=True, env={**os.environ, "HIP_PLATFORM": "amd"})
-    assert build.returncode == 0, build.stderr[-2000:]
-    run = subprocess.run([str(program)], capture_output=True, text=True, timeout=60)
-    assert run.returncode == 0, run.stderr[-2000:]
-    rows = [line.split() for line in run.stdout.splitlines()]
+                      f'{"" if _unary(n) else ", b"}));' for n in names)
+    driver = ("#include <cstdio>\nint main() {\n  const unsigned v[] = {" + ", ".join(f"{x}u" for x in values) + "};\n"
+              + calls + "\n}\n")
+    rows = [line.split() for line in _run_on_host("simd-lanes", driver, tmp_path).splitlines()]
     assert len(rows) == len(names) * len(values) ** 2
     for name, a, b, computed in rows:
-        unary = name[1:4] in ("neg", "abs") and not name.startswith("vabsdiff")
-        assert int(computed) == _lanes_reference(name, int(a), 0 if unary else int(b)), (name, hex(int(a)), hex(int(b)))
+        assert int(computed) == _lanes_reference(name, int(a), 0 if _unary(name) else int(b)), (name, hex(int(a)), hex(int(b)))
