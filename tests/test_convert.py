@@ -420,6 +420,25 @@ def test_makefile_rewrite(database) -> None:
     assert [n.message.split(":")[0] for n in flags.notes] == ["$(CUDA)", "${CUDA_HOME}"]  # not the flags variable
 
 
+def test_build_files_keep_a_library_the_target_lacks(database) -> None:
+    """hipBLASLt came with HIP 5.5: for an older target the cuBLASLt link stays CUDA's, with a note, in a Makefile
+    and in CMake; for a newer one it is renamed like the others."""
+    from portkit.convert.build_files import convert_cmake, convert_makefile
+
+    make = "app: app.cu\n\t$(NVCC) $< -lcublas -lcublasLt -o $@\n"
+    kept = convert_makefile(make, database, target=HIP52)
+    assert kept.text == "app: app.cu\n\t$(NVCC) $< -lhipblas -lcublasLt -o $@\n"
+    assert [(n.line, n.message) for n in kept.notes] == [
+        (2, "-lcublasLt: hipblaslt needs HIP 5.5.0 or newer; upgrade ROCm or rewrite.")]
+    assert convert_makefile(make, database, target=Target(rocm=(6, 2, 0))).text.endswith("-lhipblas -lhipblaslt -o $@\n")
+    cmake = "target_link_libraries(app PRIVATE CUDA::cublas CUDA::cublasLt cublasLt)\n"
+    kept = convert_cmake(cmake, database, target=HIP52)
+    assert "target_link_libraries(app PRIVATE roc::hipblas CUDA::cublasLt cublasLt)" in kept.text
+    assert [n.message.split(" needs")[0] for n in kept.notes] == ["CUDA::cublasLt: hipblaslt"]
+    newer = convert_cmake(cmake, database, target=Target(rocm=(6, 2, 0))).text
+    assert "target_link_libraries(app PRIVATE roc::hipblas roc::hipblaslt hipblaslt)" in newer
+
+
 def test_makefile_architecture_variable(database) -> None:
     """`-arch=$(ARCH)` with `ARCH = sm_60`: the variable keeps choosing the architecture (`make ARCH=...`)."""
     from portkit.convert.build_files import convert_makefile

@@ -10,8 +10,9 @@ import dataclasses
 import re
 from typing import Callable
 
-from portkit.rules import RuleDatabase
+from portkit.rules import Rule, RuleDatabase
 from portkit.rules.build_facts import BuildFacts, build_facts
+from portkit.rules.versions import Target
 from portkit.textutil import LineIndex
 
 
@@ -98,12 +99,30 @@ def _translate_flags(rewriter: _Rewriter, facts: BuildFacts, offload_arch: tuple
             rewriter.note(offset, f"{flag}: {advice}")
 
 
-def _link_flags(rewriter: _Rewriter, rules: RuleDatabase) -> None:
-    def replace(match: re.Match) -> str:
-        rule = rules.link(match.group(1))
-        return f"-l{rule.hip}" if rule is not None and rule.hip else match.group()
+_LINK_FLAG = r"(?<![\w-])-l(\w+)"
 
-    rewriter.sub(r"(?<![\w-])-l(\w+)", replace)
+
+def _library(rule: Rule | None, target: Target) -> Rule | None:
+    """The rule of a CUDA library whose HIP one the targeted HIP has (hipBLASLt needs 5.5), else None."""
+    return rule if rule is not None and rule.hip and rule.resolve(target).hip else None
+
+
+def _too_new(rewriter: _Rewriter, rule: Rule | None, target: Target, offset: int, spelled: str) -> bool:
+    """Note a CUDA library whose HIP one needs a newer HIP than the target: left as it is."""
+    if rule is None or not rule.hip or _library(rule, target) is not None:
+        return False
+    rewriter.note(offset, f"{spelled}: {rule.resolve(target).advice}")
+    return True
+
+
+def _link_flags(rewriter: _Rewriter, rules: RuleDatabase, target: Target) -> None:
+    def replace(match: re.Match) -> str:
+        rule = _library(rules.link(match.group(1)), target)
+        return f"-l{rule.hip}" if rule is not None else match.group()
+
+    rewriter.sub(_LINK_FLAG, replace)
+    for offset, match in rewriter.find(_LINK_FLAG):
+        _too_new(rewriter, rules.link(match.group(1)), target, offset, match.group())
     for offset, match in rewriter.find(r"(?:/usr/local/cuda[\w.-]*|\$[({]?CUDA(?:_PATH|_HOME|_ROOT|_TOOLKIT_ROOT_DIR)?(?!\w)[)}]?)"):
         rewriter.note(offset, f"{match.group()}: a CUDA install path; point it at ROCm (e.g. /opt/rocm or $(ROCM_PATH)).")
 
@@ -131,20 +150,21 @@ def _arch_variables(rewriter: _Rewriter, facts: BuildFacts, offload_arch: tuple[
 
 
 def convert_makefile(text: str, rules: RuleDatabase, offload_arch: tuple[str, ...] = (),
-                     shell: bool = False) -> BuildConversion:
+                     shell: bool = False, target: Target = Target()) -> BuildConversion:
     """A Makefile's, or (`shell`) a shell script's, nvcc command lines: the two share `NAME=value`
-    assignments and `$(NAME)`/`${NAME}` uses; a shell comment starts only where a word does."""
+    assignments and `$(NAME)`/`${NAME}` uses; a shell comment starts only where a word does. A library
+    the targeted HIP lacks stays CUDA's, with a note."""
     facts = build_facts()
     rewriter = _Rewriter(text, _SHELL_COMMENT if shell else _HASH_COMMENT)
     rewriter.sub(r"(?:(?<![\w/.-])|(?<=:-))nvcc(?![\w-])", lambda m: "hipcc")  # `${NVCC:-nvcc}` too
     _arch_variables(rewriter, facts, offload_arch)
     _translate_flags(rewriter, facts, offload_arch)
-    _link_flags(rewriter, rules)
+    _link_flags(rewriter, rules, target)
     return BuildConversion(rewriter.text, tuple(sorted(set(rewriter.notes))))
 
 
-def _cmake_target(name: str, rules: RuleDatabase) -> str | None:
-    rule = rules.link(name)
+def _cmake_target(name: str, rules: RuleDatabase, target: Target) -> str | None:
+    rule = _library(rules.link(name), target)
     return rule.hip_cmake if rule is not None and rule.hip_cmake else None
 
 
@@ -158,7 +178,8 @@ def _cmake_packages(text: str) -> list[str]:
     return packages
 
 
-def convert_cmake(text: str, rules: RuleDatabase, offload_arch: tuple[str, ...] = ()) -> BuildConversion:
+def convert_cmake(text: str, rules: RuleDatabase, offload_arch: tuple[str, ...] = (),
+                  target: Target = Target()) -> BuildConversion:
     facts = build_facts()
     rw = _Rewriter(text)
     language = r"(?<![\w$])CUDA(?![\w])"
@@ -183,12 +204,13 @@ def convert_cmake(text: str, rules: RuleDatabase, offload_arch: tuple[str, ...] 
         rw.note(offset, f"{match.group()}: no HIP property of that name; use -fgpu-rdc in HIP_FLAGS or target options.")
     _translate_flags(rw, facts, offload_arch)
 
-    def target(match: re.Match) -> str:
-        return _cmake_target(match.group(), rules) or match.group()
+    def hip_target(match: re.Match) -> str:
+        return _cmake_target(match.group(), rules, target) or match.group()
 
-    rw.sub(r"\b(?:CUDA|NCCL)::\w+", target)
+    rw.sub(r"\b(?:CUDA|NCCL)::\w+", hip_target)
     for offset, match in rw.find(r"\b(?:CUDA|NCCL)::\w+"):
-        rw.note(offset, f"{match.group()}: no HIP target known; link the ROCm library by hand.")
+        if not _too_new(rw, rules.link(match.group()), target, offset, match.group()):
+            rw.note(offset, f"{match.group()}: no HIP target known; link the ROCm library by hand.")
 
     def find_package(match: re.Match) -> str:
         required = " REQUIRED" if re.search(r"\bREQUIRED\b", match.group()) else ""
@@ -198,13 +220,13 @@ def convert_cmake(text: str, rules: RuleDatabase, offload_arch: tuple[str, ...] 
 
     def link_words(match: re.Match) -> str:
         def word(w: re.Match) -> str:
-            rule = rules.link(w.group())
-            return rule.hip if rule is not None and rule.hip and "::" not in w.group() else w.group()
+            rule = _library(rules.link(w.group()), target)
+            return rule.hip if rule is not None and "::" not in w.group() else w.group()
         return match.group(1) + re.sub(r"(?<![\w:${])[A-Za-z_]\w*(?![\w:}])", word, match.group(2)) + ")"
 
     rw.sub(r"\b(target_link_libraries\s*\(\s*[\w${}.-]+)([^)]*)\)", link_words, re.I)
     rw.sub(r"\b(find_library\s*\(\s*\w+)([^)]*)\)", link_words, re.I)
-    _link_flags(rw, rules)
+    _link_flags(rw, rules, target)
     _mark_cu_sources(rw)
     return BuildConversion(rw.text, tuple(sorted(set(rw.notes))))
 

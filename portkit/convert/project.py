@@ -118,9 +118,10 @@ def _convert_all(settings: RunSettings, options: ConvertOptions, result: ScanRes
             slots.append(len(outcome.conversions) + len(slots))
         elif summary.file_type in CONVERTED_BUILD_TYPES:
             if summary.file_type == "cmake":
-                build = convert_cmake(_decode(data), result.rules, options.offload_arch)
+                build = convert_cmake(_decode(data), result.rules, options.offload_arch, result.target)
             else:
-                build = convert_makefile(_decode(data), result.rules, options.offload_arch, summary.file_type == "script")
+                build = convert_makefile(_decode(data), result.rules, options.offload_arch, summary.file_type == "script",
+                                         result.target)
             outcome.build_notes.extend((summary.path, note) for note in build.notes)
             outcome.conversions.append(FileConversion(summary.path, data, _encode(build.text), 0, ()))
 
