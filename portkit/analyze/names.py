@@ -16,12 +16,13 @@ CUDA_LOOKING = re.compile(
     r"^(cuda[A-Z_]\w*|cu[A-Z][a-z]\w*|CU_\w+|CUDA_\w+|CU[a-z]\w+|curand\w*|CURAND_\w+|cublas\w*|CUBLAS\w*"
     r"|cusolver\w*|CUSOLVER\w*|cusparse\w*|CUSPARSE\w*|cufft\w*|CUFFT\w*|cudnn\w*|CUDNN\w*|nccl[A-Z]\w*|NCCL_\w+"
     r"|nvtx[A-Z]\w*|NVTX_\w+|nvml[A-Z]\w*|NVML_\w+|cupti[A-Z]\w*|CUPTI_\w+|nvrtc[A-Z]\w*|NVRTC_\w+|__nv_\w+"
+    r"|nvshmemx?_\w+|NVSHMEMX?_\w+"
     r"|(thrust|cub|cooperative_groups|nvcuda|wmma|cuda|cutlass|cute|nvinfer1|nvonnxparser|cudnn_frontend)::\w[\w:<>,\s*]*)$"
 )
 # NVIDIA libraries' headers, named so that no project names its own after them: CUDA-looking in "quotes" too
 # (a project's own cuda_utils.h or cublas_helpers.h is likely, so the generic forms count only in <>).
 _LIBRARY_HEADERS = (r"nccl\w*\.h|nvtx\w*\.h|nvml\.h|cupti\w*\.h|nvrtc\.h|npp\w*\.h|nvjpeg\w*\.h|nvsci\w*\.h|nvJitLink\.h"
-                    r"|nvvm\.h|nvPTXCompiler\.h")
+                    r"|nvvm\.h|nvPTXCompiler\.h|nvshmem\w*\.h")
 CUDA_LIBRARY_HEADER = re.compile(rf"^({_LIBRARY_HEADERS})$")
 # A path through a `hip` directory is HIP's (rocThrust's thrust/system/hip/...), not CUDA's.
 CUDA_LOOKING_HEADER = re.compile(rf"^(?!.*\bhip/)(cuda\w*\.h|cu[a-z]+\w*\.h|{_LIBRARY_HEADERS}"
