@@ -113,7 +113,10 @@ def _exclude_specs(root: str, excludes: Iterable[Excludes]) -> list[tuple[str, I
 
 
 def _walk_directory(root: str, classify: Callable[[str], str | None], excludes: Iterable[Excludes],
-                    warnings: list[WalkWarning]) -> Iterable[SourceFile]:
+                    warnings: list[WalkWarning], walked: dict[str, list[tuple[str, IgnoreSpec]]] | None = None
+                    ) -> Iterable[SourceFile]:
+    """The files `classify` names under `root`; `walked`, when given, receives each directory walked with
+    the ignore rules that apply in it."""
     specs_by_dir: dict[str, list[tuple[str, IgnoreSpec]]] = {}
     exclude_specs = _exclude_specs(root, excludes)
 
@@ -125,6 +128,8 @@ def _walk_directory(root: str, classify: Callable[[str], str | None], excludes: 
         gitignores = specs_by_dir.get(os.path.dirname(directory), []) + ([(directory, spec)] if spec else [])
         specs_by_dir[directory] = gitignores
         specs = gitignores + exclude_specs
+        if walked is not None:
+            walked[os.path.normpath(directory)] = specs
         kept = []
         for name in sorted(dirnames):
             full = os.path.join(directory, name)
@@ -151,9 +156,10 @@ def discover(paths: Iterable[str], extensions: tuple[str, ...] = DEFAULT_EXTENSI
     extensions = tuple(e.lower() if e.startswith(".") else "." + e.lower() for e in extensions)
     files: dict[str, SourceFile] = {}
     warnings: list[WalkWarning] = []
+    walked: dict[str, list[tuple[str, IgnoreSpec]]] = {}
     for raw in paths:
         if os.path.isdir(raw):
-            for found in _walk_directory(raw, lambda name: file_type(name, extensions), excludes, warnings):
+            for found in _walk_directory(raw, lambda name: file_type(name, extensions), excludes, warnings, walked):
                 files.setdefault(found.path, found)
         elif os.path.isfile(raw):
             path = os.path.normpath(raw)
@@ -162,7 +168,40 @@ def discover(paths: Iterable[str], extensions: tuple[str, ...] = DEFAULT_EXTENSI
             raise InputError(f"{raw}: not a regular file or directory")
         else:
             raise InputError(f"{raw}: no such file or directory")
+    makefiles = [f.path for f in files.values() if f.file_type == "make"]
+    for path in _make_fragments(makefiles, walked, set(files)):
+        files[path] = SourceFile(path, "make")
     return sorted(files.values()), warnings
+
+
+# `include`, `-include` and `sinclude` lines: the makefiles a makefile reads (make.defs, config.mak...).
+_MAKE_INCLUDE = re.compile(r"^[ \t]*(?:-include|sinclude|include)[ \t]+([^\n#]+)", re.M)
+_MAKEFILE_LIMIT = 1 << 20
+
+
+def _make_fragments(makefiles: list[str], walked: dict[str, list[tuple[str, IgnoreSpec]]],
+                    known: set[str]) -> list[str]:
+    """The files walked makefiles include whose names say nothing (`include ../common/make.defs`): makefiles
+    too. Only a file the walk kept (in a directory it walked, not ignored), named without variables or
+    wildcards, relative to the including makefile's directory, where make usually runs."""
+    found: set[str] = set()
+    todo = list(makefiles)
+    while todo:
+        makefile = todo.pop()
+        try:
+            text = read_bytes(makefile, _MAKEFILE_LIMIT).decode("utf-8", "replace")
+        except (OSError, TooLarge):
+            continue  # reported when the file itself is read
+        for match in _MAKE_INCLUDE.finditer(text):
+            for word in match.group(1).split():
+                path = os.path.normpath(os.path.join(os.path.dirname(makefile), word))
+                specs = walked.get(os.path.dirname(path))
+                if "$" in word or any(c in word for c in "*?[") or path in known or path in found or specs is None \
+                        or os.path.islink(path) or not os.path.isfile(path) or _ignored(path, False, specs):
+                    continue
+                found.add(path)
+                todo.append(path)
+    return sorted(found)
 
 
 def all_files(root: str, excludes: Iterable[Excludes] = ()) -> tuple[list[SourceFile], list[WalkWarning]]:

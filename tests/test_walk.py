@@ -31,6 +31,25 @@ def test_extensions_and_build_files(tmp_path: Path) -> None:
                      "run.sh": "script", "x.mk": "make"}
 
 
+def test_files_a_makefile_includes_are_makefiles(tmp_path: Path) -> None:
+    """`include ../common/make.defs`: a makefile whatever its name, and what it includes too; not a name made
+    of variables or wildcards, a file the walk ignores, or one outside the walked tree."""
+    tree(tmp_path, {
+        "src/.gitignore": "ignored.defs\n",
+        "src/Makefile": "include ../common/make.defs\n-include $(DEPS) *.d\nsinclude ignored.defs ../../outside.defs\n"
+                        "k: k.cu\n\t$(NVCC) $< -o $@\n",
+        "common/make.defs": "include flags.config  # the compiler's flags\nNVCC = nvcc\n",
+        "common/flags.config": "CUDAFLAGS = -arch=sm_80\n", "common/unused.defs": "", "src/ignored.defs": "",
+        "src/k.cu": "",
+    })
+    (tmp_path.parent / "outside.defs").write_text("NVCC = nvcc\n")
+    kinds = {Path(f.path).relative_to(tmp_path).as_posix(): f.file_type for f in discover([str(tmp_path)])[0]}
+    assert kinds == {"src/Makefile": "make", "common/make.defs": "make", "common/flags.config": "make",
+                     "src/k.cu": "source"}
+    only_src = {Path(f.path).relative_to(tmp_path).as_posix() for f in discover([str(tmp_path / "src")])[0]}
+    assert only_src == {"src/Makefile", "src/k.cu"}  # ../common was not walked
+
+
 def test_gitignore_nested_and_exclude(tmp_path: Path) -> None:
     tree(tmp_path, {
         ".gitignore": "build/\n*.gen.cu\n",
