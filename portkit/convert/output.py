@@ -51,11 +51,18 @@ def relative_destination(file: str, paths: Iterable[str]) -> PurePosixPath:
     inputs keep their paths below their common parent, so two inputs with the same
     name (a/src and b/src, a/k.cu and b/k.cu) never collide.
     """
+    return _relative_to(file, _destination_base(paths))
+
+
+def _destination_base(paths: Iterable[str]) -> str:
+    """The directory whose contents map onto the output directory (`relative_destination`)."""
     roots = _roots(paths)
     if len(roots) == 1:
-        base = roots[0] if os.path.isdir(roots[0]) else os.path.dirname(roots[0])
-    else:
-        base = os.path.commonpath([os.path.dirname(r) for r in roots])
+        return roots[0] if os.path.isdir(roots[0]) else os.path.dirname(roots[0])
+    return os.path.commonpath([os.path.dirname(r) for r in roots])
+
+
+def _relative_to(file: str, base: str) -> PurePosixPath:
     relative = os.path.relpath(os.path.abspath(file), base)
     if relative.startswith(os.pardir + os.sep) or relative == os.pardir:
         raise OutputError(f"{file}: not under any input path")
@@ -101,7 +108,8 @@ class TreeWriter:
         paths = list(paths)
         self.outdir = outdir
         self.log = WriteLog()
-        self.later = [(file, relative_destination(file, paths)) for file in _inputs(paths, excludes, self.log)]
+        base = _destination_base(paths)
+        self.later = [(file, _relative_to(file, base)) for file in _inputs(paths, excludes, self.log)]
         self.tree = OutputTree(outdir)
         self.tree.open([relative for _, relative in self.later], force)
 
