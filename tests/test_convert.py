@@ -157,6 +157,21 @@ def test_names_no_rule_knows_are_marked_where_hipcc_will_not_find_them(tmp_path:
     assert convert_bytes(tmp_path, out.encode(), database=database).decode() == out
 
 
+def test_qualified_templates_are_renamed_whatever_the_spaces_in_their_arguments(tmp_path: Path, database) -> None:
+    source = (b"#include <cub/cub.cuh>\n"
+              b"template <typename T, int N> __device__ T sum(T v) {\n"
+              b"  typedef cub::BlockReduce<T, N, cub::BLOCK_REDUCE_WARP_REDUCTIONS> BlockReduce;\n"
+              b"  using Scan = cub::BlockScan<int,N>;\n"
+              b"  typedef cub :: WarpReduce<T> Warp;\n"
+              b"  __shared__ typename BlockReduce::TempStorage t;\n"
+              b"  return BlockReduce(t).Sum(v);\n}\n")
+    out = convert_bytes(tmp_path, source, database=database).decode()
+    assert "typedef hipcub::BlockReduce<T, N, hipcub::BLOCK_REDUCE_WARP_REDUCTIONS> BlockReduce;" in out
+    assert "using Scan = hipcub::BlockScan<int,N>;" in out
+    assert "typedef cub :: WarpReduce<T> Warp;" in out  # spaces inside the name: left as written
+    assert convert_bytes(tmp_path, out.encode(), database=database).decode() == out
+
+
 def test_warp_intrinsics_follow_the_target_version(tmp_path: Path, database) -> None:
     source = b"__device__ float f(float v) { return __shfl_down_sync(0xffffffff, v, 1) + __ballot_sync(~0u, v > 0); }\n"
     old = convert_bytes(tmp_path, source, database=database, target=Target(rocm=(5, 2, 0))).decode()

@@ -204,6 +204,36 @@ def test_block_comment_before_a_define_continuation_is_converted(tmp_path: Path,
     assert "/* run it */" in converted
 
 
+def test_text_after_a_block_comment_in_a_define_stays_in_the_macro() -> None:
+    # tree-sitter ends the directive at the comment (a MISSING newline it counts as no error) and reads the
+    # rest as code: `cudaFree(x)` a call at file scope, the continuation line a statement of its own.
+    for source in ("#define M(x) f(x) /* c */ cudaFree(x)\n",
+                   "#define M(x) f(x) \\\n/* note */ cudaFree(x)\n"):
+        parsed = parse(source)
+        assert roles(parsed, "cudaFree") == ["macro_body"], source
+        assert parsed.error_line is None
+    # A suppression stays a comment: it is read from the tree.
+    assert named(parse("#define M(x) f(x) /* portkit: ignore */ cudaFree(x)\n"), Role.SUPPRESSION)
+
+
+def test_a_marker_inside_a_continued_macro_converts_once(tmp_path: Path, database) -> None:
+    # The marker is a block comment before the token: converting again must not read the token as a call.
+    source = b"#define M(x) cudaFree(x) \\\n__shfl_down_sync(0xffffffff, v, 1);"
+    once = _converted(tmp_path, source, database)
+    assert b"/* portkit: PK104 __shfl_down_sync" in once and b"__shfl_down_sync(0xffffffff, v, 1);" in once
+    assert _converted(tmp_path, once, database) == once
+
+
+def _converted(tmp_path: Path, data: bytes, database) -> bytes:
+    source = tmp_path / "m.cu"
+    source.write_bytes(data)
+    result = run_pipeline(RunSettings(paths=(str(source),), root=tmp_path, target=Target(rocm=(5, 2, 0)), jobs=1,
+                                      cache=False), keep_sources=True, rules=database)
+    shape = next((s.shape for s in result.files if s.path == str(source)), "")
+    return convert_stable(str(source), data, result.findings, result.context, EditOptions("cuda"), True, shape,
+                          result.macros).converted
+
+
 def test_a_hidden_missing_newline_is_no_error() -> None:
     # `#include <x>` then a blank: tree-sitter marks the directive's newline MISSING; the tree is whole.
     assert parse("#include <cuda_runtime.h> \nint x;\n").error_line is None

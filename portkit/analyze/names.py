@@ -48,7 +48,10 @@ def _qualified(path: str, occurrence: Occurrence, context: Context) -> Finding |
             return simple_finding(path, occurrence, API_UNKNOWN, f"{expanded} looks like a CUDA name, but no rule knows it",
                                   UNKNOWN_ADVICE)
         return None
-    exact = expanded == text and occurrence.span.end - occurrence.span.start == len(text.encode())
+    written = occurrence.span.end - occurrence.span.start
+    # The name is renamed where the rule's prefix is spelled as the text has it (no alias, no spaces in it).
+    verbatim = written if written == len(text.encode()) else int(occurrence.get("verbatim") or 0)
+    exact = expanded == text and len(prefix.encode()) <= verbatim
     target = dataclasses.replace(occurrence, span=Span(occurrence.span.start, occurrence.span.start + len(prefix.encode())),
                                  text=prefix) if exact else None
     return rule_finding(path, rule, rule.cuda, occurrence.span, occurrence.position, context, occurrence.function, target)

@@ -15,6 +15,8 @@ OPAQUE = re.compile(
     re.S,
 )
 IDENTIFIER = re.compile(rb"[A-Za-z_]\w*")
+# `// portkit: ignore` or `// portkit: ignore[PK102, PK104]` (the flake8 noqa idea).
+SUPPRESSION = re.compile(rb"portkit:\s*ignore(?:\[([\w\s,-]*)\])?")
 _DIRECTIVE_START = re.compile(rb"^[ \t]*#", re.M)
 _BLANKS = b" \t\r\n\f\v"
 _NOT_CODE = b"\0" + _BLANKS

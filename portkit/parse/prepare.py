@@ -23,13 +23,14 @@ from typing import Callable
 from tree_sitter import Node, Tree
 
 from portkit.parse.conditionals import select_branches
-from portkit.parse.lexer import IDENTIFIER, Layout, blank, layout_of
+from portkit.parse.lexer import IDENTIFIER, SUPPRESSION, Layout, blank, layout_of
 from portkit.parse.macros import MacroTable
 from portkit.parse.recovery import error_weight
 
 # Where a statement macro's use may stand: at the start of a line, or after another statement on it
 # (`cudaFree(p); CUERR`).
-_STATEMENT_START_NAME = re.compile(rb"(?:^|;)[ \t]*([A-Za-z_]\w*)", re.M)
+# A capitalised name there may be a macro from a header outside the project (`_statement_starts`).
+_CAPITALISED_STATEMENT_START = re.compile(rb"(?:^|;)[ \t]*(?=[A-Z])([A-Za-z_]\w*)", re.M)
 _ALL_CAPS = re.compile(rb"[A-Z][A-Z0-9_]{2,}")
 _BLANK_OR_COMMENT_LINES = rb"((?:[ \t]*(?://[^\n]*|/\*[^\n]*\*/)?[ \t]*\r?\n)*)"
 _CPLUSPLUS_GUARD = re.compile(
@@ -40,7 +41,7 @@ _PRAGMA = re.compile(rb"^[ \t]*#[ \t]*pragma\b[^\n]*", re.M)
 _NEW_POINTER_ARRAY = re.compile(rb"\bnew\s+[A-Za-z_][\w:]*(?:\s*<[^;()<>]*>)?\s*(\*+)\s*\[")
 _HAS_INCLUDE = re.compile(rb"__has_include(?:_next)?\s*\(\s*(<)[^>\n]*(>)\s*\)")
 _BLOCK_COMMENT = re.compile(rb"/\*.*?\*/", re.S)
-_CONTINUATION = re.compile(rb"[ \t]*\\\r?\n")
+_COMMENT_THEN_TEXT = re.compile(rb"\*/[ \t]*[^ \t\r\n]")  # a block comment's end, then more on its line
 # A statement macro without `;` before a call: `PERF_BEGIN` / `cudaMemcpy(d, h, n, k);` parses, silently,
 # as a block-scope declaration of cudaMemcpy (a function declarator), or of a variable initialised with
 # the arguments (an init declarator whose value is an argument list).
@@ -59,6 +60,12 @@ def prepare(source: bytes, table: MacroTable, parse: Callable[[bytes], Tree]) ->
     first branch of split #if groups, fewer)."""
     tree = parse(source)
     if not _needs_fixing(source, tree, table):
+        if tree.root_node.has_error and _COMMENT_THEN_TEXT.search(source):
+            # The MISSING newline a comment gives a #define counts as no error (recovery.is_benign), but
+            # text after the comment is read as code: rejoin it to its directive, and change nothing else.
+            out = bytearray(source)
+            _define_comments(out, layout_of(source), table)
+            return _better(Prepared(source, tree), bytes(out), parse, ties=True)
         return Prepared(source, tree)
     layout = layout_of(source)
     normalised = normalise(source, table, layout)
@@ -128,21 +135,40 @@ def _uses(names: frozenset[bytes]) -> re.Pattern[bytes]:
     return re.compile(rb"\b(?:" + b"|".join(re.escape(n) for n in sorted(names, key=len, reverse=True)) + rb")\b")
 
 
+@functools.lru_cache(maxsize=64)
+def _statement_starts(names: frozenset[bytes]) -> re.Pattern[bytes]:
+    """Where a statement macro's use may stand, for names that start as one of `names` does or with a
+    capital (`_ALL_CAPS`): most lines start with a keyword or a lowercase name, passed over at C speed."""
+    initials = sorted({n[:1] for n in names if n[:1] and not n[:1].isupper()})
+    if not initials:
+        return _CAPITALISED_STATEMENT_START
+    return re.compile(rb"(?:^|;)[ \t]*(?=[A-Z" + re.escape(b"".join(initials)) + rb"])([A-Za-z_]\w*)", re.M)
+
+
 def _define_comments(out: bytearray, layout: Layout, table: MacroTable) -> None:
-    """`#define A(x) x /* c */ \\` ends the directive for tree-sitter at the comment, so the rest of the
-    body is parsed as code (and its first name as the macro's). Blank such comments; where one spans
-    lines, put the backslash the preprocessor implies before each newline."""
+    """`#define A(x) x /* c */ \\` or `#define A(x) f(x) /* c */ g(x)` ends the directive for tree-sitter at
+    the comment, so the rest of the body is parsed as code (and its first name as the macro's). Blank such
+    comments (convert's markers inside a continued macro too; not a suppression, which must stay a comment);
+    where one spans lines, put the backslash the preprocessor implies before each newline."""
     for match in _BLOCK_COMMENT.finditer(layout.source):
         start, end = match.span()
-        if not layout.directive[start] or b"portkit" in match.group():
+        if not layout.directive[start] or SUPPRESSION.search(match.group()):
             continue
-        if b"\n" not in match.group() and not _CONTINUATION.match(layout.source, end):
+        if b"\n" not in match.group() and not _directive_goes_on(layout, end):
             continue
         blank(out, start, end)
         for newline in (o for o in range(start, end) if out[o] == ord("\n")):
             before = newline - 2 if out[newline - 1] == ord("\r") else newline - 1
             if before >= start:
                 out[before] = ord("\\")
+
+
+def _directive_goes_on(layout: Layout, offset: int) -> bool:
+    """Whether the directive holding `offset` has more after it than blanks: text, or a continuation."""
+    source, directive = layout.source, layout.directive
+    while offset < len(source) and directive[offset] and source[offset] in b" \t\r":
+        offset += 1
+    return offset < len(source) and bool(directive[offset])
 
 
 def _grammar_gaps(out: bytearray, layout: Layout, table: MacroTable) -> None:
@@ -243,7 +269,7 @@ def _statement_macros(out: bytearray, layout: Layout, table: MacroTable) -> None
     Write the `;` into the first blank after the use, else into the last blank inside it; with no
     blank at all (`TIMER_END()` before a directive), blank the use: its names are matched token by token."""
     source = layout.source
-    for line in _STATEMENT_START_NAME.finditer(source):
+    for line in _statement_starts(table.statements | table.object_statements).finditer(source):
         if not _maybe_statement_macro(line.group(1), table):
             continue
         use = _macro_use(layout, table, line.start(1))

@@ -15,7 +15,7 @@ import bisect
 import collections
 import functools
 import re
-from typing import Callable
+from typing import Callable, Iterator
 
 import tree_sitter_cuda
 from tree_sitter import Language, Node, Parser, Query, QueryCursor
@@ -23,7 +23,7 @@ from tree_sitter import Language, Node, Parser, Query, QueryCursor
 from portkit.model import Occurrence, ParsedFile, Position, Role, Span
 from portkit.parse.fallbacks import Fallbacks
 from portkit.parse.handles import handle_arithmetic
-from portkit.parse.lexer import layout_of
+from portkit.parse.lexer import SUPPRESSION, layout_of
 from portkit.parse.macros import MacroTable, collect_macros
 from portkit.parse.prepare import Prepared, prepare
 from portkit.parse.recovery import first_error_line, tree_shape, unparsed_occurrences
@@ -102,12 +102,11 @@ _STRING_CONTENT = re.compile(rb'"((?:\\.|[^"\\])*)"')
 _KERNEL_QUALIFIERS = {"__global__": Role.KERNEL, "__device__": Role.DEVICE_FUNCTION}
 _QUALIFIER_SPACE = re.compile(r"\s*::\s*")
 _SPACES = re.compile(r"\s+")
+_BLANK = re.compile(rb"\s")
 _TEMPLATE_TAIL = re.compile(r"<.*")
 _C_LINKAGE = re.compile(rb'\bextern\s*"C"\s*\{')
 _FIRST_NAME = re.compile(rb"\s*([A-Za-z_]\w*)")
 _RESERVED = re.compile(rb"^__\w+__$")
-# `// portkit: ignore` or `// portkit: ignore[PK102, PK104]` (the flake8 noqa idea).
-_SUPPRESSION = re.compile(rb"portkit:\s*ignore(?:\[([\w\s,-]*)\])?")
 
 Keep = Callable[[str], bool]
 HipAlias = Callable[[str, str], bool]
@@ -483,6 +482,22 @@ def _kept_spellings(keep: Keep | None) -> Callable[[bytes], bool]:
     return kept
 
 
+@functools.lru_cache(maxsize=4)
+def _kept_qualified(keep: Keep | None) -> Callable[[bytes], str | None]:
+    """A qualified name's spelling without spaces, when `keep` keeps it or its last part (without template
+    arguments); else None. Remembered per spelling, as `_kept_spellings` (`std::vector` recurs everywhere)."""
+    answers: dict[bytes, str | None] = {}
+
+    def kept(spelled: bytes) -> str | None:
+        if spelled in answers:
+            return answers[spelled]
+        text = _SPACES.sub("", spelled.decode("utf-8", "replace"))
+        answer = answers[spelled] = text if keep is None or keep(text) \
+            or keep(_TEMPLATE_TAIL.sub("", text).rsplit("::", 1)[-1]) else None
+        return answer
+    return kept
+
+
 class _FileParse:
     """One file's parse: each query capture name has a handler that emits occurrences.
 
@@ -501,17 +516,20 @@ class _FileParse:
         self.literals = literals
         self.occurrences: list[Occurrence] = []
         self.scopes = _Scopes([])
+        # Declared names matter only where they could be mistaken for a kept name (a variable `texture`):
+        # the rest, most of a file's variables and parameters, are dropped before any further look.
+        kept = _kept_spellings(keep)
         # C++ reserves __names__ for the implementation: a "declaration" of one is an
         # attribute macro tree-sitter does not know (__cluster_dims__(2, 1, 1)), so keep it as a use.
-        declared_nodes = [n for n in self.get("declared") if not _RESERVED.match(n.text or b"")
-                          and _declaration_kind(n, api) != "use"]
+        declared_nodes = [n for n in self.get("declared") if (spelled := n.text) is not None and kept(spelled)
+                          and not _RESERVED.match(spelled) and _declaration_kind(n, api) != "use"]
         definition_nodes: list[Node] = []
         local_nodes: list[Node] = []
         for node in self.get("definition"):
             kind = _declaration_kind(node, api)
             if kind == "declared":
                 definition_nodes.append(node)
-            elif kind == "local":
+            elif kind == "local" and kept(node.text or b""):
                 local_nodes.append(node)
         # A CUDA API "defined" as a fallback in a preprocessor branch is no project name: its uses stay CUDA's.
         # A name no CUDA header declares (a copied CUDA Samples helper) has no declaration to fall back from.
@@ -630,13 +648,18 @@ class _FileParse:
         self.names(nodes, Role.TYPE)
 
     def qualified(self, nodes: list[Node]) -> None:
+        kept = _kept_qualified(self.keep)
         for node in nodes:
-            text = _SPACES.sub("", _text(node))
-            if not (self.kept(text) or self.kept(_TEMPLATE_TAIL.sub("", text).rsplit("::", 1)[-1])):
+            spelled = node.text or b""
+            text = kept(spelled)
+            if text is None:
                 continue
             parent = node.parent  # last: each step up walks down from the root
             if parent is None or parent.type != "qualified_identifier":
-                self.emit(node, Role.QUALIFIED, text)
+                # Spaces taken out (`cub::BlockReduce<T, N>`): the spelling's first bytes up to a space are as
+                # written, so a rename of the name before the template arguments is still exact.
+                blank = _BLANK.search(spelled) if len(text) != len(spelled) else None
+                self.emit(node, Role.QUALIFIED, text, info=(("verbatim", str(blank.start())),) if blank else ())
 
     def namespace_aliases(self, nodes: list[Node]) -> None:
         for node in nodes:
@@ -772,7 +795,7 @@ class _FileParse:
 
     def suppressions(self, nodes: list[Node]) -> None:
         for node in nodes:
-            match = _SUPPRESSION.search(node.text or b"")
+            match = SUPPRESSION.search(node.text or b"")
             if match:
                 codes = ",".join(c.strip() for c in (match.group(1) or b"").decode("ascii", "replace").split(",") if c.strip())
                 self.emit(node, Role.SUPPRESSION, _text(node), codes)
@@ -846,8 +869,10 @@ _GUARD = re.compile(rb"#\s*(?:ifndef\s+(\w+)|if\s+!\s*defined\s*\(?\s*(\w+)\s*\)
 _LEADING_COMMENT = re.compile(rb"\s*(?://[^\n]*|/\*.*?\*/)", re.S)
 # CUDA's language extensions: a file using them needs the HIP runtime header under hipcc,
 # which (unlike nvcc) includes nothing by itself.
-_DEVICE_SYNTAX = re.compile(rb"\b(?:__global__|__device__|__shared__|__constant__|__managed__|threadIdx|blockIdx|blockDim"
-                            rb"|gridDim|__syncthreads)\b|<<<")
+# CUDA's language extensions, found with bytes.find (a regex alternation tries each word at every byte).
+_DEVICE_WORDS = (b"__global__", b"threadIdx", b"__device__", b"__shared__", b"blockIdx", b"blockDim", b"gridDim",
+                 b"__syncthreads", b"__constant__", b"__managed__")
+_WORD_BYTES = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
 
 
 def _preamble_end(source: bytes) -> int:
@@ -883,13 +908,28 @@ def _preamble_end(source: bytes) -> int:
 def _device_syntax(source: bytes, cuda_only: tuple[tuple[int, int], ...]) -> tuple[bool, bool]:
     """Whether the file uses CUDA's language extensions, and whether it does outside `cuda_only`."""
     anywhere = False
-    for match in _DEVICE_SYNTAX.finditer(source):
-        line_start = source.rfind(b"\n", 0, match.start()) + 1
-        if b"//" not in source[line_start:match.start()]:
+    for start in _device_syntax_sites(source):
+        line_start = source.rfind(b"\n", 0, start) + 1
+        if b"//" not in source[line_start:start]:
             anywhere = True
-            if not within(match.start(), cuda_only):
+            if not within(start, cuda_only):
                 return True, True
     return anywhere, False
+
+
+def _device_syntax_sites(source: bytes) -> Iterator[int]:
+    """Where a CUDA extension keyword (a whole word) or `<<<` starts, keyword by keyword."""
+    for word in _DEVICE_WORDS:
+        start = source.find(word)
+        while start >= 0:
+            end = start + len(word)
+            if (start == 0 or source[start - 1] not in _WORD_BYTES) and (end == len(source) or source[end] not in _WORD_BYTES):
+                yield start
+            start = source.find(word, end)
+    start = source.find(b"<<<")
+    while start >= 0:
+        yield start
+        start = source.find(b"<<<", start + 3)
 
 
 # Macros only a GPU compiler defines: a branch that tests nothing else is compiled by nvcc (hipcc), never by g++.
