@@ -172,6 +172,15 @@ def test_qualified_templates_are_renamed_whatever_the_spaces_in_their_arguments(
     assert convert_bytes(tmp_path, out.encode(), database=database).decode() == out
 
 
+def test_cub_headers_map_to_hipcub_where_hipcub_has_them(tmp_path: Path, database) -> None:
+    source = (b"#include <cub/util_type.cuh>\n#include <cub/block/block_load.cuh>\n#include <cub/device/device_copy.cuh>\n"
+              b"#include <cub/util_debug.cuh>\n__global__ void k() {}\n")
+    out = convert_bytes(tmp_path, source, database=database, target=Target(rocm=(5, 2, 0))).decode()
+    assert "#include <hipcub/util_type.hpp>\n#include <hipcub/block/block_load.hpp>\n" in out
+    assert "// portkit: PK104 cub/device/device_copy.cuh: hipcub/device/device_copy.hpp needs HIP 6.2.0" in out
+    assert "// portkit: PK105 cub/util_debug.cuh: " in out  # hipCUB has no util_debug
+
+
 def test_warp_intrinsics_follow_the_target_version(tmp_path: Path, database) -> None:
     source = b"__device__ float f(float v) { return __shfl_down_sync(0xffffffff, v, 1) + __ballot_sync(~0u, v > 0); }\n"
     old = convert_bytes(tmp_path, source, database=database, target=Target(rocm=(5, 2, 0))).decode()
