@@ -15,6 +15,7 @@ import bisect
 import collections
 import functools
 import re
+import string
 from typing import Callable, Iterator
 
 import tree_sitter_cuda
@@ -867,12 +868,12 @@ def _macro_occurrences(node: Node, source: bytes, lines: LineIndex[bytes], funct
 
 _GUARD = re.compile(rb"#\s*(?:ifndef\s+(\w+)|if\s+!\s*defined\s*\(?\s*(\w+)\s*\)?)\s*$")
 _LEADING_COMMENT = re.compile(rb"\s*(?://[^\n]*|/\*.*?\*/)", re.S)
-# CUDA's language extensions: a file using them needs the HIP runtime header under hipcc,
-# which (unlike nvcc) includes nothing by itself.
-# CUDA's language extensions, found with bytes.find (a regex alternation tries each word at every byte).
+# CUDA's language extensions (and `<<<`): a file using them needs the HIP runtime header under hipcc,
+# which (unlike nvcc) includes nothing by itself. Found with bytes.find, the most common first (a regex
+# alternation tries each word at every byte: three times slower).
 _DEVICE_WORDS = (b"__global__", b"threadIdx", b"__device__", b"__shared__", b"blockIdx", b"blockDim", b"gridDim",
                  b"__syncthreads", b"__constant__", b"__managed__")
-_WORD_BYTES = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
+_WORD_BYTES = frozenset((string.ascii_letters + string.digits + "_").encode())
 
 
 def _preamble_end(source: bytes) -> int:
