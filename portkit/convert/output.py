@@ -66,7 +66,7 @@ def _relative_to(file: str, base: str) -> PurePosixPath:
     relative = os.path.relpath(os.path.abspath(file), base)
     if relative.startswith(os.pardir + os.sep) or relative == os.pardir:
         raise OutputError(f"{file}: not under any input path")
-    return PurePosixPath(*Path(relative).parts)
+    return PurePosixPath(relative.replace(os.sep, "/"))  # relpath gives the platform's separators
 
 
 def destination(file: str, paths: Iterable[str], outdir: Path) -> Path:

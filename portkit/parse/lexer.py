@@ -53,11 +53,6 @@ class Layout:
         self.directive[start:end] = b"\x01" * (end - start)
         self.code[start:end] = bytes(end - start)
 
-    @functools.cached_property
-    def words(self) -> frozenset[bytes]:
-        """Every identifier-like word of the source: most files use no macro of a given kind."""
-        return frozenset(IDENTIFIER.findall(self.source))
-
     def is_code(self, offset: int) -> bool:
         return bool(self.code[offset])
 

@@ -129,6 +129,12 @@ def _code_matches(pattern: re.Pattern[bytes], text: bytes | bytearray, layout: L
     return [m for m in pattern.finditer(text) if layout.is_code(m.start())]
 
 
+def _spelled(names: frozenset[bytes], source: bytes) -> frozenset[bytes]:
+    """The `names` the source spells, maybe inside a longer word (`_uses` then matches whole words only):
+    a few searches at C speed, where listing the file's words took longer than the fix."""
+    return frozenset(n for n in names if n in source)
+
+
 @functools.lru_cache(maxsize=64)
 def _uses(names: frozenset[bytes]) -> re.Pattern[bytes]:
     """Any of `names` (those the file has: few) as a whole word."""
@@ -181,7 +187,8 @@ def _grammar_gaps(out: bytearray, layout: Layout, table: MacroTable) -> None:
             blank(out, *match.span(2))
 
 
-_UNKNOWN_ATTRIBUTES = re.compile(rb"\b__(?:builtin_)?align__\s*\(|\b__cluster_dims__\s*\(")
+_ALIGN = re.compile(rb"\b__(?:builtin_)?align__\s*\(")
+_CLUSTER_DIMS = re.compile(rb"\b__cluster_dims__\s*\(")
 _LAUNCH_BOUNDS = re.compile(rb"\b__launch_bounds__\s*\(")
 
 
@@ -189,7 +196,9 @@ def _attributes(out: bytearray, layout: Layout, table: MacroTable) -> None:
     """Attribute macros become the qualifiers that fit in their name (`DEV_INLINE` -> `__device__`, so the
     function is still a device function), or spaces; CUDA attributes the grammar lacks are blanked:
     `__align__(n)`, `__cluster_dims__(...)`, a third `__launch_bounds__` argument."""
-    for match in _code_matches(_UNKNOWN_ATTRIBUTES, layout.source, layout, b"__"):
+    unknown = _code_matches(_ALIGN, layout.source, layout, b"align__") \
+        + _code_matches(_CLUSTER_DIMS, layout.source, layout, b"__cluster_dims__")
+    for match in unknown:
         closing = layout.closing(match.end() - 1)
         if closing > 0:
             blank(out, match.start(), closing + 1)
@@ -198,7 +207,7 @@ def _attributes(out: bytearray, layout: Layout, table: MacroTable) -> None:
         arguments = layout.arguments(match.end() - 1, closing) if closing > 0 else []
         if len(arguments) > 2:
             blank(out, arguments[1][1], closing)
-    names = (frozenset(table.attributes) | table.attribute_calls) & layout.words
+    names = _spelled(frozenset(table.attributes) | table.attribute_calls, layout.source)
     for match in _code_matches(_uses(names), layout.source, layout) if names else ():
         name = match.group()
         if name in table.attributes:
@@ -253,7 +262,7 @@ def _header_ends_at(out: bytearray, layout: Layout, offset: int) -> bool:
 
 def _identity_macros(out: bytearray, layout: Layout, table: MacroTable) -> None:
     """`STDC_ARGS((int, double *))` with `#define STDC_ARGS(p) p`: a use is its argument."""
-    names = table.identities & layout.words
+    names = _spelled(table.identities, layout.source)
     for match in _code_matches(_uses(names), layout.source, layout) if names else ():
         opening = layout.next_code(layout.source, match.end())
         closing = layout.closing(opening) if opening > 0 and layout.source[opening] == ord("(") else -1
