@@ -1,3 +1,3 @@
-from portkit.cli import main
+from portkit.cli import run
 
-raise SystemExit(main())
+run()

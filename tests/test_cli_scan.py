@@ -4,6 +4,7 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -194,3 +195,24 @@ def test_details_lists_every_site(tmp_path: Path, database, capsys) -> None:
     for f in data["findings"]:
         assert f"{f['path']}:{f['line']}" in text
     assert "Every API site, by API" in text
+
+
+def test_the_command_exits_without_teardown_yet_loses_nothing(tmp_path: Path) -> None:
+    """`run` ends the process with os._exit: every byte printed still arrives, the exit code is main's, and the
+    interpreter's exit handlers (temporary directories, logging) still run."""
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    for i in range(40):
+        (tree / f"k{i}.cu").write_text("".join(f"void f{j}() {{ cudaDeviceSynchronize(); cudaFree(0); }}\n"
+                                               for j in range(50)))
+    script = ("import atexit, sys; atexit.register(lambda: print('exit handlers ran', file=sys.stderr)); "
+              f"sys.argv = ['portkit', 'scan', '--no-cache', '-f', 'json', {str(tree)!r}]; "
+              "from portkit.cli import run; run()")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    names = [f["name"] for f in json.loads(done.stdout)["findings"]]
+    assert (names.count("cudaDeviceSynchronize"), names.count("cudaFree")) == (40 * 50, 40 * 50)
+    assert done.stderr.strip().endswith("exit handlers ran")
+    missing = subprocess.run([sys.executable, "-m", "portkit", "scan", str(tmp_path / "missing")],
+                             capture_output=True, text=True)
+    assert (missing.returncode, missing.stdout, missing.stderr.count("\n")) == (2, "", 1)

@@ -5,13 +5,14 @@ Exit codes: 0 ok, 1 findings that block (check) or failures (verify),
 """
 from __future__ import annotations
 
+import atexit
 import gc
 import io
 import logging
 import os
 import sys
 import traceback
-from typing import Optional
+from typing import NoReturn, Optional
 
 import click
 
@@ -99,6 +100,21 @@ def main(argv: Optional[list[str]] = None) -> int:
     finally:
         gc.set_threshold(*thresholds)
         sys.stdout = stdout
+
+
+def run() -> NoReturn:
+    """The `portkit` command (and `python -m portkit`): `main`, then an exit that leaves the interpreter's
+    objects where they are. Freeing a run's rule database, results and trees one by one took 0.03 s of
+    every exit; the exit handlers still run (temporary directories, pools, logging) and both streams are
+    flushed first, so nothing written is lost."""
+    code = main()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass  # reported (or unreportable) already: main flushed standard output before it returned
+    atexit._run_exitfuncs()
+    os._exit(code)
 
 
 def _run(argv: Optional[list[str]]) -> int:
