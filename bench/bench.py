@@ -167,9 +167,11 @@ def convert_rows(portkit: list[str], real: Path, jobs: int, env: dict[str, str],
     ours: list[float] = []
     theirs: list[float] = []
     for attempt in range(repeat):  # alternating, so that a slow spell of the machine hits both
-        shutil.rmtree(work / "hip", ignore_errors=True)
-        seconds, peak = run([*portkit, "convert", "-j", str(jobs), "--no-cache", str(real), "-o", str(work / "hip")],
-                            env)
+        # A fresh output directory each time, all removed with `work` at the end: deleting the last attempt's
+        # files right before the next made creating its files slower on a file system without a journal
+        # (ext4 then skips recently freed inodes one by one), a cost of the harness, not of converting.
+        out = work / f"hip-{attempt}"
+        seconds, peak = run([*portkit, "convert", "-j", str(jobs), "--no-cache", str(real), "-o", str(out)], env)
         ours.append(seconds)
         print(f"{'convert (--no-cache)':40} {seconds:8.2f} s  {lines / seconds / 1000:8.1f} klines/s  peak {peak:7.0f} MB")
         if hipify:
