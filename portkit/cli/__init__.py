@@ -12,9 +12,10 @@ import logging
 import os
 import sys
 import traceback
+from types import ModuleType
 from typing import NoReturn, Optional
 
-import click
+import typer
 
 from portkit.cli import check, convert, merge, rules, scan, shim  # noqa: F401 - importing registers the commands
 from portkit.cli.app import app
@@ -25,16 +26,20 @@ from portkit.textutil import printable
 _CLOSED_PIPE = 141  # 128 + SIGPIPE, what a shell reports for a command a closed pipe stopped
 
 
-def _click_classes(name: str) -> tuple[type, ...]:
-    """click's exception classes, and typer's vendored copies of them (typer >= 0.26 ships its own click)."""
-    classes = [getattr(click.exceptions, name)]
+def _click_exceptions() -> ModuleType:
+    """The exceptions of the click typer runs on: its own copy from typer 0.26 on (importing click as well
+    would cost 10 ms of every start), click itself before."""
     try:
-        from typer._click import exceptions as vendored  # type: ignore[import-not-found]
+        from typer._click import exceptions  # type: ignore[import-not-found]
+    except ImportError:
+        from click import exceptions
+    return exceptions
 
-        classes.append(getattr(vendored, name))
-    except (ImportError, AttributeError):
-        pass
-    return tuple(dict.fromkeys(classes))
+
+def _click_classes(name: str) -> tuple[type, ...]:
+    """click's exception class `name`, and typer's own where it has one (typer.Exit from typer 0.26 on)."""
+    found = (getattr(module, name, None) for module in (_click_exceptions(), typer))
+    return tuple(dict.fromkeys(c for c in found if isinstance(c, type)))
 
 
 _CLICK_ERRORS = _click_classes("ClickException")

@@ -31,9 +31,11 @@ from portkit.parse.recovery import first_error_line, tree_shape, unparsed_occurr
 from portkit.parse.spaces import function_declarator, member_owner, parameter_count, spaces_of, spelled_spaces
 from portkit.textutil import BOM, LineIndex, within
 
+# Patterns under one parent are one pattern with alternatives: building the query is a third of a run's
+# start, and each pattern is analysed against the grammar on its own (merged: 0.076 -> 0.053 s, the same
+# captures in the same order).
 _QUERY = """
-(call_expression function: (identifier) @call)
-(call_expression function: (template_function name: (identifier) @call))
+(call_expression function: [(identifier) @call (template_function name: (identifier) @call)])
 (identifier) @identifier
 (type_identifier) @type
 (qualified_identifier) @qualified
@@ -44,10 +46,9 @@ _QUERY = """
 (kernel_call_syntax) @launch
 (gnu_asm_expression) @asm
 (comment) @comment
-(binary_expression right: (number_literal) @literal)
-(binary_expression left: (number_literal) @literal)
-(declaration (type_qualifier) @qualifier)
-(parameter_declaration (type_qualifier) @parameter_qualifier)
+(binary_expression [left: (number_literal) @literal right: (number_literal) @literal])
+(declaration [(type_qualifier) @qualifier declarator: (identifier) @declared])
+(parameter_declaration [(type_qualifier) @parameter_qualifier declarator: (identifier) @declared])
 ((storage_class_specifier) @storage (#eq? @storage "register"))
 (preproc_function_def) @macro_function
 (launch_bounds) @launch_bounds
@@ -58,11 +59,15 @@ _QUERY = """
 (preproc_elif condition: (_) @condition)
 (preproc_ifdef name: (identifier) @condition)
 (preproc_elifdef name: (identifier) @condition)
-(function_declarator declarator: (identifier) @definition)
-(function_declarator declarator: (field_identifier) @definition)
+(function_declarator declarator: [(identifier) (field_identifier)] @definition)
 (preproc_def name: (identifier) @definition)
 (preproc_function_def name: (identifier) @definition)
-(type_definition declarator: (type_identifier) @definition)
+(type_definition declarator: [
+  (type_identifier) @definition
+  (pointer_declarator declarator: (type_identifier) @definition)
+  (function_declarator declarator: [
+    (type_identifier) @definition
+    (parenthesized_declarator (pointer_declarator declarator: (type_identifier) @definition))])])
 (struct_specifier name: (type_identifier) @definition body: (_))
 (class_specifier name: (type_identifier) @definition body: (_))
 (union_specifier name: (type_identifier) @definition body: (_))
@@ -70,22 +75,13 @@ _QUERY = """
 (enumerator name: (identifier) @definition)
 (alias_declaration name: (type_identifier) @definition)
 (namespace_definition name: (namespace_identifier) @definition)
-(type_definition declarator: (pointer_declarator declarator: (type_identifier) @definition))
-(type_definition declarator: (function_declarator declarator: (type_identifier) @definition))
-(type_definition declarator: (function_declarator
-  declarator: (parenthesized_declarator (pointer_declarator declarator: (type_identifier) @definition))))
 (init_declarator declarator: (identifier) @declared)
-(declaration declarator: (identifier) @declared)
-(parameter_declaration declarator: (identifier) @declared)
 (preproc_params (identifier) @declared)
-(pointer_declarator declarator: (identifier) @declared)
-(array_declarator declarator: (identifier) @declared)
-(reference_declarator (identifier) @declared)
+(pointer_declarator declarator: [(identifier) (field_identifier)] @declared)
+(array_declarator declarator: [(identifier) (field_identifier)] @declared)
+(reference_declarator [(identifier) (field_identifier)] @declared)
 (field_declaration declarator: (field_identifier) @declared)
 (optional_parameter_declaration declarator: (identifier) @declared)
-(pointer_declarator declarator: (field_identifier) @declared)
-(array_declarator declarator: (field_identifier) @declared)
-(reference_declarator (field_identifier) @declared)
 (preproc_def name: (identifier) @constant value: (preproc_arg))
 (init_declarator declarator: (identifier) @constant value: (_))
 (enumerator name: (identifier) @constant value: (_))
