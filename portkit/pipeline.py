@@ -670,7 +670,10 @@ def analyze_reshaped(files: list[tuple[str, bytes, str]], context: Context, macr
     if workers < 2 or (len(files) < _POOL_THRESHOLD and sum(len(data) for _, data, _ in files) < _POOL_BYTES):
         return (_analyze_reshaped(job, *file) for file in files)
     pool = _worker_pool(job, workers)
-    return _shut_after(pool, pool.map(_analyze_reshaped_in_worker, *zip(*files)))
+    # Submitted largest first (one big file last would leave the other workers waiting), read back in order.
+    futures = {i: pool.submit(_analyze_reshaped_in_worker, *files[i])
+               for i in sorted(range(len(files)), key=lambda i: -len(files[i][1]))}
+    return _shut_after(pool, (futures[i].result() for i in range(len(files))))
 
 
 def _shut_after(pool: ProcessPoolExecutor, results: Iterator[Reshaped]) -> Iterator[Reshaped]:

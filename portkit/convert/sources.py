@@ -89,14 +89,20 @@ def convert_all(sources: list[SourceToConvert], context: Context, options: EditO
     did; the files of a pass are parsed together (`jobs` worker processes). `settled`, when given, is
     told, while the second pass runs, which conversions are final and the paths of those that may change.
     """
-    done = [convert_source(s.path, s.data, s.findings, context, options, markers) for s in sources]
-    shapes = {i: s.shape for i, s in enumerate(sources) if s.shape and done[i].changed}
+    def converted(i: int) -> FileConversion:
+        return convert_source(sources[i].path, sources[i].data, sources[i].findings, context, options, markers)
+
+    # The files that may need a second pass first: their pass starts while the others are converted.
+    done = {i: converted(i) for i, s in enumerate(sources) if s.shape}
+    shapes = {i: sources[i].shape for i, conversion in done.items() if conversion.changed}
     pending = list(shapes)
     for passes in range(_MAX_PASSES - 1):
         analysed = analyze_reshaped([(sources[i].path, done[i].converted, shapes[i]) for i in pending], context,
                                     macros, jobs, acted_on)
-        if settled is not None and passes == 0:  # while worker processes parse the files of the pass
-            settled([c for i, c in enumerate(done) if i not in shapes], [sources[i].path for i in pending])
+        if passes == 0:  # while worker processes parse the files of the pass
+            done.update((i, converted(i)) for i in range(len(sources)) if i not in done)
+            if settled is not None:
+                settled([done[i] for i in range(len(sources)) if i not in shapes], [sources[i].path for i in pending])
         still = []
         for i, (shape, findings) in zip(pending, analysed):
             if findings is None:
@@ -111,4 +117,4 @@ def convert_all(sources: list[SourceToConvert], context: Context, options: EditO
         pending = still
         if not pending:
             break
-    return done
+    return [done[i] for i in range(len(sources))]

@@ -717,9 +717,11 @@ class _FileParse:
                 self.emit(node, Role.PREPROCESSOR_CONDITION, " ".join(text.split()), directive)
 
     def fields(self, nodes: list[Node]) -> None:
+        kept = _kept_spellings(self.keep)  # by the bytes, remembered: most fields are `.x`, `.size`, `.data`
         for node in nodes:
-            text = _text(node)
-            if self.kept(text):
+            spelled = node.text
+            if spelled is not None and kept(spelled):
+                text = spelled.decode("utf-8", "replace")
                 holder = node.parent.parent if node.parent is not None else None
                 operator = holder.child_by_field_name("operator") if holder is not None and holder.type == "binary_expression" else None
                 access = node.parent if node.parent is not None and node.parent.type == "field_expression" else node
