@@ -113,11 +113,11 @@ def shared_memory(parsed: ParsedFile, context: Context) -> Iterator[Finding]:
 @analyzer("source")
 def compute_capability_checks(parsed: ParsedFile, context: Context) -> Iterator[Finding]:
     facts = build_facts()
-    tests = [o for o in parsed.occurrences if _capability_test(o)]
+    tests = [o for o in parsed.of(K.FIELD) if _capability_test(o)]
     legacy_lines = {o.position.line for o in tests if o.text == "major" and _legacy(o)}
     current_lines = {o.position.line for o in tests if o.text == "major" and not _legacy(o)}
     lines: set[int] = set()  # `major == 7 && minor >= 5` is one test: one finding a line
-    for o in parsed.occurrences:
+    for o in parsed.of(K.PREPROCESSOR_CONDITION, K.FIELD):
         if o.role is K.PREPROCESSOR_CONDITION:
             for match in re.finditer(r"__CUDA_ARCH__\s*(>=|>|<=|<|==|!=)\s*(\d{3,4})", o.text):
                 capability = str(int(match.group(2)) // 10)

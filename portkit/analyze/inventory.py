@@ -25,7 +25,7 @@ PTX_LOOKING = re.compile(r"\b[a-z]+(\.[a-z0-9]+)+\b|%%?(laneid|warpid|smid|tid|n
 @analyzer("source")
 def analyze_inventory(parsed: ParsedFile, context: Context) -> Iterable[Finding]:
     device = parsed.device_functions
-    for occurrence in parsed.occurrences:
+    for occurrence in parsed.of(Role.KERNEL, Role.DEVICE_FUNCTION, Role.LAUNCH, Role.INLINE_ASM, Role.PREPROCESSOR_CONDITION):
         role = occurrence.role
         if role is Role.KERNEL:
             template = " (template)" if occurrence.detail == "template" else ""

@@ -68,10 +68,12 @@ def _lane_arithmetic(o: Occurrence, derived: set[str]) -> bool:
 def warp_size_literals(parsed: ParsedFile, context: Context) -> Iterator[Finding]:
     """32, 31 and 5 in lane and warp arithmetic (`threadIdx.x % 32`, `lane = tid & 31`, `idx >> 5`)."""
     device = device_code(parsed)
+    candidates = [o for o in parsed.of(K.LITERAL) if o.text in WARP_OPERATORS.get(o.detail, ()) and device(o)]
+    if not candidates:
+        return  # most files: no variables to trace
     derived = thread_derived(parsed)
-    for o in parsed.of(K.LITERAL):
-        if device(o) and o.text in WARP_OPERATORS.get(o.detail, ()) \
-                and _lane_arithmetic(o, derived.get(o.function, set())):
+    for o in candidates:
+        if _lane_arithmetic(o, derived.get(o.function, set())):
             yield hazard(parsed, o, codes.WARP_SIZE_LITERAL, f"'{o.get('other')} {o.detail} {o.text}' assumes 32-lane warps")
 
 

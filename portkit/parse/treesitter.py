@@ -777,10 +777,12 @@ class _FileParse:
     def shared_subscripts(self, nodes: list[Node]) -> None:
         """Indexes into the file's __shared__ arrays (`s[lane]`): a [32] array indexed by lane id assumes 32 lanes."""
         shared = {o.text for o in self.occurrences if o.role is Role.SHARED_ARRAY}
-        for node in nodes:
+        for node in nodes if shared else ():
+            if _text(node) not in shared:
+                continue  # before any step up the tree: each walks down from the root
             subscript = node.parent
             indices = subscript.child_by_field_name("indices") if subscript is not None else None
-            if node.text is not None and node.text.decode("utf-8", "replace") in shared and indices is not None:
+            if indices is not None:
                 index = " ".join(_text(indices).strip("[] ").split())[:_ARGUMENT_TEXT_LIMIT]
                 guarded = (("guarded", "1"),) if _guarded(node, index) else ()
                 self.emit(node, Role.SUBSCRIPT, _text(node), info=(("index", index),) + guarded)

@@ -34,10 +34,12 @@ class RuleDatabase:
         self._hip_headers: frozenset[str] | None = None
         # What analysis derives from a rule under a target, once per run (portkit/analyze/findings.py).
         self.derived: dict[tuple, tuple] = {}
+        self._qualified: dict[str, tuple[Rule | None, str]] = {}  # lookup_qualified's answers: names recur
         for rule in rules:
             self._add(rule)
 
     def _add(self, rule: Rule) -> None:
+        self._qualified.clear()
         if rule.kind == "header":
             self.headers[rule.cuda] = rule
         elif rule.kind == "link":
@@ -84,6 +86,12 @@ class RuleDatabase:
 
     def lookup_qualified(self, name: str) -> tuple[Rule | None, str]:
         """The rule for the longest known prefix of `a::b::c<T>` (template arguments ignored)."""
+        found = self._qualified.get(name)
+        if found is None:
+            found = self._qualified[name] = self._longest_prefix(name)
+        return found
+
+    def _longest_prefix(self, name: str) -> tuple[Rule | None, str]:
         parts = without_template_arguments(name).split("::")
         for end in range(len(parts), 0, -1):
             prefix = "::".join(parts[:end])
