@@ -21,6 +21,7 @@ import itertools
 import json
 import multiprocessing
 import os
+import pickle  # nosec B403: only between this process and its own workers
 import signal
 import sys
 from concurrent.futures import ProcessPoolExecutor
@@ -148,10 +149,10 @@ class Job:
             return result.summarized()
         return result.keeping(self.wanted) if self.wanted is not None else result
 
-    @functools.cached_property
+    @property
     def keep(self) -> Callable[[str], bool]:
-        """Whether the parser keeps a name: one closure, called for every identifier of every file."""
-        return functools.partial(is_interesting, known=self.known)
+        """Whether the parser keeps a name: called for every identifier of every file."""
+        return _keep(self.known)
 
     def is_clang_unit(self, path: str) -> bool:
         return self.clang is not None and path.lower().endswith(CLANG_UNITS)
@@ -162,6 +163,13 @@ class Job:
             return b""
         prefix = self.clang.prefixes.get(os.path.realpath(file.path))
         return json.dumps([self.clang.flags(file.path), list(prefix.lines) if prefix else []]).encode()
+
+
+@functools.lru_cache(maxsize=2)
+def _keep(known: frozenset[str]) -> Callable[[str], bool]:
+    """One function per set of names, whichever job asks: the parser remembers its answers per function
+    (treesitter._kept_spellings), so a later pass over the same names starts with them."""
+    return functools.partial(is_interesting, known=known)
 
 
 def parse_bytes(path: str, data: bytes, job: Job, prepared: Prepared | None = None) -> ParsedFile:
@@ -316,10 +324,44 @@ def _worker_pool(job: Job, workers: int) -> ProcessPoolExecutor:
                                initializer=_init_worker, initargs=(job,))
 
 
+class Workers:
+    """Worker processes that outlive the pass that started them: convert's second pass runs in the first
+    pass's processes, whose pages are already their own and whose memos are warm (fresh ones cost that
+    pass half as much CPU again). Closed on leaving the `with` block."""
+
+    def __init__(self) -> None:
+        self.pool: ProcessPoolExecutor | None = None
+        self.job: Job | None = None  # the job the processes received
+
+    def __enter__(self) -> Workers:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.pool is not None:
+            self.pool.shutdown(cancel_futures=True)
+            self.pool = None
+
+    def start(self, job: Job, workers: int) -> ProcessPoolExecutor:
+        self.pool, self.job = _worker_pool(job, workers), job
+        return self.pool
+
+    def update_for(self, context: Context, macros: MacroTable | None, wanted: Wanted | None) -> bytes | None:
+        """What turns the processes' job into `_held_job(context, macros, wanted)`: the fields of `context` that
+        differ from the job's (the project's names), pickled once for every task. None when the processes cannot
+        serve it: none running, or other rules or another macro table."""
+        job = self.job
+        if self.pool is None or job is None or job.context.rules is not context.rules or job.macros is not macros:
+            return None
+        changed = {field.name: getattr(context, field.name) for field in dataclasses.fields(Context)
+                   if getattr(context, field.name) is not getattr(job.context, field.name)}
+        return pickle.dumps((changed, wanted))
+
+
 def _start_pool(job: Job, todo: list[tuple[SourceFile, bytes | None, str | None]], jobs: int,
-                stack: contextlib.ExitStack) -> Iterator[FileResult]:
+                stack: contextlib.ExitStack, holder: Workers | None = None) -> Iterator[FileResult]:
     """The fresh results of `todo`: from worker processes, which start on them now, or computed here as the
-    iterator is consumed when a pool would cost more than it saves."""
+    iterator is consumed when a pool would cost more than it saves. `holder`: where to keep the processes
+    for a later pass (else they end with `stack`)."""
     columns = _columns(todo)
     workers = min(jobs or available_cpus(), available_cpus())
     sizes = _sizes(columns[0])
@@ -328,12 +370,12 @@ def _start_pool(job: Job, todo: list[tuple[SourceFile, bytes | None, str | None]
     # Largest first, in small chunks: no worker is left with one big file while the others wait.
     order = sorted(range(len(todo)), key=lambda i: -sizes[i])
     columns = [[column[i] for i in order] for column in columns]
-    pool = stack.enter_context(_worker_pool(job, workers))
+    pool = holder.start(job, workers) if holder is not None else stack.enter_context(_worker_pool(job, workers))
     return pool.map(_process_in_worker, *columns, chunksize=max(1, min(8, len(todo) // (workers * 32))))
 
 
 def _results(job: Job, files: list[SourceFile], datas: list[bytes | None], entries: list[str | None],
-             jobs: int) -> Iterator[FileResult]:
+             jobs: int, holder: Workers | None = None) -> Iterator[FileResult]:
     """Each file's result, from the cache when its bytes are unchanged, else freshly processed.
 
     The files without a cache entry go to the workers first, so that reading the others overlaps their work."""
@@ -341,7 +383,7 @@ def _results(job: Job, files: list[SourceFile], datas: list[bytes | None], entri
     stored = [cache is not None and cache.has(entry, job.summary) for entry in entries]
     todo = [item for item, hit in zip(zip(files, datas, entries), stored) if not hit]
     with contextlib.ExitStack() as stack:
-        fresh = _start_pool(job, todo, jobs, stack)
+        fresh = _start_pool(job, todo, jobs, stack, holder)
         late = []  # entries that exist but do not hold (damaged, or a file they were made from changed)
         for file, data, entry in itertools.compress(zip(files, datas, entries), stored):
             hit = cache.lookup(file, entry, job.summary) if cache is not None else None
@@ -460,11 +502,12 @@ class PlannedRun:
         digest.update(json.dumps(self.walk_warnings).encode("utf-8", "surrogateescape"))
         return digest.hexdigest()
 
-    def collect(self, progress: bool = False) -> Collected:
-        """Each selected file's result (in parallel, cached): `finish_pipeline`'s input."""
+    def collect(self, progress: bool = False, workers: Workers | None = None) -> Collected:
+        """Each selected file's result (in parallel, cached): `finish_pipeline`'s input. `workers`: where to keep
+        the worker processes for a later pass."""
         job = self.job
-        results = list(_with_progress(_results(job, self.chosen, self.datas, self.entries, self.jobs), len(self.chosen),
-                                      progress))
+        results = list(_with_progress(_results(job, self.chosen, self.datas, self.entries, self.jobs, workers),
+                                      len(self.chosen), progress))
         self.save_index()
         if job.clang is not None:
             log_engine(results, job.is_clang_unit)
@@ -513,10 +556,10 @@ def plan_pipeline(settings: RunSettings, *, keep_sources: bool = False, prefer_r
 def collect_pipeline(settings: RunSettings, *, keep_sources: bool = False, prefer_roc: bool = False,
                      progress: bool = False, rules: RuleDatabase | None = None,
                      select: Callable[[str], bool] | None = None, summary_only: bool = False,
-                     wanted: Wanted | None = None) -> Collected:
+                     wanted: Wanted | None = None, workers: Workers | None = None) -> Collected:
     """Walk, then parse and analyse the files `select` keeps (all by default; in parallel, cached)."""
     return plan_pipeline(settings, keep_sources=keep_sources, prefer_roc=prefer_roc, rules=rules, select=select,
-                         summary_only=summary_only, wanted=wanted).collect(progress)
+                         summary_only=summary_only, wanted=wanted).collect(progress, workers)
 
 
 def _summaries(results: list[FileResult], diagnostics: list[Diagnostic]) -> tuple[list[FileSummary], dict[str, bytes]]:
@@ -618,11 +661,12 @@ def _project_tallies(results: list[FileResult], names: ProjectNames, declared: f
 
 def run_pipeline(settings: RunSettings, *, keep_sources: bool = False, prefer_roc: bool = False,
                  progress: bool = False, rules: RuleDatabase | None = None, summary_only: bool = False,
-                 wanted: Wanted | None = None) -> ScanResult:
-    """Walk, then parse and analyse every file once (in parallel, cached by content), then finish."""
+                 wanted: Wanted | None = None, workers: Workers | None = None) -> ScanResult:
+    """Walk, then parse and analyse every file once (in parallel, cached by content), then finish. `workers`:
+    where to keep the worker processes for a later pass (`analyze_reshaped`)."""
     return finish_pipeline(collect_pipeline(settings, keep_sources=keep_sources, prefer_roc=prefer_roc,
                                             progress=progress, rules=rules, summary_only=summary_only,
-                                            wanted=wanted))
+                                            wanted=wanted, workers=workers))
 
 
 def analyze_bytes(path: str, data: bytes, context: Context, macros: MacroTable | None = None) -> list[Finding]:
@@ -658,22 +702,46 @@ def _analyze_reshaped_in_worker(path: str, data: bytes, shape: str) -> Reshaped:
     return _analyze_reshaped(_worker_job, path, data, shape)
 
 
+_updated_job: tuple[bytes, Job] | None = None  # in a kept worker: the last update (Workers.update_for), applied
+
+
+def _analyze_reshaped_updated(update: bytes, path: str, data: bytes, shape: str) -> Reshaped:
+    global _updated_job
+    assert _worker_job is not None
+    if _updated_job is None or _updated_job[0] != update:
+        changed, wanted = pickle.loads(update)  # nosec B301: our own parent's bytes, through the pool's pipe
+        context = dataclasses.replace(_worker_job.context, **changed)
+        _updated_job = update, Job(context, _worker_job.known, keep_sources=False, macros=_worker_job.macros,
+                                   wanted=wanted)
+    return _analyze_reshaped(_updated_job[1], path, data, shape)
+
+
 def analyze_reshaped(files: list[tuple[str, bytes, str]], context: Context, macros: MacroTable | None = None,
-                     jobs: int = 0, wanted: Wanted | None = None) -> Iterator[Reshaped]:
+                     jobs: int = 0, wanted: Wanted | None = None, workers: Workers | None = None) -> Iterator[Reshaped]:
     """Files held in memory, each with the shape (portkit/parse/recovery.py:tree_shape) of the text it
     was made from: each one's own shape, and its findings where that differs (None where it does not:
     the same structure, so nothing new to find). A parse each, and the analysis only where needed; in
     worker processes when there are enough files to pay for them, which start at once: the caller may
-    do other work before it reads the results. `wanted`: the findings the caller acts on (Job.wanted)."""
+    do other work before it reads the results. `wanted`: the findings the caller acts on (Job.wanted).
+    `workers`: processes kept from the run's first pass, used when they can serve this one."""
+    update = workers.update_for(context, macros, wanted) if workers is not None and files else None
+    if update is not None:
+        pool = workers.pool
+        assert pool is not None
+        futures = {i: pool.submit(_analyze_reshaped_updated, update, *files[i]) for i in _largest_first(files)}
+        return (futures[i].result() for i in range(len(files)))
     job = _held_job(context, macros, wanted)
-    workers = min(jobs or available_cpus(), available_cpus(), len(files))
-    if workers < 2 or (len(files) < _POOL_THRESHOLD and sum(len(data) for _, data, _ in files) < _POOL_BYTES):
+    count = min(jobs or available_cpus(), available_cpus(), len(files))
+    if count < 2 or (len(files) < _POOL_THRESHOLD and sum(len(data) for _, data, _ in files) < _POOL_BYTES):
         return (_analyze_reshaped(job, *file) for file in files)
-    pool = _worker_pool(job, workers)
-    # Submitted largest first (one big file last would leave the other workers waiting), read back in order.
-    futures = {i: pool.submit(_analyze_reshaped_in_worker, *files[i])
-               for i in sorted(range(len(files)), key=lambda i: -len(files[i][1]))}
+    pool = _worker_pool(job, count)
+    futures = {i: pool.submit(_analyze_reshaped_in_worker, *files[i]) for i in _largest_first(files)}
     return _shut_after(pool, (futures[i].result() for i in range(len(files))))
+
+
+def _largest_first(files: list[tuple[str, bytes, str]]) -> list[int]:
+    """Submitted largest first (one big file last would leave the other workers waiting), read back in order."""
+    return sorted(range(len(files)), key=lambda i: -len(files[i][1]))
 
 
 def _shut_after(pool: ProcessPoolExecutor, results: Iterator[Reshaped]) -> Iterator[Reshaped]:

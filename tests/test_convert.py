@@ -410,6 +410,35 @@ def test_a_failure_after_writing_began_leaves_a_tree_a_later_run_writes_over(tmp
     assert "__ffs(static_cast<int>(v))" in (out / "broken.cu").read_text()
 
 
+def test_the_second_pass_runs_in_the_first_pass_processes_with_the_project_names(tmp_path: Path, monkeypatch) -> None:
+    import portkit.pipeline as pipeline
+    from portkit.settings import available_cpus
+
+    if available_cpus() < 2:
+        pytest.skip("one CPU: no worker processes")
+    src = tmp_path / "src"
+    src.mkdir()
+    for i in range(20):  # enough files for worker processes
+        (src / f"fine{i}.cu").write_text(f"void f{i}(float *p) {{ cudaFree(p); }}\n")
+    # Broken files whose conversion changes the tree's shape: parsed and analysed again. One calls a function the
+    # project defines in another file under a CUDA name: the second pass must know it is the project's own.
+    for i in range(6):
+        (src / f"broken{i}.cu").write_text(f"__device__ int k{i}(long long v) {{ int x = ; cudaFuncX(); return __ffs(v); }}\n")
+    (src / "own.cu").write_text("void cudaFuncX() {}\n")
+    pools: list[int] = []
+    start = pipeline._worker_pool
+    monkeypatch.setattr(pipeline, "_worker_pool", lambda job, workers: (pools.append(workers), start(job, workers))[1])
+    outputs = {}
+    for jobs in (2, 1):
+        out = tmp_path / f"out{jobs}"
+        assert main(["convert", "--no-cache", "--rocm-version", "5.2", "-j", str(jobs), str(src), "-o", str(out)]) == 0
+        outputs[jobs] = {p.name: p.read_bytes() for p in out.iterdir()}
+    assert pools == [2]  # one pool, for both passes
+    assert outputs[2] == outputs[1]
+    broken = outputs[2]["broken0.cu"].decode()
+    assert "__ffs(static_cast<int>(v))" in broken and "cudaFuncX();" in broken and "portkit:" not in broken
+
+
 @pytest.mark.parametrize("example", ["saxpy", "option-pricer"])
 def test_examples_convert_idempotently(example: str, tmp_path: Path, capsys) -> None:
     once, twice = tmp_path / "once", tmp_path / "twice"

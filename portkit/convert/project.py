@@ -18,7 +18,7 @@ from portkit.convert.sources import FileConversion, SourceToConvert, acted_on, c
 from portkit.convert.verify import VerifyResult, is_unit, verify_tree
 from portkit.errors import InputError
 from portkit.outpath import refuse_overlap
-from portkit.pipeline import ScanResult, analyze_bytes, run_pipeline
+from portkit.pipeline import ScanResult, Workers, analyze_bytes, run_pipeline
 from portkit.settings import RunSettings
 from portkit.walk import CONVERTED_BUILD_TYPES
 
@@ -91,8 +91,9 @@ def _hipify_conversion(path: str, data: bytes, output: bytes, result: ScanResult
 
 
 def _convert_all(settings: RunSettings, options: ConvertOptions, result: ScanResult,
-                 writer: TreeWriter | None = None) -> ConvertOutcome:
-    """Every file's conversion; `writer` starts writing those that are final while the last ones are made."""
+                 writer: TreeWriter | None = None, workers: Workers | None = None) -> ConvertOutcome:
+    """Every file's conversion; `writer` starts writing those that are final while the last ones are made;
+    `workers`: the scan's worker processes, for the files parsed again."""
     outcome = ConvertOutcome()
     grouped = result.findings_by_path()
     edit_options = EditOptions(launch_syntax=options.launch_syntax)
@@ -130,7 +131,7 @@ def _convert_all(settings: RunSettings, options: ConvertOptions, result: ScanRes
             writer.write([c.change() for c in outcome.conversions + final], held)
 
     for slot, conversion in zip(slots, convert_all(native, result.context, edit_options, options.markers,
-                                                   result.macros, settings.jobs, settled)):
+                                                   result.macros, settings.jobs, settled, workers)):
         outcome.skipped.extend((conversion.path, line) for line in conversion.skipped)
         outcome.conversions.insert(slot, conversion)
     return outcome
@@ -156,10 +157,12 @@ def convert_project(settings: RunSettings, options: ConvertOptions, progress: bo
     if options.output is not None and not options.in_place:  # refused now, not after the analysis
         writer = TreeWriter(settings.paths, options.output, settings.excludes, options.force)
     try:
-        result = run_pipeline(settings, keep_sources=True, prefer_roc=options.roc, progress=progress, wanted=acted_on)
-        if writer is not None:
-            writer.leave_out(result.unreadable())
-        outcome = _convert_all(settings, options, result, writer)
+        with Workers() as workers:  # the scan's processes parse the converted files again
+            result = run_pipeline(settings, keep_sources=True, prefer_roc=options.roc, progress=progress,
+                                  wanted=acted_on, workers=workers)
+            if writer is not None:
+                writer.leave_out(result.unreadable())
+            outcome = _convert_all(settings, options, result, writer, workers)
     except BaseException:
         if writer is not None:
             writer.abandon()

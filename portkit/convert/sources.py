@@ -15,7 +15,7 @@ from portkit.convert.markers import Marker, marker_edits, needs_marker
 from portkit.convert.output import Change
 from portkit.model import Finding
 from portkit.parse import MacroTable
-from portkit.pipeline import analyze_reshaped
+from portkit.pipeline import Workers, analyze_reshaped
 from portkit.textutil import LineIndex
 
 _MAX_PASSES = 4
@@ -77,7 +77,8 @@ Settled = Callable[[list[FileConversion], list[str]], None]
 
 
 def convert_all(sources: list[SourceToConvert], context: Context, options: EditOptions, markers: bool,
-                macros: MacroTable | None = None, jobs: int = 1, settled: Settled | None = None) -> list[FileConversion]:
+                macros: MacroTable | None = None, jobs: int = 1, settled: Settled | None = None,
+                workers: Workers | None = None) -> list[FileConversion]:
     """Convert each file, and a file with syntax errors again until nothing changes.
 
     tree-sitter's error recovery depends on the surrounding text, so an inserted
@@ -88,6 +89,7 @@ def convert_all(sources: list[SourceToConvert], context: Context, options: EditO
     is the scan's table (ScanResult.macros), so each file is parsed again as the scan
     did; the files of a pass are parsed together (`jobs` worker processes). `settled`, when given, is
     told, while the second pass runs, which conversions are final and the paths of those that may change.
+    `workers`: the scan's worker processes, kept for the passes (pipeline.Workers).
     """
     def converted(i: int) -> FileConversion:
         return convert_source(sources[i].path, sources[i].data, sources[i].findings, context, options, markers)
@@ -98,7 +100,7 @@ def convert_all(sources: list[SourceToConvert], context: Context, options: EditO
     pending = list(shapes)
     for passes in range(_MAX_PASSES - 1):
         analysed = analyze_reshaped([(sources[i].path, done[i].converted, shapes[i]) for i in pending], context,
-                                    macros, jobs, acted_on)
+                                    macros, jobs, acted_on, workers)
         if passes == 0:  # while worker processes parse the files of the pass
             done.update((i, converted(i)) for i in range(len(sources)) if i not in done)
             if settled is not None:

@@ -69,9 +69,10 @@ class Fallbacks:
         """The macros the file #defines outside any #if (an include guard aside), with the offset of the first."""
         if self._own is None:
             self._own = {}
-            for node in self.macros:
+            for node in self.macros:  # in any order (a query's captures are not in document order)
                 if not any(self._conditional(group, node) for group in self._groups(node)):
-                    self._own.setdefault(node.text or b"", node.start_byte)
+                    name = node.text or b""
+                    self._own[name] = min(self._own.get(name, node.start_byte), node.start_byte)
         return self._own
 
     def is_fallback(self, name: Node) -> bool:
