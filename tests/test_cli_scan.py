@@ -216,3 +216,6 @@ def test_the_command_exits_without_teardown_yet_loses_nothing(tmp_path: Path) ->
     missing = subprocess.run([sys.executable, "-m", "portkit", "scan", str(tmp_path / "missing")],
                              capture_output=True, text=True)
     assert (missing.returncode, missing.stdout, missing.stderr.count("\n")) == (2, "", 1)
+    # What a command leaves for the process's end to free is kept only under `run`: in-process, it is freed.
+    assert main(["convert", "--no-cache", str(tree), "-o", str(tmp_path / "out")]) == 0
+    assert sys.modules["portkit.cli.app"]._left_for_exit is None

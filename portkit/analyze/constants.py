@@ -61,25 +61,27 @@ def evaluate(text: str, names: dict[str, str] | None = None, depth: int = 0) -> 
     tree = _expression(text) if depth <= _DEPTH else None
     if tree is None:
         return None
-
-    def value(node: ast.AST) -> int:
-        if isinstance(node, ast.Constant) and isinstance(node.value, int) and not isinstance(node.value, bool):
-            return node.value
-        if isinstance(node, ast.Name) and names and node.id in names:
-            known = evaluate(names[node.id], {k: v for k, v in names.items() if k != node.id}, depth + 1)
-            if known is not None:
-                return known
-        if isinstance(node, ast.BinOp) and type(node.op) in _BINARY:
-            return _BINARY[type(node.op)](value(node.left), value(node.right))
-        if isinstance(node, ast.UnaryOp) and type(node.op) in _UNARY:
-            return _UNARY[type(node.op)](value(node.operand))
-        raise ValueError("not a constant")
-
     try:
-        result = value(tree.body)
+        result = _value(tree.body, names, depth)
     except (ValueError, ZeroDivisionError, OverflowError, TypeError):
         return None
     return result if abs(result) < 1 << 64 else None
+
+
+def _value(node: ast.AST, names: dict[str, str] | None, depth: int) -> int:
+    """A module-level function, not a closure calling itself: that would be a reference cycle per call,
+    garbage only the cyclic collector frees (4,600 of them in 100 files)."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, int) and not isinstance(node.value, bool):
+        return node.value
+    if isinstance(node, ast.Name) and names and node.id in names:
+        known = evaluate(names[node.id], {k: v for k, v in names.items() if k != node.id}, depth + 1)
+        if known is not None:
+            return known
+    if isinstance(node, ast.BinOp) and type(node.op) in _BINARY:
+        return _BINARY[type(node.op)](_value(node.left, names, depth), _value(node.right, names, depth))
+    if isinstance(node, ast.UnaryOp) and type(node.op) in _UNARY:
+        return _UNARY[type(node.op)](_value(node.operand, names, depth))
+    raise ValueError("not a constant")
 
 
 def split_arguments(text: str) -> list[str]:

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, List, Optional, TextIO
 
 import typer
 
-from portkit.cli.app import Force, NoBackup, UsageError, pipeline_command
+from portkit.cli.app import Force, NoBackup, UsageError, leave_for_exit, pipeline_command
 from portkit.settings import RunSettings
 from portkit.textutil import PIPE_WIDTH, cut, pipe_width, printable
 
@@ -136,6 +136,7 @@ def convert(
                              backend=backend, hipify_perl=hipify_perl, roc=roc, launch_syntax=launch_syntax,
                              markers=not no_markers, offload_arch=tuple(offload_arch), force=force)
     outcome = convert_project(settings, options, progress=True)
+    leave_for_exit(outcome)  # with the scan it acted on
     if diff:
         print_diff(outcome.changes(), sys.stdout)
     _print_summary(outcome, sys.stderr if diff else sys.stdout, details)

@@ -54,6 +54,7 @@ class ConvertOutcome:
     verified: list[VerifyResult] = dataclasses.field(default_factory=list)
     skipped: list[tuple[str, int]] = dataclasses.field(default_factory=list)  # (path, line): an edit left out
     copied: int = 0
+    scan: ScanResult | None = None  # what the conversion acted on
 
     def changes(self) -> list[Change]:
         return [c.change() for c in self.conversions]
@@ -168,6 +169,7 @@ def convert_project(settings: RunSettings, options: ConvertOptions, progress: bo
             writer.abandon()
         raise
     outcome.failures.extend(result.unread())
+    outcome.scan = result
     log = WriteLog()
     if options.in_place:
         log = write_in_place(outcome.changes(), options.backup, options.force)
