@@ -110,6 +110,24 @@ def test_user_rules_add_and_override(tmp_path: Path) -> None:
     assert database.lookup("cudaFree").library == "cuda-runtime"
 
 
+def test_a_cached_database_builds_a_rule_when_it_is_first_looked_up(tmp_path: Path, monkeypatch) -> None:
+    """Read from the cache, the named rules are built as they are asked for, and answer as the validated ones do;
+    a user's rule still overrides the built-in one of the same name."""
+    monkeypatch.setenv("PORTKIT_CACHE_DIR", str(tmp_path))
+    user = tmp_path / "team.yaml"
+    user.write_text("library: team\nentries:\n  - {cuda: cudaMalloc, kind: function, status: partial, hip: hipMalloc}\n")
+    validated = load_database([user], cache=False)
+    load_database([user])  # writes the cache entry
+    cached = load_database([user])
+    assert len(cached.by_name) < 100  # headers, links, asm families and namespace members: built at once
+    assert len(cached) == len(validated) and cached.known_names() == validated.known_names()
+    assert cached.lookup("cudaMalloc").status == "partial" and cached.lookup("cudaMalloc") is cached.lookup("cudaMalloc")
+    assert cached.is_api("cudaFree") and not cached.is_api("floor") and cached.lookup("noSuchName") is None
+    assert cached.lookup_qualified("thrust::device_vector<int>::iterator")[1] == \
+        validated.lookup_qualified("thrust::device_vector<int>::iterator")[1]
+    assert cached.all_rules() == validated.all_rules()
+
+
 def test_missing_user_rule_file(tmp_path: Path) -> None:
     with pytest.raises(RuleFileError, match="no such rule file"):
         load_database([tmp_path / "nope.yaml"])

@@ -74,7 +74,7 @@ def _namespaced(entries: Iterable[tuple[str, str, int]]) -> list[str]:
 def library_declarations(rules: RuleDatabase, libraries: Iterable[str], declared: frozenset[str]) -> str:
     """Declarations of the names of `libraries`, each name once, less those already `declared` (by the toolkit)."""
     chosen = set(libraries)
-    entries = sorted({(rule.kind, rule.cuda) for rule in rules.by_name.values()
+    entries = sorted({(rule.kind, rule.cuda) for rule in rules.named_rules()
                       if rule.library in chosen and _IDENTIFIER.match(rule.cuda) and rule.cuda not in declared})
     numbered = [(kind, name, index) for index, (kind, name) in enumerate(entries, 1)]
     macros = [f"#define {name} 0" for kind, name, _ in numbered if kind == "macro"]

@@ -6,8 +6,10 @@ from typing import Iterable
 
 from portkit.codes import Status
 from portkit.rules.model import DEFAULT_WEIGHTS, Library, Rule
+from portkit.rules.rows import RuleRows
 
 _TEMPLATE_ARGUMENTS = re.compile(r"<[^<>]*>")
+_BUILT_AT_ONCE = ("header", "link", "asm")  # kinds indexed by more than their name
 
 
 def without_template_arguments(name: str) -> str:
@@ -21,11 +23,16 @@ def without_template_arguments(name: str) -> str:
 
 
 class RuleDatabase:
-    """All rules; a later rule for the same name replaces an earlier one (user files override)."""
+    """All rules; a later rule for the same name replaces an earlier one (user files override).
 
-    def __init__(self, libraries: Iterable[Library], rules: Iterable[Rule]):
+    From the cache, `rows`: headers, link libraries, asm families and namespace members are built at once
+    (a few hundred), every other rule the first time a look-up asks for its name."""
+
+    def __init__(self, libraries: Iterable[Library], rules: Iterable[Rule] = (), rows: RuleRows | None = None):
         self.libraries = {lib.id: lib for lib in libraries}
-        self.by_name: dict[str, Rule] = {}
+        self.by_name: dict[str, Rule] = {}  # the named rules built so far
+        self._rows = rows
+        self._unbuilt: dict[str, int] = {}  # the others: their rows
         self.headers: dict[str, Rule] = {}
         self.links: dict[str, Rule] = {}
         self.asm_patterns: list[tuple[re.Pattern[str], Rule]] = []
@@ -37,6 +44,13 @@ class RuleDatabase:
         self._qualified: dict[str, tuple[Rule | None, str]] = {}  # lookup_qualified's answers: names recur
         for rule in rules:
             self._add(rule)
+        if rows is not None:
+            for row, (kind, cuda) in enumerate(zip(rows.column("kind"), rows.column("cuda"))):
+                if kind in _BUILT_AT_ONCE or kind == "field" and cuda.count("::") >= 2:
+                    self._add(rows.rule(row))
+                else:
+                    self.by_name.pop(cuda, None)
+                    self._unbuilt[cuda] = row
 
     def _add(self, rule: Rule) -> None:
         self._qualified.clear()
@@ -50,21 +64,36 @@ class RuleDatabase:
             self.asm_patterns.append((re.compile(rule.pattern), rule))
         else:
             self.by_name[rule.cuda] = rule
+            self._unbuilt.pop(rule.cuda, None)
             if rule.kind == "field" and rule.cuda.count("::") >= 2:
                 self._namespace_members.setdefault(rule.cuda.rsplit("::", 1)[1], {})[rule.cuda] = rule
 
     def __len__(self) -> int:
-        return len(self.by_name) + len(self.headers) + len({id(r) for r in self.links.values()}) + len(self.asm_patterns)
+        return len(self.by_name) + len(self._unbuilt) + len(self.headers) + len({id(r) for r in self.links.values()}) \
+            + len(self.asm_patterns)
+
+    def named_rules(self) -> list[Rule]:
+        """Every rule looked up by name (functions, types, enums, macros, fields...), all built."""
+        for name in list(self._unbuilt):
+            self._build(name)
+        return list(self.by_name.values())
 
     def all_rules(self) -> list[Rule]:
         seen: dict[int, Rule] = {}
-        for group in (self.by_name.values(), self.headers.values(), self.links.values(), (r for _, r in self.asm_patterns)):
+        for group in (self.named_rules(), self.headers.values(), self.links.values(), (r for _, r in self.asm_patterns)):
             for rule in group:
                 seen.setdefault(id(rule), rule)
         return sorted(seen.values(), key=lambda r: (r.library, r.kind, r.cuda))
 
     def lookup(self, name: str) -> Rule | None:
-        return self.by_name.get(name)
+        return self.by_name.get(name) or self._build(name)
+
+    def _build(self, name: str) -> Rule | None:
+        row = self._unbuilt.pop(name, None)
+        if row is None or self._rows is None:
+            return None
+        rule = self.by_name[name] = self._rows.rule(row)
+        return rule
 
     def namespace_members(self, member: str) -> Iterable[Rule]:
         return self._namespace_members.get(member, {}).values()
@@ -95,30 +124,30 @@ class RuleDatabase:
         parts = without_template_arguments(name).split("::")
         for end in range(len(parts), 0, -1):
             prefix = "::".join(parts[:end])
-            rule = self.by_name.get(prefix)
+            rule = self.lookup(prefix)
             if rule is not None:
                 return rule, prefix
         return None, ""
 
     def is_api(self, name: str) -> bool:
         """Whether `name` is a CUDA API a rule knows (not a name C/C++ shares, like floor or y0)."""
-        rule = self.by_name.get(name)
+        rule = self.lookup(name)
         return rule is not None and not rule.c_library
 
     def is_hip_alias(self, name: str, alias: str) -> bool:
         """Whether `alias` is a HIP name convert may write for the CUDA API `name` (`#define cudaMalloc hipMalloc`)."""
-        rule = self.by_name.get(name)
+        rule = self.lookup(name)
         return rule is not None and bool(alias) and alias in (rule.hip, rule.fallback, *(n for _, n in rule.hip_for_args))
 
     def is_hip_pointer(self, name: str) -> bool:
         """Whether `name` is a type that is an integer in CUDA and a pointer in HIP (arithmetic on it breaks)."""
-        rule = self.by_name.get(name)
+        rule = self.lookup(name)
         return rule is not None and rule.hip_pointer
 
     def is_cuda_declared(self, name: str) -> bool:
         """Whether a CUDA header declares `name`: an API a rule knows, not one of the helpers that
         projects copy into their tree (a library marked `vendored`, the CUDA Samples' helper_cuda.h)."""
-        rule = self.by_name.get(name)
+        rule = self.lookup(name)
         if rule is None or rule.c_library:
             return False
         library = self.libraries.get(rule.library)
@@ -126,8 +155,8 @@ class RuleDatabase:
 
     def known_names(self) -> frozenset[str]:
         """Every name worth keeping while parsing: rule names and the last part of qualified ones."""
-        names = set(self.by_name)
-        names.update(n.rsplit("::", 1)[-1] for n in self.by_name if "::" in n)
+        names = set(self.by_name) | set(self._unbuilt)
+        names.update(n.rsplit("::", 1)[-1] for n in tuple(names) if "::" in n)
         return frozenset(names)
 
     def find(self, name: str) -> Rule | None:
