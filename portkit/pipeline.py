@@ -676,9 +676,11 @@ def analyze_bytes(path: str, data: bytes, context: Context, macros: MacroTable |
     return _analyze_held(_held_job(context, macros), path, data)
 
 
-def _held_job(context: Context, macros: MacroTable | None, wanted: Wanted | None = None) -> Job:
-    return Job(context, context.rules.known_names() | ANALYZER_NAMES, keep_sources=False, macros=macros,
-               wanted=wanted)
+def _held_job(context: Context, macros: MacroTable | None, wanted: Wanted | None = None,
+              known: frozenset[str] | None = None) -> Job:
+    """A job for files held in memory; `known`: the names the parser keeps, when the caller has them already."""
+    return Job(context, known if known is not None else context.rules.known_names() | ANALYZER_NAMES,
+               keep_sources=False, macros=macros, wanted=wanted)
 
 
 def _analyze_held(job: Job, path: str, data: bytes, prepared: Prepared | None = None) -> list[Finding]:
@@ -711,8 +713,7 @@ def _analyze_reshaped_updated(update: bytes, path: str, data: bytes, shape: str)
     if _updated_job is None or _updated_job[0] != update:
         changed, wanted = pickle.loads(update)  # nosec B301: our own parent's bytes, through the pool's pipe
         context = dataclasses.replace(_worker_job.context, **changed)
-        _updated_job = update, Job(context, _worker_job.known, keep_sources=False, macros=_worker_job.macros,
-                                   wanted=wanted)
+        _updated_job = update, _held_job(context, _worker_job.macros, wanted, _worker_job.known)
     return _analyze_reshaped(_updated_job[1], path, data, shape)
 
 

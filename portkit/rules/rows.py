@@ -1,7 +1,7 @@
 """Rules column by column, each column as runs of equal values: the rule cache's form, built into rules lazily.
 
 A run uses a few hundred of the ~10,000 rules; building every one (36 fields each) when the database
-loads was most of its 0.045 s, in the part of every run that no other core can share.
+loads was most of the 0.057 s it took, in the part of every run that no other core can share.
 """
 from __future__ import annotations
 
@@ -33,17 +33,12 @@ class RuleRows:
 
     def __init__(self, columns: list[tuple[Sequence[Any], Sequence[int]]]):
         self._columns = [_Column(values, counts, list(itertools.accumulate(counts))) for values, counts in columns]
-        totals = {column.ends[-1] if column.ends else 0 for column in self._columns}
-        if len(totals) > 1 or len(self._columns) != len(RULE_FIELDS):
+        if len({column.ends[-1] if column.ends else 0 for column in self._columns}) > 1 \
+                or len(self._columns) != len(RULE_FIELDS):
             raise ValueError("columns of different lengths")
-        self.count = totals.pop() if totals else 0
 
     def column(self, field: str) -> list[Any]:
         return self._columns[RULE_FIELDS.index(field)].expanded()
 
     def rule(self, row: int) -> Rule:
         return Rule(*[column.at(row) for column in self._columns])
-
-    def rules(self) -> list[Rule]:
-        """Every rule, in order."""
-        return list(map(Rule, *(column.expanded() for column in self._columns)))
