@@ -107,7 +107,8 @@ class OutputTree:
         if entries and manifest is None:
             raise OutputError(f"{self.root}: not empty, and not written by portkit (no {MANIFEST}); "
                               "choose an empty or new directory, or force")
-        conflicts = [p.as_posix() for p in planned if self._conflict(p)]
+        # An empty directory has nothing to conflict with (a new tree: no look at each planned file).
+        conflicts = [p.as_posix() for p in planned if self._conflict(p)] if entries else []
         if conflicts:
             shown = ", ".join(printable(c) for c in conflicts[:_SHOWN]) + (", ..." if len(conflicts) > _SHOWN else "")
             raise OutputError(f"{self.root}: {len(conflicts)} files exist that portkit did not write or that changed "

@@ -292,10 +292,18 @@ def _init_worker(job: Job) -> None:
 def _die_with_parent() -> None:
     """A worker whose parent is killed (kill -9, an OOM kill) ends too instead of waiting forever (Linux)."""
     try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+        libc = _libc()
         libc.prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
     except (OSError, AttributeError):
         pass  # not Linux: the pool's own shutdown still applies
+
+
+def _libc() -> ctypes.CDLL:
+    """glibc by its usual name first: find_library runs `ldconfig -p`, milliseconds in every worker's start."""
+    try:
+        return ctypes.CDLL("libc.so.6", use_errno=True)
+    except OSError:
+        return ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
 
 
 def processed(job: Job, file: SourceFile, data: bytes | None, entry: str | None) -> FileResult:

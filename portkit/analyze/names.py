@@ -52,8 +52,8 @@ def _qualified(path: str, occurrence: Occurrence, context: Context) -> Finding |
     # The name is renamed where the rule's prefix is spelled as the text has it (no alias, no spaces in it).
     verbatim = written if written == len(text.encode()) else int(occurrence.get("verbatim") or 0)
     exact = expanded == text and len(prefix.encode()) <= verbatim
-    target = dataclasses.replace(occurrence, span=Span(occurrence.span.start, occurrence.span.start + len(prefix.encode())),
-                                 text=prefix) if exact else None
+    target = occurrence.spelled(Span(occurrence.span.start, occurrence.span.start + len(prefix.encode())),
+                                prefix) if exact else None
     return rule_finding(path, rule, rule.cuda, occurrence.span, occurrence.position, context, occurrence.function, target)
 
 
