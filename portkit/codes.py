@@ -78,6 +78,11 @@ def code_for_status(status: Status) -> str:
     return _BY_STATUS[status]
 
 
+def group_codes(key: str) -> tuple[str, ...]:
+    """Every code of a group ("api", "hazard", "environment"...)."""
+    return tuple(c.code for c in CODES.values() if c.group == key)
+
+
 def in_group(code: str, key: str) -> bool:
     return CODES[code].group == key if code in CODES else False
 
@@ -119,3 +124,5 @@ EXECUTION_SPACE_MISMATCH = _named("execution-space-mismatch")
 HANDLE_ARITHMETIC = _named("handle-arithmetic")
 GPU_ARCHITECTURE = _named("gpu-architecture")
 NVCC_FLAG = _named("nvcc-flag")
+# What a name matched against the rules may be reported as: the code of its status (findings.rule_finding).
+RULE_CODES = tuple(code_for_status(status) for status in Status)

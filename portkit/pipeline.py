@@ -27,7 +27,7 @@ import sys
 from concurrent.futures import ProcessPoolExecutor
 from typing import Callable, Iterable, Iterator
 
-from portkit.analyze import Context, TextFile, analyze
+from portkit.analyze import Context, Select, TextFile, analyze
 from portkit.analyze.registry import path_tails
 from portkit.analyze.hazards import INTERESTING_NAMES, WARP_LITERALS
 from portkit.analyze.language import DIMENSION_NAMES, HALF_TYPES
@@ -142,6 +142,9 @@ class Job:
     # The findings the caller acts on (convert: those it edits or marks): the others are dropped where they
     # are made, after the cache stored them, instead of being sent to the parent for nothing.
     wanted: Wanted | None = None
+    # Which analyzers run (analyze.registry.Select; all by default): those that can make a finding `wanted`
+    # keeps, when no cache stores every finding for a later run.
+    analyzers: Select | None = None
 
     def slimmed(self, result: FileResult) -> FileResult:
         """A fresh or cached result as this run's parent needs it."""
@@ -255,12 +258,12 @@ def process_file(job: Job, file: SourceFile, data: bytes | None = None) -> FileR
         text = read.data.decode(read.encoding, "replace")
         return FileResult(file, lines=text.count("\n"), encoding=read.encoding, warning=read.warning,
                           problem=read.problem, data=kept, findings=tuple(analyze(TextFile(file.path, file.file_type, text),
-                                                                                  job.context)))
+                                                                                  job.context, job.analyzers)))
     engine = _with_engine(parse_bytes(file.path, read.data, job), read.data, job)
     parsed = engine.unit
     context = _file_context(parsed, job)
     occurrences = parsed.occurrences
-    findings = tuple(analyze(parsed, context))
+    findings = tuple(analyze(parsed, context, job.analyzers))
     return FileResult(
         file, lines=lines, error_line=parsed.error_line, encoding=read.encoding,
         warning="; ".join(filter(None, [read.warning, engine.problem])),
@@ -269,7 +272,7 @@ def process_file(job: Job, file: SourceFile, data: bytes | None = None) -> FileR
         definitions=parsed.definitions, declared=parsed.declared, aliases=context.aliases,
         suppressions=tuple((o.position.line, o.detail) for o in occurrences if o.role is Role.SUPPRESSION),
         pending=tuple(o for o in occurrences if o.role is Role.QUALIFIED and needs_aliases(o, context)),
-        headers=tuple((h.path, tuple(analyze(h, _file_context(h, job)))) for h in engine.headers),
+        headers=tuple((h.path, tuple(analyze(h, _file_context(h, job), job.analyzers))) for h in engine.headers),
         depends=digests(engine.depends),
         internal=parsed.internal,
         includes=tuple(sorted({os.path.basename(o.text) for o in occurrences if o.role is Role.INCLUDE})),
@@ -353,8 +356,9 @@ class Workers:
         self.pool, self.job = _worker_pool(job, workers), job
         return self.pool
 
-    def update_for(self, context: Context, macros: MacroTable | None, wanted: Wanted | None) -> bytes | None:
-        """What turns the processes' job into `_held_job(context, macros, wanted)`: the fields of `context` that
+    def update_for(self, context: Context, macros: MacroTable | None, wanted: Wanted | None,
+                   analyzers: Select | None = None) -> bytes | None:
+        """What turns the processes' job into `_held_job(context, macros, wanted, analyzers=analyzers)`: the fields of `context` that
         differ from the job's (the project's names), pickled once for every task. None when the processes cannot
         serve it: none running, or other rules or another macro table."""
         job = self.job
@@ -362,7 +366,7 @@ class Workers:
             return None
         changed = {field.name: getattr(context, field.name) for field in dataclasses.fields(Context)
                    if getattr(context, field.name) is not getattr(job.context, field.name)}
-        return pickle.dumps((changed, wanted))
+        return pickle.dumps((changed, wanted, analyzers))
 
 
 def _start_pool(job: Job, todo: list[tuple[SourceFile, bytes | None, str | None]], jobs: int,
@@ -529,14 +533,15 @@ class PlannedRun:
 
 def plan_pipeline(settings: RunSettings, *, keep_sources: bool = False, prefer_roc: bool = False,
                   rules: RuleDatabase | None = None, select: Callable[[str], bool] | None = None,
-                  summary_only: bool = False, wanted: Wanted | None = None) -> PlannedRun:
+                  summary_only: bool = False, wanted: Wanted | None = None, analyzers: Select | None = None) -> PlannedRun:
     """Walk, read what is project-wide, and name each selected file's cache entry (`select` keeps all by default).
 
     `summary_only`: keep each file's findings counted, not the findings themselves (a text summary
     prints counts); the clang engine, whose units report their headers' findings, always keeps them.
     What is project-wide (the macro table, the walked paths, clang's environment) always comes from
     every walked file, so a file's result is the same whichever files are selected with it. `wanted`: the
-    findings the caller acts on (Job.wanted; all by default).
+    findings the caller acts on (Job.wanted; all by default); `analyzers`: those that can make them (Job.analyzers),
+    run alone when there is no cache (a cache keeps every finding, for later runs).
     """
     rules = rules if rules is not None else load_database(settings.rule_files)
     files, walk_warnings = discover(settings.paths, settings.extensions, settings.excludes)
@@ -549,7 +554,8 @@ def plan_pipeline(settings: RunSettings, *, keep_sources: bool = False, prefer_r
     macros = project_macros(files, contents)
     salt = cache_salt(rules, settings, prefer_roc, clang.env.fingerprint if clang else "", macros.fingerprint())
     job = Job(base, rules.known_names() | ANALYZER_NAMES, keep_sources, settings.engine, clang, settings.max_file_size,
-              macros, ScanCache(salt) if settings.cache else None, summary_only and clang is None, wanted)
+              macros, ScanCache(salt) if settings.cache else None, summary_only and clang is None, wanted,
+              None if settings.cache else analyzers)
     chosen = files if select is None else [f for f in files if select(f.path)]
     datas: list[bytes | None] = []
     entries: list[str | None] = []
@@ -564,10 +570,11 @@ def plan_pipeline(settings: RunSettings, *, keep_sources: bool = False, prefer_r
 def collect_pipeline(settings: RunSettings, *, keep_sources: bool = False, prefer_roc: bool = False,
                      progress: bool = False, rules: RuleDatabase | None = None,
                      select: Callable[[str], bool] | None = None, summary_only: bool = False,
-                     wanted: Wanted | None = None, workers: Workers | None = None) -> Collected:
+                     wanted: Wanted | None = None, analyzers: Select | None = None,
+                     workers: Workers | None = None) -> Collected:
     """Walk, then parse and analyse the files `select` keeps (all by default; in parallel, cached)."""
     return plan_pipeline(settings, keep_sources=keep_sources, prefer_roc=prefer_roc, rules=rules, select=select,
-                         summary_only=summary_only, wanted=wanted).collect(progress, workers)
+                         summary_only=summary_only, wanted=wanted, analyzers=analyzers).collect(progress, workers)
 
 
 def _summaries(results: list[FileResult], diagnostics: list[Diagnostic]) -> tuple[list[FileSummary], dict[str, bytes]]:
@@ -669,12 +676,13 @@ def _project_tallies(results: list[FileResult], names: ProjectNames, declared: f
 
 def run_pipeline(settings: RunSettings, *, keep_sources: bool = False, prefer_roc: bool = False,
                  progress: bool = False, rules: RuleDatabase | None = None, summary_only: bool = False,
-                 wanted: Wanted | None = None, workers: Workers | None = None) -> ScanResult:
+                 wanted: Wanted | None = None, analyzers: Select | None = None,
+                 workers: Workers | None = None) -> ScanResult:
     """Walk, then parse and analyse every file once (in parallel, cached by content), then finish. `workers`:
     where to keep the worker processes for a later pass (`analyze_reshaped`)."""
     return finish_pipeline(collect_pipeline(settings, keep_sources=keep_sources, prefer_roc=prefer_roc,
                                             progress=progress, rules=rules, summary_only=summary_only,
-                                            wanted=wanted, workers=workers))
+                                            wanted=wanted, analyzers=analyzers, workers=workers))
 
 
 def analyze_bytes(path: str, data: bytes, context: Context, macros: MacroTable | None = None) -> list[Finding]:
@@ -685,14 +693,14 @@ def analyze_bytes(path: str, data: bytes, context: Context, macros: MacroTable |
 
 
 def _held_job(context: Context, macros: MacroTable | None, wanted: Wanted | None = None,
-              known: frozenset[str] | None = None) -> Job:
+              known: frozenset[str] | None = None, analyzers: Select | None = None) -> Job:
     """A job for files held in memory; `known`: the names the parser keeps, when the caller has them already."""
     return Job(context, known if known is not None else context.rules.known_names() | ANALYZER_NAMES,
-               keep_sources=False, macros=macros, wanted=wanted)
+               keep_sources=False, macros=macros, wanted=wanted, analyzers=analyzers)
 
 
 def _analyze_held(job: Job, path: str, data: bytes, prepared: Prepared | None = None) -> list[Finding]:
-    findings = analyze(parse_bytes(path, data, job, prepared), job.context)
+    findings = analyze(parse_bytes(path, data, job, prepared), job.context, job.analyzers)
     return sorted(findings if job.wanted is None else filter(job.wanted, findings), key=Finding.sort_key)
 
 
@@ -719,27 +727,29 @@ def _analyze_reshaped_updated(update: bytes, path: str, data: bytes, shape: str)
     global _updated_job
     assert _worker_job is not None
     if _updated_job is None or _updated_job[0] != update:
-        changed, wanted = pickle.loads(update)  # nosec B301: our own parent's bytes, through the pool's pipe
+        changed, wanted, analyzers = pickle.loads(update)  # nosec B301: our own parent's bytes, through the pool's pipe
         context = dataclasses.replace(_worker_job.context, **changed)
-        _updated_job = update, _held_job(context, _worker_job.macros, wanted, _worker_job.known)
+        _updated_job = update, _held_job(context, _worker_job.macros, wanted, _worker_job.known, analyzers)
     return _analyze_reshaped(_updated_job[1], path, data, shape)
 
 
 def analyze_reshaped(files: list[tuple[str, bytes, str]], context: Context, macros: MacroTable | None = None,
-                     jobs: int = 0, wanted: Wanted | None = None, workers: Workers | None = None) -> Iterator[Reshaped]:
+                     jobs: int = 0, wanted: Wanted | None = None, workers: Workers | None = None,
+                     analyzers: Select | None = None) -> Iterator[Reshaped]:
     """Files held in memory, each with the shape (portkit/parse/recovery.py:tree_shape) of the text it
     was made from: each one's own shape, and its findings where that differs (None where it does not:
     the same structure, so nothing new to find). A parse each, and the analysis only where needed; in
     worker processes when there are enough files to pay for them, which start at once: the caller may
-    do other work before it reads the results. `wanted`: the findings the caller acts on (Job.wanted).
+    do other work before it reads the results. `wanted`: the findings the caller acts on (Job.wanted); `analyzers`:
+    those that can make them (Job.analyzers).
     `workers`: processes kept from the run's first pass, used when they can serve this one."""
-    update = workers.update_for(context, macros, wanted) if workers is not None and files else None
+    update = workers.update_for(context, macros, wanted, analyzers) if workers is not None and files else None
     if update is not None:
         pool = workers.pool
         assert pool is not None
         futures = {i: pool.submit(_analyze_reshaped_updated, update, *files[i]) for i in _largest_first(files)}
         return (futures[i].result() for i in range(len(files)))
-    job = _held_job(context, macros, wanted)
+    job = _held_job(context, macros, wanted, analyzers=analyzers)
     count = min(jobs or available_cpus(), available_cpus(), len(files))
     if count < 2 or (len(files) < _POOL_THRESHOLD and sum(len(data) for _, data, _ in files) < _POOL_BYTES):
         return (_analyze_reshaped(job, *file) for file in files)

@@ -9,13 +9,14 @@ from __future__ import annotations
 from portkit.analyze import (  # noqa: F401 - importing registers them
     builds, clashes, coordinates, environment, hazards, inventory, language, names, preamble, redeclarations, warps,
 )
-from portkit.analyze.registry import Context, TextFile, analyzers_for
+from portkit.analyze.registry import Context, Select, TextFile, analyzers_for
 from portkit.model import Finding, ParsedFile
 
-__all__ = ["Context", "TextFile", "analyze"]
+__all__ = ["Context", "Select", "TextFile", "analyze"]
 
 
-def analyze(subject: ParsedFile | TextFile, context: Context) -> list[Finding]:
-    """Every registered analyzer's findings for one parsed source or text file."""
+def analyze(subject: ParsedFile | TextFile, context: Context, select: Select | None = None) -> list[Finding]:
+    """Every registered analyzer's findings for one parsed source or text file (those `select` keeps: all
+    without it)."""
     file_type = subject.file_type if isinstance(subject, TextFile) else "source"
-    return [finding for analyzer in analyzers_for(file_type) for finding in analyzer(subject, context)]
+    return [finding for analyzer in analyzers_for(file_type, select) for finding in analyzer(subject, context)]

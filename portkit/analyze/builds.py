@@ -6,7 +6,7 @@ from typing import Iterable
 
 from portkit.analyze.findings import rule_finding
 from portkit.analyze.registry import Context, TextFile, analyzer
-from portkit.codes import CODES, GPU_ARCHITECTURE
+from portkit.codes import CODES, GPU_ARCHITECTURE, RULE_CODES
 from portkit.model import Finding, Position, Span
 from portkit.rules.build_facts import build_facts
 from portkit.textutil import HASH_COMMENT, LineIndex, blank
@@ -48,7 +48,7 @@ def text_location(lines: LineIndex[str], offset: int, length: int) -> tuple[Span
     return Span(start, start + length), lines.position(offset)
 
 
-@analyzer("cmake", "make")
+@analyzer("cmake", "make", codes=(GPU_ARCHITECTURE, *RULE_CODES))
 def analyze_build_file(file: TextFile, context: Context) -> Iterable[Finding]:
     lines = LineIndex(file.text)
     for offset, name in link_names(file.file_type, file.text):

@@ -61,7 +61,7 @@ def _guard(definition: Occurrence) -> Fix | None:
     return Fix(FixAction.GUARD, Span(line_start, definition.span.end), HIP_TEST)
 
 
-@analyzer("source")
+@analyzer("source", codes=(HIP_ALREADY_DEFINES,), fixes=True)
 def analyze_clashes(parsed: ParsedFile, context: Context) -> Iterable[Finding]:
     for o in parsed.of(Role.DEVICE_FUNCTION):
         if o.get("guarded") \
@@ -95,7 +95,7 @@ def _overloads(parsed: ParsedFile) -> dict[str, list[Occurrence]]:
     return {name: found for name, found in groups.items() if len(found) > 1}
 
 
-@analyzer("source")
+@analyzer("source", codes=(MERGED_OVERLOAD,), fixes=True)
 def analyze_merged_overloads(parsed: ParsedFile, context: Context) -> Iterable[Finding]:
     """Overloads on two CUDA types that HIP names alike (a driver and a runtime error type) are one
     function twice under hipcc: the later definition is kept out of the HIP build."""
@@ -112,7 +112,7 @@ def analyze_merged_overloads(parsed: ParsedFile, context: Context) -> Iterable[F
             yield dataclasses.replace(finding, fix=_guard(o))
 
 
-@analyzer("source")
+@analyzer("source", codes=(HIP_ALREADY_DEFINES,), fixes=True)
 def analyze_legacy_macros(parsed: ParsedFile, context: Context) -> Iterable[Finding]:
     """A macro that spells a warp intrinsic's old name with its _sync form (`#define __shfl_down(v, d)
     __shfl_down_sync(0xffffffff, v, d)`): HIP has the old name itself, so the macro stays out of its build

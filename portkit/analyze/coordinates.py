@@ -20,7 +20,7 @@ from portkit.model import Finding, Fix, FixAction, ParsedFile, Role, Span
 _BUILTIN_COORDINATE = re.compile(r"(?:threadIdx|blockIdx|blockDim|gridDim)\s*\.\s*[xyz]")
 
 
-@analyzer("source")
+@analyzer("source", codes=(COORDINATE_ARGUMENT,), fixes=True)
 def analyze_coordinate_arguments(parsed: ParsedFile, context: Context) -> Iterable[Finding]:
     for o in parsed.of(Role.CALL):
         if not o.parts or o.text in parsed.declared:

@@ -12,7 +12,7 @@ from typing import Iterator
 
 from portkit.analyze.builds import text_location
 from portkit.analyze.registry import Context, TextFile, analyzer
-from portkit.codes import CODES, NVCC_FLAG
+from portkit.codes import CODES, NVCC_FLAG, group_codes
 from portkit.model import Finding
 from portkit.resources import load_data
 from portkit.rules.build_facts import build_facts
@@ -59,7 +59,7 @@ def _advice(code: str, name: str) -> str:
     return CODES[code].fix
 
 
-@analyzer(*TEXT_FILE_TYPES)
+@analyzer(*TEXT_FILE_TYPES, codes=group_codes("environment"))
 def analyze_environment(file: TextFile, context: Context) -> Iterator[Finding]:
     code_text = blank(file.text, HASH_COMMENT)
     lines = LineIndex(file.text)

@@ -86,7 +86,7 @@ def _static_shared_bytes(parsed: ParsedFile, constants: dict[str, str]) -> dict[
     return per_function
 
 
-@analyzer("source")
+@analyzer("source", codes=(codes.SHARED_MEMORY_OVER_64K, codes.DYNAMIC_SHARED_MEMORY_OPT_IN))
 def shared_memory(parsed: ParsedFile, context: Context) -> Iterator[Finding]:
     constants = parsed.constants
     for function, (total, first) in sorted(_static_shared_bytes(parsed, constants).items()):
@@ -110,7 +110,7 @@ def shared_memory(parsed: ParsedFile, context: Context) -> Iterator[Finding]:
                 yield hazard(parsed, o, codes.DYNAMIC_SHARED_MEMORY_OPT_IN, f"dynamic shared memory limit raised to {o.get('arg2')}")
 
 
-@analyzer("source")
+@analyzer("source", codes=(codes.COMPUTE_CAPABILITY_CHECK,))
 def compute_capability_checks(parsed: ParsedFile, context: Context) -> Iterator[Finding]:
     facts = build_facts()
     tests = [o for o in parsed.of(K.FIELD) if _capability_test(o)]
@@ -152,7 +152,7 @@ def _uses_device_properties(parsed: ParsedFile) -> bool:
     return any(o.text in ("cudaDeviceProp", "cudaGetDeviceProperties", "hipDeviceProp_t") for o in parsed.occurrences)
 
 
-@analyzer("source")
+@analyzer("source", codes=(codes.DYNAMIC_PARALLELISM,))
 def dynamic_parallelism(parsed: ParsedFile, context: Context) -> Iterator[Finding]:
     """Kernel launches, and calls of CUDA's device runtime (cudaMalloc, streams, events), in device code: convert
     renames such a call to a HIP function that only the host has."""
@@ -169,7 +169,7 @@ def dynamic_parallelism(parsed: ParsedFile, context: Context) -> Iterator[Findin
                          "device code", shadowable=True)
 
 
-@analyzer("source")
+@analyzer("source", codes=(codes.TEXTURE_REFERENCE,))
 def textures(parsed: ParsedFile, context: Context) -> Iterator[Finding]:
     for o in parsed.of(K.TYPE):
         if o.text in TEXTURE_TEMPLATES and o.text not in context.project_names:
@@ -188,7 +188,7 @@ def _named(parsed: ParsedFile, names: set[str], code: str, message: str, context
             yield hazard(parsed, o, code, message.format(name=o.text), shadowable=True)
 
 
-@analyzer("source")
+@analyzer("source", codes=(codes.COOPERATIVE_LAUNCH,))
 def cooperative(parsed: ParsedFile, context: Context) -> Iterator[Finding]:
     """Cooperative launches and grid-wide barriers (`grid.sync()`) need every block resident at once.
     A grid_group used only for its rank and size (grid-stride loops) needs nothing of the kind."""
@@ -200,7 +200,7 @@ def cooperative(parsed: ParsedFile, context: Context) -> Iterator[Finding]:
                          f"{o.get('object')}.sync(): a grid-wide barrier needs every block resident (AMD occupancy differs)")
 
 
-@analyzer("source")
+@analyzer("source", codes=(codes.CUDA_GRAPHS,))
 def graphs(parsed: ParsedFile, context: Context) -> Iterator[Finding]:
     """Once a file, at its first graph call: each call's own mapping is its API finding."""
     calls = [o for o in parsed.of(K.CALL) if (o.text == "cudaStreamBeginCapture"
@@ -211,7 +211,7 @@ def graphs(parsed: ParsedFile, context: Context) -> Iterator[Finding]:
                                                           f"{', ...' if len(names) > 4 else ''}): check hipGraph coverage")
 
 
-@analyzer("source")
+@analyzer("source", codes=(codes.STREAM_PRIORITY,))
 def stream_priorities(parsed: ParsedFile, context: Context) -> Iterator[Finding]:
     """A stream created with a fixed priority number; one from cudaDeviceGetStreamPriorityRange is portable."""
     for o in calls(parsed, {"cudaStreamCreateWithPriority"}):
@@ -224,7 +224,7 @@ def stream_priorities(parsed: ParsedFile, context: Context) -> Iterator[Finding]
 _SHOWN = re.compile(r"(?i)print|log|puts|cerr|cout|format|fmt|write|str\b|message|to_string|string")
 
 
-@analyzer("source")
+@analyzer("source", codes=(codes.DEVICE_PROPERTY_MEANING,))
 def device_properties(parsed: ParsedFile, context: Context) -> Iterator[Finding]:
     """A compute capability used as a number (`major * 10 + minor`, `"sm_" + to_string(major)`, `switch (major)`).
 
@@ -243,7 +243,7 @@ def device_properties(parsed: ParsedFile, context: Context) -> Iterator[Finding]
                          f".{o.text} used as a compute capability; on AMD it holds the gfx generation")
 
 
-@analyzer("source")
+@analyzer("source", codes=(codes.LAUNCH_BOUNDS,))
 def launch_bounds(parsed: ParsedFile, context: Context) -> Iterator[Finding]:
     for o in parsed.of(K.LAUNCH_BOUNDS):
         # A minimum of 1 (wave per execution unit, for HIP) constrains nothing.
@@ -251,6 +251,6 @@ def launch_bounds(parsed: ParsedFile, context: Context) -> Iterator[Finding]:
             yield hazard(parsed, o, codes.LAUNCH_BOUNDS, f"{o.text}: HIP reads the second argument as waves per execution unit")
 
 
-@analyzer("source")
+@analyzer("source", codes=(codes.HOPPER_ONLY,))
 def hopper(parsed: ParsedFile, context: Context) -> Iterator[Finding]:
     yield from _named(parsed, HOPPER, codes.HOPPER_ONLY, "{name} is Hopper-only", context)

@@ -7,7 +7,7 @@ from typing import Iterable
 
 from portkit.analyze.findings import rule_finding, simple_finding
 from portkit.analyze.registry import Context, analyzer
-from portkit.codes import API_UNSUPPORTED, CUDA_BRANCH, DEVICE_FUNCTION, KERNEL, KERNEL_LAUNCH, Status
+from portkit.codes import API_UNSUPPORTED, CUDA_BRANCH, DEVICE_FUNCTION, KERNEL, KERNEL_LAUNCH, RULE_CODES, Status
 from portkit.model import Finding, Fix, FixAction, Occurrence, ParsedFile, Role
 
 GENERIC_ASM_ADVICE = ("PTX is NVIDIA's ISA and no AMD compiler accepts it: rewrite the block in HIP C++ "
@@ -22,7 +22,7 @@ BRANCH_ADVICE = ("hipcc does not define these macros: test __HIP_PLATFORM_AMD__/
 PTX_LOOKING = re.compile(r"\b[a-z]+(\.[a-z0-9]+)+\b|%%?(laneid|warpid|smid|tid|ntid|ctaid|nctaid|clock)")
 
 
-@analyzer("source")
+@analyzer("source", codes=(KERNEL, KERNEL_LAUNCH, DEVICE_FUNCTION, CUDA_BRANCH, *RULE_CODES), fixes=True)
 def analyze_inventory(parsed: ParsedFile, context: Context) -> Iterable[Finding]:
     device = parsed.device_functions
     for occurrence in parsed.of(Role.KERNEL, Role.DEVICE_FUNCTION, Role.LAUNCH, Role.INLINE_ASM, Role.PREPROCESSOR_CONDITION):

@@ -27,7 +27,7 @@ DIMENSION_NAMES = frozenset({"dim3", "make_uint3"})
 HALF_TYPES = frozenset({"half", "half2", "__half", "__half2"})
 
 
-@analyzer("source")
+@analyzer("source", codes=(REGISTER_STORAGE,), fixes=True)
 def analyze_register(parsed: ParsedFile, context: Context) -> Iterable[Finding]:
     if PurePath(parsed.path).suffix == ".c":
         return
@@ -38,7 +38,7 @@ def analyze_register(parsed: ParsedFile, context: Context) -> Iterable[Finding]:
             yield dataclasses.replace(finding, fix=Fix(FixAction.RENAME, o.parts[0], ""))
 
 
-@analyzer("source")
+@analyzer("source", codes=(UINT3_AS_DIM3,), fixes=True)
 def analyze_uint3_dimensions(parsed: ParsedFile, context: Context) -> Iterable[Finding]:
     calls = [o for o in parsed.of(Role.CALL) if o.text == "make_uint3"]
     if not calls:
@@ -64,7 +64,7 @@ def _dim3_from(call: Occurrence, dims: set[str], launch_dims: set[int]) -> str:
     return ""
 
 
-@analyzer("source")
+@analyzer("source", codes=(HALF_EMPTY_BRACES,), fixes=True)
 def analyze_half_empty_braces(parsed: ParsedFile, context: Context) -> Iterable[Finding]:
     assigned = parsed.of(Role.EMPTY_BRACES)
     if not assigned:
@@ -81,7 +81,7 @@ def analyze_half_empty_braces(parsed: ParsedFile, context: Context) -> Iterable[
             yield dataclasses.replace(finding, name=kind, fix=Fix(FixAction.RENAME, o.parts[0], f"{kind}{{}}"))
 
 
-@analyzer("source")
+@analyzer("source", codes=(HANDLE_ARITHMETIC,))
 def analyze_handle_arithmetic(parsed: ParsedFile, context: Context) -> Iterable[Finding]:
     for o in parsed.of(Role.HANDLE_ARITHMETIC):
         rule = context.rules.lookup(o.detail)

@@ -7,7 +7,7 @@ from typing import AbstractSet, Iterable, Iterator, NamedTuple
 
 from portkit.analyze.findings import NULL_POINTERS, extra_argument, rule_finding, simple_finding
 from portkit.analyze.registry import Context, analyzer
-from portkit.codes import API_UNKNOWN
+from portkit.codes import API_UNKNOWN, RULE_CODES
 from portkit.model import Finding, FixAction, Occurrence, ParsedFile, Role, Span
 from portkit.rules import Rule
 
@@ -211,7 +211,7 @@ def _included_before(header: str, occurrence: Occurrence, parsed: ParsedFile, co
                for o in parsed.of(Role.INCLUDE))
 
 
-@analyzer("source")
+@analyzer("source", codes=(API_UNKNOWN, *RULE_CODES), fixes=True)
 def analyze_names(parsed: ParsedFile, context: Context) -> Iterable[Finding]:
     device = parsed.device_functions
     types = {o.text for o in parsed.of(Role.TYPE)}

@@ -129,7 +129,7 @@ def _preamble_finding(parsed: ParsedFile, lines: list[str], needed: str, advice:
     return dataclasses.replace(finding, fix=Fix(FixAction.INSERT, span, text))
 
 
-@analyzer("source")
+@analyzer("source", codes=(HIP_PREAMBLE,), fixes=True)
 def analyze_preamble(parsed: ParsedFile, context: Context) -> Iterable[Finding]:
     defines, helpers = _defines_and_helpers(parsed, context)
     runtime = context.rules.hip_header(IMPLICIT_CUDA_HEADER)

@@ -32,7 +32,7 @@ def _declarations(parsed: ParsedFile) -> dict[str, list[Occurrence]]:
     return found
 
 
-@analyzer("source")
+@analyzer("source", codes=(EXECUTION_SPACE_MISMATCH,), fixes=True)
 def analyze_redeclarations(parsed: ParsedFile, context: Context) -> Iterable[Finding]:
     declarations = _declarations(parsed)
     if not declarations:

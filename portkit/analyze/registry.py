@@ -8,6 +8,7 @@ they read occurrences and rules and return findings, never text edits.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import os
 from typing import Any, Callable, Iterable
 
@@ -50,16 +51,35 @@ class TextFile:
 
 
 Analyzer = Callable[[Any, Context], Iterable[Finding]]
-_ANALYZERS: dict[str, list[Analyzer]] = {}
+# Whether to run an analyzer, from the codes its findings may carry and whether they may carry a fix.
+Select = Callable[[frozenset[str], bool], bool]
 
 
-def analyzer(*file_types: str) -> Callable[[Analyzer], Analyzer]:
+@dataclasses.dataclass(frozen=True)
+class Registration:
+    function: Analyzer
+    codes: frozenset[str]  # every code its findings may carry (tests/analyze/test_registry.py checks them)
+    fixes: bool  # whether its findings may say what convert writes
+
+
+_ANALYZERS: dict[str, list[Registration]] = {}
+
+
+def analyzer(*file_types: str, codes: Iterable[str], fixes: bool = False) -> Callable[[Analyzer], Analyzer]:
+    """Register a function for `file_types`; `codes` and `fixes` say what its findings may be, so that a caller
+    acting on some findings only (convert without a cache to fill) runs only the analyzers that can make them."""
     def register(function: Analyzer) -> Analyzer:
         for file_type in file_types:
-            _ANALYZERS.setdefault(file_type, []).append(function)
+            _ANALYZERS.setdefault(file_type, []).append(Registration(function, frozenset(codes), fixes))
         return function
     return register
 
 
-def analyzers_for(file_type: str) -> list[Analyzer]:
+def registrations(file_type: str) -> list[Registration]:
     return _ANALYZERS.get(file_type, [])
+
+
+@functools.lru_cache(maxsize=16)
+def analyzers_for(file_type: str, select: Select | None = None) -> list[Analyzer]:
+    """The analyzers of a file type, those `select` keeps (all without it); asked once per file, answered once."""
+    return [r.function for r in registrations(file_type) if select is None or select(r.codes, r.fixes)]

@@ -64,7 +64,7 @@ def _lane_arithmetic(o: Occurrence, derived: set[str]) -> bool:
                 or o.detail in ("/", ">>") and any(BLOCK_SIZE_NAME.fullmatch(w) for w in words))
 
 
-@analyzer("source")
+@analyzer("source", codes=(codes.WARP_SIZE_LITERAL,))
 def warp_size_literals(parsed: ParsedFile, context: Context) -> Iterator[Finding]:
     """32, 31 and 5 in lane and warp arithmetic (`threadIdx.x % 32`, `lane = tid & 31`, `idx >> 5`)."""
     device = device_code(parsed)
@@ -82,7 +82,7 @@ SHUFFLE_OFFSET_ARG = {"__shfl_down_sync": 2, "__shfl_up_sync": 2, "__shfl_xor_sy
                       "__shfl_down": 1, "__shfl_up": 1, "__shfl_xor": 1}
 
 
-@analyzer("source")
+@analyzer("source", codes=(codes.WARP_SIZE_LITERAL,))
 def shuffle_loops(parsed: ParsedFile, context: Context) -> Iterator[Finding]:
     """`for (int o = 16; o > 0; o /= 2) v += __shfl_down_sync(m, v, o)` and `for (int m = 1; m < 32; m *= 2)`:
     a shuffle reduction over 32 lanes, which leaves half a 64-lane wavefront out."""
@@ -100,7 +100,7 @@ def shuffle_loops(parsed: ParsedFile, context: Context) -> Iterator[Finding]:
                          f"'{o.get('other')} {o.detail} {o.text}' bounds a shuffle exchange: it covers 32 lanes")
 
 
-@analyzer("source")
+@analyzer("source", codes=(codes.WARP_SIZE_LITERAL,))
 def warp_size_constants(parsed: ParsedFile, context: Context) -> Iterator[Finding]:
     """`#define WARP_SIZE 32`, `constexpr int kWarpSize = 32`: the warp size fixed at 32 lanes."""
     constants = parsed.constants
@@ -109,7 +109,7 @@ def warp_size_constants(parsed: ParsedFile, context: Context) -> Iterator[Findin
             yield hazard(parsed, o, codes.WARP_SIZE_LITERAL, f"{o.text} = {o.get('value')} fixes the warp size at 32 lanes")
 
 
-@analyzer("source")
+@analyzer("source", codes=(codes.WARP_SIZE_LITERAL,))
 def lane_indexed_arrays(parsed: ParsedFile, context: Context) -> Iterator[Finding]:
     """A `__shared__ T s[32]` indexed by lane id: lanes 32-63 of a wavefront index past its end."""
     constants = parsed.constants
@@ -141,7 +141,7 @@ def _mask_problem(mask: str, constants: dict[str, str]) -> str:
     return ""
 
 
-@analyzer("source")
+@analyzer("source", codes=(codes.FULL_WARP_MASK,))
 def full_warp_masks(parsed: ParsedFile, context: Context) -> Iterator[Finding]:
     constants = parsed.constants
     for o in calls(parsed, SYNC_MASKED):
@@ -150,7 +150,7 @@ def full_warp_masks(parsed: ParsedFile, context: Context) -> Iterator[Finding]:
             yield hazard(parsed, o, codes.FULL_WARP_MASK, f"{o.text}({o.get('arg0')}, ...) passes {problem}")
 
 
-@analyzer("source")
+@analyzer("source", codes=(codes.BALLOT_IN_32_BITS,))
 def ballots_in_32_bits(parsed: ParsedFile, context: Context) -> Iterator[Finding]:
     for o in calls(parsed, BALLOTS):
         declared = o.get("assigned_type").replace("const ", "").strip()
@@ -158,14 +158,14 @@ def ballots_in_32_bits(parsed: ParsedFile, context: Context) -> Iterator[Finding
             yield hazard(parsed, o, codes.BALLOT_IN_32_BITS, f"the 64-bit result of {o.text} is stored in '{declared}'")
 
 
-@analyzer("source")
+@analyzer("source", codes=(codes.WARPSIZE_AS_CONSTANT,))
 def warpsize_constants(parsed: ParsedFile, context: Context) -> Iterator[Finding]:
     for o in parsed.of(K.IDENTIFIER, K.TYPE):
         if o.text == "warpSize" and o.get("constant"):
             yield hazard(parsed, o, codes.WARPSIZE_AS_CONSTANT, f"warpSize used as a compile-time constant ({o.get('constant')})")
 
 
-@analyzer("source")
+@analyzer("source", codes=(codes.SHUFFLE_WIDTH_32,))
 def shuffle_widths(parsed: ParsedFile, context: Context) -> Iterator[Finding]:
     for o in calls(parsed, SHUFFLE_WIDTH_ARG):
         width = o.get(f"arg{SHUFFLE_WIDTH_ARG[o.text]}")

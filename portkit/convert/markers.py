@@ -4,7 +4,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Iterable
 
-from portkit.codes import API_UNKNOWN, ATTENTION_STATUSES, in_group
+from portkit.codes import API_UNKNOWN, ATTENTION_STATUSES, CODES, in_group
 from portkit.model import Edit, Finding, Severity, Span
 from portkit.textutil import BOM, LineIndex
 
@@ -62,6 +62,13 @@ def needs_marker(finding: Finding) -> bool:
     if in_group(finding.code, "hazard"):
         return finding.severity is Severity.ERROR and finding.fix is None
     return finding.status in ATTENTION_STATUSES and in_group(finding.code, "api")
+
+
+def may_need_marker(code: str) -> bool:
+    """Whether some finding with `code` may need a marker: `needs_marker` read for the code alone."""
+    if code == API_UNKNOWN or in_group(code, "api"):
+        return True  # a name's own status decides
+    return in_group(code, "hazard") and CODES[code].severity is Severity.ERROR
 
 
 def marker_edits(path: str, source: bytes, findings: Iterable[Finding]) -> tuple[list[Edit], list[Marker]]:

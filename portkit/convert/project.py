@@ -14,7 +14,7 @@ from portkit.convert.edits import EditOptions
 from portkit.convert.hipify import HipifyFailure, find_hipify_perl, hipify_files
 from portkit.convert.markers import Marker
 from portkit.convert.output import Change, TreeWriter, WriteLog, destination, write_in_place
-from portkit.convert.sources import FileConversion, SourceToConvert, acted_on, convert_all, convert_source
+from portkit.convert.sources import FileConversion, SourceToConvert, acted_on, convert_all, convert_source, may_act_on
 from portkit.convert.verify import VerifyResult, is_unit, verify_tree
 from portkit.errors import InputError
 from portkit.outpath import refuse_overlap
@@ -160,7 +160,7 @@ def convert_project(settings: RunSettings, options: ConvertOptions, progress: bo
     try:
         with Workers() as workers:  # the scan's processes parse the converted files again
             result = run_pipeline(settings, keep_sources=True, prefer_roc=options.roc, progress=progress,
-                                  wanted=acted_on, workers=workers)
+                                  wanted=acted_on, analyzers=may_act_on, workers=workers)
             if writer is not None:
                 writer.leave_out(result.unreadable())
             outcome = _convert_all(settings, options, result, writer, workers)

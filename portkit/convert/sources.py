@@ -11,7 +11,7 @@ from typing import Callable, Iterable
 
 from portkit.analyze import Context
 from portkit.convert.edits import EditOptions, apply_nested, edits_for, requires_met
-from portkit.convert.markers import Marker, marker_edits, needs_marker
+from portkit.convert.markers import Marker, marker_edits, may_need_marker, needs_marker
 from portkit.convert.output import Change
 from portkit.model import Finding
 from portkit.parse import MacroTable
@@ -59,6 +59,12 @@ def acted_on(finding: Finding) -> bool:
     return finding.fix is not None or needs_marker(finding)
 
 
+def may_act_on(codes: frozenset[str], fixes: bool) -> bool:
+    """Whether an analyzer whose findings carry `codes` (and a fix, if `fixes`) may make one `acted_on` keeps:
+    the analyzers a convert runs when no cache keeps every finding for later (pipeline.Job.select)."""
+    return fixes or any(may_need_marker(code) for code in codes)
+
+
 @dataclasses.dataclass(frozen=True)
 class SourceToConvert:
     path: str
@@ -100,7 +106,7 @@ def convert_all(sources: list[SourceToConvert], context: Context, options: EditO
     pending = list(shapes)
     for passes in range(_MAX_PASSES - 1):
         analysed = analyze_reshaped([(sources[i].path, done[i].converted, shapes[i]) for i in pending], context,
-                                    macros, jobs, acted_on, workers)
+                                    macros, jobs, acted_on, workers, may_act_on)
         if passes == 0:  # while worker processes parse the files of the pass
             done.update((i, converted(i)) for i in range(len(sources)) if i not in done)
             if settled is not None:

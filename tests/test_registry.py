@@ -1,0 +1,69 @@
+"""What each analyzer declares it may report (`@analyzer(..., codes=, fixes=)`) against what it reports, and the
+convert that runs only the analyzers whose findings it acts on."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from conftest import EXAMPLES, ROOT
+from portkit.analyze import Context, TextFile
+from portkit.analyze.registry import analyzers_for, registrations
+from portkit.codes import CODES, Status
+from portkit.convert.markers import may_need_marker, needs_marker
+from portkit.convert.sources import acted_on, may_act_on
+from portkit.model import Finding, Position
+from portkit.pipeline import _held_job, parse_bytes, run_pipeline
+from portkit.rules import Target
+from portkit.settings import RunSettings
+from portkit.walk import discover
+
+HIP52 = Target(rocm=(5, 2, 0))
+CORPUS = discover([str(ROOT / "tests" / "cases"), str(EXAMPLES)])[0]
+
+
+def test_every_finding_an_analyzer_reports_is_of_a_code_it_declares(database) -> None:
+    context = Context(rules=database, target=HIP52)
+    job = _held_job(context, None)
+    reported: dict[str, set[str]] = {}
+    for file in CORPUS:
+        path = Path(file.path)
+        data = path.read_bytes()
+        subject = parse_bytes(file.path, data, job) if file.file_type == "source" else \
+            TextFile(file.path, file.file_type, data.decode("utf-8", "replace"))
+        for registration in registrations(file.file_type):
+            for finding in registration.function(subject, context):
+                name = registration.function.__name__
+                assert finding.code in registration.codes, f"{path.name}: {name} reported {finding.code}"
+                assert finding.fix is None or registration.fixes, f"{path.name}: {name} wrote a fix"
+                reported.setdefault(name, set()).add(finding.code)
+    # The corpus reaches nearly every analyzer: the check above is not vacuous.
+    assert len(reported) >= len({r.function.__name__ for t in ("source", "cmake", "make") for r in registrations(t)}) - 3
+
+
+@pytest.mark.parametrize("code", sorted(CODES))
+def test_a_code_that_may_need_a_marker_is_told_so(code: str) -> None:
+    for status in (None, *Status):
+        for name in ("cudaThing", "cub::Thing", "thrust/thing.h"):
+            finding = Finding("a.cu", Position(1, 1), code, name, "m", CODES[code].severity, status=status)
+            assert not needs_marker(finding) or may_need_marker(code)
+
+
+def test_without_a_cache_convert_runs_only_the_analyzers_whose_findings_it_acts_on(
+        tmp_path: Path, database, monkeypatch) -> None:
+    monkeypatch.setenv("PORTKIT_CACHE_DIR", str(tmp_path / "cache"))
+    source = tmp_path / "k.cu"
+    source.write_bytes(b"#define WARP_SIZE 32\n__global__ void k(float *x) { int lane = threadIdx.x % 32;\n"
+                       b"  x[lane] = __shfl_down_sync(0xffffffff, 1.0f, 1); int b = __ballot_sync(~0u, 1); }\n"
+                       b"void h(float *d) { cudaMalloc(&d, 4); k<<<1, 32>>>(d); cudaLaunchCooperativeKernel(0); }\n")
+    skipped = set(analyzers_for("source")) - set(analyzers_for("source", may_act_on))
+    assert skipped and all(not r.fixes for r in registrations("source") if r.function in skipped)
+    for cache in (False, True):
+        settings = RunSettings(paths=(str(source),), root=tmp_path, target=HIP52, jobs=1, cache=cache)
+        every = run_pipeline(settings, rules=database).findings
+        assert {"PK300", "PK301", "PK332"} <= {f.code for f in every}  # warnings of skipped analyzers
+        acted = run_pipeline(settings, keep_sources=True, rules=database, wanted=acted_on, analyzers=may_act_on).findings
+        assert acted == [f for f in every if acted_on(f)] and acted
+    # With a cache the analyzers all ran: a scan reading the cache still finds the warnings.
+    settings = RunSettings(paths=(str(source),), root=tmp_path, target=HIP52, jobs=1, cache=True)
+    assert {"PK300", "PK301", "PK332"} <= {f.code for f in run_pipeline(settings, rules=database).findings}
