@@ -58,7 +58,7 @@ Select = Callable[[frozenset[str], bool], bool]
 @dataclasses.dataclass(frozen=True)
 class Registration:
     function: Analyzer
-    codes: frozenset[str]  # every code its findings may carry (tests/analyze/test_registry.py checks them)
+    codes: frozenset[str]  # every code its findings may carry (tests/test_registry.py checks them)
     fixes: bool  # whether its findings may say what convert writes
 
 
@@ -71,6 +71,7 @@ def analyzer(*file_types: str, codes: Iterable[str], fixes: bool = False) -> Cal
     def register(function: Analyzer) -> Analyzer:
         for file_type in file_types:
             _ANALYZERS.setdefault(file_type, []).append(Registration(function, frozenset(codes), fixes))
+        analyzers_for.cache_clear()
         return function
     return register
 
@@ -80,6 +81,6 @@ def registrations(file_type: str) -> list[Registration]:
 
 
 @functools.lru_cache(maxsize=16)
-def analyzers_for(file_type: str, select: Select | None = None) -> list[Analyzer]:
+def analyzers_for(file_type: str, select: Select | None = None) -> tuple[Analyzer, ...]:
     """The analyzers of a file type, those `select` keeps (all without it); asked once per file, answered once."""
-    return [r.function for r in registrations(file_type) if select is None or select(r.codes, r.fixes)]
+    return tuple(r.function for r in registrations(file_type) if select is None or select(r.codes, r.fixes))

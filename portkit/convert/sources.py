@@ -61,7 +61,7 @@ def acted_on(finding: Finding) -> bool:
 
 def may_act_on(codes: frozenset[str], fixes: bool) -> bool:
     """Whether an analyzer whose findings carry `codes` (and a fix, if `fixes`) may make one `acted_on` keeps:
-    the analyzers a convert runs when no cache keeps every finding for later (pipeline.Job.select)."""
+    the analyzers a convert runs when no cache keeps every finding for later (pipeline.Job.analyzers)."""
     return fixes or any(may_need_marker(code) for code in codes)
 
 
