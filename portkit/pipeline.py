@@ -28,7 +28,7 @@ from concurrent.futures import ProcessPoolExecutor
 from typing import Callable, Iterable, Iterator
 
 from portkit.analyze import Context, Select, TextFile, analyze
-from portkit.analyze.registry import path_tails
+from portkit.analyze.registry import path_tails, roles_read
 from portkit.analyze.hazards import INTERESTING_NAMES, WARP_LITERALS
 from portkit.analyze.language import DIMENSION_NAMES, HALF_TYPES
 from portkit.analyze.names import is_interesting, needs_aliases, resolve_pending
@@ -145,6 +145,8 @@ class Job:
     # Which analyzers run (analyze.registry.Select; all by default): those that can make a finding `wanted`
     # keeps, when no cache stores every finding for a later run.
     analyzers: Select | None = None
+    # The parser's optional roles those analyzers read (parse.treesitter.OPTIONAL_ROLES; None: all of them).
+    roles: frozenset[Role] | None = None
 
     def slimmed(self, result: FileResult) -> FileResult:
         """A fresh or cached result as this run's parent needs it."""
@@ -179,7 +181,7 @@ def parse_bytes(path: str, data: bytes, job: Job, prepared: Prepared | None = No
     rules = job.context.rules
     return parse_source(path, data, keep=job.keep, literals=WARP_LITERALS, api=rules.is_api,
                         cuda_declared=rules.is_cuda_declared, hip_alias=rules.is_hip_alias, macros=job.macros,
-                        prepared=prepared, hip_pointer=rules.is_hip_pointer)
+                        prepared=prepared, hip_pointer=rules.is_hip_pointer, roles=job.roles)
 
 
 def project_macros(files: Iterable[SourceFile], contents: FileContents) -> MacroTable:
@@ -553,9 +555,10 @@ def plan_pipeline(settings: RunSettings, *, keep_sources: bool = False, prefer_r
     contents = FileContents(StatIndex(settings.paths) if settings.cache else None, settings.max_file_size)
     macros = project_macros(files, contents)
     salt = cache_salt(rules, settings, prefer_roc, clang.env.fingerprint if clang else "", macros.fingerprint())
+    analyzers = None if settings.cache else analyzers
     job = Job(base, rules.known_names() | ANALYZER_NAMES, keep_sources, settings.engine, clang, settings.max_file_size,
               macros, ScanCache(salt) if settings.cache else None, summary_only and clang is None, wanted,
-              None if settings.cache else analyzers)
+              analyzers, roles_read(analyzers))
     chosen = files if select is None else [f for f in files if select(f.path)]
     datas: list[bytes | None] = []
     entries: list[str | None] = []
@@ -696,7 +699,7 @@ def _held_job(context: Context, macros: MacroTable | None, wanted: Wanted | None
               known: frozenset[str] | None = None, analyzers: Select | None = None) -> Job:
     """A job for files held in memory; `known`: the names the parser keeps, when the caller has them already."""
     return Job(context, known if known is not None else context.rules.known_names() | ANALYZER_NAMES,
-               keep_sources=False, macros=macros, wanted=wanted, analyzers=analyzers)
+               keep_sources=False, macros=macros, wanted=wanted, analyzers=analyzers, roles=roles_read(analyzers))
 
 
 def _analyze_held(job: Job, path: str, data: bytes, prepared: Prepared | None = None) -> list[Finding]:

@@ -2,17 +2,19 @@
 convert that runs only the analyzers whose findings it acts on."""
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import pytest
 
 from conftest import EXAMPLES, ROOT
 from portkit.analyze import Context, TextFile
-from portkit.analyze.registry import analyzers_for, registrations
+from portkit.analyze.registry import analyzers_for, registrations, roles_read
 from portkit.codes import CODES, Status
 from portkit.convert.markers import may_need_marker, needs_marker
 from portkit.convert.sources import acted_on, may_act_on
 from portkit.model import Finding, Position
+from portkit.parse.treesitter import OPTIONAL_ROLES
 from portkit.pipeline import _held_job, parse_bytes, run_pipeline
 from portkit.rules import Target
 from portkit.settings import RunSettings
@@ -67,3 +69,35 @@ def test_without_a_cache_convert_runs_only_the_analyzers_whose_findings_it_acts_
     # With a cache the analyzers all ran: a scan reading the cache still finds the warnings.
     settings = RunSettings(paths=(str(source),), root=tmp_path, target=HIP52, jobs=1, cache=True)
     assert {"PK300", "PK301", "PK332"} <= {f.code for f in run_pipeline(settings, rules=database).findings}
+
+
+def test_every_analyzer_declares_the_optional_occurrences_it_reads(database) -> None:
+    """Each analyzer finds the same over a parse made with only the optional roles it declares (`reads`) as over
+    a full one: a convert without a cache asks the parser for only those of the analyzers it runs."""
+    context = Context(rules=database, target=HIP52)
+    job = _held_job(context, None)
+    compared: list[str] = []
+    for file in [f for f in CORPUS if f.file_type == "source"]:
+        data = Path(file.path).read_bytes()
+        full = parse_bytes(file.path, data, job)
+        for registration in registrations("source"):
+            expected = list(registration.function(full, context))
+            if not expected:
+                continue
+            trimmed = parse_bytes(file.path, data, dataclasses.replace(job, roles=registration.reads))
+            assert list(registration.function(trimmed, context)) == expected, \
+                f"{Path(file.path).name}: {registration.function.__name__} reads an optional role it does not declare"
+            compared.append(registration.function.__name__)
+    # Not vacuous: every analyzer that reads an optional role found something, and most others did.
+    assert {r.function.__name__ for r in registrations("source") if r.reads} <= set(compared)
+    assert len(set(compared)) >= len(registrations("source")) - 6
+
+
+def test_a_convert_without_a_cache_parses_only_the_optional_roles_its_analyzers_read(database) -> None:
+    assert roles_read(None) is None
+    assert roles_read(may_act_on) < OPTIONAL_ROLES  # the warp-size heuristics' inputs are not made
+    assert roles_read(lambda codes, fixes: True) == OPTIONAL_ROLES  # each optional role has a reader
+    job = _held_job(Context(rules=database, target=HIP52), None, analyzers=may_act_on)
+    parsed = parse_bytes("k.cu", b"__global__ void k(int *s) { int lane = threadIdx.x % 32; s[lane] = 0;\n"
+                                 b"  const int q = f(s, 1); }\n", job)
+    assert not {o.role for o in parsed.occurrences} & (OPTIONAL_ROLES - roles_read(may_act_on))

@@ -188,7 +188,7 @@ def _named(parsed: ParsedFile, names: set[str], code: str, message: str, context
             yield hazard(parsed, o, code, message.format(name=o.text), shadowable=True)
 
 
-@analyzer("source", codes=(codes.COOPERATIVE_LAUNCH,))
+@analyzer("source", codes=(codes.COOPERATIVE_LAUNCH,), reads=(K.INITIALIZER,))
 def cooperative(parsed: ParsedFile, context: Context) -> Iterator[Finding]:
     """Cooperative launches and grid-wide barriers (`grid.sync()`) need every block resident at once.
     A grid_group used only for its rank and size (grid-stride loops) needs nothing of the kind."""
@@ -243,7 +243,7 @@ def device_properties(parsed: ParsedFile, context: Context) -> Iterator[Finding]
                          f".{o.text} used as a compute capability; on AMD it holds the gfx generation")
 
 
-@analyzer("source", codes=(codes.LAUNCH_BOUNDS,))
+@analyzer("source", codes=(codes.LAUNCH_BOUNDS,), reads=(K.LAUNCH_BOUNDS,))
 def launch_bounds(parsed: ParsedFile, context: Context) -> Iterator[Finding]:
     for o in parsed.of(K.LAUNCH_BOUNDS):
         # A minimum of 1 (wave per execution unit, for HIP) constrains nothing.

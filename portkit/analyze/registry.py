@@ -12,7 +12,7 @@ import functools
 import os
 from typing import Any, Callable, Iterable
 
-from portkit.model import Finding
+from portkit.model import Finding, Role
 from portkit.rules import RuleDatabase, Target
 
 
@@ -60,18 +60,23 @@ class Registration:
     function: Analyzer
     codes: frozenset[str]  # every code its findings may carry (tests/test_registry.py checks them)
     fixes: bool  # whether its findings may say what convert writes
+    reads: frozenset[Role]  # the parser's optional roles it reads (parse.treesitter.OPTIONAL_ROLES; tests/test_registry.py)
 
 
 _ANALYZERS: dict[str, list[Registration]] = {}
 
 
-def analyzer(*file_types: str, codes: Iterable[str], fixes: bool = False) -> Callable[[Analyzer], Analyzer]:
+def analyzer(*file_types: str, codes: Iterable[str], fixes: bool = False,
+             reads: Iterable[Role] = ()) -> Callable[[Analyzer], Analyzer]:
     """Register a function for `file_types`; `codes` and `fixes` say what its findings may be, so that a caller
-    acting on some findings only (convert without a cache to fill) runs only the analyzers that can make them."""
+    acting on some findings only (convert without a cache to fill) runs only the analyzers that can make them;
+    `reads`, which of the occurrences the parser makes only when asked it reads, so that such a run asks only
+    for those."""
     def register(function: Analyzer) -> Analyzer:
         for file_type in file_types:
-            _ANALYZERS.setdefault(file_type, []).append(Registration(function, frozenset(codes), fixes))
+            _ANALYZERS.setdefault(file_type, []).append(Registration(function, frozenset(codes), fixes, frozenset(reads)))
         analyzers_for.cache_clear()
+        roles_read.cache_clear()
         return function
     return register
 
@@ -84,3 +89,11 @@ def registrations(file_type: str) -> list[Registration]:
 def analyzers_for(file_type: str, select: Select | None = None) -> tuple[Analyzer, ...]:
     """The analyzers of a file type, those `select` keeps (all without it); asked once per file, answered once."""
     return tuple(r.function for r in registrations(file_type) if select is None or select(r.codes, r.fixes))
+
+
+@functools.lru_cache(maxsize=16)
+def roles_read(select: Select | None) -> frozenset[Role] | None:
+    """The optional roles the source analyzers `select` keeps read; None (every role) when all of them run."""
+    if select is None:
+        return None
+    return frozenset().union(*(r.reads for r in registrations("source") if select(r.codes, r.fixes)))

@@ -64,7 +64,7 @@ def _lane_arithmetic(o: Occurrence, derived: set[str]) -> bool:
                 or o.detail in ("/", ">>") and any(BLOCK_SIZE_NAME.fullmatch(w) for w in words))
 
 
-@analyzer("source", codes=(codes.WARP_SIZE_LITERAL,))
+@analyzer("source", codes=(codes.WARP_SIZE_LITERAL,), reads=(K.LITERAL, K.INITIALIZER))
 def warp_size_literals(parsed: ParsedFile, context: Context) -> Iterator[Finding]:
     """32, 31 and 5 in lane and warp arithmetic (`threadIdx.x % 32`, `lane = tid & 31`, `idx >> 5`)."""
     device = device_code(parsed)
@@ -82,7 +82,7 @@ SHUFFLE_OFFSET_ARG = {"__shfl_down_sync": 2, "__shfl_up_sync": 2, "__shfl_xor_sy
                       "__shfl_down": 1, "__shfl_up": 1, "__shfl_xor": 1}
 
 
-@analyzer("source", codes=(codes.WARP_SIZE_LITERAL,))
+@analyzer("source", codes=(codes.WARP_SIZE_LITERAL,), reads=(K.LITERAL, K.INITIALIZER))
 def shuffle_loops(parsed: ParsedFile, context: Context) -> Iterator[Finding]:
     """`for (int o = 16; o > 0; o /= 2) v += __shfl_down_sync(m, v, o)` and `for (int m = 1; m < 32; m *= 2)`:
     a shuffle reduction over 32 lanes, which leaves half a 64-lane wavefront out."""
@@ -109,7 +109,7 @@ def warp_size_constants(parsed: ParsedFile, context: Context) -> Iterator[Findin
             yield hazard(parsed, o, codes.WARP_SIZE_LITERAL, f"{o.text} = {o.get('value')} fixes the warp size at 32 lanes")
 
 
-@analyzer("source", codes=(codes.WARP_SIZE_LITERAL,))
+@analyzer("source", codes=(codes.WARP_SIZE_LITERAL,), reads=(K.SUBSCRIPT,))
 def lane_indexed_arrays(parsed: ParsedFile, context: Context) -> Iterator[Finding]:
     """A `__shared__ T s[32]` indexed by lane id: lanes 32-63 of a wavefront index past its end."""
     constants = parsed.constants

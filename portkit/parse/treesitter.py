@@ -220,19 +220,24 @@ _LINE_COMMENT = re.compile(r"//.*|/\*.*?\*/", re.S)  # a #define's value runs to
 _CONSTANT_VALUE = re.compile(r"[\w\s+\-*/%()<>|&~.]*\d[\w\s+\-*/%()<>|&~.]*")
 
 
-def _named_value(name: Node) -> tuple[Role, str] | None:
+def _named_value(name: Node, initializers: bool = True) -> tuple[Role, str] | None:
     """(CONSTANT, value) for `#define N 96`, `constexpr int N = 96`, `const unsigned N = 4 * K`, `enum { N = 96 }`
     when the value can be a constant expression (digits, names, operators); (INITIALIZER, value) for any
-    other variable initialised from names (`int lane = tid & 31`) and for a for-loop's variable; else None."""
+    other variable initialised from names (`int lane = tid & 31`) and for a for-loop's variable (unless not
+    `initializers`); else None."""
     parent = name.parent
     value = parent.child_by_field_name("value") if parent is not None else None
     if parent is None or value is None:
         return None
-    text = " ".join(_LINE_COMMENT.sub(" ", _text(value)).split())[:_ARGUMENT_TEXT_LIMIT]
     constant = parent.type != "init_declarator" or parent.parent is not None and any(
         c.type == "type_qualifier" and c.text in (b"const", b"constexpr") for c in parent.parent.children)
+    if not constant and not initializers:
+        return None  # most variables: their value's text is never read
+    text = " ".join(_LINE_COMMENT.sub(" ", _text(value)).split())[:_ARGUMENT_TEXT_LIMIT]
     if constant and _CONSTANT_VALUE.fullmatch(text):
         return Role.CONSTANT, text
+    if not initializers:
+        return None
     loop = parent.parent.parent if parent.parent is not None else None  # for (int o = 16; ...): a loop's start
     if parent.type == "init_declarator" and (re.search(r"[A-Za-z_]", text) or loop is not None and loop.type == "for_statement"):
         return Role.INITIALIZER, text
@@ -534,8 +539,9 @@ class _FileParse:
 
     def __init__(self, source: bytes, parse_bytes: bytes, captures: dict[str, list[Node]], keep: Keep | None,
                  literals: frozenset[str], api: Keep | None = None, cuda_declared: Keep | None = None,
-                 hip_alias: HipAlias | None = None):
+                 hip_alias: HipAlias | None = None, roles: frozenset[Role] = frozenset()):
         self.source = source
+        self.roles = roles  # the optional roles to make (OPTIONAL_ROLES)
         self.parse_bytes = parse_bytes
         self.captures = captures
         if captures.get("defines_type"):
@@ -804,8 +810,9 @@ class _FileParse:
         """Named constants (macros, const/constexpr variables, enumerators) and the initial values of
         variables, as text: the hazards evaluate sizes and masks spelled with constants, and tell lane
         ids (`int lane = threadIdx.x & 31`) from other arithmetic by where a variable's value comes from."""
+        initializers = Role.INITIALIZER in self.roles
         for node in nodes:
-            named = _named_value(node)
+            named = _named_value(node, initializers)
             if named is not None and (named[0] is Role.CONSTANT or self.scopes.name_at(node.start_byte)):
                 self.emit(node, named[0], _text(node), info=(("value", named[1]),))
 
@@ -852,6 +859,11 @@ def _diagnostic_text(argument: Node) -> bool:
     directive = call.child_by_field_name("directive") if call is not None and call.type == "preproc_call" else None
     return directive is not None and re.sub(rb"\s+", b"", directive.text or b"") in (b"#error", b"#warning")
 
+
+# Occurrences only a few heuristics read (warp-size arithmetic, lane-indexed arrays, cooperative launches, launch
+# bounds): made only when an analyzer that will run reads them (analyze.registry.roles_read).
+OPTIONAL_ROLES = frozenset({Role.LITERAL, Role.SUBSCRIPT, Role.LAUNCH_BOUNDS, Role.INITIALIZER})
+_OPTIONAL_CAPTURES = {"literal": Role.LITERAL, "subscript": Role.SUBSCRIPT, "launch_bounds": Role.LAUNCH_BOUNDS}
 
 # Capture name -> handler, in order: functions first, since they set the scopes the others use.
 _HANDLERS: tuple[tuple[str, Callable[[_FileParse, list[Node]], None]], ...] = (
@@ -1006,7 +1018,8 @@ def _without_bom(source: bytes) -> bytes:
 def parse_source(path: str, source: bytes, keep: Keep | None = None, literals: frozenset[str] = frozenset(),
                  api: Keep | None = None, macros: MacroTable | None = None,
                  cuda_declared: Keep | None = None, hip_alias: HipAlias | None = None,
-                 prepared: Prepared | None = None, hip_pointer: Keep | None = None) -> ParsedFile:
+                 prepared: Prepared | None = None, hip_pointer: Keep | None = None,
+                 roles: frozenset[Role] | None = None) -> ParsedFile:
     """Parse one file into its occurrences, definitions and declared names.
 
     `api` says whether a name is a CUDA API a rule knows (which a misparse must not make the
@@ -1018,22 +1031,25 @@ def parse_source(path: str, source: bytes, keep: Keep | None = None, literals: f
     the project's macro table (portkit/parse/macros.py); without one, the file's own #defines.
     The tree may be of prepared bytes (portkit/parse/prepare.py): same length and newlines, so
     offsets are the source's; names the tree does not describe are matched token by token.
-    `prepared`: what `prepare_source` gave for these bytes and macros, when the caller has it.
+    `prepared`: what `prepare_source` gave for these bytes and macros, when the caller has it. `roles`: the
+    OPTIONAL_ROLES to make (all of them by default).
     """
     _, query = _language()
     prepared = prepared or prepare_source(source, macros)
     parse_bytes = _without_bom(source)
     tree = prepared.tree
     error_line = first_error_line(tree.root_node)
+    roles = OPTIONAL_ROLES if roles is None else roles
     state = _FileParse(source, parse_bytes, QueryCursor(query).captures(tree.root_node), keep, literals, api,
-                       cuda_declared, hip_alias)
+                       cuda_declared, hip_alias, roles)
     preamble_end = _preamble_end(source)
     cuda_only = _cuda_only(state.get("condition"))
     defines = [n.start_byte for n in state.get("definition") if n.parent is not None
                and n.parent.type in ("preproc_def", "preproc_function_def") and n.start_byte >= preamble_end]
     device_syntax, unguarded_device_syntax = _device_syntax(source, cuda_only)
     for capture, handler in _HANDLERS:
-        handler(state, state.get(capture))
+        if capture not in _OPTIONAL_CAPTURES or _OPTIONAL_CAPTURES[capture] in roles:
+            handler(state, state.get(capture))
     state.occurrences.extend(unparsed_occurrences(tree.root_node, parse_bytes, prepared.text, state.occurrences,
                                                   state.skip, keep, state.scopes.name_at, CUDA_CONDITION_MACROS))
     if hip_pointer is not None:
