@@ -332,7 +332,7 @@ def _worker_pool(job: Job, workers: int) -> ProcessPoolExecutor:
     parser's compiled queries with them at no cost (the queries are built here first, once)."""
     fork = "fork" in multiprocessing.get_all_start_methods()
     if fork:
-        compile_queries()
+        compile_queries(job.roles)
     return ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork" if fork else None),
                                initializer=_init_worker, initargs=(job,))
 

@@ -47,12 +47,10 @@ _QUERY = """
 (kernel_call_syntax) @launch
 (gnu_asm_expression) @asm
 (comment) @comment
-(binary_expression [left: (number_literal) @literal right: (number_literal) @literal])
 (declaration [(type_qualifier) @qualifier declarator: (identifier) @declared])
 (parameter_declaration [(type_qualifier) @parameter_qualifier declarator: (identifier) @declared])
 ((storage_class_specifier) @storage (#eq? @storage "register"))
 (preproc_function_def) @macro_function
-(launch_bounds) @launch_bounds
 (namespace_alias_definition) @namespace_alias
 (using_declaration) @using
 (field_expression field: (field_identifier) @field)
@@ -77,9 +75,20 @@ _QUERY = """
 (preproc_def name: (identifier) @constant value: (preproc_arg))
 (init_declarator declarator: (identifier) @constant value: (_))
 (enumerator name: (identifier) @constant value: (_))
-(subscript_expression argument: (identifier) @subscript)
 (assignment_expression left: (identifier) @empty_braces right: (initializer_list))
 """
+
+# Occurrences only a few heuristics read (warp-size arithmetic, lane-indexed arrays, cooperative launches, launch
+# bounds): made only when an analyzer that will run reads them (analyze.registry.roles_read).
+OPTIONAL_ROLES = frozenset({Role.LITERAL, Role.SUBSCRIPT, Role.LAUNCH_BOUNDS, Role.INITIALIZER})
+
+# The patterns that capture for an optional role alone: added to _QUERY only for a parse that makes the role
+# (the query builds and matches faster without them).
+_OPTIONAL_PATTERNS = {
+    Role.LITERAL: "(binary_expression [left: (number_literal) @literal right: (number_literal) @literal])\n",
+    Role.SUBSCRIPT: "(subscript_expression argument: (identifier) @subscript)\n",
+    Role.LAUNCH_BOUNDS: "(launch_bounds) @launch_bounds\n",
+}
 
 # Macros whose tests in #if/#ifdef mark code that only one vendor's compiler sees.
 CUDA_CONDITION_MACROS = re.compile(r"\b(__CUDA_ARCH\w*__|__CUDACC\w*__|__NVCC__|CUDART_VERSION|CUDA_VERSION|__CUDA_API_VERSION\w*)\b")
@@ -102,15 +111,20 @@ HipAlias = Callable[[str, str], bool]
 
 
 @functools.lru_cache(maxsize=1)
-def _language() -> tuple[Language, Query]:
-    language = Language(tree_sitter_cuda.language())
-    return language, Query(language, _QUERY)
+def _language() -> Language:
+    return Language(tree_sitter_cuda.language())
 
 
-def compile_queries() -> None:
+@functools.lru_cache(maxsize=4)
+def _query(roles: frozenset[Role]) -> Query:
+    """The query for a parse that makes the optional `roles`: each pattern costs its build and its matches."""
+    return Query(_language(), _QUERY + "".join(p for role, p in _OPTIONAL_PATTERNS.items() if role in roles))
+
+
+def compile_queries(roles: frozenset[Role] | None = None) -> None:
     """Build the query parsing needs now, once: worker processes forked afterwards share it
-    instead of each spending 0.1 s building its own."""
-    _language()
+    instead of each spending 0.04 s building its own. `roles`: as `parse_source`'s."""
+    _query(OPTIONAL_ROLES if roles is None else roles)
 
 
 def _text(node: Node) -> str:
@@ -860,11 +874,6 @@ def _diagnostic_text(argument: Node) -> bool:
     return directive is not None and re.sub(rb"\s+", b"", directive.text or b"") in (b"#error", b"#warning")
 
 
-# Occurrences only a few heuristics read (warp-size arithmetic, lane-indexed arrays, cooperative launches, launch
-# bounds): made only when an analyzer that will run reads them (analyze.registry.roles_read).
-OPTIONAL_ROLES = frozenset({Role.LITERAL, Role.SUBSCRIPT, Role.LAUNCH_BOUNDS, Role.INITIALIZER})
-_OPTIONAL_CAPTURES = {"literal": Role.LITERAL, "subscript": Role.SUBSCRIPT, "launch_bounds": Role.LAUNCH_BOUNDS}
-
 # Capture name -> handler, in order: functions first, since they set the scopes the others use.
 _HANDLERS: tuple[tuple[str, Callable[[_FileParse, list[Node]], None]], ...] = (
     ("function", _FileParse.functions),
@@ -1005,7 +1014,7 @@ def _cuda_only(conditions: list[Node]) -> tuple[tuple[int, int], ...]:
 def prepare_source(source: bytes, macros: MacroTable | None = None) -> Prepared:
     """What `parse_source` parses, and its tree: the bytes with a BOM blanked (spaces keep every
     offset), then fixed where they parse with errors (portkit/parse/prepare.py)."""
-    language, _ = _language()
+    language = _language()
     return prepare(_without_bom(source), macros if macros is not None else collect_macros([source]),
                    Parser(language).parse)
 
@@ -1034,13 +1043,12 @@ def parse_source(path: str, source: bytes, keep: Keep | None = None, literals: f
     `prepared`: what `prepare_source` gave for these bytes and macros, when the caller has it. `roles`: the
     OPTIONAL_ROLES to make (all of them by default).
     """
-    _, query = _language()
     prepared = prepared or prepare_source(source, macros)
     parse_bytes = _without_bom(source)
     tree = prepared.tree
     error_line = first_error_line(tree.root_node)
     roles = OPTIONAL_ROLES if roles is None else roles
-    state = _FileParse(source, parse_bytes, QueryCursor(query).captures(tree.root_node), keep, literals, api,
+    state = _FileParse(source, parse_bytes, QueryCursor(_query(roles)).captures(tree.root_node), keep, literals, api,
                        cuda_declared, hip_alias, roles)
     preamble_end = _preamble_end(source)
     cuda_only = _cuda_only(state.get("condition"))
@@ -1048,8 +1056,7 @@ def parse_source(path: str, source: bytes, keep: Keep | None = None, literals: f
                and n.parent.type in ("preproc_def", "preproc_function_def") and n.start_byte >= preamble_end]
     device_syntax, unguarded_device_syntax = _device_syntax(source, cuda_only)
     for capture, handler in _HANDLERS:
-        if capture not in _OPTIONAL_CAPTURES or _OPTIONAL_CAPTURES[capture] in roles:
-            handler(state, state.get(capture))
+        handler(state, state.get(capture))
     state.occurrences.extend(unparsed_occurrences(tree.root_node, parse_bytes, prepared.text, state.occurrences,
                                                   state.skip, keep, state.scopes.name_at, CUDA_CONDITION_MACROS))
     if hip_pointer is not None:
