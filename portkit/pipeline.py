@@ -214,7 +214,12 @@ class FileContents:
         return digest, defined, data
 
     def definitions(self, path: str) -> FileDefinitions:
-        known = self.index.known(path) if self.index is not None else None
+        if self.index is None:  # no cache: nothing asks for the file's SHA-256
+            try:
+                return file_definitions(self._read(path))
+            except (OSError, TooLarge):
+                return ()  # reported when the file itself is processed
+        known = self.index.known(path)
         return known[1] if known is not None else self._fresh(path)[1]
 
     def content(self, path: str, want_data: bool) -> tuple[str | None, bytes | None]:
