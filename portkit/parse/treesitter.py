@@ -236,9 +236,9 @@ _CONSTANT_VALUE = re.compile(r"[\w\s+\-*/%()<>|&~.]*\d[\w\s+\-*/%()<>|&~.]*")
 
 def _named_value(name: Node, initializers: bool = True) -> tuple[Role, str] | None:
     """(CONSTANT, value) for `#define N 96`, `constexpr int N = 96`, `const unsigned N = 4 * K`, `enum { N = 96 }`
-    when the value can be a constant expression (digits, names, operators); (INITIALIZER, value) for any
-    other variable initialised from names (`int lane = tid & 31`) and for a for-loop's variable (unless not
-    `initializers`); else None."""
+    when the value can be a constant expression (digits, names, operators); with `initializers`, (INITIALIZER,
+    value) for any other variable initialised from names (`int lane = tid & 31`) and for a for-loop's
+    variable; else None."""
     parent = name.parent
     value = parent.child_by_field_name("value") if parent is not None else None
     if parent is None or value is None:
@@ -553,7 +553,7 @@ class _FileParse:
 
     def __init__(self, source: bytes, parse_bytes: bytes, captures: dict[str, list[Node]], keep: Keep | None,
                  literals: frozenset[str], api: Keep | None = None, cuda_declared: Keep | None = None,
-                 hip_alias: HipAlias | None = None, roles: frozenset[Role] = frozenset()):
+                 hip_alias: HipAlias | None = None, roles: frozenset[Role] = OPTIONAL_ROLES):
         self.source = source
         self.roles = roles  # the optional roles to make (OPTIONAL_ROLES)
         self.parse_bytes = parse_bytes
