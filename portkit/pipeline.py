@@ -22,13 +22,14 @@ import json
 import multiprocessing
 import os
 import pickle  # nosec B403: only between this process and its own workers
+import re
 import signal
 import sys
 from concurrent.futures import ProcessPoolExecutor
 from typing import Callable, Iterable, Iterator
 
 from portkit.analyze import Context, Select, TextFile, analyze
-from portkit.analyze.registry import path_tails, roles_read
+from portkit.analyze.registry import Names, arguments_read, path_tails, roles_read
 from portkit.analyze.hazards import INTERESTING_NAMES, WARP_LITERALS
 from portkit.analyze.language import DIMENSION_NAMES, HALF_TYPES
 from portkit.analyze.names import is_interesting, needs_aliases, resolve_pending
@@ -147,12 +148,19 @@ class Job:
     analyzers: Select | None = None
     # The parser's optional roles those analyzers read (parse.treesitter.OPTIONAL_ROLES; None: all of them).
     roles: frozenset[Role] | None = None
+    # The calls whose argument texts those analyzers read besides the rules' (None: every call's).
+    argument_names: tuple[Names, ...] | None = None
 
     def slimmed(self, result: FileResult) -> FileResult:
         """A fresh or cached result as this run's parent needs it."""
         if self.summary:
             return result.summarized()
         return result.keeping(self.wanted) if self.wanted is not None else result
+
+    @property
+    def arguments_read(self) -> Callable[[str], bool] | None:
+        """Whether the parser spells out the arguments of a call of a name: called for every kept call."""
+        return None if self.argument_names is None else _argument_reader(self.context.rules, self.argument_names)
 
     @property
     def keep(self) -> Callable[[str], bool]:
@@ -177,11 +185,26 @@ def _keep(known: frozenset[str]) -> Callable[[str], bool]:
     return functools.partial(is_interesting, known=known)
 
 
+@functools.lru_cache(maxsize=4)
+def _argument_reader(rules: RuleDatabase, names: tuple[Names, ...]) -> Callable[[str], bool]:
+    """`RuleDatabase.reads_arguments` or one of `names`, remembered per name (asked at every kept call)."""
+    answers: dict[str, bool] = {}
+
+    def reads(name: str) -> bool:
+        answer = answers.get(name)
+        if answer is None:
+            answer = answers[name] = rules.reads_arguments(name) or any(
+                n.match(name) is not None if isinstance(n, re.Pattern) else name in n for n in names)
+        return answer
+    return reads
+
+
 def parse_bytes(path: str, data: bytes, job: Job, prepared: Prepared | None = None) -> ParsedFile:
     rules = job.context.rules
     return parse_source(path, data, keep=job.keep, literals=WARP_LITERALS, api=rules.is_api,
                         cuda_declared=rules.is_cuda_declared, hip_alias=rules.is_hip_alias, macros=job.macros,
-                        prepared=prepared, hip_pointer=rules.is_hip_pointer, roles=job.roles)
+                        prepared=prepared, hip_pointer=rules.is_hip_pointer, roles=job.roles,
+                        arguments=job.arguments_read)
 
 
 def project_macros(files: Iterable[SourceFile], contents: FileContents) -> MacroTable:
@@ -563,7 +586,7 @@ def plan_pipeline(settings: RunSettings, *, keep_sources: bool = False, prefer_r
     analyzers = None if settings.cache else analyzers
     job = Job(base, rules.known_names() | ANALYZER_NAMES, keep_sources, settings.engine, clang, settings.max_file_size,
               macros, ScanCache(salt) if settings.cache else None, summary_only and clang is None, wanted,
-              analyzers, roles_read(analyzers))
+              analyzers, roles_read(analyzers), arguments_read(analyzers))
     chosen = files if select is None else [f for f in files if select(f.path)]
     datas: list[bytes | None] = []
     entries: list[str | None] = []
@@ -704,7 +727,8 @@ def _held_job(context: Context, macros: MacroTable | None, wanted: Wanted | None
               known: frozenset[str] | None = None, analyzers: Select | None = None) -> Job:
     """A job for files held in memory; `known`: the names the parser keeps, when the caller has them already."""
     return Job(context, known if known is not None else context.rules.known_names() | ANALYZER_NAMES,
-               keep_sources=False, macros=macros, wanted=wanted, analyzers=analyzers, roles=roles_read(analyzers))
+               keep_sources=False, macros=macros, wanted=wanted, analyzers=analyzers, roles=roles_read(analyzers),
+               argument_names=arguments_read(analyzers))
 
 
 def _analyze_held(job: Job, path: str, data: bytes, prepared: Prepared | None = None) -> list[Finding]:

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from conftest import EXAMPLES, ROOT
-from portkit.analyze import Context, TextFile
+from portkit.analyze import Context, TextFile, analyze
 from portkit.analyze.registry import analyzers_for, registrations, roles_read
 from portkit.codes import CODES, Status
 from portkit.convert.markers import may_need_marker, needs_marker
@@ -22,6 +22,13 @@ from portkit.walk import discover
 
 HIP52 = Target(rocm=(5, 2, 0))
 CORPUS = discover([str(ROOT / "tests" / "cases"), str(EXAMPLES)])[0]
+# And the files the convert tests compile, which call what the rules rewrite by its arguments.
+WITH_CONVERTED = CORPUS + discover([str(ROOT / "tests" / "convert")])[0]
+
+
+def _whole(findings) -> list:
+    """Findings with what their equality leaves out: the fix, and whether a project name may shadow them."""
+    return [(f, f.fix, f.shadowable, f.engine) for f in findings]
 
 
 def test_every_finding_an_analyzer_reports_is_of_a_code_it_declares(database) -> None:
@@ -81,11 +88,11 @@ def test_every_analyzer_declares_the_optional_occurrences_it_reads(database) -> 
         data = Path(file.path).read_bytes()
         full = parse_bytes(file.path, data, job)
         for registration in registrations("source"):
-            expected = list(registration.function(full, context))
+            expected = _whole(registration.function(full, context))
             if not expected:
                 continue
             trimmed = parse_bytes(file.path, data, dataclasses.replace(job, roles=registration.reads))
-            assert list(registration.function(trimmed, context)) == expected, \
+            assert _whole(registration.function(trimmed, context)) == expected, \
                 f"{Path(file.path).name}: {registration.function.__name__} reads an optional role it does not declare"
             compared.append(registration.function.__name__)
     # Not vacuous: every analyzer that reads an optional role found something, and most others did.
@@ -101,3 +108,37 @@ def test_a_convert_without_a_cache_parses_only_the_optional_roles_its_analyzers_
     parsed = parse_bytes("k.cu", b"__global__ void k(int *s) { int lane = threadIdx.x % 32; s[lane] = 0;\n"
                                  b"  const int q = f(s, 1); }\n", job)
     assert not {o.role for o in parsed.occurrences} & (OPTIONAL_ROLES - roles_read(may_act_on))
+
+
+@pytest.mark.parametrize("target", [HIP52, Target()], ids=["hip5.2", "newest"])
+def test_every_analyzer_declares_the_calls_whose_arguments_it_reads(database, target: Target) -> None:
+    """Each analyzer finds the same over a parse that spells out the arguments of only the calls it declares
+    (`arguments_of`) and those the rules ask for (`RuleDatabase.reads_arguments`) as over a full one (the newest
+    target too: a lane mask is read only where HIP has the `_sync` form)."""
+    context = Context(rules=database, target=target)
+    job = dataclasses.replace(_held_job(context, None), argument_names=None)
+    compared: set[str] = set()
+    for file in [f for f in WITH_CONVERTED if f.file_type == "source"]:
+        data = Path(file.path).read_bytes()
+        full = parse_bytes(file.path, data, job)
+        for registration in registrations("source"):
+            expected = _whole(registration.function(full, context))
+            if not expected:
+                continue
+            names = (registration.arguments_of,) if registration.arguments_of else ()
+            trimmed = parse_bytes(file.path, data, dataclasses.replace(job, argument_names=names))
+            assert _whole(registration.function(trimmed, context)) == expected, \
+                f"{Path(file.path).name}: {registration.function.__name__} reads the arguments of a call it does not declare"
+            compared.add(registration.function.__name__)
+    assert {r.function.__name__ for r in registrations("source") if r.arguments_of} <= compared
+    # The calls the rules rewrite by an argument's text, whether or not the files above have them.
+    data = (b"__global__ void k(unsigned *w, long long v, int n) { w[0] = __ffsll(v) + min(threadIdx.x, n);\n"
+            b"  w[1] = __shfl_sync(0xffffffff, w[2], 0); }\n"
+            b"void h(cudaGraph_t g, cudaGraphNode_t *a, cudaGraphNode_t *b, float *p, size_t n, cudaMemLocation l) {\n"
+            b"  cudaGraphAddDependencies(g, a, b, NULL, 1); cudaMemPrefetchAsync(p, n, l, 0); }\n")
+    full, trimmed = (parse_bytes("calls.cu", data, dataclasses.replace(job, argument_names=names))
+                     for names in (None, ()))
+    assert _whole(analyze(full, context)) == _whole(analyze(trimmed, context))
+    # The rules' own: a call whose form, cast or mask depends on an argument; a name no rule knows.
+    assert database.reads_arguments("__shfl_sync") and database.reads_arguments("no_such_call")
+    assert not database.reads_arguments("cudaDeviceSynchronize")

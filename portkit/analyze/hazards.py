@@ -86,7 +86,11 @@ def _static_shared_bytes(parsed: ParsedFile, constants: dict[str, str]) -> dict[
     return per_function
 
 
-@analyzer("source", codes=(codes.SHARED_MEMORY_OVER_64K, codes.DYNAMIC_SHARED_MEMORY_OPT_IN))
+_FUNC_ATTRIBUTES = {"cudaFuncSetAttribute"}
+_PRIORITY_STREAMS = {"cudaStreamCreateWithPriority"}
+
+
+@analyzer("source", codes=(codes.SHARED_MEMORY_OVER_64K, codes.DYNAMIC_SHARED_MEMORY_OPT_IN), arguments_of=_FUNC_ATTRIBUTES)
 def shared_memory(parsed: ParsedFile, context: Context) -> Iterator[Finding]:
     constants = parsed.constants
     for function, (total, first) in sorted(_static_shared_bytes(parsed, constants).items()):
@@ -100,7 +104,7 @@ def shared_memory(parsed: ParsedFile, context: Context) -> Iterator[Finding]:
         if value is not None and value > LDS_BYTES:
             yield hazard(parsed, o, codes.SHARED_MEMORY_OVER_64K,
                          f"{o.text} is launched with {value // 1024} KiB of dynamic shared memory (AMD LDS: 64 KiB)")
-    for o in calls(parsed, {"cudaFuncSetAttribute"}):
+    for o in calls(parsed, _FUNC_ATTRIBUTES):
         if o.get("arg1") == "cudaFuncAttributeMaxDynamicSharedMemorySize":
             value = evaluate(o.get("arg2"), constants)
             if value is not None and value > LDS_BYTES:
@@ -211,10 +215,10 @@ def graphs(parsed: ParsedFile, context: Context) -> Iterator[Finding]:
                                                           f"{', ...' if len(names) > 4 else ''}): check hipGraph coverage")
 
 
-@analyzer("source", codes=(codes.STREAM_PRIORITY,))
+@analyzer("source", codes=(codes.STREAM_PRIORITY,), arguments_of=_PRIORITY_STREAMS)
 def stream_priorities(parsed: ParsedFile, context: Context) -> Iterator[Finding]:
     """A stream created with a fixed priority number; one from cudaDeviceGetStreamPriorityRange is portable."""
-    for o in calls(parsed, {"cudaStreamCreateWithPriority"}):
+    for o in calls(parsed, _PRIORITY_STREAMS):
         if evaluate(o.get("arg2"), parsed.constants) is not None:
             yield hazard(parsed, o, codes.STREAM_PRIORITY, f"{o.text}(..., {o.get('arg2')}): AMD's priority range differs; "
                                                            "take the value from cudaDeviceGetStreamPriorityRange")

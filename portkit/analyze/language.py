@@ -38,9 +38,9 @@ def analyze_register(parsed: ParsedFile, context: Context) -> Iterable[Finding]:
             yield dataclasses.replace(finding, fix=Fix(FixAction.RENAME, o.parts[0], ""))
 
 
-@analyzer("source", codes=(UINT3_AS_DIM3,), fixes=True)
+@analyzer("source", codes=(UINT3_AS_DIM3,), fixes=True, arguments_of=("make_uint3",))
 def analyze_uint3_dimensions(parsed: ParsedFile, context: Context) -> Iterable[Finding]:
-    calls = [o for o in parsed.of(Role.CALL) if o.text == "make_uint3"]
+    calls = [o for o in parsed.of(Role.CALL) if o.text == "make_uint3"]  # (declared above: its assigned type is read)
     if not calls:
         return
     dims = parsed.declared_as("dim3")

@@ -10,7 +10,8 @@ from __future__ import annotations
 import dataclasses
 import functools
 import os
-from typing import Any, Callable, Iterable
+import re
+from typing import Any, Callable, Collection, Iterable, Union
 
 from portkit.model import Finding, Role
 from portkit.rules import RuleDatabase, Target
@@ -51,6 +52,7 @@ class TextFile:
 
 
 Analyzer = Callable[[Any, Context], Iterable[Finding]]
+Names = Union[Collection[str], re.Pattern[str]]  # names, or a pattern they match
 # Whether to run an analyzer, from the codes its findings may carry and whether they may carry a fix.
 Select = Callable[[frozenset[str], bool], bool]
 
@@ -61,22 +63,28 @@ class Registration:
     codes: frozenset[str]  # every code its findings may carry (tests/test_registry.py checks them)
     fixes: bool  # whether its findings may say what convert writes
     reads: frozenset[Role]  # the parser's optional roles it reads (parse.treesitter.OPTIONAL_ROLES; tests/test_registry.py)
+    arguments_of: Names  # the calls whose argument texts it reads besides those the rules ask for (the same tests)
 
 
 _ANALYZERS: dict[str, list[Registration]] = {}
 
 
-def analyzer(*file_types: str, codes: Iterable[str], fixes: bool = False,
-             reads: Iterable[Role] = ()) -> Callable[[Analyzer], Analyzer]:
+def analyzer(*file_types: str, codes: Iterable[str], fixes: bool = False, reads: Iterable[Role] = (),
+             arguments_of: Names = frozenset()) -> Callable[[Analyzer], Analyzer]:
     """Register a function for `file_types`; `codes` and `fixes` say what its findings may be, so that a caller
     acting on some findings only (convert without a cache to fill) runs only the analyzers that can make them;
     `reads`, which of the occurrences the parser makes only when asked it reads, so that such a run asks only
-    for those."""
+    for those; `arguments_of`, the calls whose argument texts (and what they initialise) it reads, so that the
+    parser spells out no others (the rules' own: `RuleDatabase.reads_arguments`)."""
+    names = arguments_of if isinstance(arguments_of, re.Pattern) else frozenset(arguments_of)
+
     def register(function: Analyzer) -> Analyzer:
         for file_type in file_types:
-            _ANALYZERS.setdefault(file_type, []).append(Registration(function, frozenset(codes), fixes, frozenset(reads)))
+            _ANALYZERS.setdefault(file_type, []).append(
+                Registration(function, frozenset(codes), fixes, frozenset(reads), names))
         analyzers_for.cache_clear()
         roles_read.cache_clear()
+        arguments_read.cache_clear()
         return function
     return register
 
@@ -97,3 +105,10 @@ def roles_read(select: Select | None) -> frozenset[Role] | None:
     if select is None:
         return None
     return frozenset().union(*(r.reads for r in registrations("source") if select(r.codes, r.fixes)))
+
+
+@functools.lru_cache(maxsize=16)
+def arguments_read(select: Select | None) -> tuple[Names, ...]:
+    """The calls whose argument texts the source analyzers `select` keeps (all without it) read besides the rules'."""
+    return tuple(r.arguments_of for r in registrations("source")
+                 if r.arguments_of and (select is None or select(r.codes, r.fixes)))

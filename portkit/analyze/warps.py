@@ -82,7 +82,7 @@ SHUFFLE_OFFSET_ARG = {"__shfl_down_sync": 2, "__shfl_up_sync": 2, "__shfl_xor_sy
                       "__shfl_down": 1, "__shfl_up": 1, "__shfl_xor": 1}
 
 
-@analyzer("source", codes=(codes.WARP_SIZE_LITERAL,), reads=(K.LITERAL, K.INITIALIZER))
+@analyzer("source", codes=(codes.WARP_SIZE_LITERAL,), reads=(K.LITERAL, K.INITIALIZER), arguments_of=SHUFFLE_OFFSET_ARG)
 def shuffle_loops(parsed: ParsedFile, context: Context) -> Iterator[Finding]:
     """`for (int o = 16; o > 0; o /= 2) v += __shfl_down_sync(m, v, o)` and `for (int m = 1; m < 32; m *= 2)`:
     a shuffle reduction over 32 lanes, which leaves half a 64-lane wavefront out."""
@@ -141,7 +141,7 @@ def _mask_problem(mask: str, constants: dict[str, str]) -> str:
     return ""
 
 
-@analyzer("source", codes=(codes.FULL_WARP_MASK,))
+@analyzer("source", codes=(codes.FULL_WARP_MASK,), arguments_of=SYNC_MASKED)
 def full_warp_masks(parsed: ParsedFile, context: Context) -> Iterator[Finding]:
     constants = parsed.constants
     for o in calls(parsed, SYNC_MASKED):
@@ -150,7 +150,7 @@ def full_warp_masks(parsed: ParsedFile, context: Context) -> Iterator[Finding]:
             yield hazard(parsed, o, codes.FULL_WARP_MASK, f"{o.text}({o.get('arg0')}, ...) passes {problem}")
 
 
-@analyzer("source", codes=(codes.BALLOT_IN_32_BITS,))
+@analyzer("source", codes=(codes.BALLOT_IN_32_BITS,), arguments_of=BALLOTS)
 def ballots_in_32_bits(parsed: ParsedFile, context: Context) -> Iterator[Finding]:
     for o in calls(parsed, BALLOTS):
         declared = o.get("assigned_type").replace("const ", "").strip()
@@ -165,7 +165,7 @@ def warpsize_constants(parsed: ParsedFile, context: Context) -> Iterator[Finding
             yield hazard(parsed, o, codes.WARPSIZE_AS_CONSTANT, f"warpSize used as a compile-time constant ({o.get('constant')})")
 
 
-@analyzer("source", codes=(codes.SHUFFLE_WIDTH_32,))
+@analyzer("source", codes=(codes.SHUFFLE_WIDTH_32,), arguments_of=SHUFFLE_WIDTH_ARG)
 def shuffle_widths(parsed: ParsedFile, context: Context) -> Iterator[Finding]:
     for o in calls(parsed, SHUFFLE_WIDTH_ARG):
         width = o.get(f"arg{SHUFFLE_WIDTH_ARG[o.text]}")

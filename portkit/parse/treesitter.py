@@ -170,9 +170,9 @@ def _argument_key(index: int) -> str:
     return _ARGUMENT_KEYS[index] if index < len(_ARGUMENT_KEYS) else f"arg{index}"
 
 
-def _call(name: Node, source: bytes) -> tuple[tuple[Span, ...], tuple[tuple[str, str], ...]]:
-    """A call's argument spans, given the identifier it calls; their texts, and the declared type when
-    the call initialises a variable, or what it is assigned to (`x = f()`). (Each step up the tree walks
+def _call(name: Node, source: bytes, texts: bool = True) -> tuple[tuple[Span, ...], tuple[tuple[str, str], ...]]:
+    """A call's argument spans, given the identifier it calls; with `texts`, their texts, and the declared type
+    when the call initialises a variable, or what it is assigned to (`x = f()`). (Each step up the tree walks
     down from the root: one walk, shared.)"""
     call = name.parent
     if call is not None and call.type == "template_function":
@@ -182,6 +182,8 @@ def _call(name: Node, source: bytes) -> tuple[tuple[Span, ...], tuple[tuple[str,
     arguments = call.child_by_field_name("arguments")
     spans = tuple([Span(c.start_byte, c.end_byte) for c in arguments.named_children if c.type != "comment"]) \
         if arguments is not None else ()
+    if not texts:
+        return spans, ()
     info = [(_argument_key(i), " ".join(source[a.start:a.end].decode("utf-8", "replace").split())[:_ARGUMENT_TEXT_LIMIT])
             for i, a in enumerate(spans)]
     holder = call.parent
@@ -553,9 +555,11 @@ class _FileParse:
 
     def __init__(self, source: bytes, parse_bytes: bytes, captures: dict[str, list[Node]], keep: Keep | None,
                  literals: frozenset[str], api: Keep | None = None, cuda_declared: Keep | None = None,
-                 hip_alias: HipAlias | None = None, roles: frozenset[Role] = OPTIONAL_ROLES):
+                 hip_alias: HipAlias | None = None, roles: frozenset[Role] = OPTIONAL_ROLES,
+                 arguments: Keep | None = None):
         self.source = source
         self.roles = roles  # the optional roles to make (OPTIONAL_ROLES)
+        self.arguments = arguments  # whose calls' argument texts to spell out (None: every call's)
         self.parse_bytes = parse_bytes
         self.captures = captures
         if captures.get("defines_type"):
@@ -649,7 +653,7 @@ class _FileParse:
     def names(self, nodes: list[Node], role: Role) -> None:
         """Identifiers and type identifiers; a called identifier is a CALL with its arguments."""
         # A few hundred thousand nodes a run, nine in ten of them dropped by their spelling: looked up inline.
-        skip, calls, (answers, decide) = self.skip, self.calls, _kept_answers(self.keep)
+        skip, calls, (answers, decide), arguments = self.skip, self.calls, _kept_answers(self.keep), self.arguments
         for node in nodes:
             spelled = node.text
             if spelled is None:
@@ -662,8 +666,8 @@ class _FileParse:
                 continue
             text = spelled.decode("utf-8", "replace")
             if start in calls:
-                arguments, info = _call(node, self.parse_bytes)
-                self.emit(node, Role.CALL, text, parts=arguments, info=info)
+                spans, info = _call(node, self.parse_bytes, arguments is None or arguments(text))
+                self.emit(node, Role.CALL, text, parts=spans, info=info)
                 continue
             parent = node.parent
             comparison = _comparison(node) if role is Role.IDENTIFIER else None
@@ -1028,7 +1032,7 @@ def parse_source(path: str, source: bytes, keep: Keep | None = None, literals: f
                  api: Keep | None = None, macros: MacroTable | None = None,
                  cuda_declared: Keep | None = None, hip_alias: HipAlias | None = None,
                  prepared: Prepared | None = None, hip_pointer: Keep | None = None,
-                 roles: frozenset[Role] | None = None) -> ParsedFile:
+                 roles: frozenset[Role] | None = None, arguments: Keep | None = None) -> ParsedFile:
     """Parse one file into its occurrences, definitions and declared names.
 
     `api` says whether a name is a CUDA API a rule knows (which a misparse must not make the
@@ -1041,7 +1045,8 @@ def parse_source(path: str, source: bytes, keep: Keep | None = None, literals: f
     The tree may be of prepared bytes (portkit/parse/prepare.py): same length and newlines, so
     offsets are the source's; names the tree does not describe are matched token by token.
     `prepared`: what `prepare_source` gave for these bytes and macros, when the caller has it. `roles`: the
-    OPTIONAL_ROLES to make (all of them by default).
+    OPTIONAL_ROLES to make (all of them by default). `arguments`: whether a call of a name is read by its
+    arguments' texts and what it initialises (by default every call is).
     """
     prepared = prepared or prepare_source(source, macros)
     parse_bytes = _without_bom(source)
@@ -1049,7 +1054,7 @@ def parse_source(path: str, source: bytes, keep: Keep | None = None, literals: f
     error_line = first_error_line(tree.root_node)
     roles = OPTIONAL_ROLES if roles is None else roles
     state = _FileParse(source, parse_bytes, QueryCursor(_query(roles)).captures(tree.root_node), keep, literals, api,
-                       cuda_declared, hip_alias, roles)
+                       cuda_declared, hip_alias, roles, arguments)
     preamble_end = _preamble_end(source)
     cuda_only = _cuda_only(state.get("condition"))
     defines = [n.start_byte for n in state.get("definition") if n.parent is not None

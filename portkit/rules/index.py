@@ -139,6 +139,14 @@ class RuleDatabase:
         rule = self.lookup(name)
         return rule is not None and bool(alias) and alias in (rule.hip, rule.fallback, *(n for _, n in rule.hip_for_args))
 
+    def reads_arguments(self, name: str) -> bool:
+        """Whether what becomes of a call of `name` depends on its arguments' texts: a rule that casts, drops,
+        masks or chooses its form by an argument (defaults count the arguments only); a name no rule knows may
+        stand for one (`using`)."""
+        rule = self.lookup(name)
+        return rule is None or bool(rule.cast_args or rule.null_args or rule.form_args or rule.coordinate_cast
+                                    or rule.mask_arg >= 0)
+
     def is_hip_pointer(self, name: str) -> bool:
         """Whether `name` is a type that is an integer in CUDA and a pointer in HIP (arithmetic on it breaks)."""
         rule = self.lookup(name)
