@@ -40,7 +40,7 @@ def analyze_register(parsed: ParsedFile, context: Context) -> Iterable[Finding]:
 
 @analyzer("source", codes=(UINT3_AS_DIM3,), fixes=True, arguments_of=("make_uint3",))
 def analyze_uint3_dimensions(parsed: ParsedFile, context: Context) -> Iterable[Finding]:
-    calls = [o for o in parsed.of(Role.CALL) if o.text == "make_uint3"]  # (declared above: its assigned type is read)
+    calls = [o for o in parsed.of(Role.CALL) if o.text == "make_uint3"]
     if not calls:
         return
     dims = parsed.declared_as("dim3")
