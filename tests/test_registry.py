@@ -4,18 +4,19 @@ from __future__ import annotations
 
 import dataclasses
 from pathlib import Path
+from typing import Callable
 
 import pytest
 
 from conftest import EXAMPLES, ROOT
 from portkit.analyze import Context, TextFile, analyze
-from portkit.analyze.registry import analyzers_for, registrations, roles_read
+from portkit.analyze.registry import Registration, analyzers_for, registrations, roles_read
 from portkit.codes import CODES, Status
 from portkit.convert.markers import may_need_marker, needs_marker
 from portkit.convert.sources import acted_on, may_act_on
 from portkit.model import Finding, Position
 from portkit.parse.treesitter import OPTIONAL_ROLES
-from portkit.pipeline import _held_job, parse_bytes, run_pipeline
+from portkit.pipeline import Job, _held_job, parse_bytes, run_pipeline
 from portkit.rules import Target
 from portkit.settings import RunSettings
 from portkit.walk import discover
@@ -78,26 +79,34 @@ def test_without_a_cache_convert_runs_only_the_analyzers_whose_findings_it_acts_
     assert {"PK300", "PK301", "PK332"} <= {f.code for f in run_pipeline(settings, rules=database).findings}
 
 
-def test_every_analyzer_declares_the_optional_occurrences_it_reads(database) -> None:
-    """Each analyzer finds the same over a parse made with only the optional roles it declares (`reads`) as over
-    a full one: a convert without a cache asks the parser for only those of the analyzers it runs."""
-    context = Context(rules=database, target=HIP52)
-    job = _held_job(context, None)
-    compared: list[str] = []
-    for file in [f for f in CORPUS if f.file_type == "source"]:
+def _trimmed_parses_agree(files: list, context: Context, job: Job, trim: Callable[[Registration], Job], what: str) -> set[str]:
+    """Run every source analyzer over each file's full parse and over the parse `trim` makes for it: the
+    same findings, fixes included; the analyzers that found something (so that the check is not vacuous)."""
+    compared: set[str] = set()
+    for file in [f for f in files if f.file_type == "source"]:
         data = Path(file.path).read_bytes()
         full = parse_bytes(file.path, data, job)
         for registration in registrations("source"):
             expected = _whole(registration.function(full, context))
             if not expected:
                 continue
-            trimmed = parse_bytes(file.path, data, dataclasses.replace(job, roles=registration.reads))
+            trimmed = parse_bytes(file.path, data, trim(registration))
             assert _whole(registration.function(trimmed, context)) == expected, \
-                f"{Path(file.path).name}: {registration.function.__name__} reads an optional role it does not declare"
-            compared.append(registration.function.__name__)
+                f"{Path(file.path).name}: {registration.function.__name__} reads {what} it does not declare"
+            compared.add(registration.function.__name__)
+    return compared
+
+
+def test_every_analyzer_declares_the_optional_occurrences_it_reads(database) -> None:
+    """Each analyzer finds the same over a parse made with only the optional roles it declares (`reads`) as over
+    a full one: a convert without a cache asks the parser for only those of the analyzers it runs."""
+    context = Context(rules=database, target=HIP52)
+    job = _held_job(context, None)
+    compared = _trimmed_parses_agree(CORPUS, context, job, lambda r: dataclasses.replace(job, roles=r.reads),
+                                     "an optional role")
     # Not vacuous: every analyzer that reads an optional role found something, and most others did.
-    assert {r.function.__name__ for r in registrations("source") if r.reads} <= set(compared)
-    assert len(set(compared)) >= len(registrations("source")) - 6
+    assert {r.function.__name__ for r in registrations("source") if r.reads} <= compared
+    assert len(compared) >= len(registrations("source")) - 6
 
 
 def test_a_convert_without_a_cache_parses_only_the_optional_roles_its_analyzers_read(database) -> None:
@@ -117,19 +126,10 @@ def test_every_analyzer_declares_the_calls_whose_arguments_it_reads(database, ta
     target too: a lane mask is read only where HIP has the `_sync` form)."""
     context = Context(rules=database, target=target)
     job = dataclasses.replace(_held_job(context, None), argument_names=None)
-    compared: set[str] = set()
-    for file in [f for f in WITH_CONVERTED if f.file_type == "source"]:
-        data = Path(file.path).read_bytes()
-        full = parse_bytes(file.path, data, job)
-        for registration in registrations("source"):
-            expected = _whole(registration.function(full, context))
-            if not expected:
-                continue
-            names = (registration.arguments_of,) if registration.arguments_of else ()
-            trimmed = parse_bytes(file.path, data, dataclasses.replace(job, argument_names=names))
-            assert _whole(registration.function(trimmed, context)) == expected, \
-                f"{Path(file.path).name}: {registration.function.__name__} reads the arguments of a call it does not declare"
-            compared.add(registration.function.__name__)
+    compared = _trimmed_parses_agree(
+        WITH_CONVERTED, context, job,
+        lambda r: dataclasses.replace(job, argument_names=(r.arguments_of,) if r.arguments_of else ()),
+        "the arguments of a call")
     assert {r.function.__name__ for r in registrations("source") if r.arguments_of} <= compared
     # The calls the rules rewrite by an argument's text, whether or not the files above have them.
     data = (b"__global__ void k(unsigned *w, long long v, int n) { w[0] = __ffsll(v) + min(threadIdx.x, n);\n"
