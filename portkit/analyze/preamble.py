@@ -34,6 +34,7 @@ from portkit.analyze.names import call_rule, in_role
 from portkit.analyze.registry import Context, analyzer
 from portkit.codes import HIP_PREAMBLE
 from portkit.model import Finding, Fix, FixAction, Occurrence, ParsedFile, Position, Role, Span
+from portkit.rules import Rule
 from portkit.rules.helpers import HELPER_PREFIX, Helper, helper_named, helper_providing
 from portkit.textutil import within
 
@@ -82,23 +83,33 @@ def _runtime_name(occurrence: Occurrence, parsed: ParsedFile, context: Context, 
     return in_role(rule, occurrence, parsed, device)
 
 
+def _may_be_helper(rule: Rule) -> bool:
+    """Whether a helper may be what the rule's name becomes (most names: no helper can be their spelling)."""
+    return rule.hip.startswith(HELPER_PREFIX) or rule.fallback.startswith(HELPER_PREFIX) or bool(rule.helper)
+
+
 def _defines_and_helpers(parsed: ParsedFile, context: Context) -> tuple[list[str], list[Helper]]:
     """The macros the file's CUDA names need on the target, not yet defined, and the helpers their HIP
     spellings are, not yet there: each in first-use order, from one look-up per name."""
     defines: dict[str, None] = {}
     helpers: dict[str, Helper] = {}
     language = "c" if PurePath(parsed.path).suffix == ".c" else "c++"
+    plain: set[str] = set()  # names whose rule, in any form, asks for neither: most of them, looked up once
     for occurrence in parsed.occurrences:
-        rule = context.rules.lookup(occurrence.text) if occurrence.role in _NAME_ROLES else None
+        if occurrence.role not in _NAME_ROLES or occurrence.text in plain:
+            continue
+        rule = context.rules.lookup(occurrence.text)
         if rule is None:
+            continue
+        if not (rule.form_rule or rule.hip_define or _may_be_helper(rule)):
+            plain.add(occurrence.text)
             continue
         rule = call_rule(rule, occurrence, parsed, context)
         if rule.hip_define and rule.resolve(context.target).hip == rule.hip:  # not when an older fallback is written
             define = rule.define_for(context.target)
             if define and define not in parsed.definitions:
                 defines[define] = None
-        if not (rule.hip.startswith(HELPER_PREFIX) or rule.fallback.startswith(HELPER_PREFIX) or rule.helper) \
-                or occurrence.text in context.project_names:
+        if not _may_be_helper(rule) or occurrence.text in context.project_names:
             continue  # most names: no helper can be their spelling
         helper = helper_named(rule.helper) if rule.helper else helper_providing(rule.resolve(context.target).hip)
         if helper is None or helper.guard in parsed.definitions or not helper.fits(language):
