@@ -224,26 +224,24 @@ class FileContents:
         self._read = functools.partial(read_bytes, limit=limit)
         self._digests: dict[str, str] = {}  # files read in this run (the index may not trust a fresh edit)
 
-    def _fresh(self, path: str) -> tuple[str | None, FileDefinitions, bytes | None]:
+    def _fresh(self, path: str, digested: bool = True) -> tuple[str | None, FileDefinitions, bytes | None]:
+        """The file's SHA-256 (unless not `digested` and there is no index to keep it), #defines and bytes."""
         try:
             if self.index is not None:
                 digest, defined, data = self.index.record(path, self._read)
             else:
                 data = self._read(path)
-                digest, defined = hashlib.sha256(data).hexdigest(), file_definitions(data)
+                digest, defined = hashlib.sha256(data).hexdigest() if digested else None, file_definitions(data)
         except (OSError, TooLarge):
             return None, (), None  # reported when the file itself is processed
-        self._digests[path] = digest
+        if digest is not None:
+            self._digests[path] = digest
         return digest, defined, data
 
     def definitions(self, path: str) -> FileDefinitions:
-        if self.index is None:  # no cache: nothing asks for the file's SHA-256
-            try:
-                return file_definitions(self._read(path))
-            except (OSError, TooLarge):
-                return ()  # reported when the file itself is processed
-        known = self.index.known(path)
-        return known[1] if known is not None else self._fresh(path)[1]
+        known = self.index.known(path) if self.index is not None else None
+        # Without an index (no cache) nothing asks for the file's SHA-256.
+        return known[1] if known is not None else self._fresh(path, digested=False)[1]
 
     def content(self, path: str, want_data: bool) -> tuple[str | None, bytes | None]:
         """The SHA-256 of the file's bytes (None: unreadable), and the bytes when read or wanted."""

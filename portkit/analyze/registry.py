@@ -93,22 +93,24 @@ def registrations(file_type: str) -> list[Registration]:
     return _ANALYZERS.get(file_type, [])
 
 
+def _selected(file_type: str, select: Select | None) -> list[Registration]:
+    """The registrations of a file type whose analyzers `select` keeps (all without it)."""
+    return [r for r in registrations(file_type) if select is None or select(r.codes, r.fixes)]
+
+
 @functools.lru_cache(maxsize=16)
 def analyzers_for(file_type: str, select: Select | None = None) -> tuple[Analyzer, ...]:
     """The analyzers of a file type, those `select` keeps (all without it); asked once per file, answered once."""
-    return tuple(r.function for r in registrations(file_type) if select is None or select(r.codes, r.fixes))
+    return tuple(r.function for r in _selected(file_type, select))
 
 
 @functools.lru_cache(maxsize=16)
 def roles_read(select: Select | None) -> frozenset[Role] | None:
     """The optional roles the source analyzers `select` keeps read; None (every role) when all of them run."""
-    if select is None:
-        return None
-    return frozenset().union(*(r.reads for r in registrations("source") if select(r.codes, r.fixes)))
+    return None if select is None else frozenset().union(*(r.reads for r in _selected("source", select)))
 
 
 @functools.lru_cache(maxsize=16)
 def arguments_read(select: Select | None) -> tuple[Names, ...]:
     """The calls whose argument texts the source analyzers `select` keeps (all without it) read besides the rules'."""
-    return tuple(r.arguments_of for r in registrations("source")
-                 if r.arguments_of and (select is None or select(r.codes, r.fixes)))
+    return tuple(r.arguments_of for r in _selected("source", select) if r.arguments_of)
