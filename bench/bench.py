@@ -8,9 +8,10 @@ Usage:
   bench/bench.py --real DIR               # real CUDA code for the convert row (default: the
                                           # corpora bench/realworld.py extracted)
 
-Rows: scan cold (`--no-cache`), warm (nothing changed), warm after touching 10 files,
-peak memory, `portkit check` on 5 touched files (what pre-commit runs), and convert of
-real CUDA files beside hipify-perl on the same files. Every portkit run is the installed
+Rows: scan cold (`--no-cache`), the floor under it (tree-sitter's parse and portkit's query
+alone, bench/parse_floor.py), warm (nothing changed), warm after touching 10 files, peak
+memory, `portkit check` on 5 touched files (what pre-commit runs), and convert of real
+CUDA files beside hipify-perl on the same files. Every portkit run is the installed
 `portkit` (or `--portkit CMD`) as a subprocess; peak memory is the largest resident set
 of the process and its workers (ru_maxrss of the children). The generated tree's files
 are dated an hour back, as in a checkout nobody is editing: a file modified within two
@@ -23,6 +24,7 @@ module at every start. The convert row and hipify-perl alternate `--repeat` time
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import os
 import shlex
 import statistics
@@ -148,13 +150,27 @@ def scan_rows(portkit: list[str], tree: Path, jobs: int, env: dict[str, str], li
         seconds, peak = run(command, env)
         measured.append((label, seconds, peak))
         print(f"{label:40} {seconds:8.2f} s  {lines / seconds / 1000:8.1f} klines/s  peak {peak:7.0f} MB", flush=True)
+    floor = parse_floor(tree, jobs, env)
     changed = touch(files, 5, "check")
     seconds, peak = run([*portkit, "check", *map(str, changed)], env)
     print(f"{'check, 5 touched files':40} {seconds:8.2f} s  peak {peak:7.0f} MB", flush=True)
     rows = [(label, seconds, "") for label, seconds, _ in measured]
+    if floor is not None:
+        rows.insert(1, ("floor: parse + query alone", floor, "(bench/parse_floor.py: no scan is faster)"))
     rows.append(("peak memory (any scan above)", max(peak for _, _, peak in measured), ""))
     rows.append(("check, 5 touched files (pre-commit)", seconds, ""))
     return rows
+
+
+def parse_floor(tree: Path, jobs: int, env: dict[str, str]) -> float | None:
+    """Wall seconds of tree-sitter's parse and portkit's query of the tree alone, in as many processes as the
+    scans: the floor under a cold scan. It imports portkit here, so it needs portkit importable by this Python."""
+    if importlib.util.find_spec("portkit") is None:
+        print(f"{'floor: parse + query alone':40} not measured: {sys.executable} cannot import portkit")
+        return None
+    seconds, _ = run([sys.executable, str(HERE / "parse_floor.py"), "-j", str(jobs), str(tree)], env)
+    print(f"{'floor: parse + query alone':40} {seconds:8.2f} s", flush=True)
+    return seconds
 
 
 def convert_rows(portkit: list[str], real: Path, jobs: int, env: dict[str, str], hipify: str | None,

@@ -19,7 +19,7 @@ import string
 from typing import Callable, Iterator
 
 import tree_sitter_cuda
-from tree_sitter import Language, Node, Parser, Query, QueryCursor
+from tree_sitter import Language, Node, Parser, Query, QueryCursor, Tree
 
 from portkit.model import Occurrence, ParsedFile, Position, Role, Span
 from portkit.parse.fallbacks import Fallbacks
@@ -1028,6 +1028,12 @@ def _without_bom(source: bytes) -> bytes:
     return b"   " + source[3:] if source.startswith(BOM) else source
 
 
+def captures(tree: Tree, roles: frozenset[Role] | None = None) -> dict[str, list[Node]]:
+    """The query's captures in a tree, by capture name: what `parse_source` reads its occurrences from.
+    `roles`: as `parse_source`'s."""
+    return QueryCursor(_query(OPTIONAL_ROLES if roles is None else roles)).captures(tree.root_node)
+
+
 def parse_source(path: str, source: bytes, keep: Keep | None = None, literals: frozenset[str] = frozenset(),
                  api: Keep | None = None, macros: MacroTable | None = None,
                  cuda_declared: Keep | None = None, hip_alias: HipAlias | None = None,
@@ -1053,7 +1059,7 @@ def parse_source(path: str, source: bytes, keep: Keep | None = None, literals: f
     tree = prepared.tree
     error_line = first_error_line(tree.root_node)
     roles = OPTIONAL_ROLES if roles is None else roles
-    state = _FileParse(source, parse_bytes, QueryCursor(_query(roles)).captures(tree.root_node), keep, literals, api,
+    state = _FileParse(source, parse_bytes, captures(tree, roles), keep, literals, api,
                        cuda_declared, hip_alias, roles, arguments)
     preamble_end = _preamble_end(source)
     cuda_only = _cuda_only(state.get("condition"))
