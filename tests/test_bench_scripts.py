@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from portkit.parse.treesitter import captures, prepare_source
+from portkit.rules import load_database
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -30,3 +31,15 @@ def test_parse_floor_refuses_a_missing_tree(tmp_path: Path) -> None:
     result = subprocess.run([sys.executable, str(ROOT / "bench" / "parse_floor.py"), str(tmp_path / "none")],
                             capture_output=True, text=True)
     assert result.returncode != 0 and result.stderr.strip() == f"parse_floor.py: {tmp_path / 'none'}: not a directory"
+
+
+def test_parse_floor_looks_up_the_captured_names(tmp_path: Path) -> None:
+    source = "__global__ void k(float* x) { x[threadIdx.x] = 0; }\nvoid h(float* d) { cudaMalloc(&d, 4); }\n"
+    (tmp_path / "a.cu").write_text(source)
+    known = {name.encode() for name in load_database().known_names()}
+    found = captures(prepare_source(source.encode()).tree)
+    expected = sum(node.text in known for capture in ("identifier", "type", "call") for node in found.get(capture, ()))
+    result = subprocess.run([sys.executable, str(ROOT / "bench" / "parse_floor.py"), "-j", "1", "--names", str(tmp_path)],
+                            capture_output=True, text=True, check=True)
+    assert expected >= 2  # threadIdx, cudaMalloc
+    assert re.search(rf", names \S+ s \({expected} kept\) of CPU", result.stdout)
