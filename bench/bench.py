@@ -11,9 +11,9 @@ Usage:
 Rows: scan cold (`--no-cache`), the floor under it (tree-sitter's parse, portkit's query and
 the look-up of each captured name alone, bench/parse_floor.py), warm (nothing changed), warm
 after touching 10 files, peak memory, `portkit check` on 5 touched files (what pre-commit
-runs), and convert of real CUDA files beside hipify-perl on the same files. Every portkit run is the installed
-`portkit` (or `--portkit CMD`) as a subprocess; peak memory is the largest resident set
-of the process and its workers (ru_maxrss of the children). The generated tree's files
+runs), and convert of real CUDA files beside hipify-perl on the same files. Every portkit
+run is the installed `portkit` (or `--portkit CMD`) as a subprocess; peak memory is the
+largest resident set of the process and its workers (ru_maxrss of the children). The generated tree's files
 are dated an hour back, as in a checkout nobody is editing: a file modified within two
 seconds of being read is read again on the next run (portkit/statindex.py).
 Python modules are byte-compiled (into the run's own cache, never the package), as in
@@ -42,6 +42,7 @@ REAL_DEFAULT = Path.home() / ".cache" / "portkit-bench"
 # Directories of hand-written ports and other models in the real corpora: not CUDA input.
 NOT_CUDA = ("hip", "sycl", "dpcpp", "openmp", "omp", "kokkos", "raja", "opencl", "ocl", "acc", "std", "deps")
 
+FLOOR = "floor: parse, query, name look-ups"
 TARGETS = {  # row -> (target, "seconds", "MB" or "ratio")
     "scan, cold (--no-cache)": (10.0, "s"),
     "scan, warm (nothing changed)": (1.0, "s"),
@@ -156,7 +157,7 @@ def scan_rows(portkit: list[str], tree: Path, jobs: int, env: dict[str, str], li
     print(f"{'check, 5 touched files':40} {seconds:8.2f} s  peak {peak:7.0f} MB", flush=True)
     rows = [(label, seconds, "") for label, seconds, _ in measured]
     if floor is not None:
-        rows.insert(1, ("floor: parse, query, name look-ups", floor, "(bench/parse_floor.py: no scan is faster)"))
+        rows.insert(1, (FLOOR, floor, "(bench/parse_floor.py: no scan is faster)"))
     rows.append(("peak memory (any scan above)", max(peak for _, _, peak in measured), ""))
     rows.append(("check, 5 touched files (pre-commit)", seconds, ""))
     return rows
@@ -166,10 +167,10 @@ def parse_floor(tree: Path, jobs: int, env: dict[str, str]) -> float | None:
     """Wall seconds of tree-sitter's parse and portkit's query of the tree and the look-up of each captured name
     alone, in as many processes as the scans: the floor under a cold scan. It needs portkit importable here."""
     if importlib.util.find_spec("portkit") is None:
-        print(f"{'floor: parse, query, name look-ups':40} not measured: {sys.executable} cannot import portkit")
+        print(f"{FLOOR:40} not measured: {sys.executable} cannot import portkit")
         return None
     seconds, _ = run([sys.executable, str(HERE / "parse_floor.py"), "-j", str(jobs), "--names", str(tree)], env)
-    print(f"{'floor: parse, query, name look-ups':40} {seconds:8.2f} s", flush=True)
+    print(f"{FLOOR:40} {seconds:8.2f} s", flush=True)
     return seconds
 
 
