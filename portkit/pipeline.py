@@ -461,13 +461,14 @@ def _worth_a_pool(job: Job, files: list[SourceFile], sizes: list[int]) -> bool:
     return sum(map(job.is_clang_unit, (f.path for f in files))) >= 2 or sum(sizes) >= _POOL_BYTES
 
 
-def _project_filter(findings: Iterable[Finding], names: ProjectNames, declared: frozenset[str]) -> Iterator[Finding]:
+def _project_filter(findings: Iterable[Finding], names: ProjectNames, declared: ProjectNames) -> Iterator[Finding]:
     """Apply what only the whole project shows: a name another file defines, where the file sees it, is the
-    project's own."""
+    project's own; one it declares as a variable there is not renamed."""
     for finding in findings:
-        if dropped(finding.code, finding.name, finding.shadowable, names.seen_by(finding.path), declared):
+        seen = declared.seen_by(finding.path)
+        if dropped(finding.code, finding.name, finding.shadowable, names.seen_by(finding.path), seen):
             continue
-        if finding.fix is not None and finding.name in declared and not finding.fix.arguments_only:
+        if finding.fix is not None and finding.name in seen and not finding.fix.arguments_only:
             finding = dataclasses.replace(finding, fix=None)  # the name is some file's variable: not renamed
         yield finding
 
@@ -633,10 +634,11 @@ def finish_pipeline(collected: Collected) -> ScanResult:
     base, results = collected.context, sorted(collected.results, key=lambda r: r.file)
     diagnostics = [Diagnostic(path, message, reason) for path, message, reason in collected.walk_warnings]
     summaries, sources = _summaries(results, diagnostics)
-    names = ProjectNames((r.file.path, r) for r in results)
-    declared = frozenset().union(*(r.declared for r in results))
+    names = ProjectNames(((r.file.path, r) for r in results), base.rules.is_cuda_declared)
+    declared = ProjectNames(((r.file.path, r) for r in results), base.rules.is_cuda_declared, declarations=True)
     aliases = tuple(sorted({alias for r in results for alias in r.aliases}))
-    context = dataclasses.replace(base, project_names=names.any_file(), project_declared=declared, aliases=aliases)
+    context = dataclasses.replace(base, project_names=names.any_file(), project_declared=declared.any_file(),
+                                  aliases=aliases)
     # Findings only the project shows: names other files' aliases resolve, the runtime header where it decides.
     resolved = list(resolve_pending([(r.file.path, r.aliases, r.pending) for r in results if r.pending], context))
     resolved += runtime_for_project((r.file.path, r.runtime) for r in results)
@@ -674,7 +676,7 @@ class Sites:
     cannot be read (an unwritable cache) is processed again."""
 
     def __init__(self, job: Job, entries: list[tuple[SourceFile, str | None]], names: ProjectNames,
-                 declared: frozenset[str], resolved: list[Finding]):
+                 declared: ProjectNames, resolved: list[Finding]):
         self.job = job
         self.entries = sorted(entries, key=lambda item: item[0].path)
         self.names, self.declared = names, declared
@@ -693,10 +695,10 @@ class Sites:
             yield from sorted(findings, key=Finding.sort_key)
 
 
-def _project_tallies(results: list[FileResult], names: ProjectNames, declared: frozenset[str],
+def _project_tallies(results: list[FileResult], names: ProjectNames, declared: ProjectNames,
                      resolved: list[Finding]) -> dict[str, Tally]:
     """Each file's tally without what the project's own names drop, with the names other files' aliases resolved."""
-    tallies = {r.file.path: project_tally(r.tally, names.seen_by(r.file.path), declared)
+    tallies = {r.file.path: project_tally(r.tally, names.seen_by(r.file.path), declared.seen_by(r.file.path))
                for r in results if r.tally is not None}
     for path, group in itertools.groupby(sorted(resolved, key=Finding.sort_key), key=lambda f: f.path):
         tallies[path] = tallies.get(path, Tally()) + tally(group)

@@ -1,10 +1,18 @@
 """Which of the project's own definitions each file sees.
 
-A name the project defines is its own, not CUDA's, where the definition is visible:
-- a file no other file #includes is compiled on its own and linked, so every file sees
-  its definitions, except those with internal linkage (`static`), which only it sees;
+A name the project defines is its own, not CUDA's, where a declaration of it is visible:
 - a file others #include (a header, or a .cu included by another) is seen by the files
-  that include it, directly or through other includes.
+  that include it, directly or through other includes;
+- a source file no other file #includes is a translation unit of its own, compiled alone
+  and linked: a name no CUDA header declares that it defines can only be the project's
+  wherever it is called, so every file sees those (except the `static` ones); a name CUDA
+  declares too is the project's only in the unit and the files it includes (a unity
+  build's `#define CUDA_VERSION` before its `#include "part.cu"`), or where a file sees a
+  declaration of its own (C++ calls nothing undeclared). A call elsewhere spelled as
+  CUDA's, with CUDA's header in view, is CUDA's: one program's copy of the driver API,
+  loaded at run time, does not make the driver API every other program's own;
+- a header no other file #includes (forced in with `-include`, perhaps) is seen by every
+  file, except what it defines with internal linkage (`static`).
 One tree often holds several programs (a benchmark suite, a samples collection): one
 program's copy of cuda.h does not make CUDA's names its neighbour's own. Includes are
 matched by file name (what an #include names, without its directories), so an include
@@ -13,7 +21,11 @@ of a name several files have reaches each of them.
 from __future__ import annotations
 
 import os
-from typing import Iterable, Protocol
+from typing import Callable, Iterable, Protocol
+
+
+# Suffixes of files compiled on their own (walk.DEFAULT_EXTENSIONS less the headers).
+TRANSLATION_UNITS = frozenset({".cu", ".cpp", ".cc", ".cxx", ".c"})
 
 
 class Defining(Protocol):
@@ -28,33 +40,56 @@ class Defining(Protocol):
     @property
     def includes(self) -> tuple[str, ...]: ...
 
+    @property
+    def declared(self) -> frozenset[str]: ...
+
 
 class ProjectNames:
-    """The project's definitions, and which files see each."""
+    """The project's definitions, and which files see each; with `declarations`, its variables, parameters and
+    members instead (a copy of the driver API loaded at run time declares `cuDeviceGet` a function pointer).
+    `cuda_declared`: whether a CUDA header declares a name too."""
 
-    def __init__(self, files: Iterable[tuple[str, Defining]]):
+    def __init__(self, files: Iterable[tuple[str, Defining]], cuda_declared: Callable[[str], bool],
+                 declarations: bool = False):
         files = list(files)
         included = {name for _, result in files for name in result.includes}
         everywhere: set[str] = set()
+        linked: set[str] = set()
         in_included: dict[str, set[str]] = {}
+        in_units: dict[str, set[str]] = {}
         self._includes: dict[str, tuple[str, ...]] = {}
         self._by_name: dict[str, list[str]] = {}
+        self._includers: dict[str, list[str]] = {}  # a file name -> the files that include it
+        self._units: set[str] = set()
         for path, result in files:
             name = os.path.basename(path)
+            defined, internal = (result.declared, frozenset()) if declarations else (result.definitions, result.internal)
             self._includes[path] = result.includes
             self._by_name.setdefault(name, []).append(path)
+            for target in set(result.includes):
+                self._includers.setdefault(target, []).append(path)
             if name in included:
-                for defined in result.definitions:
-                    in_included.setdefault(defined, set()).add(name)
+                for one in defined:
+                    in_included.setdefault(one, set()).add(name)
+            elif os.path.splitext(name)[1].lower() in TRANSLATION_UNITS:
+                self._units.add(path)
+                for one in defined:
+                    if cuda_declared(one) or one in internal:
+                        in_units.setdefault(one, set()).add(path)
+                    else:
+                        everywhere.add(one)
+                linked.update(defined - internal)
             else:
-                everywhere.update(result.definitions - result.internal)
+                everywhere.update(defined - internal)
         self.everywhere = frozenset(everywhere)
         self.in_included = {defined: frozenset(names) for defined, names in in_included.items()}
+        self.in_units = {defined: frozenset(paths) for defined, paths in in_units.items()}
+        self._linked = frozenset(linked)
         self._seen: dict[str, FileNames] = {}
 
     def any_file(self) -> frozenset[str]:
-        """Every name some file sees as the project's own."""
-        return self.everywhere.union(self.in_included)
+        """Every name some file sees as the project's own (a translation unit's `static` ones aside)."""
+        return self.everywhere.union(self.in_included, self._linked)
 
     def seen_by(self, path: str) -> FileNames:
         seen = self._seen.get(path)
@@ -75,6 +110,20 @@ class ProjectNames:
                 frontier.extend(self._includes.get(other, ()))
         return frozenset(reached)
 
+    def units_including(self, path: str) -> frozenset[str]:
+        """The translation units `path` is part of: those that include it, directly or through other files."""
+        units: set[str] = set()
+        seen = {path}
+        frontier = [path]
+        while frontier:
+            for includer in self._includers.get(os.path.basename(frontier.pop()), ()):
+                if includer not in seen:
+                    seen.add(includer)
+                    frontier.append(includer)
+                    if includer in self._units:
+                        units.add(includer)
+        return frozenset(units)
+
 
 class FileNames:
     """The project's names one file sees: `name in seen` is all a filter asks."""
@@ -83,13 +132,23 @@ class FileNames:
         self._project = project
         self._path = path
         self._reached: frozenset[str] | None = None
+        self._units: frozenset[str] | None = None
 
     def __contains__(self, name: object) -> bool:
         if name in self._project.everywhere:
             return True
-        defining = self._project.in_included.get(name) if isinstance(name, str) else None
-        if not defining:
+        if not isinstance(name, str):
             return False
-        if self._reached is None:  # only for the few names defined in included files
-            self._reached = self._project.reached(self._path)
-        return not defining.isdisjoint(self._reached)
+        # Walked only for the few names the project defines in an included file or a translation unit.
+        defining = self._project.in_included.get(name)
+        if defining:
+            if self._reached is None:
+                self._reached = self._project.reached(self._path)
+            if not defining.isdisjoint(self._reached):
+                return True
+        units = self._project.in_units.get(name)
+        if units:
+            if self._units is None:
+                self._units = self._project.units_including(self._path)
+            return not units.isdisjoint(self._units)
+        return False

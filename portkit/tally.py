@@ -71,13 +71,13 @@ def tally(findings: Iterable[Finding]) -> Tally:
     return Tally(tuple(rows.values()), tuple(sorted(listed)))
 
 
-def dropped(code: str, name: str, shadowable: bool, names: Container[str], declared: frozenset[str]) -> bool:
+def dropped(code: str, name: str, shadowable: bool, names: Container[str], declared: Container[str]) -> bool:
     """What only the whole project shows: a name another file defines is the project's own, and a
     name it declares as a variable is no unknown CUDA name."""
     return (shadowable and name in names) or (code == API_UNKNOWN and name in declared)
 
 
-def project_tally(found: Tally, names: Container[str], declared: frozenset[str]) -> Tally:
+def project_tally(found: Tally, names: Container[str], declared: Container[str]) -> Tally:
     """A file's tally without what the project's own names drop."""
     return Tally(tuple(r for r in found.rows if not dropped(r[CODE], r[NAME], r[SHADOWABLE], names, declared)),
                  tuple(s for s in found.listed

@@ -126,3 +126,12 @@ def test_keep_filters_names_but_not_definitions() -> None:
     parsed = parse_source("t.cu", b"int cudaMine() { return cudaFree(0) + other(); }\n", keep=lambda n: n.startswith("cuda"))
     assert {o.text for o in parsed.occurrences} == {"cudaFree"}
     assert "cudaMine" in parsed.definitions
+
+
+def test_a_define_body_declares_its_variables_outside_comments_and_strings() -> None:
+    """`cuErr` is the macro's variable, no unknown CUDA name; what a comment or a string seems to declare is not."""
+    parsed = parse_source("t.cu", b'#define CHECK(call) do { cudaError_t cuErr = call; /* int cuFake = 0; */ \\\n'
+                                  b'  if (cudaSuccess != cuErr) printf("cuText x;"); return cuErr; } while (0)\n'
+                                  b"#define SHARED __device__ float cuData[256];\n")
+    assert {"cuErr", "cuData"} <= parsed.declared
+    assert not {"cuFake", "x", "cuText", "cudaSuccess", "return"} & parsed.declared

@@ -92,6 +92,15 @@ def test_attribute_macro_defined_for_another_model_as_a_pragma() -> None:
     assert named(parsed, Role.DEVICE_FUNCTION) == ["Vault::get"]
 
 
+def test_calling_convention_macro_keeps_the_declarations() -> None:
+    """A copy of the driver API's header, loaded at run time: `CUDAAPI` is `__stdcall` on Windows only."""
+    parsed = parse("#ifdef _WIN32\n#define CUDAAPI __stdcall\n#else\n#define CUDAAPI\n#endif\n"
+                   "typedef void (CUDAAPI *CUstreamCallback)(int status, void *data);\n"
+                   "extern int CUDAAPI cuInit(unsigned int, int cudaVersion);\n")
+    assert parsed.error_line is None
+    assert {"CUstreamCallback", "cuInit"} <= parsed.definitions
+
+
 @pytest.mark.parametrize("lambda_", ["[=] __device__ (int i)", "[=] __host__ __device__ (int i)",
                                      "[=] HOST_DEVICE (int i)"])
 def test_device_lambdas(lambda_: str) -> None:

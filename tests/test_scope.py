@@ -14,10 +14,13 @@ class Defines:
     definitions: frozenset[str] = frozenset()
     internal: frozenset[str] = frozenset()
     includes: tuple[str, ...] = ()
+    declared: frozenset[str] = frozenset()
 
 
 def names(**files: Defines) -> ProjectNames:
-    return ProjectNames((path.replace("__", "/").replace("_dot_", "."), result) for path, result in files.items())
+    """The project of these files, where the names a CUDA header declares too are those spelled `cuda...`, `CUDA...`."""
+    return ProjectNames(((path.replace("__", "/").replace("_dot_", "."), result) for path, result in files.items()),
+                        lambda name: name.startswith(("cuda", "CUDA")))
 
 
 def test_a_header_is_seen_by_the_files_that_include_it_however_deep() -> None:
@@ -32,17 +35,29 @@ def test_a_header_is_seen_by_the_files_that_include_it_however_deep() -> None:
     assert "CUtexObject" in project.any_file()
 
 
-def test_linked_definitions_are_seen_everywhere_static_ones_only_at_home() -> None:
+def test_a_translation_units_names_are_seen_where_it_is_compiled_a_lonely_headers_everywhere() -> None:
     project = names(
-        util_dot_cu=Defines(frozenset({"cudaDeviceReset", "umin"}), internal=frozenset({"umin"})),
-        main_dot_cu=Defines(),
-        lonely_dot_h=Defines(frozenset({"cudaFree"})),  # nobody includes it: maybe forced in with -include
+        util_dot_cu=Defines(frozenset({"cudaDeviceReset", "cudaDeviceSynchronize", "projectHelper"})),
+        util_dot_h=Defines(frozenset({"cudaDeviceReset"})),  # declares one of them
+        main_dot_cu=Defines(includes=("util.h",)),
+        other_dot_cu=Defines(includes=("cuda_runtime.h",)),
+        lonely_dot_h=Defines(frozenset({"cudaFree", "umin"}), internal=frozenset({"umin"})),  # maybe forced in with -include
         kernel_dot_cu=Defines(frozenset({"cudaMalloc"})),
         host_dot_cu=Defines(includes=("kernel.cu",)),
+        unity_dot_cu=Defines(frozenset({"CUDA_VERSION", "clamp"}), internal=frozenset({"clamp"}), includes=("wrap.h",)),
+        wrap_dot_h=Defines(includes=("part.cu",)),
+        part_dot_cu=Defines(),
     )
     seen = project.seen_by("main.cu")
-    assert "cudaDeviceReset" in seen and "umin" not in seen and "cudaFree" in seen
+    assert "cudaDeviceReset" in seen and "cudaDeviceSynchronize" not in seen
+    other = project.seen_by("other.cu")
+    assert not {"cudaDeviceReset", "cudaDeviceSynchronize", "cudaMalloc", "CUDA_VERSION"} & {n for n in project.any_file() if n in other}
+    assert "cudaFree" in other and "umin" not in other
+    assert "projectHelper" in other  # no CUDA name: linked, whatever declares it (a header outside the tree)
     assert "cudaMalloc" in project.seen_by("host.cu") and "cudaMalloc" not in seen
+    part = project.seen_by("part.cu")  # included by the unit through a header: compiled as part of it
+    assert "CUDA_VERSION" in part and "clamp" in part
+    assert "CUDA_VERSION" in project.any_file() and "clamp" not in project.any_file()
 
 
 def test_include_cycles_end() -> None:
@@ -74,3 +89,33 @@ def test_one_programs_copy_of_a_cuda_name_is_not_its_neighbours(tmp_path: Path, 
     assert main(["convert", "--no-cache", str(tree), "-o", str(tmp_path / "out")]) == 0
     assert "void ka(CUtexObject t)" in (tmp_path / "out" / "a" / "a.cu").read_text()
     assert "void kb(hipTextureObject_t t)" in (tmp_path / "out" / "b" / "b.cu").read_text()
+
+
+DYNLINK_H = """#ifdef _WIN32
+#define CUDAAPI __stdcall
+#else
+#define CUDAAPI
+#endif
+typedef int CUresult;
+typedef CUresult CUDAAPI tcuDeviceGet(int *device, int ordinal);
+extern CUresult CUDAAPI cuInit(unsigned int, int cudaVersion);
+extern tcuDeviceGet *cuDeviceGet;
+"""
+
+
+def test_one_programs_copy_of_the_driver_api_is_not_its_neighbours(tmp_path: Path) -> None:
+    """A samples tree: one program loads the driver API at run time, declaring and defining it; the others call
+    CUDA's."""
+    tree = tmp_path / "in"
+    (tree / "dynlink").mkdir(parents=True)
+    (tree / "plain").mkdir()
+    (tree / "dynlink" / "dynlink.h").write_text(DYNLINK_H)
+    (tree / "dynlink" / "dynlink.c").write_text('#include "dynlink.h"\ntcuDeviceGet *cuDeviceGet;\n'
+                                                "CUresult CUDAAPI cuInit(unsigned int f, int v) { return 0; }\n")
+    (tree / "dynlink" / "main.cpp").write_text('#include "dynlink.h"\n'
+                                               "int main() { int d; cuDeviceGet(&d, 0); return cuInit(0, 12000); }\n")
+    (tree / "plain" / "main.cpp").write_text("#include <cuda.h>\n"
+                                             "int main() { int d; cuDeviceGet(&d, 0); return cuInit(0); }\n")
+    assert main(["convert", "--no-cache", str(tree), "-o", str(tmp_path / "out")]) == 0
+    assert "int d; cuDeviceGet(&d, 0); return cuInit(0, 12000); }" in (tmp_path / "out" / "dynlink" / "main.cpp").read_text()
+    assert "int d; hipDeviceGet(&d, 0); return hipInit(0); }" in (tmp_path / "out" / "plain" / "main.cpp").read_text()

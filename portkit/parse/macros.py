@@ -17,11 +17,12 @@ from typing import Iterable, Iterator
 # name, (parameters) when function-like, body with its continuation lines.
 _DEFINE = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)(\(([^)]*)\))?((?:[^\n\\]|\\.|\\\r?\n)*)", re.M)
 _COMMENT = re.compile(rb"/\*.*?\*/|//[^\n]*", re.S)
-# What an attribute macro may expand to: qualifiers, specifiers, attributes and pragmas
-# (`_Pragma("omp declare target")`, another model's spelling of the same macro) only.
+# What an attribute macro may expand to: qualifiers, specifiers, calling conventions (`#define CUDAAPI __stdcall` on
+# Windows), attributes and pragmas (`_Pragma("omp declare target")`, another model's spelling of the same macro) only.
 _ATTRIBUTE = re.compile(
     rb"\s*(?:__global__|__device__|__host__|__forceinline__|__noinline__|__inline__|__inline|inline|static|extern"
-    rb"|__restrict__|__dpct_inline__|__attribute__\s*\(\(.*?\)\)|__declspec\s*\(.*?\)|__align__\s*\(.*?\)"
+    rb"|__restrict__|__dpct_inline__|__stdcall|__cdecl|__fastcall|__vectorcall"
+    rb"|__attribute__\s*\(\(.*?\)\)|__declspec\s*\(.*?\)|__align__\s*\(.*?\)"
     rb"|__launch_bounds__\s*\(.*?\)|\[\[.*?\]\]|_Pragma\s*\(\s*\"(?:[^\"\\\\]|\\\\.)*\"\s*\))")
 # The qualifiers tree-sitter-cuda knows, most telling first: what a use keeps when it has room.
 _KEPT_QUALIFIERS = (b"__global__", b"__device__", b"__host__", b"__forceinline__", b"inline", b"static")

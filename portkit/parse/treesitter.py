@@ -97,6 +97,10 @@ _MACRO_TOKEN = re.compile(
 )
 _ASM_IN_MACRO = re.compile(rb'\b(?:asm|__asm__)\s*(?:volatile|__volatile__)?\s*\(\s*((?:"(?:\\.|[^"\\])*"\s*)+)')
 _STRING_CONTENT = re.compile(rb'"((?:\\.|[^"\\])*)"')
+# A variable a #define body declares (`cudaError_t err = call;`): a name after a type, then `=`, `;` or `[`.
+_MACRO_DECLARATION = re.compile(rb"\b([A-Za-z_]\w*)[\s*&]+([A-Za-z_]\w*)\s*[=;\[]")
+_NOT_TYPES = frozenset(b"return else delete throw goto case new sizeof do".split())
+_MACRO_NOISE = re.compile(rb'"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'|/\*.*?\*/|//[^\n]*', re.S)
 _KERNEL_QUALIFIERS = {"__global__": Role.KERNEL, "__device__": Role.DEVICE_FUNCTION}
 _QUALIFIER_SPACE = re.compile(r"\s*::\s*")
 _SPACES = re.compile(r"\s+")
@@ -862,13 +866,20 @@ class _FileParse:
                 self.emit(node, Role.SUPPRESSION, _text(node), codes)
 
     def macro_bodies(self, nodes: list[Node]) -> None:
-        """#define bodies are opaque to tree-sitter: lex them for identifiers and inline asm."""
+        """#define bodies are opaque to tree-sitter: lex them for identifiers, the variables they declare and inline asm."""
         lines = LineIndex(self.source) if nodes else None
         for node in nodes:
             assert lines is not None
             if _diagnostic_text(node):
                 continue
             self.occurrences.extend(_macro_occurrences(node, self.source, lines, self.scopes.name_at(node.start_byte), self.keep))
+            self.declared.update(_macro_declarations(node.text or b""))
+
+
+def _macro_declarations(body: bytes) -> Iterator[str]:
+    """The variables a #define body declares, outside its comments and strings."""
+    code = _MACRO_NOISE.sub(b" ", body)
+    return (match.group(2).decode("ascii") for match in _MACRO_DECLARATION.finditer(code) if match.group(1) not in _NOT_TYPES)
 
 
 def _diagnostic_text(argument: Node) -> bool:
