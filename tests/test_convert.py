@@ -147,13 +147,15 @@ def test_markers_use_the_file_line_endings_and_skip_macro_continuations(tmp_path
 def test_names_no_rule_knows_are_marked_where_hipcc_will_not_find_them(tmp_path: Path, database) -> None:
     source = (b"#include <cutil.h>\n#include <thrust/detail/config.h>\n#include <thrust/system/hip/error.h>\n"
               b"#include <nppi.h>\n#include <nvjpeg.h>\n#include <nvscibuf.h>\n#include <nvJitLink.h>\n"
+              b'#include "cudla.h"\n#include "nvmedia_image_nvscibuf.h"\n'
               b"void f() { cudaFutureApi(1); thrust::future_algorithm(); }\n")
     out = convert_bytes(tmp_path, source, database=database).decode()
     assert "// portkit: PK105 cutil.h: " in out and "// portkit: PK105 cudaFutureApi: " in out
-    for header in ("nppi.h", "nvjpeg.h", "nvscibuf.h", "nvJitLink.h"):  # NVIDIA's libraries ROCm has no rule for
+    for header in ("nppi.h", "nvjpeg.h", "nvscibuf.h", "nvJitLink.h", "cudla.h", "nvmedia_image_nvscibuf.h"):
+        # NVIDIA's libraries ROCm has no rule for (Tegra's DLA and NvMedia in "quotes" too)
         assert f"// portkit: PK105 {header}: " in out, header
     # rocThrust ships Thrust's headers (internals too) and mirrors thrust::; a hip/ path is HIP's own.
-    assert "PK105 thrust" not in out and out.count("// portkit:") == 6
+    assert "PK105 thrust" not in out and out.count("// portkit:") == 8
     assert convert_bytes(tmp_path, out.encode(), database=database).decode() == out
 
 

@@ -22,7 +22,7 @@ CUDA_LOOKING = re.compile(
 # NVIDIA libraries' headers, named so that no project names its own after them: CUDA-looking in "quotes" too
 # (a project's own cuda_utils.h or cublas_helpers.h is likely, so the generic forms count only in <>).
 _LIBRARY_HEADERS = (r"nccl\w*\.h|nvtx\w*\.h|nvml\.h|cupti\w*\.h|nvrtc\.h|npp\w*\.h|nvjpeg\w*\.h|nvsci\w*\.h|nvJitLink\.h"
-                    r"|nvvm\.h|nvPTXCompiler\.h|nvshmem\w*\.h")
+                    r"|nvvm\.h|nvPTXCompiler\.h|nvshmem\w*\.h|cudla\.h|nvmedia\w*\.h")
 CUDA_LIBRARY_HEADER = re.compile(rf"^({_LIBRARY_HEADERS})$")
 # A path through a `hip` directory is HIP's (rocThrust's thrust/system/hip/...), not CUDA's.
 CUDA_LOOKING_HEADER = re.compile(rf"^(?!.*\bhip/)(cuda\w*\.h|cu[a-z]+\w*\.h|{_LIBRARY_HEADERS}"
