@@ -24,7 +24,7 @@ from pathlib import Path
 from portkit.parse.treesitter import captures, compile_queries, prepare_source
 from portkit.rules import load_database
 
-from bench import SOURCE_SUFFIXES  # this script's directory comes first on its path
+from bench import sources  # this script's directory comes first on its path
 
 NAME_CAPTURES = ("identifier", "type", "call")
 
@@ -62,7 +62,7 @@ def main() -> int:
     args = parser.parse_args()
     if not args.tree.is_dir():
         raise SystemExit(f"parse_floor.py: {args.tree}: not a directory")
-    paths = sorted(str(p) for p in args.tree.rglob("*") if p.suffix in SOURCE_SUFFIXES and p.is_file())
+    paths = [str(p) for p in sources(args.tree)]
     jobs = max(1, args.jobs)
     known = frozenset(name.encode() for name in load_database().known_names()) if args.names else None
     compile_queries()  # once, before the fork, as a scan does

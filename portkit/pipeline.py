@@ -635,7 +635,8 @@ def finish_pipeline(collected: Collected) -> ScanResult:
     diagnostics = [Diagnostic(path, message, reason) for path, message, reason in collected.walk_warnings]
     summaries, sources = _summaries(results, diagnostics)
     names = ProjectNames(((r.file.path, r) for r in results), base.rules.is_cuda_declared)
-    declared = ProjectNames(((r.file.path, r) for r in results), base.rules.is_cuda_declared, declarations=True)
+    declared = ProjectNames(((r.file.path, r) for r in results), base.rules.is_cuda_declared, declarations=True,
+                            graph=names.graph)
     aliases = tuple(sorted({alias for r in results for alias in r.aliases}))
     context = dataclasses.replace(base, project_names=names.any_file(), project_declared=declared.any_file(),
                                   aliases=aliases)

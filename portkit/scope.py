@@ -44,35 +44,82 @@ class Defining(Protocol):
     def declared(self) -> frozenset[str]: ...
 
 
+class IncludeGraph:
+    """Which files include which (by file name), and the translation units among them; each file's walks
+    are remembered, so the project's definitions and its variables share them."""
+
+    def __init__(self, files: Iterable[tuple[str, Defining]]):
+        self._includes: dict[str, tuple[str, ...]] = {}
+        self._by_name: dict[str, list[str]] = {}
+        self._includers: dict[str, list[str]] = {}  # a file name -> the files that include it
+        for path, result in files:
+            self._includes[path] = result.includes
+            self._by_name.setdefault(os.path.basename(path), []).append(path)
+            for target in set(result.includes):
+                self._includers.setdefault(target, []).append(path)
+        self.units = frozenset(path for path in self._includes if not self.is_included(path)
+                               and os.path.splitext(path)[1].lower() in TRANSLATION_UNITS)
+        self._reached: dict[str, frozenset[str]] = {}
+        self._units_including: dict[str, frozenset[str]] = {}
+
+    def is_included(self, path: str) -> bool:
+        return os.path.basename(path) in self._includers
+
+    def reached(self, path: str) -> frozenset[str]:
+        """The file names `path` includes, directly or through the files those name."""
+        found = self._reached.get(path)
+        if found is not None:
+            return found
+        reached: set[str] = set()
+        frontier = list(self._includes.get(path, ()))
+        while frontier:
+            name = frontier.pop()
+            if name in reached:
+                continue
+            reached.add(name)
+            for other in self._by_name.get(name, ()):
+                frontier.extend(self._includes.get(other, ()))
+        found = self._reached[path] = frozenset(reached)
+        return found
+
+    def units_including(self, path: str) -> frozenset[str]:
+        """The translation units `path` is part of: those that include it, directly or through other files."""
+        found = self._units_including.get(path)
+        if found is not None:
+            return found
+        units: set[str] = set()
+        seen = {path}
+        frontier = [path]
+        while frontier:
+            for includer in self._includers.get(os.path.basename(frontier.pop()), ()):
+                if includer not in seen:
+                    seen.add(includer)
+                    frontier.append(includer)
+                    if includer in self.units:
+                        units.add(includer)
+        found = self._units_including[path] = frozenset(units)
+        return found
+
+
 class ProjectNames:
     """The project's definitions, and which files see each; with `declarations`, its variables, parameters and
     members instead (a copy of the driver API loaded at run time declares `cuDeviceGet` a function pointer).
-    `cuda_declared`: whether a CUDA header declares a name too."""
+    `cuda_declared`: whether a CUDA header declares a name too; `graph`: the files' includes, when built already."""
 
     def __init__(self, files: Iterable[tuple[str, Defining]], cuda_declared: Callable[[str], bool],
-                 declarations: bool = False):
+                 declarations: bool = False, graph: IncludeGraph | None = None):
         files = list(files)
-        included = {name for _, result in files for name in result.includes}
+        self.graph = graph if graph is not None else IncludeGraph(files)
         everywhere: set[str] = set()
         linked: set[str] = set()
         in_included: dict[str, set[str]] = {}
         in_units: dict[str, set[str]] = {}
-        self._includes: dict[str, tuple[str, ...]] = {}
-        self._by_name: dict[str, list[str]] = {}
-        self._includers: dict[str, list[str]] = {}  # a file name -> the files that include it
-        self._units: set[str] = set()
         for path, result in files:
-            name = os.path.basename(path)
             defined, internal = (result.declared, frozenset()) if declarations else (result.definitions, result.internal)
-            self._includes[path] = result.includes
-            self._by_name.setdefault(name, []).append(path)
-            for target in set(result.includes):
-                self._includers.setdefault(target, []).append(path)
-            if name in included:
+            if self.graph.is_included(path):
                 for one in defined:
-                    in_included.setdefault(one, set()).add(name)
-            elif os.path.splitext(name)[1].lower() in TRANSLATION_UNITS:
-                self._units.add(path)
+                    in_included.setdefault(one, set()).add(os.path.basename(path))
+            elif path in self.graph.units:
                 for one in defined:
                     if cuda_declared(one) or one in internal:
                         in_units.setdefault(one, set()).add(path)
@@ -97,33 +144,6 @@ class ProjectNames:
             seen = self._seen[path] = FileNames(self, path)
         return seen
 
-    def reached(self, path: str) -> frozenset[str]:
-        """The file names `path` includes, directly or through the files those name."""
-        reached: set[str] = set()
-        frontier = list(self._includes.get(path, ()))
-        while frontier:
-            name = frontier.pop()
-            if name in reached:
-                continue
-            reached.add(name)
-            for other in self._by_name.get(name, ()):
-                frontier.extend(self._includes.get(other, ()))
-        return frozenset(reached)
-
-    def units_including(self, path: str) -> frozenset[str]:
-        """The translation units `path` is part of: those that include it, directly or through other files."""
-        units: set[str] = set()
-        seen = {path}
-        frontier = [path]
-        while frontier:
-            for includer in self._includers.get(os.path.basename(frontier.pop()), ()):
-                if includer not in seen:
-                    seen.add(includer)
-                    frontier.append(includer)
-                    if includer in self._units:
-                        units.add(includer)
-        return frozenset(units)
-
 
 class FileNames:
     """The project's names one file sees: `name in seen` is all a filter asks."""
@@ -131,8 +151,6 @@ class FileNames:
     def __init__(self, project: ProjectNames, path: str):
         self._project = project
         self._path = path
-        self._reached: frozenset[str] | None = None
-        self._units: frozenset[str] | None = None
 
     def __contains__(self, name: object) -> bool:
         if name in self._project.everywhere:
@@ -141,14 +159,7 @@ class FileNames:
             return False
         # Walked only for the few names the project defines in an included file or a translation unit.
         defining = self._project.in_included.get(name)
-        if defining:
-            if self._reached is None:
-                self._reached = self._project.reached(self._path)
-            if not defining.isdisjoint(self._reached):
-                return True
+        if defining and not defining.isdisjoint(self._project.graph.reached(self._path)):
+            return True
         units = self._project.in_units.get(name)
-        if units:
-            if self._units is None:
-                self._units = self._project.units_including(self._path)
-            return not units.isdisjoint(self._units)
-        return False
+        return bool(units) and not units.isdisjoint(self._project.graph.units_including(self._path))

@@ -100,7 +100,6 @@ _STRING_CONTENT = re.compile(rb'"((?:\\.|[^"\\])*)"')
 # A variable a #define body declares (`cudaError_t err = call;`): a name after a type, then `=`, `;` or `[`.
 _MACRO_DECLARATION = re.compile(rb"\b([A-Za-z_]\w*)[\s*&]+([A-Za-z_]\w*)\s*[=;\[]")
 _NOT_TYPES = frozenset(b"return else delete throw goto case new sizeof do".split())
-_MACRO_NOISE = re.compile(rb'"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'|/\*.*?\*/|//[^\n]*', re.S)
 _KERNEL_QUALIFIERS = {"__global__": Role.KERNEL, "__device__": Role.DEVICE_FUNCTION}
 _QUALIFIER_SPACE = re.compile(r"\s*::\s*")
 _SPACES = re.compile(r"\s+")
@@ -878,7 +877,7 @@ class _FileParse:
 
 def _macro_declarations(body: bytes) -> Iterator[str]:
     """The variables a #define body declares, outside its comments and strings."""
-    code = _MACRO_NOISE.sub(b" ", body)
+    code = _MACRO_TOKEN.sub(lambda token: token.group() if token.group(1) is not None else b" ", body)
     return (match.group(2).decode("ascii") for match in _MACRO_DECLARATION.finditer(code) if match.group(1) not in _NOT_TYPES)
 
 
