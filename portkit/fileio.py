@@ -73,7 +73,7 @@ def _committing(path: Path, mode: int | None, owner: tuple[int, int] | None = No
                 os.fsync(handle.fileno())
         if owner is not None and owner != (os.geteuid(), os.getegid()):
             os.chown(tmp, *owner)  # before chmod: chown clears set-user-ID bits
-        os.chmod(tmp, _default_mode() if mode is None else mode)
+        os.chmod(tmp, _default_mode() if mode is None else _kept_mode(mode, owner))
         if before_replace is not None:
             before_replace()
         place(tmp, path)
@@ -81,6 +81,12 @@ def _committing(path: Path, mode: int | None, owner: tuple[int, int] | None = No
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
+
+
+def _kept_mode(mode: int, owner: tuple[int, int] | None) -> int:
+    """The mode a written file gets: set-user-ID and set-group-ID only with the owner they were
+    set for (as `cp` without `-p`): a root run copying a user's 4755 file must not make it root's."""
+    return mode if owner is not None else mode & ~(stat.S_ISUID | stat.S_ISGID)
 
 
 def _commit(path: Path, fill: Callable[[BinaryIO], None], mode: int | None, owner: tuple[int, int] | None = None,
