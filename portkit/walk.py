@@ -29,8 +29,18 @@ _BINARY_PROBE = 8192
 _IGNORE_FILE_LIMIT = 1 << 20  # a .gitignore larger than this is not read (it is not one people write)
 DEFAULT_MAX_FILE_SIZE = 16 << 20
 BROKEN_LINK = "broken symbolic link skipped"
+LINK_OUT = "symbolic link leading out of the input directory; skipped, not read"
 # A walk warning: (path, message, reason); the reason is a Diagnostic's.
 WalkWarning = tuple[str, str, str]
+# Reasons a file the run should have analysed was not (a binary-looking, UTF-16, too large or
+# unreadable file): a gate or a conversion over it is not complete. Links skipped are no such file.
+_UNANALYSED = ("unreadable", "too-large", "skipped")
+_NOT_FILES = (BROKEN_LINK, LINK_OUT)
+
+
+def not_analysed(message: str, reason: str) -> bool:
+    """Whether a diagnostic says a file was left unanalysed (not merely a link skipped)."""
+    return reason in _UNANALYSED and message not in _NOT_FILES
 
 
 @dataclasses.dataclass(frozen=True, order=True)
@@ -108,6 +118,10 @@ def _ignored(path: str, is_dir: bool, specs: list[tuple[str, IgnoreSpec]]) -> bo
     return False
 
 
+def _inside(path: str, directory: str) -> bool:
+    return path == directory or path.startswith(directory.rstrip(os.sep) + os.sep)
+
+
 def _exclude_specs(root: str, excludes: Iterable[Excludes]) -> list[tuple[str, IgnoreSpec]]:
     return [(e.root or root, e.spec()) for e in excludes if e.patterns]
 
@@ -119,6 +133,7 @@ def _walk_directory(root: str, classify: Callable[[str], str | None], excludes: 
     the ignore rules that apply in it."""
     specs_by_dir: dict[str, list[tuple[str, IgnoreSpec]]] = {}
     exclude_specs = _exclude_specs(root, excludes)
+    real_root = os.path.realpath(root)
 
     def on_error(error: OSError) -> None:
         warnings.append((error.filename or root, f"cannot read directory: {error.strerror}", "unreadable"))
@@ -146,6 +161,9 @@ def _walk_directory(root: str, classify: Callable[[str], str | None], excludes: 
                 if os.path.islink(full) and not os.path.exists(full):
                     warnings.append((os.path.normpath(full), BROKEN_LINK, "skipped"))
                 continue
+            if os.path.islink(full) and not _inside(os.path.realpath(full), real_root):
+                warnings.append((os.path.normpath(full), LINK_OUT, "skipped"))
+                continue  # /proc/self/environ, /etc/passwd: never read, never copied into an output
             yield SourceFile(os.path.normpath(full), found_type)
 
 

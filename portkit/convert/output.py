@@ -92,6 +92,7 @@ def _inputs(paths: list[str], excludes: Iterable[Excludes], log: WriteLog) -> li
             files, warnings = all_files(path, excludes)
             inputs.extend(f.path for f in files)
             log.failures.extend(f"{p}: {m}" for p, m, reason in warnings if reason == "unreadable")
+            log.notes.extend(f"{p}: {m}" for p, m, reason in warnings if reason == "skipped")
         else:
             inputs.append(path)
     return [f for f in dict.fromkeys(inputs) if os.path.basename(f) != MANIFEST]
