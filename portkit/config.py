@@ -8,6 +8,7 @@ files generally. settings.py merges it with the command line.
 from __future__ import annotations
 
 import dataclasses
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -101,8 +102,18 @@ def parse_config(path: Path, table: dict[str, Any]) -> Config:
     if "rules" in values:
         values["rules"] = tuple(root / p for p in values["rules"])
     if "baseline" in values:
-        values["baseline"] = root / values["baseline"]
+        values["baseline"] = _inside_root(where, root, values["baseline"])
     return Config(root=root, source=str(path), **values)
+
+
+def _inside_root(where: str, root: Path, value: str) -> Path:
+    """A path the config names for portkit to write: relative, and inside the project root
+    (a pull request's config must not aim `portkit baseline` at a file elsewhere)."""
+    path = Path(value)
+    if path.is_absolute() or os.path.normpath(path).split(os.sep)[0] == os.pardir:
+        raise ConfigError(f"{where}: key 'baseline': {value!r} leads out of the project root; "
+                          "give a path inside it (or pass --baseline/-o)")
+    return root / path
 
 
 def load_config(start: Path | None = None) -> Config:
