@@ -48,14 +48,14 @@ from portkit.scope import ProjectNames
 from portkit.settings import RunSettings, available_cpus
 from portkit.statindex import StatIndex
 from portkit.tally import Tally, dropped, project_tally, tally
-from portkit.walk import DEFAULT_MAX_FILE_SIZE, SourceFile, TooLarge, WalkWarning, classify, discover, read_bytes, read_source
+from portkit.walk import (
+    DEFAULT_MAX_FILE_SIZE, SourceFile, TooLarge, WalkWarning, classify, discover, not_analysed, read_bytes, read_source,
+)
 
 # Below this many files, or this many bytes, a process pool costs more than it saves.
 _POOL_THRESHOLD = 16
 _POOL_BYTES = 64 << 10
 _PROGRESS_THRESHOLD = 50
-# Diagnostics that mean a file was not looked at: a convert over it is not complete.
-UNCONVERTED = ("unreadable", "too-large")
 
 # Names the parser keeps for the analyzers besides those a rule knows.
 ANALYZER_NAMES = INTERESTING_NAMES | DIMENSION_NAMES | HALF_TYPES
@@ -115,7 +115,7 @@ class ScanResult:
     def unread(self) -> list[str]:
         """Files the run was asked to look at but could not read (or that are too large): a
         conversion that skipped them silently would look complete."""
-        return [f"{d.path}: {d.message}; not converted" for d in self.diagnostics if d.reason in UNCONVERTED]
+        return [f"{d.path}: {d.message}; not converted" for d in self.diagnostics if not_analysed(d.message, d.reason)]
 
     def findings_by_path(self) -> dict[str, list[Finding]]:
         grouped: dict[str, list[Finding]] = {}

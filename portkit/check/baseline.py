@@ -47,6 +47,7 @@ class Verdict:
     baselined: list[Fingerprinted]
     suppressed: list[Fingerprinted]
     fixed: list[BaselineEntry]  # baseline entries found fewer times than recorded
+    unanalysed: list[str] = dataclasses.field(default_factory=list)  # "path: why": files the gate could not look at
 
 
 def is_blocking(finding: Finding, blocking: Iterable[Status]) -> bool:

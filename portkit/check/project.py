@@ -10,9 +10,10 @@ from portkit.check.gitdiff import added_lines
 from portkit.config import DEFAULT_BASELINE
 from portkit.errors import InputError, OutputError
 from portkit.fileio import write_output
-from portkit.outpath import refuse_overlap
+from portkit.outpath import refuse_escape, refuse_overlap
 from portkit.pipeline import run_pipeline
 from portkit.settings import RunSettings
+from portkit.walk import not_analysed
 
 
 def baseline_path(settings: RunSettings, explicit: Path | None = None) -> Path:
@@ -24,7 +25,9 @@ def record_baseline(settings: RunSettings, output: Path | None = None) -> tuple[
     result = run_pipeline(settings, keep_sources=True)
     recorded = [f for f in fingerprint_all(result.findings, result.sources, settings.root) if is_recorded(f.finding)]
     target = baseline_path(settings, output)
-    refuse_overlap(target, [*settings.paths, *result.read_paths()], directory=False)
+    refuse_overlap(target, [*settings.inputs(), *result.read_paths()], directory=False)
+    if output is None:
+        refuse_escape(target, settings.root)
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
@@ -47,4 +50,7 @@ def run_check(settings: RunSettings, baseline_file: Path | None = None, diff_ref
         added = added_lines(diff_ref, settings.root)
         findings = [f for f in findings if f.finding.position.line in added.get(f.path, ())]
     checked = {relative_path(f.path, settings.root) for f in result.files} if partial else None
-    return decide(findings, settings.blocking, entries, result.suppressions, checked)
+    verdict = decide(findings, settings.blocking, entries, result.suppressions, checked)
+    # A file the gate could not read may hold anything: "0 new" over it would be a lie.
+    verdict.unanalysed = [f"{d.path}: {d.message}" for d in result.diagnostics if not_analysed(d.message, d.reason)]
+    return verdict
