@@ -72,7 +72,7 @@ def _check(settings: RunSettings, options: ConvertOptions) -> None:
         if not os.path.exists(path):
             raise InputError(f"{path}: no such file or directory")
     if options.output is not None:
-        refuse_overlap(options.output, settings.paths, directory=True)
+        refuse_overlap(options.output, settings.inputs(), directory=True)
 
 
 def _decode(data: bytes) -> str:
