@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from portkit.errors import ConfigError
+from portkit.fileio import TooLarge, read_bytes
 from portkit.codes import ALL_STATUSES, Status
 
 if sys.version_info >= (3, 11):
@@ -46,9 +47,9 @@ _CONFIG_LIMIT = 1 << 20  # bytes: a config file is a few lines
 
 def _table(path: Path) -> dict[str, Any] | None:
     try:
-        if path.stat().st_size > _CONFIG_LIMIT:
-            raise ConfigError(f"{path}: larger than {_CONFIG_LIMIT >> 20} MiB; not a configuration file")
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        data = tomllib.loads(read_bytes(path, _CONFIG_LIMIT).decode("utf-8"))
+    except TooLarge:
+        raise ConfigError(f"{path}: larger than {_CONFIG_LIMIT >> 20} MiB; not a configuration file") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{path}: cannot read: {getattr(exc, 'strerror', None) or exc}") from None
     except tomllib.TOMLDecodeError as exc:

@@ -13,6 +13,7 @@ import re
 from typing import Callable, Iterable
 
 from portkit.errors import InputError
+from portkit.fileio import DEFAULT_READ_LIMIT, TooLarge, read_bytes
 from portkit.ignore import IgnoreSpec, PatternError
 from portkit.textutil import printable
 
@@ -27,7 +28,7 @@ _REQUIREMENTS = re.compile(r"^((requirements|constraints)[\w.-]*\.(txt|in)|envir
 _COMPOSE = re.compile(r"^(docker-)?compose(\.[\w-]+)?\.ya?ml$")
 _BINARY_PROBE = 8192
 _IGNORE_FILE_LIMIT = 1 << 20  # a .gitignore larger than this is not read (it is not one people write)
-DEFAULT_MAX_FILE_SIZE = 16 << 20
+DEFAULT_MAX_FILE_SIZE = DEFAULT_READ_LIMIT
 BROKEN_LINK = "broken symbolic link skipped"
 LINK_OUT = "symbolic link leading out of the input directory; skipped, not read"
 # A walk warning: (path, message, reason); the reason is a Diagnostic's.
@@ -237,31 +238,12 @@ class ReadResult:
     problem: str = ""  # "", "unreadable", "too-large", "skipped" (binary) or "encoding"
 
 
-class TooLarge(Exception):
-    """A file over the size limit; never read."""
-
-
 def _mib(size: int) -> str:
     return f"{size / (1 << 20):.1f} MiB"
 
 
 def too_large(size: int, limit: int) -> str:
     return f"skipped: too large ({_mib(size)}; the limit is {_mib(limit)}, max-file-size)"
-
-
-def read_bytes(path: str, limit: int = DEFAULT_MAX_FILE_SIZE) -> bytes:
-    """A file's bytes; TooLarge (carrying its size) rather than read more than `limit` bytes,
-    even from a file that grows while it is read."""
-    with open(path, "rb") as handle:
-        size = os.fstat(handle.fileno()).st_size
-        if size > limit:
-            raise TooLarge(size)
-        data = handle.read(size + 1)  # not read(limit + 1): that allocates the limit's 16 MiB for every file
-        if len(data) > size:  # grown since the stat
-            data += handle.read(limit + 1 - len(data))
-    if len(data) > limit:
-        raise TooLarge(len(data))
-    return data
 
 
 def read_source(path: str, limit: int = DEFAULT_MAX_FILE_SIZE) -> ReadResult:
