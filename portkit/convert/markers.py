@@ -6,6 +6,7 @@ from typing import Iterable
 
 from portkit.codes import API_UNKNOWN, ATTENTION_STATUSES, CODES, in_group
 from portkit.model import Edit, Finding, Severity, Span
+from portkit.parse.lexer import Layout, layout_of
 from portkit.textutil import BOM, LineIndex
 
 MARKER_TAG = b"portkit: "
@@ -23,8 +24,9 @@ class Marker:
 
 def _marker_text(finding: Finding) -> str:
     text = f"{finding.code} {finding.name}: {finding.advice or finding.message}"
-    text = " ".join(text.split()).replace("*/", "* /")
-    return text if len(text) <= _MARKER_LIMIT else text[: _MARKER_LIMIT - 3] + "..."
+    text = " ".join(text.split()).replace("*/", "* /").replace("??/", "?? /")  # ??/ is a backslash trigraph
+    text = text if len(text) <= _MARKER_LIMIT else text[: _MARKER_LIMIT - 3] + "..."
+    return text.rstrip("\\ ")  # a line comment ending in a backslash would swallow the next line of code
 
 
 def _continues_macro(lines: LineIndex[bytes], index: int) -> bool:
@@ -75,13 +77,16 @@ def marker_edits(path: str, source: bytes, findings: Iterable[Finding]) -> tuple
     """The marker insertions for `findings`, and the markers themselves.
 
     Inside a backslash-continued macro a line comment would swallow the next line,
-    so there the marker is a block comment before the token. Markers already
+    and a line that starts inside a raw string or a comment (`)"; call(...)` closing
+    a multi-line R"(...)") has no place for one at its start: there the marker is a
+    block comment right before the token. Markers already
     present are not added again, so converting twice changes nothing.
     """
     marked = sorted(filter(needs_marker, findings), key=Finding.sort_key)
     if not marked:
         return [], []
     lines = LineIndex(source)
+    layout: Layout | None = None
     edits: list[Edit] = []
     markers: list[Marker] = []
     seen: set[tuple[int, str]] = set()
@@ -92,7 +97,9 @@ def marker_edits(path: str, source: bytes, findings: Iterable[Finding]) -> tuple
             continue
         seen.add((index, text))
         markers.append(Marker(path, index + 1, finding.code, finding.name, text))
-        if _continues_macro(lines, index):
+        if layout is None and not _continues_macro(lines, index):
+            layout = layout_of(source)
+        if _continues_macro(lines, index) or not layout.is_code(lines.starts[index]):
             comment = b"/* " + MARKER_TAG + text.encode() + b" */ "
             if source[max(0, finding.span.start - len(comment)):finding.span.start] != comment:
                 edits.append(Edit(Span(finding.span.start, finding.span.start), comment))
