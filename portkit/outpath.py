@@ -152,6 +152,11 @@ class OutputTree:
         write_tree_file(self.root / MANIFEST, (json.dumps(data, indent=1) + "\n").encode("ascii"))
 
 
+def is_manifest(path: Path) -> bool:
+    """Whether `path` is a manifest portkit wrote (an earlier output used as an input)."""
+    return _read_manifest(path) is not None
+
+
 def _read_manifest(path: Path) -> dict[str, str] | None:
     """The files a manifest records, or None when there is none (or it is not portkit's)."""
     try:

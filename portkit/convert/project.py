@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import re
 from pathlib import Path
 
 from portkit.convert.build_files import BuildNote, convert_cmake, convert_makefile
@@ -20,10 +21,12 @@ from portkit.errors import InputError
 from portkit.outpath import refuse_overlap
 from portkit.pipeline import ScanResult, Workers, analyze_bytes, run_pipeline
 from portkit.settings import RunSettings
+from portkit.textutil import printable
 from portkit.walk import CONVERTED_BUILD_TYPES
 
 BACKENDS = ("native", "hipify-perl")
 LAUNCH_SYNTAXES = ("cuda", "hip")
+_ARCH = re.compile(r"[A-Za-z0-9_.]{1,32}(:[A-Za-z0-9_]{1,32}[+-]?){0,4}")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -68,6 +71,9 @@ def _check(settings: RunSettings, options: ConvertOptions) -> None:
         raise InputError(f"unknown backend {options.backend!r}; choose {' or '.join(BACKENDS)}")
     if options.launch_syntax not in LAUNCH_SYNTAXES:
         raise InputError(f"unknown launch syntax {options.launch_syntax!r}; choose {' or '.join(LAUNCH_SYNTAXES)}")
+    for arch in options.offload_arch:  # written into build files: a name, never shell or CMake syntax
+        if not _ARCH.fullmatch(arch):
+            raise InputError(f"--offload-arch {printable(arch)!s}: not a GPU architecture name like gfx90a or gfx942:xnack+")
     for path in settings.paths:
         if not os.path.exists(path):
             raise InputError(f"{path}: no such file or directory")
