@@ -73,10 +73,11 @@ def error_weight(root: Node) -> tuple[int, int]:
     return len(sites), sum(s.end_byte - s.start_byte for s in sites if s.is_error)
 
 
-# Patterns start matching at most this deep. tree-sitter's query cursor costs depth squared (a
+# Patterns start matching at most this deep. A node finds its parent by walking down from the root, and
+# tree-sitter's query cursor costs depth squared too (a
 # 40,000-term sum: 62 s; 100,000 nested #if blocks: minutes, as its 16-bit depths wrap); no
 # written code nests this deep, and a file that does is reported as parsed only in part.
-MAX_QUERY_DEPTH = 4096
+MAX_QUERY_DEPTH = 512
 
 
 def too_deep_line(root: Node) -> int | None:
