@@ -209,8 +209,8 @@ def open_regular(path: Path | str, follow: bool = True) -> BinaryIO:
     return handle
 
 
-class TooLarge(Exception):
-    """A file over the size limit; never read."""
+class TooLarge(OSError):
+    """A file over the size limit; never read (an OSError: every reader that skips an unreadable file skips it)."""
 
 
 def read_bytes(path: str | os.PathLike[str], limit: int = DEFAULT_READ_LIMIT) -> bytes:
