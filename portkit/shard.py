@@ -32,7 +32,7 @@ from portkit.walk import SourceFile, WalkWarning
 
 MAX_SHARD_SIZE = 1 << 30  # bytes: a shard of a million-file tree; a larger one is not portkit's
 # What a document of the right shape but wrong content raises while it is unpacked or merged.
-_CORRUPT = (KeyError, TypeError, ValueError, IndexError, AttributeError, OverflowError, RecursionError)
+CORRUPT = (KeyError, TypeError, ValueError, IndexError, AttributeError, OverflowError, RecursionError)
 
 FORMAT = "portkit-shard"
 VERSION = 1
@@ -173,7 +173,7 @@ def read_shard(path: Path) -> Shard:
         raise InputError(f"{path}: corrupt shard document (checksum mismatch: truncated or edited)")
     try:
         return _shard(str(path), data)
-    except _CORRUPT as exc:
+    except CORRUPT as exc:
         raise InputError(f"{path}: corrupt shard document ({type(exc).__name__}: {printable(exc)})") from None
 
 
@@ -235,5 +235,5 @@ def merge_shards(paths: Iterable[Path], rule_files: Sequence[Path] | None = None
     warnings = [w for shard in shards for w in shard.walk_warnings]
     try:
         return finish_pipeline(Collected(context, results, warnings, [r.file for r in results]))
-    except _CORRUPT as exc:  # a checksummed document with values of the wrong type deep inside
+    except CORRUPT as exc:  # a checksummed document with values of the wrong type deep inside
         raise InputError(f"corrupt shard documents ({type(exc).__name__}: {printable(exc)})") from None
