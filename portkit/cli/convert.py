@@ -10,7 +10,7 @@ import typer
 
 from portkit.cli.app import Force, NoBackup, UsageError, choice, examples, leave_for_exit, pipeline_command
 from portkit.settings import RunSettings
-from portkit.textutil import PIPE_WIDTH, cut, pipe_width, printable
+from portkit.textutil import PIPE_WIDTH, cut_column, pipe_width, printable
 
 if TYPE_CHECKING:
     from portkit.convert.markers import Marker
@@ -48,8 +48,8 @@ def _marker_kinds(markers: list[Marker], out: TextIO) -> None:
     widths[-1] = max(_width(out) - 2 - sum(widths[:-1]) - 2 * (len(widths) - 1), len(_KIND_COLUMNS[-1][0]))
     out.write(f"Manual work: {len(markers)} markers in {len({m.path for m in markers})} files, by kind "
               "(each a '// portkit:' comment; --details lists every one):\n")
-    for cells in [[header for header, _ in _KIND_COLUMNS], *rows]:
-        shown = [cut(printable(cell), width) for cell, width in zip(cells, widths)]
+    cells = [[header for header, _ in _KIND_COLUMNS], *rows]
+    for shown in zip(*(cut_column([printable(row[i]) for row in cells], width) for i, width in enumerate(widths))):
         line = "  ".join(text.rjust(width) if index < 2 else text.ljust(width)
                          for index, (text, width) in enumerate(zip(shown, widths)))
         out.write("  " + line.rstrip() + "\n")

@@ -44,11 +44,11 @@ def write_data(data: dict[str, Any], inputs: Sequence[str | Path], render: Forma
     for path in (output, *(path for path, _ in report_formats)):
         if path is not None and str(path) != STDOUT:
             refuse_overlap(path, inputs, directory=False)  # before anything is written
-    with output_stream(output) as out:
-        render(data, out, color if output is None or str(output) == STDOUT else False)
-    for path, report in report_formats:
+    for path, report in report_formats:  # first: a reader of stdout that goes away (`| head`) must not cost them
         with output_stream(path) as out:
             report(data, out, False)
+    with output_stream(output) as out:
+        render(data, out, color if output is None or str(output) == STDOUT else False)
     return 0
 
 
