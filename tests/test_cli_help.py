@@ -76,7 +76,8 @@ def test_flags_are_documented_and_every_command_has_an_example(command: list[str
     for flag in ("--force", "--no-backup"):
         row = next((line for line in text.splitlines() if f" {flag} " in line), None)
         assert row is None or len(row.split(flag, 1)[1].strip(" │")) > 20, row  # the flag has its help beside it
-    examples = [line.strip() for line in text.split("Examples", 1)[1].splitlines() if line.strip().startswith("portkit ")]
+    lines = [line.strip().lstrip("•-").strip() for line in text.split("Examples", 1)[1].splitlines()]
+    examples = [line for line in lines if line.startswith("portkit ")]
     assert examples, text
     for example in examples:  # each parses: its options exist and its choices are valid
         args = shlex.split(example, comments=True)[1:]

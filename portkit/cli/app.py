@@ -32,8 +32,9 @@ class Command(TyperCommand):
 
 
 def examples(*lines: str) -> str:
-    """A command's epilog: its examples, one command line each (shown as a code block)."""
-    return "**Examples**\n\n```\n" + "\n".join(lines) + "\n```"
+    """A command's epilog: its examples, one command line each, as a Markdown list: one paragraph per line, the
+    only shape every typer version (0.12 joins a paragraph's lines) shows one line per example."""
+    return "**Examples**\n\n" + "\n\n".join(f"- `{line}`" for line in lines)
 
 
 def choice(name: str, values: Iterable[str]) -> type[enum.Enum]:
@@ -68,7 +69,7 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     rich_markup_mode="markdown",
 )
-rules_app = typer.Typer(help="Inspect and validate the rule database.", no_args_is_help=True)
+rules_app = typer.Typer(help="Inspect and validate the rule database.", no_args_is_help=True, rich_markup_mode="markdown")
 app.add_typer(rules_app, name="rules")
 
 
@@ -119,7 +120,7 @@ _RUN_OPTIONS: dict[str, tuple[Any, Any]] = {
     "jobs": (Annotated[int, typer.Option("--jobs", "-j", min=0, help="Parallel workers (0: every core; never more than the cores).")], 0),
     "no_cache": (Annotated[bool, typer.Option("--no-cache", help="Parse every file again instead of reusing cached results.")],
                  False),
-    "engine": (Annotated[Engine, typer.Option("--engine", help=_ENGINE_HELP)], Engine("tree-sitter")),
+    "engine": (Annotated[Engine, typer.Option("--engine", help=_ENGINE_HELP)], "tree-sitter"),
     "compile_database": (Annotated[Optional[str], typer.Option("-p", "--compile-commands", help=_DATABASE_HELP)], None),
     "max_file_size": (Annotated[Optional[str], typer.Option("--max-file-size", help=_SIZE_HELP)], None),
 }
