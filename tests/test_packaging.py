@@ -11,6 +11,7 @@ import zipfile
 from pathlib import Path
 
 from conftest import EXAMPLES, ROOT
+from portkit import DOCS_URL, HOMEPAGE
 
 
 def test_wheel_installs_and_scans_outside_the_repo(tmp_path: Path) -> None:
@@ -46,5 +47,5 @@ def _check_metadata(wheel: Path) -> None:
     assert "Programming Language :: Python :: 3.10" in classifiers and "Environment :: Console" in classifiers
     assert not [c for c in classifiers if c.startswith("License ::")]  # PEP 639: the expression replaces them
     urls = dict(url.split(", ", 1) for url in metadata.get_all("Project-URL"))
-    assert urls["Source"] == "https://github.com/portkit/portkit"
-    assert urls["Documentation"] == "https://github.com/portkit/portkit/blob/main/docs/" and (ROOT / "docs").is_dir()
+    assert urls["Source"] == urls["Homepage"] == HOMEPAGE  # where the SARIF report sends readers too
+    assert urls["Documentation"] == DOCS_URL and (ROOT / "docs").is_dir()

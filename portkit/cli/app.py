@@ -55,7 +55,7 @@ def plain(value: Any) -> Any:
 
 # The renderers register in portkit.report (which loads rich); the command line names them without
 # importing it. tests/test_cli_help.py checks that these lists match the registries.
-OUTPUT_FORMATS = ("text", "json", "md", "html", "sarif")
+OUTPUT_FORMATS = ("text", "json", "md", "html", "sarif", "csv")
 OutputFormat = choice("OutputFormat", OUTPUT_FORMATS)
 Engine = choice("Engine", ENGINES)
 AnyStatus = choice("AnyStatus", (status.value for status in ALL_STATUSES))

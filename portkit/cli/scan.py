@@ -80,7 +80,7 @@ def scan(
     fmt: OutputFormat = typer.Option("text", "--format", "-f", help="Output format."),
     output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write the output to this file ('-': stdout)."),
     report: List[Path] = typer.Option(
-        [], "--report", help="Also write a report; the format follows the extension (.md, .html, .json, .sarif)."),
+        [], "--report", help="Also write a report; the format follows the extension (.md, .html, .json, .sarif, .csv)."),
     color: Optional[bool] = typer.Option(None, "--color/--no-color", show_default=False,
                                          help="Force or disable colour (default: on a terminal, unless NO_COLOR is set)."),
     details: bool = typer.Option(False, "--details", "-v", help="Text output: also list every site (file:line), grouped by API."),
