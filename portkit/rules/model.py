@@ -4,7 +4,6 @@ from __future__ import annotations
 import dataclasses
 
 from portkit.codes import Status
-from portkit.model import quick_init
 from portkit.rules.versions import Resolution, Target, parse_version, resolve, roc_available
 
 # What sort of CUDA name a rule describes.
@@ -16,7 +15,6 @@ DEFAULT_WEIGHTS = {Status.SUPPORTED: 0.05, Status.PARTIAL: 2.0, Status.UNSUPPORT
                    Status.UNAVAILABLE: 1.0}
 
 
-@quick_init  # ~10,000 rules are built on every run
 @dataclasses.dataclass(frozen=True)
 class Rule:
     cuda: str
