@@ -132,6 +132,33 @@ def test_diff_only_reports_added_lines(repo: Path, capsys) -> None:
     assert main(["check", "--diff", "no-such-ref"]) == 2
 
 
+def commit_all(message: str) -> None:
+    subprocess.run(["git", "add", "."], check=True)
+    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", message], check=True)
+
+
+def test_diff_beside_a_baseline_reports_only_the_diff(repo: Path, capsys) -> None:
+    for n in range(5):
+        write(repo / f"c{n}.cu", comm_file(SHRINK) + LANEID)
+    assert main(["baseline"]) == 0
+    commit_all("baselined")
+    capsys.readouterr()
+    # An unchanged tree: nothing new, nothing fixed, no baseline noise at all.
+    assert main(["check", "--diff", "HEAD"]) == 0
+    out, err = capsys.readouterr()
+    assert out == "" and err.strip() == "portkit check: 0 new, 0 baselined, 0 suppressed, 0 fixed; " \
+                                        "blocking: unsupported, unbuildable"
+    # One baselined call removed, another copied (above the original) into a changed file.
+    write(repo / "c0.cu", comm_file("") + LANEID)
+    write(repo / "c1.cu", comm_file(SHRINK + SHRINK) + LANEID)
+    write(repo / "c2.cu", "// reviewed\n" + comm_file(SHRINK) + LANEID)
+    assert main(["check", "--diff", "HEAD"]) == 1
+    out, err = capsys.readouterr()
+    assert out.startswith("c1.cu:4:3: PK102 ncclCommShrink") and out.count("\n") == 1
+    assert err.count("baseline entry no longer found") == 1 and "c0.cu: baseline entry" in err
+    assert "1 new, 0 baselined, 0 suppressed, 1 fixed" in err
+
+
 def test_corrupt_baseline_is_an_error(repo: Path, capsys) -> None:
     write(repo / "a.cu", CLEAN)
     write(repo / ".portkit-baseline.json", "{not json")
