@@ -7,7 +7,6 @@ from typing import List, Optional
 
 import typer
 
-from portkit.check.messages import block_line, how_to_accept
 from portkit.cli.app import pipeline_command
 from portkit.settings import RunSettings, with_blocking
 from portkit.textutil import printable
@@ -17,7 +16,8 @@ from portkit.textutil import printable
 def check(
     settings: RunSettings,
     baseline: Optional[Path] = typer.Option(None, "--baseline", "-b", help="Baseline file (default: .portkit-baseline.json if present)."),
-    blocking: List[str] = typer.Option([], "--blocking", help="Status that blocks, or 'unbuildable' (repeatable; default: unsupported, unbuildable)."),
+    blocking: List[str] = typer.Option([], "--blocking", help="Status that blocks, or 'unbuildable' "
+                                       "(repeatable; default: unsupported, unbuildable)."),
     diff: Optional[str] = typer.Option(None, "--diff", help="Only findings on lines added since this git ref."),
 ) -> None:
     """Fail on new unportable CUDA uses: prints 'path:line:col: CODE message (advice)'.
@@ -27,6 +27,7 @@ def check(
     too) unless the baseline records it or '// portkit: ignore[CODE]' sits on its line or the line
     before. Exit 0 clean, 1 new blocking findings, 2 usage or input errors.
     """
+    from portkit.check.messages import block_line, how_to_accept
     from portkit.check.project import run_check
 
     settings = with_blocking(settings, blocking)
