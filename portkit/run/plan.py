@@ -16,6 +16,7 @@ from typing import Iterable, Iterator
 from portkit.analyze import Context
 from portkit.analyze.registry import arguments_read, path_tails, roles_read
 from portkit.parse import MacroTable
+from portkit.included import included_headers
 from portkit.parse.macros import FileDefinitions, file_definitions, macro_table
 from portkit.rules import load_database
 from portkit.run.cache import FileResult, ScanCache, cache_salt
@@ -107,6 +108,7 @@ class Collected:
     macros: MacroTable | None = None
     job: Job | None = None  # the job that made the results (to read a summary-only run's sites back)
     entries: list[tuple[SourceFile, str | None]] = dataclasses.field(default_factory=list)  # each result's cache entry
+    context_only: frozenset[str] = frozenset()  # results that only lend their definitions: never reported
 
     @property
     def summary_only(self) -> bool:
@@ -132,6 +134,7 @@ class PlannedRun:
     salt: str
     jobs: int
     progress: bool = False  # show a progress bar (on a terminal)
+    context_only: frozenset[str] = frozenset()  # files read for their definitions only (included.py)
 
     def fingerprint(self) -> str | None:
         """The salt, the options, and each selected file's path, kind and cache entry; None when some file has
@@ -154,7 +157,7 @@ class PlannedRun:
         if job.clang is not None:
             log_engine(results, job.is_clang_unit)
         return Collected(job.context, results, self.walk_warnings, self.walked, self.salt, job.macros, job,
-                         list(zip(self.chosen, self.entries)))
+                         list(zip(self.chosen, self.entries)), self.context_only)
 
     def save_index(self) -> None:
         if self.contents.index is not None:
@@ -167,6 +170,10 @@ def plan_run(settings: RunSettings, request: RunRequest = RunRequest()) -> Plann
     rules = request.rules if request.rules is not None else load_database(settings.rule_files)
     files, walk_warnings = discover(settings.paths, settings.extensions, settings.excludes)
     clang = clang_job(settings, rules, files) if settings.engine == "clang" else None
+    # The project headers named files include: their definitions count, their findings are not reported.
+    context_only = included_headers(settings.paths, files, str(settings.root), settings.max_file_size) \
+        if settings.named_paths else []
+    files = sorted(files + context_only)
     # Counted and not stored, findings are never converted: their fixes would be built for nothing.
     counts_only = request.summary_only and clang is None and not settings.cache
     base = Context(rules=rules, target=settings.target, prefer_roc=request.prefer_roc,
@@ -188,7 +195,8 @@ def plan_run(settings: RunSettings, request: RunRequest = RunRequest()) -> Plann
         datas.append(data)
         entries.append(job.cache.key(file, content, job.cache_key(file)) if job.cache is not None else None)
     warnings = walk_warnings if select is None else [w for w in walk_warnings if select(w[0])]
-    return PlannedRun(job, files, warnings, chosen, datas, entries, contents, salt, settings.jobs, request.progress)
+    return PlannedRun(job, files, warnings, chosen, datas, entries, contents, salt, settings.jobs, request.progress,
+                      frozenset(f.path for f in context_only))
 
 
 def collect_run(settings: RunSettings, request: RunRequest = RunRequest(), workers: Workers | None = None) -> Collected:

@@ -155,13 +155,14 @@ def finish_run(collected: Collected) -> ScanResult:
     """What only the whole project shows, over every file's result: names another file defines are the
     project's own, namespace aliases resolve other files' names; then diagnostics, and sorting."""
     # Walk order, whichever results came from the cache first: the output must not depend on the cache.
-    base, results = collected.context, sorted(collected.results, key=lambda r: r.file)
+    base, every = collected.context, sorted(collected.results, key=lambda r: r.file)
+    names = ProjectNames(((r.file.path, r) for r in every), base.rules.is_cuda_declared)
+    declared = ProjectNames(((r.file.path, r) for r in every), base.rules.is_cuda_declared, declarations=True,
+                            graph=names.graph)
+    results = [r for r in every if r.file.path not in collected.context_only]
     diagnostics = [Diagnostic(path, message, Reason(reason)) for path, message, reason in collected.walk_warnings]
     summaries, sources = _summaries(results, diagnostics)
-    names = ProjectNames(((r.file.path, r) for r in results), base.rules.is_cuda_declared)
-    declared = ProjectNames(((r.file.path, r) for r in results), base.rules.is_cuda_declared, declarations=True,
-                            graph=names.graph)
-    aliases = tuple(sorted({alias for r in results for alias in r.aliases}))
+    aliases = tuple(sorted({alias for r in every for alias in r.aliases}))
     context = dataclasses.replace(base, project_names=names.any_file(), project_declared=declared.any_file(),
                                   aliases=aliases)
     # Findings only the project shows: names other files' aliases resolve, the runtime header where it decides.
@@ -173,12 +174,13 @@ def finish_run(collected: Collected) -> ScanResult:
         tallies = _project_tallies(results, names, declared, resolved)
         findings: list[Finding] = []
         if collected.job is not None and collected.job.cache is not None:
-            sites = Sites(collected.job, collected.entries, names, declared, resolved)
+            sites = Sites(collected.job, [e for e in collected.entries if e[0].path not in collected.context_only],
+                          names, declared, resolved)
     else:
         from_units = findings_of_headers(results)
         findings = list(_project_filter([f for r in results for f in from_units.get(r.file.path, r.findings)], names,
                                         declared))
-        findings = _runtime_outside_c_linkage(findings + resolved, frozenset(n for r in results for n in r.c_includes),
+        findings = _runtime_outside_c_linkage(findings + resolved, frozenset(n for r in every for n in r.c_includes),
                                               base.rules)
         findings.sort(key=Finding.sort_key)
         tallies = {}
