@@ -41,7 +41,7 @@ CHOICES = [
     (["scan"], "--format", OUTPUT_FORMATS), (["report"], "--format", OUTPUT_FORMATS), (["merge"], "--format", OUTPUT_FORMATS),
     (["scan"], "--engine", ("tree-sitter", "clang")), (["convert"], "--backend", ("native", "hipify-perl")),
     (["convert"], "--launch-syntax", ("cuda", "hip")), (["shim"], "--style", ("cuda", "neutral")),
-    (["check"], "--blocking", ("supported", "partial", "unsupported", "removed", "unavailable")),
+    (["check"], "--blocking", ("supported", "partial", "unsupported", "removed", "unavailable", "unbuildable")),
     (["rules", "list"], "--status", ("supported", "partial", "unsupported", "removed")),
 ]
 
@@ -61,7 +61,7 @@ def test_choice_options_list_their_choices_in_help_and_completion(
 def test_choices_match_what_the_library_accepts() -> None:
     from portkit.cli.convert import Backend, LaunchSyntax
     from portkit.cli.shim import Style
-    from portkit.convert.project import BACKENDS, LAUNCH_SYNTAXES
+    from portkit.convert.project_conversion import BACKENDS, LAUNCH_SYNTAXES
     from portkit.report import FORMATTERS
     from portkit.shim.header import STYLES
 

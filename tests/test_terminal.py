@@ -72,14 +72,26 @@ def test_colour_on_a_terminal_and_none_with_no_color(tmp_path: Path) -> None:
     assert code == 0 and COLOUR.search(shown)  # an explicit --color wins over the environment
 
 
+EFFORT = re.compile(r"readiness \d+%, effort \d+(\.\d+)? person-days \(\d+(\.\d+)? h\)")
+
+
 def test_headline_fits_80_columns_without_cutting_a_number(tmp_path: Path) -> None:
     code, shown = _on_terminal(["scan", "--rocm-version", "5.2", str(EXAMPLES / "option-pricer")], tmp_path, NO_COLOR="1")
     lines = [ANSI.sub("", line) for line in shown.replace("\r", "").splitlines()]
     assert code == 0 and max(len(line) for line in lines) <= 80, lines
-    head = " ".join(line.strip() for line in lines[:8])
-    assert "readiness 94% (132 of 140 API sites port by renaming); effort 3.9 person-days (23.3 h)" in head, head
-    assert "unavailable 2; hazards 8" in head and "CUDA-only #if 1, build items 12" in head
-    assert "…" not in head
+    assert EFFORT.search(lines[1]) and "…" not in "".join(lines[:6]), lines[:6]
+
+
+@pytest.mark.parametrize("columns", [50, 64])
+def test_headline_wraps_between_its_parts_when_narrower(columns: int, capsys, monkeypatch) -> None:
+    monkeypatch.setenv("COLUMNS", str(columns))
+    assert main(["scan", "--no-color", "--rocm-version", "5.2", str(EXAMPLES / "option-pricer")]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    head = lines[:lines.index(next(line for line in lines if line.startswith("CUDA libraries")))]
+    assert max(len(line) for line in head) <= columns and "…" not in "".join(head), head
+    joined = " ".join(line.strip() for line in head)
+    assert EFFORT.search(joined) and "unsupported 0, removed 0, unavailable 2" in joined, head
+    assert all(line.startswith("  ") for line in head if not line.startswith(("portkit", "at ", "API", "hazards", "CUDA")))
 
 
 def test_cut_names_stay_distinct() -> None:

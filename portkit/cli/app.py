@@ -12,7 +12,6 @@ import typer
 from typer.core import TyperCommand
 
 from portkit import __version__
-from portkit.codes import ALL_STATUSES
 from portkit.errors import PortkitError
 from portkit.settings import ENGINES, RunSettings, resolve_settings
 from portkit.walk import DEFAULT_EXTENSIONS
@@ -58,7 +57,6 @@ def plain(value: Any) -> Any:
 OUTPUT_FORMATS = ("text", "json", "md", "html", "sarif", "csv")
 OutputFormat = choice("OutputFormat", OUTPUT_FORMATS)
 Engine = choice("Engine", ENGINES)
-AnyStatus = choice("AnyStatus", (status.value for status in ALL_STATUSES))
 
 app = typer.Typer(
     name="portkit",
