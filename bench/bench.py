@@ -19,7 +19,7 @@ file, and convert of real CUDA files beside hipify-perl on the same files. Every
 run is the installed `portkit` (or `--portkit CMD`) as a subprocess; peak memory is the
 largest resident set of the process and its workers (ru_maxrss of the children). The generated tree's files
 are dated an hour back, as in a checkout nobody is editing: a file modified within two
-seconds of being read is read again on the next run (portkit/statindex.py).
+seconds of being read is read again on the next run (portkit/run/statindex.py).
 Python modules are byte-compiled (into the run's own cache, never the package), as in
 an installed package: a sandbox's PYTHONDONTWRITEBYTECODE would otherwise compile every
 module at every start. The convert row and hipify-perl alternate `--repeat` times (default
