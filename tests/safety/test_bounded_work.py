@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from portkit import shard
+from portkit.run import shard
 from portkit.errors import OutputError
 from portkit.fileio import write_tree_file
 from portkit.walk import read_source

@@ -21,10 +21,11 @@ from typing import Any, Iterable, Sequence
 from portkit import __version__
 from portkit.analyze import Context
 from portkit.analyze.registry import path_tails
-from portkit.cache import FileResult, pack_result, rules_fingerprint, unpack_result
+from portkit.run.cache import FileResult, pack_result, rules_fingerprint, unpack_result
 from portkit.errors import InputError
 from portkit.fileio import TooLarge, output_stream, read_bytes
-from portkit.pipeline import Collected, ScanResult, finish_pipeline
+from portkit.run.plan import Collected
+from portkit.run.project import ScanResult, finish_run
 from portkit.rules import Target, load_database, version_text
 from portkit.settings import RunSettings
 from portkit.textutil import printable
@@ -234,6 +235,6 @@ def merge_shards(paths: Iterable[Path], rule_files: Sequence[Path] | None = None
     context = Context(rules=rules, target=first.target, project_paths=path_tails(r.file.path for r in results))
     warnings = [w for shard in shards for w in shard.walk_warnings]
     try:
-        return finish_pipeline(Collected(context, results, warnings, [r.file for r in results]))
+        return finish_run(Collected(context, results, warnings, [r.file for r in results]))
     except CORRUPT as exc:  # a checksummed document with values of the wrong type deep inside
         raise InputError(f"corrupt shard documents ({type(exc).__name__}: {printable(exc)})") from None
