@@ -50,6 +50,7 @@ def internal_linkage(names: Sequence[Node], namespaces: Sequence[Node], members:
         elif member is not None:
             result.append(False)
         else:
-            result.append(function is not None and any(c.type == "storage_class_specifier" and c.text == b"static"
-                                                        for c in function.children))
+            static = function is not None and any(c.type == "storage_class_specifier" and c.text == b"static"
+                                                  for c in function.children)
+            result.append(static)
     return result

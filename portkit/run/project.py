@@ -47,9 +47,6 @@ class Reason(str, enum.Enum):
     __format__ = str.__format__
 
 
-# Diagnostics that mean a file was not looked at: a convert over it is not complete.
-
-
 @dataclasses.dataclass(frozen=True, order=True)
 class Diagnostic:
     """Something about a file as a whole: skipped, unreadable, parsed with errors."""

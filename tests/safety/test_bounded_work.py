@@ -129,8 +129,8 @@ MUTATIONS = {
     "walk_warnings abc": lambda d: {**d, "walk_warnings": ["abc"]},
     "a string for the files": lambda d: {**d, "files": "abc"},
     "a string for a file": lambda d: {**d, "files": ["abc"]},
-    "a string for the findings": lambda d: {**d, "files": [{**d["files"][0], "result": {**d["files"][0]["result"],
-                                                                                       "findings": "abc"}}]},
+    "a string for the findings": lambda d: {**d, "files": [{**d["files"][0], "result": {
+        **d["files"][0]["result"], "findings": "abc"}}]},
     "a string for a finding": lambda d: {**d, "files": [{**d["files"][0], "result": {**d["files"][0]["result"],
                                                                                      "findings": ["abc"]}}]},
     "a number for the lines": lambda d: {**d, "files": [{**d["files"][0], "result": {**d["files"][0]["result"],

@@ -39,5 +39,5 @@ def _project(tmp_path: Path) -> None:
     write(tmp_path / "out" / "team.yaml", RULE)
     write(tmp_path / "pyproject.toml", "[tool.portkit]\nexclude = []\n")
     (tmp_path / ".git").mkdir()
-    write(tmp_path / "compile_commands.json", json.dumps([{"directory": str(tmp_path / "src"), "file": "k.cu",
-                                                             "arguments": ["clang++", "-c", "k.cu"]}]))
+    entry = {"directory": str(tmp_path / "src"), "file": "k.cu", "arguments": ["clang++", "-c", "k.cu"]}
+    write(tmp_path / "compile_commands.json", json.dumps([entry]))
