@@ -99,7 +99,7 @@ def marker_edits(path: str, source: bytes, findings: Iterable[Finding]) -> tuple
         markers.append(Marker(path, index + 1, finding.code, finding.name, text))
         if layout is None and not _continues_macro(lines, index):
             layout = layout_of(source)
-        if _continues_macro(lines, index) or not layout.is_code(lines.starts[index]):
+        if _continues_macro(lines, index) or layout.opaque[lines.starts[index]]:
             comment = b"/* " + MARKER_TAG + text.encode() + b" */ "
             if source[max(0, finding.span.start - len(comment)):finding.span.start] != comment:
                 edits.append(Edit(Span(finding.span.start, finding.span.start), comment))
