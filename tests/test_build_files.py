@@ -1,9 +1,16 @@
 """Build files: Makefiles, scripts and CMake rewritten from nvcc/CUDA to hipcc/HIP (portkit/convert/build_files.py)."""
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
+import pytest
+
 from portkit.rules.versions import Target
+from tests.conftest import require_tool
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 HIP52 = Target(rocm=(5, 2, 0))
@@ -97,3 +104,87 @@ def test_cmake_reports_what_it_cannot_rewrite(database) -> None:
     assert any(m.startswith("CUDA::cusparseLt") for m in messages)
 
 
+MAKEFILE = """CUDA_HOME ?= /usr/local/cuda
+NVCC = $(CUDA_HOME)/bin/nvcc
+FLAGS = -O3 --threads=0 -t=0 --generate-code arch=compute_80,code=[compute_80,sm_80] --machine 64 -ccbin g++ \\
+  -Xptxas -v -maxrregcount=32 --default-stream per-thread -rdc=true -std c++17 -Werror all-warnings
+app: app.cu
+\t$(NVCC) $(FLAGS) -arch=sm_70 -o $@ $< -lcurand -lcublasLt -lnvidia-ml -lcudadevrt -lnvToolsExt -L$(CUDA_HOME)/lib64
+"""
+CMAKE = """cmake_minimum_required(VERSION 3.18)
+project(app LANGUAGES CXX CUDA)
+find_package(CUDAToolkit REQUIRED)
+set(CMAKE_CUDA_ARCHITECTURES 80)
+set(CMAKE_CUDA_FLAGS "${CMAKE_CUDA_FLAGS} --expt-relaxed-constexpr -Xptxas=-v --use_fast_math")
+set(SOURCES src/main.cpp src/kernels.cu)
+add_executable(app ${SOURCES})
+set_target_properties(app PROPERTIES CUDA_SEPARABLE_COMPILATION ON)
+target_compile_options(app PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:--extended-lambda -lineinfo>)
+target_link_libraries(app PRIVATE CUDA::cudart CUDA::cublasLt CUDA::curand)
+"""
+
+
+def _marked_names(text: str) -> set[tuple[str, str]]:
+    """(code, what) of each marker; a link flag named as the rules name the library."""
+    marked = set()
+    for line in text.splitlines():
+        if line.startswith("# portkit: "):
+            code, rest = line.removeprefix("# portkit: ").split(" ", 1)
+            marked.add((code, rest.split(": ", 1)[0].removeprefix("-l")))
+    return marked
+
+
+@pytest.mark.parametrize(("name", "text"), [("Makefile", MAKEFILE), ("CMakeLists.txt", CMAKE)], ids=["make", "cmake"])
+def test_scan_lists_exactly_what_convert_marks(name: str, text: str, tmp_path: Path) -> None:
+    """The build items scan reports as needing work are the ones convert writes a marker for."""
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / name).write_text(text)
+    scan = subprocess.run([sys.executable, "-m", "portkit", "scan", str(tmp_path / "in"), "--format", "json",
+                           "--rocm-version", "5.2", "--no-cache"], capture_output=True, text=True, check=True)
+    listed = {(f["code"], f["name"]) for f in json.loads(scan.stdout)["findings"]
+              if f["severity"] != "info" and f["code"] != "PK400"}
+    subprocess.run([sys.executable, "-m", "portkit", "convert", str(tmp_path / "in"), "-o", str(tmp_path / "out"),
+                    "--rocm-version", "5.2"], capture_output=True, check=True)
+    converted = (tmp_path / "out" / name).read_text()
+    assert listed == _marked_names(converted)
+    assert listed  # the cases have items of each kind
+
+
+def test_cmake_forms(database) -> None:
+    from portkit.convert.build_files import convert_cmake
+
+    result = convert_cmake(CMAKE, database, target=HIP52).text
+    for expected in ("project(app LANGUAGES CXX HIP)", "find_package(hip REQUIRED)", "set(CMAKE_HIP_ARCHITECTURES gfx90a)",
+                     'set(CMAKE_HIP_FLAGS "${CMAKE_HIP_FLAGS} -ffast-math")',
+                     "set_source_files_properties(src/kernels.cu PROPERTIES LANGUAGE HIP)",
+                     "target_compile_options(app PRIVATE $<$<COMPILE_LANGUAGE:HIP>: -gline-tables-only>)",
+                     "target_link_libraries(app PRIVATE hip::host CUDA::cublasLt hip::hiprand)"):
+        assert expected in result.splitlines(), result
+    assert convert_cmake(result, database, target=HIP52).text == result
+    hipcc = convert_cmake(CMAKE, database, target=HIP52, hipcc_as_cxx=True).text
+    for expected in ("project(app LANGUAGES CXX)", 'set(CMAKE_CXX_FLAGS "${CMAKE_CXX_FLAGS} -ffast-math")',
+                     "set_source_files_properties(src/kernels.cu PROPERTIES LANGUAGE CXX COMPILE_OPTIONS -xhip)",
+                     "target_compile_options(app PRIVATE $<$<COMPILE_LANGUAGE:CXX>: -gline-tables-only>)"):
+        assert expected in hipcc.splitlines(), hipcc
+    assert convert_cmake(hipcc, database, target=HIP52, hipcc_as_cxx=True).text == hipcc
+
+
+def test_converted_cmake_builds_with_hipcc_as_the_cxx_compiler(tmp_path: Path, database) -> None:
+    """Debian 12's CMake 3.25 cannot use its HIP 5.2 as CMake's HIP language (docs/convert.md): the converted
+    CMake builds, and links for gfx90a, with hipcc as the C++ compiler."""
+    from portkit.convert.build_files import convert_cmake
+
+    require_tool("cmake")
+    require_tool("hipcc")
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "main.cpp").write_text("void run();\nint main() { run(); return 0; }\n")
+    (tmp_path / "src" / "kernels.cu").write_text(
+        "#include <hip/hip_runtime.h>\n__global__ void k(float* a) { a[0] = 1.0f; }\n"
+        "void run() { float* a; hipMalloc(&a, 4); k<<<1, 1>>>(a); hipFree(a); }\n")
+    text = CMAKE.replace(" CUDA::cublasLt", "")  # HIP 5.2 has no hipBLASLt
+    (tmp_path / "CMakeLists.txt").write_text(convert_cmake(text, database, target=HIP52, hipcc_as_cxx=True).text)
+    env = {**os.environ, "HIP_PLATFORM": "amd", "HCC_AMDGPU_TARGET": "gfx90a"}
+    for command in (["cmake", "-S", ".", "-B", "build", "-DCMAKE_CXX_COMPILER=hipcc"], ["cmake", "--build", "build"]):
+        result = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, env=env, timeout=600, check=False)
+        assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    assert (tmp_path / "build" / "app").is_file()

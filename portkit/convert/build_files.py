@@ -147,7 +147,7 @@ def convert_makefile(text: str, rules: RuleDatabase, offload_arch: tuple[str, ..
     """A Makefile's, or (`shell`) a shell script's, nvcc command lines: the two share `NAME=value`
     assignments and `$(NAME)`/`${NAME}` uses; a shell comment starts only where a word does. A library
     the targeted HIP lacks stays CUDA's, with a note."""
-    facts = build_facts()
+    facts = build_facts().for_target(target)
     rewriter = Rewriter(text, SHELL_COMMENT) if shell else Rewriter(text)
     rewriter.sub(_NVCC_PATH, lambda m: "hipcc")
     rewriter.sub(r"(?:(?<![\w/.-])|(?<=:-))nvcc(?![\w-])", lambda m: "hipcc")  # `${NVCC:-nvcc}` too
@@ -176,7 +176,7 @@ def convert_cmake(text: str, rules: RuleDatabase, offload_arch: tuple[str, ...] 
                   target: Target = Target(), hipcc_as_cxx: bool = False) -> BuildConversion:
     """CMake with CUDA -> CMake with HIP: the HIP language (CMake 3.21+), or, `hipcc_as_cxx`, HIP sources
     compiled as C++ by hipcc (`cmake -DCMAKE_CXX_COMPILER=hipcc`) where CMake's HIP language does not work."""
-    facts = build_facts()
+    facts = build_facts().for_target(target)
     rw = Rewriter(text)
     _cmake_language(rw)
     _cmake_architectures(rw, facts, offload_arch)

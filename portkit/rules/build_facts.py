@@ -6,6 +6,7 @@ import functools
 import re
 
 from portkit.resources import load_data
+from portkit.rules.versions import Target, parse_version
 
 
 @dataclasses.dataclass(frozen=True)
@@ -58,6 +59,14 @@ class BuildFacts:
     def gfx_for(self, compute_capability: str) -> str:
         entry = self.architectures.get(compute_capability.rstrip("af"))
         return entry["gfx"] if entry else self.default_arch
+
+    def for_target(self, target: Target) -> BuildFacts:
+        """The pairs a compiler of the targeted HIP knows: a newer GPU's is its `older` one there."""
+        if target.rocm is None:
+            return self
+        known = {cc: {**e, "gfx": e["older"]} if "hip" in e and target.rocm < parse_version(str(e["hip"])) else e
+                 for cc, e in self.architectures.items()}
+        return dataclasses.replace(self, architectures=known)
 
     def describe(self, compute_capability: str) -> str:
         """'sm_80 (A100) -> gfx90a (MI210/MI250)'"""
