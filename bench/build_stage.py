@@ -156,7 +156,7 @@ def run_program(corpus: BuildCorpus, program: BuildProgram, work: Path, convert)
     results = {}
     hand = work / "hand" / corpus.name / program.name
     shutil.rmtree(hand, ignore_errors=True)
-    for rel in [program.hip, *program.support]:
+    for rel in [program.hip, program.cuda, *program.support]:  # HeCBench's ports use their CUDA twin's files
         _copy(corpus.root / rel, hand / rel)
     results["hand"] = build(hand, hand / program.hip, corpus.system, corpus.make_args)
     stage, out = work / "stage" / corpus.name / program.name, work / "portkit" / corpus.name / program.name
