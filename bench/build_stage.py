@@ -114,8 +114,11 @@ def build(tree: Path, directory: Path, system: str, make_args: list[str] = ()) -
 
 
 def _failure(output: str, tree: Path, directory: Path) -> BuildResult:
-    lines = [line.strip() for line in output.splitlines() if ERROR.search(line)]
-    first = lines[0] if lines else (output.strip().splitlines() or ["failed, no output"])[-1]
+    all_lines = [line.strip() for line in output.splitlines()]
+    found = [i for i, line in enumerate(all_lines) if ERROR.search(line)]
+    first = all_lines[found[0]] if found else (all_lines or ["failed, no output"])[-1]
+    if found and first.startswith("CMake Error"):  # the message is on the lines after
+        first += " " + " ".join(line for line in all_lines[found[0] + 1:found[0] + 4] if line)
     match = re.match(r"(?P<file>[^:\s]+):(?P<line>\d+):", first)
     where, explained = "", False
     if match:
