@@ -8,7 +8,7 @@ HIP port is built the same way with its own build file: only programs whose hand
 count. The environment is the bench's: HIP_PLATFORM=amd, HIP_PATH=ROCM_PATH=/usr (Debian's HIP),
 HCC_AMDGPU_TARGET=gfx90a for build files that name no architecture, and, for CMake, hipcc as the
 C++ compiler (`portkit convert --cmake-hipcc`; docs/convert.md says why CMake's HIP language
-fails on Debian 12).
+fails on Debian 12) and Debian's FindHIP.cmake directory on CMAKE_MODULE_PATH.
 """
 from __future__ import annotations
 
@@ -22,7 +22,9 @@ from pathlib import Path
 
 BUILD_TIMEOUT = 900
 BUILD_ENV = {"HIP_PLATFORM": "amd", "HIP_PATH": "/usr", "ROCM_PATH": "/usr", "HCC_AMDGPU_TARGET": "gfx90a"}
-CMAKE_CONFIGURE = ["-DCMAKE_CXX_COMPILER=hipcc", "-DCMAKE_BUILD_TYPE=Release"]
+# Debian keeps hip's FindHIP.cmake in its multiarch directory, not in ROCM_PATH/lib/cmake/hip where projects look.
+CMAKE_CONFIGURE = ["-DCMAKE_CXX_COMPILER=hipcc", "-DCMAKE_BUILD_TYPE=Release",
+                   "-DCMAKE_MODULE_PATH=/usr/lib/x86_64-linux-gnu/cmake/hip"]
 ERROR = re.compile(r"\b(?:error|Error|undefined reference)\b")
 
 
