@@ -188,3 +188,20 @@ def test_converted_cmake_builds_with_hipcc_as_the_cxx_compiler(tmp_path: Path, d
         result = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, env=env, timeout=600, check=False)
         assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     assert (tmp_path / "build" / "app").is_file()
+
+
+def test_a_c_file_that_gets_the_runtime_header_still_compiles_with_the_host_compiler(tmp_path: Path) -> None:
+    """nvcc hands a .c file to the host compiler, and so do the converted build files (rodinia's b+tree: gcc
+    builds main.c, which calls cudaSetDevice with no include). The runtime header it gets needs a HIP platform,
+    which hipcc defines and gcc does not."""
+    gcc = require_tool("gcc")
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "main.c").write_text("#include <stdio.h>\nint main(void) {\n  cudaSetDevice(0);\n  return 0;\n}\n")
+    for source, out in ((tmp_path / "in", tmp_path / "out"), (tmp_path / "out", tmp_path / "again")):
+        subprocess.run([sys.executable, "-m", "portkit", "convert", str(source), "-o", str(out), "--rocm-version", "5.2"],
+                       capture_output=True, check=True)
+    converted = (tmp_path / "out" / "main.c").read_text()
+    assert (tmp_path / "again" / "main.c").read_text() == converted
+    assert "#define __HIP_PLATFORM_AMD__" in converted and "hipSetDevice(0)" in converted
+    result = subprocess.run([gcc, "-c", "main.c", "-o", "main.o"], cwd=tmp_path / "out", capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
