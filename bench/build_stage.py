@@ -83,7 +83,9 @@ def discover(corpus: BuildCorpus) -> list[BuildProgram]:
         if twin != match and (corpus.root / twin).is_file():
             pairs.append((str(Path(match).parent), str(Path(twin).parent)))
     every, excluded = int(rule.get("every", 1)), rule.get("exclude", {})
-    programs = [BuildProgram(_name(cuda, rule.get("suffix", "")), cuda, hip, corpus.support) for cuda, hip in pairs[::every]]
+    programs = [BuildProgram(_name(cuda, rule.get("suffix", "")), cuda, hip,
+                             corpus.support + ([str(Path(cuda).parent)] if rule.get("parent") else []))
+                for cuda, hip in pairs[::every]]
     return [p for p in programs if p.name not in excluded]
 
 

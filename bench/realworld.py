@@ -13,6 +13,8 @@ Usage:
   bench/realworld.py                                  # every corpus in realworld.toml
   bench/realworld.py --corpus rodinia --jobs 2
   bench/realworld.py --hipify-perl /path/to/hipify-perl --json results.json --keep /tmp/trees
+  bench/realworld.py --stage build                    # build with the converted build files (build_stage.py)
+  bench/realworld.py --stage build --corpus hecbench --keep /tmp/builds
 
 Corpora come from git repositories under --mirror (default /work/.mirror): a bare mirror
 MIRROR/OWNER+NAME/repo, or a plain clone (MIRROR/OWNER+NAME or MIRROR/NAME, as
