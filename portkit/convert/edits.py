@@ -23,6 +23,7 @@ class Applied:
 @dataclasses.dataclass(frozen=True)
 class EditOptions:
     launch_syntax: str = "cuda"  # "hip": k<<<...>>>(...) becomes hipLaunchKernelGGL(k, ...)
+    hazard_markers: bool = True  # with the other markers, one at each hazard's line (docs/hazards.md)
 
 
 def _rename(fix: Fix) -> tuple[Edit, ...]:
