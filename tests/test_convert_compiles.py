@@ -57,7 +57,7 @@ def test_spaced_chevrons_and_launch_configurations(tmp_path: Path) -> None:
     cuda = converted(tmp_path, "launches.cu", "--rocm-version", "5.2")
     assert "plain<<<1, 32>>>(d);" in cuda
     hip = converted(tmp_path / "h", "launches.cu", "--rocm-version", "5.2", "--launch-syntax", "hip")
-    assert "hipLaunchKernelGGL(HIP_KERNEL_NAME(scale<float>), dim3(dim3(2)), dim3(64), 0, s, d, 2.0f);" in hip
+    assert "hipLaunchKernelGGL(HIP_KERNEL_NAME(scale<float>), dim3(2), dim3(64), 0, s, d, 2.0f);" in hip
     assert "hipLaunchKernelGGL(ops::zero, dim3((256 + 127) / 128), dim3(128), 0, 0, i);" in hip
     assert "CHECK((plain<<<1, 32>>>(d), hipGetLastError()));" in hip, "hipLaunchKernelGGL is no expression"
 
@@ -267,3 +267,13 @@ def test_linkage_string_gets_its_space(tmp_path: Path) -> None:
 def test_a_library_header_without_the_runtime_does_not_count_as_one(tmp_path: Path) -> None:
     text = converted(tmp_path, "runtime_with_nvml.cu", "--rocm-version", "5.2")
     assert "#include <hip/hip_runtime.h>\n#include <cstdio>\n" in text and "hipMalloc(" in text
+
+
+def test_symbols_casts_and_dim3_configurations(tmp_path: Path) -> None:
+    """HIPIFY's spelling (tests/unit_tests: device_symbols.cu, reinterpret_cast.cu, kernel_launch_syntax.cu)."""
+    text = converted(tmp_path, "symbols_and_casts.cu", "--rocm-version", "5.2", "--launch-syntax", "hip")
+    assert "hipMemcpyToSymbol(HIP_SYMBOL(table), host, sizeof(table));" in text
+    assert "hipMemcpyToSymbolAsync(HIP_SYMBOL(counter), start," in text and "hipMemcpyFromSymbol(back, HIP_SYMBOL(table)," in text
+    assert "hipGetSymbolAddress(&address, HIP_SYMBOL(counter));" in text and "hipGetSymbolSize(&size, HIP_SYMBOL(table));" in text
+    assert "hipDeviceptr_t base = hipDeviceptr_t(address);" in text
+    assert "hipLaunchKernelGGL(fill, dim3(1, 1, 1), dim3(4), 0, 0, reinterpret_cast<float *>(base));" in text

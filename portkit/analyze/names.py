@@ -87,7 +87,7 @@ def resolve_pending(pending: Iterable[tuple[str, tuple[tuple[str, str], ...], tu
 _KIND_ROLES = {
     "function": (Role.CALL, Role.IDENTIFIER, Role.MACRO_BODY),
     "intrinsic": (Role.CALL, Role.IDENTIFIER, Role.MACRO_BODY),
-    "type": (Role.TYPE, Role.IDENTIFIER, Role.MACRO_BODY),
+    "type": (Role.TYPE, Role.IDENTIFIER, Role.CALL, Role.MACRO_BODY),  # a call: a functional cast, `CUdeviceptr(p)`
     "enum": (Role.IDENTIFIER, Role.TYPE, Role.MACRO_BODY),
     "macro": (Role.IDENTIFIER, Role.CALL, Role.TYPE, Role.MACRO_BODY),
 }

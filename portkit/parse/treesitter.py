@@ -387,6 +387,12 @@ def _branches(directive: Node) -> tuple[tuple[str, str], ...]:
     return tuple(spans)
 
 
+def _constructs_dim3(node: Node) -> bool:
+    """`dim3(x, y, z)` (a call of the name dim3), whose value is a dim3 as written."""
+    function = node.child_by_field_name("function") if node.type == "call_expression" else None
+    return function is not None and function.text == b"dim3"
+
+
 def _comparison(name: Node) -> tuple[str, Node, tuple[tuple[str, str], ...]] | None:
     """For a macro compared with a number in #if/#elif (`__CUDA_ARCH__ >= 600`, `530 <= __CUDA_ARCH__`):
     ("<operator> <number>", read as the macro on the left, the comparison node, and the directive's `_branches`)."""
@@ -778,6 +784,8 @@ class _FileParse:
             info = (("chevrons", "spaced"),) if opening.text != b"<<<" or closing.text != b">>>" else ()
             if call.parent is None or call.parent.type != "expression_statement":
                 info += (("used-as", "expression"),)  # (k<<<...>>>(), check()): a value, not a statement
+            built = [name for name, c in zip(("grid", "block"), config) if _constructs_dim3(c)]
+            info += (("dim3", ",".join(built)),) if built else ()  # `dim3(x, y, z)`: a dim3 already
             self.emit(name, Role.LAUNCH, _text(kernel or name), ", ".join(" ".join(_text(c).split()) for c in config),
                       parts, span_node=call, info=info)
 
