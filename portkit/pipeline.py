@@ -44,6 +44,7 @@ from portkit.parse.recovery import tree_shape
 from portkit.parse.macros import FileDefinitions, file_definitions, macro_table
 from portkit.parse.clang_merge import ClangParse
 from portkit.rules import RuleDatabase, Target, load_database
+from portkit.included import included_headers
 from portkit.scope import ProjectNames
 from portkit.settings import RunSettings, available_cpus
 from portkit.statindex import StatIndex
@@ -507,6 +508,7 @@ class Collected:
     macros: MacroTable | None = None
     job: Job | None = None  # the job that made the results (to read a summary-only run's sites back)
     entries: list[tuple[SourceFile, str | None]] = dataclasses.field(default_factory=list)  # each result's cache entry
+    context_only: frozenset[str] = frozenset()  # results that only lend their definitions: never reported
 
     @property
     def summary_only(self) -> bool:
@@ -531,6 +533,7 @@ class PlannedRun:
     contents: FileContents
     salt: str
     jobs: int
+    context_only: frozenset[str] = frozenset()  # files read for their definitions only (included.py)
 
     def fingerprint(self) -> str | None:
         """The salt, the options, and each selected file's path, kind and cache entry; None when some file has
@@ -553,7 +556,7 @@ class PlannedRun:
         if job.clang is not None:
             log_engine(results, job.is_clang_unit)
         return Collected(job.context, results, self.walk_warnings, self.walked, self.salt, job.macros, job,
-                         list(zip(self.chosen, self.entries)))
+                         list(zip(self.chosen, self.entries)), self.context_only)
 
     def save_index(self) -> None:
         if self.contents.index is not None:
@@ -575,6 +578,10 @@ def plan_pipeline(settings: RunSettings, *, keep_sources: bool = False, prefer_r
     rules = rules if rules is not None else load_database(settings.rule_files)
     files, walk_warnings = discover(settings.paths, settings.extensions, settings.excludes)
     clang = clang_job(settings, rules, files) if settings.engine == "clang" else None
+    # The project headers named files include: their definitions count, their findings are not reported.
+    context_only = included_headers(settings.paths, files, str(settings.root), settings.max_file_size) \
+        if settings.named_paths else []
+    files = sorted(files + context_only)
     # Counted and not stored, findings are never converted: their fixes would be built for nothing.
     counts_only = summary_only and clang is None and not settings.cache
     base = Context(rules=rules, target=settings.target, prefer_roc=prefer_roc,
@@ -594,7 +601,8 @@ def plan_pipeline(settings: RunSettings, *, keep_sources: bool = False, prefer_r
         datas.append(data)
         entries.append(job.cache.key(file, content, job.cache_key(file)) if job.cache is not None else None)
     warnings = walk_warnings if select is None else [w for w in walk_warnings if select(w[0])]
-    return PlannedRun(job, files, warnings, chosen, datas, entries, contents, salt, settings.jobs)
+    return PlannedRun(job, files, warnings, chosen, datas, entries, contents, salt, settings.jobs,
+                      frozenset(f.path for f in context_only))
 
 
 def collect_pipeline(settings: RunSettings, *, keep_sources: bool = False, prefer_roc: bool = False,
@@ -631,13 +639,14 @@ def finish_pipeline(collected: Collected) -> ScanResult:
     """What only the whole project shows, over every file's result: names another file defines are the
     project's own, namespace aliases resolve other files' names; then diagnostics, and sorting."""
     # Walk order, whichever results came from the cache first: the output must not depend on the cache.
-    base, results = collected.context, sorted(collected.results, key=lambda r: r.file)
+    base, every = collected.context, sorted(collected.results, key=lambda r: r.file)
+    names = ProjectNames(((r.file.path, r) for r in every), base.rules.is_cuda_declared)
+    declared = ProjectNames(((r.file.path, r) for r in every), base.rules.is_cuda_declared, declarations=True,
+                            graph=names.graph)
+    results = [r for r in every if r.file.path not in collected.context_only]
     diagnostics = [Diagnostic(path, message, reason) for path, message, reason in collected.walk_warnings]
     summaries, sources = _summaries(results, diagnostics)
-    names = ProjectNames(((r.file.path, r) for r in results), base.rules.is_cuda_declared)
-    declared = ProjectNames(((r.file.path, r) for r in results), base.rules.is_cuda_declared, declarations=True,
-                            graph=names.graph)
-    aliases = tuple(sorted({alias for r in results for alias in r.aliases}))
+    aliases = tuple(sorted({alias for r in every for alias in r.aliases}))
     context = dataclasses.replace(base, project_names=names.any_file(), project_declared=declared.any_file(),
                                   aliases=aliases)
     # Findings only the project shows: names other files' aliases resolve, the runtime header where it decides.
@@ -648,12 +657,13 @@ def finish_pipeline(collected: Collected) -> ScanResult:
         tallies = _project_tallies(results, names, declared, resolved)
         findings: list[Finding] = []
         if collected.job is not None and collected.job.cache is not None:
-            sites = Sites(collected.job, collected.entries, names, declared, resolved)
+            sites = Sites(collected.job, [e for e in collected.entries if e[0].path not in collected.context_only],
+                          names, declared, resolved)
     else:
         from_units = findings_of_headers(results)
         findings = list(_project_filter([f for r in results for f in from_units.get(r.file.path, r.findings)], names,
                                         declared))
-        findings = _runtime_outside_c_linkage(findings + resolved, frozenset(n for r in results for n in r.c_includes),
+        findings = _runtime_outside_c_linkage(findings + resolved, frozenset(n for r in every for n in r.c_includes),
                                               base.rules)
         findings.sort(key=Finding.sort_key)
         tallies = {}

@@ -10,17 +10,18 @@ Rows are plain lists: they go to and from the cache as JSON without conversion.
 from __future__ import annotations
 
 import dataclasses
+import re
 from typing import Container, Iterable
 
-from portkit.codes import API_UNKNOWN, GPU_ARCHITECTURE, KERNEL
+from portkit.codes import API_UNKNOWN, GPU_ARCHITECTURE, KERNEL, Status
 from portkit.model import Finding
 
 # The findings every report lists one by one: few per file.
 LISTED_CODES = frozenset({KERNEL, GPU_ARCHITECTURE})
 
-# Positions in a row: the key, then what the row counts and its first site.
-CODE, LIBRARY, NAME, STATUS, SHADOWABLE, COUNT, LINE, COLUMN, HIP, ADVICE = range(10)
-Row = list  # [code, library, name, status value or "", shadowable, count, line, column, hip, advice]
+# Positions in a row: the key, then what the row counts and its first site, then the sites the effort bills.
+CODE, LIBRARY, NAME, STATUS, SHADOWABLE, COUNT, LINE, COLUMN, HIP, ADVICE, BILLED = range(11)
+Row = list  # [code, library, name, status value or "", shadowable, count, line, column, hip, advice, billed]
 # Positions in a listed site: where, then what it is.
 SITE_LINE, SITE_COLUMN, SITE_CODE, SITE_NAME, SITE_SHADOWABLE, SITE_MESSAGE, SITE_ADVICE = range(7)
 Site = list  # [line, column, code, name, shadowable, message, advice]
@@ -53,22 +54,53 @@ def _count(rows: dict[tuple, Row], key: tuple, row: Row) -> None:
         rows[key] = list(row)
         return
     mine[COUNT] += row[COUNT]
+    mine[BILLED] += row[BILLED]
     if (row[LINE], row[COLUMN]) < (mine[LINE], mine[COLUMN]):
-        mine[LINE:] = row[LINE:]
+        mine[LINE:BILLED] = row[LINE:BILLED]
 
 
 def tally(findings: Iterable[Finding]) -> Tally:
     """One file's findings, counted by kind; each row keeps the hip name and advice of its first site."""
     rows: dict[tuple, Row] = {}
     listed = []
-    for finding in findings:
+    findings = list(findings)
+    billed = billed_sites(findings)
+    for index, finding in enumerate(findings):
         status = finding.status.value if finding.status else ""
         key = (finding.code, finding.library, finding.name, status, finding.shadowable)
         line, column = finding.position.line, finding.position.column
         if finding.code in LISTED_CODES:
             listed.append([line, column, finding.code, finding.name, finding.shadowable, finding.message, finding.advice])
-        _count(rows, key, [*key, 1, line, column, finding.hip, finding.advice])
+        _count(rows, key, [*key, 1, line, column, finding.hip, finding.advice, int(index in billed)])
     return Tally(tuple(rows.values()), tuple(sorted(listed)))
+
+
+# The work a status stands for, most first: of the API sites on one line, the effort bills the most.
+_WORK = {status: rank for rank, status in enumerate(
+    (Status.SUPPORTED, Status.PARTIAL, Status.UNAVAILABLE, Status.REMOVED, Status.UNSUPPORTED))}
+_HEADER = re.compile(r"\.(h|hh|hpp|hxx|cuh|inl)$")
+HELPER_PREFIX = "portkit_"  # a HIP spelling that is one of portkit's helpers, which convert writes
+
+
+def billed_sites(findings: list[Finding]) -> set[int]:
+    """The API findings (indexes into one file's `findings`) the effort estimate bills: one site is one
+    piece of work. Of the names on one line (`cg::reduce(warp, x, cg::plus<float>{})`) only the one with
+    the most work; a library's header only in a file that uses none of its names; never a name convert
+    spells with one of portkit's helpers (it writes the helper: done)."""
+    best: dict[int, int] = {}  # line -> the index billed there
+    headers = []
+    for index, finding in enumerate(findings):
+        if finding.status is None or finding.hip.startswith(HELPER_PREFIX):
+            continue
+        if _HEADER.search(finding.name):
+            headers.append(index)
+            continue
+        line = finding.position.line
+        other = best.get(line)
+        if other is None or _WORK[finding.status] > _WORK[findings[other].status]:
+            best[line] = index
+    used = {findings[index].library for index in best.values()}
+    return set(best.values()) | {index for index in headers if findings[index].library not in used}
 
 
 def dropped(code: str, name: str, shadowable: bool, names: Container[str], declared: Container[str]) -> bool:

@@ -16,7 +16,7 @@ LAYERS = (
     ("portkit", "portkit.errors", "portkit.model", "portkit.codes", "portkit.resources",
      "portkit.textutil", "portkit.fileio", "portkit.outpath", "portkit.store", "portkit.templating",
      "portkit.tally"),
-    ("portkit.rules", "portkit.ignore", "portkit.walk", "portkit.toolchain", "portkit.config", "portkit.settings"),
+    ("portkit.rules", "portkit.ignore", "portkit.walk", "portkit.included", "portkit.toolchain", "portkit.config", "portkit.settings"),
     ("portkit.parse",),
     ("portkit.analyze",),
     ("portkit.pipeline", "portkit.cache", "portkit.engines", "portkit.statindex", "portkit.scope"),

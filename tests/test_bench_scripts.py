@@ -58,3 +58,22 @@ def test_hipify_tests_scores_check_lines_as_filecheck_reads_them() -> None:
     assert score_file(checks, output) == ["hipFree(p);", "#include <hipblas/hipblas.h>"]
     assert score_file(["hipMalloc(&p, 4);", "hipLaunchKernelGGL(k"], output) == []
     assert score_file(["hipLaunchKernelGGL(k", "hipMalloc(&p, 4);"], output) == ["hipMalloc(&p, 4);"], "in order"
+
+
+def test_effort_residual_ignores_what_is_no_port_work(tmp_path: Path) -> None:
+    sys.path.insert(0, str(ROOT / "bench"))
+    import effort
+    import effort_fit
+
+    converted, hand = tmp_path / "converted", tmp_path / "hand"
+    (converted / "src").mkdir(parents=True)
+    (hand / "src").mkdir(parents=True)
+    (converted / "src" / "k.cu").write_text(
+        "#include <hip/hip_runtime.h>\n// portkit: PK101 marker\n#ifndef PORTKIT_HELPER_X\n#define PORTKIT_HELPER_X\n"
+        "int portkit_x();\n#endif /* PORTKIT_HELPER_X */\nvoid checkCuda(int e) {  /* portkit: note */\n"
+        "  use(e);\n}\nint lanes = 32;\n")
+    (hand / "src" / "k.hip").write_text("void  checkHip(int e) {\n  use(e);   // checked\n}\n"
+                                        "#include <hip/hip_runtime.h>\nint lanes = 64;\nint extra = 1;\n")
+    assert effort.residual(converted, hand) == (2, 1)  # the warp width, and one line the port added
+    assert effort_fit.spearman([1, 2, 3, 4], [10, 20, 20, 40]) > 0.9
+    assert effort_fit.ranks([5, 1, 5, 2]) == [3.5, 1.0, 3.5, 2.0]

@@ -6,11 +6,12 @@ from typing import Any, Iterable, Iterator
 
 from portkit import __version__
 from portkit.codes import ALL_STATUSES, API_UNKNOWN, CUDA_BRANCH, DEVICE_FUNCTION, KERNEL, KERNEL_LAUNCH, in_group
-from portkit.model import Finding
+from portkit.model import Finding, Position
 from portkit.pipeline import ScanResult
 from portkit.report.plan import WARP_PREFIXES, api_hours, plan
+from portkit.report.regions import with_ends
 from portkit.rules import version_text
-from portkit.tally import (ADVICE, CODE, COLUMN, COUNT, HIP, LIBRARY, LINE, NAME, SITE_LINE, SITE_MESSAGE, SITE_NAME, STATUS, Row,
+from portkit.tally import (ADVICE, BILLED, CODE, COLUMN, COUNT, HIP, LIBRARY, LINE, NAME, SITE_LINE, SITE_MESSAGE, SITE_NAME, STATUS, Row,
                            Tally, listed_sites)
 from portkit.walk import BUILD_TYPES
 
@@ -19,11 +20,14 @@ INVENTORY_CODES = {KERNEL: "kernels", KERNEL_LAUNCH: "launches", DEVICE_FUNCTION
                    CUDA_BRANCH: "preprocessor_branches"}
 
 
-def finding_data(finding: Finding) -> dict[str, Any]:
+def finding_data(finding: Finding, end: Position) -> dict[str, Any]:
+    """A finding as the reports show it; `end` is where its span ends (the column after it)."""
     return {
         "path": finding.path,
         "line": finding.position.line,
         "column": finding.position.column,
+        "end_line": end.line,
+        "end_column": end.column,
         "code": finding.code,
         "name": finding.name,
         "library": finding.library or None,
@@ -62,7 +66,8 @@ class _Totals:
         self.unknown: set[str] = set()
         self.inline_asm = 0
         self.warp_level = 0  # uses of warp-level intrinsics and warpSize
-        # per (library, name, status): sites, files, and the first site's (path, line, column, code, hip, advice)
+        # per (library, name, status): sites, files, the first site's (path, line, column, code, hip, advice), and
+        # the sites the effort bills
         self.apis: dict[tuple[str, str, str], list[Any]] = {}
         for key, group in groups.items():
             self._add(*key, group)
@@ -89,12 +94,14 @@ class _Totals:
         if not (library and status):
             return
         site = (*first, code, row[HIP], row[ADVICE])
+        billed = sum(row[BILLED] for _, row in group)
         api = self.apis.get((library, name, status))
         if api is None:
-            self.apis[(library, name, status)] = [count, files, site]
+            self.apis[(library, name, status)] = [count, files, site, billed]
             return
         api[0] += count
         api[1] |= files
+        api[3] += billed
         if site[:4] < api[2][:4]:
             api[2] = site
 
@@ -102,7 +109,7 @@ class _Totals:
 def _libraries(result: ScanResult, totals: _Totals) -> list[dict[str, Any]]:
     sites: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
     names: dict[str, dict[str, set[str]]] = collections.defaultdict(lambda: collections.defaultdict(set))
-    for (library, name, status), (count, _, _) in totals.apis.items():
+    for (library, name, status), (count, _, _, _) in totals.apis.items():
         sites[library][status] += count
         names[library][status].add(name)
     rows = []
@@ -132,13 +139,13 @@ def _apis(result: ScanResult, totals: _Totals) -> list[dict[str, Any]]:
     for the target; `roc` the roc* library's spelling where the target has it.
     """
     rows = []
-    for (library, name, status), (sites, files, first) in totals.apis.items():
+    for (library, name, status), (sites, files, first, billed) in totals.apis.items():
         rule = result.rules.find(name)
         roc = rule.roc if rule is not None and rule.roc and rule.roc_available(result.target) else ""
         rows.append({
             "name": name, "library": library, "kind": rule.kind if rule is not None else None,
             "status": status, "code": first[3], "hip": first[4] or None, "roc": roc or None,
-            "sites": sites, "files": sorted(files), "advice": first[5] or None,
+            "sites": sites, "billed": billed, "files": sorted(files), "advice": first[5] or None,
         })
     return sorted(rows, key=lambda r: (r["library"], _STATUS_ORDER[r["status"]], r["name"]))
 
@@ -172,8 +179,12 @@ def scan_data(result: ScanResult) -> dict[str, Any]:
     if result.sites is not None:
         data["findings"] = FindingRows(result.sites)
     elif not result.summary_only:
-        data["findings"] = [finding_data(f) for f in result.findings]
+        data["findings"] = finding_rows(result.findings)
     return data
+
+
+def finding_rows(findings: Iterable[Finding]) -> list[dict[str, Any]]:
+    return [finding_data(f, end) for f, end in with_ends(findings)]
 
 
 class FindingRows:
@@ -183,7 +194,7 @@ class FindingRows:
         self.findings = findings
 
     def __iter__(self) -> Iterator[dict[str, Any]]:
-        return map(finding_data, self.findings)
+        return (finding_data(f, end) for f, end in with_ends(self.findings))
 
 
 def _scan_data(result: ScanResult, tallies: dict[str, Tally]) -> dict[str, Any]:

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import re
-from typing import Iterable
+from typing import Iterable, Mapping
 
 from portkit.codes import Status
 from portkit.rules.model import DEFAULT_WEIGHTS, Library, Rule
@@ -182,9 +182,11 @@ class RuleDatabase:
         lib = self.libraries.get(library)
         return lib.title if lib else library
 
-    def weight(self, rule: Rule, status: Status) -> float:
+    def weight(self, rule: Rule, status: Status, defaults: Mapping[Status, float] = DEFAULT_WEIGHTS) -> float:
+        """Hours for one distinct name: the rule's own weight, else its library's for the status, else `defaults`'."""
         if rule.weight:
             return rule.weight
         lib = self.libraries.get(rule.library)
-        weights = lib.weights if lib else DEFAULT_WEIGHTS
-        return weights.get(status, DEFAULT_WEIGHTS.get(status, DEFAULT_WEIGHTS[Status.UNSUPPORTED]))
+        if lib and status in lib.weights:
+            return lib.weights[status]
+        return defaults.get(status, defaults.get(Status.UNSUPPORTED, 0.0))
