@@ -1,4 +1,4 @@
-"""Which of the project's definitions each file sees (portkit/scope.py): one tree, several programs."""
+"""Which of the project's definitions each file sees (portkit/run/scope.py): one tree, several programs."""
 from __future__ import annotations
 
 import dataclasses
@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 from portkit.cli import main
-from portkit.scope import ProjectNames
+from portkit.run.scope import ProjectNames
 
 
 @dataclasses.dataclass(frozen=True)

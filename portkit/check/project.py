@@ -11,7 +11,8 @@ from portkit.config import DEFAULT_BASELINE
 from portkit.errors import InputError, OutputError
 from portkit.fileio import write_output
 from portkit.outpath import refuse_overlap
-from portkit.pipeline import run_pipeline
+from portkit.run.project import run_project
+from portkit.run.request import RunRequest
 from portkit.settings import RunSettings
 
 
@@ -21,7 +22,7 @@ def baseline_path(settings: RunSettings, explicit: Path | None = None) -> Path:
 
 def record_baseline(settings: RunSettings, output: Path | None = None) -> tuple[Path, int]:
     """Write today's recordable findings to the baseline; (its path, how many)."""
-    result = run_pipeline(settings, keep_sources=True)
+    result = run_project(settings, RunRequest(keep_sources=True))
     recorded = [f for f in fingerprint_all(result.findings, result.sources, settings.root) if is_recorded(f.finding)]
     target = baseline_path(settings, output)
     refuse_overlap(target, [*settings.paths, *result.read_paths()], directory=False)
@@ -41,7 +42,7 @@ def run_check(settings: RunSettings, baseline_file: Path | None = None, diff_ref
     if baseline_file is not None and not path.exists():
         raise InputError(f"{path}: baseline not found")
     entries = read_baseline(path) if path.exists() else []
-    result = run_pipeline(settings, keep_sources=True)
+    result = run_project(settings, RunRequest(keep_sources=True))
     findings = fingerprint_all(result.findings, result.sources, settings.root)
     checked = {relative_path(f.path, settings.root) for f in result.files} if partial else None
     if not diff_ref:

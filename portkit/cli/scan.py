@@ -6,14 +6,14 @@ from typing import TYPE_CHECKING, Any, List, Optional, Sequence
 
 import typer
 
-from portkit.cli.app import UsageError, pipeline_command
+from portkit.cli.app import OutputFormat, UsageError, examples, pipeline_command
 from portkit.fileio import STDOUT, output_stream
 from portkit.outpath import refuse_overlap
 from portkit.settings import RunSettings
 
 if TYPE_CHECKING:
     from portkit.report import Formatter
-# The pipeline, reports and shards are imported where used: every command loads this module.
+# The run, reports and shards are imported where used: every command loads this module.
 
 _SHARD_HELP = ("Scan only part I of N of the files (split by a hash of each path; every part still reads the whole "
                "tree's macros) and write a shard document (JSON) for `portkit merge`: one CI matrix job per part.")
@@ -22,7 +22,8 @@ _SHARD_HELP = ("Scan only part I of N of the files (split by a hash of each path
 def run_scan(settings: RunSettings, fmt: str, output: Optional[Path], reports: tuple[Path, ...] = (),
              color: Optional[bool] = None, details: bool = False) -> int:
     """Scan once; print `fmt` (to stdout or `output`) and write each extra report file."""
-    from portkit.pipeline import run_pipeline
+    from portkit.run.project import run_project
+    from portkit.run.request import RunRequest
     from portkit.report import format_for_path, formatter
     from portkit.report.data import data_paths, scan_data
     from portkit.report.memo import summary_data
@@ -34,7 +35,7 @@ def run_scan(settings: RunSettings, fmt: str, output: Optional[Path], reports: t
     else:
         # JSON writes each finding as it comes: read back from the cache file by file, they are never all held.
         streamed = settings.cache and fmt == "json" and all(format_for_path(path) == "json" for path in reports)
-        data = scan_data(run_pipeline(settings, progress=True, summary_only=streamed))
+        data = scan_data(run_project(settings, RunRequest(progress=True, summary_only=streamed)))
     return write_data(data, [*settings.paths, *data_paths(data)], render, output, report_formats, color)
 
 
@@ -44,19 +45,20 @@ def write_data(data: dict[str, Any], inputs: Sequence[str | Path], render: Forma
     for path in (output, *(path for path, _ in report_formats)):
         if path is not None and str(path) != STDOUT:
             refuse_overlap(path, inputs, directory=False)  # before anything is written
-    with output_stream(output) as out:
-        render(data, out, color if output is None or str(output) == STDOUT else False)
-    for path, report in report_formats:
+    for path, report in report_formats:  # first: a reader of stdout that goes away (`| head`) must not cost them
         with output_stream(path) as out:
             report(data, out, False)
+    with output_stream(output) as out:
+        render(data, out, color if output is None or str(output) == STDOUT else False)
     return 0
 
 
 def run_shard(settings: RunSettings, spec_text: str, fmt: str, output: Optional[Path], reports: tuple[Path, ...],
               details: bool) -> int:
     """Scan part I of N of the files; write its shard document (for `portkit merge`)."""
-    from portkit.pipeline import collect_pipeline
-    from portkit.shard import parse_spec, shard_document, write_shard
+    from portkit.run.plan import collect_run
+    from portkit.run.request import RunRequest
+    from portkit.run.shard import parse_spec, shard_document, write_shard
 
     try:
         spec = parse_spec(spec_text)
@@ -64,21 +66,25 @@ def run_shard(settings: RunSettings, spec_text: str, fmt: str, output: Optional[
         raise UsageError(f"--shard {exc}") from None
     if fmt != "text" or reports or details:
         raise UsageError("--shard writes a shard document; give --format, --report and --details to portkit merge")
-    collected = collect_pipeline(settings, progress=True, select=spec.holds)
+    collected = collect_run(settings, RunRequest(progress=True, select=spec.holds))
     if output is not None and str(output) != STDOUT:
         refuse_overlap(output, [*settings.paths, *(f.path for f in collected.walked)], directory=False)
     write_shard(shard_document(collected, settings, spec), output)
     return 0
 
 
-@pipeline_command("Files or directories to scan.")
+@pipeline_command("Files or directories to scan.", examples(
+    "portkit scan src/", "portkit scan --rocm-version 6.2 -x 'third_party/' .",
+    "portkit scan --format json -o scan.json --report report.html src/",
+    "portkit scan --shard 1/4 -o shard-1.json src/   # then: portkit merge shard-*.json"))
 def scan(
     settings: RunSettings,
-    fmt: str = typer.Option("text", "--format", "-f", help="Output format: text, json, md, html or sarif."),
+    fmt: OutputFormat = typer.Option("text", "--format", "-f", help="Output format."),
     output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write the output to this file ('-': stdout)."),
     report: List[Path] = typer.Option(
         [], "--report", help="Also write a report; the format follows the extension (.md, .html, .json, .sarif, .csv)."),
-    color: Optional[bool] = typer.Option(None, "--color/--no-color", help="Force or disable colour (default: when a terminal)."),
+    color: Optional[bool] = typer.Option(None, "--color/--no-color", show_default=False,
+                                         help="Force or disable colour (default: on a terminal, unless NO_COLOR is set)."),
     details: bool = typer.Option(False, "--details", "-v", help="Text output: also list every site (file:line), grouped by API."),
     shard: Optional[str] = typer.Option(None, "--shard", metavar="I/N", help=_SHARD_HELP),
 ) -> None:
@@ -96,11 +102,13 @@ def scan(
     raise typer.Exit(run_scan(settings, fmt, output, tuple(report), color, details))
 
 
-@pipeline_command("Files or directories to scan.")
+@pipeline_command("Files or directories to scan.", examples(
+    "portkit report src/ -o report.html", "portkit report --rocm-version 5.2 src/ > report.md",
+    "portkit report -f sarif -o portkit.sarif ."))
 def report(
     settings: RunSettings,
-    fmt: Optional[str] = typer.Option(
-        None, "--format", "-f", help="md, html, json, sarif or text (default: from -o's extension, else md)."),
+    fmt: Optional[OutputFormat] = typer.Option(
+        None, "--format", "-f", show_default=False, help="Report format (default: from -o's extension, else md)."),
     output: Optional[Path] = typer.Option(None, "--output", "-o", help="Report file (default and '-': stdout)."),
 ) -> None:
     """Write a migration report: summary, readiness, effort estimate, per-library tables,

@@ -7,7 +7,7 @@ from typing import Any, Iterable, Iterator
 from portkit import __version__
 from portkit.codes import ALL_STATUSES, API_UNKNOWN, CUDA_BRANCH, DEVICE_FUNCTION, KERNEL, KERNEL_LAUNCH, in_group
 from portkit.model import Finding, Position
-from portkit.pipeline import ScanResult
+from portkit.run.project import ScanResult
 from portkit.report.plan import WARP_PREFIXES, api_hours, plan
 from portkit.report.regions import with_ends
 from portkit.rules import version_text

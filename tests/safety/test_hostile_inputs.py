@@ -40,10 +40,11 @@ BASELINE = ["check", "--baseline", "b.json", "src"]
 MALFORMED = [
     ("yaml alias bomb", {"bomb.yaml": BOMB}, [*RULES, "bomb.yaml", "src"], "anchors and aliases"),
     ("yaml anchor alone", {"a.yaml": "library: &l mine\nentries: []\n"}, [*RULES, "a.yaml", "src"], "anchors and aliases"),
-    ("yaml nested 100000 deep", {"d.yaml": "[" * 100_000 + "]" * 100_000}, [*RULES, "d.yaml", "src"], "nested deeper"),
+    ("yaml nested 100000 deep", {"d.yaml": "[" * 100_000 + "]" * 100_000}, [*RULES, "d.yaml", "src"],
+     "line 1: nested deeper than 32 levels"),
     ("yaml too large", {"big.yaml": "# " + "x" * (9 << 20) + "\n"}, [*RULES, "big.yaml", "src"], "larger than"),
     ("yaml python tag", {"t.yaml": "library: !!python/object/apply:os.system [id]\n"}, [*RULES, "t.yaml", "src"],
-     "python/object"),
+     "line 1: tags (tag:yaml.org,2002:python/object/apply:os.system) are not allowed"),
     ("weight nan", {"w.yaml": RULE + "    weight: .nan\n"}, ["report", "--rules", "w.yaml", "src"], "key 'weight'"),
     ("weight inf", {"w.yaml": RULE + "    weight: .inf\n"}, ["report", "--rules", "w.yaml", "src"], "key 'weight'"),
     ("weight 1e400", {"w.yaml": RULE + "    weight: 1e400\n"}, ["report", "--rules", "w.yaml", "src"], "key 'weight'"),
@@ -76,7 +77,8 @@ MALFORMED = [
     ("report -o a source", {}, ["report", "-f", "md", "-o", "src/k.cu", "src"], "is the input"),
     ("convert -o its input's parent", {}, ["convert", "src/k.cu", "-o", "src"], "contains the input"),
     ("convert into a foreign directory", {"out/mine.txt": "mine\n"}, ["convert", "src", "-o", "out"], "not written by portkit"),
-    ("check --diff option as ref", {}, ["check", "--diff=--output=pwned", "src"], "bad revision"),
+    ("check --diff option as ref", {}, ["check", "--diff=--output=pwned", "src"],
+     "git diff --output=pwned: git failed"),
     ("check --diff unknown ref", {}, ["check", "--diff", "no-such-ref", "src"], "git failed"),
     ("unknown report extension", {}, ["report", "-o", "r.docx", "src"], "report format"),
 ]
@@ -207,21 +209,22 @@ def test_convert_reports_a_file_it_skipped_as_too_large(tmp_path: Path, capsys) 
 
 
 def test_workers_never_exceed_the_cores(tmp_path: Path, monkeypatch) -> None:
-    from portkit import pipeline
+    from portkit.run import workers
+    from portkit.run.project import run_project
     from portkit.settings import available_cpus, resolve_settings
 
     _setup(tmp_path, {f"src/f{i}.cu": CUDA for i in range(40)})
     started: list[int] = []
-    real = pipeline.ProcessPoolExecutor
+    real = workers.ProcessPoolExecutor
 
     def counting(workers: int, **kwargs):
         started.append(workers)
         return real(workers, **kwargs)
 
-    monkeypatch.setattr(pipeline, "ProcessPoolExecutor", counting)
+    monkeypatch.setattr(workers, "ProcessPoolExecutor", counting)
     settings = resolve_settings([str(tmp_path / "src")], jobs=40, cache=False)
     assert settings.jobs <= available_cpus()
-    pipeline.run_pipeline(settings)
+    run_project(settings)
     assert all(w <= available_cpus() for w in started)
 
 
