@@ -197,7 +197,8 @@ class Fix:
     text: str = ""
     parts: tuple[Span, ...] = ()
     drop_args: int = 0
-    # a launch's: "spaced-chevrons" (`<< <...>> >`), "expression" (used as a value); an include's:
+    # a launch's: "spaced-chevrons" (`<< <...>> >`), "expression" (used as a value), "grid-dim3" and
+    # "block-dim3" (the configuration argument is a `dim3(...)` already); an include's:
     # "requires-included" (an earlier include brings the header HIP needs first)
     flags: tuple[str, ...] = ()
     # Call arguments to rewrite: (index, template); "{}" in the template stands for the argument, and an empty

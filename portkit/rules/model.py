@@ -57,6 +57,7 @@ class Rule:
     # so min(unsigned, blockDim.x) is ambiguous under hipcc)
     coordinate_cast: str = ""
     mask_arg: int = -1  # the index of a lane-mask argument (64-bit on HIP), or -1
+    symbol_arg: int = -1  # the index of an argument naming a device symbol (HIP_SYMBOL(x) in HIP), or -1
     # (argument count, HIP name): a call with that many arguments is written with that name (CUDA 12's
     # cudaGraphInstantiate(exec, graph, flags) is hipGraphInstantiateWithFlags: HIP kept CUDA 11's signature)
     hip_for_args: tuple[tuple[int, str], ...] = ()
