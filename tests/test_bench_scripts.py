@@ -45,6 +45,38 @@ def test_parse_floor_looks_up_the_captured_names(tmp_path: Path) -> None:
     assert re.search(rf", names \S+ s \({expected} kept\) of CPU", result.stdout)
 
 
+def test_scale_tree_is_the_pinned_commits_in_two_halves(tmp_path: Path) -> None:
+    """bench.py's real tree: each pinned commit's directories, extracted from a mirror, in half A or B."""
+    repo = tmp_path / "mirror" / "someone+proj" / "repo"
+    (repo / "src" / "x-cuda").mkdir(parents=True)
+    (repo / "src" / "x-hip").mkdir()
+    (repo / "src" / "x-cuda" / "k.cu").write_text("__global__ void k() {}\n")
+    (repo / "src" / "x-hip" / "k.cpp").write_text("// the port\n")
+    git = ["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@t"]
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    subprocess.run([*git, "add", "."], check=True)
+    subprocess.run([*git, "commit", "-qm", "c"], check=True)
+    commit = subprocess.run([*git, "rev-parse", "HEAD"], capture_output=True, text=True, check=True).stdout.strip()
+    config = tmp_path / "scale.toml"
+    config.write_text(f'[[tree]]\nname = "proj"\nrepo = "someone/proj"\ncommit = "{commit}"\n'
+                      f'paths = ["src/*-cuda"]\nhalf = "B"\n')
+    sys.path.insert(0, str(ROOT / "bench"))
+    try:
+        import bench
+        tree = bench.scale_tree(config, tmp_path / "mirror", tmp_path / "cache", tmp_path / "work")
+    finally:
+        sys.path.remove(str(ROOT / "bench"))
+    assert sorted(p.relative_to(tree).as_posix() for p in tree.rglob("*") if p.is_file()) == \
+        ["B/proj/src/x-cuda/k.cu"]
+
+
+def test_the_pinned_scale_trees_fill_both_halves() -> None:
+    import tomllib
+    trees = tomllib.loads((ROOT / "bench" / "scale.toml").read_text())["tree"]
+    assert {tree["half"] for tree in trees} == {"A", "B"}
+    assert all(re.fullmatch(r"[0-9a-f]{40}", tree["commit"]) for tree in trees)
+
+
 def test_effort_residual_ignores_what_is_no_port_work(tmp_path: Path) -> None:
     sys.path.insert(0, str(ROOT / "bench"))
     import effort
