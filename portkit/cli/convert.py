@@ -75,9 +75,9 @@ def _print_summary(outcome: ConvertOutcome, out: TextIO, details: bool = False) 
         for path, line in outcome.skipped:
             out.write(printable(f"  {path}:{line}") + "\n")
     if outcome.build_notes:
-        out.write("Build files, not rewritten:\n")
+        out.write("Build files, marked where hipcc has nothing for them:\n")
         for path, note in sorted(outcome.build_notes):
-            out.write(printable(f"  {path}:{note.line}: {note.message}") + "\n")
+            out.write(printable(f"  {path}:{note.line}: {note.code} {note.message}") + "\n")
     if outcome.verified:
         counts = {s: sum(1 for v in outcome.verified if v.status == s) for s in _VERIFY_STATES}
         out.write("hipcc: " + ", ".join(f"{n} {s}" for s, n in counts.items()) + "\n")
@@ -117,6 +117,9 @@ def convert(
     no_markers: bool = typer.Option(False, "--no-markers", help="Do not insert '// portkit: ...' marker comments."),
     offload_arch: List[str] = typer.Option(
         [], "--offload-arch", help="AMD GPU target(s) for build files and --verify (default: derived from sm_XX, else gfx90a)."),
+    cmake_hipcc: bool = typer.Option(
+        False, "--cmake-hipcc", help="CMake: compile HIP sources as C++ with hipcc (cmake -DCMAKE_CXX_COMPILER=hipcc) "
+        "instead of CMake's HIP language, for CMake or ROCm installs where that language fails (Debian 12)."),
     force: Force = False,
     details: bool = typer.Option(False, "--details", "-v", help="List every marker and every --verify result, "
                                  "not only the kinds of marker (when there are more than 20) and the failures."),
@@ -139,7 +142,8 @@ def convert(
     options = ConvertOptions(output=output, in_place=in_place, diff=diff, backup=not no_backup, verify=verify,
                              verify_flags=tuple(verify_flag),
                              backend=backend, hipify_perl=hipify_perl, roc=roc, launch_syntax=launch_syntax,
-                             markers=not no_markers, offload_arch=tuple(offload_arch), force=force)
+                             markers=not no_markers, offload_arch=tuple(offload_arch), force=force,
+                             cmake_hipcc=cmake_hipcc)
     outcome = convert_project(settings, options, progress=True)
     leave_for_exit(outcome)  # with the scan it acted on
     if diff:
