@@ -147,15 +147,16 @@ def convert(
     strings; converting the output again changes nothing. Each partial or unsupported use,
     and each hazard (--no-hazard-markers: not those), gets a '// portkit: CODE name: advice' marker; the summary lists them, or, when
     there are more than 20, counts them by kind (--details lists every one). Exit 0
-    done, 1 --verify failures, 2 bad input or files that could not be written.
+    done, 1 --verify failures where portkit left no marker (a portkit bug), 2 bad input
+    or files that could not be written.
     """
     from portkit.convert.output import print_diff
     from portkit.convert.project_conversion import ConvertOptions, convert_project
 
     _check_modes(output, in_place, diff, verify, verify_flag)
     options = ConvertOptions(output=output, in_place=in_place, diff=diff, backup=not no_backup, verify=verify,
-                             verify_flags=tuple(verify_flag),
-                             backend=backend, hipify_perl=hipify_perl, roc=roc, launch_syntax=launch_syntax,
+                             verify_flags=tuple(verify_flag), backend=backend, hipify_perl=hipify_perl, roc=roc,
+                             launch_syntax=launch_syntax,
                              markers=not no_markers, hazard_markers=not no_hazard_markers,
                              offload_arch=tuple(offload_arch), force=force, cmake_hipcc=cmake_hipcc)
     outcome = convert_project(settings, options, progress=True)
