@@ -77,6 +77,9 @@ def _argument_rewrites(occurrence: Occurrence, rule: Rule, resolution: Resolutio
     elif mask and not mask.startswith(("static_cast<unsigned long long>", "__activemask()")) \
             and not mask.lower().endswith("ull") and mask != FULL_MASK_64:
         rewrites.append((rule.mask_arg, "static_cast<unsigned long long>({})"))
+    symbol = occurrence.get(f"arg{rule.symbol_arg}") if rule.symbol_arg >= 0 and resolution.hip == rule.hip else ""
+    if symbol and not symbol.startswith("HIP_SYMBOL"):  # X on AMD, &X on NVIDIA: the source ports to both
+        rewrites.append((rule.symbol_arg, "HIP_SYMBOL({})"))
     defaulted = _defaulted(occurrence, rule) if resolution.hip == rule.hip else None
     if defaulted is not None and all(index != defaulted[0] for index, _ in rewrites):
         rewrites.append(defaulted)

@@ -37,6 +37,7 @@ def analyze_inventory(parsed: ParsedFile, context: Context) -> Iterable[Finding]
                                      f"launch of {occurrence.text}<<<{occurrence.detail}>>>", LAUNCH_ADVICE)
             flags = ("spaced-chevrons",) if occurrence.get("chevrons") == "spaced" else ()
             flags += ("expression",) if occurrence.get("used-as") == "expression" else ()
+            flags += tuple(f"{part}-dim3" for part in occurrence.get("dim3").split(",") if part)
             yield dataclasses.replace(finding, fix=Fix(FixAction.LAUNCH, occurrence.span, occurrence.text, occurrence.parts,
                                                        flags=flags))
         elif role is Role.INLINE_ASM and (occurrence.function in device or PTX_LOOKING.search(occurrence.text)):

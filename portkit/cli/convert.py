@@ -16,7 +16,11 @@ if TYPE_CHECKING:
     from portkit.convert.markers import Marker
     from portkit.convert.project_conversion import ConvertOutcome
 
-_VERIFY_STATES = ("pass", "fail", "not verifiable here")
+# How the summary counts each --verify status (portkit/convert/verify.py), and names it for one unit.
+_VERIFY_COUNTS = {"pass": "build", "marked": "stop at a marked site (expected)", "fail": "fail unmarked",
+                  "not verifiable here": "not verifiable here"}
+_VERIFY_UNIT = {"pass": "builds", "marked": "stops at a marked site (expected)", "fail": "fails unmarked",
+                "not verifiable here": "not verifiable here"}
 # portkit.convert.project_conversion's BACKENDS and LAUNCH_SYNTAXES (importing it would load the pipeline for every command)
 Backend = choice("Backend", ("native", "hipify-perl"))
 LaunchSyntax = choice("LaunchSyntax", ("cuda", "hip"))
@@ -75,15 +79,22 @@ def _print_summary(outcome: ConvertOutcome, out: TextIO, details: bool = False) 
         for path, line in outcome.skipped:
             out.write(printable(f"  {path}:{line}") + "\n")
     if outcome.build_notes:
-        out.write("Build files, not rewritten:\n")
+        out.write("Build files, marked where hipcc has nothing for them:\n")
         for path, note in sorted(outcome.build_notes):
-            out.write(printable(f"  {path}:{note.line}: {note.message}") + "\n")
+            out.write(printable(f"  {path}:{note.line}: {note.code} {note.message}") + "\n")
     if outcome.verified:
-        counts = {s: sum(1 for v in outcome.verified if v.status == s) for s in _VERIFY_STATES}
-        out.write("hipcc: " + ", ".join(f"{n} {s}" for s, n in counts.items()) + "\n")
-        for v in outcome.verified:
-            if details or v.status != "pass":  # a unit that compiled needs nothing
-                out.write(printable(f"  {v.path}: {v.status}" + (f": {v.message}" if v.message else "")) + "\n")
+        _print_verified(outcome, out, details)
+
+
+def _print_verified(outcome: ConvertOutcome, out: TextIO, details: bool) -> None:
+    counts = {s: sum(1 for v in outcome.verified if v.status == s) for s in _VERIFY_COUNTS}
+    out.write("hipcc: " + ", ".join(f"{counts[s]} {word}" for s, word in _VERIFY_COUNTS.items()) + "\n")
+    for v in outcome.verified:
+        if details or v.status != "pass":  # a unit that compiled needs nothing
+            out.write(printable(f"  {v.path}: {_VERIFY_UNIT[v.status]}" + (f": {v.message}" if v.message else "")) + "\n")
+    if counts["fail"]:
+        out.write(f"{counts['fail']} units fail where portkit left no marker: a portkit bug (please report it, with "
+                  "the unit's first error above)\n")
 
 
 def _check_modes(output: Optional[Path], in_place: bool, diff: bool, verify: bool, verify_flags: list[str]) -> None:
@@ -115,31 +126,37 @@ def convert(
     launch_syntax: LaunchSyntax = typer.Option("cuda", "--launch-syntax",
                                                help="cuda keeps <<<>>> (hipcc accepts it); hip writes hipLaunchKernelGGL."),
     no_markers: bool = typer.Option(False, "--no-markers", help="Do not insert '// portkit: ...' marker comments."),
+    no_hazard_markers: bool = typer.Option(False, "--no-hazard-markers", help="Mark only the names left to port, "
+                                           "not the hazards (PK3xx: warp width, masks...): the report keeps them."),
     offload_arch: List[str] = typer.Option(
         [], "--offload-arch", help="AMD GPU target(s) for build files and --verify (default: derived from sm_XX, else gfx90a)."),
+    cmake_hipcc: bool = typer.Option(
+        False, "--cmake-hipcc", help="CMake: compile HIP sources as C++ with hipcc (cmake -DCMAKE_CXX_COMPILER=hipcc) "
+        "instead of CMake's HIP language, for CMake or ROCm installs where that language fails (Debian 12)."),
     force: Force = False,
     details: bool = typer.Option(False, "--details", "-v", help="List every marker and every --verify result, "
                                  "not only the kinds of marker (when there are more than 20) and the failures."),
 ) -> None:
     """Convert CUDA sources and build files to HIP.
 
-    Writes to -o OUTDIR (never into, around or over an input; only into an empty
-    directory or one portkit wrote, unless --force), rewrites the sources with
-    --in-place (FILE.orig, or the first free FILE.orig.N, keeps each original), or
-    prints a diff with --diff. Only code tokens change, never comments or
-    strings; converting the output again changes nothing. Each partial or unsupported use
-    gets a '// portkit: CODE name: advice' marker; the summary lists them, or, when
-    there are more than 20, counts them by kind (--details lists every one). Exit 0
-    done, 1 --verify failures, 2 bad input or files that could not be written.
+    Writes to -o OUTDIR (never into, around or over an input; only into an empty directory or
+    one portkit wrote, unless --force), rewrites the sources with --in-place (FILE.orig, or the
+    first free FILE.orig.N, keeps each original), or prints a diff with --diff. Only code tokens
+    change, never comments or strings; converting the output again changes nothing. Each partial
+    or unsupported use, and each hazard (not with --no-hazard-markers), gets a '// portkit: CODE
+    name: advice' marker; the summary lists them, or counts them by kind past 20 (--details lists
+    every one). Exit 0 done, 1 --verify failures where portkit left no marker (a portkit bug), 2
+    bad input or files that could not be written.
     """
     from portkit.convert.output import print_diff
     from portkit.convert.project_conversion import ConvertOptions, convert_project
 
     _check_modes(output, in_place, diff, verify, verify_flag)
     options = ConvertOptions(output=output, in_place=in_place, diff=diff, backup=not no_backup, verify=verify,
-                             verify_flags=tuple(verify_flag),
-                             backend=backend, hipify_perl=hipify_perl, roc=roc, launch_syntax=launch_syntax,
-                             markers=not no_markers, offload_arch=tuple(offload_arch), force=force)
+                             verify_flags=tuple(verify_flag), backend=backend, hipify_perl=hipify_perl, roc=roc,
+                             launch_syntax=launch_syntax,
+                             markers=not no_markers, hazard_markers=not no_hazard_markers,
+                             offload_arch=tuple(offload_arch), force=force, cmake_hipcc=cmake_hipcc)
     outcome = convert_project(settings, options, progress=True)
     leave_for_exit(outcome)  # with the scan it acted on
     if diff:

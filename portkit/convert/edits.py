@@ -23,6 +23,7 @@ class Applied:
 @dataclasses.dataclass(frozen=True)
 class EditOptions:
     launch_syntax: str = "cuda"  # "hip": k<<<...>>>(...) becomes hipLaunchKernelGGL(k, ...)
+    hazard_markers: bool = True  # with the other markers, one at each hazard's line (docs/hazards.md)
 
 
 def _rename(fix: Fix) -> tuple[Edit, ...]:
@@ -105,11 +106,13 @@ def launch_edits(fix: Fix) -> tuple[Edit, ...]:
     defaults = ", 0" * (4 - len(config))
     has_arguments = arguments.end - arguments.start > 2
     grid, block = config[0], config[1]
+    # A `dim3(...)` argument is a dim3 already: wrapped again it would read dim3(dim3(...)).
+    open_grid, open_block = (b"" if f"{part}-dim3" in fix.flags else b"dim3(" for part in ("grid", "block"))
     return (
         Edit(Span(kernel.start, kernel.start), b"hipLaunchKernelGGL(" + (b"HIP_KERNEL_NAME(" if templated else b"")),
-        Edit(Span(kernel.end, grid.start), (b")" if templated else b"") + b", dim3("),
-        Edit(Span(grid.end, block.start), b"), dim3("),
-        Edit(Span(block.end, block.end), b")"),
+        Edit(Span(kernel.end, grid.start), (b")" if templated else b"") + b", " + open_grid),
+        Edit(Span(grid.end, block.start), (b")" if open_grid else b"") + b", " + open_block),
+        Edit(Span(block.end, block.end), b")" if open_block else b""),
         Edit(Span(config[-1].end, arguments.start + 1), (defaults + (", " if has_arguments else "")).encode()),
     )
 

@@ -51,6 +51,7 @@ _QUERY = """
 (declaration [(type_qualifier) @qualifier declarator: (identifier) @declared])
 (parameter_declaration [(type_qualifier) @parameter_qualifier declarator: (identifier) @declared])
 ((storage_class_specifier) @storage (#eq? @storage "register"))
+(linkage_specification value: (string_literal) @linkage)
 (preproc_function_def) @macro_function
 (namespace_alias_definition) @namespace_alias
 (using_declaration) @using
@@ -376,9 +377,28 @@ class _Scopes:
 _FLIPPED = {">": "<", ">=": "<=", "<": ">", "<=": ">=", "==": "==", "!=": "!="}
 
 
-def _comparison(name: Node) -> tuple[str, Node] | None:
+def _branches(directive: Node) -> tuple[tuple[str, str], ...]:
+    """The bytes an #if/#elif selects ("branch": up to its #elif, #else or #endif) and those it leaves to the rest
+    of the group ("otherwise"), as "start-end": what a rewritten test would switch on or off."""
+    condition, alternative = directive.child_by_field_name("condition"), directive.child_by_field_name("alternative")
+    if condition is None:
+        return ()
+    end = alternative.start_byte if alternative is not None else directive.end_byte
+    spans = [("branch", f"{condition.end_byte}-{end}")]
+    if alternative is not None:
+        spans.append(("otherwise", f"{alternative.start_byte}-{alternative.end_byte}"))
+    return tuple(spans)
+
+
+def _constructs_dim3(node: Node) -> bool:
+    """`dim3(x, y, z)` (a call of the name dim3), whose value is a dim3 as written."""
+    function = node.child_by_field_name("function") if node.type == "call_expression" else None
+    return function is not None and function.text == b"dim3"
+
+
+def _comparison(name: Node) -> tuple[str, Node, tuple[tuple[str, str], ...]] | None:
     """For a macro compared with a number in #if/#elif (`__CUDA_ARCH__ >= 600`, `530 <= __CUDA_ARCH__`):
-    ("<operator> <number>", read as the macro on the left, and the comparison node)."""
+    ("<operator> <number>", read as the macro on the left, the comparison node, and the directive's `_branches`)."""
     expression = name.parent
     if expression is None or expression.type != "binary_expression":
         return None
@@ -395,9 +415,11 @@ def _comparison(name: Node) -> tuple[str, Node] | None:
     if node is None:
         return None
     op = _FLIPPED[_text(operator)] if flip else _text(operator)
-    return f"{op} {_text(number)}", expression
+    return f"{op} {_text(number)}", expression, _branches(node)
 
 
+# Macros that configure HIP's headers (HIP_ENABLE_WARP_SYNC_BUILTINS): written before them on purpose.
+_HIP_CONFIGURATION = re.compile(rb"HIP_ENABLE_\w+$|__HIP_\w+$")
 _HIP_TESTS = re.compile(rb"__HIP_PLATFORM_AMD__|__HIP_PLATFORM_HCC__|__HIPCC__|__HIP__|__HIP_DEVICE_COMPILE__")
 
 
@@ -663,8 +685,8 @@ class _FileParse:
             parent = node.parent
             comparison = _comparison(node) if role is Role.IDENTIFIER else None
             if comparison is not None:
-                compared, expression = comparison
-                self.emit(node, role, text, parts=(_span(expression),), info=(("compared", compared),))
+                compared, expression, branches = comparison
+                self.emit(node, role, text, parts=(_span(expression),), info=(("compared", compared), *branches))
             elif role is Role.IDENTIFIER and parent is not None and parent.type == "field_expression":
                 self.emit(node, role, text, info=(("accessed", "1"),))  # `texture.x`: a variable, whatever its name
             elif parent is not None and parent.type == "qualified_identifier" \
@@ -750,6 +772,8 @@ class _FileParse:
             info = (("chevrons", "spaced"),) if opening.text != b"<<<" or closing.text != b">>>" else ()
             if call.parent is None or call.parent.type != "expression_statement":
                 info += (("used-as", "expression"),)  # (k<<<...>>>(), check()): a value, not a statement
+            built = [name for name, c in zip(("grid", "block"), config) if _constructs_dim3(c)]
+            info += (("dim3", ",".join(built)),) if built else ()  # `dim3(x, y, z)`: a dim3 already
             self.emit(name, Role.LAUNCH, _text(kernel or name), ", ".join(" ".join(_text(c).split()) for c in config),
                       parts, span_node=call, info=info)
 
@@ -798,6 +822,13 @@ class _FileParse:
         for node in nodes:
             end = node.next_sibling.start_byte if node.next_sibling is not None else node.end_byte
             self.emit(node, Role.STORAGE_CLASS, _text(node), parts=(Span(node.start_byte, end),))
+
+    def linkages(self, nodes: list[Node]) -> None:
+        """`extern "C"__global__`: a linkage string against the next word. The part is where a space goes."""
+        for node in nodes:
+            following = node.next_sibling
+            if following is not None and following.start_byte == node.end_byte:
+                self.emit(node, Role.STORAGE_CLASS, _text(node), parts=(Span(node.end_byte, node.end_byte),))
 
     def macro_functions(self, nodes: list[Node]) -> None:
         """Function-like #defines: the name, and the span of the line without its newline (to guard it)."""
@@ -894,6 +925,7 @@ _HANDLERS: tuple[tuple[str, Callable[[_FileParse, list[Node]], None]], ...] = (
     ("qualifier", _FileParse.shared_arrays),
     ("parameter_qualifier", _FileParse.parameter_qualifiers),
     ("storage", _FileParse.storage_classes),
+    ("linkage", _FileParse.linkages),
     ("macro_function", _FileParse.macro_functions),
     ("launch_bounds", _FileParse.launch_bounds),
     ("constant", _FileParse.named_values),
@@ -1066,7 +1098,8 @@ def parse_source(path: str, source: bytes, keep: Keep | None = None, literals: f
     preamble_end = _preamble_end(source)
     cuda_only = _cuda_only(state.get("condition"), state.get("condition_group"))
     defines = [n.start_byte for n in state.get("definition") if n.parent is not None
-               and n.parent.type in ("preproc_def", "preproc_function_def") and n.start_byte >= preamble_end]
+               and n.parent.type in ("preproc_def", "preproc_function_def") and n.start_byte >= preamble_end
+               and not _HIP_CONFIGURATION.match(n.text or b"")]
     device_syntax, unguarded_device_syntax = _device_syntax(source, cuda_only)
     for capture, handler in _HANDLERS:
         handler(state, state.get(capture))
