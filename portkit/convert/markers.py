@@ -111,7 +111,6 @@ def marker_edits(path: str, source: bytes, findings: Iterable[Finding],
     if not marked:
         return [], []
     lines = LineIndex(source)
-    layout: Layout | None = None
     edits: list[Edit] = []
     markers: list[Marker] = []
     seen: set[tuple[int, str]] = set()
