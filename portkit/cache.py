@@ -16,7 +16,7 @@ from typing import Any, Callable
 
 from portkit.analyze.preamble import RuntimeNeeds
 from portkit.codes import Status
-from portkit.model import Finding, Fix, FixAction, Occurrence, Position, Role, Severity, Span
+from portkit.model import Append, Cast, Drop, Finding, Fix, FixAction, Occurrence, Position, Replace, Role, Severity, Span
 from portkit.resources import rules_dir
 from portkit.store import cache_root, code_fingerprint, read_entry, write_entry
 from portkit.tally import Tally, tally
@@ -114,13 +114,14 @@ def _unspans(flat: list[int]) -> tuple[Span, ...]:
 # Enum lookups by value, without the enum machinery: unpacking runs once per cached finding.
 _STATUSES = {s.value: s for s in Status}
 _SEVERITIES = {s.value: s for s in Severity}
+_ARG_EDITS = {kind.__name__: kind for kind in (Append, Cast, Drop, Replace)}
 
 
 def pack_finding(f: Finding) -> list[Any]:
     """Findings as plain lists: building JSON objects per finding is several times slower."""
     fix = None if f.fix is None else [f.fix.action.value, f.fix.span.start, f.fix.span.end, f.fix.text,
-                                      _spans(f.fix.parts), f.fix.drop_args, list(f.fix.flags),
-                                      [list(a) for a in f.fix.args]]
+                                      _spans(f.fix.parts), f.fix.drop_args, f.fix.prerequisite, f.fix.spaced_chevrons,
+                                      f.fix.launch_as_value, [[type(a).__name__, *a] for a in f.fix.args]]
     return [f.path, f.position.line, f.position.column, f.code, f.name, f.message, f.severity.value, f.library,
             f.status.value if f.status else None, f.hip, f.advice, f.function, f.span.start, f.span.end, fix, f.shadowable,
             f.engine]
@@ -130,7 +131,8 @@ def unpack_finding(t: list[Any], fixes: bool = True) -> Finding:
     """A packed finding; `fixes=False` leaves its fix out (a report shows none, and skipping it is faster)."""
     packed = t[14] if fixes else None
     fix = None if packed is None else Fix(FixAction(packed[0]), Span(packed[1], packed[2]), packed[3], _unspans(packed[4]),
-                                          packed[5], tuple(packed[6]), tuple((i, s) for i, s in packed[7]))
+                                          packed[5], tuple(_ARG_EDITS[a[0]](*a[1:]) for a in packed[9]), packed[6],
+                                          packed[7], packed[8])
     return Finding(t[0], Position(t[1], t[2]), t[3], t[4], t[5], _SEVERITIES[t[6]], t[7], _STATUSES[t[8]] if t[8] else None,
                    t[9], t[10], t[11], Span(t[12], t[13]), fix, t[15], t[16])
 

@@ -9,7 +9,7 @@ import dataclasses
 import enum
 import functools
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Mapping, TypeVar
+from typing import TYPE_CHECKING, Mapping, NamedTuple, TypeVar, Union
 
 if TYPE_CHECKING:
     from portkit.codes import Status
@@ -212,22 +212,52 @@ class FixAction(str, enum.Enum):
     LAUNCH = "launch"  # k<<<...>>>(...) -> hipLaunchKernelGGL(k, ...), from `parts`
 
 
+class Cast(NamedTuple):
+    """Call argument `index` wrapped as `cast<type>(argument)`."""
+
+    index: int
+    cast: str  # static_cast, reinterpret_cast, const_cast
+    type: str
+
+
+class Replace(NamedTuple):
+    """Call argument `index` written as `text` (a 32-bit lane mask as its 64-bit spelling)."""
+
+    index: int
+    text: str
+
+
+class Drop(NamedTuple):
+    """Call argument `index` left out, with its comma (an argument HIP's signature lacks)."""
+
+    index: int
+
+
+class Append(NamedTuple):
+    """`text` written after call argument `index` (the trailing arguments CUDA defaults and HIP requires)."""
+
+    index: int
+    text: str
+
+
+ArgEdit = Union[Cast, Replace, Drop, Append]
+
+
 @quick_init
 @dataclasses.dataclass(frozen=True)
 class Fix:
-    """What convert may write for a finding, as facts; portkit/convert/edits.py makes the bytes."""
+    """What convert may write for a finding, decided (portkit/analyze/rewrite.py); portkit/convert/edits.py
+    makes the bytes."""
 
     action: FixAction
     span: Span
     text: str = ""
     parts: tuple[Span, ...] = ()
     drop_args: int = 0
-    # a launch's: "spaced-chevrons" (`<< <...>> >`), "expression" (used as a value); an include's:
-    # "requires-included" (an earlier include brings the header HIP needs first)
-    flags: tuple[str, ...] = ()
-    # Call arguments to rewrite: (index, template); "{}" in the template stands for the argument, and an empty
-    # template drops it with its comma.
-    args: tuple[tuple[int, str], ...] = ()
+    args: tuple[ArgEdit, ...] = ()  # call arguments to rewrite
+    prerequisite: str = ""  # an include's: the HIP header to #include before it (nothing brings it earlier)
+    spaced_chevrons: bool = False  # a launch's `<< <...>> >`, which nvcc accepts and clang does not
+    launch_as_value: bool = False  # a launch used as a value: hipLaunchKernelGGL is a statement, `<<<>>>` stays
 
     @property
     def arguments_only(self) -> bool:

@@ -116,13 +116,13 @@ def analyze_merged_overloads(parsed: ParsedFile, context: Context) -> Iterable[F
 def analyze_legacy_macros(parsed: ParsedFile, context: Context) -> Iterable[Finding]:
     """A macro that spells a warp intrinsic's old name with its _sync form (`#define __shfl_down(v, d)
     __shfl_down_sync(0xffffffff, v, d)`): HIP has the old name itself, so the macro stays out of its build
-    (on HIP before 6.2 its body names what HIP lacks). Which old names HIP has is the rules' `fallback`."""
+    (on HIP before 6.2 its body names what HIP lacks). Which old names HIP has is the rules' `older_hip`."""
     for o in parsed.of(Role.MACRO_DEFINITION):
         if not o.parts or o.get("guarded"):
             continue
         rule = context.rules.lookup(o.text + "_sync")
         line = o.parts[0]
-        if rule is None or rule.fallback != o.text or not any(
+        if rule is None or rule.older_hip != o.text or not any(
                 b.role is Role.MACRO_BODY and b.text == rule.cuda and line.start <= b.span.start < line.end
                 for b in parsed.occurrences):
             continue

@@ -13,8 +13,9 @@ from typing import Iterable
 
 from portkit.analyze.findings import simple_finding
 from portkit.analyze.registry import Context, analyzer
+from portkit.analyze.rewrite import coordinate_fix
 from portkit.codes import CODES, COORDINATE_ARGUMENT
-from portkit.model import Finding, Fix, FixAction, ParsedFile, Role, Span
+from portkit.model import Finding, ParsedFile, Role
 
 # threadIdx.x, blockDim.y...: the whole argument, nothing around it.
 _BUILTIN_COORDINATE = re.compile(r"(?:threadIdx|blockIdx|blockDim|gridDim)\s*\.\s*[xyz]")
@@ -34,7 +35,4 @@ def analyze_coordinate_arguments(parsed: ParsedFile, context: Context) -> Iterab
         names = ", ".join(o.get(f"arg{i}") for i in coordinates)
         finding = simple_finding(parsed.path, o, COORDINATE_ARGUMENT, f"{names} passed to {o.text}: a proxy object in HIP",
                                  CODES[COORDINATE_ARGUMENT].fix)
-        casts = tuple((i, f"static_cast<{rule.coordinate_cast}>({{}})") for i in coordinates)
-        # Only the arguments: the name itself is the rule's (umin -> min) or the project's.
-        keep_name = Span(o.span.start, o.span.start)
-        yield dataclasses.replace(finding, fix=Fix(FixAction.RENAME, keep_name, "", o.parts, args=casts))
+        yield dataclasses.replace(finding, fix=coordinate_fix(o, coordinates, rule.coordinate_cast))

@@ -5,7 +5,8 @@ import dataclasses
 import re
 from typing import AbstractSet, Iterable, Iterator, NamedTuple
 
-from portkit.analyze.findings import NULL_POINTERS, extra_argument, rule_finding, simple_finding
+from portkit.analyze.findings import rule_finding, simple_finding
+from portkit.analyze.rewrite import NULL_POINTERS, extra_argument, include_finding
 from portkit.analyze.registry import Context, analyzer
 from portkit.codes import API_UNKNOWN, RULE_CODES
 from portkit.model import Finding, FixAction, Occurrence, ParsedFile, Role, Span
@@ -205,12 +206,6 @@ def _argument_rule(rule: Rule, occurrence: Occurrence, parsed: ParsedFile, conte
     return (context.rules.lookup(other) or rule) if other else rule
 
 
-def _included_before(header: str, occurrence: Occurrence, parsed: ParsedFile, context: Context) -> bool:
-    """Whether an earlier #include of the file already brings the HIP `header` (converted or as it is)."""
-    return any(o.span.start < occurrence.span.start and context.rules.hip_header(o.text) == header
-               for o in parsed.of(Role.INCLUDE))
-
-
 @analyzer("source", codes=(API_UNKNOWN, *RULE_CODES), fixes=True)
 def analyze_names(parsed: ParsedFile, context: Context) -> Iterable[Finding]:
     device = parsed.device_functions
@@ -261,10 +256,7 @@ def analyze_names(parsed: ParsedFile, context: Context) -> Iterable[Finding]:
             if rule is not None:
                 finding = rule_finding(parsed.path, rule, occurrence.text, occurrence.span, occurrence.position, context,
                                        occurrence.function, occurrence)
-                met = bool(rule.hip_requires) and _included_before(rule.hip_requires, occurrence, parsed, context)
-                if finding.fix is not None and met:
-                    finding = dataclasses.replace(finding, fix=dataclasses.replace(finding.fix, flags=("requires-included",)))
-                yield finding
+                yield include_finding(finding, occurrence, parsed, context)
             elif CUDA_LOOKING_HEADER.match(occurrence.text) \
                     and (occurrence.detail == "system" or CUDA_LIBRARY_HEADER.match(occurrence.text)):
                 spelled = f"<{occurrence.text}>" if occurrence.detail == "system" else f'"{occurrence.text}"'

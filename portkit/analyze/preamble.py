@@ -85,7 +85,7 @@ def _runtime_name(occurrence: Occurrence, parsed: ParsedFile, context: Context, 
 
 def _may_be_helper(rule: Rule) -> bool:
     """Whether a helper may be what the rule's name becomes (most names: no helper can be their spelling)."""
-    return rule.hip.startswith(HELPER_PREFIX) or rule.fallback.startswith(HELPER_PREFIX) or bool(rule.helper)
+    return rule.hip.startswith(HELPER_PREFIX) or rule.older_hip.startswith(HELPER_PREFIX) or bool(rule.helper)
 
 
 def _defines_and_helpers(parsed: ParsedFile, context: Context) -> tuple[list[str], list[Helper]]:
