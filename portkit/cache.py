@@ -178,7 +178,7 @@ def unpack_result(file: SourceFile, d: dict[str, Any], fixes: bool = True) -> Fi
 
 def _pack_runtime(needs: RuntimeNeeds) -> list[Any]:
     return [list(needs.includes), needs.inserts, list(needs.names), needs.unit,
-            pack_finding(needs.candidate) if needs.candidate else None, list(needs.fallbacks)]
+            pack_finding(needs.candidate) if needs.candidate else None, list(needs.guarded)]
 
 
 def _unpack_runtime(t: list[Any], fixes: bool) -> RuntimeNeeds:

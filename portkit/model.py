@@ -150,7 +150,7 @@ class ParsedFile:
     cuda_only: tuple[tuple[int, int], ...] = ()
     unguarded_device_syntax: bool = False
     first_define: int = -1  # the offset of its first #define after the preamble (an include guard's is in it)
-    fallbacks: frozenset[str] = frozenset()  # CUDA names it defines in a preprocessor branch (for other compilers)
+    guarded: frozenset[str] = frozenset()  # CUDA names it defines in a preprocessor branch (for other compilers)
     shape: str = ""  # with a syntax error, the tree's structure (portkit/parse/recovery.py:tree_shape)
 
     # Facts many analyzers ask for, computed on first use (cached in the instance, frozen or not).

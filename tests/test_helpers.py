@@ -11,7 +11,7 @@ import pytest
 
 from conftest import require, require_tool
 from portkit.cli import main
-from portkit.rules.helpers import HELPER_PREFIX, all_helpers, helper_providing
+from portkit.rules.snippets import HELPER_PREFIX, all_helpers, helper_providing
 
 CONVERT_INPUTS = Path(__file__).parent / "convert"
 ROCM_SMI = Path("/usr/include/rocm_smi/rocm_smi.h")

@@ -11,7 +11,7 @@ overloads HIP lacks (`min`/`max` of mixed signedness in device code).
 Two decisions need the whole project (`runtime_for_project`, over its include graph). A file
 that uses runtime names without including any CUDA header may get them from a header that
 defines them for compilers without CUDA (`#else typedef void* cudaStream_t;`): it gets the
-runtime header only if no such fallback covers them. And nvcc's include comes first in the
+runtime header only if no such guarded definition covers them. And nvcc's include comes first in the
 translation unit, so a unit may #define a short macro (`T`) before it includes a header that
 uses CUDA: the runtime header added to that header would come after the macro and expand
 HIP's templates with it, so such a unit gets the runtime header first too; so does a .cu file
@@ -35,7 +35,7 @@ from portkit.analyze.registry import Context, analyzer
 from portkit.codes import HIP_PREAMBLE
 from portkit.model import Finding, Fix, FixAction, Occurrence, ParsedFile, Position, Role, Span
 from portkit.rules import Rule
-from portkit.rules.helpers import HELPER_PREFIX, Helper, helper_named, helper_providing
+from portkit.rules.snippets import HELPER_PREFIX, Helper, helper_named, helper_providing
 from portkit.textutil import within
 
 # What nvcc includes by itself; the rules say what it becomes (hip/hip_runtime.h).
@@ -217,27 +217,27 @@ class RuntimeNeeds(NamedTuple):
     names: tuple[str, ...] = ()  # the runtime names it uses without a CUDA include, when they alone ask for the header
     unit: bool = False  # a unit without a CUDA include or a preamble of its own
     candidate: Finding | None = None  # the runtime preamble it gets if the project says so
-    fallbacks: tuple[str, ...] = ()  # CUDA names it defines in a preprocessor branch, for compilers without CUDA
+    guarded: tuple[str, ...] = ()  # CUDA names it defines in a preprocessor branch, for compilers without CUDA
 
 
 def runtime_needs(parsed: ParsedFile, context: Context, findings: Iterable[Finding]) -> RuntimeNeeds:
     """One file's row for `runtime_for_project`, from its parse and its own findings."""
     runtime = context.rules.hip_header(IMPLICIT_CUDA_HEADER)
     includes = tuple(sorted({o.text for o in parsed.of(Role.INCLUDE) if context.project_header(o.text)}))
-    fallbacks = tuple(sorted(parsed.fallbacks))
+    guarded = tuple(sorted(parsed.guarded))
     preambles = [f for f in findings if f.code == HIP_PREAMBLE]
     if not runtime or any(f"<{runtime}>" in f.name.split(", ") for f in preambles):
-        return RuntimeNeeds(includes, bool(runtime), fallbacks=fallbacks)
+        return RuntimeNeeds(includes, bool(runtime), guarded=guarded)
     if preambles:  # a preamble without the runtime header: the file includes CUDA headers, or has helpers only
-        return RuntimeNeeds(includes, fallbacks=fallbacks)
+        return RuntimeNeeds(includes, guarded=guarded)
     included = _cuda_includes(parsed, context)
     reason = _runtime_reason(parsed, context, runtime, included)
     unit = PurePath(parsed.path).suffix in UNIT_SUFFIXES and not any(included)
     if not reason and not unit:
-        return RuntimeNeeds(includes, fallbacks=fallbacks)
+        return RuntimeNeeds(includes, guarded=guarded)
     candidate = _preamble_finding(parsed, [f"#include <{runtime}>"], f"<{runtime}>",
                                   _RUNTIME_ADVICE if reason else _UNIT_ADVICE)
-    return RuntimeNeeds(includes, False, reason or (), unit, candidate, fallbacks)
+    return RuntimeNeeds(includes, False, reason or (), unit, candidate, guarded)
 
 
 def runtime_for_project(files: Iterable[tuple[str, RuntimeNeeds]]) -> list[Finding]:
@@ -251,7 +251,7 @@ def runtime_for_project(files: Iterable[tuple[str, RuntimeNeeds]]) -> list[Findi
         return []
     included = _project_includes(by_path)
     named = {path for path, n in by_path.items() if n.names and not {
-        name for reached in _closure([path], included) for name in by_path[reached].fallbacks}.issuperset(n.names)}
+        name for reached in _closure([path], included) for name in by_path[reached].guarded}.issuperset(n.names)}
     includers: dict[str, set[str]] = {}
     for path, headers in included.items():
         for header in headers:

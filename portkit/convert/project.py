@@ -15,7 +15,7 @@ from portkit.convert.hipify import HipifyFailure, find_hipify_perl, hipify_files
 from portkit.convert.markers import Marker
 from portkit.convert.output import Change, TreeWriter, WriteLog, destination, write_in_place
 from portkit.convert.sources import FileConversion, SourceToConvert, acted_on, convert_all, convert_source, may_act_on
-from portkit.convert.verify import VerifyResult, is_unit, verify_tree
+from portkit.convert.hipcc_check import VerifyResult, is_unit, verify_tree
 from portkit.errors import InputError
 from portkit.outpath import refuse_overlap
 from portkit.pipeline import ScanResult, Workers, analyze_bytes, run_pipeline

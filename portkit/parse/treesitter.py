@@ -22,7 +22,7 @@ import tree_sitter_cuda
 from tree_sitter import Language, Node, Parser, Query, QueryCursor, Tree
 
 from portkit.model import Occurrence, ParsedFile, Position, Role, Span
-from portkit.parse.fallbacks import Fallbacks
+from portkit.parse.guarded import GuardedDefinitions
 from portkit.parse.handles import handle_arithmetic
 from portkit.parse.lexer import SUPPRESSION, layout_of
 from portkit.parse.macros import MacroTable, collect_macros
@@ -586,20 +586,20 @@ class _FileParse:
                 definition_nodes.append(node)
             elif kind == "local" and kept(node.text or b""):
                 local_nodes.append(node)
-        # A CUDA API "defined" as a fallback in a preprocessor branch is no project name: its uses stay CUDA's.
-        # A name no CUDA header declares (a copied CUDA Samples helper) has no declaration to fall back from.
-        fallback = cuda_declared or api
-        candidates = [n for n in definition_nodes if fallback is not None and fallback(_text(n))]
-        branches = Fallbacks(definition_nodes) if candidates else None
-        fallbacks = [n for n in candidates if branches is not None and branches.is_fallback(n)]
-        starts = {n.start_byte for n in fallbacks}
+        # A CUDA API "defined" in a preprocessor branch that stands in for CUDA's header is no project name:
+        # its uses stay CUDA's. A name no CUDA header declares (a copied CUDA Samples helper) stands in for none.
+        is_cuda = cuda_declared or api
+        candidates = [n for n in definition_nodes if is_cuda is not None and is_cuda(_text(n))]
+        branches = GuardedDefinitions(definition_nodes) if candidates else None
+        guarded = [n for n in candidates if branches is not None and branches.is_guarded(n)]
+        starts = {n.start_byte for n in guarded}
         defined = [n for n in definition_nodes if n.start_byte not in starts and not _hip_alias(n, hip_alias)]
         self.definitions = {_text(n) for n in defined}
-        self.fallbacks = {_text(n) for n in fallbacks}
+        self.guarded = {_text(n) for n in guarded}
         # Names this file defines only with internal linkage: no other translation unit can call them.
         self.internal = self.definitions - {_text(n) for n in defined if not _internal_linkage(n)}
         self.declared = {_text(n) for n in declared_nodes + local_nodes}
-        # A fallback's name is a use: renamed with the uses it stands in for (`#else typedef void* cudaStream_t;`).
+        # A guarded definition's name is a use: renamed with the uses it stands in for (`#else typedef void* cudaStream_t;`).
         self.skip = {n.start_byte for n in definition_nodes + declared_nodes + local_nodes} - starts
         self.calls = {n.start_byte for n in self.get("call")}
 
@@ -1053,7 +1053,7 @@ def parse_source(path: str, source: bytes, keep: Keep | None = None, literals: f
 
     `api` says whether a name is a CUDA API a rule knows (which a misparse must not make the
     project's); `cuda_declared` (default `api`) whether a CUDA header declares it, so that a
-    definition of it in a preprocessor branch is a fallback, not the project's own; `hip_alias(name,
+    definition of it in a preprocessor branch is a guarded definition, not the project's own; `hip_alias(name,
     alias)` whether `#define name alias` spells a CUDA API as the HIP name convert writes (a porting
     shim's line, not a definition of the project's own); `hip_pointer` whether a type is an integer in
     CUDA and a pointer in HIP (arithmetic on its variables: portkit/parse/handles.py). `macros` is
@@ -1099,5 +1099,5 @@ def parse_source(path: str, source: bytes, keep: Keep | None = None, literals: f
         cuda_only=cuda_only,
         first_define=min(defines, default=-1),
         unguarded_device_syntax=unguarded_device_syntax,
-        fallbacks=frozenset(state.fallbacks),
+        guarded=frozenset(state.guarded),
     )

@@ -7,7 +7,7 @@ from typing import Any
 
 from portkit.codes import ALL_STATUSES, RULE_STATUSES, Status
 from portkit.errors import RuleFileError
-from portkit.rules.helpers import HELPER_PREFIX, helper_named, helper_providing
+from portkit.rules.snippets import HELPER_PREFIX, helper_named, helper_providing
 from portkit.rules.model import DEFAULT_WEIGHTS, KINDS, SPECIAL_KINDS, Library, Rule
 from portkit.rules.versions import VERSION_RE
 

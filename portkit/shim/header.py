@@ -15,7 +15,7 @@ from typing import Iterable
 from portkit.codes import RENAMED_STATUSES
 from portkit.model import Edit, Finding
 from portkit.rules import RuleDatabase, Target, parse_version
-from portkit.rules.helpers import helper_named, helper_providing
+from portkit.rules.snippets import helper_named, helper_providing
 
 STYLES = ("cuda", "neutral")
 
