@@ -16,7 +16,9 @@ from typing import Any, Callable
 
 from portkit.analyze.preamble import RuntimeNeeds
 from portkit.codes import Status
-from portkit.model import Append, Cast, Drop, Finding, Fix, FixAction, Occurrence, Position, Replace, Role, Severity, Span
+from portkit.model import (
+    FACT_RECORDS, Append, Cast, ClangFacts, Drop, Finding, Fix, FixAction, Occurrence, Position, Replace, Role, Severity, Span,
+)
 from portkit.resources import rules_dir
 from portkit.store import cache_root, code_fingerprint, read_entry, write_entry
 from portkit.tally import Tally, tally
@@ -138,13 +140,15 @@ def unpack_finding(t: list[Any], fixes: bool = True) -> Finding:
 
 
 def _pack_occurrence(o: Occurrence) -> list[Any]:
+    info = None if o.info is None else [type(o.info).__name__, *o.info]
     return [o.span.start, o.span.end, o.role.value, o.text, o.position.line, o.position.column, o.function, o.detail,
-            _spans(o.parts), [list(kv) for kv in o.info]]
+            _spans(o.parts), info, None if o.clang is None else o.clang.macro]
 
 
 def _unpack_occurrence(t: list[Any]) -> Occurrence:
-    return Occurrence(Span(t[0], t[1]), Role(t[2]), t[3], Position(t[4], t[5]), t[6], t[7], _unspans(t[8]),
-                      tuple((k, v) for k, v in t[9]))
+    info = None if t[9] is None else FACT_RECORDS[t[9][0]](*(tuple(v) if isinstance(v, list) else v for v in t[9][1:]))
+    return Occurrence(Span(t[0], t[1]), Role(t[2]), t[3], Position(t[4], t[5]), t[6], t[7], _unspans(t[8]), info,
+                      None if t[10] is None else ClangFacts(t[10]))
 
 
 def pack_result(result: FileResult) -> dict[str, Any]:

@@ -37,7 +37,7 @@ from portkit.analyze.preamble import IMPLICIT_CUDA_HEADER, in_cpp_block, runtime
 from portkit.cache import FileResult, ScanCache, cache_salt
 from portkit.codes import HIP_PREAMBLE
 from portkit.engines import CLANG_UNITS, ClangJob, clang_job, digests, findings_of_headers, log_engine
-from portkit.model import Finding, ParsedFile, Role, Severity
+from portkit.model import Finding, IncludeFacts, ParsedFile, Role, Severity
 from portkit.parse import MacroTable, compile_queries, parse_source, prepare_source
 from portkit.parse.prepare import Prepared
 from portkit.parse.recovery import tree_shape
@@ -305,7 +305,7 @@ def process_file(job: Job, file: SourceFile, data: bytes | None = None) -> FileR
         internal=parsed.internal,
         includes=tuple(sorted({os.path.basename(o.text) for o in occurrences if o.role is Role.INCLUDE})),
         c_includes=tuple(sorted({os.path.basename(o.text) for o in occurrences
-                                 if o.role is Role.INCLUDE and o.get("linkage") == "C"})),
+                                 if o.role is Role.INCLUDE and o.facts(IncludeFacts).c_linkage})),
         runtime=runtime_needs(parsed, context, findings),
         shape=parsed.shape,
     )

@@ -9,7 +9,7 @@ from portkit.analyze.findings import rule_finding, simple_finding
 from portkit.analyze.rewrite import NULL_POINTERS, extra_argument, include_finding
 from portkit.analyze.registry import Context, analyzer
 from portkit.codes import API_UNKNOWN, RULE_CODES
-from portkit.model import Finding, FixAction, Occurrence, ParsedFile, Role, Span
+from portkit.model import CallFacts, Finding, FixAction, NameFacts, Occurrence, ParsedFile, QualifiedFacts, Role, Span
 from portkit.rules import Rule
 
 # Names that look like CUDA APIs; those no rule knows are listed, never dropped.
@@ -51,7 +51,7 @@ def _qualified(path: str, occurrence: Occurrence, context: Context) -> Finding |
         return None
     written = occurrence.span.end - occurrence.span.start
     # The name is renamed where the rule's prefix is spelled as the text has it (no alias, no spaces in it).
-    verbatim = written if written == len(text.encode()) else int(occurrence.get("verbatim") or 0)
+    verbatim = written if written == len(text.encode()) else occurrence.facts(QualifiedFacts).verbatim
     exact = expanded == text and len(prefix.encode()) <= verbatim
     target = occurrence.spelled(Span(occurrence.span.start, occurrence.span.start + len(prefix.encode())),
                                 prefix) if exact else None
@@ -158,14 +158,14 @@ def _unqualified(finding: Finding, name: str) -> Finding:
 
 def in_role(rule: Rule, occurrence: Occurrence, parsed: ParsedFile, device: AbstractSet[str]) -> bool:
     """Whether this use of the name is the CUDA name the rule means."""
-    if occurrence.get("engine") == "clang":
+    if occurrence.clang is not None:
         return True  # clang resolved it to the CUDA declaration
     if occurrence.role not in _KIND_ROLES.get(rule.kind, NAME_ROLES) \
-            and occurrence.get("constant") != "template-argument":  # type or value: tree-sitter cannot tell
+            and occurrence.facts(NameFacts).constant != "template-argument":  # type or value: tree-sitter cannot tell
         return False
     if occurrence.role in (Role.IDENTIFIER, Role.CALL) and occurrence.text in parsed.declared:
         return False  # the file's own variable, parameter or member (a `texture`, a `y0`, a pointer `j0` called)
-    if occurrence.get("accessed") and rule.kind != "macro":
+    if occurrence.facts(NameFacts).accessed and rule.kind != "macro":
         return False  # `texture.x`: a variable, whatever its name
     if rule.c_library:  # floor, y0, isnan, min: plain C/C++ outside device code
         return occurrence.role is not Role.MACRO_BODY and occurrence.function in device
@@ -187,7 +187,7 @@ def call_rule(rule: Rule, occurrence: Occurrence, parsed: ParsedFile, context: C
     if extra is not None and extra[1] not in NULL_POINTERS:
         return context.rules.lookup(rule.form_rule) or rule
     for index, kind in rule.form_args:
-        argument = occurrence.get(f"arg{index}")
+        argument = occurrence.facts(CallFacts).arg(index)
         variable = _VARIABLE.match(argument)
         if variable is not None and variable.group(1) in parsed.declared_as(kind) \
                 or re.search(rf"\b{re.escape(kind)}", argument):
@@ -216,10 +216,10 @@ def analyze_names(parsed: ParsedFile, context: Context) -> Iterable[Finding]:
         if occurrence.role is Role.QUALIFIED:
             finding = _qualified(parsed.path, occurrence, context)
             if finding is not None:
-                yield dataclasses.replace(finding, engine="clang") if occurrence.get("engine") == "clang" else finding
+                yield dataclasses.replace(finding, engine="clang") if occurrence.clang is not None else finding
         elif occurrence.role in NAME_ROLES:
-            resolved = occurrence.get("engine") == "clang"  # clang already checked the declaration
-            if occurrence.get("scoped") and not resolved:
+            resolved = occurrence.clang is not None  # clang already checked the declaration
+            if occurrence.facts(NameFacts).scoped and not resolved:
                 continue  # a scoped name is decided by its QUALIFIED occurrence, unless clang resolved it to CUDA's
             name = occurrence.text
             if name in context.project_names and not resolved:
@@ -237,8 +237,8 @@ def analyze_names(parsed: ParsedFile, context: Context) -> Iterable[Finding]:
                                        engine="clang" if resolved else "tree-sitter")
                 if used:
                     finding = _unqualified(finding, name)
-                if occurrence.detail.startswith("via macro "):  # clang engine: say which macro hides the call
-                    finding = dataclasses.replace(finding, message=f"{finding.message} ({occurrence.detail})")
+                if occurrence.clang is not None and occurrence.clang.macro:  # say which macro hides the call
+                    finding = dataclasses.replace(finding, message=f"{finding.message} (via macro {occurrence.clang.macro})")
                 yield finding
             elif CUDA_LOOKING.match(name) and name not in context.project_declared:
                 finding = simple_finding(parsed.path, occurrence, API_UNKNOWN,

@@ -33,7 +33,7 @@ from portkit.analyze.hazards import device_code
 from portkit.analyze.names import call_rule, in_role
 from portkit.analyze.registry import Context, analyzer
 from portkit.codes import HIP_PREAMBLE
-from portkit.model import Finding, Fix, FixAction, Occurrence, ParsedFile, Position, Role, Span
+from portkit.model import Finding, Fix, FixAction, NameFacts, Occurrence, ParsedFile, Position, Role, Span
 from portkit.rules import Rule
 from portkit.rules.snippets import HELPER_PREFIX, Helper, helper_named, helper_providing
 from portkit.textutil import within
@@ -180,7 +180,7 @@ _MATH_ADVICE = ("CUDA's runtime header brings <math.h>, and with it isfinite, is
 
 def _host_classification(parsed: ParsedFile, context: Context) -> bool:
     """Whether host code calls one of C's classification functions, unqualified, in a file without <math.h>."""
-    calls = [o for o in parsed.of(Role.CALL) if o.text in _HOST_MATH and not o.get("scoped")
+    calls = [o for o in parsed.of(Role.CALL) if o.text in _HOST_MATH and not o.facts(NameFacts).scoped
              and o.text not in context.project_names]
     if not calls or any(os.path.basename(o.text) == "math.h" for o in parsed.of(Role.INCLUDE)):
         return False

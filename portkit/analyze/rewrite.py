@@ -14,7 +14,8 @@ from typing import Iterable
 from portkit.analyze.registry import Context
 from portkit.codes import RENAMED_STATUSES
 from portkit.model import (
-    Append, ArgEdit, Cast, Drop, Finding, Fix, FixAction, Occurrence, ParsedFile, Replace, Role, Span,
+    Append, ArgEdit, CallFacts, Cast, Drop, Finding, Fix, FixAction, LaunchFacts, NameFacts, Occurrence, ParsedFile,
+    Replace, Role, Span,
 )
 from portkit.rules import Resolution, Rule
 
@@ -41,7 +42,7 @@ def _cast(index: int, type_name: str) -> Cast:
 
 def _mask_edit(occurrence: Occurrence, rule: Rule, resolution: Resolution) -> ArgEdit | None:
     """A lane mask widened to 64 bits, where the HIP spelling takes one."""
-    mask = occurrence.get(f"arg{rule.mask_arg}") if rule.mask_arg >= 0 and resolution.hip == rule.hip else ""
+    mask = occurrence.facts(CallFacts).arg(rule.mask_arg) if rule.mask_arg >= 0 and resolution.hip == rule.hip else ""
     if mask in FULL_MASKS_32:
         return Replace(rule.mask_arg, FULL_MASK_64)
     if mask and not mask.startswith((f"static_cast<{_WIDE_MASK}>", "__activemask()")) \
@@ -56,7 +57,7 @@ def argument_edits(occurrence: Occurrence, rule: Rule, resolution: Resolution) -
     written after the last one given; an argument HIP's signature lacks, passed empty, dropped."""
     edits: list[ArgEdit] = []
     for index, type_name in rule.cast_args:
-        text = occurrence.get(f"arg{index}")
+        text = occurrence.facts(CallFacts).arg(index)
         cast = _cast(index, type_name)
         if text and not text.startswith((f"{cast.cast}<{type_name}>", f"({type_name})")):
             edits.append(cast)
@@ -75,7 +76,7 @@ def argument_edits(occurrence: Occurrence, rule: Rule, resolution: Resolution) -
 def extra_argument(occurrence: Occurrence, rule: Rule) -> tuple[int, str] | None:
     """For a call of a `null_args` count: the index and text of the argument HIP's signature lacks."""
     index = dict(rule.null_args).get(len(occurrence.parts)) if rule.null_args else None
-    return (index, occurrence.get(f"arg{index}")) if index is not None else None
+    return (index, occurrence.facts(CallFacts).arg(index)) if index is not None else None
 
 
 def _defaulted(occurrence: Occurrence, rule: Rule) -> Append | None:
@@ -113,13 +114,13 @@ def rule_fix(occurrence: Occurrence | None, spelling: str, resolution: Resolutio
             return None
         return Fix(FixAction.INCLUDE, occurrence.span, _delimited(spelling, occurrence.detail),
                    prerequisite=rule.hip_requires)
-    compared = occurrence.get("compared")
+    compared = occurrence.facts(NameFacts).compared
     if compared and rule.compare_as:
         return _comparison_fix(occurrence, compared, rule.compare_as)
     if occurrence.role is Role.FIELD and rule.older_hip and spelling == rule.older_hip and occurrence.parts \
             and not spelling.isidentifier():  # a name is the member older HIP calls it: renamed below
         return Fix(FixAction.RENAME, occurrence.parts[0], spelling)  # a member HIP lacks: its value, for the whole access
-    if rule.hip_struct and spelling == rule.hip and occurrence.get("elaborated"):
+    if rule.hip_struct and spelling == rule.hip and occurrence.facts(NameFacts).elaborated:
         spelling = rule.hip_struct
     call = occurrence.role is Role.CALL
     edits = argument_edits(occurrence, rule, resolution) if call else ()
@@ -143,8 +144,8 @@ def coordinate_fix(occurrence: Occurrence, coordinates: Iterable[int], cast_to: 
 def launch_fix(occurrence: Occurrence) -> Fix:
     """A launch, with the two facts that decide how it may be written: `<< <` spacing, and use as a value."""
     return Fix(FixAction.LAUNCH, occurrence.span, occurrence.text, occurrence.parts,
-               spaced_chevrons=occurrence.get("chevrons") == "spaced",
-               launch_as_value=occurrence.get("used-as") == "expression")
+               spaced_chevrons=occurrence.facts(LaunchFacts).spaced,
+               launch_as_value=occurrence.facts(LaunchFacts).value)
 
 
 def _included_before(header: str, occurrence: Occurrence, parsed: ParsedFile, context: Context) -> bool:

@@ -21,7 +21,10 @@ from typing import Callable, Iterator
 import tree_sitter_cuda
 from tree_sitter import Language, Node, Parser, Query, QueryCursor, Tree
 
-from portkit.model import Occurrence, ParsedFile, Position, Role, Span
+from portkit.model import (
+    CallFacts, Facts, FieldFacts, FunctionFacts, IncludeFacts, LaunchFacts, MacroFacts, NameFacts, Occurrence,
+    OperandFacts, ParsedFile, Position, QualifiedFacts, Role, SharedArrayFacts, Span, SubscriptFacts, ValueFacts,
+)
 from portkit.parse.guarded import GuardedDefinitions
 from portkit.parse.handles import handle_arithmetic
 from portkit.parse.lexer import SUPPRESSION, layout_of
@@ -148,6 +151,9 @@ def _function_name(node: Node) -> str:
 
 
 _ARGUMENT_TEXT_LIMIT = 80
+# The facts many names share: one record each.
+_ACCESSED, _SCOPED, _ELABORATED = NameFacts(accessed=True), NameFacts(scoped=True), NameFacts(elaborated=True)
+_C_LINKAGE_INCLUDE = IncludeFacts(c_linkage=True)
 # Where C++ needs a compile-time constant.
 _CONSTANT_PARENTS = {"template_argument_list", "static_assert_declaration", "enumerator", "case_statement"}
 
@@ -166,14 +172,7 @@ def _constant_context(node: Node) -> str:
     return ""
 
 
-_ARGUMENT_KEYS = tuple(f"arg{i}" for i in range(16))
-
-
-def _argument_key(index: int) -> str:
-    return _ARGUMENT_KEYS[index] if index < len(_ARGUMENT_KEYS) else f"arg{index}"
-
-
-def _call(name: Node, source: bytes, texts: bool = True) -> tuple[tuple[Span, ...], tuple[tuple[str, str], ...]]:
+def _call(name: Node, source: bytes, texts: bool = True) -> tuple[tuple[Span, ...], CallFacts | None]:
     """A call's argument spans, given the identifier it calls; with `texts`, their texts, and the declared type
     when the call initialises a variable, or what it is assigned to (`x = f()`). (Each step up the tree walks
     down from the root: one walk, shared.)"""
@@ -181,27 +180,26 @@ def _call(name: Node, source: bytes, texts: bool = True) -> tuple[tuple[Span, ..
     if call is not None and call.type == "template_function":
         call = call.parent
     if call is None or call.type != "call_expression":
-        return (), ()
+        return (), None
     arguments = call.child_by_field_name("arguments")
     spans = tuple([Span(c.start_byte, c.end_byte) for c in arguments.named_children if c.type != "comment"]) \
         if arguments is not None else ()
     if not texts:
-        return spans, ()
-    info = [(_argument_key(i), " ".join(source[a.start:a.end].decode("utf-8", "replace").split())[:_ARGUMENT_TEXT_LIMIT])
-            for i, a in enumerate(spans)]
+        return spans, None
+    args = tuple(" ".join(source[a.start:a.end].decode("utf-8", "replace").split())[:_ARGUMENT_TEXT_LIMIT] for a in spans)
     holder = call.parent
     if holder is not None and holder.type == "init_declarator" and holder.parent is not None:
         declared = holder.parent.child_by_field_name("type")
         if declared is not None:
-            info.append(("assigned_type", " ".join(_text(declared).split())))
+            return spans, CallFacts(args, assigned_type=" ".join(_text(declared).split()))
     elif holder is not None and holder.type == "assignment_expression" and holder.child_by_field_name("right") == call:
         operator, left = holder.child_by_field_name("operator"), holder.child_by_field_name("left")
         if operator is not None and operator.text == b"=" and left is not None:
-            info.append(("assigned_to", " ".join(_text(left).split())[:_ARGUMENT_TEXT_LIMIT]))
-    return spans, tuple(info)
+            return spans, CallFacts(args, assigned_to=" ".join(_text(left).split())[:_ARGUMENT_TEXT_LIMIT])
+    return spans, CallFacts(args)
 
 
-def _shared_array(declaration: Node) -> tuple[Node, tuple[tuple[str, str], ...]] | None:
+def _shared_array(declaration: Node) -> tuple[Node, SharedArrayFacts] | None:
     """The name and (element type, dimensions) of a `__shared__ T name[a][b];` declaration."""
     declarator = declaration.child_by_field_name("declarator")
     dims: list[str] = []
@@ -213,26 +211,22 @@ def _shared_array(declaration: Node) -> tuple[Node, tuple[tuple[str, str], ...]]
         return None
     element = declaration.child_by_field_name("type")
     extern = any(c.type == "storage_class_specifier" and c.text == b"extern" for c in declaration.children)
-    info = [("type", " ".join(_text(element).split()) if element is not None else "")]
-    info += [("dim", d) for d in dims] + ([("extern", "1")] if extern else [])
-    return declarator, tuple(info)
+    return declarator, SharedArrayFacts(" ".join(_text(element).split()) if element is not None else "", tuple(dims), extern)
 
 
-def _operands(literal: Node) -> tuple[tuple[str, str], ...]:
+def _operands(literal: Node) -> OperandFacts:
     """For a number in a binary expression: the other operand's text ("other") and the variable the
     expression initialises or is assigned to ("target"), which tell a lane id from other arithmetic."""
     expression = literal.parent
     assert expression is not None
     other = next((c for c in expression.named_children if c != literal and c.type != "comment"), None)
-    info = [("other", " ".join(_text(other).split())[:_ARGUMENT_TEXT_LIMIT])] if other is not None else []
+    other_text = " ".join(_text(other).split())[:_ARGUMENT_TEXT_LIMIT] if other is not None else ""
     holder = expression.parent
     while holder is not None and holder.type in ("parenthesized_expression", "binary_expression", "cast_expression"):
         holder = holder.parent
     target = holder.child_by_field_name("declarator" if holder.type == "init_declarator" else "left") \
         if holder is not None and holder.type in ("init_declarator", "assignment_expression") else None
-    if target is not None:
-        info.append(("target", _text(target)))
-    return tuple(info)
+    return OperandFacts(other_text, _text(target) if target is not None else "")
 
 
 _LINE_COMMENT = re.compile(r"//.*|/\*.*?\*/", re.S)  # a #define's value runs to the end of its line, comment included
@@ -263,28 +257,26 @@ def _named_value(name: Node, initializers: bool = True) -> tuple[Role, str] | No
     return None
 
 
-def _field_use(field: Node | None, expression: Node | None) -> tuple[tuple[str, str], ...]:
+def _field_use(field: Node | None, expression: Node | None, operator: str) -> FieldFacts:
     """How a member access is used: the other operand of its binary expression ("other"), the object
     (`grid` of `grid.sync()`), and the calls it is an argument of, innermost first ("call"), which tell
     `prop.major >= 7` and `printf(..., prop.major)` apart."""
-    info = []
+    other_text = object_text = ""
     if field is not None and expression is not None:
         other = next((c for c in expression.named_children if c != field and c.type != "comment"), None)
         if other is not None:
-            info.append(("other", " ".join(_text(other).split())[:_ARGUMENT_TEXT_LIMIT]))
+            other_text = " ".join(_text(other).split())[:_ARGUMENT_TEXT_LIMIT]
     if field is not None and field.type == "field_expression" and field.child_by_field_name("argument") is not None:
-        info.append(("object", _text(field.child_by_field_name("argument"))[:_ARGUMENT_TEXT_LIMIT]))
-    if field is not None and field.parent is not None and field.parent.type == "assignment_expression" \
-            and field.parent.child_by_field_name("left") == field:
-        info.append(("assigned", "1"))  # prop.major = 0: written, not read
+        object_text = _text(field.child_by_field_name("argument"))[:_ARGUMENT_TEXT_LIMIT]
+    assigned = field is not None and field.parent is not None and field.parent.type == "assignment_expression" \
+        and field.parent.child_by_field_name("left") == field  # prop.major = 0: written, not read
     calls, node = [], field
     while node is not None and node.type not in ("compound_statement", "translation_unit", "expression_statement"):
         if node.type == "argument_list" and node.parent is not None and node.parent.child_by_field_name("function"):
             calls.append(_text(node.parent.child_by_field_name("function"))[:_ARGUMENT_TEXT_LIMIT])
         node = node.parent
-    if calls:
-        info.append(("call", " ".join(calls)))  # innermost first: printf(fmt, f(prop.major)) -> "f printf"
-    return tuple(info)
+    # innermost first: printf(fmt, f(prop.major)) -> "f printf"
+    return FieldFacts(operator, other_text, object_text, assigned, " ".join(calls))
 
 
 def _guarded(node: Node, index: str) -> bool:
@@ -398,10 +390,10 @@ def _comparison(name: Node) -> tuple[str, Node] | None:
 _HIP_TESTS = re.compile(rb"__HIP_PLATFORM_AMD__|__HIP_PLATFORM_HCC__|__HIPCC__|__HIP__|__HIP_DEVICE_COMPILE__")
 
 
-def _signature(function: Node) -> tuple[tuple[str, str], ...]:
+def _signature(function: Node) -> tuple[tuple[str, ...], bool, bool]:
     """The first two parameters' types (`double*`; references as their type), and whether a #if on HIP already
-    encloses the definition."""
-    info = []
+    encloses the definition, or it is one of a #if's alternatives."""
+    types = []
     declarator = function_declarator(function)
     parameters = declarator.child_by_field_name("parameters") if declarator is not None else None
     declared = [p for p in parameters.named_children if p.type == "parameter_declaration"] if parameters else []
@@ -409,17 +401,15 @@ def _signature(function: Node) -> tuple[tuple[str, str], ...]:
         kind = parameter.child_by_field_name("type")
         if kind is not None:
             pointers = _text(parameter.child_by_field_name("declarator") or parameter).count("*")
-            info.append((f"param{index}", " ".join(_text(kind).split()) + "*" * pointers))
+            types.append(" ".join(_text(kind).split()) + "*" * pointers)
     node = function.parent
     while node is not None:
         if _tests_for_hip(node):
-            info.append(("guarded", "hip"))
-            break
+            return tuple(types), True, False
         if node.type in ("preproc_else", "preproc_elif", "preproc_elifdef"):
-            info.append(("branch", "else"))  # one of a #if's alternatives: the other one may be its twin
-            break
+            return tuple(types), False, True  # one of a #if's alternatives: the other one may be its twin
         node = node.parent
-    return tuple(info)
+    return tuple(types), False, False
 
 
 def _tests_for_hip(node: Node) -> bool:
@@ -610,7 +600,7 @@ class _FileParse:
         return self.keep is None or self.keep(name)
 
     def emit(self, node: Node, role: Role, text: str | None = None, detail: str = "", parts: tuple[Span, ...] = (),
-             span_node: Node | None = None, info: tuple[tuple[str, str], ...] = ()) -> None:
+             span_node: Node | None = None, info: Facts | None = None) -> None:
         where = span_node or node
         self.occurrences.append(Occurrence(
             _span(where), role, _text(node) if text is None else text, _position(node),
@@ -632,15 +622,14 @@ class _FileParse:
             if role is not None and name:
                 detail = "template" if node.parent is not None and node.parent.type == "template_declaration" else ""
                 self.occurrences.append(Occurrence(_span(node), role, name, _position(node), name, detail,
-                                                   info=_signature(node) + self._spaces(node)))
+                                                   info=self._function_facts(node)))
         self.scopes = _Scopes(spans)
 
-    def _spaces(self, node: Node) -> tuple[tuple[str, str], ...]:
-        """A function's execution spaces, their spelling and its parameter count."""
+    def _function_facts(self, node: Node) -> FunctionFacts:
+        """A function's signature, execution spaces, their spelling and its parameter count."""
         declarator = function_declarator(node)
         count = str(parameter_count(declarator)) if declarator is not None else ""
-        return (("spaces", " ".join(spaces_of(node))), ("spelled", spelled_spaces(node, self.source)),
-                ("params", count))
+        return FunctionFacts(*_signature(node), " ".join(spaces_of(node)), spelled_spaces(node, self.source), count)
 
     def members(self, nodes: list[Node]) -> None:
         """Member functions declared in a class body without a definition: `T *get();`."""
@@ -651,7 +640,7 @@ class _FileParse:
             if name is None or not owner or name.type != "field_identifier":
                 continue
             self.emit(node, Role.MEMBER_DECLARATION, f"{owner}::{_text(name)}", " ".join(spaces_of(node)),
-                      info=(("params", str(parameter_count(declarator))),))
+                      info=FunctionFacts(params=str(parameter_count(declarator))))
 
     def names(self, nodes: list[Node], role: Role) -> None:
         """Identifiers and type identifiers; a called identifier is a CALL with its arguments."""
@@ -676,20 +665,20 @@ class _FileParse:
             comparison = _comparison(node) if role is Role.IDENTIFIER else None
             if comparison is not None:
                 compared, expression = comparison
-                self.emit(node, role, text, parts=(_span(expression),), info=(("compared", compared),))
+                self.emit(node, role, text, parts=(_span(expression),), info=NameFacts(compared=compared))
             elif role is Role.IDENTIFIER and parent is not None and parent.type == "field_expression":
-                self.emit(node, role, text, info=(("accessed", "1"),))  # `texture.x`: a variable, whatever its name
+                self.emit(node, role, text, info=_ACCESSED)  # `texture.x`: a variable, whatever its name
             elif parent is not None and parent.type == "qualified_identifier" \
                     and parent.child_by_field_name("scope") is not None:
-                self.emit(node, role, text, info=(("scoped", "1"),))  # `Params::CUDNN_GEMM`: the qualified name decides
+                self.emit(node, role, text, info=_SCOPED)  # `Params::CUDNN_GEMM`: the qualified name decides
             elif role is Role.IDENTIFIER or parent is not None and parent.type == "type_descriptor":
                 constant = _constant_context(node)
-                self.emit(node, role, text, info=(("constant", constant),) if constant else ())
+                self.emit(node, role, text, info=NameFacts(constant=constant) if constant else None)
             elif parent is not None and parent.type == "struct_specifier" and parent.child_by_field_name("body") is None:
-                self.emit(node, role, text, info=(("elaborated", "struct"),))  # `struct cudaGraphicsResource *r`
+                self.emit(node, role, text, info=_ELABORATED)  # `struct cudaGraphicsResource *r`
             elif parent is not None and parent.type in _DECLARATIONS:
                 declared = _declared_names(parent)
-                self.emit(node, role, text, info=(("declares", declared),) if declared else ())
+                self.emit(node, role, text, info=NameFacts(declares=declared) if declared else None)
             else:
                 self.emit(node, role, text)
 
@@ -718,7 +707,7 @@ class _FileParse:
                 # Spaces taken out (`cub::BlockReduce<T, N>`): the spelling's first bytes up to a space are as
                 # written, so a rename of the name before the template arguments is still exact.
                 blank = _BLANK.search(spelled) if len(text) != len(spelled) else None
-                self.emit(node, Role.QUALIFIED, text, info=(("verbatim", str(blank.start())),) if blank else ())
+                self.emit(node, Role.QUALIFIED, text, info=QualifiedFacts(blank.start()) if blank else None)
 
     def namespace_aliases(self, nodes: list[Node]) -> None:
         for node in nodes:
@@ -740,7 +729,7 @@ class _FileParse:
         for node in nodes:
             style = "system" if node.type == "system_lib_string" else "local"
             # Included inside `extern "C" { }`: the file's C++ (templates) would be an error there.
-            linkage = (("linkage", "C"),) if any(start < node.start_byte < end for start, end in blocks) else ()
+            linkage = _C_LINKAGE_INCLUDE if any(start < node.start_byte < end for start, end in blocks) else None
             self.emit(node, Role.INCLUDE, _text(node).strip()[1:-1].strip(), style, info=linkage)
 
     def launches(self, nodes: list[Node]) -> None:
@@ -759,9 +748,9 @@ class _FileParse:
             config = [c for c in node.named_children if c.type != "comment"]
             opening, closing = node.children[0], node.children[-1]
             parts = (_span(name), _span(opening), *map(_span, config), _span(closing), _span(arguments))
-            info = (("chevrons", "spaced"),) if opening.text != b"<<<" or closing.text != b">>>" else ()
-            if call.parent is None or call.parent.type != "expression_statement":
-                info += (("used-as", "expression"),)  # (k<<<...>>>(), check()): a value, not a statement
+            # (k<<<...>>>(), check()): a value, not a statement
+            info = LaunchFacts(opening.text != b"<<<" or closing.text != b">>>",
+                               call.parent is None or call.parent.type != "expression_statement")
             self.emit(name, Role.LAUNCH, _text(kernel or name), ", ".join(" ".join(_text(c).split()) for c in config),
                       parts, span_node=call, info=info)
 
@@ -787,9 +776,9 @@ class _FileParse:
                 holder = node.parent.parent if node.parent is not None else None
                 operator = holder.child_by_field_name("operator") if holder is not None and holder.type == "binary_expression" else None
                 access = node.parent if node.parent is not None and node.parent.type == "field_expression" else node
-                info = (("operator", _text(operator)),) if operator is not None else ()
                 self.emit(node, Role.FIELD, text, parts=(_span(access),),
-                          info=info + _field_use(node.parent, holder if operator is not None else None))
+                          info=_field_use(node.parent, holder if operator is not None else None,
+                                          _text(operator) if operator is not None else ""))
 
     def number_literals(self, nodes: list[Node]) -> None:
         for node in nodes:
@@ -820,12 +809,12 @@ class _FileParse:
             if name is not None:
                 self.emit(name, Role.MACRO_DEFINITION, _text(name), span_node=node,
                           parts=(Span(node.start_byte, min(end, node.end_byte)),),
-                          info=(("guarded", "hip"),) if _under_hip_test(node) else ())
+                          info=MacroFacts(_under_hip_test(node)))
 
     def launch_bounds(self, nodes: list[Node]) -> None:
         for node in nodes:
             arguments = [_text(c) for c in node.named_children if c.type != "comment"]
-            self.emit(node, Role.LAUNCH_BOUNDS, _text(node), info=tuple((f"arg{i}", a) for i, a in enumerate(arguments)))
+            self.emit(node, Role.LAUNCH_BOUNDS, _text(node), info=CallFacts(tuple(arguments)))
 
     def named_values(self, nodes: list[Node]) -> None:
         """Named constants (macros, const/constexpr variables, enumerators) and the initial values of
@@ -835,7 +824,7 @@ class _FileParse:
         for node in nodes:
             named = _named_value(node, initializers)
             if named is not None and (named[0] is Role.CONSTANT or self.scopes.name_at(node.start_byte)):
-                self.emit(node, named[0], _text(node), info=(("value", named[1]),))
+                self.emit(node, named[0], _text(node), info=ValueFacts(named[1]))
 
     def shared_subscripts(self, nodes: list[Node]) -> None:
         """Indexes into the file's __shared__ arrays (`s[lane]`): a [32] array indexed by lane id assumes 32 lanes."""
@@ -847,8 +836,7 @@ class _FileParse:
             indices = subscript.child_by_field_name("indices") if subscript is not None else None
             if indices is not None:
                 index = " ".join(_text(indices).strip("[] ").split())[:_ARGUMENT_TEXT_LIMIT]
-                guarded = (("guarded", "1"),) if _guarded(node, index) else ()
-                self.emit(node, Role.SUBSCRIPT, _text(node), info=(("index", index),) + guarded)
+                self.emit(node, Role.SUBSCRIPT, _text(node), info=SubscriptFacts(index, _guarded(node, index)))
 
     def empty_braces(self, nodes: list[Node]) -> None:
         """`x = {}`: an assignment of an empty brace list (ambiguous for some of HIP's types)."""
