@@ -15,7 +15,7 @@ from portkit.codes import CODES, Status
 from portkit.convert.markers import may_need_marker, needs_marker
 from portkit.convert.sources import acted_on, may_act_on
 from portkit.model import Finding, Position
-from portkit.parse.treesitter import OPTIONAL_ROLES
+from portkit.parse.queries import OPTIONAL_ROLES
 from portkit.pipeline import Job, _held_job, parse_bytes, run_pipeline
 from portkit.rules import Target
 from portkit.settings import RunSettings
