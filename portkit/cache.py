@@ -17,7 +17,7 @@ from typing import Any, Callable
 from portkit.analyze.preamble import RuntimeNeeds
 from portkit.codes import Status
 from portkit.model import (
-    FACT_RECORDS, Append, Cast, ClangFacts, Drop, Finding, Fix, FixAction, Occurrence, Position, Replace, Role, Severity, Span,
+    FACT_RECORDS, Append, Cast, ClangFacts, Drop, Engine, Finding, Fix, FixAction, Occurrence, Position, Replace, Role, Severity, Span,
 )
 from portkit.resources import rules_dir
 from portkit.store import cache_root, code_fingerprint, read_entry, write_entry
@@ -116,6 +116,7 @@ def _unspans(flat: list[int]) -> tuple[Span, ...]:
 # Enum lookups by value, without the enum machinery: unpacking runs once per cached finding.
 _STATUSES = {s.value: s for s in Status}
 _SEVERITIES = {s.value: s for s in Severity}
+_ENGINES = {e.value: e for e in Engine}
 _ARG_EDITS = {kind.__name__: kind for kind in (Append, Cast, Drop, Replace)}
 
 
@@ -126,7 +127,7 @@ def pack_finding(f: Finding) -> list[Any]:
                                       f.fix.launch_as_value, [[type(a).__name__, *a] for a in f.fix.args]]
     return [f.path, f.position.line, f.position.column, f.code, f.name, f.message, f.severity.value, f.library,
             f.status.value if f.status else None, f.hip, f.advice, f.function, f.span.start, f.span.end, fix, f.shadowable,
-            f.engine]
+            f.engine.value]
 
 
 def unpack_finding(t: list[Any], fixes: bool = True) -> Finding:
@@ -136,7 +137,7 @@ def unpack_finding(t: list[Any], fixes: bool = True) -> Finding:
                                           packed[5], tuple(_ARG_EDITS[a[0]](*a[1:]) for a in packed[9]), packed[6],
                                           packed[7], packed[8])
     return Finding(t[0], Position(t[1], t[2]), t[3], t[4], t[5], _SEVERITIES[t[6]], t[7], _STATUSES[t[8]] if t[8] else None,
-                   t[9], t[10], t[11], Span(t[12], t[13]), fix, t[15], t[16])
+                   t[9], t[10], t[11], Span(t[12], t[13]), fix, t[15], _ENGINES[t[16]])
 
 
 def _pack_occurrence(o: Occurrence) -> list[Any]:

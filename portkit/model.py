@@ -315,6 +315,13 @@ class ParsedFile:
         return {name for o in self.of(Role.TYPE) if o.text == kind for name in o.facts(NameFacts).declares.split(",") if name}
 
 
+class Engine(str, enum.Enum):
+    """Which parser found a name: clang only for a name it resolved to a CUDA declaration."""
+
+    TREE_SITTER = "tree-sitter"
+    CLANG = "clang"
+
+
 class Severity(str, enum.Enum):
     INFO = "info"
     WARNING = "warning"
@@ -414,8 +421,7 @@ class Finding:
     fix: Fix | None = dataclasses.field(default=None, compare=False)
     # Dropped when another file of the project defines `name` (its own function, macro, type).
     shadowable: bool = dataclasses.field(default=False, compare=False)
-    # Which engine found it: "clang" for a name clang resolved to a CUDA declaration, else "tree-sitter".
-    engine: str = dataclasses.field(default="tree-sitter", compare=False)
+    engine: Engine = dataclasses.field(default=Engine.TREE_SITTER, compare=False)
 
     def sort_key(self) -> tuple[str, int, int, str, str]:
         """The deterministic order of every output (cheaper than comparing whole dataclasses)."""

@@ -7,7 +7,7 @@ import dataclasses
 from portkit.analyze.registry import Context
 from portkit.codes import CODES, Status, code_for_status
 from portkit.analyze.rewrite import rule_fix
-from portkit.model import Finding, Occurrence, Position, Span
+from portkit.model import Engine, Finding, Occurrence, Position, Span
 from portkit.rules import Resolution, Rule
 
 
@@ -64,7 +64,7 @@ def _resolved(rule: Rule, name: str, context: Context) -> tuple[Resolution, str,
 
 def rule_finding(path: str, rule: Rule, name: str, span: Span, position: Position, context: Context,
                  function: str = "", occurrence: Occurrence | None = None, shadowable: bool = False,
-                 engine: str = "tree-sitter") -> Finding:
+                 engine: Engine = Engine.TREE_SITTER) -> Finding:
     """The finding for one use of a name a rule knows; `occurrence` (with the span to rename) when convert may rename it."""
     resolution, code, spelling, message = _resolved(rule, name, context)
     return Finding(

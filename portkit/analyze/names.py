@@ -9,7 +9,7 @@ from portkit.analyze.findings import rule_finding, simple_finding
 from portkit.analyze.rewrite import NULL_POINTERS, extra_argument, include_finding
 from portkit.analyze.registry import Context, analyzer
 from portkit.codes import API_UNKNOWN, RULE_CODES
-from portkit.model import CallFacts, Finding, FixAction, NameFacts, Occurrence, ParsedFile, QualifiedFacts, Role, Span
+from portkit.model import CallFacts, Engine, Finding, FixAction, NameFacts, Occurrence, ParsedFile, QualifiedFacts, Role, Span
 from portkit.rules import Rule
 
 # Names that look like CUDA APIs; those no rule knows are listed, never dropped.
@@ -216,7 +216,7 @@ def analyze_names(parsed: ParsedFile, context: Context) -> Iterable[Finding]:
         if occurrence.role is Role.QUALIFIED:
             finding = _qualified(parsed.path, occurrence, context)
             if finding is not None:
-                yield dataclasses.replace(finding, engine="clang") if occurrence.clang is not None else finding
+                yield dataclasses.replace(finding, engine=Engine.CLANG) if occurrence.clang is not None else finding
         elif occurrence.role in NAME_ROLES:
             resolved = occurrence.clang is not None  # clang already checked the declaration
             if occurrence.facts(NameFacts).scoped and not resolved:
@@ -234,7 +234,7 @@ def analyze_names(parsed: ParsedFile, context: Context) -> Iterable[Finding]:
                 rule = _argument_rule(rule, occurrence, parsed, context) if rule.argument_of else rule
                 finding = rule_finding(parsed.path, rule, used or name, occurrence.span, occurrence.position, context,
                                        occurrence.function, occurrence, shadowable=not resolved,
-                                       engine="clang" if resolved else "tree-sitter")
+                                       engine=Engine.CLANG if resolved else Engine.TREE_SITTER)
                 if used:
                     finding = _unqualified(finding, name)
                 if occurrence.clang is not None and occurrence.clang.macro:  # say which macro hides the call
@@ -244,7 +244,7 @@ def analyze_names(parsed: ParsedFile, context: Context) -> Iterable[Finding]:
                 finding = simple_finding(parsed.path, occurrence, API_UNKNOWN,
                                          f"{name} looks like a CUDA name, but no rule knows it", UNKNOWN_ADVICE,
                                          shadowable=not resolved)
-                yield dataclasses.replace(finding, engine="clang") if resolved else finding
+                yield dataclasses.replace(finding, engine=Engine.CLANG) if resolved else finding
         elif occurrence.role is Role.FIELD:
             finding = _member(parsed, occurrence, context, types, namespaces)
             if finding is not None:

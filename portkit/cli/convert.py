@@ -16,7 +16,6 @@ if TYPE_CHECKING:
     from portkit.convert.markers import Marker
     from portkit.convert.project import ConvertOutcome
 
-_VERIFY_STATES = ("pass", "fail", "not verifiable here")
 # Up to this many markers, each is listed; more are counted by kind (one row per code and name), so
 # that the summary of a big tree fits a screen. --details lists every one.
 MARKER_LIST_LIMIT = 20
@@ -76,11 +75,13 @@ def _print_summary(outcome: ConvertOutcome, out: TextIO, details: bool = False) 
         for path, note in sorted(outcome.build_notes):
             out.write(printable(f"  {path}:{note.line}: {note.message}") + "\n")
     if outcome.verified:
-        counts = {s: sum(1 for v in outcome.verified if v.status == s) for s in _VERIFY_STATES}
-        out.write("hipcc: " + ", ".join(f"{n} {s}" for s, n in counts.items()) + "\n")
+        from portkit.convert.hipcc_check import VerifyStatus
+
+        counts = {s: sum(1 for v in outcome.verified if v.status is s) for s in VerifyStatus}
+        out.write("hipcc: " + ", ".join(f"{n} {s.value}" for s, n in counts.items()) + "\n")
         for v in outcome.verified:
-            if details or v.status != "pass":  # a unit that compiled needs nothing
-                out.write(printable(f"  {v.path}: {v.status}" + (f": {v.message}" if v.message else "")) + "\n")
+            if details or v.status is not VerifyStatus.PASS:  # a unit that compiled needs nothing
+                out.write(printable(f"  {v.path}: {v.status.value}" + (f": {v.message}" if v.message else "")) + "\n")
 
 
 def _check_modes(output: Optional[Path], in_place: bool, diff: bool, verify: bool, verify_flags: list[str]) -> None:
@@ -127,6 +128,7 @@ def convert(
     there are more than 20, counts them by kind (--details lists every one). Exit 0
     done, 1 --verify failures, 2 bad input or files that could not be written.
     """
+    from portkit.convert.hipcc_check import VerifyStatus
     from portkit.convert.output import print_diff
     from portkit.convert.project import ConvertOptions, convert_project
 
@@ -146,4 +148,4 @@ def convert(
         print(f"portkit: error: {printable(failure)}", file=sys.stderr)
     if outcome.failures:
         raise typer.Exit(2)
-    raise typer.Exit(1 if any(v.status == "fail" for v in outcome.verified) else 0)
+    raise typer.Exit(1 if any(v.status is VerifyStatus.FAIL for v in outcome.verified) else 0)

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import dataclasses
+import enum
 import os
 import re
 import shutil
@@ -18,10 +19,18 @@ HOST_UNITS = (".cpp", ".cc", ".cxx", ".c")
 _MISSING_HEADER = re.compile(r"fatal error: '([^']+)' file not found")
 
 
+class VerifyStatus(str, enum.Enum):
+    """What hipcc made of one converted unit."""
+
+    PASS = "pass"
+    FAIL = "fail"
+    NOT_VERIFIABLE = "not verifiable here"  # a header it needs is not installed here
+
+
 @dataclasses.dataclass(frozen=True, order=True)
 class VerifyResult:
     path: str
-    status: str  # "pass", "fail" or "not verifiable here"
+    status: VerifyStatus
     message: str = ""
 
 
@@ -57,16 +66,16 @@ def verify_file(hipcc: str, path: Path, include_dirs: tuple[Path, ...], offload_
     try:
         result = subprocess.run(command, capture_output=True, text=True, env=env, timeout=600)
     except (OSError, subprocess.TimeoutExpired) as exc:
-        return VerifyResult(str(path), "fail", f"hipcc could not run: {exc}")
+        return VerifyResult(str(path), VerifyStatus.FAIL, f"hipcc could not run: {exc}")
     if result.returncode == 0:
-        return VerifyResult(str(path), "pass")
+        return VerifyResult(str(path), VerifyStatus.PASS)
     output = result.stderr + result.stdout
     missing = _MISSING_HEADER.search(output)
     if missing:
-        return VerifyResult(str(path), "not verifiable here",
+        return VerifyResult(str(path), VerifyStatus.NOT_VERIFIABLE,
                             f"needs <{missing.group(1)}>, which hipcc did not find (not installed, or in a directory "
                             "to add with --verify-flag=-IDIR)")
-    return VerifyResult(str(path), "fail", _first_error(output))
+    return VerifyResult(str(path), VerifyStatus.FAIL, _first_error(output))
 
 
 def _for_language(flag: str, c: bool) -> bool:

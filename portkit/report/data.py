@@ -32,7 +32,7 @@ def finding_data(finding: Finding) -> dict[str, Any]:
         "message": finding.message,
         "advice": finding.advice or None,
         "function": finding.function or None,
-        "engine": finding.engine,
+        "engine": finding.engine.value,
     }
 
 
