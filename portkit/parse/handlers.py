@@ -18,10 +18,10 @@ from portkit.model import (
 from portkit.parse.guarded import GuardedDefinitions
 from portkit.parse.lexer import SUPPRESSION
 from portkit.parse.nodes import (
-    ARGUMENT_TEXT_LIMIT, BLANK, CUDA_CONDITION_MACROS, DECLARATIONS, HipAlias, Keep, RESERVED, SPACES, Scopes,
-    TEMPLATE_TAIL, c_linkage_blocks, call_facts, compared_with, constant_context, declaration_kind, declared_names,
-    defined_types, field_use, function_name, index_guarded, internal_linkage, is_hip_alias, named_value,
-    node_position, node_span, node_text, operands, shared_array, signature, under_hip_test,
+    ARGUMENT_TEXT_LIMIT, CUDA_CONDITION_MACROS, DECLARATIONS, HipAlias, Keep, Scopes, c_linkage_blocks, call_facts,
+    compared_with, constant_context, declaration_kind, declared_names, defined_types, field_use, function_name,
+    index_guarded, internal_linkage, is_hip_alias, named_value, node_position, node_span, node_text, operands,
+    shared_array, signature, under_hip_test,
 )
 from portkit.parse.queries import OPTIONAL_ROLES
 from portkit.parse.spaces import function_declarator, member_owner, parameter_count, spaces_of, spelled_spaces
@@ -35,6 +35,10 @@ _STRING_CONTENT = re.compile(rb'"((?:\\.|[^"\\])*)"')
 # A variable a #define body declares (`cudaError_t err = call;`): a name after a type, then `=`, `;` or `[`.
 _MACRO_DECLARATION = re.compile(rb"\b([A-Za-z_]\w*)[\s*&]+([A-Za-z_]\w*)\s*[=;\[]")
 _NOT_TYPES = frozenset(b"return else delete throw goto case new sizeof do".split())
+_SPACES = re.compile(r"\s+")
+_BLANK = re.compile(rb"\s")
+_TEMPLATE_TAIL = re.compile(r"<.*")
+_RESERVED = re.compile(rb"^__\w+__$")
 _KERNEL_QUALIFIERS = {"__global__": Role.KERNEL, "__device__": Role.DEVICE_FUNCTION}
 # The facts many names share: one record each.
 _ACCESSED, _SCOPED, _ELABORATED = NameFacts(accessed=True), NameFacts(scoped=True), NameFacts(elaborated=True)
@@ -74,9 +78,9 @@ def _kept_qualified(keep: Keep | None) -> Callable[[bytes], str | None]:
     def kept(spelled: bytes) -> str | None:
         if spelled in answers:
             return answers[spelled]
-        text = SPACES.sub("", spelled.decode("utf-8", "replace"))
+        text = _SPACES.sub("", spelled.decode("utf-8", "replace"))
         answer = answers[spelled] = text if keep is None or keep(text) \
-            or keep(TEMPLATE_TAIL.sub("", text).rsplit("::", 1)[-1]) else None
+            or keep(_TEMPLATE_TAIL.sub("", text).rsplit("::", 1)[-1]) else None
         return answer
     return kept
 
@@ -110,7 +114,7 @@ class FileParse:
         # C++ reserves __names__ for the implementation: a "declaration" of one is an
         # attribute macro tree-sitter does not know (__cluster_dims__(2, 1, 1)), so keep it as a use.
         declared_nodes = [n for n in self.get("declared") if (spelled := n.text) is not None and kept(spelled)
-                          and not RESERVED.match(spelled) and declaration_kind(n, api) != "use"]
+                          and not _RESERVED.match(spelled) and declaration_kind(n, api) != "use"]
         definition_nodes: list[Node] = []
         local_nodes: list[Node] = []
         for node in self.get("definition"):
@@ -249,7 +253,7 @@ class FileParse:
             if parent is None or parent.type != "qualified_identifier":
                 # Spaces taken out (`cub::BlockReduce<T, N>`): the spelling's first bytes up to a space are as
                 # written, so a rename of the name before the template arguments is still exact.
-                blank = BLANK.search(spelled) if len(text) != len(spelled) else None
+                blank = _BLANK.search(spelled) if len(text) != len(spelled) else None
                 self.emit(node, Role.QUALIFIED, text, info=QualifiedFacts(blank.start()) if blank else None)
 
     def namespace_aliases(self, nodes: list[Node]) -> None:

@@ -14,13 +14,6 @@ from portkit.parse.spaces import function_declarator
 
 # Macros whose tests in #if/#ifdef mark code that only one vendor's compiler sees.
 CUDA_CONDITION_MACROS = re.compile(r"\b(__CUDA_ARCH\w*__|__CUDACC\w*__|__NVCC__|CUDART_VERSION|CUDA_VERSION|__CUDA_API_VERSION\w*)\b")
-_QUALIFIER_SPACE = re.compile(r"\s*::\s*")
-SPACES = re.compile(r"\s+")
-BLANK = re.compile(rb"\s")
-TEMPLATE_TAIL = re.compile(r"<.*")
-_C_LINKAGE = re.compile(rb'\bextern\s*"C"\s*\{')
-_FIRST_NAME = re.compile(rb"\s*([A-Za-z_]\w*)")
-RESERVED = re.compile(rb"^__\w+__$")
 
 Keep = Callable[[str], bool]
 HipAlias = Callable[[str, str], bool]
@@ -34,6 +27,9 @@ def node_text(node: Node) -> str:
 def node_position(node: Node) -> Position:
     row, column = node.start_point
     return Position(row + 1, column + 1)
+
+
+_QUALIFIER_SPACE = re.compile(r"\s*::\s*")
 
 
 def function_name(node: Node) -> str:
@@ -345,6 +341,9 @@ def declaration_kind(name: Node, api: Keep | None) -> str:
     return "declared"
 
 
+_FIRST_NAME = re.compile(rb"\s*([A-Za-z_]\w*)")
+
+
 def is_hip_alias(name: Node, hip_alias: HipAlias | None) -> bool:
     """`#define cudaMalloc hipMalloc`: a porting shim's alias of a CUDA API for the HIP name convert
     writes. Renaming the uses means the same where the shim is seen and is needed where it is not:
@@ -355,6 +354,9 @@ def is_hip_alias(name: Node, hip_alias: HipAlias | None) -> bool:
     value = definition.child_by_field_name("value")
     first = _FIRST_NAME.match(value.text or b"") if value is not None else None
     return first is not None and hip_alias(node_text(name), first.group(1).decode("ascii"))
+
+
+_C_LINKAGE = re.compile(rb'\bextern\s*"C"\s*\{')
 
 
 def c_linkage_blocks(source: bytes) -> list[tuple[int, int]]:
