@@ -11,14 +11,30 @@ sys.path.insert(0, str(ROOT))
 from portkit.codes import CODES, GROUPS  # noqa: E402
 
 
+# The groups docs/hazards.md explains code by code; codes.md explains the others under their table.
+HAZARD_GROUPS = tuple(GROUPS)[2:]
+
+
+def anchor(code: str) -> str:
+    """The stable anchor of a code in codes.md and hazards.md (SARIF's helpUri links it)."""
+    return f'<a id="{code.lower()}"></a>'
+
+
 def codes_md() -> str:
     lines = ["# Finding codes", "",
              "Generated from `rules/_codes.yaml` by `scripts/gen_docs.py`. Codes are stable and never reused. "
-             "Text output uses the flake8 shape, `path:line:col: CODE message`.", ""]
+             "Text output uses the flake8 shape, `path:line:col: CODE message`. Each code has an anchor here "
+             "(`codes.md#pk101`): SARIF rules link it.", ""]
     for prefix, group in GROUPS.items():
+        codes = [c for c in CODES.values() if c.code.startswith(prefix)]
         lines += [f"## {prefix}xx: {group.title}", ""] + ([group.intro, ""] if group.intro else [])
         lines += ["| code | name | severity | meaning |", "|---|---|---|---|"]
-        lines += [f"| {c.code} | {c.name} | {c.severity.value} | {c.summary} |" for c in CODES.values() if c.code.startswith(prefix)]
+        if prefix in HAZARD_GROUPS:
+            lines += [f"| {anchor(c.code)}{c.code} | [{c.name}](hazards.md#{c.code.lower()}) | {c.severity.value} | {c.summary} |"
+                      for c in codes]
+        else:
+            lines += [f"| {anchor(c.code)}{c.code} | {c.name} | {c.severity.value} | {c.summary} |" for c in codes]
+            lines += [""] + [f"- **{c.code} {c.name}**: {c.explanation} *Fix:* {c.fix}" for c in codes]
         lines.append("")
     return "\n".join(lines)
 
@@ -36,11 +52,11 @@ def hazards_md() -> str:
     lines = ["# Hazards and environment findings", "",
              "What renaming cannot fix. Generated from `rules/_codes.yaml` by `scripts/gen_docs.py`; each code has "
              "test cases that must be flagged and twins that must not (`tests/cases/`).", ""]
-    for prefix, group in list(GROUPS.items())[2:]:
-        lines += [f"## {prefix}xx: {group.title}", ""]
+    for prefix in HAZARD_GROUPS:
+        lines += [f"## {prefix}xx: {GROUPS[prefix].title}", ""]
         for c in CODES.values():
             if c.code.startswith(prefix):
-                lines += [f"### {c.code} {c.name} ({c.severity.value})", "", f"{c.summary[0].upper()}{c.summary[1:]}.", "",
+                lines += [anchor(c.code), f"### {c.code} {c.name} ({c.severity.value})", "", f"{c.summary[0].upper()}{c.summary[1:]}.", "",
                           c.explanation, "", f"**Fix:** {c.fix}", ""]
     return "\n".join(lines) + "\n" + _hand_written(ROOT / "docs" / "hazards.md")
 

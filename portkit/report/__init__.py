@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Any, Callable, TextIO
 
 from portkit.errors import InputError
+from portkit.report.files import render_csv
 from portkit.report.sarif import render_sarif
 from portkit.report.text import render_details, render_text
 
@@ -45,9 +46,10 @@ def render_html(data: dict[str, Any], out: TextIO, color: bool | None = None) ->
 Formatter = Callable[[dict[str, Any], TextIO, "bool | None"], None]
 FORMATTERS: dict[str, Formatter] = {
     "text": render_text, "json": render_json, "md": render_markdown, "html": render_html, "sarif": render_sarif,
+    "csv": render_csv,
 }
 _EXTENSIONS = {".json": "json", ".md": "md", ".markdown": "md", ".html": "html", ".htm": "html",
-               ".sarif": "sarif", ".txt": "text"}
+               ".sarif": "sarif", ".txt": "text", ".csv": "csv"}
 
 
 def formatter(name: str, details: bool = False) -> Formatter:

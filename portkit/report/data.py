@@ -6,9 +6,10 @@ from typing import Any, Iterable, Iterator
 
 from portkit import __version__
 from portkit.codes import ALL_STATUSES, API_UNKNOWN, CUDA_BRANCH, DEVICE_FUNCTION, KERNEL, KERNEL_LAUNCH, in_group
-from portkit.model import Finding
+from portkit.model import Finding, Position
 from portkit.pipeline import ScanResult
 from portkit.report.plan import WARP_PREFIXES, api_hours, plan
+from portkit.report.regions import with_ends
 from portkit.rules import version_text
 from portkit.tally import Row, Tally, listed_sites
 from portkit.walk import BUILD_TYPES
@@ -18,11 +19,14 @@ INVENTORY_CODES = {KERNEL: "kernels", KERNEL_LAUNCH: "launches", DEVICE_FUNCTION
                    CUDA_BRANCH: "preprocessor_branches"}
 
 
-def finding_data(finding: Finding) -> dict[str, Any]:
+def finding_data(finding: Finding, end: Position) -> dict[str, Any]:
+    """A finding as the reports show it; `end` is where its span ends (the column after it)."""
     return {
         "path": finding.path,
         "line": finding.position.line,
         "column": finding.position.column,
+        "end_line": end.line,
+        "end_column": end.column,
         "code": finding.code,
         "name": finding.name,
         "library": finding.library or None,
@@ -171,8 +175,12 @@ def scan_data(result: ScanResult) -> dict[str, Any]:
     if result.sites is not None:
         data["findings"] = FindingRows(result.sites)
     elif not result.summary_only:
-        data["findings"] = [finding_data(f) for f in result.findings]
+        data["findings"] = finding_rows(result.findings)
     return data
+
+
+def finding_rows(findings: Iterable[Finding]) -> list[dict[str, Any]]:
+    return [finding_data(f, end) for f, end in with_ends(findings)]
 
 
 class FindingRows:
@@ -182,7 +190,7 @@ class FindingRows:
         self.findings = findings
 
     def __iter__(self) -> Iterator[dict[str, Any]]:
-        return map(finding_data, self.findings)
+        return (finding_data(f, end) for f, end in with_ends(self.findings))
 
 
 def _scan_data(result: ScanResult, tallies: dict[str, Tally]) -> dict[str, Any]:
