@@ -51,7 +51,7 @@ def unit_seconds(paths: list[Path], database: str | None) -> list[tuple[float, f
     other work on a shared machine inflates far less than wall seconds (libclang runs in this thread)."""
     sys.path.insert(0, str(ROOT))
     from portkit.parse.clang import parse_unit
-    from portkit.engines import CLANG_UNITS, clang_job
+    from portkit.run.engines import CLANG_UNITS, clang_job
     from portkit.rules import load_database
     from portkit.settings import resolve_settings
     from portkit.walk import discover

@@ -39,7 +39,7 @@ from portkit.parse.macros import MacroTable  # noqa: E402
 from portkit.parse.prepare import prepare  # noqa: E402
 from portkit.parse.recovery import error_sites  # noqa: E402
 from portkit.walk import DEFAULT_MAX_FILE_SIZE  # noqa: E402
-from portkit.pipeline import FileContents, project_macros  # noqa: E402
+from portkit.run.plan import FileContents, project_macros  # noqa: E402
 from portkit.rules import RuleDatabase, load_database  # noqa: E402
 from portkit.walk import discover  # noqa: E402
 

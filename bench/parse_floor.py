@@ -3,7 +3,7 @@
 
 Usage: bench/parse_floor.py TREE [-j N] [--names]
 
-Each of N worker processes reads its share of the tree's sources, parses each as a scan does
+Each of N worker processes reads its share of the sources a scan of the tree parses, parses each as a scan does
 (`prepare_source`: the parse, and for a file with syntax errors the pre-parse fixes and parse again) and
 runs the query a scan runs over the tree; nothing is read from the captures. A scan that parses with
 tree-sitter-cuda and queries in C cannot take less time than this, whatever its Python does afterwards:
@@ -25,7 +25,7 @@ from portkit.parse.queries import captures, compile_queries
 from portkit.parse.treesitter import prepare_source
 from portkit.rules import load_database
 
-from bench import sources  # this script's directory comes first on its path
+from portkit.walk import discover
 
 NAME_CAPTURES = ("identifier", "type", "call")
 
@@ -63,7 +63,8 @@ def main() -> int:
     args = parser.parse_args()
     if not args.tree.is_dir():
         raise SystemExit(f"parse_floor.py: {args.tree}: not a directory")
-    paths = [str(p) for p in sources(args.tree)]
+    # The files a scan parses: its own walk (ignore files, extensions), its sources only.
+    paths = sorted(f.path for f in discover([str(args.tree)])[0] if f.file_type == "source")
     jobs = max(1, args.jobs)
     known = frozenset(name.encode() for name in load_database().known_names()) if args.names else None
     compile_queries()  # once, before the fork, as a scan does

@@ -34,6 +34,13 @@ ALL_STATUSES = tuple(Status)
 ATTENTION_STATUSES = tuple(s for s in Status if s is not Status.SUPPORTED)
 # Statuses whose HIP spelling convert writes when there is one (with a marker unless supported).
 RENAMED_STATUSES = (Status.SUPPORTED, Status.PARTIAL, Status.UNAVAILABLE, Status.REMOVED)
+# What `portkit check` may block on: a status, or "unbuildable": whatever hipcc cannot build even after
+# convert's renames (inline PTX, a name HIP lacks at the target, a CUDA-only header).
+UNBUILDABLE = "unbuildable"
+BLOCKING_CHOICES = (*(s.value for s in ALL_STATUSES), UNBUILDABLE)
+DEFAULT_BLOCKING = (Status.UNSUPPORTED.value, UNBUILDABLE)
+# The library of inline-asm findings: convert never rewrites an asm block.
+ASM_LIBRARY = "ptx"
 
 
 @dataclasses.dataclass(frozen=True)

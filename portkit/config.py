@@ -13,14 +13,13 @@ from pathlib import Path
 from typing import Any
 
 from portkit.errors import ConfigError
-from portkit.codes import ALL_STATUSES, Status
+from portkit.codes import BLOCKING_CHOICES, DEFAULT_BLOCKING
 
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover - Python 3.10
     import tomli as tomllib
 
-DEFAULT_BLOCKING = (Status.UNSUPPORTED,)
 DEFAULT_BASELINE = ".portkit-baseline.json"
 
 
@@ -28,7 +27,7 @@ DEFAULT_BASELINE = ".portkit-baseline.json"
 class Config:
     root: Path
     source: str = ""  # the file it came from, "" for the defaults
-    blocking: tuple[Status, ...] = DEFAULT_BLOCKING
+    blocking: tuple[str, ...] = DEFAULT_BLOCKING  # statuses, and "unbuildable"
     exclude: tuple[str, ...] = ()
     extensions: tuple[str, ...] = ()
     rules: tuple[Path, ...] = ()
@@ -93,10 +92,8 @@ def parse_config(path: Path, table: dict[str, Any]) -> Config:
             known = ", ".join(_LIST_KEYS + _STRING_KEYS)
             raise ConfigError(f"{where}: unknown key '{key}' (known: {known})")
     for status in values.get("blocking", ()):
-        if status not in ALL_STATUSES:
-            raise ConfigError(f"{where}: key 'blocking': {status!r} is not one of {', '.join(ALL_STATUSES)}")
-    if "blocking" in values:
-        values["blocking"] = tuple(Status(s) for s in values["blocking"])
+        if status not in BLOCKING_CHOICES:
+            raise ConfigError(f"{where}: key 'blocking': {status!r} is not one of {', '.join(BLOCKING_CHOICES)}")
     root = path.parent
     if "rules" in values:
         values["rules"] = tuple(root / p for p in values["rules"])

@@ -287,3 +287,8 @@ class IgnoreSpec:
             if self._decide(parts[:depth], True):
                 return True
         return bool(self._decide(parts, is_dir))
+
+    def match_entry(self, path: str) -> bool:
+        """`match_file` for a path whose directories are known not to be ignored: a walk that never
+        entered an ignored directory asks only about the entry itself, once."""
+        return bool(self._decide(tuple(p for p in path.split("/") if p), path.endswith("/")))

@@ -14,29 +14,7 @@ from typing import TYPE_CHECKING, Mapping, NamedTuple, TypeVar, Union
 if TYPE_CHECKING:
     from portkit.codes import Status
 
-_Class = TypeVar("_Class")
 
-
-def quick_init(cls: type[_Class]) -> type[_Class]:
-    """Give a frozen dataclass a constructor that fills the instance dict directly.
-
-    The generated one assigns each field through `object.__setattr__`, which costs
-    2-3 times as much; a 1M-line scan builds millions of spans, occurrences and
-    findings. Instances stay frozen: assignment after construction still raises.
-    """
-    fields = dataclasses.fields(cls)  # type: ignore[arg-type]
-    if any(f.default_factory is not dataclasses.MISSING for f in fields) or hasattr(cls, "__post_init__"):
-        raise TypeError(f"{cls.__name__}: quick_init supports plain defaults only")
-    defaults = {f"_default_{f.name}": f.default for f in fields if f.default is not dataclasses.MISSING}
-    parameters = ", ".join(f.name if f.default is dataclasses.MISSING else f"{f.name}=_default_{f.name}" for f in fields)
-    body = "".join(f"\n    _fields['{f.name}'] = {f.name}" for f in fields)
-    namespace = dict(defaults)
-    exec(f"def __init__(self, {parameters}):\n    _fields = self.__dict__{body}", namespace)  # nosec B102: our own field names
-    cls.__init__ = namespace["__init__"]  # type: ignore[misc]
-    return cls
-
-
-@quick_init
 @dataclasses.dataclass(frozen=True, order=True)
 class Span:
     """A half-open range of 0-based byte offsets into a source file."""
@@ -49,7 +27,6 @@ class Span:
         return self.end == self.start
 
 
-@quick_init
 @dataclasses.dataclass(frozen=True, order=True)
 class Position:
     """1-based line and byte column, for output only."""
@@ -215,7 +192,6 @@ class ClangFacts(NamedTuple):
     macro: str = ""
 
 
-@quick_init
 @dataclasses.dataclass(frozen=True, order=True)
 class Occurrence:
     """One thing the parser saw: its role, its text, and where.
@@ -375,7 +351,6 @@ class Append(NamedTuple):
 ArgEdit = Union[Cast, Replace, Drop, Append]
 
 
-@quick_init
 @dataclasses.dataclass(frozen=True)
 class Fix:
     """What convert may write for a finding, decided (portkit/analyze/rewrite.py); portkit/convert/edits.py
@@ -397,7 +372,6 @@ class Fix:
         return self.action is FixAction.RENAME and self.span.empty and not self.text
 
 
-@quick_init
 @dataclasses.dataclass(frozen=True, order=True)
 class Finding:
     """A fact about one place in a file, for reports, checks and conversion.

@@ -11,7 +11,7 @@ import re
 from pathlib import Path
 from typing import Iterable
 
-from portkit.codes import ALL_STATUSES, Status
+from portkit.codes import BLOCKING_CHOICES, DEFAULT_BLOCKING
 from portkit.config import Config, load_config
 from portkit.errors import ConfigError, InputError
 from portkit.rules.versions import Target, parse_version
@@ -35,7 +35,7 @@ class RunSettings:
     cache: bool = True
     engine: str = "tree-sitter"
     compile_database: str | None = None
-    blocking: tuple[Status, ...] = (Status.UNSUPPORTED,)
+    blocking: tuple[str, ...] = DEFAULT_BLOCKING  # statuses, and "unbuildable"
     baseline: Path | None = None
     max_file_size: int = DEFAULT_MAX_FILE_SIZE  # bytes; larger files are skipped, never read
 
@@ -88,11 +88,12 @@ def _extensions(values: Iterable[str]) -> tuple[str, ...]:
     return tuple(e.lower() if e.startswith(".") else "." + e.lower() for e in values if e)
 
 
-def _statuses(values: Iterable[str]) -> tuple[Status, ...]:
+def _statuses(values: Iterable[str]) -> tuple[str, ...]:
+    values = tuple(values)
     for value in values:
-        if value not in ALL_STATUSES:
-            raise InputError(f"blocking status {value!r}: choose from {', '.join(ALL_STATUSES)}")
-    return tuple(Status(v) for v in values)
+        if value not in BLOCKING_CHOICES:
+            raise InputError(f"blocking status {value!r}: choose from {', '.join(BLOCKING_CHOICES)}")
+    return tuple(values)
 
 
 def resolve_settings(paths: Iterable[str] = (), *, extensions: Iterable[str] = (), excludes: Iterable[str] = (),

@@ -10,9 +10,10 @@ Rows and sites are typed records, packed as plain lists for the cache (Tally.pac
 from __future__ import annotations
 
 import dataclasses
+import re
 from typing import Container, Iterable, NamedTuple
 
-from portkit.codes import API_UNKNOWN, GPU_ARCHITECTURE, KERNEL
+from portkit.codes import API_UNKNOWN, GPU_ARCHITECTURE, KERNEL, Status
 from portkit.model import Finding
 
 # The findings every report lists one by one: few per file.
@@ -34,6 +35,7 @@ class Row:
     column: int
     hip: str
     advice: str
+    billed: int  # the sites the effort model bills: one name a line (billed_sites)
 
     def key(self) -> tuple[str, str, str, str, bool]:
         return self.code, self.library, self.name, self.status, self.shadowable
@@ -80,6 +82,7 @@ def _count(rows: dict[tuple, Row], row: Row) -> None:
         rows[key] = dataclasses.replace(row)
         return
     mine.count += row.count
+    mine.billed += row.billed
     if (row.line, row.column) < (mine.line, mine.column):
         mine.line, mine.column, mine.hip, mine.advice = row.line, row.column, row.hip, row.advice
 
@@ -88,14 +91,44 @@ def tally(findings: Iterable[Finding]) -> Tally:
     """One file's findings, counted by kind; each row keeps the hip name and advice of its first site."""
     rows: dict[tuple, Row] = {}
     listed = []
-    for finding in findings:
+    findings = list(findings)
+    billed = billed_sites(findings)
+    for index, finding in enumerate(findings):
         status = finding.status.value if finding.status else ""
         line, column = finding.position.line, finding.position.column
         if finding.code in LISTED_CODES:
             listed.append(Site(line, column, finding.code, finding.name, finding.shadowable, finding.message, finding.advice))
         _count(rows, Row(finding.code, finding.library, finding.name, status, finding.shadowable, 1, line, column,
-                         finding.hip, finding.advice))
+                         finding.hip, finding.advice, int(index in billed)))
     return Tally(tuple(rows.values()), tuple(sorted(listed)))
+
+
+# The work a status stands for, most first: of the API sites on one line, the effort bills the most.
+_WORK = {status: rank for rank, status in enumerate(
+    (Status.SUPPORTED, Status.PARTIAL, Status.UNAVAILABLE, Status.REMOVED, Status.UNSUPPORTED))}
+_HEADER = re.compile(r"\.(h|hh|hpp|hxx|cuh|inl)$")
+HELPER_PREFIX = "portkit_"  # a HIP spelling that is one of portkit's helpers, which convert writes
+
+
+def billed_sites(findings: list[Finding]) -> set[int]:
+    """The API findings (indexes into one file's `findings`) the effort estimate bills: one site is one
+    piece of work. Of the names on one line (`cg::reduce(warp, x, cg::plus<float>{})`) only the one with
+    the most work; a library's header only in a file that uses none of its names; never a name convert
+    spells with one of portkit's helpers (it writes the helper: done)."""
+    best: dict[int, int] = {}  # line -> the index billed there
+    headers = []
+    for index, finding in enumerate(findings):
+        if finding.status is None or finding.hip.startswith(HELPER_PREFIX):
+            continue
+        if _HEADER.search(finding.name):
+            headers.append(index)
+            continue
+        line = finding.position.line
+        other = best.get(line)
+        if other is None or _WORK[finding.status] > _WORK[findings[other].status]:
+            best[line] = index
+    used = {findings[index].library for index in best.values()}
+    return set(best.values()) | {index for index in headers if findings[index].library not in used}
 
 
 def dropped(code: str, name: str, shadowable: bool, names: Container[str], declared: Container[str]) -> bool:

@@ -16,11 +16,11 @@ LAYERS = (
     ("portkit", "portkit.errors", "portkit.model", "portkit.codes", "portkit.resources",
      "portkit.textutil", "portkit.fileio", "portkit.outpath", "portkit.store", "portkit.templating",
      "portkit.tally"),
-    ("portkit.rules", "portkit.ignore", "portkit.walk", "portkit.toolchain", "portkit.config", "portkit.settings"),
+    ("portkit.rules", "portkit.ignore", "portkit.walk", "portkit.included", "portkit.toolchain", "portkit.config", "portkit.settings"),
     ("portkit.parse",),
     ("portkit.analyze",),
-    ("portkit.pipeline", "portkit.cache", "portkit.engines", "portkit.statindex", "portkit.scope"),
-    ("portkit.convert", "portkit.shim", "portkit.check", "portkit.report", "portkit.shard"),
+    ("portkit.run",),
+    ("portkit.convert", "portkit.shim", "portkit.check", "portkit.report"),
     ("portkit.cli", "portkit.__main__"),
 )
 MODULES = sorted(PACKAGE.rglob("*.py"))
@@ -99,6 +99,32 @@ def test_architecture_doc_names_every_package() -> None:
                 assert f"`{short}" in doc, f"docs/architecture.md does not mention {short}"
 
 
+def _module_bullets(doc: str) -> dict[str, str]:
+    """docs/architecture.md's bullets "- `name` — ..." (a module, or a package written `name/`), by name."""
+    return {m.group(1): m.group(2) for m in re.finditer(r"^- `([\w/]+)` — (.*?)(?=^- |^#|\Z)", doc, re.M | re.S)}
+
+
+def test_architecture_doc_names_every_module_and_only_those() -> None:
+    """Every module of portkit/ is named in docs/architecture.md (a package's in its package's bullet, as
+    `name.py`), and every module the bullets name exists."""
+    bullets = _module_bullets((PACKAGE.parent / "docs" / "architecture.md").read_text(encoding="utf-8"))
+    missing, stale = [], []
+    for path in MODULES:
+        relative = path.relative_to(PACKAGE)
+        if len(relative.parts) == 1:
+            if path.stem not in ("__init__", "__main__") and path.stem not in bullets:
+                missing.append(str(relative))
+        elif path.name != "__init__.py" and f"`{path.name}`" not in bullets.get(f"{relative.parts[0]}/", ""):
+            missing.append(str(relative))
+    for name, text in bullets.items():
+        if name.endswith("/"):
+            stale += [f"{name}{m}" for m in re.findall(r"`(\w+\.py)`", text) if not (PACKAGE / name / m).is_file()]
+        elif not (PACKAGE / f"{name}.py").is_file() and not (PACKAGE / name).is_dir():
+            stale.append(name)
+    assert not missing, f"docs/architecture.md does not name: {missing}"
+    assert not stale, f"docs/architecture.md names modules that do not exist: {stale}"
+
+
 def test_flake8_is_clean() -> None:
     """The style check pre-commit runs (.pre-commit-config.yaml), with the repo's .flake8."""
     root = PACKAGE.parent
@@ -108,8 +134,8 @@ def test_flake8_is_clean() -> None:
 
 
 def test_loading_the_cli_imports_no_command_implementation() -> None:
-    """Every command pays for loading the CLI: each command imports its pipeline, reports, shards or shim when it runs."""
+    """Every command pays for loading the CLI: each command imports its run, reports, shards or shim when it runs."""
     probe = ("import sys, portkit.cli; print(' '.join(sorted(m for m in sys.modules if m.startswith(("
-             "'portkit.pipeline', 'portkit.report', 'portkit.convert', 'portkit.check', 'portkit.shim', 'portkit.shard')))))")
+             "'portkit.run', 'portkit.report', 'portkit.convert', 'portkit.check', 'portkit.shim')))))")
     loaded = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout.split()
     assert loaded == []

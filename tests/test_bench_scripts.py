@@ -44,3 +44,54 @@ def test_parse_floor_looks_up_the_captured_names(tmp_path: Path) -> None:
                             capture_output=True, text=True, check=True)
     assert expected >= 2  # threadIdx, cudaMalloc
     assert re.search(rf", names \S+ s \({expected} kept\) of CPU", result.stdout)
+
+
+def test_scale_tree_is_the_pinned_commits_in_two_halves(tmp_path: Path) -> None:
+    """bench.py's real tree: each pinned commit's directories, extracted from a mirror, in half A or B."""
+    repo = tmp_path / "mirror" / "someone+proj" / "repo"
+    (repo / "src" / "x-cuda").mkdir(parents=True)
+    (repo / "src" / "x-hip").mkdir()
+    (repo / "src" / "x-cuda" / "k.cu").write_text("__global__ void k() {}\n")
+    (repo / "src" / "x-hip" / "k.cpp").write_text("// the port\n")
+    git = ["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@t"]
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    subprocess.run([*git, "add", "."], check=True)
+    subprocess.run([*git, "commit", "-qm", "c"], check=True)
+    commit = subprocess.run([*git, "rev-parse", "HEAD"], capture_output=True, text=True, check=True).stdout.strip()
+    config = tmp_path / "scale.toml"
+    config.write_text(f'[[tree]]\nname = "proj"\nrepo = "someone/proj"\ncommit = "{commit}"\n'
+                      f'paths = ["src/*-cuda"]\nhalf = "B"\n')
+    sys.path.insert(0, str(ROOT / "bench"))
+    try:
+        import bench
+        tree = bench.scale_tree(config, tmp_path / "mirror", tmp_path / "cache", tmp_path / "work")
+    finally:
+        sys.path.remove(str(ROOT / "bench"))
+    assert sorted(p.relative_to(tree).as_posix() for p in tree.rglob("*") if p.is_file()) == \
+        ["B/proj/src/x-cuda/k.cu"]
+
+
+def test_the_pinned_scale_trees_fill_both_halves() -> None:
+    import tomllib
+    trees = tomllib.loads((ROOT / "bench" / "scale.toml").read_text())["tree"]
+    assert {tree["half"] for tree in trees} == {"A", "B"}
+    assert all(re.fullmatch(r"[0-9a-f]{40}", tree["commit"]) for tree in trees)
+
+
+def test_effort_residual_ignores_what_is_no_port_work(tmp_path: Path) -> None:
+    sys.path.insert(0, str(ROOT / "bench"))
+    import effort
+    import effort_fit
+
+    converted, hand = tmp_path / "converted", tmp_path / "hand"
+    (converted / "src").mkdir(parents=True)
+    (hand / "src").mkdir(parents=True)
+    (converted / "src" / "k.cu").write_text(
+        "#include <hip/hip_runtime.h>\n// portkit: PK101 marker\n#ifndef PORTKIT_HELPER_X\n#define PORTKIT_HELPER_X\n"
+        "int portkit_x();\n#endif /* PORTKIT_HELPER_X */\nvoid checkCuda(int e) {  /* portkit: note */\n"
+        "  use(e);\n}\nint lanes = 32;\n")
+    (hand / "src" / "k.hip").write_text("void  checkHip(int e) {\n  use(e);   // checked\n}\n"
+                                        "#include <hip/hip_runtime.h>\nint lanes = 64;\nint extra = 1;\n")
+    assert effort.residual(converted, hand) == (2, 1)  # the warp width, and one line the port added
+    assert effort_fit.spearman([1, 2, 3, 4], [10, 20, 20, 40]) > 0.9
+    assert effort_fit.ranks([5, 1, 5, 2]) == [3.5, 1.0, 3.5, 2.0]

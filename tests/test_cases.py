@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from portkit.rules import Target
-from portkit.pipeline import run_pipeline
+from portkit.run.project import run_project
+from portkit.run.request import RunRequest
 from portkit.settings import RunSettings
 
 CASES = sorted(p for p in (Path(__file__).parent / "cases").iterdir() if p.is_file())
@@ -32,7 +33,7 @@ def _marks(path: Path) -> tuple[dict[int, collections.Counter], dict[int, set[st
 
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
 def test_case(case: Path, database) -> None:
-    result = run_pipeline(RunSettings(paths=(str(case),), root=case.parent, target=TARGET, jobs=1), rules=database)
+    result = run_project(RunSettings(paths=(str(case),), root=case.parent, target=TARGET, jobs=1), RunRequest(rules=database))
     found: dict[int, collections.Counter] = collections.defaultdict(collections.Counter)
     for finding in result.findings:
         found[finding.position.line][finding.code] += 1

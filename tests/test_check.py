@@ -16,6 +16,12 @@ from portkit.model import Finding, Position
 
 SHRINK = "  ncclCommShrink(c, nullptr, 0, o, nullptr, 0);\n"
 CLEAN = "void ok(float* p) { cudaFree(p); }\n"
+LANEID = ('__device__ unsigned lane() {\n  unsigned ret;\n  asm volatile("mov.u32 %0, %%laneid;" : "=r"(ret));\n'
+          '  return ret;\n}\n')
+# Renames convert makes, some with differences (managed memory) or spelled older at HIP 5.2 (__shfl_down_sync).
+RENAMES = ("#include <cuda_runtime.h>\nvoid g(float** p, float* h) {\n  cudaMalloc(p, 4);\n  cudaMallocManaged(p, 4);\n"
+           "  cudaMemcpy(*p, h, 4, cudaMemcpyHostToDevice);\n  cudaDeviceSynchronize();\n  cudaFree(*p);\n}\n"
+           "__device__ float r(float x) { return x + __shfl_down_sync(0xffffffffull, x, 1); }\n")
 
 
 def write(path: Path, text: str) -> Path:
@@ -95,6 +101,25 @@ def test_blocking_levels(repo: Path) -> None:
     assert main(["check", "--blocking", "sometimes"]) == 2
 
 
+@pytest.mark.parametrize("version", ["5.2", "6.2"])
+def test_what_does_not_build_as_written_blocks(version: str, repo: Path, capsys) -> None:
+    write(repo / "a.cu", LANEID)
+    assert main(["check", "--rocm-version", version]) == 1
+    out, err = capsys.readouterr()
+    assert out.startswith("a.cu:3:3: PK101 inline PTX") and "does not build for AMD as written (Replace the asm" in out
+    assert "'// portkit: ignore[PK101]' on its line or the line before" in err and "'portkit baseline'" in err
+    assert "blocking: unsupported, unbuildable" in err
+    assert main(["check", "--rocm-version", version, "--blocking", "unsupported"]) == 0
+    write(repo / "a.cu", RENAMES)
+    assert main(["check", "--rocm-version", version]) == 0
+
+
+def test_a_name_hip_lacks_at_the_target_blocks(repo: Path) -> None:
+    write(repo / "a.cu", "#include <cuda_bf16.h>\n__device__ __nv_bfloat162 h(__nv_bfloat162 x) { return x; }\n")
+    assert main(["check", "--rocm-version", "5.2"]) == 1
+    assert main(["check", "--rocm-version", "6.2"]) == 0
+
+
 def test_diff_only_reports_added_lines(repo: Path, capsys) -> None:
     write(repo / "a.cu", comm_file(SHRINK))
     subprocess.run(["git", "add", "."], check=True)
@@ -105,6 +130,33 @@ def test_diff_only_reports_added_lines(repo: Path, capsys) -> None:
     assert main(["check", "--diff", "HEAD"]) == 1
     assert capsys.readouterr().out.startswith("a.cu:4:3: PK102 ncclCommRevoke")
     assert main(["check", "--diff", "no-such-ref"]) == 2
+
+
+def commit_all(message: str) -> None:
+    subprocess.run(["git", "add", "."], check=True)
+    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", message], check=True)
+
+
+def test_diff_beside_a_baseline_reports_only_the_diff(repo: Path, capsys) -> None:
+    for n in range(5):
+        write(repo / f"c{n}.cu", comm_file(SHRINK) + LANEID)
+    assert main(["baseline"]) == 0
+    commit_all("baselined")
+    capsys.readouterr()
+    # An unchanged tree: nothing new, nothing fixed, no baseline noise at all.
+    assert main(["check", "--diff", "HEAD"]) == 0
+    out, err = capsys.readouterr()
+    assert out == "" and err.strip() == "portkit check: 0 new, 0 baselined, 0 suppressed, 0 fixed; " \
+                                        "blocking: unsupported, unbuildable"
+    # One baselined call removed, another copied (above the original) into a changed file.
+    write(repo / "c0.cu", comm_file("") + LANEID)
+    write(repo / "c1.cu", comm_file(SHRINK + SHRINK) + LANEID)
+    write(repo / "c2.cu", "// reviewed\n" + comm_file(SHRINK) + LANEID)
+    assert main(["check", "--diff", "HEAD"]) == 1
+    out, err = capsys.readouterr()
+    assert out.startswith("c1.cu:4:3: PK102 ncclCommShrink") and out.count("\n") == 1
+    assert err.count("baseline entry no longer found") == 1 and "c0.cu: baseline entry" in err
+    assert "1 new, 0 baselined, 0 suppressed, 1 fixed" in err
 
 
 def test_corrupt_baseline_is_an_error(repo: Path, capsys) -> None:
@@ -130,7 +182,8 @@ def test_configuration(repo: Path, capsys) -> None:
 @pytest.mark.parametrize("content, message", [
     ('[tool.portkit]\nblock = ["unsupported"]\n', "pyproject.toml: [tool.portkit]: unknown key 'block'"),
     ('[tool.portkit]\nblocking = "unsupported"\n', "key 'blocking': must be a list of strings"),
-    ('[tool.portkit]\nblocking = ["never"]\n', "key 'blocking': 'never' is not one of"),
+    ('[tool.portkit]\nblocking = ["never"]\n', "key 'blocking': 'never' is not one of supported, partial, "
+                                               "unsupported, removed, unavailable, unbuildable"),
     ("[tool.portkit\n", "pyproject.toml: invalid TOML"),
 ])
 def test_bad_configuration(content: str, message: str, repo: Path, capsys) -> None:
@@ -201,5 +254,22 @@ def test_pre_commit_hook_blocks_new_unportable_calls(tmp_path: Path) -> None:
         git(repo, "add", "new.cu")
         suppressed = git(repo, "commit", "-m", "suppressed", check=False)
         assert suppressed.returncode == 0, suppressed.stdout + suppressed.stderr
+
+        # Inline PTX has a HIP counterpart but cannot build as written: blocked, saying how to accept it.
+        write(repo / "lane.cu", LANEID)
+        git(repo, "add", "lane.cu")
+        blocked = git(repo, "commit", "-m", "laneid", check=False)
+        output = blocked.stdout + blocked.stderr
+        assert blocked.returncode != 0, output
+        assert "lane.cu:3:3: PK101 inline PTX" in output and "does not build for AMD as written" in output
+        assert "'// portkit: ignore[PK101]'" in output and "'portkit baseline'" in output
+        git(repo, "reset", "-q", "lane.cu")
+        (repo / "lane.cu").unlink()
+
+        # Plain renames, which convert makes, pass.
+        write(repo / "renames.cu", RENAMES)
+        git(repo, "add", "renames.cu")
+        renamed = git(repo, "commit", "-m", "renames", check=False)
+        assert renamed.returncode == 0, renamed.stdout + renamed.stderr
     finally:
         os.environ.pop("PRE_COMMIT_HOME", None)

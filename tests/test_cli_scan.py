@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -176,15 +177,34 @@ def test_default_text_fits_a_screen(tmp_path: Path, database, monkeypatch, capsy
     data = json.loads(capsys.readouterr().out)
     s, plan = data["summary"], data["plan"]
     assert len(data["apis"]) > 300 and sum(s["sites_by_status"].values()) > 1000 and s["hazards"] >= 600
-    assert lines[0].startswith(f"portkit scan: {s['files']} files ({s['source_files']} sources")
-    assert f", {s['lines']} lines;" in lines[0]
-    assert lines[1] == (f"readiness {plan['readiness']['score']}% ({plan['readiness']['clean_sites']} of "
-                        f"{plan['readiness']['total_sites']} API sites port by renaming); effort "
+    assert lines[0] == (f"portkit scan: {s['files']} files ({s['source_files']} sources, {s['build_files']} build, "
+                        f"{s['other_files']} other), {s['lines']} lines")
+    assert lines[1] == (f"at HIP 6.2.0: readiness {plan['readiness']['score']}%, effort "
                         f"{plan['effort']['person_days']} person-days ({plan['effort']['hours']} h)")
+    status_line = lines[3] if plan["newest"] else lines[2]
     for status, count in s["sites_by_status"].items():
-        assert f"{status} {count}" in lines[2]
+        assert f"{status} {count}" in status_line
     assert "more APIs (--details lists them)" in text and "Files with the most work (5 of 300)" in text
     assert lines[-1].startswith("Every site: portkit scan --details")
+
+
+def test_the_headline_names_its_target_and_the_newest_rocm_in_80_columns(tmp_path: Path, monkeypatch, capsys) -> None:
+    (tmp_path / "k.cu").write_text("#include <cuda_runtime.h>\n__global__ void k(float* p) {\n"
+                                   "  p[0] = __shfl_down_sync(0xffffffffull, p[0], 1);\n"
+                                   "  p[1] = __shfl_xor_sync(0xffffffffull, p[1], 2);\n}\n"
+                                   "void f(float** p) { cudaMalloc(p, 4); cudaFree(*p); }\n")
+    monkeypatch.setenv("COLUMNS", "200")
+    assert main(["scan", "--no-color", "--rocm-version", "5.2", str(tmp_path)]) == 0
+    old = capsys.readouterr().out.splitlines()
+    assert main(["scan", "--no-color", "--rocm-version", "6.2", str(tmp_path)]) == 0
+    new = capsys.readouterr().out.splitlines()
+    assert re.fullmatch(r"at HIP 5\.2\.0: readiness \d+%, effort [\d.]+ person-days \([\d.]+ h\)", old[1]), old
+    # At HIP 5.2 the _sync intrinsics are spelled the old way; at ROCm 6.2 they port better. The
+    # names are resolved again (the inventory is the target's: 6.2 also needs a feature macro, PK204).
+    assert old[2].startswith(new[1].replace("at HIP 6.2.0", "at ROCm 6.2.0").split(", effort")[0] + ", effort ")
+    assert re.fullmatch(r"at ROCm 6\.2\.0: readiness \d+%, effort [\d.]+ person-days \([\d.]+ h\)", old[2]), old
+    assert new[2].startswith("API sites: ")  # nothing ports better at a newer ROCm: no such line
+    assert max(len(line) for line in old[:6]) <= 80, old
 
 
 @pytest.mark.parametrize("columns", ["wide", "0", "-5"])

@@ -19,7 +19,9 @@ from portkit.convert.sources import convert_stable
 from portkit.model import Edit, Span
 from portkit.outpath import MANIFEST
 from portkit.rules import Target
-from portkit.pipeline import analyze_bytes, run_pipeline
+from portkit.run.file import analyze_bytes
+from portkit.run.project import run_project
+from portkit.run.request import RunRequest
 from portkit.settings import RunSettings
 
 CONVERT_INPUTS = Path(__file__).parent / "convert"
@@ -33,7 +35,7 @@ def convert_bytes(tmp_path: Path, data: bytes, name: str = "t.cu", database=None
     source = tmp_path / name
     source.write_bytes(data)
     settings = RunSettings(paths=(str(source),), root=tmp_path, target=target, jobs=1)
-    result = run_pipeline(settings, keep_sources=True, prefer_roc=prefer_roc, rules=database)
+    result = run_project(settings, RunRequest(keep_sources=True, prefer_roc=prefer_roc, rules=database))
     shape = "".join(f.shape for f in result.files)
     return convert_stable(str(source), data, result.findings, result.context, EditOptions(launch_syntax), True,
                           shape).converted
@@ -346,11 +348,11 @@ def test_no_findings_means_identical_bytes(tmp_path: Path, data: bytes) -> None:
 ])
 def test_a_broken_file_is_analysed_again_only_when_its_shape_changed(
         tmp_path: Path, database, monkeypatch, source: bytes, analyses: int) -> None:
-    import portkit.pipeline as pipeline
+    import portkit.run.file as run_file
 
     analysed: list[bytes] = []
-    analyse = pipeline._analyze_held
-    monkeypatch.setattr(pipeline, "_analyze_held", lambda job, path, data, prepared=None: (
+    analyse = run_file.analyze_held
+    monkeypatch.setattr(run_file, "analyze_held", lambda job, path, data, prepared=None: (
         analysed.append(data), analyse(job, path, data, prepared))[1])
     once = convert_bytes(tmp_path, source, database=database)
     assert b"hip/hip_runtime.h" in once and len(analysed) == analyses
@@ -379,19 +381,19 @@ def test_the_pipeline_hands_convert_only_the_findings_it_acts_on(tmp_path: Path,
     source = tmp_path / "k.cu"
     source.write_bytes(data)
     settings = RunSettings(paths=(str(source),), root=tmp_path, target=HIP52, jobs=1)
-    every = run_pipeline(settings, keep_sources=True, rules=database).findings
-    fresh, cached = (run_pipeline(settings, keep_sources=True, rules=database, wanted=acted_on).findings for _ in "12")
+    every = run_project(settings, RunRequest(keep_sources=True, rules=database)).findings
+    fresh, cached = (run_project(settings, RunRequest(keep_sources=True, rules=database, wanted=acted_on)).findings for _ in "12")
     assert fresh == cached == [f for f in every if acted_on(f)] and len(fresh) < len(every)
     dropped = {(f.code, f.name) for f in every if f not in fresh}  # the kernel, and __syncthreads: the same on HIP
     assert {("PK200", "k"), ("PK100", "__syncthreads")} <= dropped
-    context, options = run_pipeline(settings, rules=database).context, EditOptions()
+    context, options = run_project(settings, RunRequest(rules=database)).context, EditOptions()
     assert convert_stable(str(source), data, fresh, context, options, True, "").converted == \
         convert_stable(str(source), data, every, context, options, True, "").converted
 
 
 def test_a_failure_after_writing_began_leaves_a_tree_a_later_run_writes_over(tmp_path: Path, monkeypatch) -> None:
-    import portkit.pipeline as pipeline
-    from portkit.convert.project import ConvertOptions, convert_project
+    import portkit.run.file as run_file
+    from portkit.convert.project_conversion import ConvertOptions, convert_project
 
     src, out = tmp_path / "src", tmp_path / "out"
     src.mkdir()
@@ -402,7 +404,7 @@ def test_a_failure_after_writing_began_leaves_a_tree_a_later_run_writes_over(tmp
 
     def fail(*args, **kwargs):
         raise RuntimeError("interrupted")
-    monkeypatch.setattr(pipeline, "_analyze_held", fail)
+    monkeypatch.setattr(run_file, "analyze_held", fail)
     with pytest.raises(RuntimeError):
         convert_project(settings, ConvertOptions(output=out))
     assert (out / "fine.cu").read_text().endswith("hipFree(p); }\n") and not (out / "broken.cu").exists()
@@ -413,7 +415,7 @@ def test_a_failure_after_writing_began_leaves_a_tree_a_later_run_writes_over(tmp
 
 
 def test_the_second_pass_runs_in_the_first_pass_processes_with_the_project_names(tmp_path: Path, monkeypatch) -> None:
-    import portkit.pipeline as pipeline
+    import portkit.run.workers as workers_module
     from portkit.settings import available_cpus
 
     if available_cpus() < 2:
@@ -428,8 +430,8 @@ def test_the_second_pass_runs_in_the_first_pass_processes_with_the_project_names
         (src / f"broken{i}.cu").write_text(f"__device__ int k{i}(long long v) {{ int x = ; cudaFuncX(); return __ffs(v); }}\n")
     (src / "own.cu").write_text("void cudaFuncX() {}\n")
     pools: list[int] = []
-    start = pipeline._worker_pool
-    monkeypatch.setattr(pipeline, "_worker_pool", lambda job, workers: (pools.append(workers), start(job, workers))[1])
+    start = workers_module._worker_pool
+    monkeypatch.setattr(workers_module, "_worker_pool", lambda job, workers: (pools.append(workers), start(job, workers))[1])
     outputs = {}
     for jobs in (2, 1):
         out = tmp_path / f"out{jobs}"

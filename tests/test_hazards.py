@@ -8,7 +8,8 @@ import pytest
 
 from portkit.analyze.constants import evaluate, split_arguments
 from portkit.codes import API_UNKNOWN, in_group
-from portkit.pipeline import run_pipeline
+from portkit.run.project import run_project
+from portkit.run.request import RunRequest
 from portkit.rules import Target
 from portkit.settings import RunSettings
 
@@ -17,7 +18,7 @@ def scan(tmp_path: Path, files: dict[str, str], database):
     for name, text in files.items():
         (tmp_path / name).write_text(text)
     settings = RunSettings(paths=(str(tmp_path),), root=tmp_path, target=Target(rocm=(6, 2, 0)), jobs=1, cache=False)
-    return run_pipeline(settings, rules=database).findings
+    return run_project(settings, RunRequest(rules=database)).findings
 
 
 @pytest.mark.parametrize("text, names, value", [

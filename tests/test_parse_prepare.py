@@ -14,7 +14,8 @@ from portkit.convert.edits import EditOptions
 from portkit.convert.sources import convert_stable
 from portkit.model import CallFacts, ParsedFile, Role
 from portkit.parse import collect_macros, parse_source
-from portkit.pipeline import run_pipeline
+from portkit.run.project import run_project
+from portkit.run.request import RunRequest
 from portkit.rules import Target
 from portkit.settings import RunSettings
 
@@ -204,8 +205,8 @@ def test_block_comment_before_a_define_continuation() -> None:
 def test_block_comment_before_a_define_continuation_is_converted(tmp_path: Path, database) -> None:
     source = tmp_path / "t.cu"
     source.write_bytes(DEFINE_COMMENT.encode())
-    result = run_pipeline(RunSettings(paths=(str(source),), root=tmp_path, target=Target(rocm=(5, 2, 0)), jobs=1),
-                          keep_sources=True, rules=database)
+    result = run_project(RunSettings(paths=(str(source),), root=tmp_path, target=Target(rocm=(5, 2, 0)), jobs=1),
+                         RunRequest(keep_sources=True, rules=database))
     converted = convert_stable(str(source), source.read_bytes(), result.findings, result.context,
                                EditOptions("cuda"), True, "").converted.decode()
     assert "    hipError_t e = (x); \\\n" in converted
@@ -236,8 +237,8 @@ def test_a_marker_inside_a_continued_macro_converts_once(tmp_path: Path, databas
 def _converted(tmp_path: Path, data: bytes, database) -> bytes:
     source = tmp_path / "m.cu"
     source.write_bytes(data)
-    result = run_pipeline(RunSettings(paths=(str(source),), root=tmp_path, target=Target(rocm=(5, 2, 0)), jobs=1,
-                                      cache=False), keep_sources=True, rules=database)
+    result = run_project(RunSettings(paths=(str(source),), root=tmp_path, target=Target(rocm=(5, 2, 0)), jobs=1,
+                                     cache=False), RunRequest(keep_sources=True, rules=database))
     shape = next((s.shape for s in result.files if s.path == str(source)), "")
     return convert_stable(str(source), data, result.findings, result.context, EditOptions("cuda"), True, shape,
                           result.macros).converted
@@ -282,7 +283,7 @@ def test_project_macros_reach_every_file_and_the_cache_follows_them(tmp_path: Pa
     settings = RunSettings(paths=(str(tmp_path),), root=tmp_path, target=Target(rocm=(5, 2, 0)), jobs=1)
 
     def broken() -> list[str]:
-        return [Path(f.path).name for f in run_pipeline(settings, rules=database).files if f.error_line is not None]
+        return [Path(f.path).name for f in run_project(settings, RunRequest(rules=database)).files if f.error_line is not None]
 
     assert broken() == []
     assert broken() == []  # cached

@@ -16,7 +16,9 @@ from portkit.convert.markers import may_need_marker, needs_marker
 from portkit.convert.sources import acted_on, may_act_on
 from portkit.model import Finding, Position
 from portkit.parse.queries import OPTIONAL_ROLES
-from portkit.pipeline import Job, _held_job, parse_bytes, run_pipeline
+from portkit.run.file import Job, held_job, parse_bytes
+from portkit.run.project import run_project
+from portkit.run.request import RunRequest
 from portkit.rules import Target
 from portkit.settings import RunSettings
 from portkit.walk import discover
@@ -34,7 +36,7 @@ def _whole(findings) -> list:
 
 def test_every_finding_an_analyzer_reports_is_of_a_code_it_declares(database) -> None:
     context = Context(rules=database, target=HIP52)
-    job = _held_job(context, None)
+    job = held_job(context, None)
     reported: dict[str, set[str]] = {}
     for file in CORPUS:
         path = Path(file.path)
@@ -70,13 +72,13 @@ def test_without_a_cache_convert_runs_only_the_analyzers_whose_findings_it_acts_
     assert skipped and all(not r.fixes for r in registrations("source") if r.function in skipped)
     for cache in (False, True):
         settings = RunSettings(paths=(str(source),), root=tmp_path, target=HIP52, jobs=1, cache=cache)
-        every = run_pipeline(settings, rules=database).findings
+        every = run_project(settings, RunRequest(rules=database)).findings
         assert {"PK300", "PK301", "PK332"} <= {f.code for f in every}  # warnings of skipped analyzers
-        acted = run_pipeline(settings, keep_sources=True, rules=database, wanted=acted_on, analyzers=may_act_on).findings
+        acted = run_project(settings, RunRequest(keep_sources=True, rules=database, wanted=acted_on, analyzers=may_act_on)).findings
         assert acted == [f for f in every if acted_on(f)] and acted
     # With a cache the analyzers all ran: a scan reading the cache still finds the warnings.
     settings = RunSettings(paths=(str(source),), root=tmp_path, target=HIP52, jobs=1, cache=True)
-    assert {"PK300", "PK301", "PK332"} <= {f.code for f in run_pipeline(settings, rules=database).findings}
+    assert {"PK300", "PK301", "PK332"} <= {f.code for f in run_project(settings, RunRequest(rules=database)).findings}
 
 
 def _trimmed_parses_agree(files: list, context: Context, job: Job, trim: Callable[[Registration], Job], what: str) -> set[str]:
@@ -101,7 +103,7 @@ def test_every_analyzer_declares_the_optional_occurrences_it_reads(database) -> 
     """Each analyzer finds the same over a parse made with only the optional roles it declares (`reads`) as over
     a full one: a convert without a cache asks the parser for only those of the analyzers it runs."""
     context = Context(rules=database, target=HIP52)
-    job = _held_job(context, None)
+    job = held_job(context, None)
     compared = _trimmed_parses_agree(CORPUS, context, job, lambda r: dataclasses.replace(job, roles=r.reads),
                                      "an optional role")
     # Not vacuous: every analyzer that reads an optional role found something, and most others did.
@@ -113,7 +115,7 @@ def test_a_convert_without_a_cache_parses_only_the_optional_roles_its_analyzers_
     assert roles_read(None) is None
     assert roles_read(may_act_on) < OPTIONAL_ROLES  # the warp-size heuristics' inputs are not made
     assert roles_read(lambda codes, fixes: True) == OPTIONAL_ROLES  # each optional role has a reader
-    job = _held_job(Context(rules=database, target=HIP52), None, analyzers=may_act_on)
+    job = held_job(Context(rules=database, target=HIP52), None, analyzers=may_act_on)
     parsed = parse_bytes("k.cu", b"__global__ void k(int *s) { int lane = threadIdx.x % 32; s[lane] = 0;\n"
                                  b"  const int q = f(s, 1); }\n", job)
     assert not {o.role for o in parsed.occurrences} & (OPTIONAL_ROLES - roles_read(may_act_on))
@@ -125,7 +127,7 @@ def test_every_analyzer_declares_the_calls_whose_arguments_it_reads(database, ta
     (`arguments_of`) and those the rules ask for (`RuleDatabase.reads_arguments`) as over a full one (the newest
     target too: a lane mask is read only where HIP has the `_sync` form)."""
     context = Context(rules=database, target=target)
-    job = dataclasses.replace(_held_job(context, None), argument_names=None)
+    job = dataclasses.replace(held_job(context, None), argument_names=None)
     compared = _trimmed_parses_agree(
         WITH_CONVERTED, context, job,
         lambda r: dataclasses.replace(job, argument_names=(r.arguments_of,) if r.arguments_of else ()),

@@ -40,16 +40,48 @@ def test_markdown_report_content(tmp_path: Path) -> None:
 
 
 def test_effort_estimate_follows_the_model(tmp_path: Path) -> None:
+    from portkit.report.plan import effort_model
+
+    model = effort_model()
     data = json.loads(report(tmp_path, "r.json").read_text())
     effort = data["plan"]["effort"]
     rows = effort["by_status"]
-    assert rows["supported"] == {"names": 86, "sites": 132, "hours": 5.62}  # 86 x 0.05 + 132 x 0.01
-    assert rows["unavailable"] == {"names": 2, "sites": 2, "hours": 2.2}  # 2 x 1.0 + 2 x 0.1
+    for status in ("supported", "unavailable"):  # no rule of these names has a weight of its own
+        apis = [a for a in data["apis"] if a["status"] == status]
+        names, billed = sum(1 for a in apis if a["billed"]), sum(a["billed"] for a in apis)
+        assert rows[status]["sites"] == sum(a["sites"] for a in apis) >= billed
+        assert rows[status]["hours"] == round(names * model["per_name"][status] + billed * model["per_site"][status], 2)
+    codes = {c["code"]: c["sites"] for c in data["codes"]}
     inventory = {i["code"]: i["hours"] for i in effort["inventory"]}
-    assert inventory == {"PK200": 3.0, "PK203": 1.0}
-    assert effort["hours"] == round(sum(r["hours"] for r in rows.values()) + 4.0, 1)
+    assert inventory == {code: codes[code] * each for code, each in model["inventory"].items() if codes.get(code)}
+    assert effort["hours"] == round(sum(r["hours"] for r in rows.values()) + sum(inventory.values()), 1)
     assert effort["person_days"] == round(effort["hours"] / 6, 1)
     assert data["plan"]["readiness"]["score"] == 94
+
+
+REDUCE = """#include <cooperative_groups.h>
+#include <cooperative_groups/reduce.h>
+namespace cg = cooperative_groups;
+__global__ void k(float* p) {
+  auto warp = cg::tiled_partition<32>(cg::this_thread_block());
+  p[0] = cg::reduce(warp, p[0], cg::plus<float>{});
+  p[1] = cg::reduce(warp, p[1], cg::greater<float>{});
+}
+__device__ unsigned active() { return __activemask(); }
+"""
+
+
+def test_one_site_is_billed_once(tmp_path: Path, capsys) -> None:
+    """A call and its functor and header are one piece of work; a name portkit's helper spells is done."""
+    (tmp_path / "k.cu").write_text(REDUCE)
+    assert main(["scan", "-f", "json", "--rocm-version", "5.2", str(tmp_path)]) == 0
+    apis = {a["name"]: a for a in json.loads(capsys.readouterr().out)["apis"]}
+    billed = {name: (a["sites"], a["billed"]) for name, a in apis.items()}
+    assert billed["cooperative_groups::reduce"] == (2, 2)
+    assert billed["cooperative_groups::plus"] == billed["cooperative_groups::greater"] == (1, 0)
+    assert billed["cooperative_groups/reduce.h"] == (1, 0)  # the file uses the library's names
+    assert billed["__activemask"] == (1, 0) and apis["__activemask"]["hip"] == "portkit_activemask"
+    assert apis["cooperative_groups::plus"]["hours"] == apis["__activemask"]["hours"] == 0
 
 
 def test_scan_writes_reports_by_extension(tmp_path: Path) -> None:

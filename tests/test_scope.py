@@ -1,4 +1,4 @@
-"""Which of the project's definitions each file sees (portkit/scope.py): one tree, several programs."""
+"""Which of the project's definitions each file sees (portkit/run/scope.py): one tree, several programs."""
 from __future__ import annotations
 
 import dataclasses
@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 from portkit.cli import main
-from portkit.scope import ProjectNames
+from portkit.run.scope import ProjectNames
 
 
 @dataclasses.dataclass(frozen=True)
@@ -85,7 +85,8 @@ def test_one_programs_copy_of_a_cuda_name_is_not_its_neighbours(tmp_path: Path, 
         findings = json.loads(capsys.readouterr().out)["findings"]
         assert [(Path(f["path"]).name, f["line"]) for f in findings if f["name"] == "CUtexObject"] == [("b.cu", 2)]
         assert main(["scan", *extra, str(tree)]) == 0  # counted in the workers: b.cu's include and CUtexObject
-        assert "(2 of 2 API sites port by renaming)" in capsys.readouterr().out
+        out = capsys.readouterr().out
+        assert "readiness 100%" in out and "API sites: supported 2, partial 0," in out
     assert main(["convert", "--no-cache", str(tree), "-o", str(tmp_path / "out")]) == 0
     assert "void ka(CUtexObject t)" in (tmp_path / "out" / "a" / "a.cu").read_text()
     assert "void kb(hipTextureObject_t t)" in (tmp_path / "out" / "b" / "b.cu").read_text()

@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 
 from portkit.cli import main
-from portkit.pipeline import run_pipeline
+from portkit.run.project import run_project
 from portkit.settings import resolve_settings
-from portkit.shard import ShardSpec, merge_shards, parse_spec, read_shard
+from portkit.run.shard import ShardSpec, merge_shards, parse_spec, read_shard
 
 OPTIONS = ["--rocm-version", "5.2", "--max-file-size", "1K"]
 FORMATS = ("json", "md", "sarif", "text", "html", "csv")
@@ -94,7 +94,7 @@ def test_the_fixture_needs_the_project_wide_step(tree: Path, capsys) -> None:
 def test_merged_run_is_the_unsharded_run(tree: Path, capsys) -> None:
     """Beyond what reports show: suppressions and the project-wide context are the same too."""
     settings = resolve_settings(["proj"], rocm_version="5.2", max_file_size="1K")
-    full = run_pipeline(settings)
+    full = run_project(settings)
     merged = merge_shards(Path(name) for name in make_shards(capsys, 2))
     assert merged.suppressions == full.suppressions and merged.suppressions
     assert (merged.findings, merged.diagnostics, merged.files) == (full.findings, full.diagnostics, full.files)
@@ -150,7 +150,7 @@ def _truncated(name: str) -> str:
 
 def _corrupt(data: dict) -> None:
     """Well-formed JSON with a valid checksum, but not what a shard holds."""
-    from portkit.shard import _checksum
+    from portkit.run.shard import _checksum
 
     del data["files"]
     data["checksum"] = _checksum(data)

@@ -4,12 +4,12 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-import portkit.pipeline as pipeline
+import portkit.run.plan as plan
 from portkit.parse.macros import file_definitions
-from portkit.pipeline import run_pipeline
+from portkit.run.project import run_project
 from portkit.rules import Target
 from portkit.settings import RunSettings
-from portkit.statindex import StatIndex
+from portkit.run.statindex import StatIndex
 
 OLD = 10**18  # ns: a modification time long before the file was read
 
@@ -74,14 +74,14 @@ def test_a_warm_scan_reads_no_unchanged_file(tmp_path: Path, monkeypatch) -> Non
     for name in ("a.cu", "b.cu"):
         _aged(tree / name, "__global__ void k() {}\nvoid f() { cudaDeviceSynchronize(); }\n")
     settings = RunSettings(paths=(str(tree),), root=tmp_path, target=Target(rocm=(5, 2, 0)), jobs=1)
-    first = run_pipeline(settings)
+    first = run_project(settings)
     reads: list[str] = []
-    real = pipeline.read_bytes
-    monkeypatch.setattr(pipeline, "read_bytes", lambda path, limit: reads.append(path) or real(path, limit))
-    second = run_pipeline(settings)
+    real = plan.read_bytes
+    monkeypatch.setattr(plan, "read_bytes", lambda path, limit: reads.append(path) or real(path, limit))
+    second = run_project(settings)
     assert second.findings == first.findings and reads == []  # neither for the macros nor for the cache key
     _aged(tree / "b.cu", "void f() { cudaFree(0); }\n")
-    third = run_pipeline(settings)
+    third = run_project(settings)
     assert [Path(p).name for p in reads] == ["b.cu"]
     names = {f.name for f in third.findings if f.path.endswith("b.cu")}
     assert "cudaFree" in names and "cudaDeviceSynchronize" not in names

@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 
 from conftest import EXAMPLES, ROOT
-from portkit.pipeline import run_pipeline
+from portkit.run.project import run_project
+from portkit.run.request import RunRequest
 from portkit.report.data import scan_data
 from portkit.rules import Target
 from portkit.settings import RunSettings
@@ -65,12 +66,12 @@ def _trees(tmp_path: Path) -> list[Path]:
 @pytest.mark.parametrize("index", range(4))
 def test_summary_only_data_is_the_full_data_without_sites(tmp_path: Path, index: int) -> None:
     tree = _trees(tmp_path)[index]
-    full = scan_data(run_pipeline(_settings(tree, cache=False)))
+    full = scan_data(run_project(_settings(tree, cache=False)))
     sites = full.pop("findings")
     assert sites, "the tree has findings to count"
-    cold = scan_data(run_pipeline(_settings(tree, cache=False), summary_only=True))
-    filled = scan_data(run_pipeline(_settings(tree, cache=True), summary_only=True))
-    warm = scan_data(run_pipeline(_settings(tree, cache=True), summary_only=True))
+    cold = scan_data(run_project(_settings(tree, cache=False), RunRequest(summary_only=True)))
+    filled = scan_data(run_project(_settings(tree, cache=True), RunRequest(summary_only=True)))
+    warm = scan_data(run_project(_settings(tree, cache=True), RunRequest(summary_only=True)))
     assert "findings" not in cold  # nothing to read them back from
     assert cold == full
     # With a cache, the sites are read back from it whenever a report iterates them.
@@ -81,7 +82,7 @@ def test_summary_only_data_is_the_full_data_without_sites(tmp_path: Path, index:
 
 
 def test_the_project_tree_exercises_what_only_the_project_shows(tmp_path: Path) -> None:
-    data = scan_data(run_pipeline(_settings(_write(tmp_path, PROJECT), cache=False), summary_only=True))
+    data = scan_data(run_project(_settings(_write(tmp_path, PROJECT), cache=False), RunRequest(summary_only=True)))
     names = {api["name"] for api in data["apis"]}
     assert "cudaMalloc" in names and "cooperative_groups::this_thread_block" in names  # via the header's alias
     assert "cudaProjectHelper" not in names and "cudaDeviceSynchronizeAll" not in data["unknown_names"]

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import os
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -59,6 +60,23 @@ def test_gitignore_nested_and_exclude(tmp_path: Path) -> None:
     })
     found = paths(discover([str(tmp_path)], excludes=[Excludes(("tests/",))]))
     assert [Path(p).relative_to(tmp_path).as_posix() for p in found] == ["src/keep.cu", "third_party/own.cu"]
+
+
+def test_the_walk_keeps_what_git_keeps(tmp_path: Path) -> None:
+    """Nested .gitignores with negations, anchored, directory-only and `**` patterns: the walk (which asks about
+    each entry once, never entering an ignored directory) keeps exactly the files git does not ignore."""
+    tree(tmp_path, {
+        ".gitignore": "*.gen.cu\n!keep.gen.cu\n/top.cu\nout/\ndocs/**/x.cu\n",
+        "top.cu": "", "a/top.cu": "", "a/b.gen.cu": "", "a/keep.gen.cu": "", "out/o.cu": "", "a/out/o.cu": "",
+        "docs/x.cu": "", "docs/d/e/x.cu": "", "docs/y.cu": "",
+        "lib/.gitignore": "*\n!*/\n!*.cuh\n", "lib/k.cu": "", "lib/k.cuh": "", "lib/deep/k.cuh": "",
+        "lib/deep/k.cu": "", "src/.gitignore": "gen/\n!gen/\n", "src/gen/g.cu": "", "src/own.cu": "",
+    })
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    listed = subprocess.run(["git", "-C", str(tmp_path), "ls-files", "--others", "--exclude-standard", "*.cu", "*.cuh"],
+                            capture_output=True, text=True, check=True).stdout.split()
+    walked = [Path(p).relative_to(tmp_path).as_posix() for p in paths(discover([str(tmp_path)]))]
+    assert sorted(walked) == sorted(listed)
 
 
 def test_custom_extensions(tmp_path: Path) -> None:

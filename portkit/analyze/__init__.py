@@ -2,15 +2,19 @@
 
 names.py matches names against the rules, inventory.py lists GPU code, hazards.py
 and warps.py find what renaming cannot fix, builds.py and environment.py read build files,
-scripts, containers and Python projects.
+scripts, containers and Python projects; runtime_include.py is a project analysis (registry.py).
 """
 from __future__ import annotations
 
-from portkit.analyze import (  # noqa: F401 - importing registers them
-    builds, clashes, coordinates, environment, hazards, inventory, language, names, preamble, redeclarations, warps,
-)
+import importlib
+import pkgutil
+
 from portkit.analyze.registry import Context, Select, TextFile, analyzers_for
 from portkit.model import Finding, ParsedFile
+
+# Importing a module registers its analyzers: every module here, in name order (the order findings come in).
+for _module in sorted(m.name for m in pkgutil.iter_modules(__path__)):
+    importlib.import_module(f"{__name__}.{_module}")
 
 __all__ = ["Context", "Select", "TextFile", "analyze"]
 

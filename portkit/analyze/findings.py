@@ -50,16 +50,10 @@ def _hip_resolution(rule: Rule, context: Context) -> Resolution:
 
 def _resolved(rule: Rule, name: str, context: Context) -> tuple[Resolution, str, str, str]:
     """The resolution, code, spelling and message for a name: the same at each of its uses."""
-    key = (rule.cuda, rule.kind, name, context.target, context.prefer_roc)
-    cached = context.rules.derived.get(key)
-    if cached is not None and cached[0] is rule:
-        return cached[1]
     resolution = _hip_resolution(rule, context)
     spelling = _spelling(rule, resolution, context)
-    found = (resolution, code_for_status(resolution.status), spelling,
-             _status_message(rule, name, resolution.status, spelling, context))
-    context.rules.derived[key] = (rule, found)
-    return found
+    return (resolution, code_for_status(resolution.status), spelling,
+            _status_message(rule, name, resolution.status, spelling, context))
 
 
 def rule_finding(path: str, rule: Rule, name: str, span: Span, position: Position, context: Context,

@@ -8,14 +8,9 @@ A CUDA name whose HIP spelling is one of portkit's helpers (rules/_helpers.yaml)
 helper's block, which brings its own headers; so does a name whose rule names a helper that adds
 overloads HIP lacks (`min`/`max` of mixed signedness in device code).
 
-Two decisions need the whole project (`runtime_for_project`, over its include graph). A file
-that uses runtime names without including any CUDA header may get them from a header that
-defines them for compilers without CUDA (`#else typedef void* cudaStream_t;`): it gets the
-runtime header only if no such guarded definition covers them. And nvcc's include comes first in the
-translation unit, so a unit may #define a short macro (`T`) before it includes a header that
-uses CUDA: the runtime header added to that header would come after the macro and expand
-HIP's templates with it, so such a unit gets the runtime header first too; so does a .cu file
-that defines a macro before its own first CUDA include.
+Where only the whole project decides whether a file needs the runtime header (its include graph),
+analyze/runtime_include.py decides; a .cu file that defines a macro before its own first CUDA
+include gets the runtime header first, here.
 
 A file a host compiler may build (not .cu/.cuh) whose CUDA is all in `#ifdef __CUDACC__`-like
 branches (ParsedFile.cuda_only) gets the header under `#ifdef __HIPCC__`, as its CUDA code is.
@@ -26,7 +21,7 @@ import dataclasses
 import os
 import re
 from pathlib import PurePath
-from typing import AbstractSet, Iterable, NamedTuple
+from typing import AbstractSet, Iterable
 
 from portkit.analyze.findings import simple_finding
 from portkit.analyze.hazards import device_code
@@ -45,16 +40,14 @@ RUNTIME_LIBRARIES = frozenset({"cuda-runtime", "cuda-driver", "cuda-device", "co
 _NAME_ROLES = (Role.CALL, Role.TYPE, Role.IDENTIFIER, Role.MACRO_BODY)
 _COMPILER_MACRO = re.compile(r"__\w+__$")
 CUDA_SUFFIXES = frozenset({".cu", ".cuh"})
-# Translation units nvcc compiles as CUDA (a .c file is C: nvcc hands it to the host compiler).
-UNIT_SUFFIXES = frozenset({".cu", ".cpp", ".cc", ".cxx"})
 
 
-def _runtime_reason(parsed: ParsedFile, context: Context, runtime: str, included: list[str],
-                    host: bool = False) -> tuple[str, ...] | None:
+def runtime_reason(parsed: ParsedFile, context: Context, runtime: str, included: list[str],
+                   host: bool = False) -> tuple[str, ...] | None:
     """Why the file needs the runtime header, or None: () for CUDA's language extensions, else the runtime
     names it uses without including any CUDA header (CUDA's library headers all bring the runtime API).
     Under nvcc they came with the implicit cuda_runtime.h (a .cu file, or a .cpp built as CUDA).
-    `included`: the file's `_cuda_includes`. `host`: only what a host compiler sees (outside
+    `included`: the file's `cuda_includes`. `host`: only what a host compiler sees (outside
     `#ifdef __CUDACC__` and the like: ParsedFile.cuda_only)."""
     if runtime in included:
         return None
@@ -68,7 +61,7 @@ def _runtime_reason(parsed: ParsedFile, context: Context, runtime: str, included
     return names or None
 
 
-def _cuda_includes(parsed: ParsedFile, context: Context) -> list[str]:
+def cuda_includes(parsed: ParsedFile, context: Context) -> list[str]:
     """What convert makes of each of the file's includes that is not the project's ("" for no CUDA header):
     the project's own cuda.h is no CUDA header, convert leaves it, so it brings no runtime."""
     return [context.rules.hip_header(o.text) for o in parsed.of(Role.INCLUDE) if not context.project_header(o.text)]
@@ -131,7 +124,7 @@ def in_cpp_block(finding: Finding, runtime: str) -> Finding:
     return dataclasses.replace(finding, fix=dataclasses.replace(fix, text=fix.text.replace(line, block, 1)))
 
 
-def _preamble_finding(parsed: ParsedFile, lines: list[str], needed: str, advice: str) -> Finding:
+def preamble_finding(parsed: ParsedFile, lines: list[str], needed: str, advice: str) -> Finding:
     """An insertion of `lines` where the file's code starts."""
     text = "".join(line + parsed.newline for line in lines)
     span = Span(parsed.preamble_end, parsed.preamble_end)
@@ -144,17 +137,17 @@ def _preamble_finding(parsed: ParsedFile, lines: list[str], needed: str, advice:
 def analyze_preamble(parsed: ParsedFile, context: Context) -> Iterable[Finding]:
     defines, helpers = _defines_and_helpers(parsed, context)
     runtime = context.rules.hip_header(IMPLICIT_CUDA_HEADER)
-    included = _cuda_includes(parsed, context)
-    reason = _runtime_reason(parsed, context, runtime, included) if runtime else None
+    included = cuda_includes(parsed, context)
+    reason = runtime_reason(parsed, context, runtime, included) if runtime else None
     early = reason is None and bool(runtime) and _defined_before_cuda(parsed, context)
     reason = () if early else reason
     cuda_file = PurePath(parsed.path).suffix in CUDA_SUFFIXES
     if reason is not None and not cuda_file and not defines and not helpers \
-            and _runtime_reason(parsed, context, runtime, included, host=True) is None:
+            and runtime_reason(parsed, context, runtime, included, host=True) is None:
         # Its CUDA is all in `#ifdef __CUDACC__` branches (convert writes __HIPCC__): a host compiler builds
         # the rest, and must not meet the runtime header (it refuses to compile without a HIP platform).
-        yield _preamble_finding(parsed, [f"#ifdef {_HIP_COMPILER}", f"#include <{runtime}>", "#endif"],
-                                f"<{runtime}> (under {_HIP_COMPILER})", _GUARDED_ADVICE)
+        yield preamble_finding(parsed, [f"#ifdef {_HIP_COMPILER}", f"#include <{runtime}>", "#endif"],
+                               f"<{runtime}> (under {_HIP_COMPILER})", _GUARDED_ADVICE)
         return
     # Runtime names alone, outside a CUDA file, may be ones the project defines for compilers without CUDA:
     # decided project-wide. A .cu file is CUDA's, whatever its names: nvcc gave it the runtime.
@@ -163,12 +156,12 @@ def analyze_preamble(parsed: ParsedFile, context: Context) -> Iterable[Finding]:
     math = (cuda_file or any(included)) and _host_classification(parsed, context)
     if not defines and not headers and not helpers and not math:
         return
-    advice = _MATH_ADVICE if math and not (defines or headers or helpers) else _DEFINE_ADVICE if early else _RUNTIME_ADVICE
+    advice = _MATH_ADVICE if math and not (defines or headers or helpers) else _DEFINE_ADVICE if early else RUNTIME_ADVICE
     headers += ["math.h"] if math else []
     lines = [f"#define {d}" for d in defines] + [f"#include <{h}>" for h in headers]
     lines += [h.text.rstrip("\n").replace("\n", parsed.newline) for h in helpers]
     needed = ", ".join(defines + [f"<{h}>" for h in headers] + [f"portkit's {h.name} helper" for h in helpers])
-    yield _preamble_finding(parsed, lines, needed, advice)
+    yield preamble_finding(parsed, lines, needed, advice)
 
 
 # C's classification functions: CUDA's runtime header brings <math.h>'s to host code; HIP's declares only
@@ -199,94 +192,9 @@ def _defined_before_cuda(parsed: ParsedFile, context: Context) -> bool:
     return first is not None and parsed.first_define < first
 
 
-_RUNTIME_ADVICE = "nvcc includes the CUDA runtime by itself; hipcc does not."
+RUNTIME_ADVICE = "nvcc includes the CUDA runtime by itself; hipcc does not."
 _DEFINE_ADVICE = ("nvcc includes the CUDA runtime before the file's first line, before the macros it defines; "
                   "HIP's headers, included where CUDA's were, would come after them.")
 _HIP_COMPILER = "__HIPCC__"
 _GUARDED_ADVICE = ("nvcc includes the CUDA runtime by itself; hipcc does not. The file's CUDA code is only for GPU "
                    "compilers, so the header is too: a host compiler still builds the file without it.")
-_UNIT_ADVICE = ("A header this unit includes uses CUDA and gets the HIP runtime header; nvcc included the runtime "
-                "before the unit's first line, before any macro the unit defines.")
-
-
-class RuntimeNeeds(NamedTuple):
-    """What the project-wide step (`runtime_for_project`) needs of one file."""
-
-    includes: tuple[str, ...] = ()  # what its #includes of project files spell
-    inserts: bool = False  # its own preamble adds the runtime header
-    names: tuple[str, ...] = ()  # the runtime names it uses without a CUDA include, when they alone ask for the header
-    unit: bool = False  # a unit without a CUDA include or a preamble of its own
-    candidate: Finding | None = None  # the runtime preamble it gets if the project says so
-    guarded: tuple[str, ...] = ()  # CUDA names it defines in a preprocessor branch, for compilers without CUDA
-
-
-def runtime_needs(parsed: ParsedFile, context: Context, findings: Iterable[Finding]) -> RuntimeNeeds:
-    """One file's row for `runtime_for_project`, from its parse and its own findings."""
-    runtime = context.rules.hip_header(IMPLICIT_CUDA_HEADER)
-    includes = tuple(sorted({o.text for o in parsed.of(Role.INCLUDE) if context.project_header(o.text)}))
-    guarded = tuple(sorted(parsed.guarded))
-    preambles = [f for f in findings if f.code == HIP_PREAMBLE]
-    if not runtime or any(f"<{runtime}>" in f.name.split(", ") for f in preambles):
-        return RuntimeNeeds(includes, bool(runtime), guarded=guarded)
-    if preambles:  # a preamble without the runtime header: the file includes CUDA headers, or has helpers only
-        return RuntimeNeeds(includes, guarded=guarded)
-    included = _cuda_includes(parsed, context)
-    reason = _runtime_reason(parsed, context, runtime, included)
-    unit = PurePath(parsed.path).suffix in UNIT_SUFFIXES and not any(included)
-    if not reason and not unit:
-        return RuntimeNeeds(includes, guarded=guarded)
-    candidate = _preamble_finding(parsed, [f"#include <{runtime}>"], f"<{runtime}>",
-                                  _RUNTIME_ADVICE if reason else _UNIT_ADVICE)
-    return RuntimeNeeds(includes, False, reason or (), unit, candidate, guarded)
-
-
-def runtime_for_project(files: Iterable[tuple[str, RuntimeNeeds]]) -> list[Finding]:
-    """The runtime header for the files that need it once the project is known: a file whose runtime names
-    are not all ones it, or a header it reaches, defines in a preprocessor branch for compilers without CUDA
-    (`#else typedef void* cudaStream_t;`), and a unit that reaches a header that gets the runtime header
-    (nvcc's came before the unit's own macros). An #include is resolved as the compiler does first (beside
-    the including file), else by the one project file whose path ends with what it spells."""
-    by_path = {os.path.normpath(path): needs for path, needs in files}
-    if not any(n.candidate for n in by_path.values()):
-        return []
-    included = _project_includes(by_path)
-    named = {path for path, n in by_path.items() if n.names and not {
-        name for reached in _closure([path], included) for name in by_path[reached].guarded}.issuperset(n.names)}
-    includers: dict[str, set[str]] = {}
-    for path, headers in included.items():
-        for header in headers:
-            includers.setdefault(header, set()).add(path)
-    # Every file that reaches an inserting header: a walk up the include graph from those headers.
-    seen = _closure([path for path, n in by_path.items() if n.inserts or path in named], includers)
-    return [n.candidate for path, n in by_path.items()
-            if n.candidate is not None and (path in named or n.unit and path in seen)]
-
-
-def _closure(starts: Iterable[str], edges: dict[str, set[str]]) -> set[str]:
-    """The files reachable from `starts` along `edges`, `starts` included."""
-    todo = list(starts)
-    seen = set(todo)
-    while todo:
-        for path in edges.get(todo.pop(), ()):
-            if path not in seen:
-                seen.add(path)
-                todo.append(path)
-    return seen
-
-
-def _project_includes(by_path: dict[str, RuntimeNeeds]) -> dict[str, set[str]]:
-    """Each project file, with the project files it #includes."""
-    by_tail: dict[str, list[str]] = {}
-    for path in by_path:
-        parts = path.replace(os.sep, "/").split("/")
-        for i in range(len(parts)):
-            by_tail.setdefault("/".join(parts[i:]), []).append(path)
-    included: dict[str, set[str]] = {}
-    for path, needs in by_path.items():
-        for spelled in needs.includes:
-            beside = os.path.normpath(os.path.join(os.path.dirname(path), spelled))
-            tails = by_tail.get(spelled.replace("\\", "/").lstrip("./"), [])
-            header = beside if beside in by_path else tails[0] if len(tails) == 1 else None
-            if header is not None:
-                included.setdefault(path, set()).add(header)
-    return included

@@ -1,9 +1,17 @@
-"""The one analyzer registry: `@analyzer(file types...)` registers a function for those files.
+"""The one analyzer registry, with two kinds of analyzer.
 
-A source analyzer is `fn(parsed: ParsedFile, context: Context) -> Iterable[Finding]`;
-a text analyzer (build files, scripts, containers, Python projects) is
-`fn(file: TextFile, context: Context) -> Iterable[Finding]`. Analyzers are pure:
-they read occurrences and rules and return findings, never text edits.
+File analyzers: `@analyzer(file types...)` registers a function for those files. A source
+analyzer is `fn(parsed: ParsedFile, context: Context) -> Iterable[Finding]`; a text analyzer
+(build files, scripts, containers, Python projects) is `fn(file: TextFile, context: Context)
+-> Iterable[Finding]`.
+
+Project analyzers (`project_analysis(ProjectAnalysis(...))`): what only the whole project decides.
+Each collects a small fact from every source file (in the worker that analyses the file; the cache and
+the shard documents keep it with the file's result, packed by the analysis's own `pack`), then
+decides over every file's fact at the end of the run, adding findings.
+
+Analyzers are pure: they read occurrences and rules and return findings, never text edits. Every
+module of portkit/analyze/ is imported (analyze/__init__.py), so a new one registers itself.
 """
 from __future__ import annotations
 
@@ -11,9 +19,9 @@ import dataclasses
 import functools
 import os
 import re
-from typing import Any, Callable, Collection, Iterable, Union
+from typing import Any, Callable, Collection, Iterable, Sequence, Union
 
-from portkit.model import Finding, Role
+from portkit.model import Finding, ParsedFile, Role
 from portkit.rules import RuleDatabase, Target
 
 
@@ -114,3 +122,32 @@ def roles_read(select: Select | None) -> frozenset[Role] | None:
 def arguments_read(select: Select | None) -> tuple[Names, ...]:
     """The calls whose argument texts the source analyzers `select` keeps (all without it) read besides the rules'."""
     return tuple(r.arguments_of for r in _selected("source", select) if r.arguments_of)
+
+
+@dataclasses.dataclass(frozen=True)
+class ProjectAnalysis:
+    """A decision over the whole project: `collect` takes each source file's fact (parsed file, its context and
+    own findings -> a small value), `finish` decides over every file's (path, fact) (None for a file with no fact:
+    not a source, or unreadable) and returns the findings only the project shows. `pack` makes a fact JSON
+    (lists, strings, numbers; findings as portkit/packing.py rows) and `unpack(packed, fixes)` reads it back
+    (`fixes=False`: findings without their fixes)."""
+
+    name: str
+    collect: Callable[[ParsedFile, Context, Sequence[Finding]], Any]
+    finish: Callable[[Sequence[tuple[str, Any]], Context], Iterable[Finding]]
+    pack: Callable[[Any], Any]
+    unpack: Callable[[Any, bool], Any]
+
+
+_PROJECT_ANALYSES: dict[str, ProjectAnalysis] = {}
+
+
+def project_analysis(analysis: ProjectAnalysis) -> ProjectAnalysis:
+    """Register a project analysis (its name keys its facts in results, caches and shards)."""
+    _PROJECT_ANALYSES[analysis.name] = analysis
+    return analysis
+
+
+def project_analyses() -> tuple[ProjectAnalysis, ...]:
+    """Every registered project analysis, in registration order."""
+    return tuple(_PROJECT_ANALYSES.values())

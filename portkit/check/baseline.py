@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from portkit import __version__
-from portkit.codes import ATTENTION_STATUSES, Status
+from portkit.codes import ASM_LIBRARY, ATTENTION_STATUSES, UNBUILDABLE, Status
 from portkit.errors import ConfigError, InputError
 from portkit.model import Finding, Severity
 from portkit.textutil import LineIndex
@@ -49,9 +49,21 @@ class Verdict:
     fixed: list[BaselineEntry]  # baseline entries found fewer times than recorded
 
 
-def is_blocking(finding: Finding, blocking: Iterable[Status]) -> bool:
+def builds_after_convert(finding: Finding) -> bool:
+    """Whether hipcc builds this site once `portkit convert` has run: never inline PTX (convert leaves
+    asm as written), nor a CUDA name or header that convert leaves as written and HIP lacks (no fix,
+    and a HIP spelling that differs from it: none at this target, or one that is a different API)."""
+    if finding.status in (None, Status.SUPPORTED):
+        return True
+    if finding.library == ASM_LIBRARY:
+        return False
+    return finding.fix is not None or finding.hip == finding.name
+
+
+def is_blocking(finding: Finding, blocking: Iterable[str]) -> bool:
+    """`blocking`: statuses, and "unbuildable" for what hipcc cannot build even after convert."""
     if finding.status:
-        return finding.status in blocking
+        return finding.status in blocking or (UNBUILDABLE in blocking and not builds_after_convert(finding))
     return finding.severity is Severity.ERROR  # hazards without an API status
 
 
@@ -142,7 +154,7 @@ def read_baseline(path: Path) -> list[BaselineEntry]:
     return [_entry(path, index, row) for index, row in enumerate(data["findings"], 1)]
 
 
-def decide(findings: list[Fingerprinted], blocking: Iterable[Status], baseline: list[BaselineEntry],
+def decide(findings: list[Fingerprinted], blocking: Iterable[str], baseline: list[BaselineEntry],
            suppressions: dict[str, tuple[tuple[int, frozenset[str]], ...]], checked_paths: set[str] | None = None) -> Verdict:
     """Split blocking findings into new, baselined and suppressed; list fixed baseline entries.
 

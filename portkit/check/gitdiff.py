@@ -58,7 +58,8 @@ def _git(arguments: list[str], root: Path, ref: str) -> bytes:
 
 
 def added_lines(ref: str, root: Path) -> dict[str, set[int]]:
-    """Lines added since `ref` in the working tree, per path relative to the project root."""
+    """Lines added since `ref` in the working tree, per path relative to the project root; every path
+    the diff touches is a key, one with lines only removed (or the file deleted) with no lines."""
     top = _git(["rev-parse", "--show-toplevel"], root, ref).rstrip(b"\n")
     diff = _git([*_DIFF, "--end-of-options", ref, "--"], root, ref)
     repo = Path(os.fsdecode(top))
@@ -68,9 +69,10 @@ def added_lines(ref: str, root: Path) -> dict[str, set[int]]:
     for line in diff.split(b"\n"):
         if line.startswith(b"diff --git "):
             header, current = True, None
-        elif header and line.startswith(b"+++ "):
+        elif header and line[:4] in (b"--- ", b"+++ "):
             name = unquote(line[4:].rstrip(b"\t"))
-            current = None if name == b"/dev/null" else relative_path(str(repo / os.fsdecode(name[2:])), root)
+            if name != b"/dev/null":  # the new name, else the deleted file's old one
+                current = relative_path(str(repo / os.fsdecode(name[2:])), root)
         elif line.startswith(b"@@"):
             header = False
             match = _HUNK.match(line)

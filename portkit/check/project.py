@@ -4,14 +4,15 @@ from __future__ import annotations
 from pathlib import Path
 
 from portkit.check.baseline import (
-    Verdict, decide, fingerprint_all, is_recorded, read_baseline, relative_path, write_baseline,
+    Fingerprinted, Verdict, decide, fingerprint_all, is_recorded, read_baseline, relative_path, write_baseline,
 )
 from portkit.check.gitdiff import added_lines
 from portkit.config import DEFAULT_BASELINE
 from portkit.errors import InputError, OutputError
 from portkit.fileio import write_output
 from portkit.outpath import refuse_overlap
-from portkit.pipeline import run_pipeline
+from portkit.run.project import run_project
+from portkit.run.request import RunRequest
 from portkit.settings import RunSettings
 
 
@@ -21,7 +22,7 @@ def baseline_path(settings: RunSettings, explicit: Path | None = None) -> Path:
 
 def record_baseline(settings: RunSettings, output: Path | None = None) -> tuple[Path, int]:
     """Write today's recordable findings to the baseline; (its path, how many)."""
-    result = run_pipeline(settings, keep_sources=True)
+    result = run_project(settings, RunRequest(keep_sources=True))
     recorded = [f for f in fingerprint_all(result.findings, result.sources, settings.root) if is_recorded(f.finding)]
     target = baseline_path(settings, output)
     refuse_overlap(target, [*settings.paths, *result.read_paths()], directory=False)
@@ -41,10 +42,24 @@ def run_check(settings: RunSettings, baseline_file: Path | None = None, diff_ref
     if baseline_file is not None and not path.exists():
         raise InputError(f"{path}: baseline not found")
     entries = read_baseline(path) if path.exists() else []
-    result = run_pipeline(settings, keep_sources=True)
+    result = run_project(settings, RunRequest(keep_sources=True))
     findings = fingerprint_all(result.findings, result.sources, settings.root)
-    if diff_ref:
-        added = added_lines(diff_ref, settings.root)
-        findings = [f for f in findings if f.finding.position.line in added.get(f.path, ())]
     checked = {relative_path(f.path, settings.root) for f in result.files} if partial else None
-    return decide(findings, settings.blocking, entries, result.suppressions, checked)
+    if not diff_ref:
+        return decide(findings, settings.blocking, entries, result.suppressions, checked)
+    added = added_lines(diff_ref, settings.root)
+    # The code outside the diff consumes its baseline entries first: a baselined call copied by the
+    # change is the new one, wherever the copy sits in the file.
+    findings.sort(key=lambda f: f.finding.position.line in added.get(f.path, ()))
+    verdict = decide(findings, settings.blocking, entries, result.suppressions, checked)
+    return within_diff(verdict, added)
+
+
+def within_diff(verdict: Verdict, added: dict[str, set[int]]) -> Verdict:
+    """Only what the diff touched: findings on the lines it adds, baseline entries gone from the files it changes
+    (an entry not found is one whose line changed, since its fingerprint is that line's text)."""
+    def inside(items: list[Fingerprinted]) -> list[Fingerprinted]:
+        return [f for f in items if f.finding.position.line in added.get(f.path, ())]
+
+    return Verdict(inside(verdict.new), inside(verdict.baselined), inside(verdict.suppressed),
+                   [entry for entry in verdict.fixed if entry.path in added])

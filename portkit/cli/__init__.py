@@ -48,7 +48,7 @@ _CLICK_ABORT = _click_classes("Abort")
 
 
 class _Stderr(logging.Handler):
-    """The library's log records (portkit.pipeline's `log`), one line each on the stderr of the moment."""
+    """The library's log records (portkit.run.engines' `log`), one line each on the stderr of the moment."""
 
     def emit(self, record: logging.LogRecord) -> None:
         print(f"portkit: {record.getMessage()}", file=sys.stderr)

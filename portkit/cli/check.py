@@ -16,23 +16,26 @@ from portkit.textutil import printable
 def check(
     settings: RunSettings,
     baseline: Optional[Path] = typer.Option(None, "--baseline", "-b", help="Baseline file (default: .portkit-baseline.json if present)."),
-    blocking: List[str] = typer.Option([], "--blocking", help="Status that blocks (repeatable; default: unsupported)."),
+    blocking: List[str] = typer.Option([], "--blocking", help="Status that blocks, or 'unbuildable' "
+                                       "(repeatable; default: unsupported, unbuildable)."),
     diff: Optional[str] = typer.Option(None, "--diff", help="Only findings on lines added since this git ref."),
 ) -> None:
     """Fail on new unportable CUDA uses: prints 'path:line:col: CODE message (advice)'.
 
-    A finding blocks when its status is a blocking one (default: unsupported; error-severity
-    hazards too) unless the baseline records it or '// portkit: ignore[CODE]' sits on its line
-    or the line before. Exit 0 clean, 1 new blocking findings, 2 usage or input errors.
+    A finding blocks when its status is a blocking one (default: unsupported, and 'unbuildable':
+    what hipcc cannot build even after 'portkit convert', such as inline PTX; error-severity hazards
+    too) unless the baseline records it or '// portkit: ignore[CODE]' sits on its line or the line
+    before. Exit 0 clean, 1 new blocking findings, 2 usage or input errors.
     """
+    from portkit.check.messages import block_line, how_to_accept
     from portkit.check.project import run_check
 
     settings = with_blocking(settings, blocking)
     verdict = run_check(settings, baseline, diff, partial=settings.named_paths)
     for item in verdict.new:
-        f = item.finding
-        advice = f" ({f.advice})" if f.advice else ""
-        print(printable(f"{f.path}:{f.position.line}:{f.position.column}: {f.code} {f.message}{advice}"))
+        print(printable(block_line(item.finding, settings.blocking)))
+    if verdict.new:
+        print(printable(how_to_accept(verdict.new)), file=sys.stderr)
     for entry in verdict.fixed:
         print(printable(f"{entry.path}: baseline entry no longer found ({entry.code} {entry.name}, x{entry.count}): ")
               + "regenerate the baseline with 'portkit baseline'", file=sys.stderr)

@@ -14,7 +14,7 @@ from portkit.textutil import PIPE_WIDTH, cut, pipe_width, printable
 
 if TYPE_CHECKING:
     from portkit.convert.markers import Marker
-    from portkit.convert.project import ConvertOutcome
+    from portkit.convert.project_conversion import ConvertOutcome
 
 # Up to this many markers, each is listed; more are counted by kind (one row per code and name), so
 # that the summary of a big tree fits a screen. --details lists every one.
@@ -130,7 +130,7 @@ def convert(
     """
     from portkit.convert.hipcc_check import VerifyStatus
     from portkit.convert.output import print_diff
-    from portkit.convert.project import ConvertOptions, convert_project
+    from portkit.convert.project_conversion import ConvertOptions, convert_project
 
     _check_modes(output, in_place, diff, verify, verify_flag)
     options = ConvertOptions(output=output, in_place=in_place, diff=diff, backup=not no_backup, verify=verify,

@@ -34,7 +34,7 @@ def merge(
     from portkit.cli.scan import write_data
     from portkit.report import formatter
     from portkit.report.data import data_paths, scan_data
-    from portkit.shard import merge_shards
+    from portkit.run.shard import merge_shards
 
     render = formatter(fmt, details)
     data = scan_data(merge_shards(shards, rules or None))

@@ -13,7 +13,7 @@ from portkit.settings import RunSettings
 
 if TYPE_CHECKING:
     from portkit.report import Formatter
-# The pipeline, reports and shards are imported where used: every command loads this module.
+# The run, reports and shards are imported where used: every command loads this module.
 
 _SHARD_HELP = ("Scan only part I of N of the files (split by a hash of each path; every part still reads the whole "
                "tree's macros) and write a shard document (JSON) for `portkit merge`: one CI matrix job per part.")
@@ -22,7 +22,8 @@ _SHARD_HELP = ("Scan only part I of N of the files (split by a hash of each path
 def run_scan(settings: RunSettings, fmt: str, output: Optional[Path], reports: tuple[Path, ...] = (),
              color: Optional[bool] = None, details: bool = False) -> int:
     """Scan once; print `fmt` (to stdout or `output`) and write each extra report file."""
-    from portkit.pipeline import run_pipeline
+    from portkit.run.project import run_project
+    from portkit.run.request import RunRequest
     from portkit.report import format_for_path, formatter
     from portkit.report.data import data_paths, scan_data
     from portkit.report.memo import summary_data
@@ -34,7 +35,7 @@ def run_scan(settings: RunSettings, fmt: str, output: Optional[Path], reports: t
     else:
         # JSON writes each finding as it comes: read back from the cache file by file, they are never all held.
         streamed = settings.cache and fmt == "json" and all(format_for_path(path) == "json" for path in reports)
-        data = scan_data(run_pipeline(settings, progress=True, summary_only=streamed))
+        data = scan_data(run_project(settings, RunRequest(progress=True, summary_only=streamed)))
     return write_data(data, [*settings.paths, *data_paths(data)], render, output, report_formats, color)
 
 
@@ -55,8 +56,9 @@ def write_data(data: dict[str, Any], inputs: Sequence[str | Path], render: Forma
 def run_shard(settings: RunSettings, spec_text: str, fmt: str, output: Optional[Path], reports: tuple[Path, ...],
               details: bool) -> int:
     """Scan part I of N of the files; write its shard document (for `portkit merge`)."""
-    from portkit.pipeline import collect_pipeline
-    from portkit.shard import parse_spec, shard_document, write_shard
+    from portkit.run.plan import collect_run
+    from portkit.run.request import RunRequest
+    from portkit.run.shard import parse_spec, shard_document, write_shard
 
     try:
         spec = parse_spec(spec_text)
@@ -64,7 +66,7 @@ def run_shard(settings: RunSettings, spec_text: str, fmt: str, output: Optional[
         raise UsageError(f"--shard {exc}") from None
     if fmt != "text" or reports or details:
         raise UsageError("--shard writes a shard document; give --format, --report and --details to portkit merge")
-    collected = collect_pipeline(settings, progress=True, select=spec.holds)
+    collected = collect_run(settings, RunRequest(progress=True, select=spec.holds))
     if output is not None and str(output) != STDOUT:
         refuse_overlap(output, [*settings.paths, *(f.path for f in collected.walked)], directory=False)
     write_shard(shard_document(collected, settings, spec), output)

@@ -44,36 +44,35 @@ def _roots(paths: Iterable[str]) -> list[str]:
     return list(dict.fromkeys(os.path.abspath(p) for p in paths))
 
 
-def relative_destination(file: str, paths: Iterable[str]) -> PurePosixPath:
-    """Where an input file goes inside the output directory.
+class Destinations:
+    """Where each input file goes inside the output directory: the one place that says it.
 
     One directory maps onto the output directory itself, one file into it; several
     inputs keep their paths below their common parent, so two inputs with the same
     name (a/src and b/src, a/k.cu and b/k.cu) never collide.
     """
-    return _relative_to(file, _destination_base(paths))
 
+    def __init__(self, paths: Iterable[str], outdir: Path):
+        roots = _roots(paths)
+        if len(roots) == 1:
+            self.base = roots[0] if os.path.isdir(roots[0]) else os.path.dirname(roots[0])
+        else:
+            self.base = os.path.commonpath([os.path.dirname(r) for r in roots])
+        self.outdir = outdir
 
-def _destination_base(paths: Iterable[str]) -> str:
-    """The directory whose contents map onto the output directory (`relative_destination`)."""
-    roots = _roots(paths)
-    if len(roots) == 1:
-        return roots[0] if os.path.isdir(roots[0]) else os.path.dirname(roots[0])
-    return os.path.commonpath([os.path.dirname(r) for r in roots])
+    def relative(self, file: str) -> PurePosixPath:
+        """`file`'s path inside the output directory."""
+        absolute = os.path.abspath(file)
+        prefix = self.base if self.base.endswith(os.sep) else self.base + os.sep
+        # Under the base, as nearly every file is, the path's tail (relpath splits both paths: 10x the time).
+        relative = absolute[len(prefix):] if absolute.startswith(prefix) else os.path.relpath(absolute, self.base)
+        if relative.startswith(os.pardir + os.sep) or relative == os.pardir:
+            raise OutputError(f"{file}: not under any input path")
+        return PurePosixPath(relative.replace(os.sep, "/"))  # relpath gives the platform's separators
 
-
-def _relative_to(file: str, base: str) -> PurePosixPath:
-    absolute = os.path.abspath(file)
-    prefix = base if base.endswith(os.sep) else base + os.sep
-    # Under the base, as nearly every file is, the path's tail (relpath splits both paths: 10x the time).
-    relative = absolute[len(prefix):] if absolute.startswith(prefix) else os.path.relpath(absolute, base)
-    if relative.startswith(os.pardir + os.sep) or relative == os.pardir:
-        raise OutputError(f"{file}: not under any input path")
-    return PurePosixPath(relative.replace(os.sep, "/"))  # relpath gives the platform's separators
-
-
-def destination(file: str, paths: Iterable[str], outdir: Path) -> Path:
-    return outdir / relative_destination(file, paths)
+    def of(self, file: str) -> Path:
+        """Where `file` is written."""
+        return self.outdir / self.relative(file)
 
 
 def _mode_of(path: str) -> int | None:
@@ -111,8 +110,8 @@ class TreeWriter:
         paths = list(paths)
         self.outdir = outdir
         self.log = WriteLog()
-        base = _destination_base(paths)
-        self.later = [(file, _relative_to(file, base)) for file in _inputs(paths, excludes, self.log)]
+        destinations = Destinations(paths, outdir)
+        self.later = [(file, destinations.relative(file)) for file in _inputs(paths, excludes, self.log)]
         self.tree = OutputTree(outdir)
         self.tree.open([relative for _, relative in self.later], force)
 

@@ -7,7 +7,7 @@ comments, strings) are kept exactly.
 from __future__ import annotations
 
 import dataclasses
-from typing import Callable, Iterable
+from typing import Iterable, Iterator
 
 from portkit.analyze import Context
 from portkit.analyze.rewrite import prerequisites_met
@@ -16,7 +16,7 @@ from portkit.convert.markers import Marker, marker_edits, may_need_marker, needs
 from portkit.convert.output import Change
 from portkit.model import Finding
 from portkit.parse import MacroTable
-from portkit.pipeline import Workers, analyze_reshaped
+from portkit.run.workers import Workers, analyze_reshaped
 from portkit.textutil import LineIndex
 
 _MAX_PASSES = 4
@@ -62,7 +62,7 @@ def acted_on(finding: Finding) -> bool:
 
 def may_act_on(codes: frozenset[str], fixes: bool) -> bool:
     """Whether an analyzer whose findings carry `codes` (and a fix, if `fixes`) may make one `acted_on` keeps:
-    the analyzers a convert runs when no cache keeps every finding for later (pipeline.Job.analyzers)."""
+    the analyzers a convert runs when no cache keeps every finding for later (run.file.Job.analyzers)."""
     return fixes or any(may_need_marker(code) for code in codes)
 
 
@@ -77,15 +77,27 @@ class SourceToConvert:
 def convert_stable(path: str, data: bytes, findings: Iterable[Finding], context: Context, options: EditOptions,
                    markers: bool, shape: str, macros: MacroTable | None = None) -> FileConversion:
     """One file's `convert_all`."""
-    return convert_all([SourceToConvert(path, data, tuple(findings), shape)], context, options, markers, macros)[0]
+    return in_order(convert_all([SourceToConvert(path, data, tuple(findings), shape)], context, options, markers,
+                                macros))[0]
 
 
-Settled = Callable[[list[FileConversion], list[str]], None]
+@dataclasses.dataclass(frozen=True)
+class Converted:
+    """Conversions `convert_all` has made final, by their index among its sources, and the paths of the sources
+    still being converted: every other file may be written now."""
+
+    done: tuple[tuple[int, FileConversion], ...]
+    pending: tuple[str, ...] = ()
+
+
+def in_order(batches: Iterable[Converted]) -> list[FileConversion]:
+    """Every conversion of `convert_all`'s batches, in the order of its sources."""
+    return [conversion for _, conversion in sorted((pair for batch in batches for pair in batch.done),
+                                                   key=lambda pair: pair[0])]
 
 
 def convert_all(sources: list[SourceToConvert], context: Context, options: EditOptions, markers: bool,
-                macros: MacroTable | None = None, jobs: int = 1, settled: Settled | None = None,
-                workers: Workers | None = None) -> list[FileConversion]:
+                macros: MacroTable | None = None, jobs: int = 1, workers: Workers | None = None) -> Iterator[Converted]:
     """Convert each file, and a file with syntax errors again until nothing changes.
 
     tree-sitter's error recovery depends on the surrounding text, so an inserted
@@ -94,9 +106,9 @@ def convert_all(sources: list[SourceToConvert], context: Context, options: EditO
     tree has the shape of its source's (only names, comments and #includes differ)
     is stable without analysing it again, like a file that parsed cleanly. `macros`
     is the scan's table (ScanResult.macros), so each file is parsed again as the scan
-    did; the files of a pass are parsed together (`jobs` worker processes). `settled`, when given, is
-    told, while the second pass runs, which conversions are final and the paths of those that may change.
-    `workers`: the scan's worker processes, kept for the passes (pipeline.Workers).
+    did; the files of a pass are parsed together (`jobs` worker processes). Yields the conversions as they
+    become final: all but those that may change while the second pass runs (which may write them), then the rest.
+    `workers`: the scan's worker processes, kept for the passes (run.workers.Workers).
     """
     def converted(i: int) -> FileConversion:
         return convert_source(sources[i].path, sources[i].data, sources[i].findings, context, options, markers)
@@ -110,8 +122,8 @@ def convert_all(sources: list[SourceToConvert], context: Context, options: EditO
                                     macros, jobs, acted_on, workers, may_act_on)
         if passes == 0:  # while worker processes parse the files of the pass
             done.update((i, converted(i)) for i in range(len(sources)) if i not in done)
-            if settled is not None:
-                settled([done[i] for i in range(len(sources)) if i not in shapes], [sources[i].path for i in pending])
+            yield Converted(tuple((i, done[i]) for i in range(len(sources)) if i not in shapes),
+                            tuple(sources[i].path for i in pending))
         still = []
         for i, (shape, findings) in zip(pending, analysed):
             if findings is None:
@@ -126,4 +138,4 @@ def convert_all(sources: list[SourceToConvert], context: Context, options: EditO
         pending = still
         if not pending:
             break
-    return [done[i] for i in range(len(sources))]
+    yield Converted(tuple((i, done[i]) for i in shapes))

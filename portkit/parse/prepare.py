@@ -24,7 +24,7 @@ from tree_sitter import Node, Tree
 
 from portkit.parse.conditionals import select_branches
 from portkit.parse.lexer import IDENTIFIER, SUPPRESSION, Layout, blank, layout_of
-from portkit.parse.macros import MacroTable
+from portkit.parse.macros import MacroTable, words_of
 from portkit.parse.recovery import error_weight
 
 # Where a statement macro's use may stand: at the start of a line, or after another statement on it
@@ -58,6 +58,7 @@ class Prepared:
 def prepare(source: bytes, table: MacroTable, parse: Callable[[bytes], Tree]) -> Prepared:
     """The source's own tree, unless the fixes give one with no more errors (and, to keep only the
     first branch of split #if groups, fewer)."""
+    table = table.narrowed(words_of(source))
     tree = parse(source)
     if not _needs_fixing(source, tree, table):
         if tree.root_node.has_error and _COMMENT_THEN_TEXT.search(source):
@@ -129,15 +130,9 @@ def _code_matches(pattern: re.Pattern[bytes], text: bytes | bytearray, layout: L
     return [m for m in pattern.finditer(text) if layout.is_code(m.start())]
 
 
-def _spelled(names: frozenset[bytes], source: bytes) -> frozenset[bytes]:
-    """The `names` the source spells, maybe inside a longer word (`_uses` then matches whole words only):
-    a few searches at C speed, where listing the file's words took longer than the fix."""
-    return frozenset(n for n in names if n in source)
-
-
 @functools.lru_cache(maxsize=64)
 def _uses(names: frozenset[bytes]) -> re.Pattern[bytes]:
-    """Any of `names` (those the file has: few) as a whole word."""
+    """Any of `names` (those the file spells: few, `MacroTable.narrowed`) as a whole word."""
     return re.compile(rb"\b(?:" + b"|".join(re.escape(n) for n in sorted(names, key=len, reverse=True)) + rb")\b")
 
 
@@ -207,7 +202,7 @@ def _attributes(out: bytearray, layout: Layout, table: MacroTable) -> None:
         arguments = layout.arguments(match.end() - 1, closing) if closing > 0 else []
         if len(arguments) > 2:
             blank(out, arguments[1][1], closing)
-    names = _spelled(frozenset(table.attributes) | table.attribute_calls, layout.source)
+    names = frozenset(table.attributes) | table.attribute_calls
     for match in _code_matches(_uses(names), layout.source, layout) if names else ():
         name = match.group()
         if name in table.attributes:
@@ -262,7 +257,7 @@ def _header_ends_at(out: bytearray, layout: Layout, offset: int) -> bool:
 
 def _identity_macros(out: bytearray, layout: Layout, table: MacroTable) -> None:
     """`STDC_ARGS((int, double *))` with `#define STDC_ARGS(p) p`: a use is its argument."""
-    names = _spelled(table.identities, layout.source)
+    names = table.identities
     for match in _code_matches(_uses(names), layout.source, layout) if names else ():
         opening = layout.next_code(layout.source, match.end())
         closing = layout.closing(opening) if opening > 0 and layout.source[opening] == ord("(") else -1

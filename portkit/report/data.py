@@ -7,7 +7,7 @@ from typing import Any, Iterable, Iterator
 from portkit import __version__
 from portkit.codes import ALL_STATUSES, API_UNKNOWN, CUDA_BRANCH, DEVICE_FUNCTION, KERNEL, KERNEL_LAUNCH, in_group
 from portkit.model import Finding, Position
-from portkit.pipeline import ScanResult
+from portkit.run.project import ScanResult
 from portkit.report.plan import WARP_PREFIXES, api_hours, plan
 from portkit.report.regions import with_ends
 from portkit.rules import version_text
@@ -65,7 +65,8 @@ class _Totals:
         self.unknown: set[str] = set()
         self.inline_asm = 0
         self.warp_level = 0  # uses of warp-level intrinsics and warpSize
-        # per (library, name, status): sites, files, and the first site's (path, line, column, code, hip, advice)
+        # per (library, name, status): sites, files, the first site's (path, line, column, code, hip, advice), and
+        # the sites the effort bills
         self.apis: dict[tuple[str, str, str], list[Any]] = {}
         for key, group in groups.items():
             self._add(*key, group)
@@ -92,12 +93,14 @@ class _Totals:
         if not (library and status):
             return
         site = (*first, code, row.hip, row.advice)
+        billed = sum(r.billed for _, r in group)
         api = self.apis.get((library, name, status))
         if api is None:
-            self.apis[(library, name, status)] = [count, files, site]
+            self.apis[(library, name, status)] = [count, files, site, billed]
             return
         api[0] += count
         api[1] |= files
+        api[3] += billed
         if site[:4] < api[2][:4]:
             api[2] = site
 
@@ -105,7 +108,7 @@ class _Totals:
 def _libraries(result: ScanResult, totals: _Totals) -> list[dict[str, Any]]:
     sites: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
     names: dict[str, dict[str, set[str]]] = collections.defaultdict(lambda: collections.defaultdict(set))
-    for (library, name, status), (count, _, _) in totals.apis.items():
+    for (library, name, status), (count, _, _, _) in totals.apis.items():
         sites[library][status] += count
         names[library][status].add(name)
     rows = []
@@ -135,13 +138,13 @@ def _apis(result: ScanResult, totals: _Totals) -> list[dict[str, Any]]:
     for the target; `roc` the roc* library's spelling where the target has it.
     """
     rows = []
-    for (library, name, status), (sites, files, first) in totals.apis.items():
+    for (library, name, status), (sites, files, first, billed) in totals.apis.items():
         rule = result.rules.find(name)
         roc = rule.roc if rule is not None and rule.roc and rule.roc_available(result.target) else ""
         rows.append({
             "name": name, "library": library, "kind": rule.kind if rule is not None else None,
             "status": status, "code": first[3], "hip": first[4] or None, "roc": roc or None,
-            "sites": sites, "files": sorted(files), "advice": first[5] or None,
+            "sites": sites, "billed": billed, "files": sorted(files), "advice": first[5] or None,
         })
     return sorted(rows, key=lambda r: (r["library"], _STATUS_ORDER[r["status"]], r["name"]))
 

@@ -11,7 +11,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Sequence
 
-from portkit.pipeline import finish_pipeline, plan_pipeline
+from portkit.run.plan import plan_run
+from portkit.run.project import finish_run
+from portkit.run.request import RunRequest
 from portkit.report.data import scan_data
 from portkit.settings import RunSettings
 from portkit.store import cache_root, read_entry, roots_key, write_entry
@@ -23,14 +25,14 @@ def _entry(roots: Sequence[str]) -> Path:
 
 def summary_data(settings: RunSettings, progress: bool = False) -> dict[str, Any]:
     """The report data of a summary-only run (no "findings"): the kept one when its fingerprint still holds."""
-    planned = plan_pipeline(settings, summary_only=True)
+    planned = plan_run(settings, RunRequest(progress=progress, summary_only=True))
     fingerprint = planned.fingerprint()
     if fingerprint is not None:
         kept = read_entry(_entry(settings.paths))
         if isinstance(kept, dict) and kept.get("fingerprint") == fingerprint and isinstance(kept.get("data"), dict):
             planned.save_index()  # files re-read this run (a recent edit) are indexed all the same
             return kept["data"]
-    data = scan_data(finish_pipeline(planned.collect(progress)))
+    data = scan_data(finish_run(planned.collect()))
     data.pop("findings", None)  # a summary lists no sites
     if fingerprint is not None:
         write_entry(_entry(settings.paths), {"fingerprint": fingerprint, "data": data})

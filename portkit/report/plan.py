@@ -12,7 +12,8 @@ from typing import Any
 
 from portkit.codes import GPU_ARCHITECTURE, KERNEL, Status, in_group
 from portkit.resources import load_data
-from portkit.rules import RuleDatabase
+from portkit.rules import RuleDatabase, Target
+from portkit.rules.versions import parse_version, resolve, version_text
 from portkit.tally import Tally, listed_sites
 
 _SUPPORTED = Status.SUPPORTED.value
@@ -22,6 +23,8 @@ WARP_PREFIXES = ("__shfl", "__ballot", "warpSize", "__activemask")
 
 def _parse_effort(data: dict[str, Any]) -> dict[str, Any]:
     return {"hours_per_day": float(data["hours_per_day"]),
+            "hours_per_changed_line": float(data["hours_per_changed_line"]),
+            "per_name": {Status(k): float(v) for k, v in data["per_name"].items()},
             "per_site": {k: float(v) for k, v in data["per_site"].items()},
             "inventory": {k: float(v) for k, v in data["inventory"].items()}}
 
@@ -40,32 +43,37 @@ def readiness(data: dict[str, Any]) -> dict[str, Any]:
             "explanation": "share of CUDA API, header, library and inline-asm sites that port by renaming alone"}
 
 
-def _name_costs(data: dict[str, Any], rules: RuleDatabase) -> dict[tuple[str, str, str], tuple[int, float]]:
-    """Per distinct (library, name, status): its sites and its own cost (the rule's weight)."""
-    model = effort_model()
-    sites = {(api["library"], api["name"], api["status"]): api["sites"] for api in data["apis"]}
+def _name_costs(data: dict[str, Any], rules: RuleDatabase,
+                model: dict[str, Any]) -> dict[tuple[str, str, str], tuple[int, int, float]]:
+    """Per distinct (library, name, status): its sites, the sites billed (one piece of work a site, tally.py),
+    and its own cost (the rule's weight), billed only where one of its sites is."""
     costs = {}
-    for key, count in sites.items():
+    for api in data["apis"]:
+        key, billed = (api["library"], api["name"], api["status"]), api["billed"]
         rule = rules.find(key[1])
-        costs[key] = (count, rules.weight(rule, Status(key[2])) if rule is not None else model["per_site"].get(key[2], 0.0))
+        status = Status(key[2])
+        cost = rules.weight(rule, status, model["per_name"]) if rule is not None else model["per_name"].get(status, 0.0)
+        costs[key] = (api["sites"], billed, cost if billed else 0.0)
     return costs
 
 
 def api_hours(data: dict[str, Any], rules: RuleDatabase) -> dict[tuple[str, str, str], float]:
     """Per distinct (library, name, status): the hours the estimate counts for it (its cost and its sites')."""
-    per_site = effort_model()["per_site"]
-    return {key: round(per_name + sites * per_site.get(key[2], 0.0), 2)
-            for key, (sites, per_name) in _name_costs(data, rules).items()}
-
-
-def estimate(data: dict[str, Any], rules: RuleDatabase) -> dict[str, Any]:
     model = effort_model()
+    per_site = model["per_site"]
+    return {key: round(per_name + billed * per_site.get(key[2], 0.0), 2)
+            for key, (_, billed, per_name) in _name_costs(data, rules, model).items()}
+
+
+def estimate(data: dict[str, Any], rules: RuleDatabase, model: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The effort in hours and person-days; `model` (rules/_effort.yaml's shape) by default the bundled one."""
+    model = model or effort_model()
     rows: dict[str, dict[str, float]] = collections.defaultdict(lambda: {"names": 0, "sites": 0, "hours": 0.0})
-    for (_, _, status), (sites, per_name) in _name_costs(data, rules).items():
+    for (_, _, status), (sites, billed, per_name) in _name_costs(data, rules, model).items():
         row = rows[status]
         row["names"] += 1
         row["sites"] += sites
-        row["hours"] += per_name + sites * model["per_site"].get(status, 0.0)
+        row["hours"] += per_name + billed * model["per_site"].get(status, 0.0)
     codes = {row["code"]: row["sites"] for row in data["codes"]}
     inventory = []
     for code, hours in model["inventory"].items():
@@ -91,7 +99,8 @@ def file_work(data: dict[str, Any], rules: RuleDatabase, tallies: dict[str, Tall
     model = effort_model()
     per_site, review = model["per_site"], model["inventory"]
     # What one site of each (library, name, status) costs: its share of the name's cost, and its own hours.
-    site_hours = {key: per_name / sites + per_site.get(key[2], 0.0) for key, (sites, per_name) in _name_costs(data, rules).items()}
+    site_hours = {key: per_name / billed + per_site.get(key[2], 0.0) if billed else 0.0
+                  for key, (_, billed, per_name) in _name_costs(data, rules, model).items()}
     hazards = {row["code"] for row in data["codes"] if in_group(row["code"], "hazard")}
     rows = []
     for path, found in tallies.items():
@@ -100,7 +109,7 @@ def file_work(data: dict[str, Any], rules: RuleDatabase, tallies: dict[str, Tall
         for row in found.rows:
             code, status, count = row.code, row.status, row.count
             if status:
-                hours.append(count * site_hours[(row.library, row.name, status)])
+                hours.append(row.billed * site_hours[(row.library, row.name, status)])
                 api_sites += count
                 if status != _SUPPORTED:
                     attention += count
@@ -170,6 +179,36 @@ def architectures(tallies: dict[str, Tally]) -> list[dict[str, Any]]:
     return [seen[k] for k in sorted(seen)]
 
 
+def at_newest(data: dict[str, Any], rules: RuleDatabase) -> dict[str, Any] | None:
+    """Readiness and effort at the newest ROCm, where the run targets an older one and some names it uses
+    port better there (a name the target lacks, or spells the old way): None when nothing changes.
+
+    `rocm` is the newest version one of those names needs (its rule's hip_added)."""
+    if data["target"]["rocm"] is None:
+        return None
+    cuda = parse_version(data["target"]["cuda"]) if data["target"]["cuda"] else None
+    here, newest = Target(parse_version(data["target"]["rocm"]), cuda), Target(None, cuda)
+    by_status = dict(data["summary"]["sites_by_status"])
+    apis, needs = [], []
+    for api in data["apis"]:
+        rule = rules.find(api["name"])
+        status = api["status"]
+        if rule is not None and resolve(rule, here).status.value == status:  # the target alone decides it
+            status = resolve(rule, newest).status.value
+            if status != api["status"]:
+                by_status[api["status"]] -= api["sites"]
+                by_status[status] = by_status.get(status, 0) + api["sites"]
+                needs.append(parse_version(rule.hip_added) if rule.hip_added else None)
+        apis.append({**api, "status": status})
+    if not needs:
+        return None
+    later = {**data, "apis": apis, "summary": {**data["summary"], "sites_by_status": by_status}}
+    versions = [v for v in needs if v is not None]
+    return {"rocm": version_text(max(versions)) if versions else None, "readiness": readiness(later),
+            "effort": estimate(later, rules)}
+
+
 def plan(data: dict[str, Any], rules: RuleDatabase, tallies: dict[str, Tally]) -> dict[str, Any]:
-    return {"readiness": readiness(data), "effort": estimate(data, rules), "files": file_work(data, rules, tallies),
-            "checklist": checklist(data, tallies), "architectures": architectures(tallies)}
+    return {"readiness": readiness(data), "effort": estimate(data, rules), "newest": at_newest(data, rules),
+            "files": file_work(data, rules, tallies), "checklist": checklist(data, tallies),
+            "architectures": architectures(tallies)}

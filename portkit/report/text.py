@@ -69,18 +69,22 @@ def _line(console: Console, text: str) -> None:
 
 
 def _headline(console: Console, data: dict[str, Any]) -> None:
+    """At most 80 columns a line: which target the figures are for, and what they become at the newest ROCm."""
     s, plan = data["summary"], data["plan"]
-    readiness, effort = plan["readiness"], plan["effort"]
+    readiness, effort, newest = plan["readiness"], plan["effort"], plan["newest"]
     _line(console, f"[bold]portkit scan[/bold]: {s['files']} files ({s['source_files']} sources, {s['build_files']} build, "
-                   f"{s['other_files']} other), {s['lines']} lines; target HIP {data['target']['rocm'] or 'latest'}")
-    _line(console, f"[bold]readiness {readiness['score']}%[/bold] ({readiness['clean_sites']} of {readiness['total_sites']} "
-                   f"API sites port by renaming); [bold]effort {effort['person_days']} person-days[/bold] ({effort['hours']} h)")
+                   f"{s['other_files']} other), {s['lines']} lines")
+    target = f"HIP {data['target']['rocm']}" if data["target"]["rocm"] else "the newest ROCm"
+    _line(console, f"at {target}: [bold]readiness {readiness['score']}%[/bold], "
+                   f"[bold]effort {effort['person_days']} person-days[/bold] ({effort['hours']} h)")
+    if newest:
+        _line(console, f"at ROCm {newest['rocm'] or 'latest'}: readiness {newest['readiness']['score']}%, "
+                       f"effort {newest['effort']['person_days']} person-days ({newest['effort']['hours']} h)")
     by = s["sites_by_status"]
-    _line(console, "API sites: " + ", ".join(f"[{STATUS_STYLE[Status(k)]}]{k} {v}[/]" for k, v in by.items())
-          + f"; hazards {s['hazards']}")
-    _line(console, f"kernels {s['kernels']}, launches {s['launches']}, device functions {s['device_functions']}, "
-                   f"inline asm {s['inline_asm']}, CUDA-only #if {s['preprocessor_branches']}, "
-                   f"build items {s['environment']}")
+    _line(console, "API sites: " + ", ".join(f"[{STATUS_STYLE[Status(k)]}]{k} {v}[/]" for k, v in by.items()))
+    _line(console, f"hazards {s['hazards']}, kernels {s['kernels']}, launches {s['launches']}, "
+                   f"device functions {s['device_functions']}, inline asm {s['inline_asm']}")
+    _line(console, f"CUDA-only #if {s['preprocessor_branches']}, build items {s['environment']}")
     if s["files_with_parse_errors"] or s["files_skipped"] or s["files_not_utf8"]:
         _line(console, f"[yellow]files: {s['files_with_parse_errors']} parsed with errors, {s['files_skipped']} skipped, "
                        f"{s['files_not_utf8']} not UTF-8[/yellow]")

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import re
-from typing import Iterable
+from typing import Iterable, Mapping
 
 from portkit.codes import Status
 from portkit.rules.model import DEFAULT_WEIGHTS, Library, Rule
@@ -39,8 +39,6 @@ class RuleDatabase:
         # Members of a namespace's classes by member name: `cooperative_groups::thread_block_tile::meta_group_rank`.
         self._namespace_members: dict[str, dict[str, Rule]] = {}
         self._hip_headers: frozenset[str] | None = None
-        # What analysis derives from a rule under a target, once per run (portkit/analyze/findings.py).
-        self.derived: dict[tuple, tuple] = {}
         self._qualified: dict[str, tuple[Rule | None, str]] = {}  # lookup_qualified's answers: names recur
         for rule in rules:
             self._add(rule)
@@ -182,9 +180,11 @@ class RuleDatabase:
         lib = self.libraries.get(library)
         return lib.title if lib else library
 
-    def weight(self, rule: Rule, status: Status) -> float:
+    def weight(self, rule: Rule, status: Status, defaults: Mapping[Status, float] = DEFAULT_WEIGHTS) -> float:
+        """Hours for one distinct name: the rule's own weight, else its library's for the status, else `defaults`'."""
         if rule.weight:
             return rule.weight
         lib = self.libraries.get(rule.library)
-        weights = lib.weights if lib else DEFAULT_WEIGHTS
-        return weights.get(status, DEFAULT_WEIGHTS.get(status, DEFAULT_WEIGHTS[Status.UNSUPPORTED]))
+        if lib and status in lib.weights:
+            return lib.weights[status]
+        return defaults.get(status, defaults.get(Status.UNSUPPORTED, 0.0))

@@ -4,19 +4,24 @@ from __future__ import annotations
 import dataclasses
 
 from portkit.codes import Status
-from portkit.model import quick_init
+from portkit.resources import load_data
 from portkit.rules.versions import Resolution, Target, parse_version, resolve, roc_available
 
 # What sort of CUDA name a rule describes.
 KINDS = ("function", "type", "enum", "macro", "header", "link", "intrinsic", "asm", "field")
 # Kinds indexed by something other than their CUDA name.
 SPECIAL_KINDS = ("header", "link", "asm")
-# Effort in person-hours per distinct name, by status; a rule file may override.
-DEFAULT_WEIGHTS = {Status.SUPPORTED: 0.05, Status.PARTIAL: 2.0, Status.UNSUPPORTED: 8.0, Status.REMOVED: 4.0,
-                   Status.UNAVAILABLE: 1.0}
 
 
-@quick_init  # ~10,000 rules are built on every run
+def _name_weights(data: dict) -> dict[Status, float]:
+    return {Status(status): float(hours) for status, hours in data["per_name"].items()}
+
+
+# Effort in person-hours per distinct name, by status (rules/_effort.yaml, fitted to real ports); a rule
+# file's `weights`, or a rule's `weight`, overrides it.
+DEFAULT_WEIGHTS = load_data("_effort.yaml", _name_weights)
+
+
 @dataclasses.dataclass(frozen=True)
 class Rule:
     cuda: str

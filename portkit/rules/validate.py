@@ -8,7 +8,7 @@ from typing import Any
 from portkit.codes import ALL_STATUSES, RULE_STATUSES, Status
 from portkit.errors import RuleFileError
 from portkit.rules.snippets import HELPER_PREFIX, helper_named, helper_providing
-from portkit.rules.model import DEFAULT_WEIGHTS, KINDS, SPECIAL_KINDS, Library, Rule
+from portkit.rules.model import KINDS, SPECIAL_KINDS, Library, Rule
 from portkit.rules.versions import VERSION_RE
 
 _LIBRARY_KEYS = {"library", "title", "hip_library", "roc_library", "weights", "vendored", "entries"}
@@ -142,7 +142,7 @@ def _weights(source: str, data: dict[str, Any]) -> dict[str, float]:
     weights = data.get("weights") or {}
     if not isinstance(weights, dict) or any(k not in ALL_STATUSES or not _is_weight(v) for k, v in weights.items()):
         raise _fail(source, "", f"key 'weights': a mapping from {', '.join(ALL_STATUSES)} to numbers from 0 to {MAX_WEIGHT}")
-    return {**DEFAULT_WEIGHTS, **{Status(k): float(v) for k, v in weights.items()}}
+    return {Status(k): float(v) for k, v in weights.items()}  # the rest: DEFAULT_WEIGHTS, when asked
 
 
 def parse_library(source: str, data: Any) -> tuple[Library, list[Rule]]:

@@ -13,7 +13,8 @@ from portkit.convert.output import Change, WriteLog, write_in_place, write_tree
 from portkit.errors import InputError, OutputError
 from portkit.fileio import write_output
 from portkit.outpath import refuse_overlap
-from portkit.pipeline import run_pipeline
+from portkit.run.project import run_project
+from portkit.run.request import RunRequest
 from portkit.rules import Target
 from portkit.settings import RunSettings
 from portkit.shim.header import MAX_DISPATCHED_ARGUMENTS, STYLES, Shim, build_shim, guard_name, source_edits
@@ -74,7 +75,7 @@ def make_shim(settings: RunSettings, options: ShimOptions) -> ShimOutcome:
     if options.sources is not None:
         refuse_overlap(options.sources, settings.paths, directory=True)
     # The header serves every HIP version: scan for the newest, fallbacks cover older ones.
-    result = run_pipeline(dataclasses.replace(settings, target=Target()), keep_sources=True)
+    result = run_project(dataclasses.replace(settings, target=Target()), RunRequest(keep_sources=True))
     built = build_shim(result.findings, result.rules, options.style, options.header.name)
     titles = {lib_id: lib.title for lib_id, lib in result.rules.libraries.items()}
     from portkit.templating import render_template  # jinja2 loads only when a shim is written

@@ -207,21 +207,22 @@ def test_convert_reports_a_file_it_skipped_as_too_large(tmp_path: Path, capsys) 
 
 
 def test_workers_never_exceed_the_cores(tmp_path: Path, monkeypatch) -> None:
-    from portkit import pipeline
+    from portkit.run import workers
+    from portkit.run.project import run_project
     from portkit.settings import available_cpus, resolve_settings
 
     _setup(tmp_path, {f"src/f{i}.cu": CUDA for i in range(40)})
     started: list[int] = []
-    real = pipeline.ProcessPoolExecutor
+    real = workers.ProcessPoolExecutor
 
     def counting(workers: int, **kwargs):
         started.append(workers)
         return real(workers, **kwargs)
 
-    monkeypatch.setattr(pipeline, "ProcessPoolExecutor", counting)
+    monkeypatch.setattr(workers, "ProcessPoolExecutor", counting)
     settings = resolve_settings([str(tmp_path / "src")], jobs=40, cache=False)
     assert settings.jobs <= available_cpus()
-    pipeline.run_pipeline(settings)
+    run_project(settings)
     assert all(w <= available_cpus() for w in started)
 
 

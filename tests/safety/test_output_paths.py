@@ -78,11 +78,11 @@ def test_a_non_empty_output_directory_is_refused_unless_forced(tmp_path: Path, c
 
 
 def test_a_foreign_output_directory_is_refused_before_anything_is_analysed(tmp_path: Path, capsys, monkeypatch) -> None:
-    import portkit.convert.project as project_module
+    import portkit.convert.project_conversion as project_module
 
     p = project(tmp_path)
     out = write(tmp_path / "out" / "k.cu", b"// the user's own file\n").parent
-    monkeypatch.setattr(project_module, "run_pipeline", lambda *args, **kwargs: pytest.fail("analysed first"))
+    monkeypatch.setattr(project_module, "run_project", lambda *args, **kwargs: pytest.fail("analysed first"))
     assert main(["convert", str(p / "src"), "-o", str(out)]) == 2
     assert "not empty, and not written by portkit" in capsys.readouterr().err
 

@@ -29,7 +29,7 @@ TRANSLATION_UNITS = frozenset({".cu", ".cpp", ".cc", ".cxx", ".c"})
 
 
 class Defining(Protocol):
-    """What scoping needs of a file's result (portkit.cache.FileResult has it)."""
+    """What scoping needs of a file's result (portkit.run.cache.FileResult has it)."""
 
     @property
     def definitions(self) -> frozenset[str]: ...

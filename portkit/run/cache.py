@@ -14,11 +14,9 @@ import sys
 from pathlib import Path
 from typing import Any, Callable
 
-from portkit.analyze.preamble import RuntimeNeeds
-from portkit.codes import Status
-from portkit.model import (
-    FACT_RECORDS, Append, Cast, ClangFacts, Drop, Engine, Finding, Fix, FixAction, Occurrence, Position, Replace, Role, Severity, Span,
-)
+from portkit.analyze.registry import project_analyses
+from portkit.model import Finding, Occurrence
+from portkit.packing import pack_finding, pack_occurrence, unpack_finding, unpack_occurrence
 from portkit.resources import rules_dir
 from portkit.store import cache_root, code_fingerprint, read_entry, write_entry
 from portkit.tally import Tally, tally
@@ -55,7 +53,8 @@ class FileResult:
     internal: frozenset[str] = frozenset()  # definitions only this file sees (static functions...)
     includes: tuple[str, ...] = ()  # the file names its #includes name: a file another includes shares its internals
     c_includes: tuple[str, ...] = ()  # those it #includes inside an `extern "C" { }` block
-    runtime: RuntimeNeeds = RuntimeNeeds()  # what the project-wide step decides its runtime header from
+    # Each project analysis's fact about the file (analyze/registry.py: ProjectAnalysis), keyed by its name.
+    facts: dict[str, Any] = dataclasses.field(default_factory=dict)
     shape: str = ""  # parsed with errors: the tree's structure (ParsedFile.shape), for convert's second pass
 
     def keeping(self, wanted: Callable[[Finding], bool]) -> FileResult:
@@ -102,65 +101,15 @@ def bundled_data_digest() -> str:
     return digest.hexdigest()
 
 
-def _spans(spans: tuple[Span, ...]) -> list[int]:
-    return [x for s in spans for x in (s.start, s.end)]
-
-
-def _unspans(flat: list[int]) -> tuple[Span, ...]:
-    if not flat:
-        return ()
-    pairs = iter(flat)
-    return tuple(map(Span, pairs, pairs))
-
-
-# Enum lookups by value, without the enum machinery: unpacking runs once per cached finding.
-_STATUSES = {s.value: s for s in Status}
-_SEVERITIES = {s.value: s for s in Severity}
-_ENGINES = {e.value: e for e in Engine}
-_ARG_EDITS = {kind.__name__: kind for kind in (Append, Cast, Drop, Replace)}
-
-
-def pack_finding(f: Finding) -> list[Any]:
-    """Findings as plain lists: building JSON objects per finding is several times slower."""
-    fix = None if f.fix is None else [f.fix.action.value, f.fix.span.start, f.fix.span.end, f.fix.text,
-                                      _spans(f.fix.parts), f.fix.drop_args, f.fix.prerequisite, f.fix.spaced_chevrons,
-                                      f.fix.launch_as_value, [[type(a).__name__, *a] for a in f.fix.args]]
-    return [f.path, f.position.line, f.position.column, f.code, f.name, f.message, f.severity.value, f.library,
-            f.status.value if f.status else None, f.hip, f.advice, f.function, f.span.start, f.span.end, fix, f.shadowable,
-            f.engine.value]
-
-
-def unpack_finding(t: list[Any], fixes: bool = True) -> Finding:
-    """A packed finding; `fixes=False` leaves its fix out (a report shows none, and skipping it is faster)."""
-    packed = t[14] if fixes else None
-    fix = None if packed is None else Fix(FixAction(packed[0]), Span(packed[1], packed[2]), packed[3], _unspans(packed[4]),
-                                          packed[5], tuple(_ARG_EDITS[a[0]](*a[1:]) for a in packed[9]), packed[6],
-                                          packed[7], packed[8])
-    return Finding(t[0], Position(t[1], t[2]), t[3], t[4], t[5], _SEVERITIES[t[6]], t[7], _STATUSES[t[8]] if t[8] else None,
-                   t[9], t[10], t[11], Span(t[12], t[13]), fix, t[15], _ENGINES[t[16]])
-
-
-def _pack_occurrence(o: Occurrence) -> list[Any]:
-    info = None if o.info is None else [type(o.info).__name__, *o.info]
-    return [o.span.start, o.span.end, o.role.value, o.text, o.position.line, o.position.column, o.function, o.detail,
-            _spans(o.parts), info, None if o.clang is None else o.clang.macro]
-
-
-def _unpack_occurrence(t: list[Any]) -> Occurrence:
-    info = None if t[9] is None else FACT_RECORDS[t[9][0]](*(tuple(v) if isinstance(v, list) else v for v in t[9][1:]))
-    return Occurrence(Span(t[0], t[1]), Role(t[2]), t[3], Position(t[4], t[5]), t[6], t[7], _unspans(t[8]), info,
-                      None if t[10] is None else ClangFacts(t[10]))
-
-
 def pack_result(result: FileResult) -> dict[str, Any]:
     """A result as JSON: with its findings, or (a summarized result) with its tally instead."""
     packed = {"lines": result.lines, "error_line": result.error_line, "encoding": result.encoding,
               "warning": result.warning, "problem": result.problem,
               "definitions": sorted(result.definitions), "declared": sorted(result.declared),
               "aliases": [list(a) for a in result.aliases], "suppressions": [list(s) for s in result.suppressions],
-              "pending": [_pack_occurrence(o) for o in result.pending], "depends": [list(d) for d in result.depends],
+              "pending": [pack_occurrence(o) for o in result.pending], "depends": [list(d) for d in result.depends],
               "internal": sorted(result.internal), "includes": list(result.includes),
-              "c_includes": list(result.c_includes), "runtime": _pack_runtime(result.runtime),
+              "c_includes": list(result.c_includes), "facts": _pack_facts(result.facts),
               "shape": result.shape}
     if result.tally is not None:
         return {**packed, "tally": result.tally.pack()}
@@ -174,20 +123,22 @@ def unpack_result(file: SourceFile, d: dict[str, Any], fixes: bool = True) -> Fi
                       tuple(unpack_finding(f, fixes) for f in d.get("findings", ())), frozenset(d["definitions"]),
                       frozenset(d["declared"]), tuple((a, b) for a, b in d["aliases"]),
                       tuple((line, codes) for line, codes in d["suppressions"]),
-                      tuple(_unpack_occurrence(o) for o in d["pending"]),
+                      tuple(unpack_occurrence(o) for o in d["pending"]),
                       headers=tuple((path, tuple(unpack_finding(f) for f in findings)) for path, findings in d.get("headers", ())),
                       depends=tuple((path, digest) for path, digest in d["depends"]), tally=counted,
                       internal=frozenset(d["internal"]), includes=tuple(d["includes"]), c_includes=tuple(d["c_includes"]),
-                      runtime=_unpack_runtime(d["runtime"], fixes), shape=d["shape"])
+                      facts=_unpack_facts(d["facts"], fixes), shape=d["shape"])
 
 
-def _pack_runtime(needs: RuntimeNeeds) -> list[Any]:
-    return [list(needs.includes), needs.inserts, list(needs.names), needs.unit,
-            pack_finding(needs.candidate) if needs.candidate else None, list(needs.guarded)]
+def _pack_facts(facts: dict[str, Any]) -> dict[str, Any]:
+    analyses = {a.name: a for a in project_analyses()}
+    return {name: analyses[name].pack(fact) for name, fact in facts.items()}
 
 
-def _unpack_runtime(t: list[Any], fixes: bool) -> RuntimeNeeds:
-    return RuntimeNeeds(tuple(t[0]), t[1], tuple(t[2]), t[3], unpack_finding(t[4], fixes) if t[4] else None, tuple(t[5]))
+def _unpack_facts(packed: dict[str, Any], fixes: bool) -> dict[str, Any]:
+    """Every analysis's fact read back; a fact of an analysis that no longer exists is a miss (KeyError)."""
+    analyses = {a.name: a for a in project_analyses()}
+    return {name: analyses[name].unpack(fact, fixes) for name, fact in packed.items()}
 
 
 def _unchanged(depends: tuple[tuple[str, str], ...]) -> bool:

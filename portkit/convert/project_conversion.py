@@ -1,4 +1,4 @@
-"""Convert a project: run the pipeline, convert every source and build file, write, verify.
+"""Convert a project: run the project, convert every source and build file, write, verify.
 
 The command-line layer (portkit/cli/convert.py) parses options and prints the
 outcome; everything that decides what is written lives here and below.
@@ -13,12 +13,15 @@ from portkit.convert.build_files import BuildNote, convert_cmake, convert_makefi
 from portkit.convert.edits import EditOptions
 from portkit.convert.hipify import HipifyFailure, find_hipify_perl, hipify_files
 from portkit.convert.markers import Marker
-from portkit.convert.output import Change, TreeWriter, WriteLog, destination, write_in_place
+from portkit.convert.output import Change, Destinations, TreeWriter, WriteLog, write_in_place
 from portkit.convert.sources import FileConversion, SourceToConvert, acted_on, convert_all, convert_source, may_act_on
 from portkit.convert.hipcc_check import VerifyResult, is_unit, verify_tree
 from portkit.errors import InputError
 from portkit.outpath import refuse_overlap
-from portkit.pipeline import ScanResult, Workers, analyze_bytes, run_pipeline
+from portkit.run.file import analyze_bytes
+from portkit.run.project import ScanResult, run_project
+from portkit.run.request import RunRequest
+from portkit.run.workers import Workers
 from portkit.settings import RunSettings
 from portkit.walk import CONVERTED_BUILD_TYPES
 
@@ -127,12 +130,14 @@ def _convert_all(settings: RunSettings, options: ConvertOptions, result: ScanRes
             outcome.build_notes.extend((summary.path, note) for note in build.notes)
             outcome.conversions.append(FileConversion(summary.path, data, _encode(build.text), 0, ()))
 
-    def settled(final: list[FileConversion], held: list[str]) -> None:
-        if writer is not None:
-            writer.write([c.change() for c in outcome.conversions + final], held)
-
-    for slot, conversion in zip(slots, convert_all(native, result.context, edit_options, options.markers,
-                                                   result.macros, settings.jobs, settled, workers)):
+    converted: dict[int, FileConversion] = {}
+    for batch in convert_all(native, result.context, edit_options, options.markers, result.macros, settings.jobs,
+                             workers):
+        converted.update(batch.done)
+        if writer is not None and batch.pending:  # the others are written while the last ones are converted
+            writer.write([c.change() for c in outcome.conversions + list(converted.values())], batch.pending)
+    for slot, index in zip(slots, range(len(native))):
+        conversion = converted[index]
         outcome.skipped.extend((conversion.path, line) for line in conversion.skipped)
         outcome.conversions.insert(slot, conversion)
     return outcome
@@ -141,8 +146,9 @@ def _convert_all(settings: RunSettings, options: ConvertOptions, result: ScanRes
 def _verify(settings: RunSettings, options: ConvertOptions, outcome: ConvertOutcome) -> list[VerifyResult]:
     units = [c.path for c in outcome.conversions if is_unit(c.path, c.changed)]
     if options.output is not None:
-        roots = [destination(p, settings.paths, options.output) for p in settings.paths if os.path.isdir(p)]
-        files = [destination(path, settings.paths, options.output) for path in units]
+        destinations = Destinations(settings.paths, options.output)
+        roots = [destinations.of(p) for p in settings.paths if os.path.isdir(p)]
+        files = [destinations.of(path) for path in units]
     else:
         roots = [Path(p) for p in settings.paths if os.path.isdir(p)]
         files = [Path(path) for path in units]
@@ -159,8 +165,9 @@ def convert_project(settings: RunSettings, options: ConvertOptions, progress: bo
         writer = TreeWriter(settings.paths, options.output, settings.excludes, options.force)
     try:
         with Workers() as workers:  # the scan's processes parse the converted files again
-            result = run_pipeline(settings, keep_sources=True, prefer_roc=options.roc, progress=progress,
-                                  wanted=acted_on, analyzers=may_act_on, workers=workers)
+            request = RunRequest(keep_sources=True, prefer_roc=options.roc, progress=progress, wanted=acted_on,
+                                 analyzers=may_act_on)
+            result = run_project(settings, request, workers=workers)
             if writer is not None:
                 writer.leave_out(result.unreadable())
             outcome = _convert_all(settings, options, result, writer, workers)

@@ -4,7 +4,7 @@ Before the files: the header environment (stand-ins, written from the rule
 database, for the CUDA headers this machine lacks), each unit's flags, and one
 precompiled header per compile flags. After: each project header's findings
 from the units that include it, and what the run says on stderr (which units
-fell back, and why). pipeline.py runs the files; this module keeps the engine's
+fell back, and why). run/ runs the files; this module keeps the engine's
 part of a run out of it.
 """
 from __future__ import annotations
@@ -16,7 +16,7 @@ import logging
 import os
 from typing import TYPE_CHECKING, Callable, Iterable, Iterator
 
-from portkit.cache import FileResult
+from portkit.run.cache import FileResult
 from portkit.model import Finding
 from portkit.rules import RuleDatabase
 from portkit.settings import RunSettings

@@ -20,10 +20,11 @@ from typing import Any, Iterable, Sequence
 from portkit import __version__
 from portkit.analyze import Context
 from portkit.analyze.registry import path_tails
-from portkit.cache import FileResult, pack_result, rules_fingerprint, unpack_result
+from portkit.run.cache import FileResult, pack_result, rules_fingerprint, unpack_result
 from portkit.errors import InputError
 from portkit.fileio import output_stream
-from portkit.pipeline import Collected, ScanResult, finish_pipeline
+from portkit.run.plan import Collected
+from portkit.run.project import ScanResult, finish_run
 from portkit.rules import Target, load_database, version_text
 from portkit.settings import RunSettings
 from portkit.walk import SourceFile, WalkWarning
@@ -205,4 +206,4 @@ def merge_shards(paths: Iterable[Path], rule_files: Sequence[Path] | None = None
     results = [r for shard in shards for r in shard.results]
     context = Context(rules=rules, target=first.target, project_paths=path_tails(r.file.path for r in results))
     warnings = [w for shard in shards for w in shard.walk_warnings]
-    return finish_pipeline(Collected(context, results, warnings, [r.file for r in results]))
+    return finish_run(Collected(context, results, warnings, [r.file for r in results]))

@@ -1,0 +1,226 @@
+#!/usr/bin/env python3
+"""Effort model validation: portkit's effort estimate against the work real hand ports did.
+
+For every program pair of the corpora in bench/realworld.toml and bench/effort.toml (a
+public CUDA program and the HIP port its authors wrote by hand), this converts the CUDA
+program with `portkit convert`, and measures the residual work: the lines a human changed
+beyond what convert writes, i.e. the diff of the converted tree against the hand port over
+the C/C++/CUDA sources present in both (matched by path, or by path without extension,
+`kernel.cu` ~ `kernel.hip`), ignoring what is no port work: whitespace, comments (portkit's
+`portkit:` markers among them), the helpers portkit writes (done work), the runtime include,
+and the vendor in the project's own names (checkCuda ~ checkHip; lines compared in lower
+case); a replaced block counts its longer side. It scans the CUDA program
+(`portkit scan --format json`) for the estimate's data, and counts its lines of code
+(non-blank source lines).
+
+The pairs are split once, by name: the fit part is every other program of each corpus in
+name order (even positions), the held-out part the rest (odd positions). `--fit` fits the
+model's weights (rules/_effort.yaml) to the fit part only and prints them; the report gives,
+per part, Spearman(effort hours, residual), Spearman(lines of code, residual) and the median
+absolute error of the hours, where the residual is turned into hours at the model's
+`hours_per_changed_line`. Hours are portkit's own estimate under the bundled model.
+
+Usage:
+  bench/effort.py                       # measure (cached in --work) and report
+  bench/effort.py --fit                 # also fit the weights to the fit part
+  bench/effort.py --every 4             # one HeCBench pair in 4 (the documented run)
+
+Corpora come from bench/realworld.py's mirrors and cache. Not part of CI, not a unit test.
+Exit 0 when it ran, 2 with one line on stderr on bad input.
+"""
+from __future__ import annotations
+
+import argparse
+import contextlib
+import difflib
+import io
+import json
+import re
+import shutil
+import sys
+import tomllib
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(HERE.parent))
+import effort_fit  # noqa: E402  (bench/, beside this script)
+import realworld  # noqa: E402
+
+TARGET = "5.2"  # the installed HIP: both the conversion and the estimate are for it
+SOURCE_SUFFIXES = realworld.SOURCE_SUFFIXES | {".hip"}
+# What convert writes that no one has to port: its marker comments, its helpers (a guarded block, done
+# work), and the runtime include (the hand port has it too, maybe a line away).
+_MARKER = re.compile(r"//\s*portkit:[^\n]*|/\*\s*portkit:.*?\*/", re.S)
+_HELPER = re.compile(r"^#ifndef (PORTKIT_HELPER_\w+)\n.*?^#endif /\* \1 \*/$", re.S | re.M)
+_RUNTIME_INCLUDE = "#include <hip/hip_runtime.h>"
+# Comments, and spelling CUDA as HIP in the project's own names and messages (checkCuda -> checkHip,
+# CHECK_CUDA -> CHECK_HIP): no port work. Lines are compared in lower case.
+_COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
+_VENDOR = re.compile(r"cuda")
+SAMPLED_CORPUS = "hecbench"  # ~500 pairs: --every N takes one in N
+
+
+def pair_rules(path: Path) -> dict[str, list[dict]]:
+    """[[corpus.pairs]]: directories matching `glob` whose twin (the regex pair `twin`) exists are programs."""
+    data = tomllib.loads(path.read_text())
+    return {raw["name"]: raw.get("pairs", []) for raw in data.get("corpus", [])}
+
+
+def expand_pairs(corpus: realworld.Corpus, rules: list[dict]) -> list[realworld.Program]:
+    programs = []
+    for rule in rules:
+        pattern, replacement = rule["twin"]
+        for match in sorted(p for p in corpus.root.glob(rule["glob"]) if p.is_dir()):
+            relative = match.relative_to(corpus.root).as_posix()
+            twin = re.sub(pattern, replacement, relative)
+            if twin != relative and (corpus.root / twin).is_dir():
+                name = re.sub(pattern, "", match.name)
+                programs.append(realworld.Program(name, relative, twin, [], [], [], [], [], []))
+    return programs
+
+
+def sources(tree: Path) -> dict[str, Path]:
+    return {p.relative_to(tree).as_posix(): p for p in sorted(tree.rglob("*"))
+            if p.is_file() and p.suffix.lower() in SOURCE_SUFFIXES}
+
+
+def matched_files(converted: Path, hand: Path) -> list[tuple[Path, Path]]:
+    """Files present in both trees: the same path, else the same path without its extension (unique)."""
+    mine, theirs = sources(converted), sources(hand)
+    pairs = [(mine[rel], theirs[rel]) for rel in mine if rel in theirs]
+    stems: dict[str, list[str]] = {}
+    for rel in theirs:
+        if rel not in mine:
+            stems.setdefault(rel.rsplit(".", 1)[0], []).append(rel)
+    for rel in mine:
+        if rel not in theirs and len(stems.get(rel.rsplit(".", 1)[0], [])) == 1:
+            pairs.append((mine[rel], theirs[stems[rel.rsplit(".", 1)[0]][0]]))
+    return pairs
+
+
+def normalised(path: Path) -> list[str]:
+    """The lines that count: whitespace, comments (portkit's markers among them), portkit's helpers, the
+    runtime include and the vendor in names ignored."""
+    text = _HELPER.sub("", _MARKER.sub("", path.read_bytes().decode("utf-8", "replace")))
+    text = _VENDOR.sub("hip", _COMMENT.sub("", text).lower())
+    lines = (" ".join(raw.split()) for raw in text.splitlines())
+    return [line for line in lines if line and line != _RUNTIME_INCLUDE]
+
+
+def source_lines(path: Path) -> int:
+    return sum(1 for line in path.read_bytes().splitlines() if line.strip())
+
+
+def changed_lines(a: list[str], b: list[str]) -> int:
+    opcodes = difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes()
+    return sum(max(i2 - i1, j2 - j1) for tag, i1, i2, j1, j2 in opcodes if tag != "equal")
+
+
+def lines_of_code(tree: Path) -> int:
+    return sum(source_lines(p) for p in sources(tree).values())
+
+
+def residual(converted: Path, hand: Path) -> tuple[int, int]:
+    """The lines changed beyond convert's output, over the files present in both; and how many files."""
+    pairs = matched_files(converted, hand) if converted.is_dir() else []
+    return sum(changed_lines(normalised(a), normalised(b)) for a, b in pairs), len(pairs)
+
+
+def portkit(*argv: str) -> int:
+    """portkit's CLI in this process (one rule load for the whole run); its own output is dropped."""
+    from portkit.cli import main
+
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+        return main(list(argv))
+
+
+def measure(corpus: realworld.Corpus, program: realworld.Program, work: Path) -> dict | None:
+    """One pair's residual, lines of code and scan data, or None when nothing matches."""
+    slot = work / "trees" / corpus.name / program.cuda
+    stage, out = slot / "cuda", slot / "converted"
+    for tree in (stage, out):
+        shutil.rmtree(tree, ignore_errors=True)
+    try:
+        realworld.copy_filtered(corpus.root / program.cuda, stage, program.files, program.exclude)
+    except OSError as err:  # a link to a file the mirror lacks (HeCBench's hpl)
+        print(f"    skipped: {err.strerror}: {err.filename}", file=sys.stderr)
+        return None
+    realworld.write_generated(stage, program.generated)
+    portkit("convert", str(stage), "-o", str(out), "--rocm-version", TARGET, "-j", "1")
+    if not (out.is_dir() and matched_files(out, corpus.root / program.hip)):
+        return None
+    portkit("scan", str(stage), "--format", "json", "-o", str(slot / "scan.json"), "--rocm-version", TARGET, "-j", "1")
+    scan = json.loads((slot / "scan.json").read_text())
+    return {"corpus": corpus.name, "program": program.name, "converted": str(out),
+            "hand": str(corpus.root / program.hip), "loc": lines_of_code(stage), "apis": scan["apis"],
+            "codes": scan["codes"]}
+
+
+def programs(args: argparse.Namespace) -> list[tuple[realworld.Corpus, realworld.Program]]:
+    chosen = []
+    for config in args.config:
+        pairs = pair_rules(config)
+        for corpus in realworld.load_config(config):
+            corpus.root = realworld.extract(corpus, args.mirror, args.cache)
+            found = corpus.programs + realworld.discover_programs(corpus) + expand_pairs(corpus, pairs.get(corpus.name, []))
+            if corpus.name == SAMPLED_CORPUS:
+                found = found[::args.every]
+            # One-file programs of one directory (ENCCS' examples) are that directory's one pair.
+            unique = {(p.cuda, tuple(p.files), tuple(p.exclude)): p for p in reversed(found)}
+            chosen.extend((corpus, program) for program in found if program in unique.values())
+    return chosen
+
+
+def collect(args: argparse.Namespace) -> list[dict]:
+    """Every pair's measurement, kept in --work/measured.json so a second run only reports."""
+    store = args.work / "measured.json"
+    known = json.loads(store.read_text()) if store.is_file() and not args.again else {}
+    rows = []
+    for corpus, program in programs(args):
+        key = f"{corpus.name}/{program.name}"
+        if key not in known:
+            print(f"  {key}", file=sys.stderr, flush=True)
+            known[key] = measure(corpus, program, args.work)
+            store.write_text(json.dumps(known))
+        if known[key] is not None:
+            row = known[key]
+            row["residual"], row["files"] = residual(Path(row["converted"]), Path(row["hand"]))
+            rows.append(row)
+    return rows
+
+
+def parse_args(argv: list[str]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--config", type=Path, action="append",
+                        help="corpus files (default: bench/realworld.toml and bench/effort.toml)")
+    parser.add_argument("--mirror", type=Path, default=Path("/work/.mirror"))
+    parser.add_argument("--cache", type=Path, default=Path.home() / ".cache" / "portkit-bench")
+    parser.add_argument("--work", type=Path, default=Path("/tmp/portkit-effort"), help="trees and measurements")
+    parser.add_argument("--every", type=int, default=4, help="take one HeCBench pair in N (default 4)")
+    parser.add_argument("--again", action="store_true", help="measure again, ignoring --work/measured.json")
+    parser.add_argument("--fit", action="store_true", help="fit the model's weights to the fit part and print them")
+    args = parser.parse_args(argv)
+    args.config = args.config or [HERE / "realworld.toml", HERE / "effort.toml"]
+    if args.every < 1:
+        raise realworld.BadInput("--every must be at least 1")
+    return args
+
+
+def main(argv: list[str]) -> int:
+    try:
+        args = parse_args(argv)
+        args.work.mkdir(parents=True, exist_ok=True)
+        rows = collect(args)
+    except realworld.BadInput as err:
+        print(f"effort.py: {err}", file=sys.stderr)
+        return 2
+    fit, held = effort_fit.split(rows)
+    if args.fit:
+        effort_fit.print_fit(effort_fit.fit(fit))
+    effort_fit.print_report(fit, held, f"bench/effort.py --every {args.every}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

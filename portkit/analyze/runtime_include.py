@@ -1,0 +1,130 @@
+"""Whether a file gets the HIP runtime header where only the whole project says: a project analysis.
+
+nvcc includes cuda_runtime.h in every .cu file by itself; hipcc includes nothing. Two decisions
+need the project's include graph. A file that uses runtime names without including any CUDA header
+may get them from a header that defines them for compilers without CUDA (`#else typedef void*
+cudaStream_t;`): it gets the runtime header only if no such guarded definition covers them. And nvcc's include
+comes first in the translation unit, so a unit may #define a short macro (`T`) before it includes a
+header that uses CUDA: the runtime header added to that header would come after the macro and
+expand HIP's templates with it, so such a unit gets the runtime header first too.
+
+Each source file's fact is a `RuntimeNeeds` (collected with its analysis, cached with its result);
+`runtime_for_project` decides over all of them.
+"""
+from __future__ import annotations
+
+import os
+from pathlib import PurePath
+from typing import Any, Iterable, NamedTuple, Sequence
+
+from portkit.analyze.preamble import IMPLICIT_CUDA_HEADER, RUNTIME_ADVICE, cuda_includes, preamble_finding, runtime_reason
+from portkit.analyze.registry import Context, ProjectAnalysis, project_analysis
+from portkit.codes import HIP_PREAMBLE
+from portkit.model import Finding, ParsedFile, Role
+from portkit.packing import pack_finding, unpack_finding
+
+# Translation units nvcc compiles as CUDA (a .c file is C: nvcc hands it to the host compiler).
+UNIT_SUFFIXES = frozenset({".cu", ".cpp", ".cc", ".cxx"})
+_UNIT_ADVICE = ("A header this unit includes uses CUDA and gets the HIP runtime header; nvcc included the runtime "
+                "before the unit's first line, before any macro the unit defines.")
+
+
+class RuntimeNeeds(NamedTuple):
+    """What the project-wide step (`runtime_for_project`) needs of one file."""
+
+    includes: tuple[str, ...] = ()  # what its #includes of project files spell
+    inserts: bool = False  # its own preamble adds the runtime header
+    names: tuple[str, ...] = ()  # the runtime names it uses without a CUDA include, when they alone ask for the header
+    unit: bool = False  # a unit without a CUDA include or a preamble of its own
+    candidate: Finding | None = None  # the runtime preamble it gets if the project says so
+    guarded: tuple[str, ...] = ()  # CUDA names it defines in a preprocessor branch, for compilers without CUDA
+
+
+def runtime_needs(parsed: ParsedFile, context: Context, findings: Sequence[Finding]) -> RuntimeNeeds:
+    """One file's row for `runtime_for_project`, from its parse and its own findings."""
+    runtime = context.rules.hip_header(IMPLICIT_CUDA_HEADER)
+    includes = tuple(sorted({o.text for o in parsed.of(Role.INCLUDE) if context.project_header(o.text)}))
+    guarded = tuple(sorted(parsed.guarded))
+    preambles = [f for f in findings if f.code == HIP_PREAMBLE]
+    if not runtime or any(f"<{runtime}>" in f.name.split(", ") for f in preambles):
+        return RuntimeNeeds(includes, bool(runtime), guarded=guarded)
+    if preambles:  # a preamble without the runtime header: the file includes CUDA headers, or has helpers only
+        return RuntimeNeeds(includes, guarded=guarded)
+    included = cuda_includes(parsed, context)
+    reason = runtime_reason(parsed, context, runtime, included)
+    unit = PurePath(parsed.path).suffix in UNIT_SUFFIXES and not any(included)
+    if not reason and not unit:
+        return RuntimeNeeds(includes, guarded=guarded)
+    candidate = preamble_finding(parsed, [f"#include <{runtime}>"], f"<{runtime}>",
+                                 RUNTIME_ADVICE if reason else _UNIT_ADVICE)
+    return RuntimeNeeds(includes, False, reason or (), unit, candidate, guarded)
+
+
+def runtime_for_project(files: Iterable[tuple[str, RuntimeNeeds]]) -> list[Finding]:
+    """The runtime header for the files that need it once the project is known: a file whose runtime names
+    are not all ones it, or a header it reaches, defines in a preprocessor branch for compilers without CUDA
+    (`#else typedef void* cudaStream_t;`), and a unit that reaches a header that gets the runtime header
+    (nvcc's came before the unit's own macros). An #include is resolved as the compiler does first (beside
+    the including file), else by the one project file whose path ends with what it spells."""
+    by_path = {os.path.normpath(path): needs for path, needs in files}
+    if not any(n.candidate for n in by_path.values()):
+        return []
+    included = _project_includes(by_path)
+    named = {path for path, n in by_path.items() if n.names and not {
+        name for reached in _closure([path], included) for name in by_path[reached].guarded}.issuperset(n.names)}
+    includers: dict[str, set[str]] = {}
+    for path, headers in included.items():
+        for header in headers:
+            includers.setdefault(header, set()).add(path)
+    # Every file that reaches an inserting header: a walk up the include graph from those headers.
+    seen = _closure([path for path, n in by_path.items() if n.inserts or path in named], includers)
+    return [n.candidate for path, n in by_path.items()
+            if n.candidate is not None and (path in named or n.unit and path in seen)]
+
+
+def _closure(starts: Iterable[str], edges: dict[str, set[str]]) -> set[str]:
+    """The files reachable from `starts` along `edges`, `starts` included."""
+    todo = list(starts)
+    seen = set(todo)
+    while todo:
+        for path in edges.get(todo.pop(), ()):
+            if path not in seen:
+                seen.add(path)
+                todo.append(path)
+    return seen
+
+
+def _project_includes(by_path: dict[str, RuntimeNeeds]) -> dict[str, set[str]]:
+    """Each project file, with the project files it #includes."""
+    by_tail: dict[str, list[str]] = {}
+    for path in by_path:
+        parts = path.replace(os.sep, "/").split("/")
+        for i in range(len(parts)):
+            by_tail.setdefault("/".join(parts[i:]), []).append(path)
+    included: dict[str, set[str]] = {}
+    for path, needs in by_path.items():
+        for spelled in needs.includes:
+            beside = os.path.normpath(os.path.join(os.path.dirname(path), spelled))
+            tails = by_tail.get(spelled.replace("\\", "/").lstrip("./"), [])
+            header = beside if beside in by_path else tails[0] if len(tails) == 1 else None
+            if header is not None:
+                included.setdefault(path, set()).add(header)
+    return included
+
+
+def _pack(needs: RuntimeNeeds) -> dict[str, Any]:
+    return {**needs._asdict(), "candidate": pack_finding(needs.candidate) if needs.candidate else None}
+
+
+def _unpack(packed: dict[str, Any], fixes: bool) -> RuntimeNeeds:
+    candidate = packed["candidate"]
+    return RuntimeNeeds(includes=tuple(packed["includes"]), inserts=packed["inserts"], names=tuple(packed["names"]),
+                        unit=packed["unit"], candidate=unpack_finding(candidate, fixes) if candidate else None,
+                        guarded=tuple(packed["guarded"]))
+
+
+def _finish(files: Sequence[tuple[str, RuntimeNeeds | None]], context: Context) -> list[Finding]:
+    return runtime_for_project((path, RuntimeNeeds() if needs is None else needs) for path, needs in files)
+
+
+RUNTIME_INCLUDE = project_analysis(ProjectAnalysis("runtime", runtime_needs, _finish, _pack, _unpack))

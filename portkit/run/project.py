@@ -1,0 +1,239 @@
+"""The finish of a run: what only the whole project shows, over every file's result (`ScanResult`).
+
+scan, report, convert, shim and check all start from `run_project`, so they always agree on what
+was found; `scan --shard` collects a part of the files and `merge` finishes the parts together.
+"""
+from __future__ import annotations
+
+import dataclasses
+import enum
+import itertools
+import os
+from typing import Iterable, Iterator
+
+from portkit.analyze import Context
+from portkit.analyze.names import resolve_pending
+from portkit.analyze.preamble import IMPLICIT_CUDA_HEADER, in_cpp_block
+from portkit.analyze.registry import project_analyses
+from portkit.codes import HIP_PREAMBLE
+from portkit.model import Finding, Severity
+from portkit.parse import MacroTable
+from portkit.rules import RuleDatabase, Target
+from portkit.run.cache import FileResult
+from portkit.run.engines import findings_of_headers
+from portkit.run.file import Job, process_file
+from portkit.run.plan import Collected, plan_run
+from portkit.run.request import RunRequest
+from portkit.run.scope import ProjectNames
+from portkit.run.workers import Workers
+from portkit.settings import RunSettings
+from portkit.tally import Tally, dropped, project_tally, tally
+from portkit.walk import SourceFile
+
+
+class Reason(str, enum.Enum):
+    """Why a file has a diagnostic. The values are the JSON report's "kind" and what walk.py and a file's
+    result (FileResult.problem) name as strings: a str enum, equal to them."""
+
+    UNREADABLE = "unreadable"
+    TOO_LARGE = "too-large"
+    SKIPPED = "skipped"  # a binary file
+    ENCODING = "encoding"  # not UTF-8: read as Latin-1
+    ENGINE = "engine"  # the clang engine failed: tree-sitter parsed the file
+    PARSE_ERROR = "parse-error"
+    IGNORE_FILE = "ignore-file"  # a .gitignore that could not be read or holds bad patterns
+
+    __str__ = str.__str__
+    __format__ = str.__format__
+
+
+# Diagnostics that mean a file was not looked at: a convert over it is not complete.
+UNCONVERTED = (Reason.UNREADABLE, Reason.TOO_LARGE)
+
+
+@dataclasses.dataclass(frozen=True, order=True)
+class Diagnostic:
+    """Something about a file as a whole: skipped, unreadable, parsed with errors."""
+
+    path: str
+    message: str
+    reason: Reason = Reason.UNREADABLE
+    severity: Severity = Severity.WARNING
+
+
+@dataclasses.dataclass(frozen=True)
+class FileSummary:
+    path: str
+    file_type: str
+    lines: int
+    error_line: int | None = None
+    encoding: str = "utf-8"
+    shape: str = ""  # parsed with errors: the tree's structure (portkit/parse/recovery.py:tree_shape)
+
+
+@dataclasses.dataclass
+class ScanResult:
+    rules: RuleDatabase
+    target: Target
+    files: list[FileSummary]
+    findings: list[Finding]
+    diagnostics: list[Diagnostic]
+    sources: dict[str, bytes]  # kept only when asked (convert needs the bytes)
+    context: Context
+    # Per file, the `// portkit: ignore[...]` comments: (line, codes; empty for all).
+    suppressions: dict[str, tuple[tuple[int, frozenset[str]], ...]] = dataclasses.field(default_factory=dict)
+    macros: MacroTable | None = None  # the project's macro table, for parsing its files again (analyze_bytes)
+    # A summary-only run's findings, counted per file (portkit/tally.py): it has these and no `findings`.
+    tallies: dict[str, Tally] = dataclasses.field(default_factory=dict)
+    summary_only: bool = False
+    # A summary-only run's findings, read back from the cache file by file when iterated (None: not kept).
+    sites: Sites | None = None
+
+    def file_tallies(self) -> dict[str, Tally]:
+        """Each file's findings counted: a summary-only run's, or counted now (only reports need them)."""
+        if self.summary_only:
+            return self.tallies
+        return {path: tally(group) for path, group in itertools.groupby(self.findings, key=lambda f: f.path)}
+
+    def read_paths(self) -> list[str]:
+        """Every file the run looked at, read or not: what an output must never overwrite."""
+        return [f.path for f in self.files] + [d.path for d in self.diagnostics]
+
+    def unreadable(self) -> list[str]:
+        return [d.path for d in self.diagnostics if d.reason is Reason.UNREADABLE]
+
+    def unread(self) -> list[str]:
+        """Files the run was asked to look at but could not read (or that are too large): a
+        conversion that skipped them silently would look complete."""
+        return [f"{d.path}: {d.message}; not converted" for d in self.diagnostics if d.reason in UNCONVERTED]
+
+    def findings_by_path(self) -> dict[str, list[Finding]]:
+        grouped: dict[str, list[Finding]] = {}
+        for finding in self.findings:
+            grouped.setdefault(finding.path, []).append(finding)
+        return grouped
+
+
+def _project_filter(findings: Iterable[Finding], names: ProjectNames, declared: ProjectNames) -> Iterator[Finding]:
+    """Apply what only the whole project shows: a name another file defines, where the file sees it, is the
+    project's own; one it declares as a variable there is not renamed."""
+    for finding in findings:
+        seen = declared.seen_by(finding.path)
+        if dropped(finding.code, finding.name, finding.shadowable, names.seen_by(finding.path), seen):
+            continue
+        if finding.fix is not None and finding.name in seen and not finding.fix.arguments_only:
+            finding = dataclasses.replace(finding, fix=None)  # the name is some file's variable: not renamed
+        yield finding
+
+
+def _suppressions(results: list[FileResult]) -> dict[str, tuple[tuple[int, frozenset[str]], ...]]:
+    return {r.file.path: tuple((line, frozenset(filter(None, codes.split(",")))) for line, codes in r.suppressions)
+            for r in results if r.suppressions}
+
+
+def _summaries(results: list[FileResult], diagnostics: list[Diagnostic]) -> tuple[list[FileSummary], dict[str, bytes]]:
+    """Each read file's summary, the bytes kept, and (into `diagnostics`) what each file's processing reported."""
+    summaries: list[FileSummary] = []
+    sources: dict[str, bytes] = {}
+    for result in results:
+        path = result.file.path
+        if result.warning:
+            diagnostics.append(Diagnostic(path, result.warning, Reason(result.problem)))
+        if result.data is not None:
+            sources[path] = result.data
+        if result.lines is None:
+            continue  # unreadable or skipped
+        summaries.append(FileSummary(path, result.file.file_type, result.lines, result.error_line, result.encoding,
+                                     result.shape))
+        if result.error_line is not None:
+            diagnostics.append(Diagnostic(
+                path, f"parsed with errors (first at line {result.error_line}); results are partial", Reason.PARSE_ERROR))
+    return summaries, sources
+
+
+def finish_run(collected: Collected) -> ScanResult:
+    """What only the whole project shows, over every file's result: names another file defines are the
+    project's own, namespace aliases resolve other files' names; then diagnostics, and sorting."""
+    # Walk order, whichever results came from the cache first: the output must not depend on the cache.
+    base, every = collected.context, sorted(collected.results, key=lambda r: r.file)
+    names = ProjectNames(((r.file.path, r) for r in every), base.rules.is_cuda_declared)
+    declared = ProjectNames(((r.file.path, r) for r in every), base.rules.is_cuda_declared, declarations=True,
+                            graph=names.graph)
+    results = [r for r in every if r.file.path not in collected.context_only]
+    diagnostics = [Diagnostic(path, message, Reason(reason)) for path, message, reason in collected.walk_warnings]
+    summaries, sources = _summaries(results, diagnostics)
+    aliases = tuple(sorted({alias for r in every for alias in r.aliases}))
+    context = dataclasses.replace(base, project_names=names.any_file(), project_declared=declared.any_file(),
+                                  aliases=aliases)
+    # Findings only the project shows: names other files' aliases resolve, the runtime header where it decides.
+    resolved = list(resolve_pending([(r.file.path, r.aliases, r.pending) for r in results if r.pending], context))
+    for analysis in project_analyses():
+        resolved += analysis.finish([(r.file.path, r.facts.get(analysis.name)) for r in results], context)
+    sites = None
+    if collected.summary_only:
+        tallies = _project_tallies(results, names, declared, resolved)
+        findings: list[Finding] = []
+        if collected.job is not None and collected.job.cache is not None:
+            sites = Sites(collected.job, [e for e in collected.entries if e[0].path not in collected.context_only],
+                          names, declared, resolved)
+    else:
+        from_units = findings_of_headers(results)
+        findings = list(_project_filter([f for r in results for f in from_units.get(r.file.path, r.findings)], names,
+                                        declared))
+        findings = _runtime_outside_c_linkage(findings + resolved, frozenset(n for r in every for n in r.c_includes),
+                                              base.rules)
+        findings.sort(key=Finding.sort_key)
+        tallies = {}
+    return ScanResult(base.rules, base.target, summaries, findings, sorted(diagnostics), sources, context,
+                      _suppressions(results), collected.macros, tallies, collected.summary_only, sites)
+
+
+def _runtime_outside_c_linkage(findings: list[Finding], c_included: frozenset[str], rules: RuleDatabase) -> list[Finding]:
+    """The runtime include convert adds to a file another includes inside `extern "C" { }` (matched by file
+    name, as includes are) goes in a C++ block of its own."""
+    if not c_included:
+        return findings
+    runtime = rules.hip_header(IMPLICIT_CUDA_HEADER)
+    return [in_cpp_block(f, runtime) if f.code == HIP_PREAMBLE and os.path.basename(f.path) in c_included else f
+            for f in findings]
+
+
+class Sites:
+    """Every finding of a summary-only run, in report order, read back from the cache one file at a time
+    whenever it is iterated: a report that streams them never holds them all. A file whose entry
+    cannot be read (an unwritable cache) is processed again."""
+
+    def __init__(self, job: Job, entries: list[tuple[SourceFile, str | None]], names: ProjectNames,
+                 declared: ProjectNames, resolved: list[Finding]):
+        self.job = job
+        self.entries = sorted(entries, key=lambda item: item[0].path)
+        self.names, self.declared = names, declared
+        self.resolved: dict[str, list[Finding]] = {}
+        for finding in resolved:
+            self.resolved.setdefault(finding.path, []).append(finding)
+
+    def __iter__(self) -> Iterator[Finding]:
+        job = dataclasses.replace(self.job, summary=False, keep_sources=False)
+        for file, entry in self.entries:
+            result = job.cache.lookup(file, entry, fixes=False) if job.cache is not None else None
+            if result is None:
+                result = process_file(job, file)
+            findings = list(_project_filter(result.findings, self.names, self.declared))
+            findings.extend(self.resolved.get(file.path, ()))
+            yield from sorted(findings, key=Finding.sort_key)
+
+
+def _project_tallies(results: list[FileResult], names: ProjectNames, declared: ProjectNames,
+                     resolved: list[Finding]) -> dict[str, Tally]:
+    """Each file's tally without what the project's own names drop, with the names other files' aliases resolved."""
+    tallies = {r.file.path: project_tally(r.tally, names.seen_by(r.file.path), declared.seen_by(r.file.path))
+               for r in results if r.tally is not None}
+    for path, group in itertools.groupby(sorted(resolved, key=Finding.sort_key), key=lambda f: f.path):
+        tallies[path] = tallies.get(path, Tally()) + tally(group)
+    return {path: found for path, found in tallies.items() if found.rows or found.listed}
+
+
+def run_project(settings: RunSettings, request: RunRequest = RunRequest(), workers: Workers | None = None) -> ScanResult:
+    """Walk, then parse and analyse every file once (in parallel, cached by content), then finish. `workers`:
+    where to keep the worker processes for a later pass (`analyze_reshaped`)."""
+    return finish_run(plan_run(settings, request).collect(workers))

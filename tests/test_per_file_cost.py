@@ -1,0 +1,55 @@
+"""A file's work never grows with the project (#45): a project-wide set reaches a file's steps only narrowed
+to the names that file spells, so nothing per file loops over it or builds a regex of it.
+
+The project's sets here refuse to be listed: any per-file step that iterates over one (a loop over every
+macro name, a regex of all of them) fails, whatever it costs on the machine running the test.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from portkit.parse import collect_macros, parse_source
+from portkit.parse.macros import MacroTable
+
+CASES = sorted((Path(__file__).parent / "cases").glob("*.cu")) + sorted(
+    (Path(__file__).parent / "convert").rglob("*.cu"))
+
+
+class Unlisted(frozenset):
+    """A project-wide set of names: asked whether it holds a name, never listed."""
+
+    def __iter__(self):
+        raise AssertionError("a per-file step listed a project-wide set")
+
+
+class UnlistedTable(dict):
+    """The project's attribute macros: looked up by name, never listed."""
+
+    def __iter__(self):
+        raise AssertionError("a per-file step listed the project's attribute macros")
+
+    def items(self):
+        raise AssertionError("a per-file step listed the project's attribute macros")
+
+    keys = values = items
+
+
+def project_sized(table: MacroTable, extra: int) -> MacroTable:
+    """`table` as a large project's would be: `extra` more macros of each kind, none of them in the file."""
+    more = lambda tag: {b"PROJECT_%s_%d" % (tag, i) for i in range(extra)}  # noqa: E731
+    attributes = dict(table.attributes)
+    attributes.update((name, b" " * len(name)) for name in more(b"ATTR"))
+    return MacroTable(UnlistedTable(attributes), Unlisted(table.attribute_calls | more(b"CALL")),
+                      Unlisted(table.statements | more(b"STMT")), Unlisted(table.object_statements | more(b"OBJ")),
+                      Unlisted(table.identities | more(b"ID")))
+
+
+@pytest.mark.parametrize("path", CASES, ids=lambda p: p.name)
+def test_a_file_is_prepared_from_its_own_names_only(path: Path) -> None:
+    source = path.read_bytes()
+    table = collect_macros(p.read_bytes() for p in CASES)
+    plain = parse_source(path.name, source, macros=table)
+    large = parse_source(path.name, source, macros=project_sized(table, 1_000))
+    assert large.occurrences == plain.occurrences
