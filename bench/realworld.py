@@ -13,6 +13,8 @@ Usage:
   bench/realworld.py                                  # every corpus in realworld.toml
   bench/realworld.py --corpus rodinia --jobs 2
   bench/realworld.py --hipify-perl /path/to/hipify-perl --json results.json --keep /tmp/trees
+  bench/realworld.py --stage build                    # build with the converted build files (build_stage.py)
+  bench/realworld.py --stage build --corpus hecbench --keep /tmp/builds
 
 Corpora come from git repositories under --mirror (default /work/.mirror): a bare mirror
 MIRROR/OWNER+NAME/repo, or a plain clone (MIRROR/OWNER+NAME or MIRROR/NAME, as
@@ -39,6 +41,8 @@ from collections import defaultdict
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
+
+import build_stage
 
 HERE = Path(__file__).resolve().parent
 REPO_ROOT = HERE.parent
@@ -258,9 +262,10 @@ def write_generated(tree: Path, generated: dict[str, str]) -> None:
         (tree / rel).write_text(content)
 
 
-def run_portkit(command: list[str], env: dict | None, src: Path, out: Path, rocm_version: str) -> str:
+def run_portkit(command: list[str], env: dict | None, src: Path, out: Path, rocm_version: str,
+                extra: tuple[str, ...] = ()) -> str:
     """Convert `src` into `out`; returns portkit's complaints (empty when it exited 0)."""
-    proc = subprocess.run([*command, "convert", str(src), "-o", str(out), "--rocm-version", rocm_version],
+    proc = subprocess.run([*command, "convert", str(src), "-o", str(out), "--rocm-version", rocm_version, *extra],
                           capture_output=True, text=True, env=env, timeout=CONVERT_TIMEOUT, check=False)
     if proc.returncode == 0:
         return ""
@@ -555,6 +560,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--config", type=Path, default=HERE / "realworld.toml")
     parser.add_argument("--corpus", action="append", help="only this corpus (repeatable)")
+    parser.add_argument("--stage", choices=("units", "build", "all"), default="units",
+                        help="units: compile each unit (default); build: build with the converted build files; all")
     parser.add_argument("--hipify-perl", metavar="PATH", help="also measure hipify-perl")
     parser.add_argument("--portkit", metavar="CMD", help="portkit command (default: python3 -m portkit of this checkout)")
     parser.add_argument("--jobs", type=int, default=2, help="parallel hipcc runs (default 2)")
@@ -575,13 +582,42 @@ def check_args(args: argparse.Namespace, corpora: list[Corpus]) -> list[Corpus]:
     if not shutil.which("hipcc"):
         raise BadInput("hipcc is not on PATH (install HIP, e.g. Debian's hipcc)")
     if args.corpus:
-        unknown = set(args.corpus) - {c.name for c in corpora}
+        unknown = set(args.corpus) - {c.name for c in corpora} - {c.name for c in build_stage.load_build_corpora(
+            tomllib.loads(args.config.read_text()), BadInput)}
         if unknown:
             raise BadInput(f"unknown corpus {', '.join(sorted(unknown))}; known: {', '.join(c.name for c in corpora)}")
         corpora = [c for c in corpora if c.name in args.corpus]
     if args.keep and args.keep.resolve().is_relative_to(REPO_ROOT):
         raise BadInput("--keep must be outside the repository")
     return corpora
+
+
+def run_build_stage(args: argparse.Namespace) -> None:
+    """bench/build_stage.py over the [[build]] corpora: one program at a time (a build uses the cores)."""
+    corpora = build_stage.load_build_corpora(tomllib.loads(args.config.read_text()), BadInput)
+    corpora = [c for c in corpora if not args.corpus or c.name in args.corpus]
+    command = shlex.split(args.portkit) if args.portkit else [sys.executable, "-m", "portkit"]
+    env = None if args.portkit else {**os.environ, "PYTHONPATH": os.pathsep.join(
+        filter(None, [str(REPO_ROOT), os.environ.get("PYTHONPATH")]))}
+
+    def convert(src: Path, out: Path, extra: list[str]) -> str:
+        return run_portkit(command, env, src, out, args.rocm_version, tuple(extra))
+
+    results = []
+    with tempfile.TemporaryDirectory(prefix="portkit-build-") as tmp:
+        work = args.keep or Path(tmp)
+        for corpus in corpora:
+            corpus.root = extract(corpus, args.mirror, args.cache.expanduser())  # type: ignore[arg-type]
+            corpus.programs += build_stage.discover(corpus)
+            start = time.perf_counter()
+            table = {p.name: build_stage.run_program(corpus, p, work, convert) for p in corpus.programs}
+            print(f"{corpus.name}: {len(table)} programs built in {time.perf_counter() - start:.0f} s",
+                  file=sys.stderr, flush=True)
+            results.append((corpus, table))
+    print("\n".join(build_stage.report(results)), flush=True)
+    if args.json:
+        build_json = args.json.with_name(args.json.stem + "-build.json")
+        build_json.write_text(json.dumps([build_stage.summary_json(c, t) for c, t in results], indent=1) + "\n")
 
 
 def main(argv: list[str]) -> int:
@@ -598,6 +634,10 @@ def main(argv: list[str]) -> int:
     except BadInput as err:
         print(f"realworld: {err}", file=sys.stderr)
         return 2
+    if args.stage in ("build", "all"):
+        run_build_stage(args)
+    if args.stage == "build":
+        return 0
     with tempfile.TemporaryDirectory(prefix="portkit-realworld-") as tmp, ThreadPoolExecutor(args.jobs) as pool:
         runner = Runner(args, Path(tmp))
         results = []

@@ -131,5 +131,6 @@ EXECUTION_SPACE_MISMATCH = _named("execution-space-mismatch")
 HANDLE_ARITHMETIC = _named("handle-arithmetic")
 GPU_ARCHITECTURE = _named("gpu-architecture")
 NVCC_FLAG = _named("nvcc-flag")
+CUDA_PATH = _named("cuda-install-path")
 # What a name matched against the rules may be reported as: the code of its status (findings.rule_finding).
 RULE_CODES = tuple(code_for_status(status) for status in Status)

@@ -242,6 +242,7 @@ class IgnoreSpec:
 
     def __init__(self, patterns: Iterable[Pattern]):
         self.patterns = tuple(patterns)
+        self.used: set[str] = set()  # the texts of the patterns that decided some path (to tell one that never did)
 
     @classmethod
     def from_lines(cls, lines: Iterable[str]) -> "IgnoreSpec":
@@ -273,6 +274,7 @@ class IgnoreSpec:
     def _decide(self, parts: tuple[str, ...], is_dir: bool) -> bool | None:
         for pattern in reversed(self.patterns):  # the last match wins
             if pattern.matches(parts, is_dir):
+                self.used.add(pattern.text)
                 return not pattern.negated
         return None
 

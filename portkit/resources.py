@@ -8,10 +8,15 @@ from typing import Any
 
 from portkit.errors import RuleFileError
 from portkit.store import cache_root, read_entry, write_entry
+from portkit.textutil import printable
 
 _PACKAGE = Path(__file__).resolve().parent
 MAX_YAML_SIZE = 8 << 20  # bytes; the largest built-in rule file is a few hundred KiB
 MAX_YAML_DEPTH = 32  # rule files nest four levels deep
+
+
+class YamlRefused(ValueError):
+    """A YAML file portkit refuses to build: the message is portkit's, never the YAML library's."""
 
 
 def data_dir(name: str) -> Path:
@@ -39,26 +44,46 @@ def _loader() -> Any:
 
 def _check_events(text: str) -> None:
     """Refuse what makes a small YAML file expensive, before it is built: anchors and
-    aliases (an alias bomb grows a few lines into gigabytes) and deep nesting (the C
-    parser recurses). The event stream is flat, so this check itself is cheap and safe."""
+    aliases (an alias bomb grows a few lines into gigabytes), deep nesting (the C parser
+    recurses) and tags (a rule file is plain data). The event stream is flat, so this check
+    itself is cheap and safe.
+
+    Newer libyaml releases stop deep flow nesting with a limit and wording of their own
+    before they yield a single event; the pure-Python parser, slower but lazy, then finds
+    portkit's reason, so the message does not depend on the installed library."""
+    import yaml
+
+    loader = _loader()
+    try:
+        _walk_events(yaml.parse(text, Loader=loader))
+    except yaml.MarkedYAMLError:
+        if loader is yaml.SafeLoader:
+            raise
+        _walk_events(yaml.parse(text, Loader=yaml.SafeLoader))
+        raise
+
+
+def _walk_events(events: Any) -> None:
     import yaml
 
     depth = 0
-    for event in yaml.parse(text, Loader=_loader()):
+    for event in events:
+        line = event.start_mark.line + 1
         if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None):
-            mark = event.start_mark
-            raise yaml.YAMLError(f"line {mark.line + 1}: anchors and aliases (&, *) are not allowed in portkit's YAML files")
+            raise YamlRefused(f"line {line}: anchors and aliases (&, *) are not allowed in portkit's YAML files")
+        if getattr(event, "tag", None):
+            raise YamlRefused(f"line {line}: tags ({printable(event.tag)}) are not allowed in portkit's YAML files")
         if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
             depth += 1
             if depth > MAX_YAML_DEPTH:
-                raise yaml.YAMLError(f"line {event.start_mark.line + 1}: nested deeper than {MAX_YAML_DEPTH} levels")
+                raise YamlRefused(f"line {line}: nested deeper than {MAX_YAML_DEPTH} levels")
         elif isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
             depth -= 1
 
 
 def read_yaml(path: Path) -> Any:
     """A YAML file's data; a RuleFileError naming the file (and line) when it cannot be read,
-    is larger than MAX_YAML_SIZE, nests too deeply or uses anchors and aliases."""
+    is larger than MAX_YAML_SIZE, nests too deeply or uses anchors, aliases or tags."""
     try:
         if path.stat().st_size > MAX_YAML_SIZE:
             raise RuleFileError(f"{path}: larger than {MAX_YAML_SIZE >> 20} MiB; not a rule file")
@@ -70,6 +95,8 @@ def read_yaml(path: Path) -> Any:
     try:
         _check_events(text)
         return yaml.load(text, Loader=_loader())  # noqa: S506 - a safe loader: data only, no tags
+    except YamlRefused as exc:
+        raise RuleFileError(f"{path}: {exc}") from None
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark
         where = f"line {mark.line + 1}: " if mark else ""

@@ -14,6 +14,7 @@ from typing import Iterable
 from portkit.codes import BLOCKING_CHOICES, DEFAULT_BLOCKING
 from portkit.config import Config, load_config
 from portkit.errors import ConfigError, InputError
+from portkit.resources import load_data
 from portkit.rules.versions import Target, parse_version
 from portkit.toolchain import installed_hip_version
 from portkit.walk import DEFAULT_EXTENSIONS, DEFAULT_MAX_FILE_SIZE, Excludes
@@ -72,16 +73,38 @@ def _max_file_size(given: str | None, config: Config) -> int:
         raise ConfigError(f"{config.source}: key 'max-file-size': {exc}") from None
 
 
+def known_rocm_versions() -> dict[int, tuple[int, int]]:
+    """The HIP/ROCm versions a target may name: major -> (first minor, last minor) (rules/_rocm_versions.yaml)."""
+    return load_data("_rocm_versions.yaml", lambda data: {int(major): (int(minors[0]), int(minors[1]))
+                                                          for major, minors in data.items()})
+
+
+def is_known_rocm(version: tuple[int, ...]) -> bool:
+    first, last = known_rocm_versions().get(version[0], (0, -1))
+    return first <= version[1] <= last
+
+
+def _rocm_version(text: str) -> tuple[int, ...]:
+    """A version `known_rocm_versions` holds (any patch level); InputError naming the known ones otherwise."""
+    try:
+        version = parse_version(text)
+    except ValueError:
+        version = None
+    if version is None or not is_known_rocm(version):
+        names = ", ".join(f"{major}.{first}-{major}.{last}" for major, (first, last) in sorted(known_rocm_versions().items()))
+        raise InputError(f"unknown ROCm version {text!r}; known: {names} (any patch level), or latest")
+    return version
+
+
 def make_target(rocm: str | None, cuda: str | None) -> Target:
     """A ROCm version (default: the installed HIP, else the newest; "latest": the newest) and a CUDA version."""
     try:
-        rocm_version = parse_version(rocm) if rocm and rocm != "latest" else None
         cuda_version = parse_version(cuda) if cuda else None
     except ValueError as exc:
-        raise InputError(f"{exc}; give a version like 6.2 or 5.2.0") from None
+        raise InputError(f"{exc}; give a version like 12.4 or 11.8.0") from None
     if rocm is None:
-        rocm_version = installed_hip_version()
-    return Target(rocm=rocm_version, cuda=cuda_version)
+        return Target(rocm=installed_hip_version(), cuda=cuda_version)
+    return Target(rocm=None if rocm == "latest" else _rocm_version(rocm), cuda=cuda_version)
 
 
 def _extensions(values: Iterable[str]) -> tuple[str, ...]:
@@ -124,7 +147,8 @@ def resolve_settings(paths: Iterable[str] = (), *, extensions: Iterable[str] = (
         extensions=_extensions(extensions) or _extensions(config.extensions) or DEFAULT_EXTENSIONS,
         excludes=config_excludes + command_line_excludes,
         rule_files=tuple(config.rules) + tuple(rule_files),
-        target=make_target(rocm_version or config.rocm_version, cuda_version or config.cuda_version),
+        target=make_target(rocm_version if rocm_version is not None else config.rocm_version,
+                           cuda_version or config.cuda_version),
         jobs=jobs,
         cache=cache,
         engine=engine,

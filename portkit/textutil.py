@@ -2,9 +2,10 @@
 from __future__ import annotations
 
 import bisect
+import collections
 import os
 import re
-from typing import AnyStr, Generic, Iterable
+from typing import AnyStr, Generic, Iterable, Sequence
 
 from portkit.model import Position
 
@@ -90,3 +91,43 @@ def cut(text: str, width: int) -> str:
     if "/" in text and " " not in text:
         return "…" + text[len(text) - width + 1:]
     return text[:max(width - 1, 0)] + "…"
+
+
+# Where a name's last part starts: a scope or path component first, then a word within it.
+_PART_STARTS = (re.compile(r"(?=::)|(?<=/)"), re.compile(r"(?<=[._])"))
+
+
+def _middle(text: str, width: int, tail: int) -> str:
+    return text[:width - 1 - tail] + "…" + text[len(text) - tail:]
+
+
+def cut_column(texts: Sequence[str], width: int) -> list[str]:
+    """Each text `cut` to `width`; where different names or paths would then look the same (two long names with
+    one prefix), those are cut in the middle instead, keeping the end that tells them apart, from the start of its
+    last part where that suffices ('cooperative_gro…::meta_group_size'); the shortest distinct end otherwise."""
+    shown = [cut(text, width) for text in texts]
+    groups: dict[str, set[str]] = collections.defaultdict(set)
+    for text, short in zip(texts, shown):
+        groups[short].add(text)
+    taken = set(shown)
+    for short, originals in groups.items():
+        if len(originals) < 2 or width < 4 or any(" " in text for text in originals):
+            continue  # prose (advice) reads best cut at its end; only names and paths are told apart
+        members = sorted(originals)
+        for tail in _tails(members, width):
+            cuts = {text: _middle(text, width, tail) if len(text) > width else text for text in members}
+            if len(set(cuts.values())) == len(members) and not (set(cuts.values()) - {short}) & taken:
+                shown = [cuts.get(text, value) if value == short else value for text, value in zip(texts, shown)]
+                taken |= set(cuts.values())
+                break
+    return shown
+
+
+def _tails(members: list[str], width: int) -> list[int]:
+    """Lengths of the end to keep, the most readable first: the longest of the members' last components (from
+    its '::', or after its '/'), then of their last words, then every length, longest first."""
+    ends = []
+    for pattern in _PART_STARTS:
+        lengths = [len(text) - starts[-1] for text in members if (starts := [m.start() for m in pattern.finditer(text)])]
+        ends += [max(lengths)] if lengths else []
+    return [tail for tail in ends if 0 < tail <= width - 4] + list(range(width - 4, 0, -1))

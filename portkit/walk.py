@@ -8,9 +8,10 @@ line are always taken. A file larger than the size limit is skipped, never read.
 from __future__ import annotations
 
 import dataclasses
+import logging
 import os
 import re
-from typing import Callable, Iterable
+from typing import Callable, Iterable, Mapping
 
 from portkit.errors import InputError
 from portkit.ignore import IgnoreSpec, PatternError
@@ -27,6 +28,7 @@ _REQUIREMENTS = re.compile(r"^((requirements|constraints)[\w.-]*\.(txt|in)|envir
 _COMPOSE = re.compile(r"^(docker-)?compose(\.[\w-]+)?\.ya?ml$")
 _BINARY_PROBE = 8192
 _IGNORE_FILE_LIMIT = 1 << 20  # a .gitignore larger than this is not read (it is not one people write)
+log = logging.getLogger(__name__)
 DEFAULT_MAX_FILE_SIZE = 16 << 20
 BROKEN_LINK = "broken symbolic link skipped"
 # A walk warning: (path, message, reason); the reason is a Diagnostic's.
@@ -109,17 +111,17 @@ def _ignored(path: str, is_dir: bool, specs: list[tuple[str, IgnoreSpec]]) -> bo
     return False
 
 
-def _exclude_specs(root: str, excludes: Iterable[Excludes]) -> list[tuple[str, IgnoreSpec]]:
-    return [(e.root or root, e.spec()) for e in excludes if e.patterns]
+def _compiled(excludes: Iterable[Excludes]) -> dict[Excludes, IgnoreSpec]:
+    return {e: e.spec() for e in excludes if e.patterns}
 
 
-def _walk_directory(root: str, classify: Callable[[str], str | None], excludes: Iterable[Excludes],
+def _walk_directory(root: str, classify: Callable[[str], str | None], excludes: Mapping[Excludes, IgnoreSpec],
                     warnings: list[WalkWarning], walked: dict[str, list[tuple[str, IgnoreSpec]]] | None = None
                     ) -> Iterable[SourceFile]:
     """The files `classify` names under `root`; `walked`, when given, receives each directory walked with
     the ignore rules that apply in it."""
     specs_by_dir: dict[str, list[tuple[str, IgnoreSpec]]] = {}
-    exclude_specs = _exclude_specs(root, excludes)
+    exclude_specs = [(e.root or root, spec) for e, spec in excludes.items()]
 
     def on_error(error: OSError) -> None:
         warnings.append((error.filename or root, f"cannot read directory: {error.strerror}", "unreadable"))
@@ -153,14 +155,15 @@ def _walk_directory(root: str, classify: Callable[[str], str | None], excludes: 
 def discover(paths: Iterable[str], extensions: tuple[str, ...] = DEFAULT_EXTENSIONS,
              excludes: Iterable[Excludes] = ()) -> tuple[list[SourceFile], list[WalkWarning]]:
     """The files under `paths`, and (path, message, reason) warnings for what could not be read."""
-    excludes = tuple(excludes)
+    compiled = _compiled(excludes)
     extensions = tuple(e.lower() if e.startswith(".") else "." + e.lower() for e in extensions)
     files: dict[str, SourceFile] = {}
     warnings: list[WalkWarning] = []
     walked: dict[str, list[tuple[str, IgnoreSpec]]] = {}
+    roots = [raw for raw in paths if os.path.isdir(raw)]
     for raw in paths:
         if os.path.isdir(raw):
-            for found in _walk_directory(raw, lambda name: file_type(name, extensions), excludes, warnings, walked):
+            for found in _walk_directory(raw, lambda name: file_type(name, extensions), compiled, warnings, walked):
                 files.setdefault(found.path, found)
         elif os.path.isfile(raw):
             path = os.path.normpath(raw)
@@ -172,7 +175,30 @@ def discover(paths: Iterable[str], extensions: tuple[str, ...] = DEFAULT_EXTENSI
     makefiles = [f.path for f in files.values() if f.file_type == "make"]
     for path in _make_fragments(makefiles, walked, set(files)):
         files[path] = SourceFile(path, "make")
+    if roots:  # a file named alone is never matched against the excludes
+        _warn_unused(compiled, roots)
     return sorted(files.values()), warnings
+
+
+def _warn_unused(compiled: Mapping[Excludes, IgnoreSpec], roots: list[str]) -> None:
+    """One warning per given exclude pattern (not a config file's: those serve every run) that excluded nothing:
+    most often one written from above the scanned directory ('proj/dev/' for 'dev/' when scanning proj)."""
+    for excludes, spec in compiled.items():
+        for pattern in excludes.patterns if excludes.root is None else ():
+            if pattern not in spec.used and pattern.strip() and not pattern.startswith("#"):
+                log.warning(printable(f"warning: exclude pattern {pattern!r} matched nothing under {', '.join(roots)}: "
+                                      "a pattern is matched against the paths below each scanned directory, as in a "
+                                      ".gitignore there (with a slash it is anchored at that directory, without one it "
+                                      f"matches at any depth){_suggestion(pattern, roots)}"))
+
+
+def _suggestion(pattern: str, roots: list[str]) -> str:
+    body = pattern.lstrip("!/")
+    for root in roots:
+        prefix = os.path.normpath(root).replace(os.sep, "/").lstrip("/") + "/"
+        if prefix not in ("/", "./") and body.startswith(prefix) and body != prefix:
+            return f"; did you mean {pattern[:len(pattern) - len(body)] + body[len(prefix):]!r}?"
+    return ""
 
 
 # `include`, `-include` and `sinclude` lines: the makefiles a makefile reads (make.defs, config.mak...).
@@ -208,7 +234,7 @@ def _make_fragments(makefiles: list[str], walked: dict[str, list[tuple[str, Igno
 def all_files(root: str, excludes: Iterable[Excludes] = ()) -> tuple[list[SourceFile], list[WalkWarning]]:
     """Every file under `root` that .gitignore and `excludes` keep, for mirroring a tree."""
     warnings: list[WalkWarning] = []
-    files = list(_walk_directory(root, lambda name: "other", tuple(excludes), warnings))
+    files = list(_walk_directory(root, lambda name: "other", _compiled(excludes), warnings))
     return files, warnings
 
 

@@ -53,3 +53,19 @@ def database():
     from portkit.rules import load_database
 
     return load_database()
+
+
+def parse_portkit(argv: list[str]) -> None:
+    """Parse `portkit ARGV` as the CLI would, running nothing: a usage error (an unknown option, a bad
+    choice) raises. For the command lines the docs and the help's examples show."""
+    import typer.main
+
+    from portkit.cli import app
+
+    command = typer.main.get_command(app)
+    index = 0
+    while hasattr(command, "commands") and index < len(argv) and argv[index] in command.commands:
+        command = command.commands[argv[index]]
+        index += 1
+    assert index, f"no portkit command in {argv}"
+    command.make_context(argv[index - 1], list(argv[index:]))

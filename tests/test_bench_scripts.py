@@ -46,6 +46,40 @@ def test_parse_floor_looks_up_the_captured_names(tmp_path: Path) -> None:
     assert re.search(rf", names \S+ s \({expected} kept\) of CPU", result.stdout)
 
 
+def test_realworld_build_stage_builds_with_the_converted_makefile(tmp_path: Path) -> None:
+    """bench/realworld.py --stage build: a CUDA program and its hand port, each built by its own Makefile (the
+    CUDA one converted, unchanged), with the real hipcc: compile and link for gfx90a."""
+    from tests.conftest import require_tool
+
+    require_tool("hipcc")
+    require_tool("make")
+    repo = tmp_path / "mirror" / "me+tiny"
+    kernel = "__global__ void k(float* a) { a[0] = 1; }\nint main() { float* a; {api}Malloc(&a, 4); k<<<1, 1>>>(a); }\n"
+    files = {"cuda/saxpy/main.cu": kernel.replace("{api}", "cuda"),
+             "cuda/saxpy/Makefile": "NVCC = $(CUDA_HOME)/bin/nvcc\nmain: main.cu\n\t$(NVCC) -arch=sm_80 -t=0 "
+                                    "-Xptxas -v -o $@ $< -lcudart\n",
+             "hip/saxpy/main.cu": "#include <hip/hip_runtime.h>\n" + kernel.replace("{api}", "hip"),
+             "hip/saxpy/Makefile": "main: main.cu\n\thipcc -o $@ $<\n"}
+    for name, text in files.items():
+        (repo / name).parent.mkdir(parents=True, exist_ok=True)
+        (repo / name).write_text(text)
+    git = ["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@t"]
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    subprocess.run([*git, "add", "-A"], check=True)
+    subprocess.run([*git, "commit", "-qm", "tiny"], check=True)
+    commit = subprocess.run([*git, "rev-parse", "HEAD"], capture_output=True, text=True, check=True).stdout.strip()
+    (tmp_path / "bench.toml").write_text(
+        f'[[corpus]]\nname = "unused"\nrepo = "me/tiny"\ncommit = "{commit}"\n\n'
+        f'[[build]]\nname = "tiny"\nrepo = "me/tiny"\ncommit = "{commit}"\nsystem = "make"\n'
+        'discover = {glob = "cuda/*/Makefile", twin = ["^cuda/", "hip/"]}\n')
+    result = subprocess.run([sys.executable, str(ROOT / "bench" / "realworld.py"), "--stage", "build", "--config",
+                             str(tmp_path / "bench.toml"), "--mirror", str(tmp_path / "mirror"), "--cache",
+                             str(tmp_path / "cache")], capture_output=True, text=True, timeout=900)
+    assert result.returncode == 0, result.stderr
+    assert "  tiny (make, me/tiny @ " in result.stdout and "): 1/1 build (of 1 programs; 0 hand ports do not build)" \
+        in result.stdout, result.stdout
+
+
 def test_scale_tree_is_the_pinned_commits_in_two_halves(tmp_path: Path) -> None:
     """bench.py's real tree: each pinned commit's directories, extracted from a mirror, in half A or B."""
     repo = tmp_path / "mirror" / "someone+proj" / "repo"

@@ -88,8 +88,8 @@ def test_output_file_is_written(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("argv, message", [
     (["scan", "/no/such/dir"], "portkit: error: /no/such/dir: no such file or directory"),
-    (["scan", "--format", "xml", "."], "portkit: error: unknown format 'xml'; choose one of csv, html, json, md, sarif, text"),
-    (["scan", "--rocm-version", "six", "."], "portkit: error: not a version: 'six'; give a version like 6.2 or 5.2.0"),
+    (["scan", "--rocm-version", "six", "."], "portkit: error: unknown ROCm version 'six'; known: 1.5-1.9, 2.0-2.10, "
+                                             "3.0-3.10, 4.0-4.5, 5.0-5.7, 6.0-6.4, 7.0-7.1 (any patch level), or latest"),
     (["scan", "--rules", "/no/rules.yaml", "."], "portkit: error: /no/rules.yaml: no such rule file or directory"),
 ])
 def test_bad_input_is_one_line_and_exit_2(argv: list[str], message: str, capsys) -> None:
@@ -142,7 +142,8 @@ def test_help_and_version() -> None:
 
 def test_unknown_option_is_a_usage_error(capsys) -> None:
     assert main(["scan", "--bogus", "."]) == 2
-    assert "No such option: --bogus" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "--bogus" in err and "Traceback" not in err  # the words are click's; the option named is the user's
 
 
 def _big_tree(root: Path, database, files: int = 300) -> None:

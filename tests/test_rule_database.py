@@ -81,3 +81,14 @@ def test_show_and_stats(capsys) -> None:
     assert main(["rules", "list", "--library", "nvtx", "--status", "supported"]) == 0
     assert "nvtxRangePushA\tsupported\troctxRangePushA" in capsys.readouterr().out
     assert main(["rules", "list", "--library", "nope"]) == 2
+
+
+def test_every_hip_version_the_rules_name_is_a_known_target(database) -> None:
+    """A rule's hip_added/hip_deprecated/hip_removed version is one a target may name (rules/_rocm_versions.yaml)."""
+    from portkit.rules.versions import parse_version
+    from portkit.settings import is_known_rocm
+
+    named = {getattr(rule, key) for rule in database.all_rules()
+             for key in ("hip_added", "hip_deprecated", "hip_removed") if getattr(rule, key)}
+    unknown = sorted(v for v in named if not is_known_rocm(parse_version(v)))
+    assert len(named) > 40 and unknown == []

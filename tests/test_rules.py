@@ -65,7 +65,8 @@ def test_invalid_yaml_names_the_line(tmp_path: Path) -> None:
 def test_yaml_tags_are_not_executed(tmp_path: Path) -> None:
     evil = tmp_path / "evil.yaml"
     evil.write_text("library: x\nentries: !!python/object/apply:os.system ['echo pwned']\n")
-    with pytest.raises(RuleFileError, match="invalid YAML"):
+    with pytest.raises(RuleFileError, match=r"evil.yaml: line 2: tags \(tag:yaml.org,2002:python/object/apply:os.system\) "
+                                            "are not allowed in portkit's YAML files"):
         load_file(evil)
 
 

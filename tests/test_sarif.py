@@ -69,7 +69,7 @@ def test_sarif_validates_against_the_official_schema(tmp_path: Path, monkeypatch
     jsonschema.Draft4Validator(schema).validate(document)
     found = results(document)
     assert {r["ruleId"] for r in found} == {"PK101", "PK104", "PK203", "PK300", "PK301", "PK302", "PK320",
-                                            "PK400", "PK402", "PK403", "PK410", "PK411", "PK412", "PK420"}
+                                            "PK400", "PK402", "PK410", "PK411", "PK412", "PK420"}
     driver = document["runs"][0]["tool"]["driver"]
     assert _is_absolute_uri(driver["informationUri"])  # the schema's "format": "uri", which jsonschema does not check
     for rule in driver["rules"]:
@@ -160,8 +160,8 @@ def test_an_end_spans_lines_and_falls_back_to_the_start() -> None:
 
 def test_the_example_reports_link_their_rules(tmp_path: Path, monkeypatch) -> None:
     monkeypatch.chdir(tmp_path)  # outside the repository: the paths are the same
-    document = sarif(tmp_path, EXAMPLES / "saxpy")
-    assert {r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] for r in results(document)} == {
-        "examples/saxpy/Makefile"}
+    document = sarif(tmp_path, EXAMPLES / "option-pricer")  # saxpy has nothing to alert on since its flags translate
+    uris = {r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] for r in results(document)}
+    assert "examples/option-pricer/CMakeLists.txt" in uris and all(u.startswith("examples/option-pricer/") for u in uris)
     assert document["runs"][0]["originalUriBaseIds"][SRCROOT]["uri"] == ROOT.as_uri() + "/"
-    assert os.path.exists(ROOT / "examples" / "saxpy" / "Makefile")
+    assert os.path.exists(ROOT / "examples" / "option-pricer" / "CMakeLists.txt")

@@ -48,15 +48,13 @@ def patterns() -> tuple[Pattern, ...]:
     return load_data("_environment.yaml", _parse)
 
 
-def _advice(code: str, name: str) -> str:
-    if code == NVCC_FLAG:
-        facts = build_facts()
-        if name in facts.nvcc_unsupported:
-            return facts.nvcc_unsupported[name]
-        if name in facts.nvcc_flags:
-            replacement = facts.nvcc_flags[name]
-            return f"hipcc: {replacement}" if replacement else "hipcc needs no such flag: drop it"
-    return CODES[code].fix
+def _nvcc_options(file: TextFile, code_text: str, lines: LineIndex[str]) -> Iterator[Finding]:
+    """The nvcc options convert removes with a marker: hipcc has nothing for them (rules/_build.yaml)."""
+    code = CODES[NVCC_FLAG]
+    for offset, written, advice in build_facts().untranslatable(code_text):
+        span, position = text_location(lines, offset, len(written.encode()))
+        yield Finding(path=file.path, position=position, code=NVCC_FLAG, name=written,
+                      message=f"{code.summary}: {written}", severity=code.severity, advice=advice, span=span)
 
 
 @analyzer(*TEXT_FILE_TYPES, codes=group_codes("environment"))
@@ -71,4 +69,6 @@ def analyze_environment(file: TextFile, context: Context) -> Iterator[Finding]:
             span, position = text_location(lines, match.start(pattern.group), len(name.encode()))
             code = CODES[pattern.code]
             yield Finding(path=file.path, position=position, code=pattern.code, name=name, message=f"{code.summary}: {name}",
-                          severity=code.severity, advice=_advice(pattern.code, name), span=span)
+                          severity=code.severity, advice=code.fix, span=span)
+    if file.file_type in ("cmake", "make", "script"):
+        yield from _nvcc_options(file, code_text, lines)

@@ -40,6 +40,16 @@ class RuntimeNeeds(NamedTuple):
     guarded: tuple[str, ...] = ()  # CUDA names it defines in a preprocessor branch, for compilers without CUDA
 
 
+def _host_c_platform(parsed: ParsedFile) -> list[str]:
+    """A .c file is compiled by the host compiler (nvcc hands C to it too), which, unlike hipcc, does not
+    define the HIP platform the runtime header insists on (`#error "Must define exactly one of
+    __HIP_PLATFORM_AMD__ or __HIP_PLATFORM_NVIDIA__"`)."""
+    if PurePath(parsed.path).suffix != ".c":
+        return []
+    return ["#if !defined(__HIP_PLATFORM_AMD__) && !defined(__HIP_PLATFORM_NVIDIA__)", "#define __HIP_PLATFORM_AMD__",
+            "#endif"]
+
+
 def runtime_needs(parsed: ParsedFile, context: Context, findings: Sequence[Finding]) -> RuntimeNeeds:
     """One file's row for `runtime_for_project`, from its parse and its own findings."""
     runtime = context.rules.hip_header(IMPLICIT_CUDA_HEADER)
@@ -55,7 +65,7 @@ def runtime_needs(parsed: ParsedFile, context: Context, findings: Sequence[Findi
     unit = PurePath(parsed.path).suffix in UNIT_SUFFIXES and not any(included)
     if not reason and not unit:
         return RuntimeNeeds(includes, guarded=guarded)
-    candidate = preamble_finding(parsed, [f"#include <{runtime}>"], f"<{runtime}>",
+    candidate = preamble_finding(parsed, [*_host_c_platform(parsed), f"#include <{runtime}>"], f"<{runtime}>",
                                  RUNTIME_ADVICE if reason else _UNIT_ADVICE)
     return RuntimeNeeds(includes, False, reason or (), unit, candidate, guarded)
 

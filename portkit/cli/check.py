@@ -7,17 +7,23 @@ from typing import List, Optional
 
 import typer
 
-from portkit.cli.app import pipeline_command
+from portkit.cli.app import choice, examples, pipeline_command
+from portkit.codes import BLOCKING_CHOICES
 from portkit.settings import RunSettings, with_blocking
 from portkit.textutil import printable
 
 
-@pipeline_command("Files or directories (default: the project root).", required=False)
+Blocking = choice("Blocking", BLOCKING_CHOICES)
+
+
+@pipeline_command("Files or directories (default: the project root).", examples(
+    "portkit check", "portkit check --diff origin/main src/", "portkit check --blocking unsupported --blocking removed src/"),
+    required=False)
 def check(
     settings: RunSettings,
     baseline: Optional[Path] = typer.Option(None, "--baseline", "-b", help="Baseline file (default: .portkit-baseline.json if present)."),
-    blocking: List[str] = typer.Option([], "--blocking", help="Status that blocks, or 'unbuildable' "
-                                       "(repeatable; default: unsupported, unbuildable)."),
+    blocking: List[Blocking] = typer.Option([], "--blocking", show_default=False, help="Status that blocks, or "
+                                            "'unbuildable' (repeatable; default: unsupported, unbuildable)."),
     diff: Optional[str] = typer.Option(None, "--diff", help="Only findings on lines added since this git ref."),
 ) -> None:
     """Fail on new unportable CUDA uses: prints 'path:line:col: CODE message (advice)'.
@@ -45,7 +51,8 @@ def check(
     raise typer.Exit(1 if verdict.new else 0)
 
 
-@pipeline_command("Files or directories (default: the project root).", required=False)
+@pipeline_command("Files or directories (default: the project root).", examples(
+    "portkit baseline", "portkit baseline src/ -o ci/portkit-baseline.json"), required=False)
 def baseline(
     settings: RunSettings,
     output: Optional[Path] = typer.Option(None, "--output", "-o", help="Baseline file to write (default: .portkit-baseline.json)."),

@@ -8,14 +8,17 @@ from typing import TYPE_CHECKING, List, Optional, TextIO
 
 import typer
 
-from portkit.cli.app import Force, NoBackup, UsageError, leave_for_exit, pipeline_command
+from portkit.cli.app import Force, NoBackup, UsageError, choice, examples, leave_for_exit, pipeline_command
 from portkit.settings import RunSettings
-from portkit.textutil import PIPE_WIDTH, cut, pipe_width, printable
+from portkit.textutil import PIPE_WIDTH, cut_column, pipe_width, printable
 
 if TYPE_CHECKING:
     from portkit.convert.markers import Marker
     from portkit.convert.project_conversion import ConvertOutcome
 
+# portkit.convert.project_conversion's BACKENDS and LAUNCH_SYNTAXES (importing it would load the pipeline for every command)
+Backend = choice("Backend", ("native", "hipify-perl"))
+LaunchSyntax = choice("LaunchSyntax", ("cuda", "hip"))
 # Up to this many markers, each is listed; more are counted by kind (one row per code and name), so
 # that the summary of a big tree fits a screen. --details lists every one.
 MARKER_LIST_LIMIT = 20
@@ -44,8 +47,8 @@ def _marker_kinds(markers: list[Marker], out: TextIO) -> None:
     widths[-1] = max(_width(out) - 2 - sum(widths[:-1]) - 2 * (len(widths) - 1), len(_KIND_COLUMNS[-1][0]))
     out.write(f"Manual work: {len(markers)} markers in {len({m.path for m in markers})} files, by kind "
               "(each a '// portkit:' comment; --details lists every one):\n")
-    for cells in [[header for header, _ in _KIND_COLUMNS], *rows]:
-        shown = [cut(printable(cell), width) for cell, width in zip(cells, widths)]
+    cells = [[header for header, _ in _KIND_COLUMNS], *rows]
+    for shown in zip(*(cut_column([printable(row[i]) for row in cells], width) for i, width in enumerate(widths))):
         line = "  ".join(text.rjust(width) if index < 2 else text.ljust(width)
                          for index, (text, width) in enumerate(zip(shown, widths)))
         out.write("  " + line.rstrip() + "\n")
@@ -71,9 +74,9 @@ def _print_summary(outcome: ConvertOutcome, out: TextIO, details: bool = False) 
         for path, line in outcome.skipped:
             out.write(printable(f"  {path}:{line}") + "\n")
     if outcome.build_notes:
-        out.write("Build files, not rewritten:\n")
+        out.write("Build files, marked where hipcc has nothing for them:\n")
         for path, note in sorted(outcome.build_notes):
-            out.write(printable(f"  {path}:{note.line}: {note.message}") + "\n")
+            out.write(printable(f"  {path}:{note.line}: {note.code} {note.message}") + "\n")
     if outcome.verified:
         from portkit.convert.hipcc_check import VerifyStatus
 
@@ -93,7 +96,9 @@ def _check_modes(output: Optional[Path], in_place: bool, diff: bool, verify: boo
         raise UsageError("--verify-flag is for --verify; add --verify")
 
 
-@pipeline_command("CUDA source files or directories.")
+@pipeline_command("CUDA source files or directories.", examples(
+    "portkit convert src/ -o hip-src/", "portkit convert src/ --diff", "portkit convert src/ --in-place",
+    "portkit convert src/ -o hip-src/ --verify --verify-flag=-Iinclude"))
 def convert(
     settings: RunSettings,
     output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write the HIP tree here (mirrors the input)."),
@@ -105,14 +110,17 @@ def convert(
     verify_flag: List[str] = typer.Option(
         [], "--verify-flag", metavar="FLAG",
         help="A hipcc flag for --verify (repeatable): --verify-flag=-Iinclude, --verify-flag=-std=c++14."),
-    backend: str = typer.Option("native", "--backend", help="native, or hipify-perl for the text rewrite (portkit adds markers)."),
+    backend: Backend = typer.Option("native", "--backend", help="native, or hipify-perl for the text rewrite (portkit adds markers)."),
     hipify_perl: Optional[str] = typer.Option(None, "--hipify-perl", help="Path to hipify-perl (default: on PATH)."),
     roc: bool = typer.Option(False, "--roc", help="Prefer rocRAND/rocBLAS/rocSPARSE... names over hip* where both exist."),
-    launch_syntax: str = typer.Option("cuda", "--launch-syntax",
-                                      help="cuda keeps <<<>>> (hipcc accepts it); hip writes hipLaunchKernelGGL."),
+    launch_syntax: LaunchSyntax = typer.Option("cuda", "--launch-syntax",
+                                               help="cuda keeps <<<>>> (hipcc accepts it); hip writes hipLaunchKernelGGL."),
     no_markers: bool = typer.Option(False, "--no-markers", help="Do not insert '// portkit: ...' marker comments."),
     offload_arch: List[str] = typer.Option(
         [], "--offload-arch", help="AMD GPU target(s) for build files and --verify (default: derived from sm_XX, else gfx90a)."),
+    cmake_hipcc: bool = typer.Option(
+        False, "--cmake-hipcc", help="CMake: compile HIP sources as C++ with hipcc (cmake -DCMAKE_CXX_COMPILER=hipcc) "
+        "instead of CMake's HIP language, for CMake or ROCm installs where that language fails (Debian 12)."),
     force: Force = False,
     details: bool = typer.Option(False, "--details", "-v", help="List every marker and every --verify result, "
                                  "not only the kinds of marker (when there are more than 20) and the failures."),
@@ -136,7 +144,8 @@ def convert(
     options = ConvertOptions(output=output, in_place=in_place, diff=diff, backup=not no_backup, verify=verify,
                              verify_flags=tuple(verify_flag),
                              backend=backend, hipify_perl=hipify_perl, roc=roc, launch_syntax=launch_syntax,
-                             markers=not no_markers, offload_arch=tuple(offload_arch), force=force)
+                             markers=not no_markers, offload_arch=tuple(offload_arch), force=force,
+                             cmake_hipcc=cmake_hipcc)
     outcome = convert_project(settings, options, progress=True)
     leave_for_exit(outcome)  # with the scan it acted on
     if diff:

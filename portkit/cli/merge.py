@@ -6,18 +6,20 @@ from typing import List, Optional
 
 import typer
 
-from portkit.cli.app import app
+from portkit.cli.app import Command, OutputFormat, app, examples, plain
 
 _RULES_HELP = ("Rule file or directory the shards were made with (repeatable; default: the rule files they record, "
                "read from the same paths). The merge refuses rules whose contents differ from the shards'.")
 
 
-@app.command("merge")
+@app.command("merge", cls=Command, epilog=examples(
+    "portkit merge shard-*.json", "portkit merge shard-*.json --format sarif -o portkit.sarif"))
 def merge(
     shards: List[Path] = typer.Argument(..., metavar="SHARD.json...", help="Every shard document of one scan."),
-    fmt: str = typer.Option("text", "--format", "-f", help="Output format: text, json, md, html or sarif."),
+    fmt: OutputFormat = typer.Option("text", "--format", "-f", help="Output format."),
     output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write the output to this file ('-': stdout)."),
-    color: Optional[bool] = typer.Option(None, "--color/--no-color", help="Force or disable colour (default: when a terminal)."),
+    color: Optional[bool] = typer.Option(None, "--color/--no-color", show_default=False,
+                                         help="Force or disable colour (default: on a terminal, unless NO_COLOR is set)."),
     details: bool = typer.Option(False, "--details", "-v", help="Text output: also list every site (file:line), grouped by API."),
     rules: List[Path] = typer.Option([], "--rules", help=_RULES_HELP),
 ) -> None:
@@ -36,6 +38,6 @@ def merge(
     from portkit.report.data import data_paths, scan_data
     from portkit.run.shard import merge_shards
 
-    render = formatter(fmt, details)
+    render = formatter(plain(fmt), details)
     data = scan_data(merge_shards(shards, rules or None))
     raise typer.Exit(write_data(data, [*shards, *data_paths(data)], render, output, (), color))

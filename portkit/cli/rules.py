@@ -7,7 +7,7 @@ from typing import List, Optional
 
 import typer
 
-from portkit.cli.app import RocmVersion, UsageError, UserRules, rules_app
+from portkit.cli.app import Command, RocmVersion, UsageError, UserRules, choice, examples, plain, rules_app
 from portkit.codes import RULE_STATUSES
 from portkit.resources import load_data
 from portkit.rules import KINDS, Rule, load_database, load_file
@@ -107,20 +107,26 @@ def validate(files: list[Path]) -> int:
     return 0
 
 
-@rules_app.command("list")
+RuleStatus = choice("RuleStatus", (status.value for status in RULE_STATUSES))
+Kind = choice("Kind", KINDS)
+
+
+@rules_app.command("list", cls=Command, epilog=examples(
+    "portkit rules list --library curand", "portkit rules list --status unsupported --kind function"))
 def rules_list(
     library: Optional[str] = typer.Option(None, "--library", "-l", help="Only this library id (e.g. curand)."),
-    status: Optional[str] = typer.Option(None, "--status", "-s", help="Only this status."),
-    kind: Optional[str] = typer.Option(None, "--kind", "-k", help="Only this kind (function, type, enum, ...)."),
+    status: Optional[RuleStatus] = typer.Option(None, "--status", "-s", show_default=False, help="Only this status."),
+    kind: Optional[Kind] = typer.Option(None, "--kind", "-k", show_default=False, help="Only this kind."),
     rules: UserRules = [],
 ) -> None:
     """List rules, one per line: library, kind, CUDA name, status, HIP name."""
-    raise typer.Exit(list_rules(library, status, kind, rules))
+    raise typer.Exit(list_rules(library, plain(status), plain(kind), rules))
 
 
-@rules_app.command("show")
+@rules_app.command("show", cls=Command, epilog=examples(
+    "portkit rules show cudaMalloc", "portkit rules show __shfl_xor_sync --rocm-version 5.2"))
 def rules_show(
-    name: str = typer.Argument(..., help="A CUDA name, header or link library."),
+    name: str = typer.Argument(..., metavar="NAME", help="A CUDA name, header or link library."),
     rocm_version: RocmVersion = None,
     rules: UserRules = [],
 ) -> None:
@@ -128,13 +134,13 @@ def rules_show(
     raise typer.Exit(show_rule(name, rocm_version, rules))
 
 
-@rules_app.command("stats")
+@rules_app.command("stats", cls=Command, epilog=examples("portkit rules stats", "portkit rules stats --rules team.yaml"))
 def rules_stats(rules: UserRules = []) -> None:
     """Count rules per library and status."""
     raise typer.Exit(stats(rules))
 
 
-@rules_app.command("validate")
-def rules_validate(files: List[Path] = typer.Argument(..., help="Rule files to check.")) -> None:
+@rules_app.command("validate", cls=Command, epilog=examples("portkit rules validate team.yaml", "portkit rules validate rules/*.yaml"))
+def rules_validate(files: List[Path] = typer.Argument(..., metavar="FILES...", help="Rule files to check.")) -> None:
     """Check rule files against the schema; exit 2 with the first error."""
     raise typer.Exit(validate(files))

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Any, List, Optional, Sequence
 
 import typer
 
-from portkit.cli.app import UsageError, pipeline_command
+from portkit.cli.app import OutputFormat, UsageError, examples, pipeline_command
 from portkit.fileio import STDOUT, output_stream
 from portkit.outpath import refuse_overlap
 from portkit.settings import RunSettings
@@ -45,11 +45,11 @@ def write_data(data: dict[str, Any], inputs: Sequence[str | Path], render: Forma
     for path in (output, *(path for path, _ in report_formats)):
         if path is not None and str(path) != STDOUT:
             refuse_overlap(path, inputs, directory=False)  # before anything is written
-    with output_stream(output) as out:
-        render(data, out, color if output is None or str(output) == STDOUT else False)
-    for path, report in report_formats:
+    for path, report in report_formats:  # first: a reader of stdout that goes away (`| head`) must not cost them
         with output_stream(path) as out:
             report(data, out, False)
+    with output_stream(output) as out:
+        render(data, out, color if output is None or str(output) == STDOUT else False)
     return 0
 
 
@@ -73,14 +73,18 @@ def run_shard(settings: RunSettings, spec_text: str, fmt: str, output: Optional[
     return 0
 
 
-@pipeline_command("Files or directories to scan.")
+@pipeline_command("Files or directories to scan.", examples(
+    "portkit scan src/", "portkit scan --rocm-version 6.2 -x 'third_party/' .",
+    "portkit scan --format json -o scan.json --report report.html src/",
+    "portkit scan --shard 1/4 -o shard-1.json src/   # then: portkit merge shard-*.json"))
 def scan(
     settings: RunSettings,
-    fmt: str = typer.Option("text", "--format", "-f", help="Output format: text, json, md, html or sarif."),
+    fmt: OutputFormat = typer.Option("text", "--format", "-f", help="Output format."),
     output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write the output to this file ('-': stdout)."),
     report: List[Path] = typer.Option(
         [], "--report", help="Also write a report; the format follows the extension (.md, .html, .json, .sarif, .csv)."),
-    color: Optional[bool] = typer.Option(None, "--color/--no-color", help="Force or disable colour (default: when a terminal)."),
+    color: Optional[bool] = typer.Option(None, "--color/--no-color", show_default=False,
+                                         help="Force or disable colour (default: on a terminal, unless NO_COLOR is set)."),
     details: bool = typer.Option(False, "--details", "-v", help="Text output: also list every site (file:line), grouped by API."),
     shard: Optional[str] = typer.Option(None, "--shard", metavar="I/N", help=_SHARD_HELP),
 ) -> None:
@@ -98,11 +102,13 @@ def scan(
     raise typer.Exit(run_scan(settings, fmt, output, tuple(report), color, details))
 
 
-@pipeline_command("Files or directories to scan.")
+@pipeline_command("Files or directories to scan.", examples(
+    "portkit report src/ -o report.html", "portkit report --rocm-version 5.2 src/ > report.md",
+    "portkit report -f sarif -o portkit.sarif ."))
 def report(
     settings: RunSettings,
-    fmt: Optional[str] = typer.Option(
-        None, "--format", "-f", help="md, html, json, sarif or text (default: from -o's extension, else md)."),
+    fmt: Optional[OutputFormat] = typer.Option(
+        None, "--format", "-f", show_default=False, help="Report format (default: from -o's extension, else md)."),
     output: Optional[Path] = typer.Option(None, "--output", "-o", help="Report file (default and '-': stdout)."),
 ) -> None:
     """Write a migration report: summary, readiness, effort estimate, per-library tables,

@@ -7,16 +7,22 @@ from typing import Optional
 
 import typer
 
-from portkit.cli.app import Force, NoBackup, UsageError, pipeline_command
+from portkit.cli.app import Force, NoBackup, UsageError, choice, examples, pipeline_command
 from portkit.settings import RunSettings
 from portkit.textutil import printable
 
 
-@pipeline_command("CUDA source files or directories.", without=("rocm_version", "cuda_version"))
+# portkit.shim.header's STYLES (importing it would load the rules for every command)
+Style = choice("Style", ("cuda", "neutral"))
+
+
+@pipeline_command("CUDA source files or directories.", examples(
+    "portkit shim src/ -o include/portkit_gpu.h", "portkit shim src/ -o include/gpu.h --style neutral --sources gpu-src/"),
+    without=("rocm_version", "cuda_version"))
 def shim(
     settings: RunSettings,
     output: Path = typer.Option(..., "--output", "-o", help="The header to write, e.g. include/portkit_gpu.h."),
-    style: str = typer.Option("cuda", "--style", help="cuda: sources keep CUDA names; neutral: sources use gpu* names."),
+    style: Style = typer.Option("cuda", "--style", help="cuda: sources keep CUDA names; neutral: sources use gpu* names."),
     sources: Optional[Path] = typer.Option(None, "--sources", help="Write the sources, rewritten to use the header, here."),
     in_place: bool = typer.Option(False, "--in-place", help="Rewrite the sources themselves to use the header."),
     no_backup: NoBackup = False,

@@ -1,63 +1,20 @@
 """Rewrite CMake files, Makefiles and shell scripts from nvcc/CUDA to hipcc/HIP.
 
-Text rewrites by pattern, outside comments. What cannot be rewritten is
-reported as a note (line and advice), never silently dropped. The facts
-(architecture pairs, flag translations) are data in rules/_build.yaml.
+Text rewrites by pattern, outside comments (build_text.py). What cannot be
+rewritten gets a marker comment in the file and a note, never silently dropped.
+The facts (architecture pairs, nvcc options and what hipcc takes) are data in
+rules/_build.yaml; link libraries come from the rules' `kind: link` entries.
 """
 from __future__ import annotations
 
-import dataclasses
 import re
-from typing import Callable
 
+from portkit.analyze.environment import patterns
+from portkit.codes import CUDA_PATH, NVCC_FLAG, code_for_status
+from portkit.convert.build_text import SHELL_COMMENT, BuildConversion, Rewriter
 from portkit.rules import Rule, RuleDatabase
-from portkit.rules.build_facts import BuildFacts, build_facts
+from portkit.rules.build_facts import BuildFacts, NvccOption, build_facts
 from portkit.rules.versions import Target
-from portkit.textutil import LineIndex
-
-
-@dataclasses.dataclass(frozen=True, order=True)
-class BuildNote:
-    line: int
-    message: str
-
-
-@dataclasses.dataclass(frozen=True)
-class BuildConversion:
-    text: str
-    notes: tuple[BuildNote, ...]
-
-
-# A comment: from `#` anywhere in CMake and make; in a shell script only where a word starts (`$#`,
-# `${#list[@]}` are no comments).
-_HASH_COMMENT = re.compile(r"(#[^\n]*)")
-_SHELL_COMMENT = re.compile(r"((?:(?<=\s)|^)#[^\n]*)", re.M)
-
-
-class _Rewriter:
-    """Applies regex rewrites to the code parts of a file and collects notes."""
-
-    def __init__(self, text: str, comment: re.Pattern[str] = _HASH_COMMENT):
-        self.text = text
-        self.comment = comment
-        self.notes: list[BuildNote] = []
-
-    def note(self, offset: int, message: str) -> None:
-        self.notes.append(BuildNote(LineIndex(self.text).line_of(offset) + 1, message))
-
-    def sub(self, pattern: str, replace: Callable[[re.Match], str], flags: int = 0) -> None:
-        """Substitute outside comments."""
-        code = re.compile(pattern, flags)
-        pieces = self.comment.split(self.text)  # code, comment, code, comment ..., code
-        self.text = "".join(piece if i % 2 else code.sub(replace, piece) for i, piece in enumerate(pieces))
-
-    def find(self, pattern: str, flags: int = 0):
-        start = 0
-        for comment in [*self.comment.finditer(self.text), None]:
-            end = comment.start() if comment is not None else len(self.text)
-            for match in re.finditer(pattern, self.text[start:end], flags):
-                yield start + match.start(), match
-            start = comment.end() if comment is not None else end
 
 
 _GENEX_CUDA = re.compile(r"(?<![\w-])CUDA(?![\w-])")
@@ -78,28 +35,40 @@ def _arch_list(values: str, facts: BuildFacts, offload_arch: tuple[str, ...]) ->
     return archs or [facts.default_arch]
 
 
-def _translate_flags(rewriter: _Rewriter, facts: BuildFacts, offload_arch: tuple[str, ...]) -> None:
-    """nvcc options shared by Makefiles and CMAKE_CUDA_FLAGS strings."""
-    arch_flag = r"(?:-arch|--gpu-architecture|-code|--gpu-code)[= ]\s*(?:sm_|compute_)(\d+)[af]?"
-    gencode = r"(?:-gencode|--generate-code)[= ]\s*\"?arch=compute_(\d+)[af]?,\s*code=\[?[\w,]+\]?\"?"
+_ARCH_VALUE = r"(?:(?:sm|compute|lto)_(?:\d+[af]?|\$[({]\w+[)}])|\$[({]\w+[)}]|native|all-major|all)"
+# -gencode arch=compute_80,code=[compute_80,sm_80], quoted or not (`\"` in a Makefile's shell line too).
+_GENCODE = (r"(?<![\w-])(?:-gencode|--generate-code)(?:=|[ \t]+)(?:\\?[\"'])?arch=(" + _ARCH_VALUE
+            + r"),[ \t]*code=(?:\\?[\"'])?\[?((?:" + _ARCH_VALUE + r",?)+)\]?(?:\\?[\"'])?")
+_ARCH_FLAG = r"(?<![\w-])(?:-arch|--gpu-architecture|-code|--gpu-code)(?:=|[ \t]+)(" + _ARCH_VALUE + r"(?:,[\w$(){}]+)*)"
 
+
+def _translate_flags(rw: Rewriter, facts: BuildFacts, offload_arch: tuple[str, ...]) -> None:
+    """nvcc options shared by Makefiles, scripts and CMake strings and lists."""
     def arch(match: re.Match) -> str:
-        return " ".join(f"--offload-arch={a}" for a in _arch_list(match.group(1), facts, offload_arch))
+        return " ".join(f"--offload-arch={a}" for a in _arch_list(" ".join(match.groups()), facts, offload_arch))
 
-    rewriter.sub(gencode, arch)
-    rewriter.sub(r"(?<![\w-])" + arch_flag, arch)
-    rewriter.sub(r"(--offload-arch=\w+)((?:\s+--offload-arch=\w+)*)",
-                 lambda m: " ".join(dict.fromkeys([m.group(1)] + m.group(2).split())))
-    rewriter.sub(r"(?<![\w-])-Xcompiler[= ]\s*(\"[^\"]*\"|'[^']*'|\S+)",
-                 lambda m: " ".join(m.group(1).strip("\"'").split(",")))
-    for flag, replacement in sorted(facts.nvcc_flags.items(), key=lambda kv: -len(kv[0])):
-        rewriter.sub(r"(?<![\w-])" + re.escape(flag) + r"(?![\w=-])", lambda m, r=replacement: r)
-    for flag, advice in facts.nvcc_unsupported.items():
-        for offset, _ in rewriter.find(r"(?<![\w-])" + re.escape(flag) + r"(?![\w-])"):
-            rewriter.note(offset, f"{flag}: {advice}")
+    rw.sub(_GENCODE, arch)
+    rw.sub(_ARCH_FLAG, arch)
+    rw.sub(r"(--offload-arch=\w+)((?:\s+--offload-arch=\w+)*)",
+           lambda m: " ".join(dict.fromkeys([m.group(1)] + m.group(2).split())))
+    for option in facts.nvcc_options:
+        rw.sub(option.pattern, lambda m, o=option: _option_text(rw, o, m))
 
 
-_LINK_FLAG = r"(?<![\w-])-l(\w+)"
+def _option_text(rw: Rewriter, option: NvccOption, match: re.Match) -> str:
+    hipcc = option.replacement(match.groupdict().get("value"))
+    if hipcc is None:
+        return rw.removed(NVCC_FLAG, f"{match.group().strip()}: {option.advice}")
+    return match.group("lead") + hipcc if hipcc else ""
+
+
+_LINK_FLAG = r"(?P<lead>[ \t]*)(?<![\w-])-l(?P<lib>[\w+-]+)"
+# nvcc called by its path: $(CUDA_HOME)/bin/nvcc, /usr/local/cuda/bin/nvcc, "${CUDA_PATH}/bin/nvcc".
+_NVCC_PATH = r"[\w$(){}./-]*/bin/nvcc(?![\w-])"
+
+
+def _code(rule: Rule, target: Target) -> str:
+    return code_for_status(rule.resolve(target).status)
 
 
 def _library(rule: Rule | None, target: Target) -> Rule | None:
@@ -107,24 +76,48 @@ def _library(rule: Rule | None, target: Target) -> Rule | None:
     return rule if rule is not None and rule.hip and rule.resolve(target).hip else None
 
 
-def _too_new(rewriter: _Rewriter, rule: Rule | None, target: Target, offset: int, spelled: str) -> bool:
-    """Note a CUDA library whose HIP one needs a newer HIP than the target: left as it is."""
+def _unported(rule: Rule | None, target: Target) -> str | None:
+    """Why a CUDA library stays as it is (the targeted HIP lacks its HIP one), else None."""
     if rule is None or not rule.hip or _library(rule, target) is not None:
-        return False
-    rewriter.note(offset, f"{spelled}: {rule.resolve(target).advice}")
-    return True
+        return None
+    return rule.resolve(target).advice
 
 
-def _link_flags(rewriter: _Rewriter, rules: RuleDatabase, target: Target) -> None:
+def _unsupported(rule: Rule | None) -> bool:
+    """A CUDA library with no HIP counterpart at all: its link flag goes, with a marker."""
+    return rule is not None and not rule.hip
+
+
+def _link_flags(rw: Rewriter, rules: RuleDatabase, target: Target, file_type: str) -> None:
     def replace(match: re.Match) -> str:
-        rule = _library(rules.link(match.group(1)), target)
-        return f"-l{rule.hip}" if rule is not None else match.group()
+        rule = rules.link(match.group("lib"))
+        if _unsupported(rule):
+            return rw.removed(_code(rule, target), f"{match.group().strip()}: {rule.resolve(target).advice}")
+        found = _library(rule, target)
+        return f"{match.group('lead')}-l{found.hip}" if found is not None else match.group()
 
-    rewriter.sub(_LINK_FLAG, replace)
-    for offset, match in rewriter.find(_LINK_FLAG):
-        _too_new(rewriter, rules.link(match.group(1)), target, offset, match.group())
-    for offset, match in rewriter.find(r"(?:/usr/local/cuda[\w.-]*|\$[({]?CUDA(?:_PATH|_HOME|_ROOT|_TOOLKIT_ROOT_DIR)?(?!\w)[)}]?)"):
-        rewriter.note(offset, f"{match.group()}: a CUDA install path; point it at ROCm (e.g. /opt/rocm or $(ROCM_PATH)).")
+    rw.sub(_LINK_FLAG, replace)
+    for offset, match in rw.find(_LINK_FLAG):
+        advice = _unported(rules.link(match.group("lib")), target)
+        if advice:
+            rw.note(offset + len(match.group("lead")), _code(rules.link(match.group("lib")), target),
+                    f"{match.group().strip()}: {advice}")
+    _note_patterns(rw, CUDA_PATH, file_type)
+
+
+def _note_patterns(rw: Rewriter, code: str, file_type: str) -> None:
+    """Notes where scan's patterns of `code` for `file_type` match: scan and convert find the same sites."""
+    for pattern in patterns():
+        if pattern.code != code or file_type not in pattern.file_types:
+            continue
+        for offset, match in rw.find(pattern.regex.pattern):
+            rw.note(offset + match.start(pattern.group) - match.start(), code, f"{match.group(pattern.group)}: {ADVICE[code]}")
+
+
+ADVICE = {
+    CUDA_PATH: "a CUDA install path; point it at ROCm (e.g. /opt/rocm or $(ROCM_PATH)).",
+    NVCC_FLAG: "no HIP property or variable of that name; use -fgpu-rdc in HIP_FLAGS or target options.",
+}
 
 
 _ARCH_FLAG_OF_VARIABLE = r"(?<![\w-])(?:-arch|--gpu-architecture)[= ]\s*(\$[({])(\w+)([)}])"
@@ -132,7 +125,7 @@ _ARCH_FLAG_OF_VARIABLE = r"(?<![\w-])(?:-arch|--gpu-architecture)[= ]\s*(\$[({])
 _ARCH_ASSIGNMENT = r"(?m)^([ \t]*(\w+)[ \t]*(?::=|\?=|=)[ \t]*)((?:sm|compute)_\d+[af]?)(?=[ \t]*$)"
 
 
-def _arch_variables(rewriter: _Rewriter, facts: BuildFacts, offload_arch: tuple[str, ...]) -> None:
+def _arch_variables(rewriter: Rewriter, facts: BuildFacts, offload_arch: tuple[str, ...]) -> None:
     """`ARCH = sm_60` ... `-arch=$(ARCH)`: the flag becomes `--offload-arch=$(ARCH)` (`${ARCH}` stays
     `${ARCH}`) and the value an AMD architecture, so that `make ARCH=...` still chooses it (one
     architecture only)."""
@@ -154,13 +147,14 @@ def convert_makefile(text: str, rules: RuleDatabase, offload_arch: tuple[str, ..
     """A Makefile's, or (`shell`) a shell script's, nvcc command lines: the two share `NAME=value`
     assignments and `$(NAME)`/`${NAME}` uses; a shell comment starts only where a word does. A library
     the targeted HIP lacks stays CUDA's, with a note."""
-    facts = build_facts()
-    rewriter = _Rewriter(text, _SHELL_COMMENT if shell else _HASH_COMMENT)
+    facts = build_facts().for_target(target)
+    rewriter = Rewriter(text, SHELL_COMMENT) if shell else Rewriter(text)
+    rewriter.sub(_NVCC_PATH, lambda m: "hipcc")
     rewriter.sub(r"(?:(?<![\w/.-])|(?<=:-))nvcc(?![\w-])", lambda m: "hipcc")  # `${NVCC:-nvcc}` too
     _arch_variables(rewriter, facts, offload_arch)
     _translate_flags(rewriter, facts, offload_arch)
-    _link_flags(rewriter, rules, target)
-    return BuildConversion(rewriter.text, tuple(sorted(set(rewriter.notes))))
+    _link_flags(rewriter, rules, target, "script" if shell else "make")
+    return rewriter.finish()
 
 
 def _cmake_target(name: str, rules: RuleDatabase, target: Target) -> str | None:
@@ -179,9 +173,24 @@ def _cmake_packages(text: str) -> list[str]:
 
 
 def convert_cmake(text: str, rules: RuleDatabase, offload_arch: tuple[str, ...] = (),
-                  target: Target = Target()) -> BuildConversion:
-    facts = build_facts()
-    rw = _Rewriter(text)
+                  target: Target = Target(), hipcc_as_cxx: bool = False) -> BuildConversion:
+    """CMake with CUDA -> CMake with HIP: the HIP language (CMake 3.21+), or, `hipcc_as_cxx`, HIP sources
+    compiled as C++ by hipcc (`cmake -DCMAKE_CXX_COMPILER=hipcc`) where CMake's HIP language does not work."""
+    facts = build_facts().for_target(target)
+    rw = Rewriter(text)
+    _cmake_language(rw)
+    _cmake_architectures(rw, facts, offload_arch)
+    _note_patterns(rw, NVCC_FLAG, "cmake")
+    _translate_flags(rw, facts, offload_arch)
+    _cmake_libraries(rw, rules, target)
+    _link_flags(rw, rules, target, "cmake")
+    _mark_cu_sources(rw)
+    if hipcc_as_cxx:
+        _hip_as_cxx(rw)
+    return rw.finish()
+
+
+def _cmake_language(rw: Rewriter) -> None:
     language = r"(?<![\w$])CUDA(?![\w])"
     rw.sub(r"\bproject\s*\([^)]*\)", lambda m: re.sub(language, "HIP", m.group()), re.I)
     rw.sub(r"\benable_language\s*\(\s*CUDA\s*\)", lambda m: "enable_language(HIP)", re.I)
@@ -191,6 +200,8 @@ def convert_cmake(text: str, rules: RuleDatabase, offload_arch: tuple[str, ...] 
            lambda m: "$<" + m.group(1) + ":" + _genex_arguments(m.group(1), m.group(2)) + ">")
     rw.sub(r"\bcuda_add_(executable|library)\b", lambda m: f"add_{m.group(1)}", re.I)
 
+
+def _cmake_architectures(rw: Rewriter, facts: BuildFacts, offload_arch: tuple[str, ...]) -> None:
     def architectures(match: re.Match) -> str:
         values = match.group(2)
         if values.strip().strip('"').lower() in ("native", "all", "all-major"):
@@ -200,17 +211,18 @@ def convert_cmake(text: str, rules: RuleDatabase, offload_arch: tuple[str, ...] 
     rw.sub(r"\b((?:CMAKE_)?CUDA_ARCHITECTURES)\s+(\"[^\"]*\"|[\w;\s-]*?)(?=\s*[)\n]|\s+[A-Z_]{4,}\b)", architectures)
     rw.sub(r"\bCMAKE_CUDA_(\w+)", lambda m: f"CMAKE_HIP_{m.group(1)}")
     rw.sub(r"\bCUDA_STANDARD\b", lambda m: "HIP_STANDARD")
-    for offset, match in rw.find(r"\b(CUDA_SEPARABLE_COMPILATION|CUDA_RESOLVE_DEVICE_SYMBOLS|CUDA_NVCC_FLAGS)\b"):
-        rw.note(offset, f"{match.group()}: no HIP property of that name; use -fgpu-rdc in HIP_FLAGS or target options.")
-    _translate_flags(rw, facts, offload_arch)
 
+
+def _cmake_libraries(rw: Rewriter, rules: RuleDatabase, target: Target) -> None:
+    """CUDA:: targets, find_package(CUDA|CUDAToolkit), library names in target_link_libraries and find_library."""
     def hip_target(match: re.Match) -> str:
         return _cmake_target(match.group(), rules, target) or match.group()
 
     rw.sub(r"\b(?:CUDA|NCCL)::\w+", hip_target)
     for offset, match in rw.find(r"\b(?:CUDA|NCCL)::\w+"):
-        if not _too_new(rw, rules.link(match.group()), target, offset, match.group()):
-            rw.note(offset, f"{match.group()}: no HIP target known; link the ROCm library by hand.")
+        rule = rules.link(match.group())
+        advice = _unported(rule, target) or "no HIP target known; link the ROCm library by hand."
+        rw.note(offset, _code(rule, target) if rule is not None else NVCC_FLAG, f"{match.group()}: {advice}")
 
     def find_package(match: re.Match) -> str:
         required = " REQUIRED" if re.search(r"\bREQUIRED\b", match.group()) else ""
@@ -226,18 +238,39 @@ def convert_cmake(text: str, rules: RuleDatabase, offload_arch: tuple[str, ...] 
 
     rw.sub(r"\b(target_link_libraries\s*\(\s*[\w${}.-]+)([^)]*)\)", link_words, re.I)
     rw.sub(r"\b(find_library\s*\(\s*\w+)([^)]*)\)", link_words, re.I)
-    _link_flags(rw, rules, target)
-    _mark_cu_sources(rw)
-    return BuildConversion(rw.text, tuple(sorted(set(rw.notes))))
 
 
-def _mark_cu_sources(rw: _Rewriter) -> None:
+# hipcc as CMake's C++ compiler: CMake passes `-x c++` for a .cu file of LANGUAGE CXX, the source's own
+# option after it makes it HIP again.
+_CXX_LANGUAGE = "LANGUAGE CXX COMPILE_OPTIONS -xhip"
+
+
+def _hip_as_cxx(rw: Rewriter) -> None:
+    """The HIP language written above, made C++ compiled by hipcc (Debian's CMake 3.25 cannot use its HIP 5.2
+    as the HIP language: docs/convert.md says why)."""
+    def project(match: re.Match) -> str:
+        call = match.group()
+        if re.search(r"(?<![\w$])CXX(?!\w)", call):
+            return re.sub(r"[ \t]+HIP(?![\w])", "", call)
+        return re.sub(r"(?<![\w$])HIP(?![\w])", "CXX", call)
+
+    rw.sub(r"\bproject\s*\([^)]*\)", project, re.I)
+    rw.sub(r"\benable_language\s*\(\s*HIP\s*\)", lambda m: "enable_language(CXX)", re.I)
+    rw.sub(r"\bLANGUAGE\s+HIP\b(?!\s+COMPILE_OPTIONS)", lambda m: _CXX_LANGUAGE)
+    rw.sub(r"\$<((?:COMPILE|LINK)_LANG(?:UAGE|_AND_ID)):([^>]*)>",
+           lambda m: "$<" + m.group(1) + ":" + re.sub(r"(?<![\w-])HIP(?![\w-])", "CXX", m.group(2)) + ">")
+    rw.sub(r"\bCMAKE_HIP_((?:FLAGS|STANDARD|EXTENSIONS)\w*)", lambda m: f"CMAKE_CXX_{m.group(1)}")
+    rw.sub(r"\bHIP_STANDARD\b", lambda m: "CXX_STANDARD")
+
+
+def _mark_cu_sources(rw: Rewriter) -> None:
     """CMake compiles .cu files as CUDA; with HIP they need LANGUAGE HIP."""
     def add_property(match: re.Match) -> str:
         sources = re.findall(r"[\w./${}-]+\.cu\b", match.group())
         line = f"set_source_files_properties({' '.join(sources)} PROPERTIES LANGUAGE HIP)"
-        if not sources or line in rw.text:
+        if not sources or line in rw.text or line.replace("LANGUAGE HIP", _CXX_LANGUAGE) in rw.text:
             return match.group()
         return f"{match.group()}\n{line}"
 
-    rw.sub(r"\badd_(?:executable|library)\s*\([^)]*\)", add_property, re.I)
+    # Where sources are named: in the target, or in a variable (FindCUDA projects: set(SOURCES a.cu ...)).
+    rw.sub(r"\b(?:add_executable|add_library|target_sources|set|list)\s*\([^)]*\)", add_property, re.I)

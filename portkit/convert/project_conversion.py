@@ -9,7 +9,8 @@ import dataclasses
 import os
 from pathlib import Path
 
-from portkit.convert.build_files import BuildNote, convert_cmake, convert_makefile
+from portkit.convert.build_files import convert_cmake, convert_makefile
+from portkit.convert.build_text import BuildNote
 from portkit.convert.edits import EditOptions
 from portkit.convert.hipify import HipifyFailure, find_hipify_perl, hipify_files
 from portkit.convert.markers import Marker
@@ -44,6 +45,7 @@ class ConvertOptions:
     launch_syntax: str = "cuda"
     markers: bool = True
     offload_arch: tuple[str, ...] = ()
+    cmake_hipcc: bool = False  # CMake: hipcc as the C++ compiler instead of the HIP language
     verify_flags: tuple[str, ...] = ()  # hipcc flags --verify adds (-I, -D, -std)
     force: bool = False  # write into a directory portkit does not own; rewrite read-only or hard-linked files
 
@@ -123,7 +125,7 @@ def _convert_all(settings: RunSettings, options: ConvertOptions, result: ScanRes
             slots.append(len(outcome.conversions) + len(slots))
         elif summary.file_type in CONVERTED_BUILD_TYPES:
             if summary.file_type == "cmake":
-                build = convert_cmake(_decode(data), result.rules, options.offload_arch, result.target)
+                build = convert_cmake(_decode(data), result.rules, options.offload_arch, result.target, options.cmake_hipcc)
             else:
                 build = convert_makefile(_decode(data), result.rules, options.offload_arch, summary.file_type == "script",
                                          result.target)

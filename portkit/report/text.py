@@ -3,11 +3,13 @@
 The default view fits a screen whatever the tree: tables list distinct APIs, not
 sites; each section has a row budget (the sum stays under SCREEN_LINES) and ends
 with how many rows it left out; cells are cut with an ellipsis rather than
-wrapped. `details=True` adds every site, grouped by API.
+wrapped (names that differ stay different), and the headline wraps between its parts. `details=True` adds every site, grouped by API.
 """
 from __future__ import annotations
 
 import collections
+import os
+import re
 from typing import Any, TextIO
 
 from rich.console import Console
@@ -18,7 +20,7 @@ from rich.text import Text
 from portkit import codes
 from portkit.codes import ATTENTION_STATUSES, CODES, Status
 from portkit.fileio import ClosedPipe
-from portkit.textutil import cut, pipe_width, printable
+from portkit.textutil import cut_column, pipe_width, printable
 
 STATUS_STYLE = {Status.SUPPORTED: "green", Status.PARTIAL: "yellow", Status.UNSUPPORTED: "red", Status.REMOVED: "magenta",
                 Status.UNAVAILABLE: "red"}
@@ -32,6 +34,7 @@ FILE_ROWS = 5
 KIND_ROWS = 10
 _TABLE_OVERHEAD = 2  # title and column header
 _GAP = 2  # columns between two table columns
+_BREAK = re.compile(r"[;.,] ")  # where a headline line may wrap: after the separator of two of its parts
 
 
 def _where(item: dict[str, Any]) -> str:
@@ -55,8 +58,9 @@ def _table(console: Console, title: str, columns: list[tuple[str, int]], rows: l
     for (header, _), width, index in zip(columns, widths, range(len(columns))):
         numeric = bool(rows) and all(r[index].replace(".", "").isdigit() or r[index] == "-" for r in rows)
         table.add_column(header, justify="right" if numeric else "left", no_wrap=True, overflow="ellipsis", width=width)
-    for row in rows:
-        table.add_row(*(Text(cut(printable(cell), width)) for cell, width in zip(row, widths)))
+    columns_shown = [cut_column([printable(row[i]) for row in rows], width) for i, width in enumerate(widths)]
+    for cells in zip(*columns_shown):
+        table.add_row(*(Text(cell) for cell in cells))
     console.print(table)
 
 
@@ -64,7 +68,26 @@ def _more(left: int, what: str) -> str:
     return f"... {left} more {what}" if left > 0 else ""
 
 
-def _line(console: Console, text: str) -> None:
+def _line(console: Console, markup: str) -> None:
+    """A line of parts ('a 1, b 2; c 3') wrapped between parts, continuation lines indented: at any width every
+    number stays whole and beside its word; a single part wider than the console folds, never is cut."""
+    text = Text.from_markup(markup)
+    plain, cuts, start, indent, fits = text.plain, [], 0, 0, []
+    for end in [m.end() for m in _BREAK.finditer(plain)] + [len(plain)]:
+        if fits and indent + len(plain[start:end].rstrip()) > console.width:
+            # after '; ' or '. ' where one ends the second half of the line, else after the last ', '
+            strong = [point for point in fits if plain[point - 2] in ";." and point - start > console.width // 2]
+            start, indent = (strong or fits)[-1], 2
+            cuts.append(start)
+            fits = [point for point in fits if point > start]
+        fits.append(end)
+    for index, line in enumerate(text.divide(cuts)):
+        line.rstrip()
+        console.print(Text("  ") + line if index else line, overflow="fold")
+
+
+def _cropped(console: Console, text: str) -> None:
+    """A line that lists what the details show (names), cut at the console's width."""
     console.print(text, no_wrap=True, overflow="ellipsis", crop=True)
 
 
@@ -166,7 +189,8 @@ def _kinds(console: Console, data: dict[str, Any]) -> None:
 def _tail(console: Console, data: dict[str, Any], details: bool) -> None:
     unknown = data["unknown_names"]
     if unknown:
-        _line(console, f"[yellow]CUDA-looking names no rule knows ({len(unknown)}):[/yellow] " + escape(printable(", ".join(unknown))))
+        _cropped(console, f"[yellow]CUDA-looking names no rule knows ({len(unknown)}):[/yellow] "
+                 + escape(printable(", ".join(unknown))))
     if data["diagnostics"] and not details:
         _line(console, f"[yellow]file warnings: {len(data['diagnostics'])}[/yellow] (listed with --details)")
     if not details:
@@ -221,8 +245,10 @@ def _details(console: Console, data: dict[str, Any]) -> None:
 
 
 def _console(out: TextIO, color: bool | None) -> Console:
+    """`color`: --color (True), --no-color (False), else colour on a terminal unless NO_COLOR is set (no-color.org)."""
     width = None if out.isatty() else pipe_width()
-    return _Console(file=out, force_terminal=color, no_color=color is False, width=width, highlight=False, soft_wrap=False)
+    no_color = color is False or (color is None and os.environ.get("NO_COLOR", "") != "")
+    return _Console(file=out, force_terminal=color, no_color=no_color, width=width, highlight=False, soft_wrap=False)
 
 
 class _Console(Console):

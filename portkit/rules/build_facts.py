@@ -1,22 +1,72 @@
-"""Build-system facts (rules/_build.yaml): GPU architecture pairs and nvcc flag translations."""
+"""Build-system facts (rules/_build.yaml): GPU architecture pairs and nvcc options with what hipcc takes."""
 from __future__ import annotations
 
 import dataclasses
 import functools
+import re
 
 from portkit.resources import load_data
+from portkit.rules.versions import Target, parse_version
+
+
+@dataclasses.dataclass(frozen=True)
+class NvccOption:
+    """One nvcc option, all its spellings: what hipcc takes instead, or the advice of the marker that
+    replaces it."""
+
+    names: tuple[str, ...]
+    pattern: re.Pattern[str]  # groups: `lead` (the blanks before), `name`, `value`
+    hipcc: str | dict[str, str] | None
+    advice: str
+
+    def replacement(self, value: str | None) -> str | None:
+        """What hipcc takes for the option with `value`; None: nothing, a marker says what to do."""
+        hipcc = self.hipcc.get(value or "") if isinstance(self.hipcc, dict) else self.hipcc
+        if hipcc is None:
+            return None
+        bare = (value or "").strip("\"'")
+        return hipcc.replace("{value}", bare).replace("{words}", " ".join(bare.split(",")))
+
+
+# A value of one word: $(VAR) and ${VAR} are part of it, a quote, `;` or `)` ends it (CMake strings and lists).
+_WORD = r"(?:\$\([^)\s]*\)|\$\{[^}\s]*\}|[^\s\"';)$])+"
+_VALUES = {"word": _WORD, "words": rf"\"[^\"]*\"|'[^']*'|{_WORD}"}
+
+
+def _option_pattern(names: list[str], value: str | None) -> re.Pattern[str]:
+    value = _VALUES.get(value or "", value)
+    spelled = "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True))
+    tail = rf"(?:=|[ \t]+)(?P<value>{value})(?![^\s\"';)])" if value else r"(?![\w=-])"
+    return re.compile(rf"(?P<lead>[ \t]*)(?<![\w-])(?P<name>{spelled}){tail}")
+
+
+def _option(entry: dict) -> NvccOption:
+    if "hipcc" not in entry and "advice" not in entry:
+        raise ValueError(f"nvcc option {entry['names'][0]}: needs 'hipcc' or 'advice'")
+    hipcc = entry.get("hipcc")
+    if isinstance(hipcc, dict):
+        hipcc = {str(k): str(v or "") for k, v in hipcc.items()}
+    return NvccOption(tuple(entry["names"]), _option_pattern(entry["names"], entry.get("value")), hipcc,
+                      entry.get("advice", ""))
 
 
 @dataclasses.dataclass(frozen=True)
 class BuildFacts:
     default_arch: str
     architectures: dict[str, dict[str, str]]
-    nvcc_flags: dict[str, str]
-    nvcc_unsupported: dict[str, str]
+    nvcc_options: tuple[NvccOption, ...]
 
     def gfx_for(self, compute_capability: str) -> str:
         entry = self.architectures.get(compute_capability.rstrip("af"))
         return entry["gfx"] if entry else self.default_arch
+
+    def for_target(self, target: Target) -> BuildFacts:
+        """The pairs a compiler of the targeted HIP knows: a newer GPU's is its `older` one there."""
+        if target.rocm is None:
+            return self
+        known = {cc: {**e, "gfx": e["older"]} if "hip" in e and target.rocm < parse_version(str(e["hip"])) else e
+                 for cc, e in self.architectures.items()}
+        return dataclasses.replace(self, architectures=known)
 
     def describe(self, compute_capability: str) -> str:
         """'sm_80 (A100) -> gfx90a (MI210/MI250)'"""
@@ -25,10 +75,17 @@ class BuildFacts:
             return f"sm_{compute_capability} (no known pair) -> {self.default_arch} (the default)"
         return f"sm_{compute_capability} ({entry['nvidia']}) -> {entry['gfx']} ({entry['amd']})"
 
+    def untranslatable(self, text: str):
+        """(offset, option as written, advice) of each nvcc option in `text` hipcc has nothing for."""
+        for option in self.nvcc_options:
+            for match in option.pattern.finditer(text):
+                if option.replacement(match.group("value") if "value" in option.pattern.groupindex else None) is None:
+                    yield match.start("name"), match.group().strip(), option.advice
+
 
 def _parse(data: dict) -> BuildFacts:
     return BuildFacts(str(data["default_arch"]), {str(k): v for k, v in data["architectures"].items()},
-                      dict(data["nvcc_flags"]), dict(data["nvcc_unsupported"]))
+                      tuple(_option(entry) for entry in data["nvcc_options"]))
 
 
 @functools.lru_cache(maxsize=1)

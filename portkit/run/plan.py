@@ -83,9 +83,11 @@ def _with_progress(results: Iterator[FileResult], total: int, enabled: bool) -> 
     if not enabled or total < _PROGRESS_THRESHOLD or not sys.stderr.isatty():
         yield from results
         return
+    from rich.console import Console
     from rich.progress import Progress
 
-    with Progress(transient=True) as progress:
+    # On stderr whatever stdout is: `scan --format json > f` shows it too (rich's default console is stdout's).
+    with Progress(transient=True, console=Console(stderr=True)) as progress:
         task = progress.add_task("scanning", total=total)
         for result in results:
             progress.advance(task)

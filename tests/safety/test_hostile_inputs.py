@@ -40,10 +40,11 @@ BASELINE = ["check", "--baseline", "b.json", "src"]
 MALFORMED = [
     ("yaml alias bomb", {"bomb.yaml": BOMB}, [*RULES, "bomb.yaml", "src"], "anchors and aliases"),
     ("yaml anchor alone", {"a.yaml": "library: &l mine\nentries: []\n"}, [*RULES, "a.yaml", "src"], "anchors and aliases"),
-    ("yaml nested 100000 deep", {"d.yaml": "[" * 100_000 + "]" * 100_000}, [*RULES, "d.yaml", "src"], "nested deeper"),
+    ("yaml nested 100000 deep", {"d.yaml": "[" * 100_000 + "]" * 100_000}, [*RULES, "d.yaml", "src"],
+     "line 1: nested deeper than 32 levels"),
     ("yaml too large", {"big.yaml": "# " + "x" * (9 << 20) + "\n"}, [*RULES, "big.yaml", "src"], "larger than"),
     ("yaml python tag", {"t.yaml": "library: !!python/object/apply:os.system [id]\n"}, [*RULES, "t.yaml", "src"],
-     "python/object"),
+     "line 1: tags (tag:yaml.org,2002:python/object/apply:os.system) are not allowed"),
     ("weight nan", {"w.yaml": RULE + "    weight: .nan\n"}, ["report", "--rules", "w.yaml", "src"], "key 'weight'"),
     ("weight inf", {"w.yaml": RULE + "    weight: .inf\n"}, ["report", "--rules", "w.yaml", "src"], "key 'weight'"),
     ("weight 1e400", {"w.yaml": RULE + "    weight: 1e400\n"}, ["report", "--rules", "w.yaml", "src"], "key 'weight'"),
@@ -76,7 +77,8 @@ MALFORMED = [
     ("report -o a source", {}, ["report", "-f", "md", "-o", "src/k.cu", "src"], "is the input"),
     ("convert -o its input's parent", {}, ["convert", "src/k.cu", "-o", "src"], "contains the input"),
     ("convert into a foreign directory", {"out/mine.txt": "mine\n"}, ["convert", "src", "-o", "out"], "not written by portkit"),
-    ("check --diff option as ref", {}, ["check", "--diff=--output=pwned", "src"], "bad revision"),
+    ("check --diff option as ref", {}, ["check", "--diff=--output=pwned", "src"],
+     "git diff --output=pwned: git failed"),
     ("check --diff unknown ref", {}, ["check", "--diff", "no-such-ref", "src"], "git failed"),
     ("unknown report extension", {}, ["report", "-o", "r.docx", "src"], "report format"),
 ]
