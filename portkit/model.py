@@ -14,7 +14,29 @@ from typing import TYPE_CHECKING, Mapping, NamedTuple, TypeVar, Union
 if TYPE_CHECKING:
     from portkit.codes import Status
 
+_Class = TypeVar("_Class")
 
+
+def quick_init(cls: type[_Class]) -> type[_Class]:
+    """Give a frozen dataclass a constructor that fills the instance dict directly.
+
+    The generated one assigns each field through `object.__setattr__`, which costs
+    2-3 times as much; a 1M-line scan builds millions of spans, occurrences and
+    findings. Instances stay frozen: assignment after construction still raises.
+    """
+    fields = dataclasses.fields(cls)  # type: ignore[arg-type]
+    if any(f.default_factory is not dataclasses.MISSING for f in fields) or hasattr(cls, "__post_init__"):
+        raise TypeError(f"{cls.__name__}: quick_init supports plain defaults only")
+    defaults = {f"_default_{f.name}": f.default for f in fields if f.default is not dataclasses.MISSING}
+    parameters = ", ".join(f.name if f.default is dataclasses.MISSING else f"{f.name}=_default_{f.name}" for f in fields)
+    body = "".join(f"\n    _fields['{f.name}'] = {f.name}" for f in fields)
+    namespace = dict(defaults)
+    exec(f"def __init__(self, {parameters}):\n    _fields = self.__dict__{body}", namespace)  # nosec B102: our own field names
+    cls.__init__ = namespace["__init__"]  # type: ignore[misc]
+    return cls
+
+
+@quick_init
 @dataclasses.dataclass(frozen=True, order=True)
 class Span:
     """A half-open range of 0-based byte offsets into a source file."""
@@ -27,6 +49,7 @@ class Span:
         return self.end == self.start
 
 
+@quick_init
 @dataclasses.dataclass(frozen=True, order=True)
 class Position:
     """1-based line and byte column, for output only."""
@@ -90,6 +113,10 @@ class NameFacts(NamedTuple):
     constant: str = ""
     elaborated: bool = False
     declares: str = ""
+    # A compared macro's #if/#elif: the bytes it selects (to its #elif, #else or #endif) and those it leaves
+    # to the rest of the group, as (start, end): what a rewritten test would switch on or off.
+    branch: tuple[int, int] | None = None
+    otherwise: tuple[int, int] | None = None
 
 
 class QualifiedFacts(NamedTuple):
@@ -99,10 +126,13 @@ class QualifiedFacts(NamedTuple):
 
 
 class LaunchFacts(NamedTuple):
-    """A launch: spelled `<< <...>> >`, and used as a value (`(k<<<...>>>(), check())`)."""
+    """A launch: spelled `<< <...>> >`, used as a value (`(k<<<...>>>(), check())`), and whether its grid
+    and its block are written `dim3(...)` already."""
 
     spaced: bool = False
     value: bool = False
+    grid_dim3: bool = False
+    block_dim3: bool = False
 
 
 class FieldFacts(NamedTuple):
@@ -192,6 +222,7 @@ class ClangFacts(NamedTuple):
     macro: str = ""
 
 
+@quick_init
 @dataclasses.dataclass(frozen=True, order=True)
 class Occurrence:
     """One thing the parser saw: its role, its text, and where.
@@ -348,9 +379,17 @@ class Append(NamedTuple):
     text: str
 
 
-ArgEdit = Union[Cast, Replace, Drop, Append]
+class Wrap(NamedTuple):
+    """Call argument `index` wrapped as `macro(argument)` (a device symbol as HIP_SYMBOL(x))."""
+
+    index: int
+    macro: str
 
 
+ArgEdit = Union[Cast, Replace, Drop, Append, Wrap]
+
+
+@quick_init
 @dataclasses.dataclass(frozen=True)
 class Fix:
     """What convert may write for a finding, decided (portkit/analyze/rewrite.py); portkit/convert/edits.py
@@ -365,6 +404,9 @@ class Fix:
     prerequisite: str = ""  # an include's: the HIP header to #include before it (nothing brings it earlier)
     spaced_chevrons: bool = False  # a launch's `<< <...>> >`, which nvcc accepts and clang does not
     launch_as_value: bool = False  # a launch used as a value: hipLaunchKernelGGL is a statement, `<<<>>>` stays
+    # a launch's grid and block written `dim3(...)` already: wrapped again they would read dim3(dim3(...))
+    grid_is_dim3: bool = False
+    block_is_dim3: bool = False
 
     @property
     def arguments_only(self) -> bool:
@@ -372,6 +414,7 @@ class Fix:
         return self.action is FixAction.RENAME and self.span.empty and not self.text
 
 
+@quick_init
 @dataclasses.dataclass(frozen=True, order=True)
 class Finding:
     """A fact about one place in a file, for reports, checks and conversion.

@@ -80,6 +80,21 @@ def test_realworld_build_stage_builds_with_the_converted_makefile(tmp_path: Path
         in result.stdout, result.stdout
 
 
+def test_hipify_tests_scores_check_lines_as_filecheck_reads_them() -> None:
+    """In order, after the previous match, never on a comment line (the CHECK lines are in the output);
+    {{regex}} parts; blanks alike; includes by the file's name, anywhere."""
+    sys.path.insert(0, str(ROOT / "bench"))
+    from hipify_tests import score_file
+
+    output = ('#include "hip/hip_runtime.h"\n// CHECK: hipFree(p);\ncudaFree(p);\nhipMalloc(&p,  4);\n'
+              "hipLaunchKernelGGL(k, dim3(1), dim3(2), 0, 0);\n")
+    checks = ["#include <hip/hip_runtime.h>", "hipMalloc(&p, 4);", "hipFree(p);",
+              "hipLaunchKernelGGL(k, dim3({{[0-9]+}}), dim3(2), 0, 0);", "#include <hipblas/hipblas.h>"]
+    assert score_file(checks, output) == ["hipFree(p);", "#include <hipblas/hipblas.h>"]
+    assert score_file(["hipMalloc(&p, 4);", "hipLaunchKernelGGL(k"], output) == []
+    assert score_file(["hipLaunchKernelGGL(k", "hipMalloc(&p, 4);"], output) == ["hipMalloc(&p, 4);"], "in order"
+
+
 def test_scale_tree_is_the_pinned_commits_in_two_halves(tmp_path: Path) -> None:
     """bench.py's real tree: each pinned commit's directories, extracted from a mirror, in half A or B."""
     repo = tmp_path / "mirror" / "someone+proj" / "repo"

@@ -13,7 +13,7 @@ from portkit.analyze import Context, TextFile, analyze
 from portkit.analyze.registry import Registration, analyzers_for, registrations, roles_read
 from portkit.codes import CODES, Status
 from portkit.convert.markers import may_need_marker, needs_marker
-from portkit.convert.sources import acted_on, may_act_on
+from portkit.convert.sources import acting
 from portkit.model import Finding, Position
 from portkit.parse.queries import OPTIONAL_ROLES
 from portkit.run.file import Job, held_job, parse_bytes
@@ -68,6 +68,7 @@ def test_without_a_cache_convert_runs_only_the_analyzers_whose_findings_it_acts_
     source.write_bytes(b"#define WARP_SIZE 32\n__global__ void k(float *x) { int lane = threadIdx.x % 32;\n"
                        b"  x[lane] = __shfl_down_sync(0xffffffff, 1.0f, 1); int b = __ballot_sync(~0u, 1); }\n"
                        b"void h(float *d) { cudaMalloc(&d, 4); k<<<1, 32>>>(d); cudaLaunchCooperativeKernel(0); }\n")
+    acted_on, may_act_on = acting(hazard_markers=False)  # with hazard markers every hazard is acted on
     skipped = set(analyzers_for("source")) - set(analyzers_for("source", may_act_on))
     assert skipped and all(not r.fixes for r in registrations("source") if r.function in skipped)
     for cache in (False, True):
@@ -112,6 +113,7 @@ def test_every_analyzer_declares_the_optional_occurrences_it_reads(database) -> 
 
 
 def test_a_convert_without_a_cache_parses_only_the_optional_roles_its_analyzers_read(database) -> None:
+    _, may_act_on = acting(hazard_markers=False)  # hazard markers read the warp-size heuristics' inputs
     assert roles_read(None) is None
     assert roles_read(may_act_on) < OPTIONAL_ROLES  # the warp-size heuristics' inputs are not made
     assert roles_read(lambda codes, fixes: True) == OPTIONAL_ROLES  # each optional role has a reader

@@ -40,7 +40,8 @@ def test_supported_targets_exist_in_the_installed_headers(library: str, database
     result = verify_library(database, library, include, version, _compiler_include())
     with capsys.disabled():
         print(f"\n{library}: {result.verified} HIP/ROC targets found in {include} headers, "
-              f"{result.newer} newer than HIP {'.'.join(map(str, version[:2]))}, {len(result.missing)} missing")
+              f"{result.newer} newer than HIP {'.'.join(map(str, version[:2]))}, {result.elsewhere} in roc* libraries "
+              f"not installed, {len(result.missing)} missing")
     assert result.verified > 0
     assert not result.missing, f"{len(result.missing)} targets not in the headers, e.g. {result.missing[:10]}"
 

@@ -8,6 +8,9 @@ CUDA's dim3 converts from a uint3; HIP's has no such constructor, so a `make_uin
 becomes a dim3 (initialising or assigned to a variable the file declares dim3, or a launch's
 grid or block) does not compile. `dim3(...)` takes the same three values under both compilers.
 
+`extern "C"__global__`: clang reads a string literal with a user-defined suffix; a space after the
+linkage string is what nvcc read.
+
 `x = {}` for a half or half2 variable: HIP's __half and __half2 have several assignment
 operators the empty list fits equally, so hipcc calls it ambiguous; `x = half2{}` is the same zero.
 """
@@ -19,7 +22,7 @@ from typing import Iterable
 
 from portkit.analyze.findings import simple_finding
 from portkit.analyze.registry import Context, analyzer
-from portkit.codes import CODES, HALF_EMPTY_BRACES, HANDLE_ARITHMETIC, REGISTER_STORAGE, UINT3_AS_DIM3
+from portkit.codes import CODES, HALF_EMPTY_BRACES, HANDLE_ARITHMETIC, LINKAGE_SPACE, REGISTER_STORAGE, UINT3_AS_DIM3
 from portkit.model import CallFacts, Finding, Fix, FixAction, HandleFacts, NameFacts, Occurrence, ParsedFile, Role
 
 # Kept by the parser for the analyzers below (no rule names them: they are spelled the same in HIP).
@@ -36,6 +39,15 @@ def analyze_register(parsed: ParsedFile, context: Context) -> Iterable[Finding]:
             finding = simple_finding(parsed.path, o, REGISTER_STORAGE, "register: C++17 removed it; hipcc rejects it",
                                      CODES[REGISTER_STORAGE].fix)
             yield dataclasses.replace(finding, fix=Fix(FixAction.RENAME, o.parts[0], ""))
+
+
+@analyzer("source", codes=(LINKAGE_SPACE,), fixes=True)
+def analyze_linkage_space(parsed: ParsedFile, context: Context) -> Iterable[Finding]:
+    for o in parsed.of(Role.STORAGE_CLASS):
+        if o.text.startswith('"') and o.parts:
+            finding = simple_finding(parsed.path, o, LINKAGE_SPACE, f"extern {o.text} against the next word: clang reads "
+                                     "a string literal with a user-defined suffix", CODES[LINKAGE_SPACE].fix)
+            yield dataclasses.replace(finding, fix=Fix(FixAction.RENAME, o.parts[0], " "))
 
 
 @analyzer("source", codes=(UINT3_AS_DIM3,), fixes=True, arguments_of=("make_uint3",))

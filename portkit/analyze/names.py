@@ -5,6 +5,7 @@ import dataclasses
 import re
 from typing import AbstractSet, Iterable, Iterator, NamedTuple
 
+from portkit.analyze.arch_branches import keep_nvidia_branches_off
 from portkit.analyze.findings import rule_finding, simple_finding
 from portkit.analyze.rewrite import NULL_POINTERS, extra_argument, include_finding
 from portkit.analyze.registry import Context, analyzer
@@ -87,7 +88,7 @@ def resolve_pending(pending: Iterable[tuple[str, tuple[tuple[str, str], ...], tu
 _KIND_ROLES = {
     "function": (Role.CALL, Role.IDENTIFIER, Role.MACRO_BODY),
     "intrinsic": (Role.CALL, Role.IDENTIFIER, Role.MACRO_BODY),
-    "type": (Role.TYPE, Role.IDENTIFIER, Role.MACRO_BODY),
+    "type": (Role.TYPE, Role.IDENTIFIER, Role.CALL, Role.MACRO_BODY),  # a call: a functional cast, `CUdeviceptr(p)`
     "enum": (Role.IDENTIFIER, Role.TYPE, Role.MACRO_BODY),
     "macro": (Role.IDENTIFIER, Role.CALL, Role.TYPE, Role.MACRO_BODY),
 }
@@ -208,6 +209,10 @@ def _argument_rule(rule: Rule, occurrence: Occurrence, parsed: ParsedFile, conte
 
 @analyzer("source", codes=(API_UNKNOWN, *RULE_CODES), fixes=True)
 def analyze_names(parsed: ParsedFile, context: Context) -> Iterable[Finding]:
+    return keep_nvidia_branches_off(parsed, _names(parsed, context))
+
+
+def _names(parsed: ParsedFile, context: Context) -> Iterator[Finding]:
     device = parsed.device_functions
     types = {o.text for o in parsed.of(Role.TYPE)}
     usings = _usings(parsed, context)

@@ -40,6 +40,9 @@ RUNTIME_LIBRARIES = frozenset({"cuda-runtime", "cuda-driver", "cuda-device", "co
 _NAME_ROLES = (Role.CALL, Role.TYPE, Role.IDENTIFIER, Role.MACRO_BODY)
 _COMPILER_MACRO = re.compile(r"__\w+__$")
 CUDA_SUFFIXES = frozenset({".cu", ".cuh"})
+# Libraries whose headers bring no runtime API, in CUDA as in HIP (nvml.h and rocm_smi.h, nvrtc.h and hiprtc.h,
+# nvToolsExt.h and roctx.h, cupti.h): a file that includes only those still needs the runtime header.
+_WITHOUT_RUNTIME = frozenset({"nvml", "nvrtc", "nvtx", "cupti"})
 
 
 def runtime_reason(parsed: ParsedFile, context: Context, runtime: str, included: list[str],
@@ -62,9 +65,18 @@ def runtime_reason(parsed: ParsedFile, context: Context, runtime: str, included:
 
 
 def cuda_includes(parsed: ParsedFile, context: Context) -> list[str]:
-    """What convert makes of each of the file's includes that is not the project's ("" for no CUDA header):
-    the project's own cuda.h is no CUDA header, convert leaves it, so it brings no runtime."""
-    return [context.rules.hip_header(o.text) for o in parsed.of(Role.INCLUDE) if not context.project_header(o.text)]
+    """What convert makes of each of the file's includes that is not the project's ("" for no CUDA header, or one
+    that brings no runtime: `_WITHOUT_RUNTIME`): the project's own cuda.h is no CUDA header, convert leaves it,
+    so it brings no runtime."""
+    return [_runtime_bringer(o.text, context) for o in parsed.of(Role.INCLUDE) if not context.project_header(o.text)]
+
+
+def _runtime_bringer(header: str, context: Context) -> str:
+    hip = context.rules.hip_header(header)
+    if not hip:
+        return ""
+    rule = context.rules.header(header)
+    return "" if rule is not None and rule.library in _WITHOUT_RUNTIME else hip
 
 
 def _runtime_name(occurrence: Occurrence, parsed: ParsedFile, context: Context, device: AbstractSet[str]) -> bool:

@@ -15,7 +15,7 @@ from portkit.analyze.registry import Context
 from portkit.codes import RENAMED_STATUSES
 from portkit.model import (
     Append, ArgEdit, CallFacts, Cast, Drop, Finding, Fix, FixAction, LaunchFacts, NameFacts, Occurrence, ParsedFile,
-    Replace, Role, Span,
+    Replace, Role, Span, Wrap,
 )
 from portkit.rules import Resolution, Rule
 
@@ -53,8 +53,9 @@ def _mask_edit(occurrence: Occurrence, rule: Rule, resolution: Resolution) -> Ar
 
 def argument_edits(occurrence: Occurrence, rule: Rule, resolution: Resolution) -> tuple[ArgEdit, ...]:
     """Casts where HIP takes void* and CUDA a template, or where HIP's overloads make CUDA's one conversion
-    ambiguous; lane masks widened to 64 bits; the trailing arguments CUDA defaults and HIP requires,
-    written after the last one given; an argument HIP's signature lacks, passed empty, dropped."""
+    ambiguous; lane masks widened to 64 bits; a device symbol as HIP_SYMBOL(x); the trailing arguments CUDA
+    defaults and HIP requires, written after the last one given; an argument HIP's signature lacks, passed
+    empty, dropped."""
     edits: list[ArgEdit] = []
     for index, type_name in rule.cast_args:
         text = occurrence.facts(CallFacts).arg(index)
@@ -64,6 +65,9 @@ def argument_edits(occurrence: Occurrence, rule: Rule, resolution: Resolution) -
     mask = _mask_edit(occurrence, rule, resolution)
     if mask is not None:
         edits.append(mask)
+    symbol = occurrence.facts(CallFacts).arg(rule.symbol_arg) if rule.symbol_arg >= 0 and resolution.hip == rule.hip else ""
+    if symbol and not symbol.startswith("HIP_SYMBOL"):  # X on AMD, &X on NVIDIA: the source ports to both
+        edits.append(Wrap(rule.symbol_arg, "HIP_SYMBOL"))
     defaulted = _defaulted(occurrence, rule) if resolution.hip == rule.hip else None
     if defaulted is not None and all(edit.index != defaulted.index for edit in edits):
         edits.append(defaulted)
@@ -142,10 +146,11 @@ def coordinate_fix(occurrence: Occurrence, coordinates: Iterable[int], cast_to: 
 
 
 def launch_fix(occurrence: Occurrence) -> Fix:
-    """A launch, with the two facts that decide how it may be written: `<< <` spacing, and use as a value."""
-    return Fix(FixAction.LAUNCH, occurrence.span, occurrence.text, occurrence.parts,
-               spaced_chevrons=occurrence.facts(LaunchFacts).spaced,
-               launch_as_value=occurrence.facts(LaunchFacts).value)
+    """A launch, with the facts that decide how it may be written: `<< <` spacing, use as a value, and a grid
+    or block written `dim3(...)` already."""
+    facts = occurrence.facts(LaunchFacts)
+    return Fix(FixAction.LAUNCH, occurrence.span, occurrence.text, occurrence.parts, spaced_chevrons=facts.spaced,
+               launch_as_value=facts.value, grid_is_dim3=facts.grid_dim3, block_is_dim3=facts.block_dim3)
 
 
 def _included_before(header: str, occurrence: Occurrence, parsed: ParsedFile, context: Context) -> bool:

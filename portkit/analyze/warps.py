@@ -128,6 +128,8 @@ def lane_indexed_arrays(parsed: ParsedFile, context: Context) -> Iterator[Findin
 
 # A literal with a long long suffix is 64-bit; any other literal (0xffffffff, -1, ~0u) is an int or an unsigned.
 _LONG_LONG = re.compile(r"(?i)\b(0x[0-9a-f]+|\d+)(u?ll|llu)\b")
+# A value cast to a 64-bit type (convert's `static_cast<unsigned long long>(MASK)`) is 64-bit too.
+_WIDE_CAST = re.compile(r"\blong\s+long\b|\bu?int64_t\b")
 
 
 def _mask_problem(mask: str, constants: dict[str, str]) -> str:
@@ -138,7 +140,7 @@ def _mask_problem(mask: str, constants: dict[str, str]) -> str:
         return ""  # a variable or an expression we cannot see through
     if value == 0xFFFFFFFF:
         return "a 32-bit full mask (lanes 0-31 of a 64-lane wavefront)"
-    if mask not in constants and not _LONG_LONG.search(mask):
+    if mask not in constants and not _LONG_LONG.search(mask) and not _WIDE_CAST.search(mask):
         return "a 32-bit mask (HIP's _sync intrinsics take a 64-bit one)"
     return ""
 

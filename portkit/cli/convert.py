@@ -78,13 +78,30 @@ def _print_summary(outcome: ConvertOutcome, out: TextIO, details: bool = False) 
         for path, note in sorted(outcome.build_notes):
             out.write(printable(f"  {path}:{note.line}: {note.code} {note.message}") + "\n")
     if outcome.verified:
-        from portkit.convert.hipcc_check import VerifyStatus
+        _print_verified(outcome, out, details)
 
-        counts = {s: sum(1 for v in outcome.verified if v.status is s) for s in VerifyStatus}
-        out.write("hipcc: " + ", ".join(f"{n} {s.value}" for s, n in counts.items()) + "\n")
-        for v in outcome.verified:
-            if details or v.status is not VerifyStatus.PASS:  # a unit that compiled needs nothing
-                out.write(printable(f"  {v.path}: {v.status.value}" + (f": {v.message}" if v.message else "")) + "\n")
+
+def _print_verified(outcome: ConvertOutcome, out: TextIO, details: bool) -> None:
+    from portkit.convert.hipcc_check import VerifyStatus as S
+
+    # How the summary counts each --verify status, and names it for one unit.
+    words = {S.PASS: ("build", "builds"), S.MARKED: ("stop at a marked site (expected)", "stops at a marked site (expected)"),
+             S.FAIL: ("fail unmarked", "fails unmarked"), S.NOT_VERIFIABLE: ("not verifiable here", "not verifiable here")}
+    counts = {s: sum(1 for v in outcome.verified if v.status is s) for s in words}
+    out.write("hipcc: " + ", ".join(f"{counts[s]} {count}" for s, (count, _) in words.items()) + "\n")
+    for v in outcome.verified:
+        if details or v.status is not S.PASS:  # a unit that compiled needs nothing
+            out.write(printable(f"  {v.path}: {words[v.status][1]}" + (f": {v.message}" if v.message else "")) + "\n")
+    if counts[S.FAIL]:
+        out.write(f"{counts[S.FAIL]} units fail where portkit left no marker: a portkit bug (please report it, with "
+                  "the unit's first error above)\n")
+
+
+def _failed_unmarked(outcome: ConvertOutcome) -> bool:
+    """Whether hipcc failed a unit where portkit left no marker: the one --verify failure that exits 1."""
+    from portkit.convert.hipcc_check import VerifyStatus
+
+    return any(v.status is VerifyStatus.FAIL for v in outcome.verified)
 
 
 def _check_modes(output: Optional[Path], in_place: bool, diff: bool, verify: bool, verify_flags: list[str]) -> None:
@@ -116,6 +133,8 @@ def convert(
     launch_syntax: LaunchSyntax = typer.Option("cuda", "--launch-syntax",
                                                help="cuda keeps <<<>>> (hipcc accepts it); hip writes hipLaunchKernelGGL."),
     no_markers: bool = typer.Option(False, "--no-markers", help="Do not insert '// portkit: ...' marker comments."),
+    no_hazard_markers: bool = typer.Option(False, "--no-hazard-markers", help="Mark only the names left to port, "
+                                           "not the hazards (PK3xx: warp width, masks...): the report keeps them."),
     offload_arch: List[str] = typer.Option(
         [], "--offload-arch", help="AMD GPU target(s) for build files and --verify (default: derived from sm_XX, else gfx90a)."),
     cmake_hipcc: bool = typer.Option(
@@ -127,25 +146,24 @@ def convert(
 ) -> None:
     """Convert CUDA sources and build files to HIP.
 
-    Writes to -o OUTDIR (never into, around or over an input; only into an empty
-    directory or one portkit wrote, unless --force), rewrites the sources with
-    --in-place (FILE.orig, or the first free FILE.orig.N, keeps each original), or
-    prints a diff with --diff. Only code tokens change, never comments or
-    strings; converting the output again changes nothing. Each partial or unsupported use
-    gets a '// portkit: CODE name: advice' marker; the summary lists them, or, when
-    there are more than 20, counts them by kind (--details lists every one). Exit 0
-    done, 1 --verify failures, 2 bad input or files that could not be written.
+    Writes to -o OUTDIR (never into, around or over an input; only into an empty directory or
+    one portkit wrote, unless --force), rewrites the sources with --in-place (FILE.orig, or the
+    first free FILE.orig.N, keeps each original), or prints a diff with --diff. Only code tokens
+    change, never comments or strings; converting the output again changes nothing. Each partial
+    or unsupported use, and each hazard (not with --no-hazard-markers), gets a '// portkit: CODE
+    name: advice' marker; the summary lists them, or counts them by kind past 20 (--details lists
+    every one). Exit 0 done, 1 --verify failures where portkit left no marker (a portkit bug), 2
+    bad input or files that could not be written.
     """
-    from portkit.convert.hipcc_check import VerifyStatus
     from portkit.convert.output import print_diff
     from portkit.convert.project_conversion import ConvertOptions, convert_project
 
     _check_modes(output, in_place, diff, verify, verify_flag)
     options = ConvertOptions(output=output, in_place=in_place, diff=diff, backup=not no_backup, verify=verify,
-                             verify_flags=tuple(verify_flag),
-                             backend=backend, hipify_perl=hipify_perl, roc=roc, launch_syntax=launch_syntax,
-                             markers=not no_markers, offload_arch=tuple(offload_arch), force=force,
-                             cmake_hipcc=cmake_hipcc)
+                             verify_flags=tuple(verify_flag), backend=backend, hipify_perl=hipify_perl, roc=roc,
+                             launch_syntax=launch_syntax,
+                             markers=not no_markers, hazard_markers=not no_hazard_markers,
+                             offload_arch=tuple(offload_arch), force=force, cmake_hipcc=cmake_hipcc)
     outcome = convert_project(settings, options, progress=True)
     leave_for_exit(outcome)  # with the scan it acted on
     if diff:
@@ -157,4 +175,4 @@ def convert(
         print(f"portkit: error: {printable(failure)}", file=sys.stderr)
     if outcome.failures:
         raise typer.Exit(2)
-    raise typer.Exit(1 if any(v.status is VerifyStatus.FAIL for v in outcome.verified) else 0)
+    raise typer.Exit(1 if _failed_unmarked(outcome) else 0)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Iterable
 
-from portkit.model import Append, ArgEdit, Cast, Edit, Finding, Fix, FixAction, Replace, Span
+from portkit.model import Append, ArgEdit, Cast, Edit, Finding, Fix, FixAction, Replace, Span, Wrap
 
 
 @dataclasses.dataclass(frozen=True)
@@ -21,6 +21,7 @@ class Applied:
 @dataclasses.dataclass(frozen=True)
 class EditOptions:
     launch_syntax: str = "cuda"  # "hip": k<<<...>>>(...) becomes hipLaunchKernelGGL(k, ...)
+    hazard_markers: bool = True  # with the other markers, one at each hazard's line (docs/hazards.md)
 
 
 def _rename(fix: Fix) -> tuple[Edit, ...]:
@@ -47,6 +48,8 @@ def _argument_edits(arguments: tuple[Span, ...], edit: ArgEdit) -> tuple[Edit, .
     argument = arguments[edit.index]
     if isinstance(edit, Cast):
         return _wrapped(argument, f"{edit.cast}<{edit.type}>(", ")")
+    if isinstance(edit, Wrap):
+        return _wrapped(argument, f"{edit.macro}(", ")")
     if isinstance(edit, Append):
         return _wrapped(argument, "", edit.text)
     if isinstance(edit, Replace) or len(arguments) == 1:
@@ -85,11 +88,13 @@ def launch_edits(fix: Fix) -> tuple[Edit, ...]:
     defaults = ", 0" * (4 - len(config))
     has_arguments = arguments.end - arguments.start > 2
     grid, block = config[0], config[1]
+    # A `dim3(...)` argument is a dim3 already: wrapped again it would read dim3(dim3(...)).
+    open_grid, open_block = (b"" if is_dim3 else b"dim3(" for is_dim3 in (fix.grid_is_dim3, fix.block_is_dim3))
     return (
         Edit(Span(kernel.start, kernel.start), b"hipLaunchKernelGGL(" + (b"HIP_KERNEL_NAME(" if templated else b"")),
-        Edit(Span(kernel.end, grid.start), (b")" if templated else b"") + b", dim3("),
-        Edit(Span(grid.end, block.start), b"), dim3("),
-        Edit(Span(block.end, block.end), b")"),
+        Edit(Span(kernel.end, grid.start), (b")" if templated else b"") + b", " + open_grid),
+        Edit(Span(grid.end, block.start), (b")" if open_grid else b"") + b", " + open_block),
+        Edit(Span(block.end, block.end), b")" if open_block else b""),
         Edit(Span(config[-1].end, arguments.start + 1), (defaults + (", " if has_arguments else "")).encode()),
     )
 

@@ -1,4 +1,9 @@
-"""Compile converted translation units with the real HIP compiler (syntax only)."""
+"""Compile converted translation units with the real HIP compiler (syntax only), and sort the failures.
+
+A unit that stops where portkit left a marker (its first error on a marked line, or a header it could not
+map and marked) stops where the summary already says work remains: expected. A unit that stops anywhere
+else is a conversion portkit got wrong: "fail", which the command reports as a portkit bug.
+"""
 from __future__ import annotations
 
 import dataclasses
@@ -7,8 +12,10 @@ import os
 import re
 import shutil
 import subprocess
-from concurrent.futures import ThreadPoolExecutor
+import sys
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
+from typing import Callable
 
 from portkit.errors import ToolError
 
@@ -17,13 +24,16 @@ from portkit.errors import ToolError
 HIP_UNITS = (".cu", ".hip")
 HOST_UNITS = (".cpp", ".cc", ".cxx", ".c")
 _MISSING_HEADER = re.compile(r"fatal error: '([^']+)' file not found")
+_ERROR_AT = re.compile(r"^(.+?):(\d+):(?:\d+:)? (?:fatal )?error:", re.M)
+_MARKER = "portkit: "
 
 
 class VerifyStatus(str, enum.Enum):
     """What hipcc made of one converted unit."""
 
     PASS = "pass"
-    FAIL = "fail"
+    MARKED = "marked"  # its first error is at a line portkit marked: where the summary says work remains
+    FAIL = "fail"  # anywhere else: a conversion portkit got wrong
     NOT_VERIFIABLE = "not verifiable here"  # a header it needs is not installed here
 
 
@@ -70,12 +80,33 @@ def verify_file(hipcc: str, path: Path, include_dirs: tuple[Path, ...], offload_
     if result.returncode == 0:
         return VerifyResult(str(path), VerifyStatus.PASS)
     output = result.stderr + result.stdout
+    error = _first_error(output)
+    if _at_marker(output):
+        return VerifyResult(str(path), VerifyStatus.MARKED, error)
     missing = _MISSING_HEADER.search(output)
     if missing:
         return VerifyResult(str(path), VerifyStatus.NOT_VERIFIABLE,
                             f"needs <{missing.group(1)}>, which hipcc did not find (not installed, or in a directory "
                             "to add with --verify-flag=-IDIR)")
-    return VerifyResult(str(path), VerifyStatus.FAIL, _first_error(output))
+    return VerifyResult(str(path), VerifyStatus.FAIL, error)
+
+
+def _at_marker(output: str) -> bool:
+    """Whether hipcc's first error is at a line portkit marked: a block marker on it, or line markers right above
+    (a missing header's error is at its #include, which the marker of a header portkit could not map is above)."""
+    where = _ERROR_AT.search(output)
+    if where is None:
+        return False
+    try:
+        lines = Path(where.group(1)).read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        return False
+    index = int(where.group(2)) - 1
+    if not 0 <= index < len(lines):
+        return False
+    if "/* " + _MARKER in lines[index]:
+        return True
+    return index > 0 and lines[index - 1].strip().startswith("// " + _MARKER)
 
 
 def _for_language(flag: str, c: bool) -> bool:
@@ -85,8 +116,25 @@ def _for_language(flag: str, c: bool) -> bool:
     return ("++" not in flag) == c
 
 
+Progress = Callable[[int, int], None]
+
+
+def terminal_progress(done: int, total: int) -> None:
+    """A line on stderr, rewritten as units finish (only on a terminal: a log gets none)."""
+    if sys.stderr.isatty():
+        sys.stderr.write(f"\rportkit: verifying with hipcc: {done}/{total} units" + ("\n" if done == total else ""))
+        sys.stderr.flush()
+
+
 def verify_tree(units: list[Path], include_dirs: tuple[Path, ...], offload_arch: str, jobs: int,
-                flags: tuple[str, ...] = (), hipcc: str | None = None) -> list[VerifyResult]:
+                flags: tuple[str, ...] = (), hipcc: str | None = None,
+                progress: Progress | None = None) -> list[VerifyResult]:
     compiler = find_hipcc(hipcc)
+    results = []
     with ThreadPoolExecutor(max(1, jobs or os.cpu_count() or 1)) as pool:
-        return sorted(pool.map(lambda f: verify_file(compiler, f, include_dirs, offload_arch, flags), units))
+        futures = [pool.submit(verify_file, compiler, f, include_dirs, offload_arch, flags) for f in units]
+        for future in as_completed(futures):
+            results.append(future.result())
+            if progress is not None:
+                progress(len(results), len(units))
+    return sorted(results)

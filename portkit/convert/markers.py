@@ -4,8 +4,9 @@ from __future__ import annotations
 import dataclasses
 from typing import Iterable
 
-from portkit.codes import API_UNKNOWN, ATTENTION_STATUSES, CODES, in_group
+from portkit.codes import API_UNKNOWN, ATTENTION_STATUSES, in_group
 from portkit.model import Edit, Finding, Severity, Span
+from portkit.parse.lexer import layout_of
 from portkit.textutil import BOM, LineIndex
 
 MARKER_TAG = b"portkit: "
@@ -51,34 +52,61 @@ def _hazard_marked(code: str, above: set[bytes]) -> bool:
     return in_group(code, "hazard") and any(marker.startswith(prefix) for marker in above)
 
 
+def _block_marked(source: bytes, offset: int, comment: bytes, code: str) -> bool:
+    """Whether the block-comment marker `comment` (or, for a hazard, one of its code) ends right before `offset`."""
+    if source[max(0, offset - len(comment)):offset] == comment:
+        return True
+    if not in_group(code, "hazard") or not source[:offset].endswith(b" */ "):
+        return False
+    start = source.rfind(b"/* ", 0, offset)
+    return start >= 0 and source[start:offset].startswith(b"/* " + MARKER_TAG + code.encode() + b" ")
+
+
 def needs_marker(finding: Finding) -> bool:
     """Uses that need manual work; of the names no rule knows, a CUDA header or a plain CUDA name, which convert
     leaves as they are and hipcc will not find. A qualified `thrust::` or `cub::` name, or a `thrust/` header,
     most likely has its twin in rocThrust or hipCUB, which mirror those namespaces and rocThrust Thrust's headers.
-    Of the hazards, the errors convert does not fix: code that cannot work on AMD as written (a kernel launched
-    from device code, a texture reference, more than 64 KiB of shared memory)."""
+    Every hazard but an error convert repairs: code that compiles for AMD and then misbehaves must stay visible
+    where the code is, even where convert changed it (a 64-bit mask still assumes what the code does with 32
+    lanes); a definition HIP already makes, once kept out of the HIP build, asks nothing more."""
     if finding.code == API_UNKNOWN:
         return "::" not in finding.name and not finding.name.startswith("thrust/")
     if in_group(finding.code, "hazard"):
-        return finding.severity is Severity.ERROR and finding.fix is None
+        return finding.fix is None or finding.severity is not Severity.ERROR
     return finding.status in ATTENTION_STATUSES and in_group(finding.code, "api")
 
 
 def may_need_marker(code: str) -> bool:
     """Whether some finding with `code` may need a marker: `needs_marker` read for the code alone."""
-    if code == API_UNKNOWN or in_group(code, "api"):
-        return True  # a name's own status decides
-    return in_group(code, "hazard") and CODES[code].severity is Severity.ERROR
+    return code == API_UNKNOWN or in_group(code, "api") or in_group(code, "hazard")
 
 
-def marker_edits(path: str, source: bytes, findings: Iterable[Finding]) -> tuple[list[Edit], list[Marker]]:
-    """The marker insertions for `findings`, and the markers themselves.
+def _wanted(finding: Finding, hazards: bool) -> bool:
+    return needs_marker(finding) and (hazards or not in_group(finding.code, "hazard"))
 
-    Inside a backslash-continued macro a line comment would swallow the next line,
-    so there the marker is a block comment before the token. Markers already
-    present are not added again, so converting twice changes nothing.
+
+def _site(finding: Finding, index: int, text: str) -> tuple[int, str]:
+    """Markers of one line: one per text, and one per hazard code (a hazard's site is its line)."""
+    return (index, finding.code) if in_group(finding.code, "hazard") else (index, text)
+
+
+def _inside_literal(source: bytes, lines: LineIndex[bytes], index: int) -> bool:
+    """Whether line `index` starts inside a raw string, a comment or a literal that goes on from the line above:
+    a line comment inserted there would be part of it, or end it early."""
+    start = lines.starts[index]
+    return start > 0 and bool(layout_of(source).opaque[start - 1])
+
+
+def marker_edits(path: str, source: bytes, findings: Iterable[Finding],
+                 hazards: bool = True) -> tuple[list[Edit], list[Marker]]:
+    """The marker insertions for `findings` (`hazards`: the hazards' too), and the markers themselves.
+
+    Inside a backslash-continued line, or on a line that starts inside a raw string or a comment,
+    a line comment would swallow the next line or land in the literal, so there the marker is a
+    block comment before the token. Markers already present are not added again, so converting
+    twice changes nothing.
     """
-    marked = sorted(filter(needs_marker, findings), key=Finding.sort_key)
+    marked = sorted((f for f in findings if _wanted(f, hazards)), key=Finding.sort_key)
     if not marked:
         return [], []
     lines = LineIndex(source)
@@ -88,13 +116,13 @@ def marker_edits(path: str, source: bytes, findings: Iterable[Finding]) -> tuple
     for finding in marked:
         text = _marker_text(finding)
         index = lines.line_of(finding.span.start)
-        if (index, text) in seen:
+        if _site(finding, index, text) in seen:
             continue
-        seen.add((index, text))
+        seen.add(_site(finding, index, text))
         markers.append(Marker(path, index + 1, finding.code, finding.name, text))
-        if _continues_macro(lines, index):
+        if _continues_macro(lines, index) or _inside_literal(source, lines, index):
             comment = b"/* " + MARKER_TAG + text.encode() + b" */ "
-            if source[max(0, finding.span.start - len(comment)):finding.span.start] != comment:
+            if not _block_marked(source, finding.span.start, comment, finding.code):
                 edits.append(Edit(Span(finding.span.start, finding.span.start), comment))
             continue
         line, start = lines.line(index), lines.starts[index]

@@ -15,8 +15,8 @@ from portkit.convert.edits import EditOptions
 from portkit.convert.hipify import HipifyFailure, find_hipify_perl, hipify_files
 from portkit.convert.markers import Marker
 from portkit.convert.output import Change, Destinations, TreeWriter, WriteLog, write_in_place
-from portkit.convert.sources import FileConversion, SourceToConvert, acted_on, convert_all, convert_source, may_act_on
-from portkit.convert.hipcc_check import VerifyResult, is_unit, verify_tree
+from portkit.convert.sources import FileConversion, SourceToConvert, acting, convert_all, convert_source
+from portkit.convert.hipcc_check import VerifyResult, is_unit, terminal_progress, verify_tree
 from portkit.errors import InputError
 from portkit.outpath import refuse_overlap
 from portkit.run.file import analyze_bytes
@@ -44,6 +44,7 @@ class ConvertOptions:
     roc: bool = False
     launch_syntax: str = "cuda"
     markers: bool = True
+    hazard_markers: bool = True  # with `markers`: one at each hazard's line too
     offload_arch: tuple[str, ...] = ()
     cmake_hipcc: bool = False  # CMake: hipcc as the C++ compiler instead of the HIP language
     verify_flags: tuple[str, ...] = ()  # hipcc flags --verify adds (-I, -D, -std)
@@ -102,7 +103,7 @@ def _convert_all(settings: RunSettings, options: ConvertOptions, result: ScanRes
     `workers`: the scan's worker processes, for the files parsed again."""
     outcome = ConvertOutcome()
     grouped = result.findings_by_path()
-    edit_options = EditOptions(launch_syntax=options.launch_syntax)
+    edit_options = EditOptions(launch_syntax=options.launch_syntax, hazard_markers=options.hazard_markers)
     hipified: dict[str, bytes | HipifyFailure] = {}
     if options.backend == "hipify-perl":
         tool = find_hipify_perl(options.hipify_perl)
@@ -145,7 +146,7 @@ def _convert_all(settings: RunSettings, options: ConvertOptions, result: ScanRes
     return outcome
 
 
-def _verify(settings: RunSettings, options: ConvertOptions, outcome: ConvertOutcome) -> list[VerifyResult]:
+def _verify(settings: RunSettings, options: ConvertOptions, outcome: ConvertOutcome, progress: bool) -> list[VerifyResult]:
     units = [c.path for c in outcome.conversions if is_unit(c.path, c.changed)]
     if options.output is not None:
         destinations = Destinations(settings.paths, options.output)
@@ -156,7 +157,8 @@ def _verify(settings: RunSettings, options: ConvertOptions, outcome: ConvertOutc
         files = [Path(path) for path in units]
     include_dirs = tuple(d for r in roots for d in (r, r / "include", r / "src") if d.is_dir())
     arch = options.offload_arch[0] if options.offload_arch else "gfx90a"
-    return verify_tree(files, include_dirs, arch, settings.jobs, options.verify_flags)
+    return verify_tree(files, include_dirs, arch, settings.jobs, options.verify_flags,
+                       progress=terminal_progress if progress else None)
 
 
 def convert_project(settings: RunSettings, options: ConvertOptions, progress: bool = False) -> ConvertOutcome:
@@ -167,8 +169,9 @@ def convert_project(settings: RunSettings, options: ConvertOptions, progress: bo
         writer = TreeWriter(settings.paths, options.output, settings.excludes, options.force)
     try:
         with Workers() as workers:  # the scan's processes parse the converted files again
-            request = RunRequest(keep_sources=True, prefer_roc=options.roc, progress=progress, wanted=acted_on,
-                                 analyzers=may_act_on)
+            wanted, select = acting(options.hazard_markers)
+            request = RunRequest(keep_sources=True, prefer_roc=options.roc, progress=progress, wanted=wanted,
+                                 analyzers=select)
             result = run_project(settings, request, workers=workers)
             if writer is not None:
                 writer.leave_out(result.unreadable())
@@ -188,5 +191,5 @@ def convert_project(settings: RunSettings, options: ConvertOptions, progress: bo
     outcome.notes.extend(log.notes)
     outcome.copied = log.copied
     if options.verify and not options.diff:
-        outcome.verified = _verify(settings, options, outcome)
+        outcome.verified = _verify(settings, options, outcome, progress)
     return outcome

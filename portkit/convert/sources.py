@@ -7,10 +7,11 @@ comments, strings) are kept exactly.
 from __future__ import annotations
 
 import dataclasses
-from typing import Iterable, Iterator
+from typing import Callable, Iterable, Iterator
 
 from portkit.analyze import Context
 from portkit.analyze.rewrite import prerequisites_met
+from portkit.codes import in_group
 from portkit.convert.edits import EditOptions, apply_nested, edits_for
 from portkit.convert.markers import Marker, marker_edits, may_need_marker, needs_marker
 from portkit.convert.output import Change
@@ -47,7 +48,7 @@ def convert_source(path: str, source: bytes, findings: Iterable[Finding], contex
         if rename else []
     marks: list[Marker] = []
     if markers:
-        marker_list, marks = marker_edits(path, source, findings)
+        marker_list, marks = marker_edits(path, source, findings, options.hazard_markers)
         edits = edits + marker_list  # at one offset, an inserted #include comes before a line's marker
     applied = apply_nested(source, edits)
     lines = LineIndex(source) if applied.skipped else None
@@ -64,6 +65,20 @@ def may_act_on(codes: frozenset[str], fixes: bool) -> bool:
     """Whether an analyzer whose findings carry `codes` (and a fix, if `fixes`) may make one `acted_on` keeps:
     the analyzers a convert runs when no cache keeps every finding for later (run.file.Job.analyzers)."""
     return fixes or any(may_need_marker(code) for code in codes)
+
+
+def _acted_on_without_hazards(finding: Finding) -> bool:
+    return finding.fix is not None or needs_marker(finding) and not in_group(finding.code, "hazard")
+
+
+def _may_act_on_without_hazards(codes: frozenset[str], fixes: bool) -> bool:
+    return fixes or any(may_need_marker(code) and not in_group(code, "hazard") for code in codes)
+
+
+def acting(hazard_markers: bool) -> tuple[Callable[[Finding], bool], Callable[[frozenset[str], bool], bool]]:
+    """`acted_on` and `may_act_on`, or, without hazard markers, their versions that leave the hazards out
+    (so a convert with no cache to fill skips the hazard analyzers whose findings carry no fix)."""
+    return (acted_on, may_act_on) if hazard_markers else (_acted_on_without_hazards, _may_act_on_without_hazards)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -113,13 +128,14 @@ def convert_all(sources: list[SourceToConvert], context: Context, options: EditO
     def converted(i: int) -> FileConversion:
         return convert_source(sources[i].path, sources[i].data, sources[i].findings, context, options, markers)
 
+    wanted, select = acting(options.hazard_markers)
     # The files that may need a second pass first: their pass starts while the others are converted.
     done = {i: converted(i) for i, s in enumerate(sources) if s.shape}
     shapes = {i: sources[i].shape for i, conversion in done.items() if conversion.changed}
     pending = list(shapes)
     for passes in range(_MAX_PASSES - 1):
         analysed = analyze_reshaped([(sources[i].path, done[i].converted, shapes[i]) for i in pending], context,
-                                    macros, jobs, acted_on, workers, may_act_on)
+                                    macros, jobs, wanted, workers, select)
         if passes == 0:  # while worker processes parse the files of the pass
             done.update((i, converted(i)) for i in range(len(sources)) if i not in done)
             yield Converted(tuple((i, done[i]) for i in range(len(sources)) if i not in shapes),

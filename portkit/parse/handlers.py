@@ -19,7 +19,7 @@ from portkit.parse.guarded import GuardedDefinitions
 from portkit.parse.lexer import SUPPRESSION
 from portkit.parse.nodes import (
     ARGUMENT_TEXT_LIMIT, CUDA_CONDITION_MACROS, DECLARATIONS, HipAlias, Keep, Scopes, c_linkage_blocks, call_facts,
-    compared_with, constant_context, declaration_kind, declared_names, defined_types, field_use, function_name,
+    compared_with, constant_context, constructs_dim3, declaration_kind, declared_names, defined_types, field_use, function_name,
     index_guarded, internal_linkage, is_hip_alias, named_value, node_position, node_span, node_text, operands,
     shared_array, signature, under_hip_test,
 )
@@ -212,7 +212,7 @@ class FileParse:
             comparison = compared_with(node) if role is Role.IDENTIFIER else None
             if comparison is not None:
                 compared, expression = comparison
-                self.emit(node, role, text, parts=(node_span(expression),), info=NameFacts(compared=compared))
+                self.emit(node, role, text, parts=(node_span(expression),), info=compared)
             elif role is Role.IDENTIFIER and parent is not None and parent.type == "field_expression":
                 self.emit(node, role, text, info=_ACCESSED)  # `texture.x`: a variable, whatever its name
             elif parent is not None and parent.type == "qualified_identifier" \
@@ -297,7 +297,8 @@ class FileParse:
             parts = (node_span(name), node_span(opening), *map(node_span, config), node_span(closing), node_span(arguments))
             # (k<<<...>>>(), check()): a value, not a statement
             info = LaunchFacts(opening.text != b"<<<" or closing.text != b">>>",
-                               call.parent is None or call.parent.type != "expression_statement")
+                               call.parent is None or call.parent.type != "expression_statement",
+                               *(len(config) > i and constructs_dim3(config[i]) for i in (0, 1)))  # a dim3 already
             self.emit(name, Role.LAUNCH, node_text(kernel or name), ", ".join(" ".join(node_text(c).split()) for c in config),
                       parts, span_node=call, info=info)
 
@@ -346,6 +347,13 @@ class FileParse:
         for node in nodes:
             end = node.next_sibling.start_byte if node.next_sibling is not None else node.end_byte
             self.emit(node, Role.STORAGE_CLASS, node_text(node), parts=(Span(node.start_byte, end),))
+
+    def linkages(self, nodes: list[Node]) -> None:
+        """`extern "C"__global__`: a linkage string against the next word. The part is where a space goes."""
+        for node in nodes:
+            following = node.next_sibling
+            if following is not None and following.start_byte == node.end_byte:
+                self.emit(node, Role.STORAGE_CLASS, node_text(node), parts=(Span(node.end_byte, node.end_byte),))
 
     def macro_functions(self, nodes: list[Node]) -> None:
         """Function-like #defines: the name, and the span of the line without its newline (to guard it)."""
@@ -441,6 +449,7 @@ HANDLERS: tuple[tuple[str, Callable[[FileParse, list[Node]], None]], ...] = (
     ("qualifier", FileParse.shared_arrays),
     ("parameter_qualifier", FileParse.parameter_qualifiers),
     ("storage", FileParse.storage_classes),
+    ("linkage", FileParse.linkages),
     ("macro_function", FileParse.macro_functions),
     ("launch_bounds", FileParse.launch_bounds),
     ("constant", FileParse.named_values),

@@ -8,7 +8,7 @@ from typing import Callable
 
 from tree_sitter import Node
 
-from portkit.model import CallFacts, FieldFacts, Occurrence, OperandFacts, Position, Role, SharedArrayFacts, Span
+from portkit.model import CallFacts, FieldFacts, NameFacts, Occurrence, OperandFacts, Position, Role, SharedArrayFacts, Span
 from portkit.parse.lexer import layout_of
 from portkit.parse.spaces import function_declarator
 
@@ -251,9 +251,27 @@ class Scopes:
 _FLIPPED = {">": "<", ">=": "<=", "<": ">", "<=": ">=", "==": "==", "!=": "!="}
 
 
-def compared_with(name: Node) -> tuple[str, Node] | None:
+def _branches(directive: Node) -> tuple[tuple[int, int] | None, tuple[int, int] | None]:
+    """The bytes an #if/#elif selects (up to its #elif, #else or #endif) and those it leaves to the rest of the
+    group, as (start, end): what a rewritten test would switch on or off."""
+    condition, alternative = directive.child_by_field_name("condition"), directive.child_by_field_name("alternative")
+    if condition is None:
+        return None, None
+    end = alternative.start_byte if alternative is not None else directive.end_byte
+    otherwise = (alternative.start_byte, alternative.end_byte) if alternative is not None else None
+    return (condition.end_byte, end), otherwise
+
+
+def constructs_dim3(node: Node) -> bool:
+    """`dim3(x, y, z)` (a call of the name dim3), whose value is a dim3 as written."""
+    function = node.child_by_field_name("function") if node.type == "call_expression" else None
+    return function is not None and function.text == b"dim3"
+
+
+def compared_with(name: Node) -> tuple[NameFacts, Node] | None:
     """For a macro compared with a number in #if/#elif (`__CUDA_ARCH__ >= 600`, `530 <= __CUDA_ARCH__`):
-    ("<operator> <number>", read as the macro on the left, and the comparison node)."""
+    its facts ("<operator> <number>", read as the macro on the left, and the directive's branches), and the
+    comparison node."""
     expression = name.parent
     if expression is None or expression.type != "binary_expression":
         return None
@@ -270,7 +288,8 @@ def compared_with(name: Node) -> tuple[str, Node] | None:
     if node is None:
         return None
     op = _FLIPPED[node_text(operator)] if flip else node_text(operator)
-    return f"{op} {node_text(number)}", expression
+    branch, otherwise = _branches(node)
+    return NameFacts(compared=f"{op} {node_text(number)}", branch=branch, otherwise=otherwise), expression
 
 
 _HIP_TESTS = re.compile(rb"__HIP_PLATFORM_AMD__|__HIP_PLATFORM_HCC__|__HIPCC__|__HIP__|__HIP_DEVICE_COMPILE__")

@@ -27,6 +27,7 @@ _QUERY = """
 (declaration [(type_qualifier) @qualifier declarator: (identifier) @declared])
 (parameter_declaration [(type_qualifier) @parameter_qualifier declarator: (identifier) @declared])
 ((storage_class_specifier) @storage (#eq? @storage "register"))
+(linkage_specification value: (string_literal) @linkage)
 (preproc_function_def) @macro_function
 (namespace_alias_definition) @namespace_alias
 (using_declaration) @using

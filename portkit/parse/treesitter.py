@@ -38,6 +38,8 @@ _LEADING_COMMENT = re.compile(rb"\s*(?://[^\n]*|/\*.*?\*/)", re.S)
 # alternation tries each word at every byte: three times slower).
 _DEVICE_WORDS = (b"__global__", b"threadIdx", b"__device__", b"__shared__", b"blockIdx", b"blockDim", b"gridDim",
                  b"__syncthreads", b"__constant__", b"__managed__")
+# Macros that configure HIP's headers (HIP_ENABLE_WARP_SYNC_BUILTINS): written before them on purpose.
+_HIP_CONFIGURATION = re.compile(rb"HIP_ENABLE_\w+$|__HIP_\w+$")
 _WORD_BYTES = frozenset((string.ascii_letters + string.digits + "_").encode())
 
 
@@ -163,7 +165,8 @@ def parse_source(path: str, source: bytes, keep: Keep | None = None, literals: f
     preamble_end = _preamble_end(source)
     cuda_only = _cuda_only(state.get("condition"))
     defines = [n.start_byte for n in state.get("definition") if n.parent is not None
-               and n.parent.type in ("preproc_def", "preproc_function_def") and n.start_byte >= preamble_end]
+               and n.parent.type in ("preproc_def", "preproc_function_def") and n.start_byte >= preamble_end
+               and not _HIP_CONFIGURATION.match(n.text or b"")]
     device_syntax, unguarded_device_syntax = _device_syntax(source, cuda_only)
     for capture, handler in HANDLERS:
         handler(state, state.get(capture))

@@ -143,7 +143,7 @@ class RuleDatabase:
         stand for one (`using`)."""
         rule = self.lookup(name)
         return rule is None or bool(rule.cast_args or rule.null_args or rule.form_args or rule.coordinate_cast
-                                    or rule.mask_arg >= 0)
+                                    or rule.mask_arg >= 0 or rule.symbol_arg >= 0)
 
     def is_hip_pointer(self, name: str) -> bool:
         """Whether `name` is a type that is an integer in CUDA and a pointer in HIP (arithmetic on it breaks)."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 import dataclasses
 
 from portkit.codes import Status
+from portkit.model import quick_init
 from portkit.resources import load_data
 from portkit.rules.versions import Resolution, Target, parse_version, resolve, roc_available
 
@@ -22,6 +23,7 @@ def _name_weights(data: dict) -> dict[Status, float]:
 DEFAULT_WEIGHTS = load_data("_effort.yaml", _name_weights)
 
 
+@quick_init  # ~10,000 rules are built on every run
 @dataclasses.dataclass(frozen=True)
 class Rule:
     cuda: str
@@ -57,6 +59,7 @@ class Rule:
     # so min(unsigned, blockDim.x) is ambiguous under hipcc)
     coordinate_cast: str = ""
     mask_arg: int = -1  # the index of a lane-mask argument (64-bit on HIP), or -1
+    symbol_arg: int = -1  # the index of an argument naming a device symbol (HIP_SYMBOL(x) in HIP), or -1
     # (argument count, HIP name): a call with that many arguments is written with that name (CUDA 12's
     # cudaGraphInstantiate(exec, graph, flags) is hipGraphInstantiateWithFlags: HIP kept CUDA 11's signature)
     hip_for_args: tuple[tuple[int, str], ...] = ()

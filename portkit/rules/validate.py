@@ -17,7 +17,7 @@ _ENTRY_KEYS = {
     "cmake", "hip_cmake", "cuda_added", "cuda_deprecated", "cuda_removed",
     "hip_added", "hip_deprecated", "hip_removed", "hip_experimental", "older_hip", "older_hip_drop_args", "roc_added",
     "hip_requires", "hip_define", "hip_define_until", "cast_args", "default_args", "coordinate_cast", "mask_arg", "compare_as", "c_library",
-    "hip_for_args", "form_args", "form_rule", "hip_struct", "null_args", "argument_of", "helper", "hip_pointer",
+    "hip_for_args", "form_args", "form_rule", "hip_struct", "null_args", "argument_of", "helper", "hip_pointer", "symbol_arg",
 }
 _VERSION_KEYS = ("cuda_added", "cuda_deprecated", "cuda_removed", "hip_added", "hip_deprecated", "hip_removed", "roc_added",
                  "hip_define_until")
@@ -74,9 +74,9 @@ def _value(source: str, where: str, key: str, value: Any) -> Any:
             raise _fail(source, where, "key 'argument_of': a mapping from a CUDA call to the entry a constant passed to it "
                                        "stands for, e.g. {cudaGraphicsGLRegisterBuffer: cudaGraphicsRegisterFlagsNone}")
         return tuple(sorted(value.items()))
-    if key == "mask_arg":
+    if key in ("mask_arg", "symbol_arg"):
         if not _is_index(value):
-            raise _fail(source, where, "key 'mask_arg': an argument index from 0 to 16")
+            raise _fail(source, where, f"key {key!r}: an argument index from 0 to 16")
         return value
     if key in ("hip_experimental", "c_library", "hip_pointer"):
         if not isinstance(value, bool):

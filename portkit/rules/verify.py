@@ -33,6 +33,7 @@ class Verification:
     library: str
     verified: int = 0
     newer: int = 0  # targets the installed release predates
+    elsewhere: int = 0  # targets of another ROCm library not installed here (a --roc `rocblas_half`)
     missing: list[tuple[str, str]] = dataclasses.field(default_factory=list)
 
 
@@ -50,6 +51,12 @@ def header_identifiers(directories: Iterable[Path]) -> set[str]:
 def _identifier(target: str) -> str:
     """The name to look for: `rocrand_device::sobol32_engine<false>` -> `sobol32_engine`."""
     return re.sub(r"<.*>$", "", target).split("::")[-1].rstrip("*& ")
+
+
+def _uninstalled_library(target: str, include: Path, own: tuple[str, ...]) -> bool:
+    """Whether `target` is named by another roc* library (rocblas_half: rocBLAS), whose headers are not here."""
+    owner = target.split("_")[0]
+    return owner.startswith("roc") and owner not in own and not (include / owner).is_dir()
 
 
 def verify_library(rules: RuleDatabase, library: str, include: Path, installed: Version,
@@ -72,7 +79,9 @@ def verify_library(rules: RuleDatabase, library: str, include: Path, installed: 
             if helper_providing(target) is not None:
                 result.verified += 1  # one of portkit's helpers (tests compile each with the real headers)
                 continue
-            if added and parse_version(added) > installed:
+            if _uninstalled_library(target, include, INSTALLED_LIBRARIES[library]):
+                result.elsewhere += 1
+            elif added and parse_version(added) > installed:
                 result.newer += 1
             elif _identifier(target) in names:
                 result.verified += 1

@@ -1,0 +1,63 @@
+"""`convert --verify` sorts what hipcc says per unit: builds, stops at a marked site (expected: the summary
+already lists the work there), or fails unmarked (a conversion portkit got wrong: exit 1)."""
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+from conftest import require_tool
+from portkit.cli import main
+from portkit.convert import hipcc_check
+
+
+def _verify(tmp_path: Path, files: dict[str, str]) -> int:
+    tree = tmp_path / "in"
+    tree.mkdir()
+    for name, text in files.items():
+        (tree / name).write_text(text)
+    return main(["convert", "--verify", "--no-cache", "--rocm-version", "5.2", str(tree), "-o", str(tmp_path / "out")])
+
+
+def test_a_unit_that_stops_at_a_marked_call_is_expected(tmp_path: Path, capsys) -> None:
+    require_tool("hipcc")
+    code = _verify(tmp_path, {"cluster.cu": "__global__ void k(int *f) {\n  __cluster_barrier_arrive();\n  *f = 1;\n}\n",
+                              "fine.cu": "__global__ void z(int *f) { *f = 0; }\n"})
+    report = capsys.readouterr().out
+    assert code == 0, report
+    assert "hipcc: 1 build, 1 stop at a marked site (expected), 0 fail unmarked, 0 not verifiable here" in report
+    assert "cluster.cu: stops at a marked site (expected): " in report and "portkit bug" not in report
+
+
+def test_a_unit_that_stops_at_a_marked_header_is_expected(tmp_path: Path, capsys) -> None:
+    """A header portkit could not map, and marked, is not found: where the summary says the work is."""
+    require_tool("hipcc")
+    code = _verify(tmp_path, {"frontend.cu": "#include <cudnn_frontend.h>\n__global__ void k(int *f) { *f = 1; }\n"})
+    report = capsys.readouterr().out
+    assert code == 0, report
+    assert "0 build, 1 stop at a marked site (expected), 0 fail unmarked, 0 not verifiable here" in report
+    assert "file not found" in report
+
+
+def test_an_unmarked_failure_is_a_portkit_bug(tmp_path: Path, capsys) -> None:
+    require_tool("hipcc")
+    code = _verify(tmp_path, {"bad.cu": "__global__ void k() { undeclared_thing(); }\n"})
+    report = capsys.readouterr().out
+    assert code == 1
+    assert "bad.cu: fails unmarked: " in report and "undeclared_thing" in report
+    assert "1 units fail where portkit left no marker: a portkit bug" in report
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_progress_goes_to_a_terminal_only(monkeypatch) -> None:
+    terminal, log = _Terminal(), io.StringIO()
+    monkeypatch.setattr("sys.stderr", terminal)
+    hipcc_check.terminal_progress(1, 2)
+    hipcc_check.terminal_progress(2, 2)
+    assert terminal.getvalue() == "\rportkit: verifying with hipcc: 1/2 units\rportkit: verifying with hipcc: 2/2 units\n"
+    monkeypatch.setattr("sys.stderr", log)
+    hipcc_check.terminal_progress(1, 2)
+    assert log.getvalue() == ""
