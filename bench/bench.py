@@ -8,7 +8,7 @@ Usage:
                                           # dense code; it proves no target)
   bench/bench.py --hipify-perl PATH       # also convert with hipify-perl (else: looked up on PATH)
   bench/bench.py --real DIR               # real CUDA code for the convert row (default: the
-                                          # corpora bench/realworld.py extracted)
+                                          # pinned cuda-samples of bench/scale.toml)
 
 Rows: scan cold (`--no-cache`), the floor under it (tree-sitter's parse, portkit's query and
 the look-up of each captured name alone, bench/parse_floor.py), the first run (fills the cache),
@@ -281,7 +281,8 @@ def main() -> int:
     parser.add_argument("--mirror", type=Path, default=Path("/work/.mirror"), help="where the git mirrors are")
     parser.add_argument("--cache", type=Path, default=REAL_DEFAULT / "scale",
                         help="where the pinned commits of --scale are extracted")
-    parser.add_argument("--real", type=Path, default=REAL_DEFAULT, help="real CUDA code for the convert row")
+    parser.add_argument("--real", type=Path, help="real CUDA code for the convert row (default: the cuda-samples "
+                        "of bench/scale.toml, pinned; a tree of --tree or --stress has none)")
     parser.add_argument("--hipify-perl", default=shutil.which("hipify-perl"))
     parser.add_argument("--portkit", default=shutil.which("portkit"), help="portkit command (default: on PATH)")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
@@ -299,11 +300,12 @@ def main() -> int:
         lines = count_lines(sources(tree))
         print(f"tree: {tree} ({len(sources(tree))} files, {lines} lines), {args.jobs} jobs")
         rows = scan_rows(portkit, tree, args.jobs, env, lines, work) + linearity_rows(portkit, tree, args.jobs, env)
-        if args.real.is_dir():
-            rows += convert_rows(portkit, real_cuda(args.real, work), args.jobs, env, args.hipify_perl, work,
+        real = args.real or tree / "B" / "cuda-samples"
+        if real.is_dir():
+            rows += convert_rows(portkit, real_cuda(real, work), args.jobs, env, args.hipify_perl, work,
                                  max(1, args.repeat))
         else:
-            print(f"real CUDA code: {args.real} not found (run bench/realworld.py once); no convert row")
+            print(f"real CUDA code: {real} not found; no convert row")
         report(rows)
     finally:
         shutil.rmtree(work, ignore_errors=True)

@@ -8,11 +8,13 @@ files generally. settings.py merges it with the command line.
 from __future__ import annotations
 
 import dataclasses
+import os
 import sys
 from pathlib import Path
 from typing import Any
 
 from portkit.errors import ConfigError
+from portkit.fileio import TooLarge, read_bytes
 from portkit.codes import BLOCKING_CHOICES, DEFAULT_BLOCKING
 
 if sys.version_info >= (3, 11):
@@ -44,9 +46,9 @@ _CONFIG_LIMIT = 1 << 20  # bytes: a config file is a few lines
 
 def _table(path: Path) -> dict[str, Any] | None:
     try:
-        if path.stat().st_size > _CONFIG_LIMIT:
-            raise ConfigError(f"{path}: larger than {_CONFIG_LIMIT >> 20} MiB; not a configuration file")
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        data = tomllib.loads(read_bytes(path, _CONFIG_LIMIT).decode("utf-8"))
+    except TooLarge:
+        raise ConfigError(f"{path}: larger than {_CONFIG_LIMIT >> 20} MiB; not a configuration file") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{path}: cannot read: {getattr(exc, 'strerror', None) or exc}") from None
     except tomllib.TOMLDecodeError as exc:
@@ -98,8 +100,18 @@ def parse_config(path: Path, table: dict[str, Any]) -> Config:
     if "rules" in values:
         values["rules"] = tuple(root / p for p in values["rules"])
     if "baseline" in values:
-        values["baseline"] = root / values["baseline"]
+        values["baseline"] = _inside_root(where, root, values["baseline"])
     return Config(root=root, source=str(path), **values)
+
+
+def _inside_root(where: str, root: Path, value: str) -> Path:
+    """A path the config names for portkit to write: relative, and inside the project root
+    (a pull request's config must not aim `portkit baseline` at a file elsewhere)."""
+    path = Path(value)
+    if path.is_absolute() or os.path.normpath(path).split(os.sep)[0] == os.pardir:
+        raise ConfigError(f"{where}: key 'baseline': {value!r} leads out of the project root; "
+                          "give a path inside it (or pass --baseline/-o)")
+    return root / path
 
 
 def load_config(start: Path | None = None) -> Config:

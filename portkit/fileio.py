@@ -30,6 +30,7 @@ from typing import BinaryIO, Callable, Iterator, TextIO
 from portkit.errors import OutputError
 
 STDOUT = "-"
+DEFAULT_READ_LIMIT = 16 << 20
 _BACKUPS = 100  # FILE.orig, FILE.orig.1 ... FILE.orig.99, then refuse
 
 
@@ -73,7 +74,7 @@ def _committing(path: Path, mode: int | None, owner: tuple[int, int] | None = No
                 os.fsync(handle.fileno())
         if owner is not None and owner != (os.geteuid(), os.getegid()):
             os.chown(tmp, *owner)  # before chmod: chown clears set-user-ID bits
-        os.chmod(tmp, _default_mode() if mode is None else mode)
+        os.chmod(tmp, _default_mode() if mode is None else _kept_mode(mode, owner))
         if before_replace is not None:
             before_replace()
         place(tmp, path)
@@ -81,6 +82,12 @@ def _committing(path: Path, mode: int | None, owner: tuple[int, int] | None = No
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
+
+
+def _kept_mode(mode: int, owner: tuple[int, int] | None) -> int:
+    """The mode a written file gets: set-user-ID and set-group-ID only with the owner they were
+    set for (as `cp` without `-p`): a root run copying a user's 4755 file must not make it root's."""
+    return mode if owner is not None else mode & ~(stat.S_ISUID | stat.S_ISGID)
 
 
 def _commit(path: Path, fill: Callable[[BinaryIO], None], mode: int | None, owner: tuple[int, int] | None = None,
@@ -181,7 +188,7 @@ def write_tree_file(path: Path, data: bytes | None = None, source: Path | None =
     except OSError as exc:
         raise _cannot(path, exc) from None
     try:
-        src = open(source, "rb")
+        src = open_regular(source)
     except OSError as exc:
         raise OutputError(f"{source}: cannot read: {exc.strerror or exc}") from None
     with src:  # streamed: a large file never sits in memory
@@ -191,6 +198,37 @@ def write_tree_file(path: Path, data: bytes | None = None, source: Path | None =
             raise _cannot(path, exc) from None
 
 
+def open_regular(path: Path | str, follow: bool = True) -> BinaryIO:
+    """`path` open for reading if it is a regular file (checked on the open descriptor), else OSError:
+    opened without blocking, so a FIFO swapped in for a file never hangs the run."""
+    flags = os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | (0 if follow else os.O_NOFOLLOW)
+    handle = open(os.open(path, flags), "rb")
+    if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+        handle.close()
+        raise OSError(errno.EINVAL, "not a regular file", str(path))
+    return handle
+
+
+class TooLarge(OSError):
+    """A file over the size limit; never read (an OSError: every reader that skips an unreadable file skips it)."""
+
+
+def read_bytes(path: str | os.PathLike[str], limit: int = DEFAULT_READ_LIMIT) -> bytes:
+    """A regular file's bytes; TooLarge (carrying its size) rather than read more than `limit` bytes,
+    even from a file that grows while it is read. Anything else (a FIFO swapped in after the walk,
+    /dev/zero behind a link) is an OSError: it is opened without blocking and never read."""
+    with open_regular(path) as handle:
+        size = os.fstat(handle.fileno()).st_size
+        if size > limit:
+            raise TooLarge(size)
+        data = handle.read(size + 1)  # not read(limit + 1): that allocates the limit's 16 MiB for every file
+        if len(data) > size:  # grown since the stat
+            data += handle.read(limit + 1 - len(data))
+    if len(data) > limit:
+        raise TooLarge(len(data))
+    return data
+
+
 def digest(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
@@ -198,10 +236,7 @@ def digest(data: bytes) -> str:
 def file_digest(path: Path) -> str | None:
     """The SHA-256 of a regular file's bytes (not following a symlink), or None."""
     try:
-        found = os.lstat(path)
-        if not stat.S_ISREG(found.st_mode):
-            return None
-        with open(path, "rb") as handle:
+        with open_regular(path, follow=False) as handle:
             return hashlib.file_digest(handle, "sha256").hexdigest() if hasattr(hashlib, "file_digest") \
                 else digest(handle.read())
     except OSError:

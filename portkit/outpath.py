@@ -55,6 +55,15 @@ def refuse_overlap(output: Path, inputs: Iterable[str | Path], directory: bool) 
             raise OutputError(f"{output}: contains the input {raw}; choose an output directory that does not")
 
 
+def refuse_escape(output: Path, root: Path) -> None:
+    """Raise OutputError when `output`, a path portkit chose (not one the user named), leads out of
+    `root` once symlinks are resolved: a committed `.portkit-baseline.json -> /etc/x` is not followed."""
+    real_root = _real(root)
+    if not _real(output).is_relative_to(real_root):
+        raise OutputError(f"{output}: leads out of the project root {root} (a symbolic link?); "
+                          "refusing to write through it (name the file with -o)")
+
+
 def make_directory(root: Path, relative: PurePosixPath) -> Path:
     """`root/relative`, made one component at a time below `root`; a symlink, file or
     device on the way is an OutputError (nothing is made outside `root`)."""
@@ -141,6 +150,11 @@ class OutputTree:
         """Record what portkit wrote, so that a later run may write here again."""
         data = {"tool": "portkit", "schema_version": 1, "files": dict(sorted(self.recorded.items()))}
         write_tree_file(self.root / MANIFEST, (json.dumps(data, indent=1) + "\n").encode("ascii"))
+
+
+def is_manifest(path: Path) -> bool:
+    """Whether `path` is a manifest portkit wrote (an earlier output used as an input)."""
+    return _read_manifest(path) is not None
 
 
 def _read_manifest(path: Path) -> dict[str, str] | None:

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from portkit.errors import RuleFileError
+from portkit.fileio import TooLarge, read_bytes
 from portkit.store import cache_root, read_entry, write_entry
 from portkit.textutil import printable
 
@@ -81,13 +82,20 @@ def _walk_events(events: Any) -> None:
             depth -= 1
 
 
+def read_bounded(path: Path) -> bytes:
+    """A rule or data file's bytes: a regular file, the read itself capped at MAX_YAML_SIZE (an 8 GiB
+    sparse file or /dev/zero is refused before anything is read or fingerprinted)."""
+    try:
+        return read_bytes(path, MAX_YAML_SIZE)
+    except TooLarge:
+        raise RuleFileError(f"{path}: larger than {MAX_YAML_SIZE >> 20} MiB; not a rule file") from None
+
+
 def read_yaml(path: Path) -> Any:
     """A YAML file's data; a RuleFileError naming the file (and line) when it cannot be read,
     is larger than MAX_YAML_SIZE, nests too deeply or uses anchors, aliases or tags."""
     try:
-        if path.stat().st_size > MAX_YAML_SIZE:
-            raise RuleFileError(f"{path}: larger than {MAX_YAML_SIZE >> 20} MiB; not a rule file")
-        text = path.read_text(encoding="utf-8")
+        text = read_bounded(path).decode("utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise RuleFileError(f"{path}: cannot read: {getattr(exc, 'strerror', None) or exc}") from None
     import yaml
@@ -123,8 +131,8 @@ def _cached_yaml(path: Path) -> Any:
     """A bundled data file's data, kept in the cache as JSON under the SHA-256 of its bytes (a JSON read
     costs a tenth of the YAML parse); data JSON would change (a number as a key) is read as YAML each time."""
     try:
-        entry = cache_root() / f"data-{hashlib.sha256(path.read_bytes()).hexdigest()[:24]}.json"
-    except OSError:
+        entry = cache_root() / f"data-{hashlib.sha256(read_bounded(path)).hexdigest()[:24]}.json"
+    except (OSError, RuleFileError):
         return read_yaml(path)  # which names the problem
     data = read_entry(entry)
     if data is not None:

@@ -40,6 +40,15 @@ class RunSettings:
     baseline: Path | None = None
     max_file_size: int = DEFAULT_MAX_FILE_SIZE  # bytes; larger files are skipped, never read
 
+    def inputs(self) -> tuple[str, ...]:
+        """Every path a scan reads, not only the sources: the config file, rule files and the compile
+        database. An output over any of them would destroy what the run read. (`check` reads the
+        baseline too, and writes nothing.)"""
+        database = (self.compile_database, os.path.join(self.compile_database, "compile_commands.json")) \
+            if self.compile_database else ()
+        read = (self.config_source, *map(str, self.rule_files), *database)
+        return self.paths + tuple(p for p in read if p)
+
 
 _SIZE = re.compile(r"(\d{1,15})\s*([kmg]?)(?:i?b)?", re.I)
 _UNITS = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30}

@@ -14,6 +14,7 @@ import re
 from typing import Callable, Iterable, Mapping
 
 from portkit.errors import InputError
+from portkit.fileio import DEFAULT_READ_LIMIT, TooLarge, read_bytes
 from portkit.ignore import IgnoreSpec, PatternError
 from portkit.textutil import printable
 
@@ -29,10 +30,20 @@ _COMPOSE = re.compile(r"^(docker-)?compose(\.[\w-]+)?\.ya?ml$")
 _BINARY_PROBE = 8192
 _IGNORE_FILE_LIMIT = 1 << 20  # a .gitignore larger than this is not read (it is not one people write)
 log = logging.getLogger(__name__)
-DEFAULT_MAX_FILE_SIZE = 16 << 20
+DEFAULT_MAX_FILE_SIZE = DEFAULT_READ_LIMIT
 BROKEN_LINK = "broken symbolic link skipped"
+LINK_OUT = "symbolic link leading out of the input directory; skipped, not read"
 # A walk warning: (path, message, reason); the reason is a Diagnostic's.
 WalkWarning = tuple[str, str, str]
+# Reasons a file the run should have analysed was not (a binary-looking, UTF-16, too large or
+# unreadable file): a gate or a conversion over it is not complete. Links skipped are no such file.
+_UNANALYSED = ("unreadable", "too-large", "skipped")
+_NOT_FILES = (BROKEN_LINK, LINK_OUT)
+
+
+def not_analysed(message: str, reason: str) -> bool:
+    """Whether a diagnostic says a file was left unanalysed (not merely a link skipped)."""
+    return reason in _UNANALYSED and message not in _NOT_FILES
 
 
 @dataclasses.dataclass(frozen=True, order=True)
@@ -111,6 +122,10 @@ def _ignored(path: str, is_dir: bool, specs: list[tuple[str, IgnoreSpec]]) -> bo
     return False
 
 
+def _inside(path: str, directory: str) -> bool:
+    return path == directory or path.startswith(directory.rstrip(os.sep) + os.sep)
+
+
 def _compiled(excludes: Iterable[Excludes]) -> dict[Excludes, IgnoreSpec]:
     return {e: e.spec() for e in excludes if e.patterns}
 
@@ -122,6 +137,7 @@ def _walk_directory(root: str, classify: Callable[[str], str | None], excludes: 
     the ignore rules that apply in it."""
     specs_by_dir: dict[str, list[tuple[str, IgnoreSpec]]] = {}
     exclude_specs = [(e.root or root, spec) for e, spec in excludes.items()]
+    real_root = os.path.realpath(root)
 
     def on_error(error: OSError) -> None:
         warnings.append((error.filename or root, f"cannot read directory: {error.strerror}", "unreadable"))
@@ -149,6 +165,9 @@ def _walk_directory(root: str, classify: Callable[[str], str | None], excludes: 
                 if os.path.islink(full) and not os.path.exists(full):
                     warnings.append((os.path.normpath(full), BROKEN_LINK, "skipped"))
                 continue
+            if os.path.islink(full) and not _inside(os.path.realpath(full), real_root):
+                warnings.append((os.path.normpath(full), LINK_OUT, "skipped"))
+                continue  # /proc/self/environ, /etc/passwd: never read, never copied into an output
             yield SourceFile(os.path.normpath(full), found_type)
 
 
@@ -246,31 +265,12 @@ class ReadResult:
     problem: str = ""  # "", "unreadable", "too-large", "skipped" (binary) or "encoding"
 
 
-class TooLarge(Exception):
-    """A file over the size limit; never read."""
-
-
 def _mib(size: int) -> str:
     return f"{size / (1 << 20):.1f} MiB"
 
 
 def too_large(size: int, limit: int) -> str:
     return f"skipped: too large ({_mib(size)}; the limit is {_mib(limit)}, max-file-size)"
-
-
-def read_bytes(path: str, limit: int = DEFAULT_MAX_FILE_SIZE) -> bytes:
-    """A file's bytes; TooLarge (carrying its size) rather than read more than `limit` bytes,
-    even from a file that grows while it is read."""
-    with open(path, "rb") as handle:
-        size = os.fstat(handle.fileno()).st_size
-        if size > limit:
-            raise TooLarge(size)
-        data = handle.read(size + 1)  # not read(limit + 1): that allocates the limit's 16 MiB for every file
-        if len(data) > size:  # grown since the stat
-            data += handle.read(limit + 1 - len(data))
-    if len(data) > limit:
-        raise TooLarge(len(data))
-    return data
 
 
 def read_source(path: str, limit: int = DEFAULT_MAX_FILE_SIZE) -> ReadResult:

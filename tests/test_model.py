@@ -1,4 +1,4 @@
-"""The pipeline's value classes: frozen dataclasses, sortable, picklable."""
+"""The pipeline's value classes: quick_init builds them faster and keeps every dataclass promise."""
 from __future__ import annotations
 
 import dataclasses
@@ -6,10 +6,10 @@ import pickle
 
 import pytest
 
-from portkit.model import Finding, Occurrence, ParsedFile, Position, Role, Span
+from portkit.model import Finding, Occurrence, ParsedFile, Position, Role, Span, quick_init
 
 
-def test_values_keep_defaults_order_equality_hash_and_pickling() -> None:
+def test_quick_init_keeps_defaults_order_equality_hash_and_pickling() -> None:
     a = Occurrence(Span(3, 9), Role.CALL, "cudaMalloc", Position(1, 4))
     assert (a.function, a.detail, a.parts, a.info) == ("", "", (), ())
     assert a == Occurrence(Span(3, 9), Role.CALL, "cudaMalloc", Position(1, 4)) and hash(a) == hash(dataclasses.replace(a))
@@ -20,9 +20,18 @@ def test_values_keep_defaults_order_equality_hash_and_pickling() -> None:
     assert dataclasses.replace(finding, hip="hipMalloc").hip == "hipMalloc"
 
 
-def test_values_stay_frozen() -> None:
+def test_quick_init_instances_stay_frozen() -> None:
     with pytest.raises(dataclasses.FrozenInstanceError):
         Span(0, 1).start = 5  # type: ignore[misc]
+
+
+def test_quick_init_refuses_what_it_cannot_build() -> None:
+    @dataclasses.dataclass(frozen=True)
+    class Listed:
+        items: list[int] = dataclasses.field(default_factory=list)
+
+    with pytest.raises(TypeError, match="plain defaults only"):
+        quick_init(Listed)
 
 
 def test_occurrences_of_roles_keep_file_order() -> None:

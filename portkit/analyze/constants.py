@@ -31,7 +31,9 @@ _COMMENT = re.compile(r"//.*|/\*.*?\*/")
 _SIZEOF = re.compile(r"\bsizeof\s*\(\s*([A-Za-z_][\w ]*?)\s*\)")
 _CASTS = re.compile(r"\(\s*(?:unsigned|signed|int|long|size_t|u?int\d+_t)(?:\s+(?:int|long))*\s*\)|\b(?:static_cast<[\w ]+>)")
 _ALLOWED = re.compile(r"[\w\s+\-*/%()<>|&^~]+")
-_DEPTH = 8  # constants defined through constants, at most this deep (and never in a cycle)
+_BITS = 64
+_DEPTH = 8
+_LOOKUPS = 256  # constants defined through constants, at most this deep (and never in a cycle)
 
 
 def _clean(text: str) -> str:
@@ -53,34 +55,50 @@ def _expression(text: str) -> ast.Expression | None:
         return None
 
 
-def evaluate(text: str, names: dict[str, str] | None = None, depth: int = 0) -> int | None:
+def evaluate(text: str, names: dict[str, str] | None = None, depth: int = 0, budget: list[int] | None = None) -> int | None:
     """The value of an integer constant expression, or None when it is not one we can know.
 
-    `names` maps a constant's name to its value text, itself evaluated (up to _DEPTH deep).
+    `names` maps a constant's name to its value text, itself evaluated (up to _DEPTH deep, and at most
+    _LOOKUPS names in all: `#define A (B+B+...)`, `#define B (C+C+...)` must not fan out exponentially).
     """
+    budget = [_LOOKUPS] if budget is None else budget
     tree = _expression(text) if depth <= _DEPTH else None
     if tree is None:
         return None
     try:
-        result = _value(tree.body, names, depth)
+        result = _value(tree.body, names, depth, budget)
     except (ValueError, ZeroDivisionError, OverflowError, TypeError):
         return None
-    return result if abs(result) < 1 << 64 else None
+    return result
 
 
-def _value(node: ast.AST, names: dict[str, str] | None, depth: int) -> int:
+def _bounded(value: int) -> int:
+    """Every operand and every intermediate result stays below 2**64 in magnitude, checked before the
+    next operation: the work per operation is bounded (128-bit products at most), whatever the text."""
+    if abs(value) >= 1 << _BITS:
+        raise OverflowError("beyond 64 bits")
+    return value
+
+
+def _value(node: ast.AST, names: dict[str, str] | None, depth: int, budget: list[int]) -> int:
     """A module-level function, not a closure calling itself: that would be a reference cycle per call,
     garbage only the cyclic collector frees (4,600 of them in 100 files)."""
     if isinstance(node, ast.Constant) and isinstance(node.value, int) and not isinstance(node.value, bool):
-        return node.value
+        return _bounded(node.value)
     if isinstance(node, ast.Name) and names and node.id in names:
-        known = evaluate(names[node.id], {k: v for k, v in names.items() if k != node.id}, depth + 1)
+        budget[0] -= 1
+        if budget[0] < 0:
+            raise ValueError("too many constants to look up")
+        known = evaluate(names[node.id], {k: v for k, v in names.items() if k != node.id}, depth + 1, budget)
         if known is not None:
             return known
     if isinstance(node, ast.BinOp) and type(node.op) in _BINARY:
-        return _BINARY[type(node.op)](_value(node.left, names, depth), _value(node.right, names, depth))
+        left, right = _value(node.left, names, depth, budget), _value(node.right, names, depth, budget)
+        if isinstance(node.op, (ast.LShift, ast.RShift)) and not 0 <= right < _BITS:
+            raise ValueError("shift out of range")  # 1 << 40000000000 would take minutes and gigabytes
+        return _bounded(_BINARY[type(node.op)](left, right))
     if isinstance(node, ast.UnaryOp) and type(node.op) in _UNARY:
-        return _UNARY[type(node.op)](_value(node.operand, names, depth))
+        return _bounded(_UNARY[type(node.op)](_value(node.operand, names, depth, budget)))
     raise ValueError("not a constant")
 
 

@@ -17,6 +17,7 @@ from typing import Any, Iterable
 from portkit import __version__
 from portkit.codes import ASM_LIBRARY, ATTENTION_STATUSES, UNBUILDABLE, Status
 from portkit.errors import ConfigError, InputError
+from portkit.fileio import TooLarge, read_bytes
 from portkit.model import Finding, Severity
 from portkit.textutil import LineIndex
 
@@ -47,6 +48,7 @@ class Verdict:
     baselined: list[Fingerprinted]
     suppressed: list[Fingerprinted]
     fixed: list[BaselineEntry]  # baseline entries found fewer times than recorded
+    unanalysed: list[str] = dataclasses.field(default_factory=list)  # "path: why": files the gate could not look at
 
 
 def builds_after_convert(finding: Finding) -> bool:
@@ -134,10 +136,10 @@ def _entry(path: Path, index: int, row: Any) -> BaselineEntry:
 
 
 def _load_json(path: Path) -> Any:
-    try:
-        if path.stat().st_size > MAX_BASELINE_SIZE:
-            raise ConfigError(f"{path}: larger than {MAX_BASELINE_SIZE >> 20} MiB; not a portkit baseline")
-        return json.loads(path.read_text(encoding="utf-8"))
+    try:  # a regular file, the read itself capped: a FIFO or /dev/zero behind the name is refused
+        return json.loads(read_bytes(path, MAX_BASELINE_SIZE).decode("utf-8"))
+    except TooLarge:
+        raise ConfigError(f"{path}: larger than {MAX_BASELINE_SIZE >> 20} MiB; not a portkit baseline") from None
     except OSError as exc:
         raise InputError(f"{path}: cannot read baseline: {exc.strerror or exc}") from None
     except RecursionError:

@@ -10,10 +10,11 @@ from portkit.check.gitdiff import added_lines
 from portkit.config import DEFAULT_BASELINE
 from portkit.errors import InputError, OutputError
 from portkit.fileio import write_output
-from portkit.outpath import refuse_overlap
+from portkit.outpath import refuse_escape, refuse_overlap
 from portkit.run.project import run_project
 from portkit.run.request import RunRequest
 from portkit.settings import RunSettings
+from portkit.walk import not_analysed
 
 
 def baseline_path(settings: RunSettings, explicit: Path | None = None) -> Path:
@@ -25,7 +26,9 @@ def record_baseline(settings: RunSettings, output: Path | None = None) -> tuple[
     result = run_project(settings, RunRequest(keep_sources=True))
     recorded = [f for f in fingerprint_all(result.findings, result.sources, settings.root) if is_recorded(f.finding)]
     target = baseline_path(settings, output)
-    refuse_overlap(target, [*settings.paths, *result.read_paths()], directory=False)
+    refuse_overlap(target, [*settings.inputs(), *result.read_paths()], directory=False)
+    if output is None:
+        refuse_escape(target, settings.root)
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
@@ -46,13 +49,16 @@ def run_check(settings: RunSettings, baseline_file: Path | None = None, diff_ref
     findings = fingerprint_all(result.findings, result.sources, settings.root)
     checked = {relative_path(f.path, settings.root) for f in result.files} if partial else None
     if not diff_ref:
-        return decide(findings, settings.blocking, entries, result.suppressions, checked)
-    added = added_lines(diff_ref, settings.root)
-    # The code outside the diff consumes its baseline entries first: a baselined call copied by the
-    # change is the new one, wherever the copy sits in the file.
-    findings.sort(key=lambda f: f.finding.position.line in added.get(f.path, ()))
-    verdict = decide(findings, settings.blocking, entries, result.suppressions, checked)
-    return within_diff(verdict, added)
+        verdict = decide(findings, settings.blocking, entries, result.suppressions, checked)
+    else:
+        added = added_lines(diff_ref, settings.root)
+        # The code outside the diff consumes its baseline entries first: a baselined call copied by the
+        # change is the new one, wherever the copy sits in the file.
+        findings.sort(key=lambda f: f.finding.position.line in added.get(f.path, ()))
+        verdict = within_diff(decide(findings, settings.blocking, entries, result.suppressions, checked), added)
+    # A file the gate could not read may hold anything: "0 new" over it would be a lie.
+    verdict.unanalysed = [f"{d.path}: {d.message}" for d in result.diagnostics if not_analysed(d.message, d.reason)]
+    return verdict
 
 
 def within_diff(verdict: Verdict, added: dict[str, set[int]]) -> Verdict:

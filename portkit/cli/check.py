@@ -25,13 +25,18 @@ def check(
     blocking: List[Blocking] = typer.Option([], "--blocking", show_default=False, help="Status that blocks, or "
                                             "'unbuildable' (repeatable; default: unsupported, unbuildable)."),
     diff: Optional[str] = typer.Option(None, "--diff", help="Only findings on lines added since this git ref."),
+    allow_unanalysed: bool = typer.Option(
+        False, "--allow-unanalysed",
+        help="Pass even when some files could not be analysed (binary-looking, too large, unreadable); "
+             "they are still listed. Without it such a file fails the check (exit 2)."),
 ) -> None:
     """Fail on new unportable CUDA uses: prints 'path:line:col: CODE message (advice)'.
 
     A finding blocks when its status is a blocking one (default: unsupported, and 'unbuildable':
     what hipcc cannot build even after 'portkit convert', such as inline PTX; error-severity hazards
     too) unless the baseline records it or '// portkit: ignore[CODE]' sits on its line or the line
-    before. Exit 0 clean, 1 new blocking findings, 2 usage or input errors.
+    before. Exit 0 clean, 1 new blocking findings, 2 usage or input errors,
+    or files it could not analyse.
     """
     from portkit.check.messages import block_line, how_to_accept
     from portkit.check.project import run_check
@@ -45,10 +50,14 @@ def check(
     for entry in verdict.fixed:
         print(printable(f"{entry.path}: baseline entry no longer found ({entry.code} {entry.name}, x{entry.count}): ")
               + "regenerate the baseline with 'portkit baseline'", file=sys.stderr)
+    for problem in verdict.unanalysed:
+        print(printable(f"portkit check: {problem}; not analysed") + ("" if allow_unanalysed else
+              ", so the check cannot pass (--allow-unanalysed passes anyway)"), file=sys.stderr)
+    unanalysed = f", {len(verdict.unanalysed)} not analysed" if verdict.unanalysed else ""
     print(f"portkit check: {len(verdict.new)} new, {len(verdict.baselined)} baselined, "
-          f"{len(verdict.suppressed)} suppressed, {len(verdict.fixed)} fixed; blocking: {', '.join(settings.blocking)}",
-          file=sys.stderr)
-    raise typer.Exit(1 if verdict.new else 0)
+          f"{len(verdict.suppressed)} suppressed, {len(verdict.fixed)} fixed{unanalysed}; "
+          f"blocking: {', '.join(settings.blocking)}", file=sys.stderr)
+    raise typer.Exit(2 if verdict.unanalysed and not allow_unanalysed else 1 if verdict.new else 0)
 
 
 @pipeline_command("Files or directories (default: the project root).", examples(

@@ -126,9 +126,8 @@ def convert(
     launch_syntax: LaunchSyntax = typer.Option("cuda", "--launch-syntax",
                                                help="cuda keeps <<<>>> (hipcc accepts it); hip writes hipLaunchKernelGGL."),
     no_markers: bool = typer.Option(False, "--no-markers", help="Do not insert '// portkit: ...' marker comments."),
-    no_hazard_markers: bool = typer.Option(False, "--no-hazard-markers",
-                                           help="Mark only the names left to port, not the hazards (PK3xx: 32-lane "
-                                           "warp assumptions, masks, shared memory...), which stay in the report."),
+    no_hazard_markers: bool = typer.Option(False, "--no-hazard-markers", help="Mark only the names left to port, "
+                                           "not the hazards (PK3xx: warp width, masks...): the report keeps them."),
     offload_arch: List[str] = typer.Option(
         [], "--offload-arch", help="AMD GPU target(s) for build files and --verify (default: derived from sm_XX, else gfx90a)."),
     cmake_hipcc: bool = typer.Option(
@@ -140,22 +139,22 @@ def convert(
 ) -> None:
     """Convert CUDA sources and build files to HIP.
 
-    Writes to -o OUTDIR (never into, around or over an input; only into an empty
-    directory or one portkit wrote, unless --force), rewrites the sources with
-    --in-place (FILE.orig, or the first free FILE.orig.N, keeps each original), or
-    prints a diff with --diff. Only code tokens change, never comments or
-    strings; converting the output again changes nothing. Each partial or unsupported use,
-    and each hazard (--no-hazard-markers: not those), gets a '// portkit: CODE name: advice' marker; the summary lists them, or, when
-    there are more than 20, counts them by kind (--details lists every one). Exit 0
-    done, 1 --verify failures, 2 bad input or files that could not be written.
+    Writes to -o OUTDIR (never into, around or over an input; only into an empty directory or
+    one portkit wrote, unless --force), rewrites the sources with --in-place (FILE.orig, or the
+    first free FILE.orig.N, keeps each original), or prints a diff with --diff. Only code tokens
+    change, never comments or strings; converting the output again changes nothing. Each partial
+    or unsupported use, and each hazard (not with --no-hazard-markers), gets a '// portkit: CODE
+    name: advice' marker; the summary lists them, or counts them by kind past 20 (--details lists
+    every one). Exit 0 done, 1 --verify failures where portkit left no marker (a portkit bug), 2
+    bad input or files that could not be written.
     """
     from portkit.convert.output import print_diff
     from portkit.convert.project_conversion import ConvertOptions, convert_project
 
     _check_modes(output, in_place, diff, verify, verify_flag)
     options = ConvertOptions(output=output, in_place=in_place, diff=diff, backup=not no_backup, verify=verify,
-                             verify_flags=tuple(verify_flag),
-                             backend=backend, hipify_perl=hipify_perl, roc=roc, launch_syntax=launch_syntax,
+                             verify_flags=tuple(verify_flag), backend=backend, hipify_perl=hipify_perl, roc=roc,
+                             launch_syntax=launch_syntax,
                              markers=not no_markers, hazard_markers=not no_hazard_markers,
                              offload_arch=tuple(offload_arch), force=force, cmake_hipcc=cmake_hipcc)
     outcome = convert_project(settings, options, progress=True)

@@ -36,8 +36,12 @@ def merge(
     from portkit.cli.scan import write_data
     from portkit.report import formatter
     from portkit.report.data import data_paths, scan_data
-    from portkit.run.shard import merge_shards
+    from portkit.errors import InputError
+    from portkit.run.shard import CORRUPT, merge_shards
 
     render = formatter(plain(fmt), details)
-    data = scan_data(merge_shards(shards, rules or None))
+    try:
+        data = scan_data(merge_shards(shards, rules or None))
+    except CORRUPT as exc:  # a checksummed document whose values have the wrong types: the shards' fault
+        raise InputError(f"corrupt shard documents ({type(exc).__name__}: {exc})") from None
     raise typer.Exit(write_data(data, [*shards, *data_paths(data)], render, output, (), color))

@@ -36,7 +36,7 @@ def run_scan(settings: RunSettings, fmt: str, output: Optional[Path], reports: t
         # JSON writes each finding as it comes: read back from the cache file by file, they are never all held.
         streamed = settings.cache and fmt == "json" and all(format_for_path(path) == "json" for path in reports)
         data = scan_data(run_project(settings, RunRequest(progress=True, summary_only=streamed)))
-    return write_data(data, [*settings.paths, *data_paths(data)], render, output, report_formats, color)
+    return write_data(data, [*settings.inputs(), *data_paths(data)], render, output, report_formats, color)
 
 
 def write_data(data: dict[str, Any], inputs: Sequence[str | Path], render: Formatter, output: Optional[Path],
@@ -68,7 +68,7 @@ def run_shard(settings: RunSettings, spec_text: str, fmt: str, output: Optional[
         raise UsageError("--shard writes a shard document; give --format, --report and --details to portkit merge")
     collected = collect_run(settings, RunRequest(progress=True, select=spec.holds))
     if output is not None and str(output) != STDOUT:
-        refuse_overlap(output, [*settings.paths, *(f.path for f in collected.walked)], directory=False)
+        refuse_overlap(output, [*settings.inputs(), *(f.path for f in collected.walked)], directory=False)
     write_shard(shard_document(collected, settings, spec), output)
     return 0
 

@@ -24,8 +24,9 @@ class Marker:
 
 def _marker_text(finding: Finding) -> str:
     text = f"{finding.code} {finding.name}: {finding.advice or finding.message}"
-    text = " ".join(text.split()).replace("*/", "* /")
-    return text if len(text) <= _MARKER_LIMIT else text[: _MARKER_LIMIT - 3] + "..."
+    text = " ".join(text.split()).replace("*/", "* /").replace("??/", "?? /")  # ??/ is a backslash trigraph
+    text = text if len(text) <= _MARKER_LIMIT else text[: _MARKER_LIMIT - 3] + "..."
+    return text.rstrip("\\ ")  # a line comment ending in a backslash would swallow the next line of code
 
 
 def _continues_macro(lines: LineIndex[bytes], index: int) -> bool:

@@ -16,7 +16,7 @@ from typing import Iterable, TextIO
 
 from portkit.errors import OutputError
 from portkit.fileio import Expected, check_rewritable, rewrite_in_place, write_backup
-from portkit.outpath import MANIFEST, OutputTree
+from portkit.outpath import MANIFEST, OutputTree, is_manifest
 from portkit.textutil import printable
 from portkit.walk import Excludes, all_files
 
@@ -91,8 +91,13 @@ def _inputs(paths: list[str], excludes: Iterable[Excludes], log: WriteLog) -> li
             files, warnings = all_files(path, excludes)
             inputs.extend(f.path for f in files)
             log.failures.extend(f"{p}: {m}" for p, m, reason in warnings if reason == "unreadable")
+            log.notes.extend(f"{p}: {m}" for p, m, reason in warnings if reason == "skipped")
         else:
             inputs.append(path)
+    manifests = [f for f in dict.fromkeys(inputs) if os.path.basename(f) == MANIFEST]
+    # An earlier output's manifest is left behind; any other file of that name would be lost to ours.
+    log.failures.extend(f"{f}: an input named {MANIFEST}, where the output's manifest goes; not copied"
+                        for f in manifests if not is_manifest(Path(f)))
     return [f for f in dict.fromkeys(inputs) if os.path.basename(f) != MANIFEST]
 
 
@@ -204,12 +209,19 @@ def _lines(data: bytes) -> list[str]:
     return data.decode("utf-8", "surrogateescape").splitlines(keepends=True)
 
 
+def _shown(line: str) -> str:
+    """A diff line with its control characters escaped (ESC, OSC, bidi overrides drive or fool a
+    terminal); tabs and the line ending stay as they are."""
+    body = line.rstrip("\r\n")
+    return "\t".join(printable(part) for part in body.split("\t")) + line[len(body):]
+
+
 def print_diff(changes: Iterable[Change], out: TextIO) -> None:
-    """A unified diff of every change; file names escaped (content lines are the files' own)."""
+    """A unified diff of every change; file names and lines escaped like every other output."""
     for change in changes:
         if not change.changed:
             continue
         name = printable(change.path)
         for line in difflib.unified_diff(_lines(change.original), _lines(change.new), f"a/{name}", f"b/{name}"):
-            text = line.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+            text = _shown(line.encode("utf-8", "surrogateescape").decode("utf-8", "replace"))
             out.write(text if text.endswith("\n") else text + "\n\\ No newline at end of file\n")

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import re
 from pathlib import Path
 
 from portkit.convert.build_files import convert_cmake, convert_makefile
@@ -24,10 +25,12 @@ from portkit.run.project import ScanResult, run_project
 from portkit.run.request import RunRequest
 from portkit.run.workers import Workers
 from portkit.settings import RunSettings
+from portkit.textutil import printable
 from portkit.walk import CONVERTED_BUILD_TYPES
 
 BACKENDS = ("native", "hipify-perl")
 LAUNCH_SYNTAXES = ("cuda", "hip")
+_ARCH = re.compile(r"[A-Za-z0-9_.]{1,32}(:[A-Za-z0-9_]{1,32}[+-]?){0,4}")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -74,11 +77,14 @@ def _check(settings: RunSettings, options: ConvertOptions) -> None:
         raise InputError(f"unknown backend {options.backend!r}; choose {' or '.join(BACKENDS)}")
     if options.launch_syntax not in LAUNCH_SYNTAXES:
         raise InputError(f"unknown launch syntax {options.launch_syntax!r}; choose {' or '.join(LAUNCH_SYNTAXES)}")
+    for arch in options.offload_arch:  # written into build files: a name, never shell or CMake syntax
+        if not _ARCH.fullmatch(arch):
+            raise InputError(f"--offload-arch {printable(arch)!s}: not a GPU architecture name like gfx90a or gfx942:xnack+")
     for path in settings.paths:
         if not os.path.exists(path):
             raise InputError(f"{path}: no such file or directory")
     if options.output is not None:
-        refuse_overlap(options.output, settings.paths, directory=True)
+        refuse_overlap(options.output, settings.inputs(), directory=True)
 
 
 def _decode(data: bytes) -> str:

@@ -17,6 +17,7 @@ import dataclasses
 import os
 import re
 
+from portkit.fileio import read_bytes
 from portkit.model import Role
 from portkit.parse.clang_headers import HeaderEnvironment, Prefix, macro_names, prefix_of
 from portkit.parse.clang_pch import Precompiled, discard, precompiled
@@ -294,8 +295,7 @@ def _read(paths) -> dict[str, bytes]:
     found = {}
     for path in paths:
         try:
-            with open(path, "rb") as handle:
-                found[path] = handle.read()
+            found[path] = read_bytes(path)  # a regular file, capped
         except OSError:
             continue
     return found

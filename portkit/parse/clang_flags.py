@@ -4,12 +4,17 @@ from __future__ import annotations
 import json
 import os
 import shlex
+import stat
 from pathlib import Path
 
 from portkit.errors import InputError
+from portkit.fileio import TooLarge, read_bytes
+from portkit.textutil import printable
 
 _VALUE_FLAGS = ("-I", "-isystem", "-D", "-U", "-include")  # flags whose value may be the next word
 _PASSED_FLAGS = _VALUE_FLAGS + ("-std=",)
+_DATABASE_LIMIT = 512 << 20  # bytes: a compile database of a very large tree
+_RESPONSE_LIMIT = 1 << 20  # bytes: a response file holds flags; -include files may be 16 times that
 
 
 def find_compile_database(paths: list[str], explicit: str | None) -> Path | None:
@@ -40,16 +45,20 @@ def _upwards(start: Path) -> list[Path]:
 def read_compile_database(path: Path) -> dict[str, list[str]]:
     """Per source file (resolved), the include/define flags of its compile command."""
     try:
-        entries = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as exc:
-        raise InputError(f"{path}: not a compile database: {exc}") from None
+        entries = json.loads(read_bytes(path, _DATABASE_LIMIT).decode("utf-8"))
+    except TooLarge:
+        raise InputError(f"{path}: larger than {_DATABASE_LIMIT >> 20} MiB; not a compile database") from None
+    except (OSError, ValueError, RecursionError) as exc:
+        raise InputError(f"{path}: not a compile database: {printable(getattr(exc, 'strerror', None) or exc)}") from None
     flags: dict[str, list[str]] = {}
     for entry in entries if isinstance(entries, list) else []:
         try:
             directory = Path(entry["directory"])
-            words = entry.get("arguments") or shlex.split(entry["command"])
+            words = entry.get("arguments") or shlex.split(str(entry["command"]))  # never split(None): stdin
             source = str((directory / entry["file"]).resolve())
-        except (KeyError, TypeError, ValueError):
+        except (KeyError, TypeError, ValueError, AttributeError):
+            continue
+        if not isinstance(words, list) or not all(isinstance(w, str) for w in words):
             continue
         flags[source] = _kept_flags(_expand_response_files(list(words)[1:], directory), directory)
     return flags
@@ -63,12 +72,26 @@ def _kept_flags(words: list[str], directory: Path) -> list[str]:
             value = words[index + 1]
             if word in ("-I", "-isystem") and not os.path.isabs(value):
                 value = str(directory / value)
-            kept += [word, value]
+            if word != "-include" or _includable(directory / value):
+                kept += [word, value]
+        elif word.startswith("-include"):
+            if word != "-include" and _includable(directory / word[len("-include"):]):
+                kept.append(word)
         elif word.startswith(_PASSED_FLAGS) and word not in _VALUE_FLAGS:
             if word.startswith("-I") and not os.path.isabs(word[2:]):
                 word = "-I" + str(directory / word[2:])
             kept.append(word)
     return kept
+
+
+def _includable(path: Path) -> bool:
+    """Whether an `-include` file from the database may reach clang: a regular file of bounded size
+    (a FIFO would hang the parse, /dev/zero would exhaust memory)."""
+    try:
+        found = os.stat(path)
+    except (OSError, ValueError):
+        return False
+    return stat.S_ISREG(found.st_mode) and found.st_size <= _RESPONSE_LIMIT * 16
 
 
 def _expand_response_files(words: list[str], directory: Path) -> list[str]:
@@ -83,9 +106,9 @@ def _expand_response_files(words: list[str], directory: Path) -> list[str]:
             expanded.append(word)
             index += 1
             continue
-        try:
-            expanded += shlex.split((directory / name).read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+        try:  # a regular file of bounded size: never a FIFO or /dev/zero from an untrusted database
+            expanded += shlex.split(read_bytes(directory / name, _RESPONSE_LIMIT).decode("utf-8"))
+        except (OSError, ValueError, TooLarge):
             pass
         index += 2 if word in ("--options-file", "-optf") else 1
     return expanded

@@ -21,6 +21,7 @@ import tempfile
 from pathlib import Path
 from typing import Callable, Iterable
 
+from portkit.fileio import read_bytes
 from portkit.parse.clang_flags import search_dirs
 from portkit.parse.clang_setup import cuda_include_dirs, libclang_identity, load_cindex, resource_dir
 from portkit.store import cache_root
@@ -193,7 +194,7 @@ def prefix_of(path: str, data: bytes, flags: list[str], env: HeaderEnvironment) 
                 files.setdefault(resolved)
             else:
                 try:
-                    visit(os.path.dirname(resolved), Path(resolved).read_bytes())
+                    visit(os.path.dirname(resolved), read_bytes(resolved))
                 except OSError:
                     pass
 
@@ -223,7 +224,7 @@ def included_names(paths: Iterable[str]) -> set[str]:
     names: set[str] = set()
     for path in paths:
         try:
-            text = Path(path).read_bytes()
+            text = read_bytes(path)
         except OSError:
             continue
         names.update(raw.decode("utf-8", "replace").strip() for delimiter, raw in _INCLUDE.findall(text)
@@ -236,7 +237,7 @@ def macro_names(paths: Iterable[str]) -> frozenset[str]:
     names: set[str] = set()
     for path in paths:
         try:
-            names.update(m.decode() for m in _DEFINE.findall(Path(path).read_bytes()))
+            names.update(m.decode() for m in _DEFINE.findall(read_bytes(path)))
         except OSError:
             continue
     return frozenset(names)

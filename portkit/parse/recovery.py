@@ -73,6 +73,31 @@ def error_weight(root: Node) -> tuple[int, int]:
     return len(sites), sum(s.end_byte - s.start_byte for s in sites if s.is_error)
 
 
+# Patterns start matching at most this deep. A node finds its parent by walking down from the root, and
+# tree-sitter's query cursor costs depth squared too (a
+# 40,000-term sum: 62 s; 100,000 nested #if blocks: minutes, as its 16-bit depths wrap); no
+# written code nests this deep, and a file that does is reported as parsed only in part.
+MAX_QUERY_DEPTH = 512
+
+
+def too_deep_line(root: Node) -> int | None:
+    """The line of a node deeper than MAX_QUERY_DEPTH, found along the heaviest path (the child with
+    the most descendants, where a deep chain lies), or None. Cheap: a small tree cannot be that deep."""
+    if root.descendant_count <= MAX_QUERY_DEPTH:
+        return None
+    cursor, depth = root.walk(), 0
+    while cursor.goto_first_child():
+        depth += 1
+        heaviest = cursor.node
+        while cursor.goto_next_sibling():
+            if cursor.node.descendant_count > heaviest.descendant_count:
+                heaviest = cursor.node
+        if depth > MAX_QUERY_DEPTH:
+            return heaviest.start_point[0] + 1
+        cursor.reset(heaviest)
+    return None
+
+
 def first_error_line(root: Node) -> int | None:
     """The line where the first syntax error starts.
 
@@ -101,7 +126,26 @@ def tree_shape(root: Node) -> str:
     its comments or its plain #includes. Two texts of one shape read the same to every analyzer but
     for their names, comments and included headers: the shape tells whether renames and markers
     changed how tree-sitter recovered from a syntax error (portkit/convert/sources.py)."""
+    if too_deep_line(root) is not None:  # str() recurses in C: on a tree this deep it overflows the stack
+        return _deep_shape(root)
     return hashlib.blake2b(_INSERTED.sub("", str(root)).encode(), digest_size=16).hexdigest()
+
+
+def _deep_shape(root: Node) -> str:
+    """`tree_shape` of a very deep tree, walked with a cursor (no recursion): each node's depth, field and kind."""
+    digest = hashlib.blake2b(b"deep", digest_size=16)
+    cursor, depth = root.walk(), 0
+    while True:
+        node = cursor.node
+        if node.type != "comment":  # as _INSERTED: markers and #include spellings are no change of shape
+            digest.update(f"{depth} {cursor.field_name} {node.type} {node.is_missing}\n".encode())
+        if node.type != "preproc_include" and cursor.goto_first_child():
+            depth += 1
+            continue
+        while not cursor.goto_next_sibling():
+            if not cursor.goto_parent():
+                return digest.hexdigest()
+            depth -= 1
 
 
 def changed_regions(source: bytes, parsed: bytes, chunk: int = 4096) -> list[tuple[int, int]]:

@@ -25,9 +25,10 @@ from portkit.model import Occurrence, ParsedFile, Position, Role, Span
 from portkit.parse.fallbacks import Fallbacks
 from portkit.parse.handles import handle_arithmetic
 from portkit.parse.lexer import SUPPRESSION, layout_of
+from portkit.parse.linkage import internal_linkage
 from portkit.parse.macros import MacroTable, collect_macros
 from portkit.parse.prepare import Prepared, prepare
-from portkit.parse.recovery import first_error_line, tree_shape, unparsed_occurrences
+from portkit.parse.recovery import MAX_QUERY_DEPTH, first_error_line, too_deep_line, tree_shape, unparsed_occurrences
 from portkit.parse.spaces import function_declarator, member_owner, parameter_count, spaces_of, spelled_spaces
 from portkit.textutil import BOM, LineIndex, within
 
@@ -55,10 +56,12 @@ _QUERY = """
 (namespace_alias_definition) @namespace_alias
 (using_declaration) @using
 (field_expression field: (field_identifier) @field)
-(preproc_if condition: (_) @condition)
-(preproc_elif condition: (_) @condition)
-(preproc_ifdef name: (identifier) @condition)
-(preproc_elifdef name: (identifier) @condition)
+(preproc_if condition: (_) @condition) @condition_group
+(preproc_elif condition: (_) @condition) @condition_group
+(preproc_ifdef name: (identifier) @condition) @condition_group
+(preproc_elifdef name: (identifier) @condition) @condition_group
+(namespace_definition !name) @anonymous_namespace
+[(class_specifier) (struct_specifier) (field_declaration_list)] @member_scope
 (function_declarator declarator: [(identifier) (field_identifier)] @definition)
 (preproc_def name: (identifier) @definition)
 (preproc_function_def name: (identifier) @definition)
@@ -513,23 +516,6 @@ def _c_linkage_blocks(source: bytes) -> list[tuple[int, int]]:
     return blocks
 
 
-def _internal_linkage(name: Node) -> bool:
-    """Whether a defined name is visible in its own translation unit only: a `static` function at
-    namespace scope, or anything in an anonymous namespace."""
-    node = name.parent
-    function = None
-    while node is not None:
-        if node.type == "namespace_definition" and node.child_by_field_name("name") is None:
-            return True
-        if node.type in ("field_declaration_list", "class_specifier", "struct_specifier"):
-            return False  # a member: `static` means something else there
-        if node.type == "function_definition" and function is None:
-            function = node
-        node = node.parent
-    return function is not None and any(c.type == "storage_class_specifier" and c.text == b"static"
-                                        for c in function.children)
-
-
 @functools.lru_cache(maxsize=4)
 def _kept_answers(keep: Keep | None) -> tuple[dict[bytes, bool], Callable[[bytes], bool]]:
     """`keep` for a name's bytes, remembered per spelling: a file repeats its names many times, and a
@@ -619,7 +605,9 @@ class _FileParse:
         self.definitions = {_text(n) for n in defined}
         self.fallbacks = {_text(n) for n in fallbacks}
         # Names this file defines only with internal linkage: no other translation unit can call them.
-        self.internal = self.definitions - {_text(n) for n in defined if not _internal_linkage(n)}
+        namespaces, members, functions = self.get("anonymous_namespace"), self.get("member_scope"), self.get("function")
+        self.internal = self.definitions - {_text(n) for n, internal in zip(
+            defined, internal_linkage(defined, namespaces, members, functions)) if not internal}
         self.declared = {_text(n) for n in declared_nodes + local_nodes}
         # A fallback's name is a use: renamed with the uses it stands in for (`#else typedef void* cudaStream_t;`).
         self.skip = {n.start_byte for n in definition_nodes + declared_nodes + local_nodes} - starts
@@ -1040,13 +1028,15 @@ _COMPILER_MACRO = re.compile(r"__CUDACC\w*__|__NVCC__|__CUDA_ARCH\w*__|__HIPCC\w
 _CONDITION_NAME = re.compile(r"[A-Za-z_]\w*")
 
 
-def _cuda_only(conditions: list[Node]) -> tuple[tuple[int, int], ...]:
+def _cuda_only(conditions: list[Node], groups: list[Node]) -> tuple[tuple[int, int], ...]:
     """The byte ranges of the branches a host compiler never compiles: `#ifdef __NVCC__`, `#if defined(__CUDACC__)`,
-    `#if __CUDA_ARCH__ >= 700` (every macro tested is a GPU compiler's, and none negated), up to their #else."""
+    `#if __CUDA_ARCH__ >= 700` (every macro tested is a GPU compiler's, and none negated), up to their #else.
+    `groups`: each condition's #if/#elif node, from the query (a node's `.parent` walks down from the root:
+    asked for each of 100,000 nested conditions, that is quadratic)."""
     spans = []
-    for condition in conditions:
-        group = condition.parent
-        if group is None or group.children[0].type == "#ifndef":
+    by_start = sorted(groups, key=lambda g: g.start_byte)
+    for condition, group in zip(sorted(conditions, key=lambda c: c.start_byte), by_start):
+        if group.children[0].type == "#ifndef":
             continue
         text = _LINE_COMMENT.sub(" ", _text(condition))
         names = set(_CONDITION_NAME.findall(text)) - {"defined"}
@@ -1073,7 +1063,9 @@ def _without_bom(source: bytes) -> bytes:
 def captures(tree: Tree, roles: frozenset[Role] | None = None) -> dict[str, list[Node]]:
     """The query's captures in a tree, by capture name: what `parse_source` reads its occurrences from.
     `roles`: as `parse_source`'s."""
-    return QueryCursor(_query(OPTIONAL_ROLES if roles is None else roles)).captures(tree.root_node)
+    cursor = QueryCursor(_query(OPTIONAL_ROLES if roles is None else roles))
+    cursor.set_max_start_depth(MAX_QUERY_DEPTH)  # bounded work; parse_source reports a deeper file as partial
+    return cursor.captures(tree.root_node)
 
 
 def parse_source(path: str, source: bytes, keep: Keep | None = None, literals: frozenset[str] = frozenset(),
@@ -1099,12 +1091,12 @@ def parse_source(path: str, source: bytes, keep: Keep | None = None, literals: f
     prepared = prepared or prepare_source(source, macros)
     parse_bytes = _without_bom(source)
     tree = prepared.tree
-    error_line = first_error_line(tree.root_node)
+    error_line = min(filter(None, (first_error_line(tree.root_node), too_deep_line(tree.root_node))), default=None)
     roles = OPTIONAL_ROLES if roles is None else roles
     state = _FileParse(source, parse_bytes, captures(tree, roles), keep, literals, api,
                        cuda_declared, hip_alias, roles, arguments)
     preamble_end = _preamble_end(source)
-    cuda_only = _cuda_only(state.get("condition"))
+    cuda_only = _cuda_only(state.get("condition"), state.get("condition_group"))
     defines = [n.start_byte for n in state.get("definition") if n.parent is not None
                and n.parent.type in ("preproc_def", "preproc_function_def") and n.start_byte >= preamble_end
                and not _HIP_CONFIGURATION.match(n.text or b"")]

@@ -12,7 +12,7 @@ from typing import Any, Iterable
 
 from portkit.codes import Status
 from portkit.errors import RuleFileError
-from portkit.resources import read_yaml, rules_dir
+from portkit.resources import read_bounded, read_yaml, rules_dir
 from portkit.rules.index import RuleDatabase
 from portkit.rules.model import Library, Rule
 from portkit.rules.rows import RULE_FIELDS, RuleRows
@@ -50,7 +50,7 @@ def _digest(paths: list[Path]) -> str:
     digest = hashlib.sha256(code_fingerprint().encode())
     for path in paths:
         try:
-            digest.update(str(path).encode("utf-8", "surrogateescape") + b"\0" + path.read_bytes())
+            digest.update(str(path).encode("utf-8", "surrogateescape") + b"\0" + read_bounded(path))
         except OSError as exc:
             raise RuleFileError(f"{path}: cannot read rule file: {exc.strerror or exc}") from None
     return digest.hexdigest()[:24]

@@ -4,6 +4,7 @@ from __future__ import annotations
 import dataclasses
 
 from portkit.codes import Status
+from portkit.model import quick_init
 from portkit.resources import load_data
 from portkit.rules.versions import Resolution, Target, parse_version, resolve, roc_available
 
@@ -22,6 +23,7 @@ def _name_weights(data: dict) -> dict[Status, float]:
 DEFAULT_WEIGHTS = load_data("_effort.yaml", _name_weights)
 
 
+@quick_init  # ~10,000 rules are built on every run
 @dataclasses.dataclass(frozen=True)
 class Rule:
     cuda: str

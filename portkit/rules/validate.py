@@ -9,7 +9,17 @@ from portkit.codes import ALL_STATUSES, RULE_STATUSES, Status
 from portkit.errors import RuleFileError
 from portkit.rules.helpers import HELPER_PREFIX, helper_named, helper_providing
 from portkit.rules.model import KINDS, SPECIAL_KINDS, Library, Rule
+from portkit.rules.patterns import catastrophic
 from portkit.rules.versions import VERSION_RE
+
+# What a `hip`/`roc` value may be, by kind: it is written into converted code as it is, so never
+# code (`system("..."); hipCall`), only a name, a type, a header path or a library name.
+_NAME = re.compile(r"~?[A-Za-z_]\w*(::~?[A-Za-z_]\w*)*")
+_TYPE = re.compile(r"[A-Za-z_][\w:<>,*& ]*")
+_HIP_NAME = {kind: _NAME for kind in KINDS} | {"type": _TYPE, "header": re.compile(r"\w[\w.+-]*(/\w[\w.+-]*)*"),
+                                               "link": re.compile(r"\w[\w.+-]*")}
+_HIP_NAME_WORDS = {kind: "name (an identifier, qualified or not)" for kind in KINDS} | {
+    "type": "type name", "header": "header path", "link": "library name"}
 
 _LIBRARY_KEYS = {"library", "title", "hip_library", "roc_library", "weights", "vendored", "entries"}
 _ENTRY_KEYS = {
@@ -129,8 +139,16 @@ def parse_entry(source: str, library: str, index: int, raw: Any) -> Rule:
             raise _fail(source, where, "kind 'asm' needs a 'pattern'")
         try:
             re.compile(values["pattern"])
-        except re.error as exc:
+        except (re.error, RecursionError, OverflowError) as exc:
             raise _fail(source, where, f"key 'pattern': not a regular expression: {exc}") from None
+        problem = catastrophic(values["pattern"])
+        if problem:
+            raise _fail(source, where, f"key 'pattern': {problem} could take exponential time; "
+                                       "rewrite it so that each repetition starts or ends with a character only it has")
+    for key in ("hip", "roc"):
+        if key in values and not _HIP_NAME[values["kind"]].fullmatch(values[key]):
+            raise _fail(source, where, f"key {key!r}: {values[key]!r} is not a {_HIP_NAME_WORDS[values['kind']]}; "
+                                       "convert writes it into code as it is")
     return Rule(library=library, source=source, **values)
 
 

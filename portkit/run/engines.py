@@ -16,6 +16,7 @@ import logging
 import os
 from typing import TYPE_CHECKING, Callable, Iterable, Iterator
 
+from portkit.fileio import read_bytes
 from portkit.run.cache import FileResult
 from portkit.model import Finding
 from portkit.rules import RuleDatabase
@@ -51,8 +52,7 @@ def digests(paths: Iterable[str]) -> tuple[tuple[str, str], ...]:
     found = []
     for path in paths:
         try:
-            with open(path, "rb") as handle:
-                found.append((path, hashlib.sha256(handle.read()).hexdigest()))
+            found.append((path, hashlib.sha256(read_bytes(path)).hexdigest()))
         except OSError:
             found.append((path, ""))
     return tuple(found)
@@ -86,8 +86,7 @@ def _read_units(paths: list[str]) -> Iterator[tuple[str, bytes]]:
     for path in paths:
         if path.lower().endswith(CLANG_UNITS):
             try:
-                with open(path, "rb") as handle:
-                    yield path, handle.read()
+                yield path, read_bytes(path)
             except OSError:
                 continue
 

@@ -28,7 +28,7 @@ from portkit.run.scope import ProjectNames
 from portkit.run.workers import Workers
 from portkit.settings import RunSettings
 from portkit.tally import Tally, dropped, project_tally, tally
-from portkit.walk import SourceFile
+from portkit.walk import SourceFile, not_analysed
 
 
 class Reason(str, enum.Enum):
@@ -45,10 +45,6 @@ class Reason(str, enum.Enum):
 
     __str__ = str.__str__
     __format__ = str.__format__
-
-
-# Diagnostics that mean a file was not looked at: a convert over it is not complete.
-UNCONVERTED = (Reason.UNREADABLE, Reason.TOO_LARGE)
 
 
 @dataclasses.dataclass(frozen=True, order=True)
@@ -105,7 +101,7 @@ class ScanResult:
     def unread(self) -> list[str]:
         """Files the run was asked to look at but could not read (or that are too large): a
         conversion that skipped them silently would look complete."""
-        return [f"{d.path}: {d.message}; not converted" for d in self.diagnostics if d.reason in UNCONVERTED]
+        return [f"{d.path}: {d.message}; not converted" for d in self.diagnostics if not_analysed(d.message, d.reason)]
 
     def findings_by_path(self) -> dict[str, list[Finding]]:
         grouped: dict[str, list[Finding]] = {}

@@ -13,6 +13,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
+import math
 import re
 from pathlib import Path
 from typing import Any, Iterable, Sequence
@@ -22,12 +23,17 @@ from portkit.analyze import Context
 from portkit.analyze.registry import path_tails
 from portkit.run.cache import FileResult, pack_result, rules_fingerprint, unpack_result
 from portkit.errors import InputError
-from portkit.fileio import output_stream
+from portkit.fileio import TooLarge, output_stream, read_bytes
 from portkit.run.plan import Collected
 from portkit.run.project import ScanResult, finish_run
 from portkit.rules import Target, load_database, version_text
 from portkit.settings import RunSettings
+from portkit.textutil import printable
 from portkit.walk import SourceFile, WalkWarning
+
+MAX_SHARD_SIZE = 1 << 30  # bytes: a shard of a million-file tree; a larger one is not portkit's
+# What a document of the right shape but wrong content raises while it is unpacked or merged.
+CORRUPT = (KeyError, TypeError, ValueError, IndexError, AttributeError, OverflowError, RecursionError)
 
 FORMAT = "portkit-shard"
 VERSION = 1
@@ -124,20 +130,42 @@ def _shard(source: str, d: dict[str, Any]) -> Shard:
     strays = [r.file.path for r in results if not spec.holds(r.file.path)]
     if strays:
         raise ValueError(f"{strays[0]} is not in shard {spec.index}/{spec.count}")
-    warnings = tuple((str(p), str(m), str(r)) for p, m, r in d["walk_warnings"])
+    if not all(isinstance(w, list) and len(w) == 3 and all(isinstance(x, str) for x in w) for w in d["walk_warnings"]):
+        raise TypeError("walk_warnings: each is a list of three strings (path, message, reason)")
+    warnings = tuple((p, m, r) for p, m, r in d["walk_warnings"])
     return Shard(source, spec, str(d["fingerprint"]), Target(_version(d["target"]["rocm"]), _version(d["target"]["cuda"])),
                  tuple(str(p) for p in d["rules"]["files"]), str(d["rules"]["fingerprint"]), int(d["walked"]),
                  warnings, results)
 
 
-def read_shard(path: Path) -> Shard:
-    """A shard document; InputError (one line) for anything else: unreadable, not JSON, corrupt."""
+def _finite(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"number {text} out of range")
+    return value
+
+
+def _no_constant(text: str) -> None:
+    raise ValueError(f"{text} is not a number a shard holds")
+
+
+def _load(path: Path) -> Any:
+    """The document's JSON: a regular file, capped, finite numbers only, not nested too deeply."""
     try:
-        data = json.loads(path.read_bytes())
+        return json.loads(read_bytes(path, MAX_SHARD_SIZE), parse_float=_finite, parse_constant=_no_constant)
+    except TooLarge:
+        raise InputError(f"{path}: larger than {MAX_SHARD_SIZE >> 20} MiB; not a portkit shard document") from None
     except OSError as exc:
         raise InputError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    except RecursionError:
+        raise InputError(f"{path}: not a portkit shard document (nested too deeply)") from None
     except ValueError:
         raise InputError(f"{path}: not a portkit shard document (not JSON)") from None
+
+
+def read_shard(path: Path) -> Shard:
+    """A shard document; InputError (one line) for anything else: unreadable, not JSON, corrupt."""
+    data = _load(path)
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise InputError(f"{path}: not a portkit shard document (write one with scan --shard I/N)")
     if data.get("version") != VERSION:
@@ -146,8 +174,8 @@ def read_shard(path: Path) -> Shard:
         raise InputError(f"{path}: corrupt shard document (checksum mismatch: truncated or edited)")
     try:
         return _shard(str(path), data)
-    except (KeyError, TypeError, ValueError, IndexError, AttributeError) as exc:
-        raise InputError(f"{path}: corrupt shard document ({type(exc).__name__}: {exc})") from None
+    except CORRUPT as exc:
+        raise InputError(f"{path}: corrupt shard document ({type(exc).__name__}: {printable(exc)})") from None
 
 
 def _difference(a: Shard, b: Shard) -> str:
@@ -206,4 +234,7 @@ def merge_shards(paths: Iterable[Path], rule_files: Sequence[Path] | None = None
     results = [r for shard in shards for r in shard.results]
     context = Context(rules=rules, target=first.target, project_paths=path_tails(r.file.path for r in results))
     warnings = [w for shard in shards for w in shard.walk_warnings]
-    return finish_run(Collected(context, results, warnings, [r.file for r in results]))
+    try:
+        return finish_run(Collected(context, results, warnings, [r.file for r in results]))
+    except CORRUPT as exc:  # a checksummed document with values of the wrong type deep inside
+        raise InputError(f"corrupt shard documents ({type(exc).__name__}: {printable(exc)})") from None

@@ -73,7 +73,7 @@ def make_shim(settings: RunSettings, options: ShimOptions) -> ShimOutcome:
         raise InputError(f"unknown style {options.style!r}; choose {' or '.join(STYLES)}")
     check_header_path(options.header)
     if options.sources is not None:
-        refuse_overlap(options.sources, settings.paths, directory=True)
+        refuse_overlap(options.sources, settings.inputs(), directory=True)
     # The header serves every HIP version: scan for the newest, fallbacks cover older ones.
     result = run_project(dataclasses.replace(settings, target=Target()), RunRequest(keep_sources=True))
     built = build_shim(result.findings, result.rules, options.style, options.header.name)
