@@ -21,7 +21,8 @@ import os
 import time
 from pathlib import Path
 
-from portkit.parse.treesitter import captures, compile_queries, prepare_source
+from portkit.parse.queries import captures, compile_queries
+from portkit.parse.treesitter import prepare_source
 from portkit.rules import load_database
 
 from portkit.walk import discover

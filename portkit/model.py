@@ -9,7 +9,7 @@ import dataclasses
 import enum
 import functools
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Mapping, TypeVar
+from typing import TYPE_CHECKING, Mapping, NamedTuple, TypeVar, Union
 
 if TYPE_CHECKING:
     from portkit.codes import Status
@@ -78,9 +78,9 @@ class Role(str, enum.Enum):
     SHARED_ARRAY = "shared_array"  # a __shared__ array declaration
     LAUNCH_BOUNDS = "launch_bounds"
     NAMESPACE_ALIAS = "namespace_alias"  # namespace cg = cooperative_groups; (text "cg", detail the target)
-    CONSTANT = "constant"  # #define N 96, constexpr/const int N = 96, enum { N = 96 }: text the name, info "value"
-    INITIALIZER = "initializer"  # a local variable's initial value (int lane = tid & 31): text the name, info "value"
-    SUBSCRIPT = "subscript"  # an index into a __shared__ array: text the array, info "index"
+    CONSTANT = "constant"  # #define N 96, constexpr/const int N = 96, enum { N = 96 }: text the name, info its ValueFacts
+    INITIALIZER = "initializer"  # a local variable's initial value (int lane = tid & 31): text the name, info its ValueFacts
+    SUBSCRIPT = "subscript"  # an index into a __shared__ array: text the array, info SubscriptFacts
     MEMBER_DECLARATION = "member_declaration"  # `T *get();` in a class body: text "Class::get", detail its spaces
     OVERLOAD = "overload"  # a host function defined more than once in its file (info: its signature)
     STORAGE_CLASS = "storage_class"  # `register` (C++17 removed it): parts[0] runs to the next token
@@ -88,6 +88,138 @@ class Role(str, enum.Enum):
     EMPTY_BRACES = "empty_braces"  # `x = {}`: text the variable, parts[0] the braces
     USING = "using"  # `using namespace X;` (text X, detail "namespace") or `using X::name;` (text X::name, detail "name")
     HANDLE_ARITHMETIC = "handle_arithmetic"  # `base + n` on a handle HIP makes a pointer: text the variable, detail its type
+
+
+class CallFacts(NamedTuple):
+    """A call's (and a __launch_bounds__'s): its argument texts, and the declared type of the variable it
+    initialises or what it is assigned to (`x = f()`)."""
+
+    args: tuple[str, ...] = ()
+    assigned_type: str = ""
+    assigned_to: str = ""
+
+    def arg(self, index: int) -> str:
+        return self.args[index] if 0 <= index < len(self.args) else ""
+
+
+class NameFacts(NamedTuple):
+    """Where a type or identifier stands: compared with a number in #if (the comparison, `>= 600`), the
+    object of a member access, the name after `X::`, a compile-time context (`template-argument`...),
+    after `struct`, or the type of a declaration (the names it declares, comma-separated)."""
+
+    compared: str = ""
+    accessed: bool = False
+    scoped: bool = False
+    constant: str = ""
+    elaborated: bool = False
+    declares: str = ""
+    # A compared macro's #if/#elif: the bytes it selects (to its #elif, #else or #endif) and those it leaves
+    # to the rest of the group, as (start, end): what a rewritten test would switch on or off.
+    branch: tuple[int, int] | None = None
+    otherwise: tuple[int, int] | None = None
+
+
+class QualifiedFacts(NamedTuple):
+    """A qualified name: the byte length of its spelling up to the first blank, where it has one."""
+
+    verbatim: int = 0
+
+
+class LaunchFacts(NamedTuple):
+    """A launch: spelled `<< <...>> >`, used as a value (`(k<<<...>>>(), check())`), and whether its grid
+    and its block are written `dim3(...)` already."""
+
+    spaced: bool = False
+    value: bool = False
+    grid_dim3: bool = False
+    block_dim3: bool = False
+
+
+class FieldFacts(NamedTuple):
+    """A member access: the binary operator around it and its other operand, the object (`grid` of
+    `grid.sync()`), whether it is written (`prop.major = 0`), and the calls it is an argument of,
+    innermost first ("f printf")."""
+
+    operator: str = ""
+    other: str = ""
+    object: str = ""
+    assigned: bool = False
+    calls: str = ""
+
+
+class OperandFacts(NamedTuple):
+    """A number in a binary expression: the other operand, and the variable the expression sets."""
+
+    other: str = ""
+    target: str = ""
+
+
+class SharedArrayFacts(NamedTuple):
+    """A `__shared__ T name[a][b];`: the element type, the dimensions as written, and `extern`."""
+
+    type: str = ""
+    dims: tuple[str, ...] = ()
+    extern: bool = False
+
+
+class FunctionFacts(NamedTuple):
+    """A function definition's (or a member declaration's): its first two parameter types, whether a #if on
+    HIP encloses it or it is in an #else/#elif, its execution spaces (and as spelled), its parameter count."""
+
+    param_types: tuple[str, ...] = ()
+    guarded: bool = False
+    alternative: bool = False
+    spaces: str = ""
+    spelled: str = ""
+    params: str = ""
+
+    def param(self, index: int) -> str:
+        return self.param_types[index] if index < len(self.param_types) else ""
+
+
+class ValueFacts(NamedTuple):
+    """A named constant's or a variable's initial value, as text."""
+
+    value: str = ""
+
+
+class SubscriptFacts(NamedTuple):
+    """An index into a __shared__ array, and whether an enclosing `if`/`?:` tests it."""
+
+    index: str = ""
+    guarded: bool = False
+
+
+class IncludeFacts(NamedTuple):
+    """An #include inside `extern "C" { }`."""
+
+    c_linkage: bool = False
+
+
+class HandleFacts(NamedTuple):
+    """Arithmetic on a handle: the operator."""
+
+    operator: str = ""
+
+
+class MacroFacts(NamedTuple):
+    """A function-like #define: whether a #if on HIP encloses it."""
+
+    guarded: bool = False
+
+
+# Syntactic facts about one occurrence, one record per role (portkit/parse fills them, analyzers read them).
+Facts = Union[CallFacts, NameFacts, QualifiedFacts, LaunchFacts, FieldFacts, OperandFacts, SharedArrayFacts,
+              FunctionFacts, ValueFacts, SubscriptFacts, IncludeFacts, HandleFacts, MacroFacts]
+FACT_RECORDS = {record.__name__: record for record in Facts.__args__}  # type: ignore[attr-defined]
+_NO_FACTS = {record: record() for record in FACT_RECORDS.values()}
+_Facts = TypeVar("_Facts", *Facts.__args__)  # type: ignore[misc, attr-defined]
+
+
+class ClangFacts(NamedTuple):
+    """A name the clang engine resolved to a CUDA declaration; `macro` the macro whose expansion it is in."""
+
+    macro: str = ""
 
 
 @quick_init
@@ -98,10 +230,9 @@ class Occurrence:
     `function` is the name of the enclosing function ("" at file scope): it gives
     findings a fingerprint that survives line moves. `parts` are sub-spans that
     rewrites need: a call's arguments; for a launch, the kernel expression, each
-    <<<>>> argument and the argument list. `info` holds syntactic facts as
-    (key, value) pairs: a call's argument texts ("arg0"...) and the type it
-    initialises ("assigned_type"), the compile-time context of an identifier
-    ("constant"), a shared array's element type and dimensions.
+    <<<>>> argument and the argument list. `info` holds the syntactic facts of its
+    role as a typed record (`CallFacts`, `NameFacts`...); `clang` is set for a name the
+    clang engine resolved.
     """
 
     span: Span
@@ -111,17 +242,18 @@ class Occurrence:
     function: str = ""
     detail: str = ""
     parts: tuple[Span, ...] = ()
-    info: tuple[tuple[str, str], ...] = ()
+    info: Facts | None = None
+    clang: ClangFacts | None = None
 
     def spelled(self, span: Span, text: str) -> Occurrence:
         """The same occurrence with another span and text (dataclasses.replace costs three times as much)."""
-        return Occurrence(span, self.role, text, self.position, self.function, self.detail, self.parts, self.info)
+        return Occurrence(span, self.role, text, self.position, self.function, self.detail, self.parts, self.info,
+                          self.clang)
 
-    def get(self, key: str, default: str = "") -> str:
-        for name, value in self.info:  # a handful of pairs: a loop beats building a dict
-            if name == key:
-                return value
-        return default
+    def facts(self, record: type[_Facts]) -> _Facts:
+        """Its facts as `record` (its role's), or that record with nothing set."""
+        info = self.info
+        return info if type(info) is record else _NO_FACTS[record]  # type: ignore[return-value]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -150,7 +282,7 @@ class ParsedFile:
     cuda_only: tuple[tuple[int, int], ...] = ()
     unguarded_device_syntax: bool = False
     first_define: int = -1  # the offset of its first #define after the preamble (an include guard's is in it)
-    fallbacks: frozenset[str] = frozenset()  # CUDA names it defines in a preprocessor branch (for other compilers)
+    guarded: frozenset[str] = frozenset()  # CUDA names it defines in a preprocessor branch (for other compilers)
     shape: str = ""  # with a syntax error, the tree's structure (portkit/parse/recovery.py:tree_shape)
 
     # Facts many analyzers ask for, computed on first use (cached in the instance, frozen or not).
@@ -176,7 +308,7 @@ class ParsedFile:
         """The file's named constants: name -> value text (the first definition wins)."""
         found: dict[str, str] = {}
         for o in self.of(Role.CONSTANT):
-            found.setdefault(o.text, o.get("value"))
+            found.setdefault(o.text, o.facts(ValueFacts).value)
         return MappingProxyType(found)
 
     @functools.cached_property
@@ -187,7 +319,14 @@ class ParsedFile:
     def declared_as(self, kind: str) -> set[str]:
         """The plain names the file declares with type `kind` (variables, parameters, members), where the
         parser keeps that type's name."""
-        return {name for o in self.of(Role.TYPE) if o.text == kind for name in o.get("declares").split(",") if name}
+        return {name for o in self.of(Role.TYPE) if o.text == kind for name in o.facts(NameFacts).declares.split(",") if name}
+
+
+class Engine(str, enum.Enum):
+    """Which parser found a name: clang only for a name it resolved to a CUDA declaration."""
+
+    TREE_SITTER = "tree-sitter"
+    CLANG = "clang"
 
 
 class Severity(str, enum.Enum):
@@ -212,23 +351,62 @@ class FixAction(str, enum.Enum):
     LAUNCH = "launch"  # k<<<...>>>(...) -> hipLaunchKernelGGL(k, ...), from `parts`
 
 
+class Cast(NamedTuple):
+    """Call argument `index` wrapped as `cast<type>(argument)`."""
+
+    index: int
+    cast: str  # static_cast, reinterpret_cast, const_cast
+    type: str
+
+
+class Replace(NamedTuple):
+    """Call argument `index` written as `text` (a 32-bit lane mask as its 64-bit spelling)."""
+
+    index: int
+    text: str
+
+
+class Drop(NamedTuple):
+    """Call argument `index` left out, with its comma (an argument HIP's signature lacks)."""
+
+    index: int
+
+
+class Append(NamedTuple):
+    """`text` written after call argument `index` (the trailing arguments CUDA defaults and HIP requires)."""
+
+    index: int
+    text: str
+
+
+class Wrap(NamedTuple):
+    """Call argument `index` wrapped as `macro(argument)` (a device symbol as HIP_SYMBOL(x))."""
+
+    index: int
+    macro: str
+
+
+ArgEdit = Union[Cast, Replace, Drop, Append, Wrap]
+
+
 @quick_init
 @dataclasses.dataclass(frozen=True)
 class Fix:
-    """What convert may write for a finding, as facts; portkit/convert/edits.py makes the bytes."""
+    """What convert may write for a finding, decided (portkit/analyze/rewrite.py); portkit/convert/edits.py
+    makes the bytes."""
 
     action: FixAction
     span: Span
     text: str = ""
     parts: tuple[Span, ...] = ()
     drop_args: int = 0
-    # a launch's: "spaced-chevrons" (`<< <...>> >`), "expression" (used as a value), "grid-dim3" and
-    # "block-dim3" (the configuration argument is a `dim3(...)` already); an include's:
-    # "requires-included" (an earlier include brings the header HIP needs first)
-    flags: tuple[str, ...] = ()
-    # Call arguments to rewrite: (index, template); "{}" in the template stands for the argument, and an empty
-    # template drops it with its comma.
-    args: tuple[tuple[int, str], ...] = ()
+    args: tuple[ArgEdit, ...] = ()  # call arguments to rewrite
+    prerequisite: str = ""  # an include's: the HIP header to #include before it (nothing brings it earlier)
+    spaced_chevrons: bool = False  # a launch's `<< <...>> >`, which nvcc accepts and clang does not
+    launch_as_value: bool = False  # a launch used as a value: hipLaunchKernelGGL is a statement, `<<<>>>` stays
+    # a launch's grid and block written `dim3(...)` already: wrapped again they would read dim3(dim3(...))
+    grid_is_dim3: bool = False
+    block_is_dim3: bool = False
 
     @property
     def arguments_only(self) -> bool:
@@ -260,8 +438,7 @@ class Finding:
     fix: Fix | None = dataclasses.field(default=None, compare=False)
     # Dropped when another file of the project defines `name` (its own function, macro, type).
     shadowable: bool = dataclasses.field(default=False, compare=False)
-    # Which engine found it: "clang" for a name clang resolved to a CUDA declaration, else "tree-sitter".
-    engine: str = dataclasses.field(default="tree-sitter", compare=False)
+    engine: Engine = dataclasses.field(default=Engine.TREE_SITTER, compare=False)
 
     def sort_key(self) -> tuple[str, int, int, str, str]:
         """The deterministic order of every output (cheaper than comparing whole dataclasses)."""

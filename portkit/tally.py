@@ -5,13 +5,13 @@ its findings: one row per (code, library, name, status, shadowable) with the cou
 the first site, plus the few sites every report lists one by one (kernels, GPU
 architectures). Project-wide filtering works on rows as it does on findings, because
 what it looks at (the name, the code, whether it is shadowable) is part of each row's key.
-Rows are plain lists: they go to and from the cache as JSON without conversion.
+Rows and sites are typed records, packed as plain lists for the cache (Tally.pack/unpack).
 """
 from __future__ import annotations
 
 import dataclasses
 import re
-from typing import Container, Iterable
+from typing import Container, Iterable, NamedTuple
 
 from portkit.codes import API_UNKNOWN, GPU_ARCHITECTURE, KERNEL, Status
 from portkit.model import Finding
@@ -19,12 +19,38 @@ from portkit.model import Finding
 # The findings every report lists one by one: few per file.
 LISTED_CODES = frozenset({KERNEL, GPU_ARCHITECTURE})
 
-# Positions in a row: the key, then what the row counts and its first site, then the sites the effort bills.
-CODE, LIBRARY, NAME, STATUS, SHADOWABLE, COUNT, LINE, COLUMN, HIP, ADVICE, BILLED = range(11)
-Row = list  # [code, library, name, status value or "", shadowable, count, line, column, hip, advice, billed]
-# Positions in a listed site: where, then what it is.
-SITE_LINE, SITE_COLUMN, SITE_CODE, SITE_NAME, SITE_SHADOWABLE, SITE_MESSAGE, SITE_ADVICE = range(7)
-Site = list  # [line, column, code, name, shadowable, message, advice]
+
+@dataclasses.dataclass(slots=True)
+class Row:
+    """One kind of finding in a file: its key, how many, and its first site (with that site's hip and advice).
+    Mutable: counting a file's findings adds to it."""
+
+    code: str
+    library: str
+    name: str
+    status: str  # the Status value, or ""
+    shadowable: bool
+    count: int
+    line: int
+    column: int
+    hip: str
+    advice: str
+    billed: int  # the sites the effort model bills: one name a line (billed_sites)
+
+    def key(self) -> tuple[str, str, str, str, bool]:
+        return self.code, self.library, self.name, self.status, self.shadowable
+
+
+class Site(NamedTuple):
+    """A finding every report lists one by one: where, then what it is."""
+
+    line: int
+    column: int
+    code: str
+    name: str
+    shadowable: bool
+    message: str
+    advice: str
 
 
 @dataclasses.dataclass(frozen=True)
@@ -36,27 +62,29 @@ class Tally:
         """Both tallies of one file as one: rows of the same key counted together."""
         rows: dict[tuple, Row] = {}
         for row in self.rows + other.rows:
-            _count(rows, tuple(row[:COUNT]), row)
+            _count(rows, row)
         return Tally(tuple(rows.values()), tuple(sorted(self.listed + other.listed)))
 
     def pack(self) -> dict[str, list]:
-        return {"rows": list(self.rows), "listed": list(self.listed)}
+        """Plain lists for the cache's JSON: the one place a row's fields have positions."""
+        return {"rows": [dataclasses.astuple(row) for row in self.rows], "listed": [list(site) for site in self.listed]}
 
     @classmethod
     def unpack(cls, data: dict[str, list]) -> Tally:
-        return cls(tuple(data["rows"]), tuple(data["listed"]))
+        return cls(tuple(Row(*row) for row in data["rows"]), tuple(Site(*site) for site in data["listed"]))
 
 
-def _count(rows: dict[tuple, Row], key: tuple, row: Row) -> None:
+def _count(rows: dict[tuple, Row], row: Row) -> None:
     """Add `row` to the row of its key: counts summed, the earlier first site kept."""
+    key = row.key()
     mine = rows.get(key)
     if mine is None:
-        rows[key] = list(row)
+        rows[key] = dataclasses.replace(row)
         return
-    mine[COUNT] += row[COUNT]
-    mine[BILLED] += row[BILLED]
-    if (row[LINE], row[COLUMN]) < (mine[LINE], mine[COLUMN]):
-        mine[LINE:BILLED] = row[LINE:BILLED]
+    mine.count += row.count
+    mine.billed += row.billed
+    if (row.line, row.column) < (mine.line, mine.column):
+        mine.line, mine.column, mine.hip, mine.advice = row.line, row.column, row.hip, row.advice
 
 
 def tally(findings: Iterable[Finding]) -> Tally:
@@ -67,11 +95,11 @@ def tally(findings: Iterable[Finding]) -> Tally:
     billed = billed_sites(findings)
     for index, finding in enumerate(findings):
         status = finding.status.value if finding.status else ""
-        key = (finding.code, finding.library, finding.name, status, finding.shadowable)
         line, column = finding.position.line, finding.position.column
         if finding.code in LISTED_CODES:
-            listed.append([line, column, finding.code, finding.name, finding.shadowable, finding.message, finding.advice])
-        _count(rows, key, [*key, 1, line, column, finding.hip, finding.advice, int(index in billed)])
+            listed.append(Site(line, column, finding.code, finding.name, finding.shadowable, finding.message, finding.advice))
+        _count(rows, Row(finding.code, finding.library, finding.name, status, finding.shadowable, 1, line, column,
+                         finding.hip, finding.advice, int(index in billed)))
     return Tally(tuple(rows.values()), tuple(sorted(listed)))
 
 
@@ -111,11 +139,10 @@ def dropped(code: str, name: str, shadowable: bool, names: Container[str], decla
 
 def project_tally(found: Tally, names: Container[str], declared: Container[str]) -> Tally:
     """A file's tally without what the project's own names drop."""
-    return Tally(tuple(r for r in found.rows if not dropped(r[CODE], r[NAME], r[SHADOWABLE], names, declared)),
-                 tuple(s for s in found.listed
-                       if not dropped(s[SITE_CODE], s[SITE_NAME], s[SITE_SHADOWABLE], names, declared)))
+    return Tally(tuple(r for r in found.rows if not dropped(r.code, r.name, r.shadowable, names, declared)),
+                 tuple(s for s in found.listed if not dropped(s.code, s.name, s.shadowable, names, declared)))
 
 
 def listed_sites(tallies: dict[str, Tally], code: str) -> list[tuple[str, Site]]:
     """The listed sites of one code with their paths, in report order (path, then position)."""
-    return [(path, site) for path in sorted(tallies) for site in tallies[path].listed if site[SITE_CODE] == code]
+    return [(path, site) for path in sorted(tallies) for site in tallies[path].listed if site.code == code]

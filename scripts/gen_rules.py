@@ -25,14 +25,14 @@ from pathlib import Path
 import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
-CURATED_KEYS = ("status", "note", "action", "weight", "kind", "fallback", "fallback_drop_args", "hip_define",
+CURATED_KEYS = ("status", "note", "action", "weight", "kind", "older_hip", "older_hip_drop_args", "hip_define",
                 "hip_define_until", "cast_args", "default_args", "coordinate_cast", "mask_arg", "compare_as", "c_library",
                 "hip_for_args", "form_args", "form_rule", "hip_struct", "null_args", "argument_of", "helper", "hip_pointer")
 # Kept from the file only where the table gives no HIP name (a curated mapping).
 CURATED_TARGET_KEYS = ("hip", "roc", "hip_added")
 KEY_ORDER = (
     "cuda", "kind", "hip", "roc", "status", "cuda_added", "cuda_deprecated", "cuda_removed",
-    "hip_added", "roc_added", "hip_deprecated", "hip_removed", "hip_experimental", "fallback", "fallback_drop_args",
+    "hip_added", "roc_added", "hip_deprecated", "hip_removed", "hip_experimental", "older_hip", "older_hip_drop_args",
     "hip_requires", "pattern", "cmake", "hip_cmake", "weight", "note", "action",
 )
 

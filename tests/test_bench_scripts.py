@@ -6,7 +6,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from portkit.parse.treesitter import captures, prepare_source
+from portkit.parse.queries import captures
+from portkit.parse.treesitter import prepare_source
 from portkit.rules import load_database
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -106,6 +106,17 @@ def test_malformed_user_rules(tmp_path: Path, capsys) -> None:
                                                "function, type, enum, macro, header, link, intrinsic, asm, field")
 
 
+def test_user_rules_with_the_old_older_hip_key_are_refused_naming_the_new_key(tmp_path: Path, capsys) -> None:
+    """`fallback` was renamed `older_hip` (the spelling for an older HIP): one line, exit code 2, the new name."""
+    rules = tmp_path / "r.yaml"
+    rules.write_text("library: r\nentries:\n  - {cuda: x, kind: function, hip: y, hip_added: '9.0', fallback: z}\n")
+    assert main(["scan", "--rules", str(rules), str(EXAMPLES / "saxpy")]) == 2
+    assert capsys.readouterr().err.strip() == (f"portkit: error: {rules}: entry 1 (x): key 'fallback' is now 'older_hip' "
+                                               "(the spelling for an older HIP): rename it")
+    rules.write_text(rules.read_text().replace("fallback", "older_hip"))
+    assert main(["scan", "--rules", str(rules), str(EXAMPLES / "saxpy")]) == 0
+
+
 def test_empty_tree_says_so(tmp_path: Path, capsys) -> None:
     assert main(["scan", "--no-color", str(tmp_path)]) == 0
     assert "No CUDA/C++ sources found." in capsys.readouterr().out

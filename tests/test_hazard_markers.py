@@ -64,5 +64,5 @@ def test_markers_stay_out_of_raw_strings_and_continued_lines(tmp_path: Path) -> 
     assert main(["convert", "--no-cache", str(tmp_path / "out"), "-o", str(tmp_path / "again")]) == 0
     assert (tmp_path / "again" / "k.cu").read_text() == text
     if shutil.which("hipcc"):
-        from portkit.convert.verify import verify_file
-        assert verify_file(shutil.which("hipcc"), tmp_path / "out" / "k.cu", (), "gfx90a").status == "pass"
+        from portkit.convert.hipcc_check import VerifyStatus, verify_file
+        assert verify_file(shutil.which("hipcc"), tmp_path / "out" / "k.cu", (), "gfx90a").status is VerifyStatus.PASS

@@ -11,7 +11,7 @@ import pytest
 
 from conftest import require, require_tool
 from portkit.cli import main
-from portkit.rules.helpers import HELPER_PREFIX, all_helpers, helper_providing
+from portkit.rules.snippets import HELPER_PREFIX, all_helpers, helper_providing
 
 CONVERT_INPUTS = Path(__file__).parent / "convert"
 ROCM_SMI = Path("/usr/include/rocm_smi/rocm_smi.h")
@@ -22,7 +22,7 @@ def _require_rocm_smi() -> None:
 
 
 def test_every_helper_spelling_a_rule_writes_is_provided(database) -> None:
-    spellings = {s for rule in database.all_rules() for s in (rule.hip, rule.fallback) if s.startswith(HELPER_PREFIX)}
+    spellings = {s for rule in database.all_rules() for s in (rule.hip, rule.older_hip) if s.startswith(HELPER_PREFIX)}
     assert spellings, "some rules are spelled with helpers"
     assert [s for s in spellings if helper_providing(s) is None] == []
     provided = {name for helper in all_helpers() for name in helper.provides}

@@ -11,7 +11,7 @@ from portkit.model import Finding, Occurrence, ParsedFile, Position, Role, Span,
 
 def test_quick_init_keeps_defaults_order_equality_hash_and_pickling() -> None:
     a = Occurrence(Span(3, 9), Role.CALL, "cudaMalloc", Position(1, 4))
-    assert (a.function, a.detail, a.parts, a.info) == ("", "", (), ())
+    assert (a.function, a.detail, a.parts, a.info, a.clang) == ("", "", (), None, None)
     assert a == Occurrence(Span(3, 9), Role.CALL, "cudaMalloc", Position(1, 4)) and hash(a) == hash(dataclasses.replace(a))
     assert Span(1, 2) < Span(1, 3) < Span(2, 0)
     assert pickle.loads(pickle.dumps(a)) == a

@@ -12,7 +12,7 @@ import pytest
 
 from portkit.convert.edits import EditOptions
 from portkit.convert.sources import convert_stable
-from portkit.model import ParsedFile, Role
+from portkit.model import CallFacts, ParsedFile, Role
 from portkit.parse import collect_macros, parse_source
 from portkit.run.project import run_project
 from portkit.run.request import RunRequest
@@ -256,7 +256,7 @@ def test_names_in_a_region_that_still_fails_are_matched_token_by_token() -> None
     assert parsed.error_line == 3
     free = next(o for o in parsed.occurrences if o.text == "cudaFree")
     assert (free.role, free.position.line, free.position.column, free.function) == (Role.CALL, 3, 14, "f")
-    assert free.get("arg0") == "d"
+    assert free.facts(CallFacts).arg(0) == "d"
     assert roles(parsed, "cudaDeviceSynchronize") == ["call"]
 
 

@@ -15,7 +15,7 @@ from portkit.codes import CODES, Status
 from portkit.convert.markers import may_need_marker, needs_marker
 from portkit.convert.sources import acting
 from portkit.model import Finding, Position
-from portkit.parse.treesitter import OPTIONAL_ROLES
+from portkit.parse.queries import OPTIONAL_ROLES
 from portkit.run.file import Job, held_job, parse_bytes
 from portkit.run.project import run_project
 from portkit.run.request import RunRequest

@@ -16,8 +16,8 @@ from portkit.settings import RunSettings
 
 TREE = {
     "common.h": "#pragma once\n#ifdef WITH_CUDA\n#include <cuda_runtime.h>\n#else\ntypedef void* cudaStream_t;\n#endif\n",
-    "host.cpp": '#include "common.h"\nvoid run(cudaStream_t s) { (void)s; }\n',  # the project's fallback covers it
-    "lonely.cpp": "void plain(cudaStream_t s);\n",  # reaches no fallback: nvcc's runtime it is
+    "host.cpp": '#include "common.h"\nvoid run(cudaStream_t s) { (void)s; }\n',  # the project's guarded definition covers it
+    "lonely.cpp": "void plain(cudaStream_t s);\n",  # reaches no guarded definition: nvcc's runtime it is
     "lib/kernels.cuh": "#pragma once\n__global__ void zero(T* x) { x[threadIdx.x] = T(); }\n",
     "app/main.cpp": '#define T float\n#include "../lib/kernels.cuh"\nint f() { return 0; }\n',  # reaches a CUDA header
     "other/use.cpp": "#define T int\nint g() { return 0; }\n",  # reaches none
@@ -52,7 +52,7 @@ def test_each_file_carries_its_fact_and_a_packed_result_carries_it_back(tmp_path
     by_name = {Path(r.file.path).name: r for r in collected.results}
     needs = by_name["lonely.cpp"].facts[RUNTIME_INCLUDE.name]
     assert isinstance(needs, RuntimeNeeds) and needs.names == ("cudaStream_t",) and needs.candidate is not None
-    assert by_name["common.h"].facts[RUNTIME_INCLUDE.name].fallbacks == ("cudaStream_t",)
+    assert by_name["common.h"].facts[RUNTIME_INCLUDE.name].guarded == ("cudaStream_t",)
     for result in collected.results:
         assert unpack_result(result.file, pack_result(result)).facts == result.facts
     if cache:  # a second run reads every fact back from the cache, and decides the same

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from conftest import require_tool
 from portkit.cli import main
-from portkit.convert import verify
+from portkit.convert import hipcc_check
 
 
 def _verify(tmp_path: Path, files: dict[str, str]) -> int:
@@ -55,9 +55,9 @@ class _Terminal(io.StringIO):
 def test_progress_goes_to_a_terminal_only(monkeypatch) -> None:
     terminal, log = _Terminal(), io.StringIO()
     monkeypatch.setattr("sys.stderr", terminal)
-    verify.terminal_progress(1, 2)
-    verify.terminal_progress(2, 2)
+    hipcc_check.terminal_progress(1, 2)
+    hipcc_check.terminal_progress(2, 2)
     assert terminal.getvalue() == "\rportkit: verifying with hipcc: 1/2 units\rportkit: verifying with hipcc: 2/2 units\n"
     monkeypatch.setattr("sys.stderr", log)
-    verify.terminal_progress(1, 2)
+    hipcc_check.terminal_progress(1, 2)
     assert log.getvalue() == ""

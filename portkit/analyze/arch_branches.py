@@ -11,7 +11,7 @@ import dataclasses
 from typing import Iterable, Iterator
 
 from portkit.codes import API_UNKNOWN, Status
-from portkit.model import Finding, Occurrence, ParsedFile, Role
+from portkit.model import Finding, NameFacts, Occurrence, ParsedFile, Role
 
 # What hipcc cannot compile in a branch: names HIP lacks (or not in the target), CUDA names no rule knows.
 _NVIDIA_ONLY = (Status.UNSUPPORTED, Status.REMOVED, Status.UNAVAILABLE)
@@ -19,22 +19,17 @@ _LEFT = ("left as CUDA's test: the branch it would switch on for AMD holds inlin
          "which hipcc rejects (under hipcc the original compiled the other branch)")
 
 
-def _span(text: str) -> tuple[int, int] | None:
-    start, _, end = text.partition("-")
-    return (int(start), int(end)) if start.isdigit() and end.isdigit() else None
-
-
 def _switched_on(occurrence: Occurrence) -> tuple[int, int] | None:
     """The bytes the rewritten test compiles for AMD device code where CUDA's left them out under hipcc:
     `>`/`>=` become true there (the #if's own branch), `<`/`<=` false (the rest of the group)."""
-    operator = occurrence.get("compared").split()[0]
-    key = "branch" if operator in (">", ">=") else "otherwise" if operator in ("<", "<=") else ""
-    return _span(occurrence.get(key)) if key else None
+    facts = occurrence.facts(NameFacts)
+    operator = facts.compared.split()[0]
+    return facts.branch if operator in (">", ">=") else facts.otherwise if operator in ("<", "<=") else None
 
 
 def keep_nvidia_branches_off(parsed: ParsedFile, findings: Iterable[Finding]) -> Iterator[Finding]:
     """`findings` with no rewrite of an architecture test whose switched-on branch holds NVIDIA-only code."""
-    switched = {o.span: on for o in parsed.of(Role.IDENTIFIER) if o.get("compared") and (on := _switched_on(o))}
+    switched = {o.span: on for o in parsed.of(Role.IDENTIFIER) if o.facts(NameFacts).compared and (on := _switched_on(o))}
     if not switched:
         yield from findings
         return

@@ -15,7 +15,7 @@ from typing import Iterable
 from portkit.analyze.findings import simple_finding
 from portkit.analyze.registry import Context, analyzer
 from portkit.codes import CODES, HIP_ALREADY_DEFINES, MERGED_OVERLOAD
-from portkit.model import Finding, Fix, FixAction, Occurrence, ParsedFile, Role, Span
+from portkit.model import Finding, Fix, FixAction, FunctionFacts, MacroFacts, Occurrence, ParsedFile, Role, Span
 from portkit.resources import load_data
 
 HIP_TEST = "!defined(__HIP_PLATFORM_AMD__)"
@@ -64,11 +64,11 @@ def _guard(definition: Occurrence) -> Fix | None:
 @analyzer("source", codes=(HIP_ALREADY_DEFINES,), fixes=True)
 def analyze_clashes(parsed: ParsedFile, context: Context) -> Iterable[Finding]:
     for o in parsed.of(Role.DEVICE_FUNCTION):
-        if o.get("guarded") \
-                or not _defined_by_hip(o.text, o.get("param0"), o.get("param1")):
+        signature = o.facts(FunctionFacts)
+        if signature.guarded or not _defined_by_hip(o.text, signature.param(0), signature.param(1)):
             continue
         finding = simple_finding(parsed.path, o, HIP_ALREADY_DEFINES,
-                                 f"{o.text}({o.get('param0') or '...'}) is defined by HIP's headers too",
+                                 f"{o.text}({signature.param(0) or '...'}) is defined by HIP's headers too",
                                  CODES[HIP_ALREADY_DEFINES].fix)
         yield dataclasses.replace(finding, fix=_guard(o))
 
@@ -89,10 +89,16 @@ def _overloads(parsed: ParsedFile) -> dict[str, list[Occurrence]]:
     """Each function the file defines more than once, with one or two parameters, outside #else branches."""
     groups: dict[str, list[Occurrence]] = {}
     for o in parsed.of(Role.OVERLOAD, Role.DEVICE_FUNCTION):
-        if o.get("params") in ("1", "2") \
-                and not o.get("guarded") and not o.get("branch"):
+        signature = o.facts(FunctionFacts)
+        if signature.params in ("1", "2") and not signature.guarded and not signature.alternative:
             groups.setdefault(o.text, []).append(o)
     return {name: found for name, found in groups.items() if len(found) > 1}
+
+
+def _signature(function: Occurrence) -> tuple[str, str, str]:
+    """A definition's parameter count and first two parameter types."""
+    facts = function.facts(FunctionFacts)
+    return facts.params, facts.param(0), facts.param(1)
 
 
 @analyzer("source", codes=(MERGED_OVERLOAD,), fixes=True)
@@ -102,13 +108,13 @@ def analyze_merged_overloads(parsed: ParsedFile, context: Context) -> Iterable[F
     for name, definitions in _overloads(parsed).items():
         first_of: dict[tuple[str, ...], Occurrence] = {}
         for o in definitions:
-            cuda = (o.get("params"), o.get("param0"), o.get("param1"))
+            cuda = _signature(o)
             first = first_of.setdefault((cuda[0], *(_on_hip(t, context) for t in cuda[1:])), o)
-            if first is o or cuda == (first.get("params"), first.get("param0"), first.get("param1")):
+            if first is o or cuda == _signature(first):
                 continue  # the first of its kind, or a twin nvcc saw too (a preprocessor choice)
             finding = simple_finding(parsed.path, o, MERGED_OVERLOAD,
-                                     f"{name}({o.get('param0')}) is {name}({first.get('param0')}) under HIP: "
-                                     f"both are {name}({_on_hip(o.get('param0'), context)})", CODES[MERGED_OVERLOAD].fix)
+                                     f"{name}({cuda[1]}) is {name}({_signature(first)[1]}) under HIP: "
+                                     f"both are {name}({_on_hip(cuda[1], context)})", CODES[MERGED_OVERLOAD].fix)
             yield dataclasses.replace(finding, fix=_guard(o))
 
 
@@ -116,13 +122,13 @@ def analyze_merged_overloads(parsed: ParsedFile, context: Context) -> Iterable[F
 def analyze_legacy_macros(parsed: ParsedFile, context: Context) -> Iterable[Finding]:
     """A macro that spells a warp intrinsic's old name with its _sync form (`#define __shfl_down(v, d)
     __shfl_down_sync(0xffffffff, v, d)`): HIP has the old name itself, so the macro stays out of its build
-    (on HIP before 6.2 its body names what HIP lacks). Which old names HIP has is the rules' `fallback`."""
+    (on HIP before 6.2 its body names what HIP lacks). Which old names HIP has is the rules' `older_hip`."""
     for o in parsed.of(Role.MACRO_DEFINITION):
-        if not o.parts or o.get("guarded"):
+        if not o.parts or o.facts(MacroFacts).guarded:
             continue
         rule = context.rules.lookup(o.text + "_sync")
         line = o.parts[0]
-        if rule is None or rule.fallback != o.text or not any(
+        if rule is None or rule.older_hip != o.text or not any(
                 b.role is Role.MACRO_BODY and b.text == rule.cuda and line.start <= b.span.start < line.end
                 for b in parsed.occurrences):
             continue

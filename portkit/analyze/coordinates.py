@@ -13,8 +13,9 @@ from typing import Iterable
 
 from portkit.analyze.findings import simple_finding
 from portkit.analyze.registry import Context, analyzer
+from portkit.analyze.rewrite import coordinate_fix
 from portkit.codes import CODES, COORDINATE_ARGUMENT
-from portkit.model import Finding, Fix, FixAction, ParsedFile, Role, Span
+from portkit.model import CallFacts, Finding, ParsedFile, Role
 
 # threadIdx.x, blockDim.y...: the whole argument, nothing around it.
 _BUILTIN_COORDINATE = re.compile(r"(?:threadIdx|blockIdx|blockDim|gridDim)\s*\.\s*[xyz]")
@@ -28,13 +29,10 @@ def analyze_coordinate_arguments(parsed: ParsedFile, context: Context) -> Iterab
         rule = context.rules.lookup(o.text)
         if rule is None or not rule.coordinate_cast:
             continue
-        coordinates = [i for i in range(len(o.parts)) if _BUILTIN_COORDINATE.fullmatch(o.get(f"arg{i}"))]
+        coordinates = [i for i in range(len(o.parts)) if _BUILTIN_COORDINATE.fullmatch(o.facts(CallFacts).arg(i))]
         if not coordinates or o.function not in parsed.device_functions:
             continue  # coordinates exist only in device code
-        names = ", ".join(o.get(f"arg{i}") for i in coordinates)
+        names = ", ".join(o.facts(CallFacts).arg(i) for i in coordinates)
         finding = simple_finding(parsed.path, o, COORDINATE_ARGUMENT, f"{names} passed to {o.text}: a proxy object in HIP",
                                  CODES[COORDINATE_ARGUMENT].fix)
-        casts = tuple((i, f"static_cast<{rule.coordinate_cast}>({{}})") for i in coordinates)
-        # Only the arguments: the name itself is the rule's (umin -> min) or the project's.
-        keep_name = Span(o.span.start, o.span.start)
-        yield dataclasses.replace(finding, fix=Fix(FixAction.RENAME, keep_name, "", o.parts, args=casts))
+        yield dataclasses.replace(finding, fix=coordinate_fix(o, coordinates, rule.coordinate_cast))

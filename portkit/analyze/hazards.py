@@ -17,7 +17,7 @@ from portkit.analyze.constants import ELEMENT_BYTES, evaluate, split_arguments
 from portkit.analyze.findings import simple_finding
 from portkit.analyze.registry import Context, analyzer
 from portkit.codes import CODES
-from portkit.model import Finding, Occurrence, ParsedFile, Role as K
+from portkit.model import CallFacts, FieldFacts, Finding, FunctionFacts, Occurrence, ParsedFile, Role as K, SharedArrayFacts, ValueFacts
 from portkit.rules.build_facts import build_facts
 
 LDS_BYTES = 64 * 1024
@@ -51,7 +51,7 @@ def device_code(parsed: ParsedFile, host_too: bool = True) -> Callable[[Occurren
     Function definitions do not nest, so the last one starting before an offset is the only candidate.
     """
     spans = sorted((o.span.start, o.span.end) for o in parsed.of(K.KERNEL, K.DEVICE_FUNCTION)
-                   if host_too or "__host__" not in o.get("spaces").split())
+                   if host_too or "__host__" not in o.facts(FunctionFacts).spaces.split())
     starts = [start for start, _ in spans]
 
     def inside(o: Occurrence) -> bool:
@@ -75,10 +75,10 @@ def _static_shared_bytes(parsed: ParsedFile, constants: dict[str, str]) -> dict[
     """Per function, the bytes of its __shared__ arrays whose sizes are known, and the first of them."""
     per_function: dict[str, tuple[int, Occurrence]] = {}
     for o in parsed.of(K.SHARED_ARRAY):
-        if o.get("extern"):
+        if o.facts(SharedArrayFacts).extern:
             continue
-        size = ELEMENT_BYTES.get(o.get("type"))
-        for dim in (evaluate(v, constants) for k, v in o.info if k == "dim"):
+        size = ELEMENT_BYTES.get(o.facts(SharedArrayFacts).type)
+        for dim in (evaluate(v, constants) for v in o.facts(SharedArrayFacts).dims):
             size = size * dim if size is not None and dim is not None else None
         if size is not None:
             total, first = per_function.get(o.function, (0, o))
@@ -105,13 +105,14 @@ def shared_memory(parsed: ParsedFile, context: Context) -> Iterator[Finding]:
             yield hazard(parsed, o, codes.SHARED_MEMORY_OVER_64K,
                          f"{o.text} is launched with {value // 1024} KiB of dynamic shared memory (AMD LDS: 64 KiB)")
     for o in calls(parsed, _FUNC_ATTRIBUTES):
-        if o.get("arg1") == "cudaFuncAttributeMaxDynamicSharedMemorySize":
-            value = evaluate(o.get("arg2"), constants)
+        if o.facts(CallFacts).arg(1) == "cudaFuncAttributeMaxDynamicSharedMemorySize":
+            value = evaluate(o.facts(CallFacts).arg(2), constants)
             if value is not None and value > LDS_BYTES:
                 yield hazard(parsed, o, codes.SHARED_MEMORY_OVER_64K,
                              f"{value // 1024} KiB of dynamic shared memory requested (AMD LDS: 64 KiB)")
             else:
-                yield hazard(parsed, o, codes.DYNAMIC_SHARED_MEMORY_OPT_IN, f"dynamic shared memory limit raised to {o.get('arg2')}")
+                yield hazard(parsed, o, codes.DYNAMIC_SHARED_MEMORY_OPT_IN,
+                             f"dynamic shared memory limit raised to {o.facts(CallFacts).arg(2)}")
 
 
 @analyzer("source", codes=(codes.COMPUTE_CAPABILITY_CHECK,))
@@ -131,7 +132,8 @@ def compute_capability_checks(parsed: ParsedFile, context: Context) -> Iterator[
                 and (o.position.line in current_lines or o.position.line not in legacy_lines):
             lines.add(o.position.line)
             yield hazard(parsed, o, codes.COMPUTE_CAPABILITY_CHECK,
-                         f".{o.text} {o.get('operator')} {o.get('other')} tests an NVIDIA generation; on AMD it is the gfx generation")
+                         f".{o.text} {o.facts(FieldFacts).operator} {o.facts(FieldFacts).other} tests an NVIDIA generation; "
+                         "on AMD it is the gfx generation")
 
 
 _COMPARISONS = {">=", ">", "<=", "<", "==", "!="}
@@ -142,13 +144,13 @@ _LEGACY_MAJOR = 3
 
 def _capability_test(o: Occurrence) -> bool:
     """`prop.major >= 7`, `prop.minor == 5`."""
-    return o.role is K.FIELD and o.text in ("major", "minor") and o.get("operator") in _COMPARISONS
+    return o.role is K.FIELD and o.text in ("major", "minor") and o.facts(FieldFacts).operator in _COMPARISONS
 
 
 def _legacy(o: Occurrence) -> bool:
     """`major < 3`, `major >= 2`, `major == 1`: a test of a generation before Kepler."""
-    value = evaluate(o.get("other"))
-    bound = value + 1 if value is not None and o.get("operator") in ("<=", ">") else value
+    value = evaluate(o.facts(FieldFacts).other)
+    bound = value + 1 if value is not None and o.facts(FieldFacts).operator in ("<=", ">") else value
     return bound is not None and bound <= _LEGACY_MAJOR
 
 
@@ -197,11 +199,11 @@ def cooperative(parsed: ParsedFile, context: Context) -> Iterator[Finding]:
     """Cooperative launches and grid-wide barriers (`grid.sync()`) need every block resident at once.
     A grid_group used only for its rank and size (grid-stride loops) needs nothing of the kind."""
     yield from _named(parsed, COOPERATIVE, codes.COOPERATIVE_LAUNCH, "{name}: grid-wide cooperation depends on AMD occupancy", context)
-    grids = {o.text for o in parsed.of(K.INITIALIZER) if "this_grid" in o.get("value")}
+    grids = {o.text for o in parsed.of(K.INITIALIZER) if "this_grid" in o.facts(ValueFacts).value}
     for o in parsed.of(K.FIELD):
-        if o.text == "sync" and (o.get("object") in grids or re.search(r"(?i)grid", o.get("object"))):
+        if o.text == "sync" and (o.facts(FieldFacts).object in grids or re.search(r"(?i)grid", o.facts(FieldFacts).object)):
             yield hazard(parsed, o, codes.COOPERATIVE_LAUNCH,
-                         f"{o.get('object')}.sync(): a grid-wide barrier needs every block resident (AMD occupancy differs)")
+                         f"{o.facts(FieldFacts).object}.sync(): a grid-wide barrier needs every block resident (AMD occupancy differs)")
 
 
 @analyzer("source", codes=(codes.CUDA_GRAPHS,))
@@ -219,8 +221,8 @@ def graphs(parsed: ParsedFile, context: Context) -> Iterator[Finding]:
 def stream_priorities(parsed: ParsedFile, context: Context) -> Iterator[Finding]:
     """A stream created with a fixed priority number; one from cudaDeviceGetStreamPriorityRange is portable."""
     for o in calls(parsed, _PRIORITY_STREAMS):
-        if evaluate(o.get("arg2"), parsed.constants) is not None:
-            yield hazard(parsed, o, codes.STREAM_PRIORITY, f"{o.text}(..., {o.get('arg2')}): AMD's priority range differs; "
+        if evaluate(o.facts(CallFacts).arg(2), parsed.constants) is not None:
+            yield hazard(parsed, o, codes.STREAM_PRIORITY, f"{o.text}(..., {o.facts(CallFacts).arg(2)}): AMD's priority range differs; "
                                                            "take the value from cudaDeviceGetStreamPriorityRange")
 
 
@@ -239,8 +241,9 @@ def device_properties(parsed: ParsedFile, context: Context) -> Iterator[Finding]
         return
     lines: set[int] = set()
     for o in parsed.of(K.FIELD):
-        if o.text in ("major", "minor") and o.get("operator") not in _COMPARISONS \
-                and o.get("operator") != "<<" and not _SHOWN.search(o.get("call")) and not o.get("assigned") \
+        use = o.facts(FieldFacts)
+        if o.text in ("major", "minor") and use.operator not in _COMPARISONS \
+                and use.operator != "<<" and not _SHOWN.search(use.calls) and not use.assigned \
                 and o.position.line not in lines:
             lines.add(o.position.line)
             yield hazard(parsed, o, codes.DEVICE_PROPERTY_MEANING,
@@ -251,7 +254,7 @@ def device_properties(parsed: ParsedFile, context: Context) -> Iterator[Finding]
 def launch_bounds(parsed: ParsedFile, context: Context) -> Iterator[Finding]:
     for o in parsed.of(K.LAUNCH_BOUNDS):
         # A minimum of 1 (wave per execution unit, for HIP) constrains nothing.
-        if o.get("arg1") and evaluate(o.get("arg1"), parsed.constants) != 1:
+        if o.facts(CallFacts).arg(1) and evaluate(o.facts(CallFacts).arg(1), parsed.constants) != 1:
             yield hazard(parsed, o, codes.LAUNCH_BOUNDS, f"{o.text}: HIP reads the second argument as waves per execution unit")
 
 

@@ -7,8 +7,9 @@ from typing import Iterable
 
 from portkit.analyze.findings import rule_finding, simple_finding
 from portkit.analyze.registry import Context, analyzer
+from portkit.analyze.rewrite import launch_fix
 from portkit.codes import API_UNSUPPORTED, CUDA_BRANCH, DEVICE_FUNCTION, KERNEL, KERNEL_LAUNCH, RULE_CODES, Status
-from portkit.model import Finding, Fix, FixAction, Occurrence, ParsedFile, Role
+from portkit.model import Finding, Occurrence, ParsedFile, Role
 
 GENERIC_ASM_ADVICE = ("PTX is NVIDIA's ISA and no AMD compiler accepts it: rewrite the block in HIP C++ "
                       "(builtins such as __lane_id, __ballot, __shfl) or in AMDGCN inline asm.")
@@ -35,11 +36,7 @@ def analyze_inventory(parsed: ParsedFile, context: Context) -> Iterable[Finding]
         elif role is Role.LAUNCH:
             finding = simple_finding(parsed.path, occurrence, KERNEL_LAUNCH,
                                      f"launch of {occurrence.text}<<<{occurrence.detail}>>>", LAUNCH_ADVICE)
-            flags = ("spaced-chevrons",) if occurrence.get("chevrons") == "spaced" else ()
-            flags += ("expression",) if occurrence.get("used-as") == "expression" else ()
-            flags += tuple(f"{part}-dim3" for part in occurrence.get("dim3").split(",") if part)
-            yield dataclasses.replace(finding, fix=Fix(FixAction.LAUNCH, occurrence.span, occurrence.text, occurrence.parts,
-                                                       flags=flags))
+            yield dataclasses.replace(finding, fix=launch_fix(occurrence))
         elif role is Role.INLINE_ASM and (occurrence.function in device or PTX_LOOKING.search(occurrence.text)):
             yield _asm_finding(parsed, occurrence, context)
         elif role is Role.PREPROCESSOR_CONDITION:

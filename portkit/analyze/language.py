@@ -23,7 +23,7 @@ from typing import Iterable
 from portkit.analyze.findings import simple_finding
 from portkit.analyze.registry import Context, analyzer
 from portkit.codes import CODES, HALF_EMPTY_BRACES, HANDLE_ARITHMETIC, LINKAGE_SPACE, REGISTER_STORAGE, UINT3_AS_DIM3
-from portkit.model import Finding, Fix, FixAction, Occurrence, ParsedFile, Role
+from portkit.model import CallFacts, Finding, Fix, FixAction, HandleFacts, NameFacts, Occurrence, ParsedFile, Role
 
 # Kept by the parser for the analyzers below (no rule names them: they are spelled the same in HIP).
 DIMENSION_NAMES = frozenset({"dim3", "make_uint3"})
@@ -67,10 +67,10 @@ def analyze_uint3_dimensions(parsed: ParsedFile, context: Context) -> Iterable[F
 
 def _dim3_from(call: Occurrence, dims: set[str], launch_dims: set[int]) -> str:
     """How a make_uint3 call's value becomes a dim3, or "" when it does not (as far as the file shows)."""
-    if call.get("assigned_type") == "dim3":  # the declaration's type, its qualifiers apart
+    if call.facts(CallFacts).assigned_type == "dim3":  # the declaration's type, its qualifiers apart
         return "initialises a dim3"
-    if call.get("assigned_to") in dims:
-        return f"assigned to the dim3 {call.get('assigned_to')}"
+    if call.facts(CallFacts).assigned_to in dims:
+        return f"assigned to the dim3 {call.facts(CallFacts).assigned_to}"
     if call.span.start in launch_dims:
         return "as a launch dimension"
     return ""
@@ -83,7 +83,7 @@ def analyze_half_empty_braces(parsed: ParsedFile, context: Context) -> Iterable[
         return
     # Declared in the same function (or at file scope): a name another function declares otherwise is not this one.
     types = {(o.function, name): o.text for o in parsed.of(Role.TYPE) if o.text in HALF_TYPES
-             for name in o.get("declares").split(",") if name}
+             for name in o.facts(NameFacts).declares.split(",") if name}
     for o in assigned:
         kind = types.get((o.function, o.text)) or types.get(("", o.text))
         if kind and o.parts:
@@ -100,6 +100,7 @@ def analyze_handle_arithmetic(parsed: ParsedFile, context: Context) -> Iterable[
         hip = rule.resolve(context.target).hip if rule is not None else ""
         if not hip or o.detail in context.project_names:
             continue  # not renamed: CUDA's integer stays
-        finding = simple_finding(parsed.path, o, HANDLE_ARITHMETIC, f"{o.text} {o.get('operator')} ...: {o.detail} is an integer "
+        operator = o.facts(HandleFacts).operator
+        finding = simple_finding(parsed.path, o, HANDLE_ARITHMETIC, f"{o.text} {operator} ...: {o.detail} is an integer "
                                  f"in CUDA, HIP's {hip} a pointer", CODES[HANDLE_ARITHMETIC].fix, shadowable=True)
         yield dataclasses.replace(finding, name=o.detail)  # named by its type, like an API: the variable is the project's

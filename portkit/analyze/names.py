@@ -6,10 +6,11 @@ import re
 from typing import AbstractSet, Iterable, Iterator, NamedTuple
 
 from portkit.analyze.arch_branches import keep_nvidia_branches_off
-from portkit.analyze.findings import NULL_POINTERS, extra_argument, rule_finding, simple_finding
+from portkit.analyze.findings import rule_finding, simple_finding
+from portkit.analyze.rewrite import NULL_POINTERS, extra_argument, include_finding
 from portkit.analyze.registry import Context, analyzer
 from portkit.codes import API_UNKNOWN, RULE_CODES
-from portkit.model import Finding, FixAction, Occurrence, ParsedFile, Role, Span
+from portkit.model import CallFacts, Engine, Finding, FixAction, NameFacts, Occurrence, ParsedFile, QualifiedFacts, Role, Span
 from portkit.rules import Rule
 
 # Names that look like CUDA APIs; those no rule knows are listed, never dropped.
@@ -51,7 +52,7 @@ def _qualified(path: str, occurrence: Occurrence, context: Context) -> Finding |
         return None
     written = occurrence.span.end - occurrence.span.start
     # The name is renamed where the rule's prefix is spelled as the text has it (no alias, no spaces in it).
-    verbatim = written if written == len(text.encode()) else int(occurrence.get("verbatim") or 0)
+    verbatim = written if written == len(text.encode()) else occurrence.facts(QualifiedFacts).verbatim
     exact = expanded == text and len(prefix.encode()) <= verbatim
     target = occurrence.spelled(Span(occurrence.span.start, occurrence.span.start + len(prefix.encode())),
                                 prefix) if exact else None
@@ -158,14 +159,14 @@ def _unqualified(finding: Finding, name: str) -> Finding:
 
 def in_role(rule: Rule, occurrence: Occurrence, parsed: ParsedFile, device: AbstractSet[str]) -> bool:
     """Whether this use of the name is the CUDA name the rule means."""
-    if occurrence.get("engine") == "clang":
+    if occurrence.clang is not None:
         return True  # clang resolved it to the CUDA declaration
     if occurrence.role not in _KIND_ROLES.get(rule.kind, NAME_ROLES) \
-            and occurrence.get("constant") != "template-argument":  # type or value: tree-sitter cannot tell
+            and occurrence.facts(NameFacts).constant != "template-argument":  # type or value: tree-sitter cannot tell
         return False
     if occurrence.role in (Role.IDENTIFIER, Role.CALL) and occurrence.text in parsed.declared:
         return False  # the file's own variable, parameter or member (a `texture`, a `y0`, a pointer `j0` called)
-    if occurrence.get("accessed") and rule.kind != "macro":
+    if occurrence.facts(NameFacts).accessed and rule.kind != "macro":
         return False  # `texture.x`: a variable, whatever its name
     if rule.c_library:  # floor, y0, isnan, min: plain C/C++ outside device code
         return occurrence.role is not Role.MACRO_BODY and occurrence.function in device
@@ -187,7 +188,7 @@ def call_rule(rule: Rule, occurrence: Occurrence, parsed: ParsedFile, context: C
     if extra is not None and extra[1] not in NULL_POINTERS:
         return context.rules.lookup(rule.form_rule) or rule
     for index, kind in rule.form_args:
-        argument = occurrence.get(f"arg{index}")
+        argument = occurrence.facts(CallFacts).arg(index)
         variable = _VARIABLE.match(argument)
         if variable is not None and variable.group(1) in parsed.declared_as(kind) \
                 or re.search(rf"\b{re.escape(kind)}", argument):
@@ -206,12 +207,6 @@ def _argument_rule(rule: Rule, occurrence: Occurrence, parsed: ParsedFile, conte
     return (context.rules.lookup(other) or rule) if other else rule
 
 
-def _included_before(header: str, occurrence: Occurrence, parsed: ParsedFile, context: Context) -> bool:
-    """Whether an earlier #include of the file already brings the HIP `header` (converted or as it is)."""
-    return any(o.span.start < occurrence.span.start and context.rules.hip_header(o.text) == header
-               for o in parsed.of(Role.INCLUDE))
-
-
 @analyzer("source", codes=(API_UNKNOWN, *RULE_CODES), fixes=True)
 def analyze_names(parsed: ParsedFile, context: Context) -> Iterable[Finding]:
     return keep_nvidia_branches_off(parsed, _names(parsed, context))
@@ -226,10 +221,10 @@ def _names(parsed: ParsedFile, context: Context) -> Iterator[Finding]:
         if occurrence.role is Role.QUALIFIED:
             finding = _qualified(parsed.path, occurrence, context)
             if finding is not None:
-                yield dataclasses.replace(finding, engine="clang") if occurrence.get("engine") == "clang" else finding
+                yield dataclasses.replace(finding, engine=Engine.CLANG) if occurrence.clang is not None else finding
         elif occurrence.role in NAME_ROLES:
-            resolved = occurrence.get("engine") == "clang"  # clang already checked the declaration
-            if occurrence.get("scoped") and not resolved:
+            resolved = occurrence.clang is not None  # clang already checked the declaration
+            if occurrence.facts(NameFacts).scoped and not resolved:
                 continue  # a scoped name is decided by its QUALIFIED occurrence, unless clang resolved it to CUDA's
             name = occurrence.text
             if name in context.project_names and not resolved:
@@ -244,17 +239,17 @@ def _names(parsed: ParsedFile, context: Context) -> Iterator[Finding]:
                 rule = _argument_rule(rule, occurrence, parsed, context) if rule.argument_of else rule
                 finding = rule_finding(parsed.path, rule, used or name, occurrence.span, occurrence.position, context,
                                        occurrence.function, occurrence, shadowable=not resolved,
-                                       engine="clang" if resolved else "tree-sitter")
+                                       engine=Engine.CLANG if resolved else Engine.TREE_SITTER)
                 if used:
                     finding = _unqualified(finding, name)
-                if occurrence.detail.startswith("via macro "):  # clang engine: say which macro hides the call
-                    finding = dataclasses.replace(finding, message=f"{finding.message} ({occurrence.detail})")
+                if occurrence.clang is not None and occurrence.clang.macro:  # say which macro hides the call
+                    finding = dataclasses.replace(finding, message=f"{finding.message} (via macro {occurrence.clang.macro})")
                 yield finding
             elif CUDA_LOOKING.match(name) and name not in context.project_declared:
                 finding = simple_finding(parsed.path, occurrence, API_UNKNOWN,
                                          f"{name} looks like a CUDA name, but no rule knows it", UNKNOWN_ADVICE,
                                          shadowable=not resolved)
-                yield dataclasses.replace(finding, engine="clang") if resolved else finding
+                yield dataclasses.replace(finding, engine=Engine.CLANG) if resolved else finding
         elif occurrence.role is Role.FIELD:
             finding = _member(parsed, occurrence, context, types, namespaces)
             if finding is not None:
@@ -266,10 +261,7 @@ def _names(parsed: ParsedFile, context: Context) -> Iterator[Finding]:
             if rule is not None:
                 finding = rule_finding(parsed.path, rule, occurrence.text, occurrence.span, occurrence.position, context,
                                        occurrence.function, occurrence)
-                met = bool(rule.hip_requires) and _included_before(rule.hip_requires, occurrence, parsed, context)
-                if finding.fix is not None and met:
-                    finding = dataclasses.replace(finding, fix=dataclasses.replace(finding.fix, flags=("requires-included",)))
-                yield finding
+                yield include_finding(finding, occurrence, parsed, context)
             elif CUDA_LOOKING_HEADER.match(occurrence.text) \
                     and (occurrence.detail == "system" or CUDA_LIBRARY_HEADER.match(occurrence.text)):
                 spelled = f"<{occurrence.text}>" if occurrence.detail == "system" else f'"{occurrence.text}"'

@@ -28,9 +28,9 @@ from portkit.analyze.hazards import device_code
 from portkit.analyze.names import call_rule, in_role
 from portkit.analyze.registry import Context, analyzer
 from portkit.codes import HIP_PREAMBLE
-from portkit.model import Finding, Fix, FixAction, Occurrence, ParsedFile, Position, Role, Span
+from portkit.model import Finding, Fix, FixAction, NameFacts, Occurrence, ParsedFile, Position, Role, Span
 from portkit.rules import Rule
-from portkit.rules.helpers import HELPER_PREFIX, Helper, helper_named, helper_providing
+from portkit.rules.snippets import HELPER_PREFIX, Helper, helper_named, helper_providing
 from portkit.textutil import within
 
 # What nvcc includes by itself; the rules say what it becomes (hip/hip_runtime.h).
@@ -90,7 +90,7 @@ def _runtime_name(occurrence: Occurrence, parsed: ParsedFile, context: Context, 
 
 def _may_be_helper(rule: Rule) -> bool:
     """Whether a helper may be what the rule's name becomes (most names: no helper can be their spelling)."""
-    return rule.hip.startswith(HELPER_PREFIX) or rule.fallback.startswith(HELPER_PREFIX) or bool(rule.helper)
+    return rule.hip.startswith(HELPER_PREFIX) or rule.older_hip.startswith(HELPER_PREFIX) or bool(rule.helper)
 
 
 def _defines_and_helpers(parsed: ParsedFile, context: Context) -> tuple[list[str], list[Helper]]:
@@ -185,7 +185,7 @@ _MATH_ADVICE = ("CUDA's runtime header brings <math.h>, and with it isfinite, is
 
 def _host_classification(parsed: ParsedFile, context: Context) -> bool:
     """Whether host code calls one of C's classification functions, unqualified, in a file without <math.h>."""
-    calls = [o for o in parsed.of(Role.CALL) if o.text in _HOST_MATH and not o.get("scoped")
+    calls = [o for o in parsed.of(Role.CALL) if o.text in _HOST_MATH and not o.facts(NameFacts).scoped
              and o.text not in context.project_names]
     if not calls or any(os.path.basename(o.text) == "math.h" for o in parsed.of(Role.INCLUDE)):
         return False

@@ -15,7 +15,7 @@ from typing import Iterable
 from portkit.analyze.findings import simple_finding
 from portkit.analyze.registry import Context, analyzer
 from portkit.codes import CODES, EXECUTION_SPACE_MISMATCH
-from portkit.model import Finding, Fix, FixAction, Occurrence, ParsedFile, Role, Span
+from portkit.model import Finding, Fix, FixAction, FunctionFacts, Occurrence, ParsedFile, Role, Span
 
 _DEVICE_SPACES = ("__device__", "__global__")
 
@@ -44,8 +44,8 @@ def analyze_redeclarations(parsed: ParsedFile, context: Context) -> Iterable[Fin
         declared = declarations.get(owner_and_name, [])
         if not declared or any(_device(d.detail) for d in declared):
             continue
-        spelled = definition.get("spelled") or definition.get("spaces")
-        for declaration in (d for d in declared if d.get("params") == definition.get("params")):
+        spelled = definition.facts(FunctionFacts).spelled or definition.facts(FunctionFacts).spaces
+        for declaration in (d for d in declared if d.facts(FunctionFacts).params == definition.facts(FunctionFacts).params):
             finding = simple_finding(
                 parsed.path, declaration, EXECUTION_SPACE_MISMATCH,
                 f"{declaration.text} is declared without __device__ here but defined {spelled} at line "

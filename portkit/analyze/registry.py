@@ -70,7 +70,7 @@ class Registration:
     function: Analyzer
     codes: frozenset[str]  # every code its findings may carry (tests/test_registry.py checks them)
     fixes: bool  # whether its findings may say what convert writes
-    reads: frozenset[Role]  # the parser's optional roles it reads (parse.treesitter.OPTIONAL_ROLES; tests/test_registry.py)
+    reads: frozenset[Role]  # the parser's optional roles it reads (parse.queries.OPTIONAL_ROLES; tests/test_registry.py)
     arguments_of: Names  # the calls whose argument texts it reads besides those the rules ask for (the same tests)
 
 

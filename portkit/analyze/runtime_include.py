@@ -3,7 +3,7 @@
 nvcc includes cuda_runtime.h in every .cu file by itself; hipcc includes nothing. Two decisions
 need the project's include graph. A file that uses runtime names without including any CUDA header
 may get them from a header that defines them for compilers without CUDA (`#else typedef void*
-cudaStream_t;`): it gets the runtime header only if no such fallback covers them. And nvcc's include
+cudaStream_t;`): it gets the runtime header only if no such guarded definition covers them. And nvcc's include
 comes first in the translation unit, so a unit may #define a short macro (`T`) before it includes a
 header that uses CUDA: the runtime header added to that header would come after the macro and
 expand HIP's templates with it, so such a unit gets the runtime header first too.
@@ -37,7 +37,7 @@ class RuntimeNeeds(NamedTuple):
     names: tuple[str, ...] = ()  # the runtime names it uses without a CUDA include, when they alone ask for the header
     unit: bool = False  # a unit without a CUDA include or a preamble of its own
     candidate: Finding | None = None  # the runtime preamble it gets if the project says so
-    fallbacks: tuple[str, ...] = ()  # CUDA names it defines in a preprocessor branch, for compilers without CUDA
+    guarded: tuple[str, ...] = ()  # CUDA names it defines in a preprocessor branch, for compilers without CUDA
 
 
 def _host_c_platform(parsed: ParsedFile) -> list[str]:
@@ -54,20 +54,20 @@ def runtime_needs(parsed: ParsedFile, context: Context, findings: Sequence[Findi
     """One file's row for `runtime_for_project`, from its parse and its own findings."""
     runtime = context.rules.hip_header(IMPLICIT_CUDA_HEADER)
     includes = tuple(sorted({o.text for o in parsed.of(Role.INCLUDE) if context.project_header(o.text)}))
-    fallbacks = tuple(sorted(parsed.fallbacks))
+    guarded = tuple(sorted(parsed.guarded))
     preambles = [f for f in findings if f.code == HIP_PREAMBLE]
     if not runtime or any(f"<{runtime}>" in f.name.split(", ") for f in preambles):
-        return RuntimeNeeds(includes, bool(runtime), fallbacks=fallbacks)
+        return RuntimeNeeds(includes, bool(runtime), guarded=guarded)
     if preambles:  # a preamble without the runtime header: the file includes CUDA headers, or has helpers only
-        return RuntimeNeeds(includes, fallbacks=fallbacks)
+        return RuntimeNeeds(includes, guarded=guarded)
     included = cuda_includes(parsed, context)
     reason = runtime_reason(parsed, context, runtime, included)
     unit = PurePath(parsed.path).suffix in UNIT_SUFFIXES and not any(included)
     if not reason and not unit:
-        return RuntimeNeeds(includes, fallbacks=fallbacks)
+        return RuntimeNeeds(includes, guarded=guarded)
     candidate = preamble_finding(parsed, [*_host_c_platform(parsed), f"#include <{runtime}>"], f"<{runtime}>",
                                  RUNTIME_ADVICE if reason else _UNIT_ADVICE)
-    return RuntimeNeeds(includes, False, reason or (), unit, candidate, fallbacks)
+    return RuntimeNeeds(includes, False, reason or (), unit, candidate, guarded)
 
 
 def runtime_for_project(files: Iterable[tuple[str, RuntimeNeeds]]) -> list[Finding]:
@@ -81,7 +81,7 @@ def runtime_for_project(files: Iterable[tuple[str, RuntimeNeeds]]) -> list[Findi
         return []
     included = _project_includes(by_path)
     named = {path for path, n in by_path.items() if n.names and not {
-        name for reached in _closure([path], included) for name in by_path[reached].fallbacks}.issuperset(n.names)}
+        name for reached in _closure([path], included) for name in by_path[reached].guarded}.issuperset(n.names)}
     includers: dict[str, set[str]] = {}
     for path, headers in included.items():
         for header in headers:
@@ -130,7 +130,7 @@ def _unpack(packed: dict[str, Any], fixes: bool) -> RuntimeNeeds:
     candidate = packed["candidate"]
     return RuntimeNeeds(includes=tuple(packed["includes"]), inserts=packed["inserts"], names=tuple(packed["names"]),
                         unit=packed["unit"], candidate=unpack_finding(candidate, fixes) if candidate else None,
-                        fallbacks=tuple(packed["fallbacks"]))
+                        guarded=tuple(packed["guarded"]))
 
 
 def _finish(files: Sequence[tuple[str, RuntimeNeeds | None]], context: Context) -> list[Finding]:

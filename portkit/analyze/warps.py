@@ -15,7 +15,9 @@ from portkit import codes
 from portkit.analyze.constants import evaluate
 from portkit.analyze.hazards import WARP_OPERATORS, calls, device_code, hazard
 from portkit.analyze.registry import Context, analyzer
-from portkit.model import Finding, Occurrence, ParsedFile, Role as K
+from portkit.model import (
+    CallFacts, Finding, NameFacts, Occurrence, OperandFacts, ParsedFile, Role as K, SharedArrayFacts, SubscriptFacts, ValueFacts,
+)
 
 SYNC_MASKED = re.compile(r"^__(shfl(_up|_down|_xor)?|ballot|any|all|match_any|match_all|reduce_\w+)_sync$|^__syncwarp$")
 BALLOTS = {"__ballot_sync", "__ballot", "__activemask"}
@@ -40,7 +42,7 @@ def thread_derived(parsed: ParsedFile) -> dict[str, set[str]]:
     values: dict[str, list[tuple[str, str]]] = {}
     for o in parsed.of(K.INITIALIZER, K.CONSTANT):
         if o.function:
-            values.setdefault(o.function, []).append((o.text, o.get("value")))
+            values.setdefault(o.function, []).append((o.text, o.facts(ValueFacts).value))
     derived: dict[str, set[str]] = {}
     for function, assigned in values.items():
         names: set[str] = set()
@@ -58,7 +60,7 @@ def thread_derived(parsed: ParsedFile) -> dict[str, set[str]]:
 def _lane_arithmetic(o: Occurrence, derived: set[str]) -> bool:
     """Whether a literal's expression computes a lane or warp id, or warps per block: by the names
     involved (`tid & 31`, `BLOCK / 32`), or because a variable comes from threadIdx."""
-    other, target = o.get("other"), o.get("target")
+    other, target = o.facts(OperandFacts).other, o.facts(OperandFacts).target
     words = set(_WORD.findall(other))
     return bool(LANE_OR_WARP.search(f"{other} {target}") or derived & words
                 or o.detail in ("/", ">>") and any(BLOCK_SIZE_NAME.fullmatch(w) for w in words))
@@ -74,7 +76,7 @@ def warp_size_literals(parsed: ParsedFile, context: Context) -> Iterator[Finding
     derived = thread_derived(parsed)
     for o in candidates:
         if _lane_arithmetic(o, derived.get(o.function, set())):
-            yield hazard(parsed, o, codes.WARP_SIZE_LITERAL, f"'{o.get('other')} {o.detail} {o.text}' assumes 32-lane warps")
+            yield hazard(parsed, o, codes.WARP_SIZE_LITERAL, f"'{o.facts(OperandFacts).other} {o.detail} {o.text}' assumes 32-lane warps")
 
 
 # The lane-offset argument of each shuffle: a loop feeding it from 16 (or up to 32) spans 32 lanes.
@@ -88,16 +90,16 @@ def shuffle_loops(parsed: ParsedFile, context: Context) -> Iterator[Finding]:
     a shuffle reduction over 32 lanes, which leaves half a 64-lane wavefront out."""
     offsets: dict[str, set[str]] = {}
     for o in calls(parsed, SHUFFLE_OFFSET_ARG):
-        offsets.setdefault(o.function, set()).add(o.get(f"arg{SHUFFLE_OFFSET_ARG[o.text]}"))
+        offsets.setdefault(o.function, set()).add(o.facts(CallFacts).arg(SHUFFLE_OFFSET_ARG[o.text]))
     constants = parsed.constants
     for o in parsed.of(K.INITIALIZER, K.LITERAL):
         used = offsets.get(o.function, set())
-        if o.role is K.INITIALIZER and o.text in used and evaluate(o.get("value"), constants) == 16:
+        if o.role is K.INITIALIZER and o.text in used and evaluate(o.facts(ValueFacts).value, constants) == 16:
             yield hazard(parsed, o, codes.WARP_SIZE_LITERAL,
-                         f"'{o.text} = {o.get('value')}' starts a shuffle reduction at offset 16: it covers 32 lanes")
-        elif o.role is K.LITERAL and o.text in ("32", "32u") and o.detail in ("<", "<=") and o.get("other") in used:
+                         f"'{o.text} = {o.facts(ValueFacts).value}' starts a shuffle reduction at offset 16: it covers 32 lanes")
+        elif o.role is K.LITERAL and o.text in ("32", "32u") and o.detail in ("<", "<=") and o.facts(OperandFacts).other in used:
             yield hazard(parsed, o, codes.WARP_SIZE_LITERAL,
-                         f"'{o.get('other')} {o.detail} {o.text}' bounds a shuffle exchange: it covers 32 lanes")
+                         f"'{o.facts(OperandFacts).other} {o.detail} {o.text}' bounds a shuffle exchange: it covers 32 lanes")
 
 
 @analyzer("source", codes=(codes.WARP_SIZE_LITERAL,))
@@ -105,8 +107,8 @@ def warp_size_constants(parsed: ParsedFile, context: Context) -> Iterator[Findin
     """`#define WARP_SIZE 32`, `constexpr int kWarpSize = 32`: the warp size fixed at 32 lanes."""
     constants = parsed.constants
     for o in parsed.of(K.CONSTANT):
-        if WARP_SIZE_NAME.match(o.text) and evaluate(o.get("value"), constants) == 32:
-            yield hazard(parsed, o, codes.WARP_SIZE_LITERAL, f"{o.text} = {o.get('value')} fixes the warp size at 32 lanes")
+        if WARP_SIZE_NAME.match(o.text) and evaluate(o.facts(ValueFacts).value, constants) == 32:
+            yield hazard(parsed, o, codes.WARP_SIZE_LITERAL, f"{o.text} = {o.facts(ValueFacts).value} fixes the warp size at 32 lanes")
 
 
 @analyzer("source", codes=(codes.WARP_SIZE_LITERAL,), reads=(K.SUBSCRIPT,))
@@ -114,14 +116,14 @@ def lane_indexed_arrays(parsed: ParsedFile, context: Context) -> Iterator[Findin
     """A `__shared__ T s[32]` indexed by lane id: lanes 32-63 of a wavefront index past its end."""
     constants = parsed.constants
     sized_32 = {o.text for o in parsed.of(K.SHARED_ARRAY)
-                if any(evaluate(v, constants) == 32 for k, v in o.info if k == "dim")}
+                if any(evaluate(v, constants) == 32 for v in o.facts(SharedArrayFacts).dims)}
     reported: set[str] = set()
     for o in parsed.of(K.SUBSCRIPT):
-        if o.text in sized_32 and o.text not in reported and LANE.search(o.get("index")) \
-                and not o.get("guarded"):  # `lane < num_warps ? s[lane] : 0` stays inside the array
+        if o.text in sized_32 and o.text not in reported and LANE.search(o.facts(SubscriptFacts).index) \
+                and not o.facts(SubscriptFacts).guarded:  # `lane < num_warps ? s[lane] : 0` stays inside the array
             reported.add(o.text)
             yield hazard(parsed, o, codes.WARP_SIZE_LITERAL,
-                         f"{o.text}[32] indexed by lane ({o.get('index')}): lanes 32-63 of a wavefront index past its end")
+                         f"{o.text}[32] indexed by lane ({o.facts(SubscriptFacts).index}): lanes 32-63 of a wavefront index past its end")
 
 
 # A literal with a long long suffix is 64-bit; any other literal (0xffffffff, -1, ~0u) is an int or an unsigned.
@@ -147,15 +149,15 @@ def _mask_problem(mask: str, constants: dict[str, str]) -> str:
 def full_warp_masks(parsed: ParsedFile, context: Context) -> Iterator[Finding]:
     constants = parsed.constants
     for o in calls(parsed, SYNC_MASKED):
-        problem = _mask_problem(o.get("arg0"), constants)
+        problem = _mask_problem(o.facts(CallFacts).arg(0), constants)
         if problem:
-            yield hazard(parsed, o, codes.FULL_WARP_MASK, f"{o.text}({o.get('arg0')}, ...) passes {problem}")
+            yield hazard(parsed, o, codes.FULL_WARP_MASK, f"{o.text}({o.facts(CallFacts).arg(0)}, ...) passes {problem}")
 
 
 @analyzer("source", codes=(codes.BALLOT_IN_32_BITS,), arguments_of=BALLOTS)
 def ballots_in_32_bits(parsed: ParsedFile, context: Context) -> Iterator[Finding]:
     for o in calls(parsed, BALLOTS):
-        declared = o.get("assigned_type").replace("const ", "").strip()
+        declared = o.facts(CallFacts).assigned_type.replace("const ", "").strip()
         if declared in _32_BIT_TYPES:
             yield hazard(parsed, o, codes.BALLOT_IN_32_BITS, f"the 64-bit result of {o.text} is stored in '{declared}'")
 
@@ -163,13 +165,13 @@ def ballots_in_32_bits(parsed: ParsedFile, context: Context) -> Iterator[Finding
 @analyzer("source", codes=(codes.WARPSIZE_AS_CONSTANT,))
 def warpsize_constants(parsed: ParsedFile, context: Context) -> Iterator[Finding]:
     for o in parsed.of(K.IDENTIFIER, K.TYPE):
-        if o.text == "warpSize" and o.get("constant"):
-            yield hazard(parsed, o, codes.WARPSIZE_AS_CONSTANT, f"warpSize used as a compile-time constant ({o.get('constant')})")
+        if o.text == "warpSize" and o.facts(NameFacts).constant:
+            yield hazard(parsed, o, codes.WARPSIZE_AS_CONSTANT, f"warpSize used as a compile-time constant ({o.facts(NameFacts).constant})")
 
 
 @analyzer("source", codes=(codes.SHUFFLE_WIDTH_32,), arguments_of=SHUFFLE_WIDTH_ARG)
 def shuffle_widths(parsed: ParsedFile, context: Context) -> Iterator[Finding]:
     for o in calls(parsed, SHUFFLE_WIDTH_ARG):
-        width = o.get(f"arg{SHUFFLE_WIDTH_ARG[o.text]}")
+        width = o.facts(CallFacts).arg(SHUFFLE_WIDTH_ARG[o.text])
         if width in ("32", "32u"):
             yield hazard(parsed, o, codes.SHUFFLE_WIDTH_32, f"{o.text} with width {width} splits a 64-lane wavefront in two")

@@ -16,11 +16,6 @@ if TYPE_CHECKING:
     from portkit.convert.markers import Marker
     from portkit.convert.project_conversion import ConvertOutcome
 
-# How the summary counts each --verify status (portkit/convert/verify.py), and names it for one unit.
-_VERIFY_COUNTS = {"pass": "build", "marked": "stop at a marked site (expected)", "fail": "fail unmarked",
-                  "not verifiable here": "not verifiable here"}
-_VERIFY_UNIT = {"pass": "builds", "marked": "stops at a marked site (expected)", "fail": "fails unmarked",
-                "not verifiable here": "not verifiable here"}
 # portkit.convert.project_conversion's BACKENDS and LAUNCH_SYNTAXES (importing it would load the pipeline for every command)
 Backend = choice("Backend", ("native", "hipify-perl"))
 LaunchSyntax = choice("LaunchSyntax", ("cuda", "hip"))
@@ -87,14 +82,26 @@ def _print_summary(outcome: ConvertOutcome, out: TextIO, details: bool = False) 
 
 
 def _print_verified(outcome: ConvertOutcome, out: TextIO, details: bool) -> None:
-    counts = {s: sum(1 for v in outcome.verified if v.status == s) for s in _VERIFY_COUNTS}
-    out.write("hipcc: " + ", ".join(f"{counts[s]} {word}" for s, word in _VERIFY_COUNTS.items()) + "\n")
+    from portkit.convert.hipcc_check import VerifyStatus as S
+
+    # How the summary counts each --verify status, and names it for one unit.
+    words = {S.PASS: ("build", "builds"), S.MARKED: ("stop at a marked site (expected)", "stops at a marked site (expected)"),
+             S.FAIL: ("fail unmarked", "fails unmarked"), S.NOT_VERIFIABLE: ("not verifiable here", "not verifiable here")}
+    counts = {s: sum(1 for v in outcome.verified if v.status is s) for s in words}
+    out.write("hipcc: " + ", ".join(f"{counts[s]} {count}" for s, (count, _) in words.items()) + "\n")
     for v in outcome.verified:
-        if details or v.status != "pass":  # a unit that compiled needs nothing
-            out.write(printable(f"  {v.path}: {_VERIFY_UNIT[v.status]}" + (f": {v.message}" if v.message else "")) + "\n")
-    if counts["fail"]:
-        out.write(f"{counts['fail']} units fail where portkit left no marker: a portkit bug (please report it, with "
+        if details or v.status is not S.PASS:  # a unit that compiled needs nothing
+            out.write(printable(f"  {v.path}: {words[v.status][1]}" + (f": {v.message}" if v.message else "")) + "\n")
+    if counts[S.FAIL]:
+        out.write(f"{counts[S.FAIL]} units fail where portkit left no marker: a portkit bug (please report it, with "
                   "the unit's first error above)\n")
+
+
+def _failed_unmarked(outcome: ConvertOutcome) -> bool:
+    """Whether hipcc failed a unit where portkit left no marker: the one --verify failure that exits 1."""
+    from portkit.convert.hipcc_check import VerifyStatus
+
+    return any(v.status is VerifyStatus.FAIL for v in outcome.verified)
 
 
 def _check_modes(output: Optional[Path], in_place: bool, diff: bool, verify: bool, verify_flags: list[str]) -> None:
@@ -168,4 +175,4 @@ def convert(
         print(f"portkit: error: {printable(failure)}", file=sys.stderr)
     if outcome.failures:
         raise typer.Exit(2)
-    raise typer.Exit(1 if any(v.status == "fail" for v in outcome.verified) else 0)
+    raise typer.Exit(1 if _failed_unmarked(outcome) else 0)

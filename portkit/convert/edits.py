@@ -1,17 +1,15 @@
 """Byte edits: what each finding's fix writes, and one pure function that applies edits.
 
-Analysis says *what* a use becomes (a finding's `fix`); this module turns that
+Analysis says *what* a use becomes (a finding's `fix`, portkit/analyze/rewrite.py); this module turns that
 into bytes. Edits are applied from the back so earlier offsets stay valid; bytes
 outside the edits are kept exactly.
 """
 from __future__ import annotations
 
 import dataclasses
-import re
 from typing import Iterable
 
-from portkit.model import Edit, Finding, Fix, FixAction, Span
-from portkit.rules import RuleDatabase
+from portkit.model import Append, ArgEdit, Cast, Edit, Finding, Fix, FixAction, Replace, Span, Wrap
 
 
 @dataclasses.dataclass(frozen=True)
@@ -33,59 +31,43 @@ def _rename(fix: Fix) -> tuple[Edit, ...]:
             return ()  # cannot drop arguments we cannot see (a macro body): leave it to the marker
         end = fix.parts[fix.drop_args].start if fix.drop_args < len(fix.parts) else fix.parts[-1].end
         edits.append(Edit(Span(fix.parts[0].start, end), b""))
-    for index, template in fix.args:
-        if index < len(fix.parts):
-            edits.extend(_rewrite_argument(fix.parts, index, template))
+    for edit in fix.args:
+        if edit.index < len(fix.parts):
+            edits.extend(_argument_edits(fix.parts, edit))
     return tuple(edits)
 
 
-def _rewrite_argument(arguments: tuple[Span, ...], index: int, template: str) -> tuple[Edit, ...]:
-    """Wrap an argument ("cast<T>({})"), replace it (a template without "{}"), or drop it with the comma after it
-    (before it, for the last one: an empty template)."""
-    argument = arguments[index]
-    if not template and len(arguments) > 1:
-        following = index + 1 < len(arguments)
-        return (Edit(Span(argument.start if following else arguments[index - 1].end,
-                          arguments[index + 1].start if following else argument.end), b""),)
-    if "{}" not in template:
-        return (Edit(argument, template.encode()),)
-    before, after = template.split("{}", 1)
+def _wrapped(argument: Span, before: str, after: str) -> tuple[Edit, Edit]:
+    # One edit on each side, the empty one too: the count is the edits the summary reports.
     return Edit(Span(argument.start, argument.start), before.encode()), Edit(Span(argument.end, argument.end), after.encode())
 
 
-_INCLUDE_LINE = re.compile(r"^#include <([^>]+)>", re.M)
+def _argument_edits(arguments: tuple[Span, ...], edit: ArgEdit) -> tuple[Edit, ...]:
+    """One argument cast, replaced, followed by more, or dropped with the comma after it (before it, for the
+    last one)."""
+    argument = arguments[edit.index]
+    if isinstance(edit, Cast):
+        return _wrapped(argument, f"{edit.cast}<{edit.type}>(", ")")
+    if isinstance(edit, Wrap):
+        return _wrapped(argument, f"{edit.macro}(", ")")
+    if isinstance(edit, Append):
+        return _wrapped(argument, "", edit.text)
+    if isinstance(edit, Replace) or len(arguments) == 1:
+        return (Edit(argument, edit.text.encode() if isinstance(edit, Replace) else b""),)
+    following = edit.index + 1 < len(arguments)
+    return (Edit(Span(argument.start if following else arguments[edit.index - 1].end,
+                      arguments[edit.index + 1].start if following else argument.end), b""),)
 
 
-def requires_met(findings: list[Finding], rules: RuleDatabase) -> list[Finding]:
-    """`findings`, with an include whose HIP header needs another first (hip_cooperative_groups.h on HIP 5.x needs
-    hip_runtime.h) marked "requires-included" where the file's own preamble inserts that header before it: one
-    #include of it, not two."""
-    inserted = [(f.fix.span.start, header) for f in findings if f.fix is not None and f.fix.action is FixAction.INSERT
-                for header in _INCLUDE_LINE.findall(f.fix.text)]
-    if not inserted:
-        return findings
-    met = []
-    for finding in findings:
-        fix = finding.fix
-        rule = rules.header(finding.name) if fix is not None and fix.action is FixAction.INCLUDE else None
-        if rule is not None and rule.hip_requires and "requires-included" not in fix.flags and any(
-                header == rule.hip_requires and start <= fix.span.start for start, header in inserted):
-            finding = dataclasses.replace(finding, fix=dataclasses.replace(fix, flags=(*fix.flags, "requires-included")))
-        met.append(finding)
-    return met
-
-
-def _include(fix: Fix, name: str, rules: RuleDatabase) -> tuple[Edit, ...]:
+def _include(fix: Fix) -> tuple[Edit, ...]:
     """The new include target; a header HIP needs first gets its own #include before it."""
-    rule = rules.header(name)
-    requires = rule.hip_requires if rule is not None and "requires-included" not in fix.flags else ""
-    text = f"<{requires}>\n#include {fix.text}" if requires else fix.text
+    text = f"<{fix.prerequisite}>\n#include {fix.text}" if fix.prerequisite else fix.text
     return (Edit(fix.span, text.encode()),)
 
 
 def _chevrons(fix: Fix) -> tuple[Edit, ...]:
     """`<< <` and `>> >`, which nvcc accepts and clang does not, written as `<<<` and `>>>`."""
-    if "spaced-chevrons" not in fix.flags or len(fix.parts) < 4:
+    if not fix.spaced_chevrons or len(fix.parts) < 4:
         return ()
     return Edit(fix.parts[1], b"<<<"), Edit(fix.parts[-2], b">>>")
 
@@ -107,7 +89,7 @@ def launch_edits(fix: Fix) -> tuple[Edit, ...]:
     has_arguments = arguments.end - arguments.start > 2
     grid, block = config[0], config[1]
     # A `dim3(...)` argument is a dim3 already: wrapped again it would read dim3(dim3(...)).
-    open_grid, open_block = (b"" if f"{part}-dim3" in fix.flags else b"dim3(" for part in ("grid", "block"))
+    open_grid, open_block = (b"" if is_dim3 else b"dim3(" for is_dim3 in (fix.grid_is_dim3, fix.block_is_dim3))
     return (
         Edit(Span(kernel.start, kernel.start), b"hipLaunchKernelGGL(" + (b"HIP_KERNEL_NAME(" if templated else b"")),
         Edit(Span(kernel.end, grid.start), (b")" if templated else b"") + b", " + open_grid),
@@ -117,7 +99,7 @@ def launch_edits(fix: Fix) -> tuple[Edit, ...]:
     )
 
 
-def edits_for(finding: Finding, options: EditOptions, rules: RuleDatabase) -> tuple[Edit, ...]:
+def edits_for(finding: Finding, options: EditOptions) -> tuple[Edit, ...]:
     """The byte edits that port one finding, or () when it has no fix (or the options leave it)."""
     fix = finding.fix
     if fix is None:
@@ -130,10 +112,10 @@ def edits_for(finding: Finding, options: EditOptions, rules: RuleDatabase) -> tu
         return (Edit(Span(fix.span.start, fix.span.start), f"#if {fix.text}\n".encode()),
                 Edit(Span(fix.span.end, fix.span.end), b"\n#endif"))
     if fix.action is FixAction.INCLUDE:
-        return _include(fix, finding.name, rules)
+        return _include(fix)
     if fix.action is FixAction.LAUNCH:
         # hipLaunchKernelGGL is a statement: a launch used as a value keeps <<<>>> (hipcc takes both).
-        hip = options.launch_syntax == "hip" and "expression" not in fix.flags
+        hip = options.launch_syntax == "hip" and not fix.launch_as_value
         return launch_edits(fix) if hip else _chevrons(fix)
     return ()
 

@@ -17,7 +17,7 @@ from portkit.convert.hipify import HipifyFailure, find_hipify_perl, hipify_files
 from portkit.convert.markers import Marker
 from portkit.convert.output import Change, Destinations, TreeWriter, WriteLog, write_in_place
 from portkit.convert.sources import FileConversion, SourceToConvert, acting, convert_all, convert_source
-from portkit.convert.verify import VerifyResult, is_unit, terminal_progress, verify_tree
+from portkit.convert.hipcc_check import VerifyResult, is_unit, terminal_progress, verify_tree
 from portkit.errors import InputError
 from portkit.outpath import refuse_overlap
 from portkit.run.file import analyze_bytes

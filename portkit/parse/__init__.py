@@ -7,6 +7,7 @@ table, and conditionals.py) rewrites what the grammar cannot read, keeping every
 offset; recovery.py matches the names in what still fails, token by token.
 """
 from portkit.parse.macros import MacroTable, collect_macros
-from portkit.parse.treesitter import CUDA_CONDITION_MACROS, compile_queries, parse_source, prepare_source
+from portkit.parse.queries import compile_queries
+from portkit.parse.treesitter import CUDA_CONDITION_MACROS, parse_source, prepare_source
 
 __all__ = ["CUDA_CONDITION_MACROS", "MacroTable", "collect_macros", "compile_queries", "parse_source", "prepare_source"]

@@ -16,14 +16,14 @@ import os
 import re
 from typing import TYPE_CHECKING, Callable
 
-from portkit.model import Occurrence, ParsedFile, Position, Role, Span
+from portkit.model import ClangFacts, Occurrence, ParsedFile, Position, Role, Span
 
 if TYPE_CHECKING:  # libclang's modules load only when the engine runs
     from portkit.parse.clang import FileNames, UnitNames
     from portkit.parse.clang_headers import HeaderEnvironment, Prefix
 
 # Marks occurrences clang resolved to a CUDA declaration: no name-based shadowing applies.
-RESOLVED = (("engine", "clang"),)
+RESOLVED = ClangFacts()
 _NAME_ROLES = (Role.CALL, Role.TYPE, Role.IDENTIFIER, Role.QUALIFIED)
 _DIRECTIVE = re.compile(rb"^[ \t]*#(?:[^\n]*\\\r?\n)*[^\n]*", re.MULTILINE)
 _CONDITIONAL = re.compile(rb"^[ \t]*#[ \t]*(if|ifdef|ifndef|elif|else|endif)\b([^\n]*)", re.MULTILINE)
@@ -66,7 +66,7 @@ def _device_branches(data: bytes, skipped: list[tuple[int, int]]) -> list[tuple[
 
 
 def _resolved(occurrence: Occurrence) -> Occurrence:
-    return dataclasses.replace(occurrence, info=occurrence.info + RESOLVED)
+    return dataclasses.replace(occurrence, clang=RESOLVED)
 
 
 def _kept(occurrence: Occurrence, names: FileNames, macros: frozenset[str], unseen: set[int],
@@ -84,9 +84,9 @@ def _kept(occurrence: Occurrence, names: FileNames, macros: frozenset[str], unse
 
 
 def _added(reference) -> Occurrence:
-    detail = f"via macro {reference.macro}" if reference.macro else ""
     return Occurrence(Span(reference.start, reference.end), reference.role, reference.text,
-                      Position(reference.line, reference.column), reference.function, detail, info=RESOLVED)
+                      Position(reference.line, reference.column), reference.function,
+                      clang=ClangFacts(reference.macro) if reference.macro else RESOLVED)
 
 
 def merge_names(parsed: ParsedFile, data: bytes, names: FileNames, macros: frozenset[str]) -> ParsedFile:

@@ -14,7 +14,7 @@ from typing import Callable, Iterable, NamedTuple
 
 from tree_sitter import Node
 
-from portkit.model import Occurrence, Position, Role, Span
+from portkit.model import HandleFacts, Occurrence, Position, Role, Span
 
 _ARITHMETIC = frozenset({"+", "-", "*", "/", "%", "&", "|", "^", "<<", ">>"})
 _COMPOUND = frozenset(op + "=" for op in _ARITHMETIC)
@@ -122,5 +122,5 @@ def handle_arithmetic(root: Node, source: bytes, occurrences: Iterable[Occurrenc
         operator, expression = use
         row, column = node.start_point
         found.append(Occurrence(Span(expression.start_byte, expression.end_byte), Role.HANDLE_ARITHMETIC, name,
-                                Position(row + 1, column + 1), function, handle.kind, info=(("operator", operator),)))
+                                Position(row + 1, column + 1), function, handle.kind, info=HandleFacts(operator)))
     return found

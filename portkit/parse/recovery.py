@@ -21,7 +21,7 @@ from typing import Callable, Iterable
 
 from tree_sitter import Node
 
-from portkit.model import Occurrence, Role, Span
+from portkit.model import CallFacts, Occurrence, Role, Span
 from portkit.parse.lexer import layout_of, word_start
 from portkit.textutil import LineIndex
 
@@ -227,9 +227,9 @@ class TokenMatcher:
             return Occurrence(Span(start, end), Role.IDENTIFIER, name, position, function)
         closing = self.layout.closing(opening)
         parts = tuple(Span(a, b) for a, b in self.layout.arguments(opening, closing)) if closing > 0 else ()
-        texts = tuple((f"arg{i}", " ".join(self.source[p.start:p.end].decode("utf-8", "replace").split())[:_ARGUMENT_TEXT_LIMIT])
-                      for i, p in enumerate(parts))
-        return Occurrence(Span(start, end), Role.CALL, name, position, function, parts=parts, info=texts)
+        texts = tuple(" ".join(self.source[p.start:p.end].decode("utf-8", "replace").split())[:_ARGUMENT_TEXT_LIMIT]
+                      for p in parts)
+        return Occurrence(Span(start, end), Role.CALL, name, position, function, parts=parts, info=CallFacts(texts))
 
     def conditions(self, cuda_macros: re.Pattern[str], seen: set[int], function_at: Callable[[int], str]) -> Iterable[Occurrence]:
         """The #if/#ifdef/#elif lines testing `cuda_macros` that the fixes blanked, as the tree reports them."""

@@ -11,8 +11,7 @@ from portkit.run.project import ScanResult
 from portkit.report.plan import WARP_PREFIXES, api_hours, plan
 from portkit.report.regions import with_ends
 from portkit.rules import version_text
-from portkit.tally import (ADVICE, BILLED, CODE, COLUMN, COUNT, HIP, LIBRARY, LINE, NAME, SITE_LINE, SITE_MESSAGE, SITE_NAME, STATUS, Row,
-                           Tally, listed_sites)
+from portkit.tally import Row, Tally, listed_sites
 from portkit.walk import BUILD_TYPES
 
 SCHEMA_VERSION = 1
@@ -37,7 +36,7 @@ def finding_data(finding: Finding, end: Position) -> dict[str, Any]:
         "message": finding.message,
         "advice": finding.advice or None,
         "function": finding.function or None,
-        "engine": finding.engine,
+        "engine": finding.engine.value,
     }
 
 
@@ -52,7 +51,7 @@ class _Totals:
         groups: dict[tuple[str, str, str, str], list[tuple[str, Row]]] = {}
         for path in sorted(tallies):
             for row in tallies[path].rows:
-                key = (row[CODE], row[LIBRARY], row[NAME], row[STATUS])
+                key = (row.code, row.library, row.name, row.status)
                 group = groups.get(key)
                 if group is None:
                     groups[key] = [(path, row)]
@@ -73,10 +72,10 @@ class _Totals:
             self._add(*key, group)
 
     def _add(self, code: str, library: str, name: str, status: str, group: list[tuple[str, Row]]) -> None:
-        count = sum(row[COUNT] for _, row in group)
+        count = sum(row.count for _, row in group)
         files = {path for path, _ in group}
-        path, row = min(group, key=lambda item: (item[0], item[1][LINE], item[1][COLUMN]))
-        first = (path, row[LINE], row[COLUMN])
+        path, row = min(group, key=lambda item: (item[0], item[1].line, item[1].column))
+        first = (path, row.line, row.column)
         self.codes[code] += count
         self.code_files[code] |= files
         if code not in self.code_first or first < self.code_first[code]:
@@ -93,8 +92,8 @@ class _Totals:
             self.statuses[status] += count
         if not (library and status):
             return
-        site = (*first, code, row[HIP], row[ADVICE])
-        billed = sum(row[BILLED] for _, row in group)
+        site = (*first, code, row.hip, row.advice)
+        billed = sum(r.billed for _, r in group)
         api = self.apis.get((library, name, status))
         if api is None:
             self.apis[(library, name, status)] = [count, files, site, billed]
@@ -158,8 +157,8 @@ def _codes(totals: _Totals) -> list[dict[str, Any]]:
 
 
 def _kernels(tallies: dict[str, Tally], totals: _Totals) -> list[dict[str, Any]]:
-    return [{"name": site[SITE_NAME], "path": path, "line": site[SITE_LINE], "template": "(template)" in site[SITE_MESSAGE],
-             "launches": totals.launches.get(site[SITE_NAME], 0)} for path, site in listed_sites(tallies, KERNEL)]
+    return [{"name": site.name, "path": path, "line": site.line, "template": "(template)" in site.message,
+             "launches": totals.launches.get(site.name, 0)} for path, site in listed_sites(tallies, KERNEL)]
 
 
 def data_paths(data: dict[str, Any]) -> list[str]:

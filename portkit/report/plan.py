@@ -14,7 +14,7 @@ from portkit.codes import GPU_ARCHITECTURE, KERNEL, Status, in_group
 from portkit.resources import load_data
 from portkit.rules import RuleDatabase, Target
 from portkit.rules.versions import parse_version, resolve, version_text
-from portkit.tally import BILLED, CODE, COUNT, LIBRARY, NAME, SITE_ADVICE, SITE_LINE, SITE_MESSAGE, SITE_NAME, STATUS, Tally, listed_sites
+from portkit.tally import Tally, listed_sites
 
 _SUPPORTED = Status.SUPPORTED.value
 # Names whose results depend on the warp width (the checklist's numerical-correctness step).
@@ -107,9 +107,9 @@ def file_work(data: dict[str, Any], rules: RuleDatabase, tallies: dict[str, Tall
         hours: list[float] = []  # summed exactly (fsum): the same total whichever order the rows come in
         api_sites, attention, hazard_sites, kernels = 0, 0, 0, 0
         for row in found.rows:
-            code, status, count = row[CODE], row[STATUS], row[COUNT]
+            code, status, count = row.code, row.status, row.count
             if status:
-                hours.append(row[BILLED] * site_hours[(row[LIBRARY], row[NAME], status)])
+                hours.append(row.billed * site_hours[(row.library, row.name, status)])
                 api_sites += count
                 if status != _SUPPORTED:
                     attention += count
@@ -133,7 +133,7 @@ def checklist(data: dict[str, Any], tallies: dict[str, Tally]) -> list[dict[str,
     attention = {k: v for k, v in s["sites_by_status"].items() if k != Status.SUPPORTED.value and v}
     rng = any(lib["id"] == "curand" for lib in data["libraries"])
     warp = s["warp_level_sites"]
-    archs = sorted({site[SITE_NAME] for _, site in listed_sites(tallies, GPU_ARCHITECTURE)})
+    archs = sorted({site.name for _, site in listed_sites(tallies, GPU_ARCHITECTURE)})
     return [
         {"step": "Dependency inventory",
          "determined": f"{len(libraries)} CUDA libraries ({', '.join(libraries) or 'none'}), "
@@ -172,10 +172,10 @@ def checklist(data: dict[str, Any], tallies: dict[str, Tally]) -> list[dict[str,
 def architectures(tallies: dict[str, Tally]) -> list[dict[str, Any]]:
     seen: dict[str, dict[str, Any]] = {}
     for path, site in listed_sites(tallies, GPU_ARCHITECTURE):
-        name = site[SITE_NAME]
-        entry = seen.setdefault(name, {"cuda": name, "mapping": site[SITE_MESSAGE].replace("GPU architecture ", ""),
-                                       "offload_arch": site[SITE_ADVICE] or None, "where": []})
-        entry["where"].append(f"{path}:{site[SITE_LINE]}")
+        name = site.name
+        entry = seen.setdefault(name, {"cuda": name, "mapping": site.message.replace("GPU architecture ", ""),
+                                       "offload_arch": site.advice or None, "where": []})
+        entry["where"].append(f"{path}:{site.line}")
     return [seen[k] for k in sorted(seen)]
 
 

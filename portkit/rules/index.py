@@ -105,7 +105,7 @@ class RuleDatabase:
         if rule is not None:
             return rule.hip
         if self._hip_headers is None:
-            self._hip_headers = frozenset(h for r in self.headers.values() for h in (r.hip, r.roc, r.fallback) if h)
+            self._hip_headers = frozenset(h for r in self.headers.values() for h in (r.hip, r.roc, r.older_hip) if h)
         return path if path in self._hip_headers else ""
 
     def link(self, name: str) -> Rule | None:
@@ -135,7 +135,7 @@ class RuleDatabase:
     def is_hip_alias(self, name: str, alias: str) -> bool:
         """Whether `alias` is a HIP name convert may write for the CUDA API `name` (`#define cudaMalloc hipMalloc`)."""
         rule = self.lookup(name)
-        return rule is not None and bool(alias) and alias in (rule.hip, rule.fallback, *(n for _, n in rule.hip_for_args))
+        return rule is not None and bool(alias) and alias in (rule.hip, rule.older_hip, *(n for _, n in rule.hip_for_args))
 
     def reads_arguments(self, name: str) -> bool:
         """Whether what becomes of a call of `name` depends on its arguments' texts: a rule that casts, drops,

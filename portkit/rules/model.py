@@ -45,8 +45,8 @@ class Rule:
     hip_deprecated: str = ""
     hip_removed: str = ""
     hip_experimental: bool = False
-    fallback: str = ""
-    fallback_drop_args: int = 0
+    older_hip: str = ""  # what convert writes on a HIP older than hip_added (__ballot_sync -> __ballot)
+    older_hip_drop_args: int = 0  # ... dropping this many leading call arguments (the mask)
     roc_added: str = ""
     hip_requires: str = ""  # for headers: a HIP header that must be included first
     hip_define: str = ""  # a macro HIP needs defined before its headers for this name

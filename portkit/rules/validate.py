@@ -7,7 +7,7 @@ from typing import Any
 
 from portkit.codes import ALL_STATUSES, RULE_STATUSES, Status
 from portkit.errors import RuleFileError
-from portkit.rules.helpers import HELPER_PREFIX, helper_named, helper_providing
+from portkit.rules.snippets import HELPER_PREFIX, helper_named, helper_providing
 from portkit.rules.model import KINDS, SPECIAL_KINDS, Library, Rule
 from portkit.rules.patterns import catastrophic
 from portkit.rules.versions import VERSION_RE
@@ -25,13 +25,15 @@ _LIBRARY_KEYS = {"library", "title", "hip_library", "roc_library", "weights", "v
 _ENTRY_KEYS = {
     "cuda", "kind", "hip", "roc", "status", "note", "action", "weight", "pattern",
     "cmake", "hip_cmake", "cuda_added", "cuda_deprecated", "cuda_removed",
-    "hip_added", "hip_deprecated", "hip_removed", "hip_experimental", "fallback", "fallback_drop_args", "roc_added",
+    "hip_added", "hip_deprecated", "hip_removed", "hip_experimental", "older_hip", "older_hip_drop_args", "roc_added",
     "hip_requires", "hip_define", "hip_define_until", "cast_args", "default_args", "coordinate_cast", "mask_arg", "compare_as", "c_library",
     "hip_for_args", "form_args", "form_rule", "hip_struct", "null_args", "argument_of", "helper", "hip_pointer", "symbol_arg",
 }
 _VERSION_KEYS = ("cuda_added", "cuda_deprecated", "cuda_removed", "hip_added", "hip_deprecated", "hip_removed", "roc_added",
                  "hip_define_until")
 _STATUS_WORDS = ", ".join(RULE_STATUSES)
+# Keys renamed since rule files were first written: a file with the old name is refused, with the new one.
+RENAMED_KEYS = {"fallback": "older_hip", "fallback_drop_args": "older_hip_drop_args"}
 # Keys that map an argument index (or count) to a string: what the string is, and an example.
 INDEX_MAPS = {
     "cast_args": ("argument index to a type", '{0: "void**"}'),
@@ -62,9 +64,9 @@ def _value(source: str, where: str, key: str, value: Any) -> Any:
         if not _is_weight(value):
             raise _fail(source, where, f"key 'weight': must be a number from 0 to {MAX_WEIGHT}")
         return float(value)
-    if key == "fallback_drop_args":
+    if key == "older_hip_drop_args":
         if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 16:
-            raise _fail(source, where, "key 'fallback_drop_args': must be an integer from 0 to 16")
+            raise _fail(source, where, "key 'older_hip_drop_args': must be an integer from 0 to 16")
         return value
     if key in INDEX_MAPS:
         if not isinstance(value, dict) or not all(_is_index(k) and isinstance(v, str) and v for k, v in value.items()):
@@ -94,7 +96,7 @@ def _value(source: str, where: str, key: str, value: Any) -> Any:
         raise _fail(source, where, f"key {key!r}: must be a string")
     if key in _VERSION_KEYS and not VERSION_RE.match(value):
         raise _fail(source, where, f"key {key!r}: {value!r} is not a version like 6.2 or 6.2.0")
-    if key in ("hip", "fallback") and value.startswith(HELPER_PREFIX) and helper_providing(value) is None:
+    if key in ("hip", "older_hip") and value.startswith(HELPER_PREFIX) and helper_providing(value) is None:
         raise _fail(source, where, f"key {key!r}: {value!r} is no helper's name (rules/_helpers.yaml lists them)")
     if key == "helper" and helper_named(value) is None:
         raise _fail(source, where, f"key 'helper': {value!r} is no helper (rules/_helpers.yaml lists them)")
@@ -120,7 +122,9 @@ def parse_entry(source: str, library: str, index: int, raw: Any) -> Rule:
         where += f" ({raw['cuda']})"
     unknown = sorted(set(raw) - _ENTRY_KEYS, key=str)
     if unknown:
-        raise _fail(source, where, f"unknown key {unknown[0]!r}")
+        renamed = RENAMED_KEYS.get(unknown[0])
+        raise _fail(source, where, f"key {unknown[0]!r} is now {renamed!r} (the spelling for an older HIP): rename it"
+                    if renamed else f"unknown key {unknown[0]!r}")
     for key in ("cuda", "kind"):
         if not isinstance(raw.get(key), str) or not raw[key]:
             raise _fail(source, where, f"key {key!r}: required, a non-empty string")

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Iterable
 
 from portkit.codes import Status
-from portkit.rules.helpers import helper_providing
+from portkit.rules.snippets import helper_providing
 from portkit.rules.index import RuleDatabase
 from portkit.rules.versions import Version, parse_version
 from portkit.textutil import C_COMMENT

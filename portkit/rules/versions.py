@@ -80,12 +80,12 @@ def resolve(rule: Rule, target: Target) -> Resolution:
 
 def _before_added(rule: Rule, advice: str) -> Resolution:
     """A name the targeted HIP does not have yet: its older spelling, or nothing."""
-    if rule.fallback:
+    if rule.older_hip:
         return Resolution(
-            Status.UNAVAILABLE, rule.fallback,
-            f"{rule.hip} needs HIP {rule.hip_added}: for the targeted HIP, convert writes {rule.fallback}"
-            f"{_dropped(rule.fallback_drop_args)}. {advice}".strip(),
-            rule.fallback_drop_args,
+            Status.UNAVAILABLE, rule.older_hip,
+            f"{rule.hip} needs HIP {rule.hip_added}: for the targeted HIP, convert writes {rule.older_hip}"
+            f"{_dropped(rule.older_hip_drop_args)}. {advice}".strip(),
+            rule.older_hip_drop_args,
         )
     return Resolution(Status.UNAVAILABLE, "", f"{rule.hip} needs HIP {rule.hip_added} or newer; upgrade ROCm or rewrite. {advice}".strip())
 

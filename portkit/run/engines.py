@@ -27,7 +27,8 @@ if TYPE_CHECKING:  # the clang modules load only when the engine runs
     from portkit.parse.clang_headers import HeaderEnvironment, Prefix
 
 CLANG_UNITS = (".cu", ".cpp", ".cc", ".cxx", ".c")
-# What the run says about itself (the clang engine's flags and fallbacks); the CLI shows it on stderr.
+# What the run says about itself (the clang engine's flags, and the units retried with tree-sitter); the CLI shows it
+# on stderr.
 log = logging.getLogger("portkit")
 
 
@@ -94,10 +95,10 @@ def _read_units(paths: list[str]) -> Iterator[tuple[str, bytes]]:
 def log_engine(results: list[FileResult], is_unit: Callable[[str], bool]) -> None:
     """Say how many units clang parsed and which fell back to tree-sitter, and why."""
     units = [r for r in results if is_unit(r.file.path) and r.lines is not None]
-    fallbacks = [r for r in units if r.problem == "engine"]
+    retried = [r for r in units if r.problem == "engine"]  # clang failed on them: retried with tree-sitter
     log.info("clang engine: %d unit%s, %d parsed by clang, %d fell back to tree-sitter", len(units),
-             "" if len(units) == 1 else "s", len(units) - len(fallbacks), len(fallbacks))
-    for result in fallbacks:
+             "" if len(units) == 1 else "s", len(units) - len(retried), len(retried))
+    for result in retried:
         log.warning("clang engine: %s: %s", result.file.path, result.warning)
 
 

@@ -18,7 +18,7 @@ from portkit.analyze.language import DIMENSION_NAMES, HALF_TYPES
 from portkit.analyze.names import is_interesting, needs_aliases
 from portkit.analyze.registry import project_analyses
 from portkit.analyze.registry import Names, arguments_read, roles_read
-from portkit.model import Finding, ParsedFile, Role
+from portkit.model import Finding, IncludeFacts, ParsedFile, Role
 from portkit.parse import MacroTable, parse_source, prepare_source
 from portkit.parse.clang_merge import ClangParse
 from portkit.parse.prepare import Prepared
@@ -165,7 +165,7 @@ def process_file(job: Job, file: SourceFile, data: bytes | None = None) -> FileR
         internal=parsed.internal,
         includes=tuple(sorted({os.path.basename(o.text) for o in occurrences if o.role is Role.INCLUDE})),
         c_includes=tuple(sorted({os.path.basename(o.text) for o in occurrences
-                                 if o.role is Role.INCLUDE and o.get("linkage") == "C"})),
+                                 if o.role is Role.INCLUDE and o.facts(IncludeFacts).c_linkage})),
         facts={analysis.name: analysis.collect(parsed, context, findings) for analysis in project_analyses()},
         shape=parsed.shape,
     )

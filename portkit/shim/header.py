@@ -15,7 +15,7 @@ from typing import Iterable
 from portkit.codes import RENAMED_STATUSES
 from portkit.model import Edit, Finding
 from portkit.rules import RuleDatabase, Target, parse_version
-from portkit.rules.helpers import helper_named, helper_providing
+from portkit.rules.snippets import helper_named, helper_providing
 
 STYLES = ("cuda", "neutral")
 
@@ -106,10 +106,10 @@ def build_shim(findings: Iterable[Finding], rules: RuleDatabase, style: str, hea
             hip = rule.hip_struct if rule.hip_struct and resolution.hip == rule.hip else resolution.hip
             by_count = tuple(sorted(rule.hip_for_args)) if resolution.hip == rule.hip else ()
             mappings.setdefault(rule.cuda, Mapping(rule.library, rule.cuda, hip, neutral, by_count))
-        if rule.hip_added and rule.fallback:
+        if rule.hip_added and rule.older_hip:
             fallbacks.setdefault(rule.cuda, Fallback(rule.cuda, hip_version_number(rule.hip_added), rule.hip_added,
-                                                     rule.fallback, rule.fallback_drop_args))
-        for helper in (helper_providing(resolution.hip), helper_providing(rule.fallback if rule.hip_added else ""),
+                                                     rule.older_hip, rule.older_hip_drop_args))
+        for helper in (helper_providing(resolution.hip), helper_providing(rule.older_hip if rule.hip_added else ""),
                        helper_named(rule.helper) if rule.helper else None):
             if helper is not None:
                 helpers.setdefault(helper.name, helper.text)

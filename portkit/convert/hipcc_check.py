@@ -7,6 +7,7 @@ else is a conversion portkit got wrong: "fail", which the command reports as a p
 from __future__ import annotations
 
 import dataclasses
+import enum
 import os
 import re
 import shutil
@@ -25,14 +26,21 @@ HOST_UNITS = (".cpp", ".cc", ".cxx", ".c")
 _MISSING_HEADER = re.compile(r"fatal error: '([^']+)' file not found")
 _ERROR_AT = re.compile(r"^(.+?):(\d+):(?:\d+:)? (?:fatal )?error:", re.M)
 _MARKER = "portkit: "
-PASS, MARKED, FAIL, UNVERIFIABLE = "pass", "marked", "fail", "not verifiable here"
-STATUSES = (PASS, MARKED, FAIL, UNVERIFIABLE)
+
+
+class VerifyStatus(str, enum.Enum):
+    """What hipcc made of one converted unit."""
+
+    PASS = "pass"
+    MARKED = "marked"  # its first error is at a line portkit marked: where the summary says work remains
+    FAIL = "fail"  # anywhere else: a conversion portkit got wrong
+    NOT_VERIFIABLE = "not verifiable here"  # a header it needs is not installed here
 
 
 @dataclasses.dataclass(frozen=True, order=True)
 class VerifyResult:
     path: str
-    status: str  # one of STATUSES
+    status: VerifyStatus
     message: str = ""
 
 
@@ -68,19 +76,19 @@ def verify_file(hipcc: str, path: Path, include_dirs: tuple[Path, ...], offload_
     try:
         result = subprocess.run(command, capture_output=True, text=True, env=env, timeout=600)
     except (OSError, subprocess.TimeoutExpired) as exc:
-        return VerifyResult(str(path), "fail", f"hipcc could not run: {exc}")
+        return VerifyResult(str(path), VerifyStatus.FAIL, f"hipcc could not run: {exc}")
     if result.returncode == 0:
-        return VerifyResult(str(path), PASS)
+        return VerifyResult(str(path), VerifyStatus.PASS)
     output = result.stderr + result.stdout
     error = _first_error(output)
     if _at_marker(output):
-        return VerifyResult(str(path), MARKED, error)
+        return VerifyResult(str(path), VerifyStatus.MARKED, error)
     missing = _MISSING_HEADER.search(output)
     if missing:
-        return VerifyResult(str(path), UNVERIFIABLE,
+        return VerifyResult(str(path), VerifyStatus.NOT_VERIFIABLE,
                             f"needs <{missing.group(1)}>, which hipcc did not find (not installed, or in a directory "
                             "to add with --verify-flag=-IDIR)")
-    return VerifyResult(str(path), FAIL, error)
+    return VerifyResult(str(path), VerifyStatus.FAIL, error)
 
 
 def _at_marker(output: str) -> bool:

@@ -1,7 +1,8 @@
-"""Which definitions of CUDA names under #if are fallbacks, and which are the project's own.
+"""Guarded definitions: which definitions of CUDA names under #if stand in for CUDA's (for compilers
+without it), and which are the project's own.
 
 `#ifdef USE_CUDNN / #include <cudnn.h> / #else / typedef void* cudnnHandle_t;` defines the name
-only where CUDA's header does not: a fallback, whose uses stay CUDA's. A definition is the
+only where CUDA's header does not: a guarded definition, whose uses stay CUDA's. A definition is the
 project's own, though, where no path through the file leaves the name to CUDA: every branch of
 its #if group defines it (`#if defined(__LP64__)` / `#else`, one typedef each), or the file
 decides the test itself (`#define __CUDA_API_VERSION 5000`, then `#if __CUDA_API_VERSION >=
@@ -53,8 +54,8 @@ def _chain(group: Node) -> tuple[list[Node], list[tuple[int, int]], bool]:
         node = alternative
 
 
-class Fallbacks:
-    """One file's definitions (name nodes), asked which of them are fallbacks."""
+class GuardedDefinitions:
+    """One file's definitions (name nodes), asked which of them are guarded: CUDA's stand-ins."""
 
     def __init__(self, definitions: Iterable[Node]):
         self.at: dict[bytes, list[int]] = {}
@@ -75,7 +76,7 @@ class Fallbacks:
                     self._own[name] = min(self._own.get(name, node.start_byte), node.start_byte)
         return self._own
 
-    def is_fallback(self, name: Node) -> bool:
+    def is_guarded(self, name: Node) -> bool:
         """Whether a definition sits in a branch some path through the file skips for CUDA's declaration."""
         return any(self._conditional(group, name) and not self._decided(group) and not self._everywhere(name, group)
                    for group in self._groups(name))

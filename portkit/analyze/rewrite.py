@@ -1,0 +1,187 @@
+"""What convert writes for one use of a name under the target: decided here, once, as a typed `Fix`.
+
+The spelling comes from the rule's resolution (portkit/rules/versions.py); this module decides
+where it goes (the name, a comparison, a member access, an include target), which call arguments
+change and how (`Cast`, `Replace`, `Drop`, `Append`), and which HIP header an include needs first.
+portkit/convert/edits.py only turns the decision into bytes.
+"""
+from __future__ import annotations
+
+import dataclasses
+import re
+from typing import Iterable
+
+from portkit.analyze.registry import Context
+from portkit.codes import RENAMED_STATUSES
+from portkit.model import (
+    Append, ArgEdit, CallFacts, Cast, Drop, Finding, Fix, FixAction, LaunchFacts, NameFacts, Occurrence, ParsedFile,
+    Replace, Role, Span, Wrap,
+)
+from portkit.rules import Resolution, Rule
+
+# What a call passes for "none" in a pointer argument.
+NULL_POINTERS = frozenset({"NULL", "nullptr", "0"})
+# A 32-bit "all lanes" mask and its 64-bit spelling: on a 64-lane wavefront it must name all 64.
+FULL_MASKS_32 = frozenset({"0xffffffff", "0xFFFFFFFF", "0xffffffffu", "0xFFFFFFFFu", "0xffffffffU", "0xFFFFFFFFU",
+                           "~0u", "~0U", "-1", "0xffffffffUL", "0xffffffffull", "~0"})
+FULL_MASK_64 = "0xffffffffffffffffull"
+_WIDE_MASK = "unsigned long long"
+
+
+def _delimited(path: str, style: str) -> str:
+    return f"<{path}>" if style == "system" else f'"{path}"'
+
+
+def _cast(index: int, type_name: str) -> Cast:
+    # A pointer to const pointers (NVRTC's `const char* const*` options, or a `char**`): only const_cast
+    # changes the inner qualifier; another pointer; a value CUDA converts.
+    cast = "const_cast" if type_name.startswith("const ") and type_name.endswith("**") \
+        else "reinterpret_cast" if "*" in type_name else "static_cast"
+    return Cast(index, cast, type_name)
+
+
+def _mask_edit(occurrence: Occurrence, rule: Rule, resolution: Resolution) -> ArgEdit | None:
+    """A lane mask widened to 64 bits, where the HIP spelling takes one."""
+    mask = occurrence.facts(CallFacts).arg(rule.mask_arg) if rule.mask_arg >= 0 and resolution.hip == rule.hip else ""
+    if mask in FULL_MASKS_32:
+        return Replace(rule.mask_arg, FULL_MASK_64)
+    if mask and not mask.startswith((f"static_cast<{_WIDE_MASK}>", "__activemask()")) \
+            and not mask.lower().endswith("ull") and mask != FULL_MASK_64:
+        return Cast(rule.mask_arg, "static_cast", _WIDE_MASK)
+    return None
+
+
+def argument_edits(occurrence: Occurrence, rule: Rule, resolution: Resolution) -> tuple[ArgEdit, ...]:
+    """Casts where HIP takes void* and CUDA a template, or where HIP's overloads make CUDA's one conversion
+    ambiguous; lane masks widened to 64 bits; a device symbol as HIP_SYMBOL(x); the trailing arguments CUDA
+    defaults and HIP requires, written after the last one given; an argument HIP's signature lacks, passed
+    empty, dropped."""
+    edits: list[ArgEdit] = []
+    for index, type_name in rule.cast_args:
+        text = occurrence.facts(CallFacts).arg(index)
+        cast = _cast(index, type_name)
+        if text and not text.startswith((f"{cast.cast}<{type_name}>", f"({type_name})")):
+            edits.append(cast)
+    mask = _mask_edit(occurrence, rule, resolution)
+    if mask is not None:
+        edits.append(mask)
+    symbol = occurrence.facts(CallFacts).arg(rule.symbol_arg) if rule.symbol_arg >= 0 and resolution.hip == rule.hip else ""
+    if symbol and not symbol.startswith("HIP_SYMBOL"):  # X on AMD, &X on NVIDIA: the source ports to both
+        edits.append(Wrap(rule.symbol_arg, "HIP_SYMBOL"))
+    defaulted = _defaulted(occurrence, rule) if resolution.hip == rule.hip else None
+    if defaulted is not None and all(edit.index != defaulted.index for edit in edits):
+        edits.append(defaulted)
+    extra = extra_argument(occurrence, rule)
+    if extra is not None and extra[1] in NULL_POINTERS:
+        edits.append(Drop(extra[0]))
+    return tuple(edits)
+
+
+def extra_argument(occurrence: Occurrence, rule: Rule) -> tuple[int, str] | None:
+    """For a call of a `null_args` count: the index and text of the argument HIP's signature lacks."""
+    index = dict(rule.null_args).get(len(occurrence.parts)) if rule.null_args else None
+    return (index, occurrence.facts(CallFacts).arg(index)) if index is not None else None
+
+
+def _defaulted(occurrence: Occurrence, rule: Rule) -> Append | None:
+    """`cudaStreamWaitEvent(s, e)` -> `hipStreamWaitEvent(s, e, 0)`: HIP declares no default for flags."""
+    given = len(occurrence.parts)
+    missing = [value for index, value in rule.default_args if index >= given]
+    if not given or not missing or rule.default_args[0][0] > given:
+        return None  # nothing to write after, nothing left out, or more left out than CUDA defaults
+    return Append(given - 1, ", " + ", ".join(missing))
+
+
+def _comparison_fix(occurrence: Occurrence, compared: str, test: str) -> Fix | None:
+    """`__CUDA_ARCH__ >= 600` asks for a device new enough: AMD device code counts as new enough
+    (`defined(__HIP_DEVICE_COMPILE__)`), and as not older than anything (`<` becomes its negation).
+    Host code keeps CUDA's meaning, where the macro is undefined and compares as 0."""
+    operator = compared.split()[0]
+    if operator in (">", ">="):
+        return Fix(FixAction.RENAME, occurrence.parts[0], test)
+    if operator in ("<", "<="):
+        return Fix(FixAction.RENAME, occurrence.parts[0], f"!{test}")
+    return None  # == and != name one NVIDIA generation: the marker says what to do
+
+
+def rule_fix(occurrence: Occurrence | None, spelling: str, resolution: Resolution, context: Context,
+             rule: Rule) -> Fix | None:
+    """What convert may write for one use of a rule's name: the HIP spelling over it, or None."""
+    if occurrence is None or not spelling or resolution.status not in RENAMED_STATUSES:
+        return None
+    if occurrence.span.empty:
+        return None  # written through a macro (clang engine): nothing of its own to rename
+    if occurrence.text in context.project_declared:
+        return None  # a local variable that happens to share the name
+    if occurrence.role is Role.INCLUDE:
+        if spelling == occurrence.text:
+            return None
+        return Fix(FixAction.INCLUDE, occurrence.span, _delimited(spelling, occurrence.detail),
+                   prerequisite=rule.hip_requires)
+    compared = occurrence.facts(NameFacts).compared
+    if compared and rule.compare_as:
+        return _comparison_fix(occurrence, compared, rule.compare_as)
+    if occurrence.role is Role.FIELD and rule.older_hip and spelling == rule.older_hip and occurrence.parts \
+            and not spelling.isidentifier():  # a name is the member older HIP calls it: renamed below
+        return Fix(FixAction.RENAME, occurrence.parts[0], spelling)  # a member HIP lacks: its value, for the whole access
+    if rule.hip_struct and spelling == rule.hip and occurrence.facts(NameFacts).elaborated:
+        spelling = rule.hip_struct
+    call = occurrence.role is Role.CALL
+    edits = argument_edits(occurrence, rule, resolution) if call else ()
+    if call and rule.hip_for_args and spelling == rule.hip:  # counted as written: without a dropped argument
+        spelling = dict(rule.hip_for_args).get(len(occurrence.parts) - sum(isinstance(e, Drop) for e in edits), spelling)
+    if spelling == occurrence.text and not edits:
+        return None
+    # A call passes its arguments (a mask CUDA defaults may be absent); elsewhere none can be seen.
+    drop = min(resolution.drop_args, len(occurrence.parts)) if call else resolution.drop_args
+    return Fix(FixAction.RENAME, occurrence.span, spelling, occurrence.parts if call else (), drop, args=edits)
+
+
+def coordinate_fix(occurrence: Occurrence, coordinates: Iterable[int], cast_to: str) -> Fix:
+    """threadIdx.x and its kin passed where HIP's overloads make their proxy type ambiguous: each cast.
+    Only the arguments change: the name itself is the rule's (umin -> min) or the project's."""
+    keep_name = Span(occurrence.span.start, occurrence.span.start)
+    return Fix(FixAction.RENAME, keep_name, "", occurrence.parts,
+               args=tuple(Cast(i, "static_cast", cast_to) for i in coordinates))
+
+
+def launch_fix(occurrence: Occurrence) -> Fix:
+    """A launch, with the facts that decide how it may be written: `<< <` spacing, use as a value, and a grid
+    or block written `dim3(...)` already."""
+    facts = occurrence.facts(LaunchFacts)
+    return Fix(FixAction.LAUNCH, occurrence.span, occurrence.text, occurrence.parts, spaced_chevrons=facts.spaced,
+               launch_as_value=facts.value, grid_is_dim3=facts.grid_dim3, block_is_dim3=facts.block_dim3)
+
+
+def _included_before(header: str, occurrence: Occurrence, parsed: ParsedFile, context: Context) -> bool:
+    """Whether an earlier #include of the file already brings the HIP `header` (converted or as it is)."""
+    return any(o.span.start < occurrence.span.start and context.rules.hip_header(o.text) == header
+               for o in parsed.of(Role.INCLUDE))
+
+
+def include_finding(finding: Finding, occurrence: Occurrence, parsed: ParsedFile, context: Context) -> Finding:
+    """An include's finding, its prerequisite left out where an earlier #include of the file brings it."""
+    fix = finding.fix
+    if fix is None or not fix.prerequisite or not _included_before(fix.prerequisite, occurrence, parsed, context):
+        return finding
+    return dataclasses.replace(finding, fix=dataclasses.replace(fix, prerequisite=""))
+
+
+_INCLUDE_LINE = re.compile(r"^#include <([^>]+)>", re.M)
+
+
+def prerequisites_met(findings: list[Finding]) -> list[Finding]:
+    """A file's findings, each include's prerequisite left out where the file's own preamble (decided over
+    the whole project, after the file's analysis) inserts that header before it: one #include of it, not two."""
+    inserted = [(f.fix.span.start, header) for f in findings if f.fix is not None and f.fix.action is FixAction.INSERT
+                for header in _INCLUDE_LINE.findall(f.fix.text)]
+    if not inserted:
+        return findings
+    met = []
+    for finding in findings:
+        fix = finding.fix
+        if fix is not None and fix.prerequisite and any(
+                header == fix.prerequisite and start <= fix.span.start for start, header in inserted):
+            finding = dataclasses.replace(finding, fix=dataclasses.replace(fix, prerequisite=""))
+        met.append(finding)
+    return met

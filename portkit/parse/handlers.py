@@ -1,0 +1,483 @@
+"""The capture handlers: what each query capture becomes (occurrences, definitions, declared names).
+
+`HANDLERS` is the table from capture name to handler, run in order by portkit/parse/treesitter.py.
+"""
+from __future__ import annotations
+
+import collections
+import functools
+import re
+from typing import Callable, Iterator
+
+from tree_sitter import Node
+
+from portkit.model import (
+    CallFacts, Facts, FunctionFacts, IncludeFacts, LaunchFacts, MacroFacts, NameFacts, Occurrence, QualifiedFacts,
+    Role, Span, SubscriptFacts, ValueFacts,
+)
+from portkit.parse.guarded import GuardedDefinitions
+from portkit.parse.lexer import SUPPRESSION
+from portkit.parse.linkage import internal_linkage
+from portkit.parse.nodes import (
+    ARGUMENT_TEXT_LIMIT, CUDA_CONDITION_MACROS, DECLARATIONS, HipAlias, Keep, Scopes, c_linkage_blocks, call_facts,
+    compared_with, constant_context, constructs_dim3, declaration_kind, declared_names, defined_types, field_use, function_name,
+    index_guarded, is_hip_alias, named_value, node_position, node_span, node_text, operands,
+    shared_array, signature, under_hip_test,
+)
+from portkit.parse.queries import OPTIONAL_ROLES
+from portkit.parse.spaces import function_declarator, member_owner, parameter_count, spaces_of, spelled_spaces
+from portkit.textutil import LineIndex
+
+_MACRO_TOKEN = re.compile(
+    rb'"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'|/\*.*?\*/|//[^\n]*|([A-Za-z_]\w*)', re.S
+)
+_ASM_IN_MACRO = re.compile(rb'\b(?:asm|__asm__)\s*(?:volatile|__volatile__)?\s*\(\s*((?:"(?:\\.|[^"\\])*"\s*)+)')
+_STRING_CONTENT = re.compile(rb'"((?:\\.|[^"\\])*)"')
+# A variable a #define body declares (`cudaError_t err = call;`): a name after a type, then `=`, `;` or `[`.
+_MACRO_DECLARATION = re.compile(rb"\b([A-Za-z_]\w*)[\s*&]+([A-Za-z_]\w*)\s*[=;\[]")
+_NOT_TYPES = frozenset(b"return else delete throw goto case new sizeof do".split())
+_SPACES = re.compile(r"\s+")
+_BLANK = re.compile(rb"\s")
+_TEMPLATE_TAIL = re.compile(r"<.*")
+_RESERVED = re.compile(rb"^__\w+__$")
+_KERNEL_QUALIFIERS = {"__global__": Role.KERNEL, "__device__": Role.DEVICE_FUNCTION}
+# The facts many names share: one record each.
+_ACCESSED, _SCOPED, _ELABORATED = NameFacts(accessed=True), NameFacts(scoped=True), NameFacts(elaborated=True)
+_C_LINKAGE_INCLUDE = IncludeFacts(c_linkage=True)
+
+
+@functools.lru_cache(maxsize=4)
+def _kept_answers(keep: Keep | None) -> tuple[dict[bytes, bool], Callable[[bytes], bool]]:
+    """`keep` for a name's bytes, remembered per spelling: a file repeats its names many times, and a
+    worker sees the same ones in every file, so most nodes cost one dict look-up and no decoding. The
+    answers so far, and what answers (and remembers) a spelling not among them."""
+    answers: dict[bytes, bool] = {}
+
+    def decide(spelled: bytes) -> bool:
+        answer = answers[spelled] = keep is None or keep(spelled.decode("utf-8", "replace"))
+        return answer
+    return answers, decide
+
+
+@functools.lru_cache(maxsize=4)
+def _kept_spellings(keep: Keep | None) -> Callable[[bytes], bool]:
+    """`_kept_answers` as one function."""
+    answers, decide = _kept_answers(keep)
+
+    def kept(spelled: bytes) -> bool:
+        answer = answers.get(spelled)
+        return decide(spelled) if answer is None else answer
+    return kept
+
+
+@functools.lru_cache(maxsize=4)
+def _kept_qualified(keep: Keep | None) -> Callable[[bytes], str | None]:
+    """A qualified name's spelling without spaces, when `keep` keeps it or its last part (without template
+    arguments); else None. Remembered per spelling, as `_kept_spellings` (`std::vector` recurs everywhere)."""
+    answers: dict[bytes, str | None] = {}
+
+    def kept(spelled: bytes) -> str | None:
+        if spelled in answers:
+            return answers[spelled]
+        text = _SPACES.sub("", spelled.decode("utf-8", "replace"))
+        answer = answers[spelled] = text if keep is None or keep(text) \
+            or keep(_TEMPLATE_TAIL.sub("", text).rsplit("::", 1)[-1]) else None
+        return answer
+    return kept
+
+
+class FileParse:
+    """One file's parse: each query capture name has a handler that emits occurrences.
+
+    `keep`, if given, filters identifier-like occurrences by name (the rule names
+    and CUDA-looking ones); number literals in binary expressions are reported
+    when their text is in `literals`.
+    """
+
+    def __init__(self, source: bytes, parse_bytes: bytes, captures: dict[str, list[Node]], keep: Keep | None,
+                 literals: frozenset[str], api: Keep | None = None, cuda_declared: Keep | None = None,
+                 hip_alias: HipAlias | None = None, roles: frozenset[Role] = OPTIONAL_ROLES,
+                 arguments: Keep | None = None):
+        self.source = source
+        self.roles = roles  # the optional roles to make (OPTIONAL_ROLES)
+        self.arguments = arguments  # whose calls' argument texts to spell out (None: every call's)
+        self.parse_bytes = parse_bytes
+        self.captures = captures
+        if captures.get("defines_type"):
+            captures["definition"] = captures.get("definition", []) + defined_types(captures["defines_type"])
+        self.keep = keep
+        self.literals = literals
+        self.occurrences: list[Occurrence] = []
+        self.scopes = Scopes([])
+        # Declared names matter only where they could be mistaken for a kept name (a variable `texture`):
+        # the rest, most of a file's variables and parameters, are dropped before any further look.
+        kept = _kept_spellings(keep)
+        # C++ reserves __names__ for the implementation: a "declaration" of one is an
+        # attribute macro tree-sitter does not know (__cluster_dims__(2, 1, 1)), so keep it as a use.
+        declared_nodes = [n for n in self.get("declared") if (spelled := n.text) is not None and kept(spelled)
+                          and not _RESERVED.match(spelled) and declaration_kind(n, api) != "use"]
+        definition_nodes: list[Node] = []
+        local_nodes: list[Node] = []
+        for node in self.get("definition"):
+            kind = declaration_kind(node, api)
+            if kind == "declared":
+                definition_nodes.append(node)
+            elif kind == "local" and kept(node.text or b""):
+                local_nodes.append(node)
+        # A CUDA API "defined" in a preprocessor branch that stands in for CUDA's header is no project name:
+        # its uses stay CUDA's. A name no CUDA header declares (a copied CUDA Samples helper) stands in for none.
+        is_cuda = cuda_declared or api
+        candidates = [n for n in definition_nodes if is_cuda is not None and is_cuda(node_text(n))]
+        branches = GuardedDefinitions(definition_nodes) if candidates else None
+        guarded = [n for n in candidates if branches is not None and branches.is_guarded(n)]
+        starts = {n.start_byte for n in guarded}
+        defined = [n for n in definition_nodes if n.start_byte not in starts and not is_hip_alias(n, hip_alias)]
+        self.definitions = {node_text(n) for n in defined}
+        self.guarded = {node_text(n) for n in guarded}
+        # Names this file defines only with internal linkage: no other translation unit can call them.
+        namespaces, members, functions = self.get("anonymous_namespace"), self.get("member_scope"), self.get("function")
+        self.internal = self.definitions - {node_text(n) for n, internal in zip(
+            defined, internal_linkage(defined, namespaces, members, functions)) if not internal}
+        self.declared = {node_text(n) for n in declared_nodes + local_nodes}
+        # A guarded definition's name is a use: renamed with the uses it stands in for (`#else typedef void* cudaStream_t;`).
+        self.skip = {n.start_byte for n in definition_nodes + declared_nodes + local_nodes} - starts
+        self.calls = {n.start_byte for n in self.get("call")}
+
+    def get(self, capture: str) -> list[Node]:
+        return self.captures.get(capture, [])
+
+    def kept(self, name: str) -> bool:
+        return self.keep is None or self.keep(name)
+
+    def emit(self, node: Node, role: Role, text: str | None = None, detail: str = "", parts: tuple[Span, ...] = (),
+             span_node: Node | None = None, info: Facts | None = None) -> None:
+        where = span_node or node
+        self.occurrences.append(Occurrence(
+            node_span(where), role, node_text(node) if text is None else text, node_position(node),
+            self.scopes.name_at(node.start_byte), detail, parts, info,
+        ))
+
+    def functions(self, nodes: list[Node]) -> None:
+        """Function definitions: the scopes every other occurrence is attributed to; kernels and device functions,
+        and host functions the file defines more than once (overloads)."""
+        spans = []
+        named = [function_name(node) for node in nodes]
+        overloaded = {name for name, count in collections.Counter(named).items() if count > 1}
+        for node, name in zip(nodes, named):
+            spans.append((node.start_byte, node.end_byte, name))
+            qualifiers = {c.type for c in node.children if not c.is_named}
+            role = next((r for q, r in _KERNEL_QUALIFIERS.items() if q in qualifiers), None)
+            if role is None and name in overloaded:
+                role = Role.OVERLOAD
+            if role is not None and name:
+                detail = "template" if node.parent is not None and node.parent.type == "template_declaration" else ""
+                self.occurrences.append(Occurrence(node_span(node), role, name, node_position(node), name, detail,
+                                                   info=self._function_facts(node)))
+        self.scopes = Scopes(spans)
+
+    def _function_facts(self, node: Node) -> FunctionFacts:
+        """A function's signature, execution spaces, their spelling and its parameter count."""
+        declarator = function_declarator(node)
+        count = str(parameter_count(declarator)) if declarator is not None else ""
+        return FunctionFacts(*signature(node), " ".join(spaces_of(node)), spelled_spaces(node, self.source), count)
+
+    def members(self, nodes: list[Node]) -> None:
+        """Member functions declared in a class body without a definition: `T *get();`."""
+        for node in nodes:
+            declarator = function_declarator(node)
+            owner = member_owner(node)
+            name = declarator.child_by_field_name("declarator") if declarator is not None else None
+            if name is None or not owner or name.type != "field_identifier":
+                continue
+            self.emit(node, Role.MEMBER_DECLARATION, f"{owner}::{node_text(name)}", " ".join(spaces_of(node)),
+                      info=FunctionFacts(params=str(parameter_count(declarator))))
+
+    def names(self, nodes: list[Node], role: Role) -> None:
+        """Identifiers and type identifiers; a called identifier is a CALL with its arguments."""
+        # A few hundred thousand nodes a run, nine in ten of them dropped by their spelling: looked up inline.
+        skip, calls, (answers, decide), arguments = self.skip, self.calls, _kept_answers(self.keep), self.arguments
+        for node in nodes:
+            spelled = node.text
+            if spelled is None:
+                continue
+            answer = answers.get(spelled)
+            if not (decide(spelled) if answer is None else answer):
+                continue
+            start = node.start_byte
+            if start in skip:
+                continue
+            text = spelled.decode("utf-8", "replace")
+            if start in calls:
+                spans, info = call_facts(node, self.parse_bytes, arguments is None or arguments(text))
+                self.emit(node, Role.CALL, text, parts=spans, info=info)
+                continue
+            parent = node.parent
+            comparison = compared_with(node) if role is Role.IDENTIFIER else None
+            if comparison is not None:
+                compared, expression = comparison
+                self.emit(node, role, text, parts=(node_span(expression),), info=compared)
+            elif role is Role.IDENTIFIER and parent is not None and parent.type == "field_expression":
+                self.emit(node, role, text, info=_ACCESSED)  # `texture.x`: a variable, whatever its name
+            elif parent is not None and parent.type == "qualified_identifier" \
+                    and parent.child_by_field_name("scope") is not None:
+                self.emit(node, role, text, info=_SCOPED)  # `Params::CUDNN_GEMM`: the qualified name decides
+            elif role is Role.IDENTIFIER or parent is not None and parent.type == "type_descriptor":
+                constant = constant_context(node)
+                self.emit(node, role, text, info=NameFacts(constant=constant) if constant else None)
+            elif parent is not None and parent.type == "struct_specifier" and parent.child_by_field_name("body") is None:
+                self.emit(node, role, text, info=_ELABORATED)  # `struct cudaGraphicsResource *r`
+            elif parent is not None and parent.type in DECLARATIONS:
+                declared = declared_names(parent)
+                self.emit(node, role, text, info=NameFacts(declares=declared) if declared else None)
+            else:
+                self.emit(node, role, text)
+
+    def parameter_qualifiers(self, nodes: list[Node]) -> None:
+        """Qualifiers of a parameter that are CUDA names (`__grid_constant__ const P p`): keywords to the grammar."""
+        for node in nodes:
+            text = node_text(node)
+            if self.kept(text):
+                self.emit(node, Role.IDENTIFIER, text)
+
+    def identifiers(self, nodes: list[Node]) -> None:
+        self.names(nodes, Role.IDENTIFIER)
+
+    def types(self, nodes: list[Node]) -> None:
+        self.names(nodes, Role.TYPE)
+
+    def qualified(self, nodes: list[Node]) -> None:
+        kept = _kept_qualified(self.keep)
+        for node in nodes:
+            spelled = node.text or b""
+            text = kept(spelled)
+            if text is None:
+                continue
+            parent = node.parent  # last: each step up walks down from the root
+            if parent is None or parent.type != "qualified_identifier":
+                # Spaces taken out (`cub::BlockReduce<T, N>`): the spelling's first bytes up to a space are as
+                # written, so a rename of the name before the template arguments is still exact.
+                blank = _BLANK.search(spelled) if len(text) != len(spelled) else None
+                self.emit(node, Role.QUALIFIED, text, info=QualifiedFacts(blank.start()) if blank else None)
+
+    def namespace_aliases(self, nodes: list[Node]) -> None:
+        for node in nodes:
+            name = node.child_by_field_name("name")
+            target = node.named_children[-1] if node.named_children else None
+            if name is not None and target is not None and target != name:
+                self.emit(node, Role.NAMESPACE_ALIAS, node_text(name), re.sub(r"\s+", "", node_text(target)).lstrip(":"))
+
+    def usings(self, nodes: list[Node]) -> None:
+        """`using namespace X;` and `using X::name;`: what the file's unqualified names may stand for."""
+        for node in nodes:
+            target = next((c for c in node.named_children if c.type != "comment"), None)
+            if target is not None:
+                kind = "namespace" if any(c.type == "namespace" for c in node.children) else "name"
+                self.emit(node, Role.USING, re.sub(r"\s+", "", node_text(target)).lstrip(":"), kind)
+
+    def includes(self, nodes: list[Node]) -> None:
+        blocks = c_linkage_blocks(self.source) if nodes else []
+        for node in nodes:
+            style = "system" if node.type == "system_lib_string" else "local"
+            # Included inside `extern "C" { }`: the file's C++ (templates) would be an error there.
+            linkage = _C_LINKAGE_INCLUDE if any(start < node.start_byte < end for start, end in blocks) else None
+            self.emit(node, Role.INCLUDE, node_text(node).strip()[1:-1].strip(), style, info=linkage)
+
+    def launches(self, nodes: list[Node]) -> None:
+        """k<<<config>>>(args): the kernel and the configuration come from the same call node.
+
+        parts: the kernel expression, the `<<<` token, each configuration argument, the `>>>`
+        token and the argument list. nvcc also accepts `<< <` and `>> >`, which clang does not.
+        """
+        for node in nodes:
+            call = node.parent
+            name = call.child_by_field_name("function") if call is not None else None
+            arguments = call.child_by_field_name("arguments") if call is not None else None
+            if call is None or name is None or arguments is None or node.child_count < 2:
+                continue
+            kernel = name.child_by_field_name("name") if name.type == "template_function" else name
+            config = [c for c in node.named_children if c.type != "comment"]
+            opening, closing = node.children[0], node.children[-1]
+            parts = (node_span(name), node_span(opening), *map(node_span, config), node_span(closing), node_span(arguments))
+            # (k<<<...>>>(), check()): a value, not a statement
+            info = LaunchFacts(opening.text != b"<<<" or closing.text != b">>>",
+                               call.parent is None or call.parent.type != "expression_statement",
+                               *(len(config) > i and constructs_dim3(config[i]) for i in (0, 1)))  # a dim3 already
+            self.emit(name, Role.LAUNCH, node_text(kernel or name), ", ".join(" ".join(node_text(c).split()) for c in config),
+                      parts, span_node=call, info=info)
+
+    def inline_asm(self, nodes: list[Node]) -> None:
+        for node in nodes:
+            strings = node.child_by_field_name("assembly_code")
+            template = b"".join(_STRING_CONTENT.findall(strings.text or b"")).decode("utf-8", "replace") if strings else ""
+            self.emit(node, Role.INLINE_ASM, template)
+
+    def conditions(self, nodes: list[Node]) -> None:
+        for node in nodes:
+            text = node_text(node)
+            if CUDA_CONDITION_MACROS.search(text):
+                directive = node.parent.children[0].type if node.parent is not None and node.parent.children else "#if"
+                self.emit(node, Role.PREPROCESSOR_CONDITION, " ".join(text.split()), directive)
+
+    def fields(self, nodes: list[Node]) -> None:
+        kept = _kept_spellings(self.keep)  # by the bytes, remembered: most fields are `.x`, `.size`, `.data`
+        for node in nodes:
+            spelled = node.text
+            if spelled is not None and kept(spelled):
+                text = spelled.decode("utf-8", "replace")
+                holder = node.parent.parent if node.parent is not None else None
+                operator = holder.child_by_field_name("operator") if holder is not None and holder.type == "binary_expression" else None
+                access = node.parent if node.parent is not None and node.parent.type == "field_expression" else node
+                self.emit(node, Role.FIELD, text, parts=(node_span(access),),
+                          info=field_use(node.parent, holder if operator is not None else None,
+                                         node_text(operator) if operator is not None else ""))
+
+    def number_literals(self, nodes: list[Node]) -> None:
+        for node in nodes:
+            text = node_text(node)
+            if text in self.literals and node.parent is not None:
+                operator = node.parent.child_by_field_name("operator")
+                self.emit(node, Role.LITERAL, text, node_text(operator) if operator is not None else "", info=operands(node))
+
+    def shared_arrays(self, nodes: list[Node]) -> None:
+        for node in nodes:
+            if node.text == b"__shared__" and node.parent is not None:
+                shared = shared_array(node.parent)
+                if shared is not None:
+                    self.emit(shared[0], Role.SHARED_ARRAY, node_text(shared[0]), span_node=node.parent, info=shared[1])
+
+    def storage_classes(self, nodes: list[Node]) -> None:
+        """`register`: C++17 removed it. The part to delete runs to the next token."""
+        for node in nodes:
+            end = node.next_sibling.start_byte if node.next_sibling is not None else node.end_byte
+            self.emit(node, Role.STORAGE_CLASS, node_text(node), parts=(Span(node.start_byte, end),))
+
+    def linkages(self, nodes: list[Node]) -> None:
+        """`extern "C"__global__`: a linkage string against the next word. The part is where a space goes."""
+        for node in nodes:
+            following = node.next_sibling
+            if following is not None and following.start_byte == node.end_byte:
+                self.emit(node, Role.STORAGE_CLASS, node_text(node), parts=(Span(node.end_byte, node.end_byte),))
+
+    def macro_functions(self, nodes: list[Node]) -> None:
+        """Function-like #defines: the name, and the span of the line without its newline (to guard it)."""
+        for node in nodes:
+            name = node.child_by_field_name("name")
+            value = node.child_by_field_name("value")
+            end = value.end_byte if value is not None else node.end_byte
+            if name is not None:
+                self.emit(name, Role.MACRO_DEFINITION, node_text(name), span_node=node,
+                          parts=(Span(node.start_byte, min(end, node.end_byte)),),
+                          info=MacroFacts(under_hip_test(node)))
+
+    def launch_bounds(self, nodes: list[Node]) -> None:
+        for node in nodes:
+            arguments = [node_text(c) for c in node.named_children if c.type != "comment"]
+            self.emit(node, Role.LAUNCH_BOUNDS, node_text(node), info=CallFacts(tuple(arguments)))
+
+    def named_values(self, nodes: list[Node]) -> None:
+        """Named constants (macros, const/constexpr variables, enumerators) and the initial values of
+        variables, as text: the hazards evaluate sizes and masks spelled with constants, and tell lane
+        ids (`int lane = threadIdx.x & 31`) from other arithmetic by where a variable's value comes from."""
+        initializers = Role.INITIALIZER in self.roles
+        for node in nodes:
+            named = named_value(node, initializers)
+            if named is not None and (named[0] is Role.CONSTANT or self.scopes.name_at(node.start_byte)):
+                self.emit(node, named[0], node_text(node), info=ValueFacts(named[1]))
+
+    def shared_subscripts(self, nodes: list[Node]) -> None:
+        """Indexes into the file's __shared__ arrays (`s[lane]`): a [32] array indexed by lane id assumes 32 lanes."""
+        shared = {o.text for o in self.occurrences if o.role is Role.SHARED_ARRAY}
+        for node in nodes if shared else ():
+            if node_text(node) not in shared:
+                continue  # before any step up the tree: each walks down from the root
+            subscript = node.parent
+            indices = subscript.child_by_field_name("indices") if subscript is not None else None
+            if indices is not None:
+                index = " ".join(node_text(indices).strip("[] ").split())[:ARGUMENT_TEXT_LIMIT]
+                self.emit(node, Role.SUBSCRIPT, node_text(node), info=SubscriptFacts(index, index_guarded(node, index)))
+
+    def empty_braces(self, nodes: list[Node]) -> None:
+        """`x = {}`: an assignment of an empty brace list (ambiguous for some of HIP's types)."""
+        for node in nodes:
+            braces = node.parent.child_by_field_name("right") if node.parent is not None else None
+            if braces is not None and not any(c.type != "comment" for c in braces.named_children):
+                self.emit(node, Role.EMPTY_BRACES, node_text(node), parts=(node_span(braces),))
+
+    def suppressions(self, nodes: list[Node]) -> None:
+        for node in nodes:
+            match = SUPPRESSION.search(node.text or b"")
+            if match:
+                codes = ",".join(c.strip() for c in (match.group(1) or b"").decode("ascii", "replace").split(",") if c.strip())
+                self.emit(node, Role.SUPPRESSION, node_text(node), codes)
+
+    def macro_bodies(self, nodes: list[Node]) -> None:
+        """#define bodies are opaque to tree-sitter: lex them for identifiers, the variables they declare and inline asm."""
+        lines = LineIndex(self.source) if nodes else None
+        for node in nodes:
+            assert lines is not None
+            if _diagnostic_text(node):
+                continue
+            self.occurrences.extend(_macro_occurrences(node, self.source, lines, self.scopes.name_at(node.start_byte), self.keep))
+            self.declared.update(_macro_declarations(node.text or b""))
+
+
+def _macro_declarations(body: bytes) -> Iterator[str]:
+    """The variables a #define body declares, outside its comments and strings."""
+    code = _MACRO_TOKEN.sub(lambda token: token.group() if token.group(1) is not None else b" ", body)
+    return (match.group(2).decode("ascii") for match in _MACRO_DECLARATION.finditer(code) if match.group(1) not in _NOT_TYPES)
+
+
+def _diagnostic_text(argument: Node) -> bool:
+    """The message of an `#error` or `#warning`: text, not code (`#error CUBLAS error names missing`)."""
+    call = argument.parent
+    directive = call.child_by_field_name("directive") if call is not None and call.type == "preproc_call" else None
+    return directive is not None and re.sub(rb"\s+", b"", directive.text or b"") in (b"#error", b"#warning")
+
+
+# Capture name -> handler, in order: functions first, since they set the scopes the others use.
+HANDLERS: tuple[tuple[str, Callable[[FileParse, list[Node]], None]], ...] = (
+    ("function", FileParse.functions),
+    ("member", FileParse.members),
+    ("identifier", FileParse.identifiers),
+    ("type", FileParse.types),
+    ("qualified", FileParse.qualified),
+    ("namespace_alias", FileParse.namespace_aliases),
+    ("using", FileParse.usings),
+    ("include", FileParse.includes),
+    ("launch", FileParse.launches),
+    ("asm", FileParse.inline_asm),
+    ("condition", FileParse.conditions),
+    ("field", FileParse.fields),
+    ("literal", FileParse.number_literals),
+    ("qualifier", FileParse.shared_arrays),
+    ("parameter_qualifier", FileParse.parameter_qualifiers),
+    ("storage", FileParse.storage_classes),
+    ("linkage", FileParse.linkages),
+    ("macro_function", FileParse.macro_functions),
+    ("launch_bounds", FileParse.launch_bounds),
+    ("constant", FileParse.named_values),
+    ("subscript", FileParse.shared_subscripts),  # after "qualifier": it needs the shared arrays
+    ("comment", FileParse.suppressions),
+    ("empty_braces", FileParse.empty_braces),
+    ("macro_body", FileParse.macro_bodies),
+)
+
+
+def _macro_occurrences(node: Node, source: bytes, lines: LineIndex[bytes], function: str, keep: Keep | None) -> list[Occurrence]:
+    """Identifiers and inline asm of one #define body."""
+    base = node.start_byte
+    body = source[base:node.end_byte]
+    found: list[Occurrence] = []
+    for match in _MACRO_TOKEN.finditer(body):
+        if match.group(1) is None:
+            continue
+        name = match.group(1).decode("ascii")
+        if keep is not None and not keep(name):
+            continue
+        start = base + match.start(1)
+        found.append(Occurrence(Span(start, start + len(name)), Role.MACRO_BODY, name, lines.position(start), function))
+    for match in _ASM_IN_MACRO.finditer(body):
+        template = b"".join(_STRING_CONTENT.findall(match.group(1))).decode("utf-8", "replace")
+        start = base + match.start()
+        found.append(Occurrence(Span(start, base + match.end()), Role.INLINE_ASM, template, lines.position(start), function, "macro"))
+    return found

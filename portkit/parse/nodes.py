@@ -1,0 +1,392 @@
+"""Reading tree-sitter nodes: names, calls and their arguments, declarations, comparisons, preprocessor
+context. Pure functions of a node (and the source bytes), for the capture handlers (portkit/parse/handlers.py)."""
+from __future__ import annotations
+
+import bisect
+import re
+from typing import Callable
+
+from tree_sitter import Node
+
+from portkit.model import CallFacts, FieldFacts, NameFacts, Occurrence, OperandFacts, Position, Role, SharedArrayFacts, Span
+from portkit.parse.lexer import layout_of
+from portkit.parse.spaces import function_declarator
+
+# Macros whose tests in #if/#ifdef mark code that only one vendor's compiler sees.
+CUDA_CONDITION_MACROS = re.compile(r"\b(__CUDA_ARCH\w*__|__CUDACC\w*__|__NVCC__|CUDART_VERSION|CUDA_VERSION|__CUDA_API_VERSION\w*)\b")
+
+Keep = Callable[[str], bool]
+HipAlias = Callable[[str, str], bool]
+
+
+def node_text(node: Node) -> str:
+    text = node.text  # a new bytes object at each access
+    return text.decode("utf-8", "replace") if text is not None else ""
+
+
+def node_position(node: Node) -> Position:
+    row, column = node.start_point
+    return Position(row + 1, column + 1)
+
+
+_QUALIFIER_SPACE = re.compile(r"\s*::\s*")
+
+
+def function_name(node: Node) -> str:
+    """The declared name of a function_definition (qualified names kept whole, one-line: `A::f`)."""
+    declarator = function_declarator(node)
+    name = declarator.child_by_field_name("declarator") if declarator is not None else None
+    return _QUALIFIER_SPACE.sub("::", " ".join(node_text(name).split())) if name is not None else ""
+
+
+ARGUMENT_TEXT_LIMIT = 80
+# Where C++ needs a compile-time constant.
+_CONSTANT_PARENTS = {"template_argument_list", "static_assert_declaration", "enumerator", "case_statement"}
+
+
+def constant_context(node: Node) -> str:
+    """"array-size", "template-argument", "static-assert", "constexpr"... or ""."""
+    child, parent = node, node.parent
+    while parent is not None and parent.type not in ("compound_statement", "translation_unit", "function_definition"):
+        if parent.type == "array_declarator" and child != parent.child_by_field_name("declarator"):
+            return "array-size"
+        if parent.type in _CONSTANT_PARENTS:
+            return parent.type.replace("_declaration", "").replace("_list", "").replace("_", "-")
+        if parent.type == "declaration" and any(c.type == "type_qualifier" and c.text == b"constexpr" for c in parent.children):
+            return "constexpr"
+        child, parent = parent, parent.parent
+    return ""
+
+
+def call_facts(name: Node, source: bytes, texts: bool = True) -> tuple[tuple[Span, ...], CallFacts | None]:
+    """A call's argument spans, given the identifier it calls; with `texts`, their texts, and the declared type
+    when the call initialises a variable, or what it is assigned to (`x = f()`). (Each step up the tree walks
+    down from the root: one walk, shared.)"""
+    call = name.parent
+    if call is not None and call.type == "template_function":
+        call = call.parent
+    if call is None or call.type != "call_expression":
+        return (), None
+    arguments = call.child_by_field_name("arguments")
+    spans = tuple([Span(c.start_byte, c.end_byte) for c in arguments.named_children if c.type != "comment"]) \
+        if arguments is not None else ()
+    if not texts:
+        return spans, None
+    args = tuple(" ".join(source[a.start:a.end].decode("utf-8", "replace").split())[:ARGUMENT_TEXT_LIMIT] for a in spans)
+    holder = call.parent
+    if holder is not None and holder.type == "init_declarator" and holder.parent is not None:
+        declared = holder.parent.child_by_field_name("type")
+        if declared is not None:
+            return spans, CallFacts(args, assigned_type=" ".join(node_text(declared).split()))
+    elif holder is not None and holder.type == "assignment_expression" and holder.child_by_field_name("right") == call:
+        operator, left = holder.child_by_field_name("operator"), holder.child_by_field_name("left")
+        if operator is not None and operator.text == b"=" and left is not None:
+            return spans, CallFacts(args, assigned_to=" ".join(node_text(left).split())[:ARGUMENT_TEXT_LIMIT])
+    return spans, CallFacts(args)
+
+
+def shared_array(declaration: Node) -> tuple[Node, SharedArrayFacts] | None:
+    """The name and (element type, dimensions) of a `__shared__ T name[a][b];` declaration."""
+    declarator = declaration.child_by_field_name("declarator")
+    dims: list[str] = []
+    while declarator is not None and declarator.type == "array_declarator":
+        size = declarator.child_by_field_name("size")
+        dims.insert(0, node_text(size) if size is not None else "")
+        declarator = declarator.child_by_field_name("declarator")
+    if declarator is None or not dims:
+        return None
+    element = declaration.child_by_field_name("type")
+    extern = any(c.type == "storage_class_specifier" and c.text == b"extern" for c in declaration.children)
+    return declarator, SharedArrayFacts(" ".join(node_text(element).split()) if element is not None else "", tuple(dims), extern)
+
+
+def operands(literal: Node) -> OperandFacts:
+    """For a number in a binary expression: the other operand's text ("other") and the variable the
+    expression initialises or is assigned to ("target"), which tell a lane id from other arithmetic."""
+    expression = literal.parent
+    assert expression is not None
+    other = next((c for c in expression.named_children if c != literal and c.type != "comment"), None)
+    other_text = " ".join(node_text(other).split())[:ARGUMENT_TEXT_LIMIT] if other is not None else ""
+    holder = expression.parent
+    while holder is not None and holder.type in ("parenthesized_expression", "binary_expression", "cast_expression"):
+        holder = holder.parent
+    target = holder.child_by_field_name("declarator" if holder.type == "init_declarator" else "left") \
+        if holder is not None and holder.type in ("init_declarator", "assignment_expression") else None
+    return OperandFacts(other_text, node_text(target) if target is not None else "")
+
+
+LINE_COMMENT = re.compile(r"//.*|/\*.*?\*/", re.S)  # a #define's value runs to the end of its line, comment included
+_CONSTANT_VALUE = re.compile(r"[\w\s+\-*/%()<>|&~.]*\d[\w\s+\-*/%()<>|&~.]*")
+
+
+def named_value(name: Node, initializers: bool = True) -> tuple[Role, str] | None:
+    """(CONSTANT, value) for `#define N 96`, `constexpr int N = 96`, `const unsigned N = 4 * K`, `enum { N = 96 }`
+    when the value can be a constant expression (digits, names, operators); with `initializers`, (INITIALIZER,
+    value) for any other variable initialised from names (`int lane = tid & 31`) and for a for-loop's
+    variable; else None."""
+    parent = name.parent
+    value = parent.child_by_field_name("value") if parent is not None else None
+    if parent is None or value is None:
+        return None
+    constant = parent.type != "init_declarator" or parent.parent is not None and any(
+        c.type == "type_qualifier" and c.text in (b"const", b"constexpr") for c in parent.parent.children)
+    if not constant and not initializers:
+        return None  # most variables: their value's text is never read
+    text = " ".join(LINE_COMMENT.sub(" ", node_text(value)).split())[:ARGUMENT_TEXT_LIMIT]
+    if constant and _CONSTANT_VALUE.fullmatch(text):
+        return Role.CONSTANT, text
+    if not initializers:
+        return None
+    loop = parent.parent.parent if parent.parent is not None else None  # for (int o = 16; ...): a loop's start
+    if parent.type == "init_declarator" and (re.search(r"[A-Za-z_]", text) or loop is not None and loop.type == "for_statement"):
+        return Role.INITIALIZER, text
+    return None
+
+
+def field_use(field: Node | None, expression: Node | None, operator: str) -> FieldFacts:
+    """How a member access is used: the other operand of its binary expression ("other"), the object
+    (`grid` of `grid.sync()`), and the calls it is an argument of, innermost first ("call"), which tell
+    `prop.major >= 7` and `printf(..., prop.major)` apart."""
+    other_text = object_text = ""
+    if field is not None and expression is not None:
+        other = next((c for c in expression.named_children if c != field and c.type != "comment"), None)
+        if other is not None:
+            other_text = " ".join(node_text(other).split())[:ARGUMENT_TEXT_LIMIT]
+    if field is not None and field.type == "field_expression" and field.child_by_field_name("argument") is not None:
+        object_text = node_text(field.child_by_field_name("argument"))[:ARGUMENT_TEXT_LIMIT]
+    assigned = field is not None and field.parent is not None and field.parent.type == "assignment_expression" \
+        and field.parent.child_by_field_name("left") == field  # prop.major = 0: written, not read
+    calls, node = [], field
+    while node is not None and node.type not in ("compound_statement", "translation_unit", "expression_statement"):
+        if node.type == "argument_list" and node.parent is not None and node.parent.child_by_field_name("function"):
+            calls.append(node_text(node.parent.child_by_field_name("function"))[:ARGUMENT_TEXT_LIMIT])
+        node = node.parent
+    # innermost first: printf(fmt, f(prop.major)) -> "f printf"
+    return FieldFacts(operator, other_text, object_text, assigned, " ".join(calls))
+
+
+def index_guarded(node: Node, index: str) -> bool:
+    """Whether an enclosing `if` or `?:` tests the index (`lane < num_warps ? s[lane] : 0`)."""
+    words = set(re.findall(r"[A-Za-z_]\w*", index))
+    while node.parent is not None and node.type not in ("compound_statement", "function_definition"):
+        parent = node.parent
+        condition = parent.child_by_field_name("condition") if parent.type in ("conditional_expression", "if_statement") else None
+        if condition is not None and condition != node and words & set(re.findall(r"[A-Za-z_]\w*", node_text(condition))):
+            return True
+        node = parent
+    return False
+
+
+DECLARATIONS = ("declaration", "parameter_declaration", "field_declaration")
+
+
+def defined_types(nodes: list[Node]) -> list[Node]:
+    """The names of the types that struct, class, union and enum specifiers with a body, and typedefs, define."""
+    names: list[Node] = []
+    for node in nodes:
+        if node.type == "type_definition":
+            for declarator in node.children_by_field_name("declarator"):
+                names.extend(_typedef_names(declarator))
+            continue
+        name, body = node.child_by_field_name("name"), node.child_by_field_name("body")
+        if name is not None and name.type == "type_identifier" and body is not None and body.is_named:
+            names.append(name)
+    return names
+
+
+def _typedef_names(declarator: Node) -> list[Node]:
+    """`typedef T name;`, `T *name`, `T name(int)`, `T (*name)(int)`: the name."""
+    if declarator.type == "type_identifier":
+        return [declarator]
+    inner = declarator.child_by_field_name("declarator")
+    if inner is None or declarator.type not in ("pointer_declarator", "function_declarator"):
+        return []
+    if inner.type == "type_identifier":
+        return [inner]
+    if declarator.type == "pointer_declarator" or inner.type != "parenthesized_declarator":
+        return []
+    pointed = [c.child_by_field_name("declarator") for c in inner.named_children if c.type == "pointer_declarator"]
+    return [name for name in pointed if name is not None and name.type == "type_identifier"]
+
+
+def declared_names(declaration: Node) -> str:
+    """The plain names a declaration of a type declares (`cudaMemLocation a = {...}, b;` → "a,b"; references
+    too, not pointers or arrays): what a call argument spelled as one of them holds."""
+    names = []
+    for declarator in declaration.children_by_field_name("declarator"):
+        if declarator.type == "init_declarator":
+            declarator = declarator.child_by_field_name("declarator")
+        if declarator is not None and declarator.type == "reference_declarator":
+            declarator = declarator.named_children[0] if declarator.named_children else None
+        if declarator is not None and declarator.type in ("identifier", "field_identifier"):
+            names.append(node_text(declarator))
+    return ",".join(names)
+
+
+def position_key(occurrence: Occurrence) -> tuple[int, int, str]:
+    return occurrence.span.start, occurrence.span.end, occurrence.role  # a str enum: orders by its value
+
+
+def node_span(node: Node) -> Span:
+    return Span(node.start_byte, node.end_byte)
+
+
+class Scopes:
+    """Answers "which function encloses this byte?" with a sorted interval list."""
+
+    def __init__(self, functions: list[tuple[int, int, str]]):
+        self._functions = sorted(functions)
+        self._starts = [f[0] for f in self._functions]
+
+    def name_at(self, offset: int) -> str:
+        index = bisect.bisect_right(self._starts, offset) - 1
+        while index >= 0:
+            start, end, name = self._functions[index]
+            if start <= offset < end:
+                return name
+            index -= 1
+        return ""
+
+
+_FLIPPED = {">": "<", ">=": "<=", "<": ">", "<=": ">=", "==": "==", "!=": "!="}
+
+
+def _branches(directive: Node) -> tuple[tuple[int, int] | None, tuple[int, int] | None]:
+    """The bytes an #if/#elif selects (up to its #elif, #else or #endif) and those it leaves to the rest of the
+    group, as (start, end): what a rewritten test would switch on or off."""
+    condition, alternative = directive.child_by_field_name("condition"), directive.child_by_field_name("alternative")
+    if condition is None:
+        return None, None
+    end = alternative.start_byte if alternative is not None else directive.end_byte
+    otherwise = (alternative.start_byte, alternative.end_byte) if alternative is not None else None
+    return (condition.end_byte, end), otherwise
+
+
+def constructs_dim3(node: Node) -> bool:
+    """`dim3(x, y, z)` (a call of the name dim3), whose value is a dim3 as written."""
+    function = node.child_by_field_name("function") if node.type == "call_expression" else None
+    return function is not None and function.text == b"dim3"
+
+
+def compared_with(name: Node) -> tuple[NameFacts, Node] | None:
+    """For a macro compared with a number in #if/#elif (`__CUDA_ARCH__ >= 600`, `530 <= __CUDA_ARCH__`):
+    its facts ("<operator> <number>", read as the macro on the left, and the directive's branches), and the
+    comparison node."""
+    expression = name.parent
+    if expression is None or expression.type != "binary_expression":
+        return None
+    operator = expression.child_by_field_name("operator")
+    left, right = expression.child_by_field_name("left"), expression.child_by_field_name("right")
+    if operator is None or node_text(operator) not in _FLIPPED or left is None or right is None:
+        return None
+    number, flip = (right, False) if left == name else (left, True)
+    if number.type != "number_literal":
+        return None
+    node = expression.parent
+    while node is not None and node.type not in ("preproc_if", "preproc_elif"):
+        node = node.parent
+    if node is None:
+        return None
+    op = _FLIPPED[node_text(operator)] if flip else node_text(operator)
+    branch, otherwise = _branches(node)
+    return NameFacts(compared=f"{op} {node_text(number)}", branch=branch, otherwise=otherwise), expression
+
+
+_HIP_TESTS = re.compile(rb"__HIP_PLATFORM_AMD__|__HIP_PLATFORM_HCC__|__HIPCC__|__HIP__|__HIP_DEVICE_COMPILE__")
+
+
+def signature(function: Node) -> tuple[tuple[str, ...], bool, bool]:
+    """The first two parameters' types (`double*`; references as their type), and whether a #if on HIP already
+    encloses the definition, or it is one of a #if's alternatives."""
+    types = []
+    declarator = function_declarator(function)
+    parameters = declarator.child_by_field_name("parameters") if declarator is not None else None
+    declared = [p for p in parameters.named_children if p.type == "parameter_declaration"] if parameters else []
+    for index, parameter in enumerate(declared[:2]):
+        kind = parameter.child_by_field_name("type")
+        if kind is not None:
+            pointers = node_text(parameter.child_by_field_name("declarator") or parameter).count("*")
+            types.append(" ".join(node_text(kind).split()) + "*" * pointers)
+    node = function.parent
+    while node is not None:
+        if _tests_for_hip(node):
+            return tuple(types), True, False
+        if node.type in ("preproc_else", "preproc_elif", "preproc_elifdef"):
+            return tuple(types), False, True  # one of a #if's alternatives: the other one may be its twin
+        node = node.parent
+    return tuple(types), False, False
+
+
+def _tests_for_hip(node: Node) -> bool:
+    """Whether `node` is a #if/#ifdef that tests for HIP (convert's own guard, or the project's)."""
+    test = node.child_by_field_name("condition") or node.child_by_field_name("name")
+    return node.type.startswith("preproc_if") and test is not None and _HIP_TESTS.search(test.text or b"") is not None
+
+
+def under_hip_test(node: Node) -> bool:
+    """Whether a #if that tests for HIP encloses `node`."""
+    parent = node.parent
+    while parent is not None and not _tests_for_hip(parent):
+        parent = parent.parent
+    return parent is not None
+
+
+_PRIMITIVE_TYPES = {"primitive_type", "sized_type_specifier", "auto", "placeholder_type_specifier"}
+
+
+def declaration_kind(name: Node, api: Keep | None) -> str:
+    """How to read a declared name: "declared" (it is), "local" (a block-scope "function
+    prototype" that is a variable: `dim3 grid(blocks);`, C++'s most vexing parse), or "use":
+    inside a syntax error, or a statement macro without its `;` (`CHECK( cudaMemcpy(...) )`,
+    read as a declaration of cudaMemcpy). A misparse never makes a CUDA API the project's own."""
+    if name.parent is not None and name.parent.type in ("preproc_def", "preproc_function_def"):
+        return "declared"  # a #define is a line of its own: no misparse around it makes one up
+    node, through_function = name.parent, False
+    while node is not None:
+        if node.is_error or node.type == "ERROR" or node.has_error and node.type == "declaration":
+            return "use"
+        if node.type == "function_declarator":
+            through_function = True
+        elif node.type in ("function_definition", "parameter_list", "field_declaration_list"):
+            return "declared"
+        elif node.type == "declaration":
+            if not (through_function and node.parent is not None and node.parent.type == "compound_statement"):
+                return "declared"
+            kind = node.child_by_field_name("type")
+            if api is not None and api(node_text(name)) and (kind is None or kind.type not in _PRIMITIVE_TYPES):
+                return "use"
+            return "local"
+        node = node.parent
+    return "declared"
+
+
+_FIRST_NAME = re.compile(rb"\s*([A-Za-z_]\w*)")
+
+
+def is_hip_alias(name: Node, hip_alias: HipAlias | None) -> bool:
+    """`#define cudaMalloc hipMalloc`: a porting shim's alias of a CUDA API for the HIP name convert
+    writes. Renaming the uses means the same where the shim is seen and is needed where it is not:
+    the name stays CUDA's."""
+    definition = name.parent
+    if hip_alias is None or definition is None or definition.type not in ("preproc_def", "preproc_function_def"):
+        return False
+    value = definition.child_by_field_name("value")
+    first = _FIRST_NAME.match(value.text or b"") if value is not None else None
+    return first is not None and hip_alias(node_text(name), first.group(1).decode("ascii"))
+
+
+_C_LINKAGE = re.compile(rb'\bextern\s*"C"\s*\{')
+
+
+def c_linkage_blocks(source: bytes) -> list[tuple[int, int]]:
+    """The byte ranges of the `extern "C" { }` blocks. Found in the bytes, not the tree: the pre-parse
+    fixes blank an `extern "C" {` that `#ifdef __cplusplus` keeps apart from its `}`."""
+    if b'extern "C"' not in source:
+        return []
+    layout, blocks = layout_of(source), []
+    for match in _C_LINKAGE.finditer(source):
+        if layout.is_code(match.start()):
+            closing = layout.closing(match.end() - 1)
+            if closing > 0:
+                blocks.append((match.end(), closing))
+    return blocks
