@@ -70,9 +70,10 @@ def run(command: list[str], env: dict[str, str]) -> tuple[float, float]:
     process = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     _, status, usage = os.wait4(process.pid, 0)
     elapsed = time.perf_counter() - start
-    if os.waitstatus_to_exitcode(status) not in (0, 1):
-        error = process.stderr.read().decode()[-500:] if process.stderr else ""
-        raise SystemExit(f"failed: {shlex.join(command)}: {error}")
+    error = process.stderr.read().decode(errors="replace") if process.stderr else ""
+    # 1 is a scan that found something; Python exits 1 on an uncaught exception too, so a traceback is a failure.
+    if os.waitstatus_to_exitcode(status) not in (0, 1) or "Traceback (most recent call last)" in error:
+        raise SystemExit(f"failed: {shlex.join(command)}: {error[-500:]}")
     return elapsed, usage.ru_maxrss / 1024
 
 
