@@ -111,7 +111,7 @@ def parse_bytes(path: str, data: bytes, job: Job, prepared: Prepared | None = No
     return parse_source(path, data, keep=job.keep, literals=WARP_LITERALS, api=rules.is_api,
                         cuda_declared=rules.is_cuda_declared, hip_alias=rules.is_hip_alias, macros=job.macros,
                         prepared=prepared, hip_pointer=rules.is_hip_pointer, roles=job.roles,
-                        arguments=job.arguments_read)
+                        arguments=job.arguments_read, shape=job.keep_sources or job.cache is not None)
 
 
 def _file_context(parsed: ParsedFile, job: Job) -> Context:
