@@ -36,7 +36,7 @@ MAX_SHARD_SIZE = 1 << 30  # bytes: a shard of a million-file tree; a larger one 
 CORRUPT = (KeyError, TypeError, ValueError, IndexError, AttributeError, OverflowError, RecursionError)
 
 FORMAT = "portkit-shard"
-VERSION = 1
+VERSION = 2  # 2: a file's project facts only under "facts" (run/cache.py FORMAT 2)
 _SPEC = re.compile(r"(\d{1,6})/(\d{1,6})")
 
 
