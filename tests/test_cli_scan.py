@@ -117,6 +117,17 @@ def test_user_rules_with_the_old_older_hip_key_are_refused_naming_the_new_key(tm
     assert main(["scan", "--rules", str(rules), str(EXAMPLES / "saxpy")]) == 0
 
 
+def test_user_rules_with_a_shape_key_at_the_top_level_are_refused_naming_the_new_spelling(tmp_path: Path, capsys) -> None:
+    """The keys for a few rules each (compare_as, hip_for_args...) moved under `shape`: one line, exit code 2."""
+    rules = tmp_path / "r.yaml"
+    rules.write_text("library: r\nentries:\n  - {cuda: x, kind: function, hip: y, hip_for_args: {3: z}}\n")
+    assert main(["scan", "--rules", str(rules), str(EXAMPLES / "saxpy")]) == 2
+    assert capsys.readouterr().err.strip() == (f"portkit: error: {rules}: entry 1 (x): key 'hip_for_args' now goes under "
+                                               "'shape' (shape: {hip_for_args: ...}): move it")
+    rules.write_text(rules.read_text().replace("hip_for_args: {3: z}", "shape: {hip_for_args: {3: z}}"))
+    assert main(["scan", "--rules", str(rules), str(EXAMPLES / "saxpy")]) == 0
+
+
 def test_empty_tree_says_so(tmp_path: Path, capsys) -> None:
     assert main(["scan", "--no-color", str(tmp_path)]) == 0
     assert "No CUDA/C++ sources found." in capsys.readouterr().out
