@@ -27,7 +27,7 @@ import tempfile
 from pathlib import Path
 from typing import BinaryIO, Callable, Iterator, TextIO
 
-from portkit.errors import OutputError
+from portkit.errors import InputError, OutputError, PortkitError
 
 STDOUT = "-"
 DEFAULT_READ_LIMIT = 16 << 20
@@ -227,6 +227,33 @@ def read_bytes(path: str | os.PathLike[str], limit: int = DEFAULT_READ_LIMIT) ->
     if len(data) > limit:
         raise TooLarge(len(data))
     return data
+
+
+@dataclasses.dataclass(frozen=True)
+class JsonDocument:
+    """A kind of JSON document portkit reads, as its errors name it: `noun` ("a portkit baseline"), the error a
+    file that is no such document raises, the label of an unreadable one, and what a parse failure says."""
+
+    noun: str
+    limit: int
+    invalid: type[PortkitError] = InputError
+    unreadable: str = "cannot read"
+    not_json: Callable[[ValueError], str] = lambda exc: "not JSON"
+
+
+def read_json(path: Path, document: JsonDocument, parse: Callable[[bytes], object]) -> object:
+    """A JSON document (`parse` of its bytes), read as `read_bytes` reads (a regular file, the read itself
+    capped: a FIFO or /dev/zero behind the name is refused); every failure one error line."""
+    try:
+        return parse(read_bytes(path, document.limit))
+    except TooLarge:
+        raise document.invalid(f"{path}: larger than {document.limit >> 20} MiB; not {document.noun}") from None
+    except OSError as exc:
+        raise InputError(f"{path}: {document.unreadable}: {exc.strerror or exc}") from None
+    except RecursionError:
+        raise document.invalid(f"{path}: not {document.noun} (nested too deeply)") from None
+    except ValueError as exc:  # invalid JSON or UTF-8, or an integer too long to convert
+        raise document.invalid(f"{path}: not {document.noun} ({document.not_json(exc)})") from None
 
 
 def digest(data: bytes) -> str:
