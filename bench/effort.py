@@ -4,14 +4,10 @@
 For every program pair of the corpora in bench/realworld.toml and bench/effort.toml (a
 public CUDA program and the HIP port its authors wrote by hand), this converts the CUDA
 program with `portkit convert`, and measures the residual work: the lines a human changed
-beyond what convert writes, i.e. the diff of the converted tree against the hand port over
-the C/C++/CUDA sources present in both (matched by path, or by path without extension,
-`kernel.cu` ~ `kernel.hip`), ignoring what is no port work: whitespace, comments (portkit's
-`portkit:` markers among them), the helpers portkit writes (done work), the runtime include,
-and the vendor in the project's own names (checkCuda ~ checkHip; lines compared in lower
-case); a replaced block counts its longer side. It scans the CUDA program
-(`portkit scan --format json`) for the estimate's data, and counts its lines of code
-(non-blank source lines).
+beyond what convert writes (bench/effort_residual.py: the diff of the converted tree against
+the hand port over the sources present in both, what is no port work spelled alike on both
+sides). It scans the CUDA program (`portkit scan --format json`) for the estimate's data, and
+counts its lines of code (non-blank source lines).
 
 The pairs are split once, by name: the fit part is every other program of each corpus in
 name order (even positions), the held-out part the rest (odd positions). `--fit` fits the
@@ -32,7 +28,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import difflib
 import io
 import json
 import re
@@ -45,19 +40,11 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent))
 import effort_fit  # noqa: E402  (bench/, beside this script)
+import effort_residual  # noqa: E402
 import realworld  # noqa: E402
+from portkit.rules import load_database  # noqa: E402
 
 TARGET = "5.2"  # the installed HIP: both the conversion and the estimate are for it
-SOURCE_SUFFIXES = realworld.SOURCE_SUFFIXES | {".hip"}
-# What convert writes that no one has to port: its marker comments, its helpers (a guarded block, done
-# work), and the runtime include (the hand port has it too, maybe a line away).
-_MARKER = re.compile(r"//\s*portkit:[^\n]*|/\*\s*portkit:.*?\*/", re.S)
-_HELPER = re.compile(r"^#ifndef (PORTKIT_HELPER_\w+)\n.*?^#endif /\* \1 \*/$", re.S | re.M)
-_RUNTIME_INCLUDE = "#include <hip/hip_runtime.h>"
-# Comments, and spelling CUDA as HIP in the project's own names and messages (checkCuda -> checkHip,
-# CHECK_CUDA -> CHECK_HIP): no port work. Lines are compared in lower case.
-_COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
-_VENDOR = re.compile(r"cuda")
 SAMPLED_CORPUS = "hecbench"  # ~500 pairs: --every N takes one in N
 
 
@@ -80,51 +67,12 @@ def expand_pairs(corpus: realworld.Corpus, rules: list[dict]) -> list[realworld.
     return programs
 
 
-def sources(tree: Path) -> dict[str, Path]:
-    return {p.relative_to(tree).as_posix(): p for p in sorted(tree.rglob("*"))
-            if p.is_file() and p.suffix.lower() in SOURCE_SUFFIXES}
-
-
-def matched_files(converted: Path, hand: Path) -> list[tuple[Path, Path]]:
-    """Files present in both trees: the same path, else the same path without its extension (unique)."""
-    mine, theirs = sources(converted), sources(hand)
-    pairs = [(mine[rel], theirs[rel]) for rel in mine if rel in theirs]
-    stems: dict[str, list[str]] = {}
-    for rel in theirs:
-        if rel not in mine:
-            stems.setdefault(rel.rsplit(".", 1)[0], []).append(rel)
-    for rel in mine:
-        if rel not in theirs and len(stems.get(rel.rsplit(".", 1)[0], [])) == 1:
-            pairs.append((mine[rel], theirs[stems[rel.rsplit(".", 1)[0]][0]]))
-    return pairs
-
-
-def normalised(path: Path) -> list[str]:
-    """The lines that count: whitespace, comments (portkit's markers among them), portkit's helpers, the
-    runtime include and the vendor in names ignored."""
-    text = _HELPER.sub("", _MARKER.sub("", path.read_bytes().decode("utf-8", "replace")))
-    text = _VENDOR.sub("hip", _COMMENT.sub("", text).lower())
-    lines = (" ".join(raw.split()) for raw in text.splitlines())
-    return [line for line in lines if line and line != _RUNTIME_INCLUDE]
-
-
 def source_lines(path: Path) -> int:
     return sum(1 for line in path.read_bytes().splitlines() if line.strip())
 
 
-def changed_lines(a: list[str], b: list[str]) -> int:
-    opcodes = difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes()
-    return sum(max(i2 - i1, j2 - j1) for tag, i1, i2, j1, j2 in opcodes if tag != "equal")
-
-
 def lines_of_code(tree: Path) -> int:
-    return sum(source_lines(p) for p in sources(tree).values())
-
-
-def residual(converted: Path, hand: Path) -> tuple[int, int]:
-    """The lines changed beyond convert's output, over the files present in both; and how many files."""
-    pairs = matched_files(converted, hand) if converted.is_dir() else []
-    return sum(changed_lines(normalised(a), normalised(b)) for a, b in pairs), len(pairs)
+    return sum(source_lines(p) for p in effort_residual.sources(tree).values())
 
 
 def portkit(*argv: str) -> int:
@@ -148,13 +96,13 @@ def measure(corpus: realworld.Corpus, program: realworld.Program, work: Path) ->
         return None
     realworld.write_generated(stage, program.generated)
     portkit("convert", str(stage), "-o", str(out), "--rocm-version", TARGET, "-j", "1")
-    if not (out.is_dir() and matched_files(out, corpus.root / program.hip)):
+    if not (out.is_dir() and effort_residual.matched_files(out, corpus.root / program.hip)):
         return None
     portkit("scan", str(stage), "--format", "json", "-o", str(slot / "scan.json"), "--rocm-version", TARGET, "-j", "1")
     scan = json.loads((slot / "scan.json").read_text())
     return {"corpus": corpus.name, "program": program.name, "converted": str(out),
             "hand": str(corpus.root / program.hip), "loc": lines_of_code(stage), "apis": scan["apis"],
-            "codes": scan["codes"]}
+            "codes": scan["codes"], "files": scan["files"]}
 
 
 def programs(args: argparse.Namespace) -> list[tuple[realworld.Corpus, realworld.Program]]:
@@ -176,6 +124,12 @@ def collect(args: argparse.Namespace) -> list[dict]:
     """Every pair's measurement, kept in --work/measured.json so a second run only reports."""
     store = args.work / "measured.json"
     known = json.loads(store.read_text()) if store.is_file() and not args.again else {}
+    rules = load_database()
+
+    def has_hip(word: str) -> bool:  # a CUDA name with a HIP counterpart: the residual keeps its vendor
+        rule = rules.lookup(word)
+        return rule is not None and bool(rule.hip)
+
     rows = []
     for corpus, program in programs(args):
         key = f"{corpus.name}/{program.name}"
@@ -185,7 +139,7 @@ def collect(args: argparse.Namespace) -> list[dict]:
             store.write_text(json.dumps(known))
         if known[key] is not None:
             row = known[key]
-            row["residual"], row["files"] = residual(Path(row["converted"]), Path(row["hand"]))
+            row["residual"], row["matched"] = effort_residual.residual(Path(row["converted"]), Path(row["hand"]), has_hip)
             rows.append(row)
     return rows
 

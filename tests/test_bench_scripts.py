@@ -129,18 +129,29 @@ def test_the_pinned_scale_trees_fill_both_halves() -> None:
 
 def test_effort_residual_ignores_what_is_no_port_work(tmp_path: Path) -> None:
     sys.path.insert(0, str(ROOT / "bench"))
-    import effort
     import effort_fit
+    import effort_residual
 
     converted, hand = tmp_path / "converted", tmp_path / "hand"
     (converted / "src").mkdir(parents=True)
     (hand / "src").mkdir(parents=True)
     (converted / "src" / "k.cu").write_text(
-        "#include <hip/hip_runtime.h>\n// portkit: PK101 marker\n#ifndef PORTKIT_HELPER_X\n#define PORTKIT_HELPER_X\n"
-        "int portkit_x();\n#endif /* PORTKIT_HELPER_X */\nvoid checkCuda(int e) {  /* portkit: note */\n"
-        "  use(e);\n}\nint lanes = 32;\n")
-    (hand / "src" / "k.hip").write_text("void  checkHip(int e) {\n  use(e);   // checked\n}\n"
-                                        "#include <hip/hip_runtime.h>\nint lanes = 64;\nint extra = 1;\n")
-    assert effort.residual(converted, hand) == (2, 1)  # the warp width, and one line the port added
+        "#include <hip/hip_runtime.h>\n#include <vector>\n#include \"util.cuh\"\n// portkit: PK101 marker\n"
+        "#ifndef PORTKIT_HELPER_X\n#define PORTKIT_HELPER_X\nint portkit_x();\n#endif /* PORTKIT_HELPER_X */\n"
+        "void checkCuda(int e) {  /* portkit: note */\n  use(e);\n}\nint lanes = 32;\n"
+        "k<float><<<grid,\n  block>>>(a, f(b, c));\nk2<<<g, b, 0, s>>>(x);\nhipMemcpyToSymbol(c, h, 4);\n"
+        "hipHostMalloc(&p, 4);\nint i = threadIdx.x;\nprintf(\"cuBLAS failed\");\ncudaLeftAlone(p);\n")
+    (hand / "src" / "k.hip").write_text(
+        "#include \"util.h\"\n#include \"hip/hip_runtime.h\"\n#include <vector>\nvoid  checkHip(int e) {\n"
+        "  use(e);   // checked\n}\nint lanes = 64;\nint extra = 1;\n"
+        "hipLaunchKernelGGL(HIP_KERNEL_NAME(k<float>), dim3(grid), dim3(block), 0, 0, a, f(b, c));\n"
+        "hipLaunchKernelGGL(k2, g, b, 0, s, x);\nhipMemcpyToSymbol(HIP_SYMBOL(c), h, 4);\nhipMallocHost(&p, 4);\n"
+        "int i = hipThreadIdx_x;\nprintf(\"hipBLAS failed\");\nhipLeftAlone(p);\n")
+    known = {"cudaLeftAlone"}  # a CUDA name with a HIP counterpart, which convert did not write: port work
+    # The warp width, the line the port added, and the CUDA name convert left; all the rest is spelling.
+    assert effort_residual.residual(converted, hand, known.__contains__) == (3, 1)
+    assert effort_residual.residual(converted, hand, set().__contains__) == (2, 1)
+    (hand / "src" / "k.hip").write_text((hand / "src" / "k.hip").read_text().replace("dim3(block), 0, 0", "dim3(block), 8, 0"))
+    assert effort_residual.residual(converted, hand, set().__contains__) == (3, 1)  # a shared-memory size is real
     assert effort_fit.spearman([1, 2, 3, 4], [10, 20, 20, 40]) > 0.9
     assert effort_fit.ranks([5, 1, 5, 2]) == [3.5, 1.0, 3.5, 2.0]
