@@ -55,15 +55,24 @@ def pair_rules(path: Path) -> dict[str, list[dict]]:
 
 
 def expand_pairs(corpus: realworld.Corpus, rules: list[dict]) -> list[realworld.Program]:
+    """Directory pairs (the program is the directory), or with `files = true` file pairs: the program is
+    the one CUDA file, diffed against its twin file (RAJAPerf's NAME-Cuda.cpp and NAME-Hip.cpp)."""
     programs = []
     for rule in rules:
         pattern, replacement = rule["twin"]
-        for match in sorted(p for p in corpus.root.glob(rule["glob"]) if p.is_dir()):
+        of_kind = Path.is_file if rule.get("files") else Path.is_dir
+        for match in sorted(p for p in corpus.root.glob(rule["glob"]) if of_kind(p)):
             relative = match.relative_to(corpus.root).as_posix()
             twin = re.sub(pattern, replacement, relative)
-            if twin != relative and (corpus.root / twin).is_dir():
-                name = re.sub(pattern, "", match.name)
-                programs.append(realworld.Program(name, relative, twin, [], [], [], [], [], []))
+            if twin == relative or not of_kind(corpus.root / twin):
+                continue
+            if rule.get("files"):
+                name = re.sub(pattern, "", relative.split("/", 1)[-1])
+                programs.append(realworld.Program(name, match.parent.relative_to(corpus.root).as_posix(), twin,
+                                                  [], [], [], [], [match.name], []))
+            else:
+                programs.append(realworld.Program(re.sub(pattern, "", match.name), relative, twin,
+                                                  [], [], [], [], [], []))
     return programs
 
 
@@ -85,7 +94,8 @@ def portkit(*argv: str) -> int:
 
 def measure(corpus: realworld.Corpus, program: realworld.Program, work: Path) -> dict | None:
     """One pair's residual, lines of code and scan data, or None when nothing matches."""
-    slot = work / "trees" / corpus.name / program.cuda
+    hand = corpus.root / program.hip  # a directory, or one file (a file pair)
+    slot = work / "trees" / corpus.name / program.cuda / (program.files[0] if hand.is_file() else "")
     stage, out = slot / "cuda", slot / "converted"
     for tree in (stage, out):
         shutil.rmtree(tree, ignore_errors=True)
@@ -96,12 +106,13 @@ def measure(corpus: realworld.Corpus, program: realworld.Program, work: Path) ->
         return None
     realworld.write_generated(stage, program.generated)
     portkit("convert", str(stage), "-o", str(out), "--rocm-version", TARGET, "-j", "1")
-    if not (out.is_dir() and effort_residual.matched_files(out, corpus.root / program.hip)):
+    converted = out / program.files[0] if hand.is_file() else out
+    if not effort_residual.file_pairs(converted, hand):
         return None
     portkit("scan", str(stage), "--format", "json", "-o", str(slot / "scan.json"), "--rocm-version", TARGET, "-j", "1")
     scan = json.loads((slot / "scan.json").read_text())
-    return {"corpus": corpus.name, "program": program.name, "converted": str(out),
-            "hand": str(corpus.root / program.hip), "loc": lines_of_code(stage), "apis": scan["apis"],
+    return {"corpus": corpus.name, "program": program.name, "converted": str(converted),
+            "hand": str(hand), "loc": lines_of_code(stage), "apis": scan["apis"],
             "codes": scan["codes"], "files": scan["files"]}
 
 

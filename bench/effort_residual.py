@@ -152,7 +152,7 @@ def normalised(path: Path, is_cuda_name: IsCudaName) -> tuple[list[str], collect
         if include:
             bracket, header = include.groups()
             if header not in _RUNTIME_HEADERS:
-                includes[_VENDOR.sub("hip", _PROJECT_HEADER.sub("", header)) if bracket == '"' else header] += 1
+                includes[_VENDOR.sub("hip", _PROJECT_HEADER.sub("", header)).lower() if bracket == '"' else header] += 1
             continue
         words = [_project_word(word, is_cuda_name) for word in _TOKEN.findall(raw)]
         if words:
@@ -172,7 +172,14 @@ def file_residual(converted: Path, hand: Path, is_cuda_name: IsCudaName) -> int:
                                              sum((their_includes - my_includes).values()))
 
 
+def file_pairs(converted: Path, hand: Path) -> list[tuple[Path, Path]]:
+    """What to diff: two trees' files present in both, or two files (a file pair)."""
+    if converted.is_file() and hand.is_file():
+        return [(converted, hand)]
+    return matched_files(converted, hand) if converted.is_dir() and hand.is_dir() else []
+
+
 def residual(converted: Path, hand: Path, is_cuda_name: IsCudaName) -> tuple[int, int]:
     """The lines changed beyond convert's output, over the files present in both; and how many files."""
-    pairs = matched_files(converted, hand) if converted.is_dir() else []
+    pairs = file_pairs(converted, hand)
     return sum(file_residual(a, b, is_cuda_name) for a, b in pairs), len(pairs)

@@ -155,3 +155,26 @@ def test_effort_residual_ignores_what_is_no_port_work(tmp_path: Path) -> None:
     assert effort_residual.residual(converted, hand, set().__contains__) == (3, 1)  # a shared-memory size is real
     assert effort_fit.spearman([1, 2, 3, 4], [10, 20, 20, 40]) > 0.9
     assert effort_fit.ranks([5, 1, 5, 2]) == [3.5, 1.0, 3.5, 2.0]
+
+
+def test_effort_file_pairs_diff_each_file_against_its_twin(tmp_path: Path) -> None:
+    """RAJAPerf's kernels: NAME-Cuda.cpp and the hand-written NAME-Hip.cpp beside it, among other variants."""
+    sys.path.insert(0, str(ROOT / "bench"))
+    import effort
+    import effort_residual
+    import realworld
+
+    basic = tmp_path / "src" / "basic"
+    basic.mkdir(parents=True)
+    (basic / "DAXPY-Cuda.cpp").write_text('#include "common/CudaDataUtils.hpp"\nRAJA_CUDA_run(y);\ncudaFree(y);\n')
+    (basic / "DAXPY-Hip.cpp").write_text('#include "common/HipDataUtils.hpp"\nRAJA_HIP_run(y);\nhipFree(y);\n')
+    (basic / "DAXPY-Seq.cpp").write_text("run(y);\n")
+    (basic / "COPY-Cuda.cpp").write_text("copy();\n")  # no twin: no program
+    corpus = realworld.Corpus("rajaperf", "LLNL/RAJAPerf", "0" * 40, [], [], root=tmp_path)
+    [program] = effort.expand_pairs(corpus, [{"glob": "src/*/*-Cuda.cpp", "twin": ["-Cuda\\.cpp$", "-Hip.cpp"],
+                                              "files": True}])
+    assert (program.name, program.cuda, program.hip, program.files) == (
+        "basic/DAXPY", "src/basic", "src/basic/DAXPY-Hip.cpp", ["DAXPY-Cuda.cpp"])
+    cuda, hip = basic / "DAXPY-Cuda.cpp", basic / "DAXPY-Hip.cpp"
+    assert effort_residual.residual(cuda, hip, {"cudaFree"}.__contains__) == (1, 1)  # only the call convert does
+    assert effort_residual.residual(cuda, basic, set().__contains__) == (0, 0)  # a file and a tree: nothing to diff
