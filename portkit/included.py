@@ -34,10 +34,12 @@ def _resolve(name: str, includer: str, root: str) -> str | None:
 def included_headers(named: Iterable[str], walked: Iterable[SourceFile], root: str, limit: int) -> list[SourceFile]:
     """The project files the `named` files include, directly or not, that the walk did not find."""
     root = os.path.realpath(root)
-    seen = {os.path.realpath(f.path) for f in walked}
     # A file named outside the project root has its own directory as its project.
     todo = [(path, root if _inside(path, root) else os.path.dirname(path))
             for path in (os.path.realpath(p) for p in named if os.path.isfile(p))]
+    if not todo:
+        return []  # only directories named: the walk found their files (resolving each would cost 0.3 s on 1M lines)
+    seen = {os.path.realpath(f.path) for f in walked}
     found: list[SourceFile] = []
     while todo and len(found) < MAX_FILES:
         includer, top = todo.pop()
