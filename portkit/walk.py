@@ -114,7 +114,10 @@ def _ignore_spec(directory: str, warnings: list[WalkWarning]) -> IgnoreSpec | No
 def _ignored(path: str, is_dir: bool, specs: list[tuple[str, IgnoreSpec]]) -> bool:
     """Whether an entry of a walked directory is ignored (the walk skipped every ignored directory above it)."""
     for base, spec in specs:
-        rel = os.path.relpath(os.path.abspath(path), os.path.abspath(base)).replace(os.sep, "/")
+        if path.startswith(base + os.sep):  # the walk joined it onto `base`: no '.', '..' or '//' below it
+            rel = path[len(base) + 1:].replace(os.sep, "/")
+        else:
+            rel = os.path.relpath(os.path.abspath(path), os.path.abspath(base)).replace(os.sep, "/")
         if rel.startswith("../"):
             continue  # anchored elsewhere: a pattern only applies below its root
         if spec.match_entry(rel + "/" if is_dir else rel):
