@@ -26,7 +26,7 @@ from portkit.run.request import RunRequest
 from portkit.run.workers import Workers
 from portkit.settings import RunSettings
 from portkit.textutil import printable
-from portkit.walk import CONVERTED_BUILD_TYPES
+from portkit.walk import CONVERTED_BUILD_TYPES, LINK_OUT
 
 BACKENDS = ("native", "hipify-perl")
 LAUNCH_SYNTAXES = ("cuda", "hip")
@@ -187,6 +187,8 @@ def convert_project(settings: RunSettings, options: ConvertOptions, progress: bo
             writer.abandon()
         raise
     outcome.failures.extend(result.unread())
+    if writer is None:  # an output tree notes them as it mirrors the inputs
+        outcome.notes.extend(f"{d.path}: {d.message}" for d in result.diagnostics if d.message == LINK_OUT)
     outcome.scan = result
     log = WriteLog()
     if options.in_place:

@@ -199,6 +199,7 @@ def test_symlinks_stay_links_and_never_lead_out(user: str, work: Path) -> None:
     run = portkit(["convert", "--in-place", str(src)], work, as_user=prefix)
     assert run.code == 0, run.err  # a link out of the inputs is never read: skipped by the walk (#48 class 2)
     assert "inner-link.cu" not in run.err  # its target is converted itself
+    assert f"{src / 'outer-link.cu'}: symbolic link leading out of the input directory; skipped" in run.err, run.err
     assert os.readlink(src / "inner-link.cu") == "k.cu" and os.path.islink(src / "outer-link.cu")
     assert (src / "k.cu").read_bytes() == HIP and outside.read_bytes() == CUDA
 
