@@ -20,13 +20,13 @@ import errno
 import hashlib
 import io
 import os
-import shutil
 import stat
 import sys
 import tempfile
 from pathlib import Path
 from typing import BinaryIO, Callable, Iterator, TextIO
 
+from portkit import temporaries
 from portkit.errors import OutputError
 
 STDOUT = "-"
@@ -58,14 +58,14 @@ def _committing(path: Path, mode: int | None, owner: tuple[int, int] | None = No
                 place: Callable[[str, Path], None] = os.replace, durable: bool = True) -> Iterator[BinaryIO]:
     """A temporary file in `path`'s directory, open for the block; then `place`d (renamed over `path`).
 
-    The temporary name is short (".pk" + 8 random characters + ".tmp"), so it fits
-    NAME_MAX beside a 255-byte name. `before_replace` runs last, right before the
+    The temporary name is short (".pk-PID-" + 8 random characters + ".tmp", portkit/temporaries.py),
+    so it fits NAME_MAX beside a 255-byte name. `before_replace` runs last, right before the
     rename: it raises to leave the target as it is. A block that raises leaves it as it is too.
     `durable`: fsync before the rename, so that even a power cut never leaves the target
     empty (a killed process never can); a new file in an output tree, which replaces
     nothing, skips it.
     """
-    fd, tmp = tempfile.mkstemp(prefix=".pk", suffix=".tmp", dir=path.parent)
+    fd, tmp = tempfile.mkstemp(prefix=temporaries.prefix(), suffix=temporaries.SUFFIX, dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as handle:
             yield handle
@@ -170,32 +170,58 @@ def _kind(found: os.stat_result) -> str:
     return "not a regular file, a character device or a FIFO"
 
 
-def write_tree_file(path: Path, data: bytes | None = None, source: Path | None = None, mode: int | None = None) -> None:
-    """Write a file inside an output tree: `data`, or a streamed copy of `source`.
+def write_tree_file(path: Path, data: bytes | None = None, source: Path | None = None, mode: int | None = None,
+                    seen: Seen | None = None, new: bool = False, placing: Callable[[str], None] | None = None) -> str:
+    """Write a file inside an output tree: `data`, or a streamed copy of `source`; the SHA-256 written.
 
     Only a regular file (or nothing) is replaced; a symlink, FIFO or device
-    where the file should go is refused, never followed or opened. A new file is
-    not fsynced: it replaces nothing, and a killed run still leaves it whole or absent.
+    where the file should go is refused, never followed or opened. `seen`: the file
+    as the run first found it, replaced only if it still is; `new`: the name was
+    free, and a file that appeared there since is left (both Refused). `placing`
+    hears the bytes' SHA-256 right before they take the name (the output's journal).
+    A new file is not fsynced: it replaces nothing, and a killed run still leaves it
+    whole or absent.
     """
+    hasher = hashlib.sha256()
+
+    def before_replace() -> None:
+        if seen is not None:
+            _unchanged(path, seen.expected, seen.found)
+        if placing is not None:
+            placing(hasher.hexdigest())
+
     try:
         found = _stat(path, follow=False)
         if found is not None and not stat.S_ISREG(found.st_mode):
             what = "a symbolic link" if stat.S_ISLNK(found.st_mode) else _kind(found)
             raise OutputError(f"{path}: {what} where portkit's output goes; left as it is")
-        if source is None:
-            _commit(path, lambda h: h.write(data or b""), mode, durable=found is not None)
-            return
+        src = _source(source)
+        with src or contextlib.nullcontext():  # streamed: a large file never sits in memory
+            _commit(path, lambda h: _fill(h, hasher, data, src), mode, before_replace=before_replace,
+                    place=_place_new if new else os.replace, durable=found is not None)
+    except FileExistsError:
+        raise Refused(f"{path}: appeared while portkit was running; left as it is") from None
     except OSError as exc:
         raise _cannot(path, exc) from None
+    return hasher.hexdigest()
+
+
+def _source(source: Path | None) -> BinaryIO | None:
     try:
-        src = open_regular(source)
+        return open_regular(source) if source is not None else None
     except OSError as exc:
         raise OutputError(f"{source}: cannot read: {exc.strerror or exc}") from None
-    with src:  # streamed: a large file never sits in memory
-        try:
-            _commit(path, lambda h: shutil.copyfileobj(src, h, 1 << 20), mode, durable=found is not None)
-        except OSError as exc:
-            raise _cannot(path, exc) from None
+
+
+def _fill(handle: BinaryIO, hasher: "hashlib._Hash", data: bytes | None, source: BinaryIO | None) -> None:
+    """Write `data`, or copy `source` a chunk at a time, hashing what is written."""
+    if source is None:
+        hasher.update(data or b"")
+        handle.write(data or b"")
+        return
+    while chunk := source.read(1 << 20):
+        hasher.update(chunk)
+        handle.write(chunk)
 
 
 def open_regular(path: Path | str, follow: bool = True) -> BinaryIO:
@@ -260,6 +286,23 @@ def _unchanged(path: Path, expected: Expected, first: os.stat_result) -> None:
     same = (now.st_size, now.st_mtime_ns, now.st_ino) == (first.st_size, first.st_mtime_ns, first.st_ino)
     if not same or now.st_size != expected.size or file_digest(path) != expected.sha256:
         raise Refused(f"{path}: changed while portkit was running; left as it is, run again")
+
+
+@dataclasses.dataclass(frozen=True)
+class Seen:
+    """A file of an output tree as a run first found it: replaced only while it is still so."""
+
+    expected: Expected
+    found: os.stat_result
+
+    @classmethod
+    def at(cls, path: Path) -> "Seen | None":
+        """What is at `path` now; None when nothing is."""
+        try:
+            found = os.lstat(path)
+        except FileNotFoundError:
+            return None
+        return cls(Expected(found.st_size, file_digest(path) or ""), found)
 
 
 def check_rewritable(path: Path, expected: Expected, force: bool = False) -> os.stat_result:

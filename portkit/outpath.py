@@ -7,9 +7,10 @@ One check for every command that writes, made before anything is written:
 - `make_directory`: directories of an output tree are made one component at a
   time, refusing a symlink or a file on the way, so nothing is made outside it.
 - `OutputTree`: an output directory must be empty or portkit's own. Its manifest
-  (.portkit-manifest.json) records each file portkit wrote and its SHA-256; a file
-  portkit did not write, or that changed since, is a conflict, never overwritten
-  unless forced.
+  (.portkit-manifest.json) records each file portkit wrote and its SHA-256, and
+  while a run writes, its journal (portkit/journal.py) each file about to be placed;
+  a file portkit did not write, or that changed since, is a conflict, never
+  overwritten unless forced. A file that changes while the run goes on is left too.
 """
 from __future__ import annotations
 
@@ -20,7 +21,9 @@ from pathlib import Path, PurePosixPath
 from typing import Iterable
 
 from portkit.errors import OutputError
-from portkit.fileio import digest, file_digest, write_tree_file
+from portkit import temporaries
+from portkit.fileio import Refused, Seen, digest, file_digest, write_tree_file
+from portkit.journal import JOURNAL, Journal, read_journal
 from portkit.textutil import printable
 
 MANIFEST = ".portkit-manifest.json"
@@ -89,16 +92,43 @@ def make_directory(root: Path, relative: PurePosixPath) -> Path:
 
 
 class OutputTree:
-    """An output directory portkit writes a tree into, with its manifest."""
+    """An output directory portkit writes a tree into, with its manifest and, while it writes, its journal."""
 
     def __init__(self, root: Path):
         self.root = root
         self.recorded: dict[str, str] = {}  # relative path (POSIX) -> SHA-256 of what portkit wrote
+        self.seen: dict[str, Seen] = {}  # the planned files there were when the run began
+        self.removed: list[Path] = []  # temporary files an interrupted run left, removed
+        self.journal = Journal(root / JOURNAL)
         self._directories: dict[PurePosixPath, Path] = {}  # made or checked in this run: once per directory
         self.made: Path | None = None  # the outermost directory `open` made (the root, or one above it)
 
     def open(self, planned: Iterable[PurePosixPath], force: bool) -> None:
         """Make the directory; refuse, before anything is written, to write over files portkit did not write."""
+        entries = self._make()
+        journal = read_journal(self.root / JOURNAL)
+        if journal is None and os.path.lexists(self.root / JOURNAL):
+            raise OutputError(f"{self.root / JOURNAL}: not portkit's journal; move it or choose another directory")
+        manifest = _read_manifest(self.root / MANIFEST)
+        known = _known(manifest or {}, journal or [])
+        planned = list(planned)
+        # An empty directory has nothing to conflict with (a new tree: no look at each planned file).
+        self.seen = {p.as_posix(): s for p in planned if (s := Seen.at(self.root / p)) is not None} if entries else {}
+        self.recorded = _resolve(self.root, known, self.seen)
+        if not force and entries and manifest is None and journal is None:
+            raise OutputError(f"{self.root}: not empty, and not written by portkit (no {MANIFEST}); "
+                              "choose an empty or new directory, or force")
+        conflicts = [] if force else [k for k, s in self.seen.items() if s.expected.sha256 not in known.get(k, ())]
+        if conflicts:
+            shown = ", ".join(printable(c) for c in conflicts[:_SHOWN]) + (", ..." if len(conflicts) > _SHOWN else "")
+            raise OutputError(f"{self.root}: {len(conflicts)} files exist that portkit did not write or that changed "
+                              f"since ({shown}); move them, choose another directory, or force")
+        if entries:
+            self.removed = temporaries.remove_stray([self.root, *{self.root / p.parent for p in planned}])
+        self.journal.start()
+
+    def _make(self) -> list[str]:
+        """Make the directory (noting the outermost one made); what it holds."""
         if os.path.lexists(self.root) and not os.path.isdir(self.root):
             raise OutputError(f"{self.root}: cannot write: Not a directory")
         missing = Path(os.path.abspath(self.root))
@@ -106,55 +136,73 @@ class OutputTree:
             self.made, missing = missing, missing.parent
         try:
             self.root.mkdir(parents=True, exist_ok=True)  # the directory the user named, wherever it leads
-            entries = os.listdir(self.root)
+            return os.listdir(self.root)
         except OSError as exc:
             raise OutputError(f"{self.root}: cannot write: {exc.strerror or exc}") from None
-        manifest = _read_manifest(self.root / MANIFEST)
-        self.recorded = manifest or {}
-        if force:
-            return
-        if entries and manifest is None:
-            raise OutputError(f"{self.root}: not empty, and not written by portkit (no {MANIFEST}); "
-                              "choose an empty or new directory, or force")
-        # An empty directory has nothing to conflict with (a new tree: no look at each planned file).
-        conflicts = [p.as_posix() for p in planned if self._conflict(p)] if entries else []
-        if conflicts:
-            shown = ", ".join(printable(c) for c in conflicts[:_SHOWN]) + (", ..." if len(conflicts) > _SHOWN else "")
-            raise OutputError(f"{self.root}: {len(conflicts)} files exist that portkit did not write or that changed "
-                              f"since ({shown}); move them, choose another directory, or force")
-
-    def _conflict(self, relative: PurePosixPath) -> bool:
-        path = self.root / relative
-        if not os.path.lexists(path):
-            return False
-        recorded = self.recorded.get(relative.as_posix())
-        return recorded is None or file_digest(path) != recorded
 
     def write(self, relative: PurePosixPath, data: bytes | None = None, source: Path | None = None,
               mode: int | None = None) -> bool:
-        """Write one file of the tree (its bytes, or a copy of `source`); False when it already held them."""
+        """Write one file of the tree (its bytes, or a copy of `source`); False when it already held them.
+        A file that changed since the run began (an edit saved meanwhile) is left: Refused."""
         directory = self._directories.get(relative.parent)
         if directory is None:
             directory = self._directories[relative.parent] = make_directory(self.root, relative.parent)
-        target = directory / relative.name
+        target, key = directory / relative.name, relative.as_posix()
         current = file_digest(target)
-        if current is not None and current == (file_digest(source) if source is not None else digest(data or b"")):
-            self.recorded[relative.as_posix()] = current
+        if current is not None and current == _digest_of(data, source):
+            self.recorded[key] = current
             return False
-        write_tree_file(target, data, source, mode)
-        # The bytes written are known; a copy is read back (streamed, it was never held).
-        self.recorded[relative.as_posix()] = (file_digest(target) or "") if source is not None else digest(data or b"")
+        seen = self.seen.get(key) if os.path.lexists(target) else None  # deleted meanwhile: written anew
+        if current is not None and seen is None:
+            raise Refused(f"{target}: appeared while portkit was running; left as it is")
+        if current is not None and current != seen.expected.sha256:
+            raise Refused(f"{target}: changed while portkit was running; left as it is, run again")
+        try:
+            self.recorded[key] = write_tree_file(target, data, source, mode, seen=seen, new=seen is None,
+                                                 placing=lambda sha256: self.journal.record(key, sha256))
+        except Refused:
+            if file_digest(target) != _digest_of(data, source):
+                raise
+            self.recorded[key] = file_digest(target) or ""  # another run placed the very same bytes meanwhile
+            return False
         return True
 
     def save(self) -> None:
-        """Record what portkit wrote, so that a later run may write here again."""
+        """Record what portkit wrote, so that a later run may write here again; the journal has served."""
         data = {"tool": "portkit", "schema_version": 1, "files": dict(sorted(self.recorded.items()))}
         write_tree_file(self.root / MANIFEST, (json.dumps(data, indent=1) + "\n").encode("ascii"))
+        self.journal.close(remove=True)
+
+    def discard(self) -> None:
+        """Nothing was written: the journal this run made goes (one an interrupted run left stays)."""
+        self.journal.close(remove=self.journal.started)
 
 
-def is_manifest(path: Path) -> bool:
-    """Whether `path` is a manifest portkit wrote (an earlier output used as an input)."""
-    return _read_manifest(path) is not None
+def _digest_of(data: bytes | None, source: Path | None) -> str | None:
+    return file_digest(source) if source is not None else digest(data or b"")
+
+
+def _known(manifest: dict[str, str], journal: list[tuple[str, str]]) -> dict[str, list[str]]:
+    """Every SHA-256 portkit wrote (or was about to write) at each path: the manifest's, then the journal's."""
+    known = {path: [sha256] for path, sha256 in manifest.items()}
+    for path, sha256 in journal:
+        known.setdefault(path, []).append(sha256)
+    return known
+
+
+def _resolve(root: Path, known: dict[str, list[str]], seen: dict[str, Seen]) -> dict[str, str]:
+    """What portkit wrote at each path: of the SHA-256s known, the one the file holds (when a run was cut
+    short between its journal line and the rename, the older one), else the latest."""
+    recorded = {}
+    for path, candidates in known.items():
+        now = seen[path].expected.sha256 if path in seen else file_digest(root / path) if len(candidates) > 1 else None
+        recorded[path] = now if now in candidates else candidates[-1]
+    return recorded
+
+
+def is_own_record(path: Path) -> bool:
+    """Whether `path` is a manifest or a journal portkit wrote (an earlier output used as an input)."""
+    return _read_manifest(path) is not None or read_journal(path) is not None
 
 
 def _read_manifest(path: Path) -> dict[str, str] | None:
