@@ -22,7 +22,6 @@ import io
 import os
 import stat
 import sys
-import tempfile
 from pathlib import Path
 from typing import BinaryIO, Callable, Iterator, TextIO
 
@@ -65,7 +64,7 @@ def _committing(path: Path, mode: int | None, owner: tuple[int, int] | None = No
     empty (a killed process never can); a new file in an output tree, which replaces
     nothing, skips it.
     """
-    fd, tmp = tempfile.mkstemp(prefix=temporaries.prefix(), suffix=temporaries.SUFFIX, dir=path.parent)
+    fd, tmp = temporaries.create(path.parent)
     try:
         with os.fdopen(fd, "wb") as handle:
             yield handle
@@ -82,6 +81,8 @@ def _committing(path: Path, mode: int | None, owner: tuple[int, int] | None = No
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
+    finally:
+        temporaries.forget(tmp)
 
 
 def _kept_mode(mode: int, owner: tuple[int, int] | None) -> int:

@@ -1,27 +1,55 @@
-"""portkit's temporary files: their name, and the removal of those an interrupted run left behind.
+"""portkit's temporary files: their name, and the removal of those a stopped run left behind.
 
 Every file portkit writes is first a temporary file beside it, `.pk-PID-XXXXXXXX.tmp`
 (the writing process's id, 8 random characters), renamed into place when whole.
-A run stopped by SIGTERM or Ctrl-C removes its own; one killed outright (SIGKILL,
-a power cut) cannot, so the next run removes those whose process is gone. The
-process id in the name is what makes that safe: a temporary file of a run still
-going on beside this one is never touched, and nothing named otherwise ever is.
+A run stopped by SIGTERM or Ctrl-C removes its own: each is registered before it
+exists, so however late the signal comes, `remove_mine` knows it. One killed
+outright (SIGKILL, a power cut) cannot, so the next run removes those whose process
+is gone. The process id in the name is what makes that safe: a temporary file of a
+run still going on beside this one is never touched, and nothing named otherwise ever is.
 """
 from __future__ import annotations
 
+import contextlib
+import errno
 import os
+import random
 import re
 import stat
 from pathlib import Path
 from typing import Iterable
 
 SUFFIX = ".tmp"
-_NAME = re.compile(r"\.pk-([1-9][0-9]{0,9})-[a-z0-9_]{8}\.tmp")  # tempfile's 8 characters: a-z, 0-9 and _
+_CHARACTERS = "abcdefghijklmnopqrstuvwxyz0123456789_"
+_NAME = re.compile(r"\.pk-([1-9][0-9]{0,9})-[a-z0-9_]{8}\.tmp")
+_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+_mine: set[str] = set()  # this process's temporary files not yet placed (or about to be made)
 
 
-def prefix() -> str:
-    """The start of this process's temporary names (tempfile adds the random characters and SUFFIX)."""
-    return f".pk-{os.getpid()}-"
+def create(directory: Path) -> tuple[int, str]:
+    """A new temporary file in `directory`, open for writing (mode 0600): its descriptor and path.
+    Registered before it is made, so that `remove_mine` removes it even if a signal comes mid-way;
+    the caller `forget`s it once it is placed or removed."""
+    for _ in range(100):
+        path = os.path.join(directory, f".pk-{os.getpid()}-{''.join(random.choices(_CHARACTERS, k=8))}{SUFFIX}")
+        _mine.add(path)
+        try:
+            return os.open(path, _FLAGS, 0o600), path
+        except FileExistsError:
+            _mine.discard(path)
+    raise FileExistsError(errno.EEXIST, "no free temporary name", str(directory))
+
+
+def forget(path: str) -> None:
+    _mine.discard(path)
+
+
+def remove_mine() -> None:
+    """Remove this process's temporary files that were never placed (a run stopped by a signal)."""
+    for path in list(_mine):
+        with contextlib.suppress(OSError):
+            os.unlink(path)
+        _mine.discard(path)
 
 
 def _running(pid: int) -> bool:

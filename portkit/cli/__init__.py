@@ -21,6 +21,7 @@ import typer
 from portkit.cli import check, convert, merge, rules, scan, shim  # noqa: F401 - importing registers the commands
 from portkit.cli.app import app, end_process_after
 from portkit.cli.terminate import EXIT_CODE as _TERMINATED, Terminated, terminate_as_exception
+from portkit import temporaries
 from portkit.errors import PortkitError
 from portkit.fileio import ClosedPipe, GuardedStream, silence
 from portkit.textutil import printable
@@ -107,6 +108,7 @@ def main(argv: Optional[list[str]] = None) -> int:
         with terminate_as_exception():
             return _run(argv)
     finally:
+        temporaries.remove_mine()  # those a signal stopped before they were placed
         gc.set_threshold(*thresholds)
         sys.stdout = stdout
 
