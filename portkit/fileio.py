@@ -54,7 +54,8 @@ def _default_mode() -> int:
 @contextlib.contextmanager
 def _committing(path: Path, mode: int | None, owner: tuple[int, int] | None = None,
                 before_replace: Callable[[], None] | None = None,
-                place: Callable[[str, Path], None] = os.replace, durable: bool = True) -> Iterator[BinaryIO]:
+                place: Callable[[str, Path | str, int | None], None] | None = None, durable: bool = True,
+                directory: int | None = None) -> Iterator[BinaryIO]:
     """A temporary file in `path`'s directory, open for the block; then `place`d (renamed over `path`).
 
     The temporary name is short (".pk-PID-" + 8 random characters + ".tmp", portkit/temporaries.py),
@@ -62,27 +63,37 @@ def _committing(path: Path, mode: int | None, owner: tuple[int, int] | None = No
     rename: it raises to leave the target as it is. A block that raises leaves it as it is too.
     `durable`: fsync before the rename, so that even a power cut never leaves the target
     empty (a killed process never can); a new file in an output tree, which replaces
-    nothing, skips it.
+    nothing, skips it. `directory`: a descriptor of `path`'s directory, through which
+    every step goes (a directory swapped for a symlink meanwhile is never followed).
     """
-    fd, tmp = temporaries.create(path.parent)
+    fd, tmp = temporaries.create(path.parent, directory)
     try:
         with os.fdopen(fd, "wb") as handle:
             yield handle
             handle.flush()
+            if owner is not None and owner != (os.geteuid(), os.getegid()):
+                os.fchown(handle.fileno(), *owner)  # before chmod: chown clears set-user-ID bits
+            os.fchmod(handle.fileno(), _default_mode() if mode is None else _kept_mode(mode, owner))
             if durable:
                 os.fsync(handle.fileno())
-        if owner is not None and owner != (os.geteuid(), os.getegid()):
-            os.chown(tmp, *owner)  # before chmod: chown clears set-user-ID bits
-        os.chmod(tmp, _default_mode() if mode is None else _kept_mode(mode, owner))
         if before_replace is not None:
             before_replace()
-        place(tmp, path)
+        (place or _replace)(tmp, _name(path, directory), directory)
     except BaseException:
         with contextlib.suppress(OSError):
-            os.unlink(tmp)
+            os.unlink(tmp, dir_fd=directory)
         raise
     finally:
-        temporaries.forget(tmp)
+        temporaries.forget(os.path.join(path.parent, os.path.basename(tmp)))  # as `create` registered it
+
+
+def _name(path: Path, directory: int | None) -> Path | str:
+    """How `path` is named in calls: its last component, relative to its directory's descriptor, if there is one."""
+    return path.name if directory is not None else path
+
+
+def _replace(tmp: str, name: Path | str, directory: int | None) -> None:
+    os.replace(tmp, name, src_dir_fd=directory, dst_dir_fd=directory)
 
 
 def _kept_mode(mode: int, owner: tuple[int, int] | None) -> int:
@@ -93,15 +104,16 @@ def _kept_mode(mode: int, owner: tuple[int, int] | None) -> int:
 
 def _commit(path: Path, fill: Callable[[BinaryIO], None], mode: int | None, owner: tuple[int, int] | None = None,
             before_replace: Callable[[], None] | None = None,
-            place: Callable[[str, Path], None] = os.replace, durable: bool = True) -> None:
+            place: Callable[[str, Path | str, int | None], None] | None = None, durable: bool = True,
+            directory: int | None = None) -> None:
     """Write `path` whole through a temporary file (`_committing`): `fill` writes the bytes."""
-    with _committing(path, mode, owner, before_replace, place, durable) as handle:
+    with _committing(path, mode, owner, before_replace, place, durable, directory) as handle:
         fill(handle)
 
 
-def _stat(path: Path, follow: bool) -> os.stat_result | None:
+def _stat(path: Path, follow: bool, directory: int | None = None) -> os.stat_result | None:
     try:
-        return os.stat(path) if follow else os.lstat(path)
+        return os.stat(_name(path, directory), dir_fd=directory, follow_symlinks=follow)
     except FileNotFoundError:
         return None
 
@@ -172,7 +184,8 @@ def _kind(found: os.stat_result) -> str:
 
 
 def write_tree_file(path: Path, data: bytes | None = None, source: Path | None = None, mode: int | None = None,
-                    seen: Seen | None = None, new: bool = False, placing: Callable[[str], None] | None = None) -> str:
+                    seen: Seen | None = None, new: bool = False, placing: Callable[[str], None] | None = None,
+                    directory: int | None = None) -> str:
     """Write a file inside an output tree: `data`, or a streamed copy of `source`; the SHA-256 written.
 
     Only a regular file (or nothing) is replaced; a symlink, FIFO or device
@@ -180,6 +193,7 @@ def write_tree_file(path: Path, data: bytes | None = None, source: Path | None =
     as the run first found it, replaced only if it still is; `new`: the name was
     free, and a file that appeared there since is left (both Refused). `placing`
     hears the bytes' SHA-256 right before they take the name (the output's journal).
+    `directory`: a descriptor of `path`'s directory, through which every step goes.
     A new file is not fsynced: it replaces nothing, and a killed run still leaves it
     whole or absent.
     """
@@ -187,19 +201,19 @@ def write_tree_file(path: Path, data: bytes | None = None, source: Path | None =
 
     def before_replace() -> None:
         if seen is not None:
-            _unchanged(path, seen.expected, seen.found)
+            _unchanged(path, seen.expected, seen.found, directory)
         if placing is not None:
             placing(hasher.hexdigest())
 
     try:
-        found = _stat(path, follow=False)
+        found = _stat(path, follow=False, directory=directory)
         if found is not None and not stat.S_ISREG(found.st_mode):
             what = "a symbolic link" if stat.S_ISLNK(found.st_mode) else _kind(found)
             raise OutputError(f"{path}: {what} where portkit's output goes; left as it is")
         src = _source(source)
         with src or contextlib.nullcontext():  # streamed: a large file never sits in memory
             _commit(path, lambda h: _fill(h, hasher, data, src), mode, before_replace=before_replace,
-                    place=_place_new if new else os.replace, durable=found is not None)
+                    place=_place_new if new else _replace, durable=found is not None, directory=directory)
     except FileExistsError:
         raise Refused(f"{path}: appeared while portkit was running; left as it is") from None
     except OSError as exc:
@@ -225,11 +239,11 @@ def _fill(handle: BinaryIO, hasher: "hashlib._Hash", data: bytes | None, source:
         handle.write(chunk)
 
 
-def open_regular(path: Path | str, follow: bool = True) -> BinaryIO:
-    """`path` open for reading if it is a regular file (checked on the open descriptor), else OSError:
-    opened without blocking, so a FIFO swapped in for a file never hangs the run."""
+def open_regular(path: Path | str, follow: bool = True, directory: int | None = None) -> BinaryIO:
+    """`path` (in `directory`, a descriptor, if given) open for reading if it is a regular file (checked
+    on the open descriptor), else OSError: opened without blocking, so a FIFO swapped in never hangs the run."""
     flags = os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | (0 if follow else os.O_NOFOLLOW)
-    handle = open(os.open(path, flags), "rb")
+    handle = open(os.open(path, flags, dir_fd=directory), "rb")
     if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
         handle.close()
         raise OSError(errno.EINVAL, "not a regular file", str(path))
@@ -260,10 +274,11 @@ def digest(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def file_digest(path: Path) -> str | None:
-    """The SHA-256 of a regular file's bytes (not following a symlink), or None."""
+def file_digest(path: Path | str, directory: int | None = None) -> str | None:
+    """The SHA-256 of a regular file's bytes (not following a symlink; `path` in `directory`, a descriptor,
+    if given), or None."""
     try:
-        with open_regular(path, follow=False) as handle:
+        with open_regular(path, follow=False, directory=directory) as handle:
             return hashlib.file_digest(handle, "sha256").hexdigest() if hasattr(hashlib, "file_digest") \
                 else digest(handle.read())
     except OSError:
@@ -282,10 +297,10 @@ class Expected:
         return cls(len(data), digest(data))
 
 
-def _unchanged(path: Path, expected: Expected, first: os.stat_result) -> None:
-    now = os.lstat(path)
+def _unchanged(path: Path, expected: Expected, first: os.stat_result, directory: int | None = None) -> None:
+    now = os.stat(_name(path, directory), dir_fd=directory, follow_symlinks=False)
     same = (now.st_size, now.st_mtime_ns, now.st_ino) == (first.st_size, first.st_mtime_ns, first.st_ino)
-    if not same or now.st_size != expected.size or file_digest(path) != expected.sha256:
+    if not same or now.st_size != expected.size or file_digest(_name(path, directory), directory) != expected.sha256:
         raise Refused(f"{path}: changed while portkit was running; left as it is, run again")
 
 
@@ -390,17 +405,17 @@ def write_backup(path: Path, data: bytes) -> Path:
     raise Refused(f"{path}: {path.name}.orig to .orig.{_BACKUPS - 1} all exist; left as it is (remove old backups)")
 
 
-def _place_new(tmp: str, path: Path) -> None:
+def _place_new(tmp: str, name: Path | str, directory: int | None) -> None:
     """Give the temporary file its final name only if that name is free."""
     try:
-        os.link(tmp, path)  # fails with FileExistsError rather than replace anything
+        os.link(tmp, name, src_dir_fd=directory, dst_dir_fd=directory)  # FileExistsError rather than replace anything
     except FileExistsError:
         raise
     except OSError:  # no hard links on this file system: claim the name exclusively, then rename over our claim
-        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600))
-        os.replace(tmp, path)
+        os.close(os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600, dir_fd=directory))
+        _replace(tmp, name, directory)
         return
-    os.unlink(tmp)
+    os.unlink(tmp, dir_fd=directory)
 
 
 @contextlib.contextmanager

@@ -4,8 +4,10 @@ One check for every command that writes, made before anything is written:
 
 - `refuse_overlap`: an output that is, contains or lies inside an input (through
   symlinks and hard links) is refused (convert -o, shim --sources, reports, baselines).
-- `make_directory`: directories of an output tree are made one component at a
-  time, refusing a symlink or a file on the way, so nothing is made outside it.
+- `open_directory`: directories of an output tree are made and opened one component
+  at a time, refusing a symlink or a file on the way; files are written through the
+  directory's descriptor, so nothing is made or written outside it, even when a
+  component is swapped for a symlink meanwhile.
 - `OutputTree`: an output directory must be empty or portkit's own. Its manifest
   (.portkit-manifest.json) records each file portkit wrote and its SHA-256, and
   while a run writes, its journal (portkit/journal.py) each file about to be placed;
@@ -14,6 +16,8 @@ One check for every command that writes, made before anything is written:
 """
 from __future__ import annotations
 
+import contextlib
+import errno
 import json
 import os
 import stat
@@ -67,28 +71,41 @@ def refuse_escape(output: Path, root: Path) -> None:
                           "refusing to write through it (name the file with -o)")
 
 
-def make_directory(root: Path, relative: PurePosixPath) -> Path:
-    """`root/relative`, made one component at a time below `root`; a symlink, file or
-    device on the way is an OutputError (nothing is made outside `root`)."""
-    current = root
-    for part in relative.parts:
-        current = current / part
-        try:
-            found = os.lstat(current)
-        except FileNotFoundError:
+_DIRECTORY = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+
+
+def open_directory(root: Path, relative: PurePosixPath) -> int:
+    """`root/relative` open (a descriptor the caller closes), made one component at a time below
+    `root`, each opened through the one above without following a symlink: a symlink, file or
+    device on the way is an OutputError, and a component swapped for a symlink once opened is never
+    followed (what is written goes through the descriptor). Nothing is made or written outside `root`."""
+    current, path = os.open(root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC), root  # root: wherever it leads
+    try:
+        for part in relative.parts:
+            path = path / part
             try:
-                os.mkdir(current)
-            except FileExistsError:
-                found = os.lstat(current)  # made meanwhile: look at what it is
-            except OSError as exc:
-                raise OutputError(f"{current}: cannot write: {exc.strerror or exc}") from None
-            else:
-                continue
-        if stat.S_ISLNK(found.st_mode):
-            raise OutputError(f"{current}: a symbolic link inside the output directory; refusing to write through it")
-        if not stat.S_ISDIR(found.st_mode):
-            raise OutputError(f"{current}: cannot write: Not a directory")
+                below = os.open(part, _DIRECTORY, dir_fd=current)
+            except FileNotFoundError:
+                with contextlib.suppress(FileExistsError):  # made meanwhile: opened as it is
+                    os.mkdir(part, dir_fd=current)
+                below = os.open(part, _DIRECTORY, dir_fd=current)
+            os.close(current)
+            current = below
+    except OSError as exc:
+        link = exc.errno in (errno.ELOOP, errno.ENOTDIR) and _is_link(path.name, current)  # ENOTDIR: O_DIRECTORY's
+        os.close(current)
+        if link:
+            raise OutputError(f"{path}: a symbolic link inside the output directory; refusing to write through it") \
+                from None
+        raise OutputError(f"{path}: cannot write: {exc.strerror or exc}") from None
     return current
+
+
+def _is_link(name: str, directory: int) -> bool:
+    try:
+        return stat.S_ISLNK(os.stat(name, dir_fd=directory, follow_symlinks=False).st_mode)
+    except OSError:
+        return False
 
 
 class OutputTree:
@@ -100,7 +117,7 @@ class OutputTree:
         self.seen: dict[str, Seen] = {}  # the planned files there were when the run began
         self.removed: list[Path] = []  # temporary files an interrupted run left, removed
         self.journal = Journal(root / JOURNAL)
-        self._directories: dict[PurePosixPath, Path] = {}  # made or checked in this run: once per directory
+        self._directory: tuple[PurePosixPath, int] | None = None  # the last one written into, open
         self.made: Path | None = None  # the outermost directory `open` made (the root, or one above it)
 
     def open(self, planned: Iterable[PurePosixPath], force: bool) -> None:
@@ -144,38 +161,61 @@ class OutputTree:
               mode: int | None = None) -> bool:
         """Write one file of the tree (its bytes, or a copy of `source`); False when it already held them.
         A file that changed since the run began (an edit saved meanwhile) is left: Refused."""
-        directory = self._directories.get(relative.parent)
-        if directory is None:
-            directory = self._directories[relative.parent] = make_directory(self.root, relative.parent)
-        target, key = directory / relative.name, relative.as_posix()
-        current = file_digest(target)
+        directory = self._open(relative.parent)
+        target, key, name = self.root / relative, relative.as_posix(), relative.name
+        current = file_digest(name, directory)
         if current is not None and current == _digest_of(data, source):
             self.recorded[key] = current
             return False
-        seen = self.seen.get(key) if os.path.lexists(target) else None  # deleted meanwhile: written anew
+        seen = self.seen.get(key) if _exists(name, directory) else None  # deleted meanwhile: written anew
         if current is not None and seen is None:
             raise Refused(f"{target}: appeared while portkit was running; left as it is")
         if current is not None and current != seen.expected.sha256:
             raise Refused(f"{target}: changed while portkit was running; left as it is, run again")
         try:
             self.recorded[key] = write_tree_file(target, data, source, mode, seen=seen, new=seen is None,
-                                                 placing=lambda sha256: self.journal.record(key, sha256))
+                                                 placing=lambda sha256: self.journal.record(key, sha256),
+                                                 directory=directory)
         except Refused:
-            if file_digest(target) != _digest_of(data, source):
+            if file_digest(name, directory) != _digest_of(data, source):
                 raise
-            self.recorded[key] = file_digest(target) or ""  # another run placed the very same bytes meanwhile
+            self.recorded[key] = file_digest(name, directory) or ""  # another run placed the same bytes meanwhile
             return False
         return True
 
+    def _open(self, relative: PurePosixPath) -> int:
+        """A descriptor of the directory `relative`, made if need be; files come in walk order, so the
+        last one is kept open (one per directory would exhaust the descriptors of a large tree)."""
+        if self._directory is not None and self._directory[0] == relative:
+            return self._directory[1]
+        self.close()
+        self._directory = (relative, open_directory(self.root, relative))
+        return self._directory[1]
+
+    def close(self) -> None:
+        if self._directory is not None:
+            os.close(self._directory[1])
+            self._directory = None
+
     def save(self) -> None:
         """Record what portkit wrote, so that a later run may write here again; the journal has served."""
+        self.close()
         data = {"tool": "portkit", "schema_version": 1, "files": dict(sorted(self.recorded.items()))}
         write_tree_file(self.root / MANIFEST, (json.dumps(data, indent=1) + "\n").encode("ascii"))
         self.journal.close(remove=True)
 
     def discard(self) -> None:
         """Nothing was written: the journal this run made goes (one an interrupted run left stays)."""
+        self.close()
         self.journal.close(remove=self.journal.started)
+
+
+def _exists(name: str, directory: int) -> bool:
+    try:
+        os.stat(name, dir_fd=directory, follow_symlinks=False)
+    except FileNotFoundError:
+        return False
+    return True
 
 
 def _digest_of(data: bytes | None, source: Path | None) -> str | None:

@@ -26,15 +26,17 @@ _FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
 _mine: set[str] = set()  # this process's temporary files not yet placed (or about to be made)
 
 
-def create(directory: Path) -> tuple[int, str]:
-    """A new temporary file in `directory`, open for writing (mode 0600): its descriptor and path.
-    Registered before it is made, so that `remove_mine` removes it even if a signal comes mid-way;
-    the caller `forget`s it once it is placed or removed."""
+def create(directory: Path, descriptor: int | None = None) -> tuple[int, str]:
+    """A new temporary file in `directory`, open for writing (mode 0600): its descriptor and path (its name
+    in the directory's `descriptor`, when given: made through it). Registered before it is made, so that
+    `remove_mine` removes it even if a signal comes mid-way; the caller `forget`s it once placed or removed."""
     for _ in range(100):
-        path = os.path.join(directory, f".pk-{os.getpid()}-{''.join(random.choices(_CHARACTERS, k=8))}{SUFFIX}")
+        name = f".pk-{os.getpid()}-{''.join(random.choices(_CHARACTERS, k=8))}{SUFFIX}"
+        path = os.path.join(directory, name)
         _mine.add(path)
         try:
-            return os.open(path, _FLAGS, 0o600), path
+            return os.open(name if descriptor is not None else path, _FLAGS, 0o600, dir_fd=descriptor), \
+                name if descriptor is not None else path
         except FileExistsError:
             _mine.discard(path)
     raise FileExistsError(errno.EEXIST, "no free temporary name", str(directory))
