@@ -321,18 +321,19 @@ class Seen:
         return cls(Expected(found.st_size, file_digest(path) or ""), found)
 
 
-def check_rewritable(path: Path, expected: Expected, force: bool = False) -> os.stat_result:
+def check_rewritable(path: Path, expected: Expected, force: bool = False, directory: int | None = None) -> os.stat_result:
     """Refuse (with the reason) to rewrite a file in place that is not what portkit read,
-    a symlink, not a regular file, read-only or hard-linked (unless forced)."""
+    a symlink, not a regular file, read-only or hard-linked (unless forced). `directory`: a
+    descriptor of its directory, through which this and `write_backup` and `rewrite_in_place` look."""
     try:
-        found = os.lstat(path)
+        found = os.stat(_name(path, directory), dir_fd=directory, follow_symlinks=False)
     except OSError as exc:
         raise OutputError(f"{path}: cannot read: {exc.strerror or exc}") from None
     if stat.S_ISLNK(found.st_mode):
         raise Refused(f"{path}: a symbolic link; left as it is (convert the file it points to)")
     if not stat.S_ISREG(found.st_mode):
         raise Refused(f"{path}: not a regular file; left as it is")
-    _unchanged(path, expected, found)
+    _unchanged(path, expected, found, directory)
     if not force and not found.st_mode & 0o222:
         raise Refused(f"{path}: read-only; left as it is unless forced")
     if not force and found.st_nlink > 1:
@@ -349,21 +350,24 @@ def _can_give(owner: tuple[int, int]) -> bool:
     return os.geteuid() == 0 or (uid == os.geteuid() and (gid == os.getegid() or gid in os.getgroups()))
 
 
-def rewrite_in_place(path: Path, data: bytes, expected: Expected, force: bool = False) -> None:
+def rewrite_in_place(path: Path, data: bytes, expected: Expected, force: bool = False,
+                     directory: int | None = None) -> None:
     """Replace a file's bytes in place, keeping its mode, owner and hard links.
 
     Atomic (temporary file + rename) for a file with one link whose owner portkit
     can keep; with `force`, a hard-linked file or one owned by someone else is
     overwritten through its own inode (not atomic: its backup is written first).
     """
-    found = check_rewritable(path, expected, force)
+    found = check_rewritable(path, expected, force, directory)
     owner = (found.st_uid, found.st_gid)
     try:
         if found.st_nlink == 1 and _can_give(owner):
-            _commit(path, lambda h: h.write(data), found.st_mode & 0o7777, owner, lambda: _unchanged(path, expected, found))
+            _commit(path, lambda h: h.write(data), found.st_mode & 0o7777, owner,
+                    lambda: _unchanged(path, expected, found, directory), directory=directory)
             return
-        _unchanged(path, expected, found)
-        with open(path, "r+b") as handle:
+        _unchanged(path, expected, found, directory)
+        flags = os.O_RDWR | os.O_NOFOLLOW | os.O_CLOEXEC
+        with open(os.open(_name(path, directory), flags, dir_fd=directory), "r+b") as handle:
             handle.write(data)
             handle.truncate()
             handle.flush()
@@ -372,31 +376,35 @@ def rewrite_in_place(path: Path, data: bytes, expected: Expected, force: bool = 
         raise _cannot(path, exc) from None
 
 
-def _name_max(directory: Path) -> int:
+def _name_max(directory: Path | int) -> int:
     try:
         return os.pathconf(directory, "PC_NAME_MAX")
     except (OSError, ValueError):
         return 255
 
 
-def write_backup(path: Path, data: bytes) -> Path:
+def write_backup(path: Path, data: bytes, directory: int | None = None) -> Path:
     """Save `data` beside `path` as FILE.orig, or the first free FILE.orig.N: never over an existing file.
 
     The backup appears whole (a temporary file hard-linked to the free name: the
     link fails rather than replace anything) with the original's mode and owner.
     """
-    found = os.lstat(path)
+    try:
+        found = os.stat(_name(path, directory), dir_fd=directory, follow_symlinks=False)
+    except OSError as exc:  # gone since it was checked
+        raise OutputError(f"{path}: cannot read: {exc.strerror or exc}") from None
     owner = (found.st_uid, found.st_gid) if _can_give((found.st_uid, found.st_gid)) else None
-    limit = _name_max(path.parent)
+    limit = _name_max(path.parent if directory is None else directory)
     for number in range(_BACKUPS):
         name = path.name + ".orig" + (f".{number}" if number else "")
         if len(os.fsencode(name)) > limit:
             raise Refused(f"{path}: the name is too long for a backup beside it; left as it is")
         candidate = path.with_name(name)
-        if os.path.lexists(candidate):
+        if _stat(candidate, False, directory) is not None:
             continue
         try:
-            _commit(candidate, lambda h: h.write(data), found.st_mode & 0o7777, owner, place=_place_new)
+            _commit(candidate, lambda h: h.write(data), found.st_mode & 0o7777, owner, place=_place_new,
+                    directory=directory)
         except FileExistsError:
             continue  # taken meanwhile: try the next name
         except OSError as exc:

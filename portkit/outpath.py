@@ -74,9 +74,9 @@ def refuse_escape(output: Path, root: Path) -> None:
 _DIRECTORY = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 
 
-def open_directory(root: Path, relative: PurePosixPath) -> int:
-    """`root/relative` open (a descriptor the caller closes), made one component at a time below
-    `root`, each opened through the one above without following a symlink: a symlink, file or
+def open_directory(root: Path, relative: PurePosixPath, make: bool = True) -> int:
+    """`root/relative` open (a descriptor the caller closes), made (if `make`) one component at a time
+    below `root`, each opened through the one above without following a symlink: a symlink, file or
     device on the way is an OutputError, and a component swapped for a symlink once opened is never
     followed (what is written goes through the descriptor). Nothing is made or written outside `root`."""
     current, path = os.open(root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC), root  # root: wherever it leads
@@ -86,6 +86,8 @@ def open_directory(root: Path, relative: PurePosixPath) -> int:
             try:
                 below = os.open(part, _DIRECTORY, dir_fd=current)
             except FileNotFoundError:
+                if not make:
+                    raise
                 with contextlib.suppress(FileExistsError):  # made meanwhile: opened as it is
                     os.mkdir(part, dir_fd=current)
                 below = os.open(part, _DIRECTORY, dir_fd=current)
@@ -95,8 +97,8 @@ def open_directory(root: Path, relative: PurePosixPath) -> int:
         link = exc.errno in (errno.ELOOP, errno.ENOTDIR) and _is_link(path.name, current)  # ENOTDIR: O_DIRECTORY's
         os.close(current)
         if link:
-            raise OutputError(f"{path}: a symbolic link inside the output directory; refusing to write through it") \
-                from None
+            where = "the output directory" if make else "the input directory (swapped in since it was walked?)"
+            raise OutputError(f"{path}: a symbolic link inside {where}; refusing to write through it") from None
         raise OutputError(f"{path}: cannot write: {exc.strerror or exc}") from None
     return current
 

@@ -18,7 +18,7 @@ from portkit import temporaries
 from portkit.errors import OutputError
 from portkit.fileio import Expected, check_rewritable, rewrite_in_place, write_backup
 from portkit.journal import JOURNAL
-from portkit.outpath import MANIFEST, OutputTree, is_own_record
+from portkit.outpath import MANIFEST, OutputTree, is_own_record, open_directory
 from portkit.textutil import printable
 from portkit.walk import Excludes, all_files
 
@@ -188,34 +188,62 @@ def _removed(paths: Iterable[Path]) -> list[str]:
     return [f"{path}: removed, a temporary file an interrupted portkit run left" for path in paths]
 
 
-def _rewrite(change: Change, backup: bool, force: bool, log: WriteLog) -> None:
+class _InputDirectories:
+    """The directory of each file rewritten in place, open: reached from the input directory it was walked
+    in, one component at a time, never through a symlink (the walk followed none: one there now was swapped
+    in since, and is refused). The last one stays open: files come in walk order."""
+
+    def __init__(self, roots: Iterable[str]):
+        self.roots = sorted((r for r in _roots(roots) if os.path.isdir(r)), key=len, reverse=True)
+        self.last: tuple[str, int] | None = None
+
+    def of(self, file: str) -> int:
+        parent = os.path.dirname(os.path.abspath(file))
+        if self.last is None or self.last[0] != parent:
+            self.close()
+            root = next((r for r in self.roots if parent == r or parent.startswith(r.rstrip(os.sep) + os.sep)), parent)
+            self.last = (parent, open_directory(Path(root), PurePosixPath(os.path.relpath(parent, root)), make=False))
+        return self.last[1]
+
+    def close(self) -> None:
+        if self.last is not None:
+            os.close(self.last[1])
+            self.last = None
+
+
+def _rewrite(change: Change, backup: bool, force: bool, log: WriteLog, directory: int) -> None:
     path = Path(change.path)
     expected = Expected.of(change.original)
-    check_rewritable(path, expected, force)  # refuse before a backup is made
+    check_rewritable(path, expected, force, directory)  # refuse before a backup is made
     if backup:
-        saved = write_backup(path, change.original)
+        saved = write_backup(path, change.original, directory)
         if saved.name != path.name + ".orig":
             log.notes.append(f"{path}: backup saved as {saved.name} ({path.name}.orig already exists)")
-    rewrite_in_place(path, change.new, expected, force)
+    rewrite_in_place(path, change.new, expected, force, directory)
     log.written.append(path)
 
 
-def write_in_place(changes: Iterable[Change], backup: bool, force: bool = False) -> WriteLog:
+def write_in_place(changes: Iterable[Change], backup: bool, force: bool = False, roots: Iterable[str] = ()) -> WriteLog:
     """Rewrite changed files, each after saving its original as FILE.orig (or FILE.orig.N: a
     backup is never overwritten). A file that is not what portkit read, a symlink, read-only,
     hard-linked or someone else's is left as it is and reported (the last three unless forced).
+    Each is reached from the input directory (`roots`) it lies in through no symlink.
     Temporary files an interrupted run left beside them are removed first (portkit/temporaries.py)."""
     log = WriteLog()
     changes = [c for c in changes if c.changed]
     log.notes.extend(_removed(temporaries.remove_stray(Path(c.path).parent for c in changes)))
     converted = {os.path.realpath(c.path) for c in changes if not os.path.islink(c.path)}
-    for change in changes:
-        if os.path.islink(change.path) and os.path.realpath(change.path) in converted:
-            continue  # a symlink to a file that is itself rewritten: the link stays, its target changes
-        try:
-            _rewrite(change, backup, force, log)
-        except OutputError as exc:
-            log.failures.append(str(exc))
+    directories = _InputDirectories(roots)
+    try:
+        for change in changes:
+            if os.path.islink(change.path) and os.path.realpath(change.path) in converted:
+                continue  # a symlink to a file that is itself rewritten: the link stays, its target changes
+            try:
+                _rewrite(change, backup, force, log, directories.of(change.path))
+            except OutputError as exc:
+                log.failures.append(str(exc))
+    finally:
+        directories.close()
     return log
 
 

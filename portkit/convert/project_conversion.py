@@ -192,7 +192,7 @@ def convert_project(settings: RunSettings, options: ConvertOptions, progress: bo
     outcome.scan = result
     log = WriteLog()
     if options.in_place:
-        log = write_in_place(outcome.changes(), options.backup, options.force)
+        log = write_in_place(outcome.changes(), options.backup, options.force, settings.paths)
     elif writer is not None:
         log = writer.finish(outcome.changes())
     outcome.failures.extend(log.failures)

@@ -10,7 +10,7 @@ from pathlib import Path, PurePosixPath
 import pytest
 
 from portkit.cli import main
-from safety_kit import CUDA, HIP, portkit, snapshot, write
+from safety_kit import CUDA, HIP, portkit, snapshot, swapping, write
 
 MANIFEST = ".portkit-manifest.json"
 
@@ -197,31 +197,14 @@ def test_a_directory_swapped_back_and_forth_while_portkit_writes_is_never_follow
     tree = OutputTree(out)
     tree.open(names, force=False)
     (out / "sub").mkdir()
-    stop = threading.Event()
-
-    def swap() -> None:
-        while not stop.is_set():
-            try:
-                os.rename(out / "sub", out / "stash")
-                os.symlink(elsewhere, out / "sub")
-                os.unlink(out / "sub")
-                os.rename(out / "stash", out / "sub")
-            except OSError:
-                continue
-
-    swapper = threading.Thread(target=swap, daemon=True)
-    swapper.start()
     written = 0
-    try:
+    with swapping(out / "sub", elsewhere):
         for name in names:
             try:
                 written += tree.write(name, data=b"x\n")
             except OutputError:
                 continue
-    finally:
-        stop.set()
-        swapper.join()
-        tree.save()
+    tree.save()
     assert list(elsewhere.iterdir()) == [] and written > 300
 
 
