@@ -10,6 +10,7 @@ instead of refusing it. The manifest, written when a run ends, replaces the jour
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
 import os
 import stat
@@ -57,6 +58,7 @@ class Journal:
         self.path = path
         self.started = False  # made by this run (an interrupted run's journal is carried on)
         self._fd: int | None = None
+        self._cut = False  # a line was written in part
 
     def start(self) -> None:
         """Carry on the journal there is, or make one (whole, with its header: never over another file)."""
@@ -76,9 +78,17 @@ class Journal:
         self._fd = fd
 
     def record(self, relative: str, sha256: str) -> None:
-        """Say that `relative` is about to hold bytes with this SHA-256 (one write: a whole line or none)."""
-        if self._fd is not None:
-            os.write(self._fd, (json.dumps([relative, sha256]) + "\n").encode("ascii"))
+        """Say that `relative` is about to hold bytes with this SHA-256: an OSError, and the file is not
+        placed, unless the whole line was written. After a line cut short (a full disk) nothing more is
+        recorded, so nothing more is placed: a line appended to it would be lost with it."""
+        if self._fd is None:
+            return
+        if self._cut:
+            raise OSError(errno.ENOSPC, "the output's journal could not be written", str(self.path))
+        line = (json.dumps([relative, sha256]) + "\n").encode("ascii")
+        if os.write(self._fd, line) < len(line):
+            self._cut = True
+            raise OSError(errno.ENOSPC, "the output's journal could not be written", str(self.path))
 
     def close(self, remove: bool) -> None:
         """Stop appending; `remove` the journal (the manifest now says it all, or nothing was written)."""

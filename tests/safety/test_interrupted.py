@@ -9,6 +9,7 @@ output directory itself: its journal appears once the directory has been checked
 from __future__ import annotations
 
 import os
+import resource
 import shutil
 import signal
 import subprocess
@@ -148,6 +149,23 @@ def test_an_interrupted_convert_is_finished_by_a_plain_rerun(how: str, tree: Pat
     rerun = portkit(["convert", "--no-cache", str(src), "-o", str(out)], tmp_path)
     assert rerun.code == 0, rerun.err
     assert snapshot(out) == snapshot(whole) and not _temporaries(out) and not (out / JOURNAL).exists()
+
+
+def test_a_convert_that_ran_out_of_space_is_finished_by_a_plain_rerun(tree: Path, tmp_path: Path) -> None:
+    """A full disk, as a 64 KiB limit on the size of any file the run writes (EFBIG, as ENOSPC): the
+    larger sources, the journal's end and the manifest cannot be written; the rerun finishes the job."""
+    src = _copy(tree, tmp_path)
+    whole, out = tmp_path / "whole", tmp_path / "out"
+    assert portkit(["convert", "--no-cache", str(src), "-o", str(whole)], tmp_path).code == 0
+    limit = 64 << 10
+    full = subprocess.run([sys.executable, "-m", "portkit", "convert", "--no-cache", str(src), "-o", str(out)],
+                          cwd=tmp_path, env=environment(tmp_path), capture_output=True, timeout=120,
+                          preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit)))
+    assert full.returncode == 2 and b"File too large" in full.stderr, full.stderr
+    assert (out / JOURNAL).exists() and not (out / MANIFEST).exists() and not _temporaries(out)
+    rerun = portkit(["convert", "--no-cache", str(src), "-o", str(out)], tmp_path)
+    assert rerun.code == 0, rerun.err
+    assert snapshot(out) == snapshot(whole) and not (out / JOURNAL).exists()
 
 
 def test_sigterm_during_in_place_leaves_no_temporary_file(tree: Path, tmp_path: Path) -> None:
