@@ -169,7 +169,9 @@ class OutputTree:
         if current is not None and current == _digest_of(data, source):
             self.recorded[key] = current
             return False
-        seen = self.seen.get(key) if _exists(name, directory) else None  # deleted meanwhile: written anew
+        seen = self.seen.get(key)
+        if seen is not None and current is None and not _exists(name, directory):
+            seen = None  # deleted meanwhile: written anew
         if current is not None and seen is None:
             raise Refused(f"{target}: appeared while portkit was running; left as it is")
         if current is not None and current != seen.expected.sha256:
