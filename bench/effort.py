@@ -4,14 +4,10 @@
 For every program pair of the corpora in bench/realworld.toml and bench/effort.toml (a
 public CUDA program and the HIP port its authors wrote by hand), this converts the CUDA
 program with `portkit convert`, and measures the residual work: the lines a human changed
-beyond what convert writes, i.e. the diff of the converted tree against the hand port over
-the C/C++/CUDA sources present in both (matched by path, or by path without extension,
-`kernel.cu` ~ `kernel.hip`), ignoring what is no port work: whitespace, comments (portkit's
-`portkit:` markers among them), the helpers portkit writes (done work), the runtime include,
-and the vendor in the project's own names (checkCuda ~ checkHip; lines compared in lower
-case); a replaced block counts its longer side. It scans the CUDA program
-(`portkit scan --format json`) for the estimate's data, and counts its lines of code
-(non-blank source lines).
+beyond what convert writes (bench/effort_residual.py: the diff of the converted tree against
+the hand port over the sources present in both, what is no port work spelled alike on both
+sides). It scans the CUDA program (`portkit scan --format json`) for the estimate's data, and
+counts its lines of code (non-blank source lines).
 
 The pairs are split once, by name: the fit part is every other program of each corpus in
 name order (even positions), the held-out part the rest (odd positions). `--fit` fits the
@@ -32,7 +28,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import difflib
 import io
 import json
 import re
@@ -45,19 +40,11 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent))
 import effort_fit  # noqa: E402  (bench/, beside this script)
+import effort_residual  # noqa: E402
 import realworld  # noqa: E402
+from portkit.rules import load_database  # noqa: E402
 
 TARGET = "5.2"  # the installed HIP: both the conversion and the estimate are for it
-SOURCE_SUFFIXES = realworld.SOURCE_SUFFIXES | {".hip"}
-# What convert writes that no one has to port: its marker comments, its helpers (a guarded block, done
-# work), and the runtime include (the hand port has it too, maybe a line away).
-_MARKER = re.compile(r"//\s*portkit:[^\n]*|/\*\s*portkit:.*?\*/", re.S)
-_HELPER = re.compile(r"^#ifndef (PORTKIT_HELPER_\w+)\n.*?^#endif /\* \1 \*/$", re.S | re.M)
-_RUNTIME_INCLUDE = "#include <hip/hip_runtime.h>"
-# Comments, and spelling CUDA as HIP in the project's own names and messages (checkCuda -> checkHip,
-# CHECK_CUDA -> CHECK_HIP): no port work. Lines are compared in lower case.
-_COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
-_VENDOR = re.compile(r"cuda")
 SAMPLED_CORPUS = "hecbench"  # ~500 pairs: --every N takes one in N
 
 
@@ -68,63 +55,33 @@ def pair_rules(path: Path) -> dict[str, list[dict]]:
 
 
 def expand_pairs(corpus: realworld.Corpus, rules: list[dict]) -> list[realworld.Program]:
+    """Directory pairs (the program is the directory), or with `files = true` file pairs: the program is
+    the one CUDA file, diffed against its twin file (RAJAPerf's NAME-Cuda.cpp and NAME-Hip.cpp)."""
     programs = []
     for rule in rules:
         pattern, replacement = rule["twin"]
-        for match in sorted(p for p in corpus.root.glob(rule["glob"]) if p.is_dir()):
+        of_kind = Path.is_file if rule.get("files") else Path.is_dir
+        for match in sorted(p for p in corpus.root.glob(rule["glob"]) if of_kind(p)):
             relative = match.relative_to(corpus.root).as_posix()
             twin = re.sub(pattern, replacement, relative)
-            if twin != relative and (corpus.root / twin).is_dir():
-                name = re.sub(pattern, "", match.name)
-                programs.append(realworld.Program(name, relative, twin, [], [], [], [], [], []))
+            if twin == relative or not of_kind(corpus.root / twin):
+                continue
+            if rule.get("files"):
+                name = re.sub(pattern, "", relative.split("/", 1)[-1])
+                programs.append(realworld.Program(name, match.parent.relative_to(corpus.root).as_posix(), twin,
+                                                  [], [], [], [], [match.name], []))
+            else:
+                programs.append(realworld.Program(re.sub(pattern, "", match.name), relative, twin,
+                                                  [], [], [], [], [], []))
     return programs
-
-
-def sources(tree: Path) -> dict[str, Path]:
-    return {p.relative_to(tree).as_posix(): p for p in sorted(tree.rglob("*"))
-            if p.is_file() and p.suffix.lower() in SOURCE_SUFFIXES}
-
-
-def matched_files(converted: Path, hand: Path) -> list[tuple[Path, Path]]:
-    """Files present in both trees: the same path, else the same path without its extension (unique)."""
-    mine, theirs = sources(converted), sources(hand)
-    pairs = [(mine[rel], theirs[rel]) for rel in mine if rel in theirs]
-    stems: dict[str, list[str]] = {}
-    for rel in theirs:
-        if rel not in mine:
-            stems.setdefault(rel.rsplit(".", 1)[0], []).append(rel)
-    for rel in mine:
-        if rel not in theirs and len(stems.get(rel.rsplit(".", 1)[0], [])) == 1:
-            pairs.append((mine[rel], theirs[stems[rel.rsplit(".", 1)[0]][0]]))
-    return pairs
-
-
-def normalised(path: Path) -> list[str]:
-    """The lines that count: whitespace, comments (portkit's markers among them), portkit's helpers, the
-    runtime include and the vendor in names ignored."""
-    text = _HELPER.sub("", _MARKER.sub("", path.read_bytes().decode("utf-8", "replace")))
-    text = _VENDOR.sub("hip", _COMMENT.sub("", text).lower())
-    lines = (" ".join(raw.split()) for raw in text.splitlines())
-    return [line for line in lines if line and line != _RUNTIME_INCLUDE]
 
 
 def source_lines(path: Path) -> int:
     return sum(1 for line in path.read_bytes().splitlines() if line.strip())
 
 
-def changed_lines(a: list[str], b: list[str]) -> int:
-    opcodes = difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes()
-    return sum(max(i2 - i1, j2 - j1) for tag, i1, i2, j1, j2 in opcodes if tag != "equal")
-
-
 def lines_of_code(tree: Path) -> int:
-    return sum(source_lines(p) for p in sources(tree).values())
-
-
-def residual(converted: Path, hand: Path) -> tuple[int, int]:
-    """The lines changed beyond convert's output, over the files present in both; and how many files."""
-    pairs = matched_files(converted, hand) if converted.is_dir() else []
-    return sum(changed_lines(normalised(a), normalised(b)) for a, b in pairs), len(pairs)
+    return sum(source_lines(p) for p in effort_residual.sources(tree).values())
 
 
 def portkit(*argv: str) -> int:
@@ -137,7 +94,8 @@ def portkit(*argv: str) -> int:
 
 def measure(corpus: realworld.Corpus, program: realworld.Program, work: Path) -> dict | None:
     """One pair's residual, lines of code and scan data, or None when nothing matches."""
-    slot = work / "trees" / corpus.name / program.cuda
+    hand = corpus.root / program.hip  # a directory, or one file (a file pair)
+    slot = work / "trees" / corpus.name / program.cuda / (program.files[0] if hand.is_file() else "")
     stage, out = slot / "cuda", slot / "converted"
     for tree in (stage, out):
         shutil.rmtree(tree, ignore_errors=True)
@@ -148,13 +106,14 @@ def measure(corpus: realworld.Corpus, program: realworld.Program, work: Path) ->
         return None
     realworld.write_generated(stage, program.generated)
     portkit("convert", str(stage), "-o", str(out), "--rocm-version", TARGET, "-j", "1")
-    if not (out.is_dir() and matched_files(out, corpus.root / program.hip)):
+    converted = out / program.files[0] if hand.is_file() else out
+    if not effort_residual.file_pairs(converted, hand):
         return None
     portkit("scan", str(stage), "--format", "json", "-o", str(slot / "scan.json"), "--rocm-version", TARGET, "-j", "1")
     scan = json.loads((slot / "scan.json").read_text())
-    return {"corpus": corpus.name, "program": program.name, "converted": str(out),
-            "hand": str(corpus.root / program.hip), "loc": lines_of_code(stage), "apis": scan["apis"],
-            "codes": scan["codes"]}
+    return {"corpus": corpus.name, "program": program.name, "converted": str(converted),
+            "hand": str(hand), "loc": lines_of_code(stage), "apis": scan["apis"],
+            "codes": scan["codes"], "files": scan["files"]}
 
 
 def programs(args: argparse.Namespace) -> list[tuple[realworld.Corpus, realworld.Program]]:
@@ -176,6 +135,12 @@ def collect(args: argparse.Namespace) -> list[dict]:
     """Every pair's measurement, kept in --work/measured.json so a second run only reports."""
     store = args.work / "measured.json"
     known = json.loads(store.read_text()) if store.is_file() and not args.again else {}
+    rules = load_database()
+
+    def has_hip(word: str) -> bool:  # a CUDA name with a HIP counterpart: the residual keeps its vendor
+        rule = rules.lookup(word)
+        return rule is not None and bool(rule.hip)
+
     rows = []
     for corpus, program in programs(args):
         key = f"{corpus.name}/{program.name}"
@@ -185,7 +150,7 @@ def collect(args: argparse.Namespace) -> list[dict]:
             store.write_text(json.dumps(known))
         if known[key] is not None:
             row = known[key]
-            row["residual"], row["files"] = residual(Path(row["converted"]), Path(row["hand"]))
+            row["residual"], row["matched"] = effort_residual.residual(Path(row["converted"]), Path(row["hand"]), has_hip)
             rows.append(row)
     return rows
 

@@ -4,8 +4,9 @@ Hours are always portkit's own (portkit.report.plan.estimate over the scan's `ap
 `codes`), so the report measures the model the bundled rules/_effort.yaml holds. The fit
 uses that the estimate is linear in the model's weights: it reads each weight's feature
 from the estimate with that weight alone set to 1, then searches the weights (each on a
-log grid, one at a time, until no step helps) for the best Spearman on the fit part, and
-scales them so that the fit part's hours add up to its residual hours.
+log grid, one at a time, until no step helps; from all weights 0, so that a weight is
+billed only where it raises the rank correlation) for the best Spearman on the fit
+part, and scales them so that the fit part's hours add up to its residual hours.
 """
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ import math
 import statistics
 from typing import Any
 
-from portkit.codes import Status
+from portkit.codes import Status, in_group
 from portkit.report.plan import effort_model, estimate
 from portkit.rules import load_database
 
@@ -55,23 +56,27 @@ def spearman(x: list[float], y: list[float]) -> float:
 
 def _zero(model: dict[str, Any]) -> dict[str, Any]:
     return {**model, "per_name": {s: 0.0 for s in Status}, "per_site": {s.value: 0.0 for s in Status},
-            "inventory": {code: 0.0 for code in model["inventory"]}}
+            "inventory": {code: 0.0 for code in model["inventory"]}, "per_file": {k: 0.0 for k in model["per_file"]}}
 
 
 def parameters(rows: list[dict], model: dict[str, Any]) -> list[tuple[str, Any]]:
-    """The weights the fit sets: per name and per site by status, and the inventory codes seen often enough."""
+    """The weights the fit sets: per name and per site by status, and the inventory and hazard codes seen
+    often enough. Not the build-file codes (PK4xx): the residual counts source lines only, so what a
+    build file holds could predict it only through the corpus it comes from; they keep their set hours."""
     seen: dict[str, int] = {}
     for row in rows:
         for code in {c["code"] for c in row["codes"]}:
             seen[code] = seen.get(code, 0) + 1
-    codes = sorted(code for code, n in seen.items() if n >= MIN_PROGRAMS and not code.startswith("PK1"))
+    codes = sorted(code for code, n in seen.items()
+                   if n >= MIN_PROGRAMS and not code.startswith("PK1") and not in_group(code, "environment"))
     return ([("per_name", s) for s in Status] + [("per_site", s.value) for s in Status]
-            + [("inventory", code) for code in codes])
+            + [("inventory", code) for code in codes] + [("per_file", kind) for kind in model["per_file"]])
 
 
 def _with(model: dict[str, Any], weights: dict[tuple[str, Any], float]) -> dict[str, Any]:
     out = _zero(model)
     out["per_name"], out["per_site"], out["inventory"] = dict(out["per_name"]), dict(out["per_site"]), {}
+    out["per_file"] = dict(out["per_file"])
     for (part, key), value in weights.items():
         out[part][key] = value
     return out
@@ -100,9 +105,9 @@ def fit(rows: list[dict]) -> dict[tuple[str, Any], float]:
     params = [p for p in params if p not in unused]
     table = features(rows, params, model)
     residual = [r["residual"] for r in rows]
-    weights = [1.0] * len(params)
+    print(f"fit part: Spearman(effort) {measured(rows)['effort']:.2f} under the bundled weights", end="")
+    weights = [0.0] * len(params)  # from nothing billed: each weight earns its place
     best = spearman(_hours(table, weights), residual)
-    print(f"fit part: Spearman(effort) {best:.2f} before the fit", end="")
     improved = True
     while improved:
         improved = False
@@ -112,7 +117,7 @@ def fit(rows: list[dict]) -> dict[tuple[str, Any], float]:
                 score = spearman(_hours(table, trial), residual)
                 if score > best + 1e-9:
                     best, weights, improved = score, trial, True
-    print(f", {best:.2f} after")
+    print(f", {best:.2f} after the fit")
     hours = _hours(table, weights)
     target = sum(residual) * model["hours_per_changed_line"]
     scale = target / sum(hours) if sum(hours) else 1.0
@@ -121,7 +126,7 @@ def fit(rows: list[dict]) -> dict[tuple[str, Any], float]:
 
 def print_fit(weights: dict[tuple[str, Any], float]) -> None:
     print("fitted weights (rules/_effort.yaml):")
-    for part in ("per_name", "per_site", "inventory"):
+    for part in ("per_name", "per_site", "inventory", "per_file"):
         print(f"{part}:")
         for (where, key), value in weights.items():
             if where == part:

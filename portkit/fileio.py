@@ -9,7 +9,7 @@
 - Anything else (a directory, a socket, a block device) is refused.
 
 Files inside an output tree and files rewritten in place are stricter: never
-through a symlink, never a device (see `write_tree_file`, `rewrite_in_place`).
+through a symlink, never a device (see `write_tree_file`, and `inplace.rewrite_in_place`).
 Every failure is an OutputError whose message names the file.
 """
 from __future__ import annotations
@@ -26,11 +26,10 @@ from pathlib import Path
 from typing import BinaryIO, Callable, Iterator, TextIO
 
 from portkit import temporaries
-from portkit.errors import OutputError
+from portkit.errors import InputError, OutputError, PortkitError
 
 STDOUT = "-"
 DEFAULT_READ_LIMIT = 16 << 20
-_BACKUPS = 100  # FILE.orig, FILE.orig.1 ... FILE.orig.99, then refuse
 
 
 class ClosedPipe(Exception):
@@ -41,7 +40,7 @@ class Refused(OutputError):
     """portkit chose not to write a file (read-only, linked, changed meanwhile...): the message says why."""
 
 
-def _cannot(path: Path | str, exc: OSError) -> OutputError:
+def cannot_write(path: Path | str, exc: OSError) -> OutputError:
     return OutputError(f"{path}: cannot write: {exc.strerror or exc}")
 
 
@@ -78,7 +77,7 @@ def _committing(path: Path, mode: int | None, owner: tuple[int, int] | None = No
                 os.fsync(handle.fileno())
         if before_replace is not None:
             before_replace()
-        (place or _replace)(tmp, _name(path, directory), directory)
+        (place or _replace)(tmp, name_in(path, directory), directory)
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(tmp, dir_fd=directory)
@@ -87,7 +86,7 @@ def _committing(path: Path, mode: int | None, owner: tuple[int, int] | None = No
         temporaries.forget(os.path.join(path.parent, os.path.basename(tmp)))  # as `create` registered it
 
 
-def _name(path: Path, directory: int | None) -> Path | str:
+def name_in(path: Path, directory: int | None) -> Path | str:
     """How `path` is named in calls: its last component, relative to its directory's descriptor, if there is one."""
     return path.name if directory is not None else path
 
@@ -102,18 +101,18 @@ def _kept_mode(mode: int, owner: tuple[int, int] | None) -> int:
     return mode if owner is not None else mode & ~(stat.S_ISUID | stat.S_ISGID)
 
 
-def _commit(path: Path, fill: Callable[[BinaryIO], None], mode: int | None, owner: tuple[int, int] | None = None,
-            before_replace: Callable[[], None] | None = None,
-            place: Callable[[str, Path | str, int | None], None] | None = None, durable: bool = True,
-            directory: int | None = None) -> None:
+def commit(path: Path, fill: Callable[[BinaryIO], None], mode: int | None, owner: tuple[int, int] | None = None,
+           before_replace: Callable[[], None] | None = None,
+           place: Callable[[str, Path | str, int | None], None] | None = None, durable: bool = True,
+           directory: int | None = None) -> None:
     """Write `path` whole through a temporary file (`_committing`): `fill` writes the bytes."""
     with _committing(path, mode, owner, before_replace, place, durable, directory) as handle:
         fill(handle)
 
 
-def _stat(path: Path, follow: bool, directory: int | None = None) -> os.stat_result | None:
+def lookup(path: Path, follow: bool, directory: int | None = None) -> os.stat_result | None:
     try:
-        return os.stat(_name(path, directory), dir_fd=directory, follow_symlinks=follow)
+        return os.stat(name_in(path, directory), dir_fd=directory, follow_symlinks=follow)
     except FileNotFoundError:
         return None
 
@@ -148,7 +147,7 @@ def open_output(path: Path) -> Iterator[BinaryIO]:
     FIFOs and open descriptors (/dev/stdout) are written directly.
     """
     try:
-        found = _stat(path, follow=True)
+        found = lookup(path, follow=True)
         if found is None and os.path.islink(path):
             raise OutputError(f"{path}: a symbolic link to a missing file; refusing to write through it")
         if found is not None and not (stat.S_ISREG(found.st_mode) or stat.S_ISCHR(found.st_mode)
@@ -159,11 +158,11 @@ def open_output(path: Path) -> Iterator[BinaryIO]:
                 yield direct
             return
         mode = found.st_mode & 0o7777 if found else None
-        owner = (found.st_uid, found.st_gid) if found and _can_give((found.st_uid, found.st_gid)) else None
+        owner = (found.st_uid, found.st_gid) if found and can_give((found.st_uid, found.st_gid)) else None
         with _committing(Path(os.path.realpath(path)), mode, owner) as handle:  # a symlink stays a link
             yield handle
     except OSError as exc:
-        raise _cannot(path, exc) from None
+        raise cannot_write(path, exc) from None
 
 
 def _to_stdout(data: bytes) -> None:
@@ -201,23 +200,23 @@ def write_tree_file(path: Path, data: bytes | None = None, source: Path | None =
 
     def before_replace() -> None:
         if seen is not None:
-            _unchanged(path, seen.expected, seen.found, directory)
+            unchanged(path, seen.expected, seen.found, directory)
         if placing is not None:
             placing(hasher.hexdigest())
 
     try:
-        found = _stat(path, follow=False, directory=directory)
+        found = lookup(path, follow=False, directory=directory)
         if found is not None and not stat.S_ISREG(found.st_mode):
             what = "a symbolic link" if stat.S_ISLNK(found.st_mode) else _kind(found)
             raise OutputError(f"{path}: {what} where portkit's output goes; left as it is")
         src = _source(source)
         with src or contextlib.nullcontext():  # streamed: a large file never sits in memory
-            _commit(path, lambda h: _fill(h, hasher, data, src), mode, before_replace=before_replace,
-                    place=_place_new if new else _replace, durable=found is not None, directory=directory)
+            commit(path, lambda h: _fill(h, hasher, data, src), mode, before_replace=before_replace,
+                   place=place_new if new else _replace, durable=found is not None, directory=directory)
     except FileExistsError:
         raise Refused(f"{path}: appeared while portkit was running; left as it is") from None
     except OSError as exc:
-        raise _cannot(path, exc) from None
+        raise cannot_write(path, exc) from None
     return hasher.hexdigest()
 
 
@@ -270,6 +269,33 @@ def read_bytes(path: str | os.PathLike[str], limit: int = DEFAULT_READ_LIMIT) ->
     return data
 
 
+@dataclasses.dataclass(frozen=True)
+class JsonDocument:
+    """A kind of JSON document portkit reads, as its errors name it: `noun` ("a portkit baseline"), the error a
+    file that is no such document raises, the label of an unreadable one, and what a parse failure says."""
+
+    noun: str
+    limit: int
+    invalid: type[PortkitError] = InputError
+    unreadable: str = "cannot read"
+    not_json: Callable[[ValueError], str] = lambda exc: "not JSON"
+
+
+def read_json(path: Path, document: JsonDocument, parse: Callable[[bytes], object]) -> object:
+    """A JSON document (`parse` of its bytes), read as `read_bytes` reads (a regular file, the read itself
+    capped: a FIFO or /dev/zero behind the name is refused); every failure one error line."""
+    try:
+        return parse(read_bytes(path, document.limit))
+    except TooLarge:
+        raise document.invalid(f"{path}: larger than {document.limit >> 20} MiB; not {document.noun}") from None
+    except OSError as exc:
+        raise InputError(f"{path}: {document.unreadable}: {exc.strerror or exc}") from None
+    except RecursionError:
+        raise document.invalid(f"{path}: not {document.noun} (nested too deeply)") from None
+    except ValueError as exc:  # invalid JSON or UTF-8, or an integer too long to convert
+        raise document.invalid(f"{path}: not {document.noun} ({document.not_json(exc)})") from None
+
+
 def digest(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
@@ -297,10 +323,10 @@ class Expected:
         return cls(len(data), digest(data))
 
 
-def _unchanged(path: Path, expected: Expected, first: os.stat_result, directory: int | None = None) -> None:
-    now = os.stat(_name(path, directory), dir_fd=directory, follow_symlinks=False)
+def unchanged(path: Path, expected: Expected, first: os.stat_result, directory: int | None = None) -> None:
+    now = os.stat(name_in(path, directory), dir_fd=directory, follow_symlinks=False)
     same = (now.st_size, now.st_mtime_ns, now.st_ino) == (first.st_size, first.st_mtime_ns, first.st_ino)
-    if not same or now.st_size != expected.size or file_digest(_name(path, directory), directory) != expected.sha256:
+    if not same or now.st_size != expected.size or file_digest(name_in(path, directory), directory) != expected.sha256:
         raise Refused(f"{path}: changed while portkit was running; left as it is, run again")
 
 
@@ -321,99 +347,13 @@ class Seen:
         return cls(Expected(found.st_size, file_digest(path) or ""), found)
 
 
-def check_rewritable(path: Path, expected: Expected, force: bool = False, directory: int | None = None) -> os.stat_result:
-    """Refuse (with the reason) to rewrite a file in place that is not what portkit read,
-    a symlink, not a regular file, read-only or hard-linked (unless forced). `directory`: a
-    descriptor of its directory, through which this and `write_backup` and `rewrite_in_place` look."""
-    try:
-        found = os.stat(_name(path, directory), dir_fd=directory, follow_symlinks=False)
-    except OSError as exc:
-        raise OutputError(f"{path}: cannot read: {exc.strerror or exc}") from None
-    if stat.S_ISLNK(found.st_mode):
-        raise Refused(f"{path}: a symbolic link; left as it is (convert the file it points to)")
-    if not stat.S_ISREG(found.st_mode):
-        raise Refused(f"{path}: not a regular file; left as it is")
-    _unchanged(path, expected, found, directory)
-    if not force and not found.st_mode & 0o222:
-        raise Refused(f"{path}: read-only; left as it is unless forced")
-    if not force and found.st_nlink > 1:
-        raise Refused(f"{path}: has {found.st_nlink} hard links; left as it is unless forced "
-                      "(replacing it would split them)")
-    if not force and not _can_give((found.st_uid, found.st_gid)):
-        raise Refused(f"{path}: owned by another user; left as it is unless forced (a replacement would be ours)")
-    return found
-
-
-def _can_give(owner: tuple[int, int]) -> bool:
+def can_give(owner: tuple[int, int]) -> bool:
     """Whether a new file of ours can be given this owner (root can; others only their own uid and groups)."""
     uid, gid = owner
     return os.geteuid() == 0 or (uid == os.geteuid() and (gid == os.getegid() or gid in os.getgroups()))
 
 
-def rewrite_in_place(path: Path, data: bytes, expected: Expected, force: bool = False,
-                     directory: int | None = None) -> None:
-    """Replace a file's bytes in place, keeping its mode, owner and hard links.
-
-    Atomic (temporary file + rename) for a file with one link whose owner portkit
-    can keep; with `force`, a hard-linked file or one owned by someone else is
-    overwritten through its own inode (not atomic: its backup is written first).
-    """
-    found = check_rewritable(path, expected, force, directory)
-    owner = (found.st_uid, found.st_gid)
-    try:
-        if found.st_nlink == 1 and _can_give(owner):
-            _commit(path, lambda h: h.write(data), found.st_mode & 0o7777, owner,
-                    lambda: _unchanged(path, expected, found, directory), directory=directory)
-            return
-        _unchanged(path, expected, found, directory)
-        flags = os.O_RDWR | os.O_NOFOLLOW | os.O_CLOEXEC
-        with open(os.open(_name(path, directory), flags, dir_fd=directory), "r+b") as handle:
-            handle.write(data)
-            handle.truncate()
-            handle.flush()
-            os.fsync(handle.fileno())
-    except OSError as exc:
-        raise _cannot(path, exc) from None
-
-
-def _name_max(directory: Path | int) -> int:
-    try:
-        return os.pathconf(directory, "PC_NAME_MAX")
-    except (OSError, ValueError):
-        return 255
-
-
-def write_backup(path: Path, data: bytes, directory: int | None = None) -> Path:
-    """Save `data` beside `path` as FILE.orig, or the first free FILE.orig.N: never over an existing file.
-
-    The backup appears whole (a temporary file hard-linked to the free name: the
-    link fails rather than replace anything) with the original's mode and owner.
-    """
-    try:
-        found = os.stat(_name(path, directory), dir_fd=directory, follow_symlinks=False)
-    except OSError as exc:  # gone since it was checked
-        raise OutputError(f"{path}: cannot read: {exc.strerror or exc}") from None
-    owner = (found.st_uid, found.st_gid) if _can_give((found.st_uid, found.st_gid)) else None
-    limit = _name_max(path.parent if directory is None else directory)
-    for number in range(_BACKUPS):
-        name = path.name + ".orig" + (f".{number}" if number else "")
-        if len(os.fsencode(name)) > limit:
-            raise Refused(f"{path}: the name is too long for a backup beside it; left as it is")
-        candidate = path.with_name(name)
-        if _stat(candidate, False, directory) is not None:
-            continue
-        try:
-            _commit(candidate, lambda h: h.write(data), found.st_mode & 0o7777, owner, place=_place_new,
-                    directory=directory)
-        except FileExistsError:
-            continue  # taken meanwhile: try the next name
-        except OSError as exc:
-            raise OutputError(f"{candidate}: cannot write the backup: {exc.strerror or exc}") from None
-        return candidate
-    raise Refused(f"{path}: {path.name}.orig to .orig.{_BACKUPS - 1} all exist; left as it is (remove old backups)")
-
-
-def _place_new(tmp: str, name: Path | str, directory: int | None) -> None:
+def place_new(tmp: str, name: Path | str, directory: int | None) -> None:
     """Give the temporary file its final name only if that name is free."""
     try:
         os.link(tmp, name, src_dir_fd=directory, dst_dir_fd=directory)  # FileExistsError rather than replace anything

@@ -329,6 +329,20 @@ class Engine(str, enum.Enum):
     CLANG = "clang"
 
 
+class Backend(str, enum.Enum):
+    """What rewrites a source file's code in convert (portkit adds its markers either way)."""
+
+    NATIVE = "native"  # portkit's own edits, from the findings' fixes
+    HIPIFY_PERL = "hipify-perl"  # an installed hipify-perl's text rewrite
+
+
+class LaunchSyntax(str, enum.Enum):
+    """How convert writes a kernel launch."""
+
+    CUDA = "cuda"  # k<<<g, b>>>(...) kept: hipcc accepts it
+    HIP = "hip"  # hipLaunchKernelGGL(k, g, b, 0, 0, ...)
+
+
 class Severity(str, enum.Enum):
     INFO = "info"
     WARNING = "warning"

@@ -129,18 +129,52 @@ def test_the_pinned_scale_trees_fill_both_halves() -> None:
 
 def test_effort_residual_ignores_what_is_no_port_work(tmp_path: Path) -> None:
     sys.path.insert(0, str(ROOT / "bench"))
-    import effort
     import effort_fit
+    import effort_residual
 
     converted, hand = tmp_path / "converted", tmp_path / "hand"
     (converted / "src").mkdir(parents=True)
     (hand / "src").mkdir(parents=True)
     (converted / "src" / "k.cu").write_text(
-        "#include <hip/hip_runtime.h>\n// portkit: PK101 marker\n#ifndef PORTKIT_HELPER_X\n#define PORTKIT_HELPER_X\n"
-        "int portkit_x();\n#endif /* PORTKIT_HELPER_X */\nvoid checkCuda(int e) {  /* portkit: note */\n"
-        "  use(e);\n}\nint lanes = 32;\n")
-    (hand / "src" / "k.hip").write_text("void  checkHip(int e) {\n  use(e);   // checked\n}\n"
-                                        "#include <hip/hip_runtime.h>\nint lanes = 64;\nint extra = 1;\n")
-    assert effort.residual(converted, hand) == (2, 1)  # the warp width, and one line the port added
+        "#include <hip/hip_runtime.h>\n#include <vector>\n#include \"util.cuh\"\n// portkit: PK101 marker\n"
+        "#ifndef PORTKIT_HELPER_X\n#define PORTKIT_HELPER_X\nint portkit_x();\n#endif /* PORTKIT_HELPER_X */\n"
+        "void checkCuda(int e) {  /* portkit: note */\n  use(e);\n}\nint lanes = 32;\n"
+        "k<float><<<grid,\n  block>>>(a, f(b, c));\nk2<<<g, b, 0, s>>>(x);\nhipMemcpyToSymbol(c, h, 4);\n"
+        "hipHostMalloc(&p, 4);\nint i = threadIdx.x;\nprintf(\"cuBLAS failed\");\ncudaLeftAlone(p);\n")
+    (hand / "src" / "k.hip").write_text(
+        "#include \"util.h\"\n#include \"hip/hip_runtime.h\"\n#include <vector>\nvoid  checkHip(int e) {\n"
+        "  use(e);   // checked\n}\nint lanes = 64;\nint extra = 1;\n"
+        "hipLaunchKernelGGL(HIP_KERNEL_NAME(k<float>), dim3(grid), dim3(block), 0, 0, a, f(b, c));\n"
+        "hipLaunchKernelGGL(k2, g, b, 0, s, x);\nhipMemcpyToSymbol(HIP_SYMBOL(c), h, 4);\nhipMallocHost(&p, 4);\n"
+        "int i = hipThreadIdx_x;\nprintf(\"hipBLAS failed\");\nhipLeftAlone(p);\n")
+    known = {"cudaLeftAlone"}  # a CUDA name with a HIP counterpart, which convert did not write: port work
+    # The warp width, the line the port added, and the CUDA name convert left; all the rest is spelling.
+    assert effort_residual.residual(converted, hand, known.__contains__) == (3, 1)
+    assert effort_residual.residual(converted, hand, set().__contains__) == (2, 1)
+    (hand / "src" / "k.hip").write_text((hand / "src" / "k.hip").read_text().replace("dim3(block), 0, 0", "dim3(block), 8, 0"))
+    assert effort_residual.residual(converted, hand, set().__contains__) == (3, 1)  # a shared-memory size is real
     assert effort_fit.spearman([1, 2, 3, 4], [10, 20, 20, 40]) > 0.9
     assert effort_fit.ranks([5, 1, 5, 2]) == [3.5, 1.0, 3.5, 2.0]
+
+
+def test_effort_file_pairs_diff_each_file_against_its_twin(tmp_path: Path) -> None:
+    """RAJAPerf's kernels: NAME-Cuda.cpp and the hand-written NAME-Hip.cpp beside it, among other variants."""
+    sys.path.insert(0, str(ROOT / "bench"))
+    import effort
+    import effort_residual
+    import realworld
+
+    basic = tmp_path / "src" / "basic"
+    basic.mkdir(parents=True)
+    (basic / "DAXPY-Cuda.cpp").write_text('#include "common/CudaDataUtils.hpp"\nRAJA_CUDA_run(y);\ncudaFree(y);\n')
+    (basic / "DAXPY-Hip.cpp").write_text('#include "common/HipDataUtils.hpp"\nRAJA_HIP_run(y);\nhipFree(y);\n')
+    (basic / "DAXPY-Seq.cpp").write_text("run(y);\n")
+    (basic / "COPY-Cuda.cpp").write_text("copy();\n")  # no twin: no program
+    corpus = realworld.Corpus("rajaperf", "LLNL/RAJAPerf", "0" * 40, [], [], root=tmp_path)
+    [program] = effort.expand_pairs(corpus, [{"glob": "src/*/*-Cuda.cpp", "twin": ["-Cuda\\.cpp$", "-Hip.cpp"],
+                                              "files": True}])
+    assert (program.name, program.cuda, program.hip, program.files) == (
+        "basic/DAXPY", "src/basic", "src/basic/DAXPY-Hip.cpp", ["DAXPY-Cuda.cpp"])
+    cuda, hip = basic / "DAXPY-Cuda.cpp", basic / "DAXPY-Hip.cpp"
+    assert effort_residual.residual(cuda, hip, {"cudaFree"}.__contains__) == (1, 1)  # only the call convert does
+    assert effort_residual.residual(cuda, basic, set().__contains__) == (0, 0)  # a file and a tree: nothing to diff

@@ -59,14 +59,15 @@ def test_choice_options_list_their_choices_in_help_and_completion(
 
 
 def test_choices_match_what_the_library_accepts() -> None:
-    from portkit.cli.convert import Backend, LaunchSyntax
+    from portkit.cli.convert import Backend as BackendChoice, LaunchSyntax as LaunchSyntaxChoice
     from portkit.cli.shim import Style
-    from portkit.convert.project_conversion import BACKENDS, LAUNCH_SYNTAXES
+    from portkit.model import Backend, LaunchSyntax
     from portkit.report import FORMATTERS
     from portkit.shim.header import STYLES
 
     assert sorted(OUTPUT_FORMATS) == sorted(FORMATTERS)
-    assert [tuple(m.value for m in e) for e in (Backend, LaunchSyntax, Style)] == [BACKENDS, LAUNCH_SYNTAXES, STYLES]
+    assert [tuple(m.value for m in e) for e in (BackendChoice, LaunchSyntaxChoice, Style)] == [
+        tuple(m.value for m in Backend), tuple(m.value for m in LaunchSyntax), STYLES]
 
 
 @pytest.mark.parametrize("command", COMMANDS, ids=" ".join)

@@ -106,14 +106,24 @@ def test_malformed_user_rules(tmp_path: Path, capsys) -> None:
                                                "function, type, enum, macro, header, link, intrinsic, asm, field")
 
 
-def test_user_rules_with_the_old_older_hip_key_are_refused_naming_the_new_key(tmp_path: Path, capsys) -> None:
-    """`fallback` was renamed `older_hip` (the spelling for an older HIP): one line, exit code 2, the new name."""
+OLD_KEYS = [  # (entry, what the one error line says after the entry, the entry respelt)
+    ("hip_added: '9.0', fallback: z", "key 'fallback' is now 'older_hip' (the spelling for an older HIP): rename it",
+     "hip_added: '9.0', older_hip: z"),
+    ("hip_for_args: {3: z}", "key 'hip_for_args' now goes under 'shape' (shape: {hip_for_args: ...}): move it",
+     "shape: {hip_for_args: {3: z}}"),
+]
+
+
+@pytest.mark.parametrize("old, error, new", OLD_KEYS, ids=["fallback", "shape"])
+def test_user_rules_with_an_old_key_are_refused_naming_the_new_spelling(
+        tmp_path: Path, capsys, old: str, error: str, new: str) -> None:
+    """`fallback` was renamed `older_hip` (the spelling for an older HIP), and the keys for a few rules each
+    (compare_as, hip_for_args...) moved under `shape`: one line, exit code 2, the new spelling."""
     rules = tmp_path / "r.yaml"
-    rules.write_text("library: r\nentries:\n  - {cuda: x, kind: function, hip: y, hip_added: '9.0', fallback: z}\n")
+    rules.write_text(f"library: r\nentries:\n  - {{cuda: x, kind: function, hip: y, {old}}}\n")
     assert main(["scan", "--rules", str(rules), str(EXAMPLES / "saxpy")]) == 2
-    assert capsys.readouterr().err.strip() == (f"portkit: error: {rules}: entry 1 (x): key 'fallback' is now 'older_hip' "
-                                               "(the spelling for an older HIP): rename it")
-    rules.write_text(rules.read_text().replace("fallback", "older_hip"))
+    assert capsys.readouterr().err.strip() == f"portkit: error: {rules}: entry 1 (x): {error}"
+    rules.write_text(rules.read_text().replace(old, new))
     assert main(["scan", "--rules", str(rules), str(EXAMPLES / "saxpy")]) == 0
 
 

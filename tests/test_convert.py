@@ -16,7 +16,7 @@ from conftest import EXAMPLES, require_tool
 from portkit.cli import main
 from portkit.convert.edits import EditOptions, apply_nested
 from portkit.convert.sources import convert_stable
-from portkit.model import Edit, Span
+from portkit.model import Edit, LaunchSyntax, Span
 from portkit.outpath import MANIFEST
 from portkit.rules import Target
 from portkit.run.file import analyze_bytes
@@ -37,7 +37,7 @@ def convert_bytes(tmp_path: Path, data: bytes, name: str = "t.cu", database=None
     settings = RunSettings(paths=(str(source),), root=tmp_path, target=target, jobs=1)
     result = run_project(settings, RunRequest(keep_sources=True, prefer_roc=prefer_roc, rules=database))
     shape = "".join(f.shape for f in result.files)
-    return convert_stable(str(source), data, result.findings, result.context, EditOptions(launch_syntax), True,
+    return convert_stable(str(source), data, result.findings, result.context, EditOptions(LaunchSyntax(launch_syntax)), True,
                           shape).converted
 
 

@@ -94,3 +94,20 @@ def test_actions_workflows_are_right_for_private_repositories(monkeypatch) -> No
     monkeypatch.delenv("XDG_CACHE_HOME", raising=False)
     monkeypatch.setenv("HOME", "/home/runner")
     assert str(cache_root()) == "/home/runner/.cache/portkit"  # the directory the cache step keeps
+
+
+def test_rules_md_documents_every_entry_key_where_it_goes() -> None:
+    """docs/rules.md's tables: every key an entry may hold at its top level in the first, every key of `shape`
+    in the one under it, and no key validation does not know."""
+    from portkit.rules.validate import _ENTRY_KEYS, SHAPE_KEYS
+
+    text = (ROOT / "docs" / "rules.md").read_text(encoding="utf-8")
+    entries, shape = text.split("Entry keys:", 1)[1].split("Keys under `shape`:", 1)
+    shape = shape.split("\n\n", 2)[1]
+
+    def keys(table: str) -> set[str]:
+        return {key for row in table.splitlines() if row.startswith("| `")
+                for key in re.findall(r"`(\w+)`", row.split(" | ", 1)[0])}
+
+    assert keys(entries.split("\n\n", 2)[1]) == _ENTRY_KEYS | {"shape"}
+    assert keys(shape) == set(SHAPE_KEYS)

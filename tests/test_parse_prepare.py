@@ -12,7 +12,7 @@ import pytest
 
 from portkit.convert.edits import EditOptions
 from portkit.convert.sources import convert_stable
-from portkit.model import CallFacts, ParsedFile, Role
+from portkit.model import CallFacts, LaunchSyntax, ParsedFile, Role
 from portkit.parse import collect_macros, parse_source
 from portkit.run.project import run_project
 from portkit.run.request import RunRequest
@@ -208,7 +208,7 @@ def test_block_comment_before_a_define_continuation_is_converted(tmp_path: Path,
     result = run_project(RunSettings(paths=(str(source),), root=tmp_path, target=Target(rocm=(5, 2, 0)), jobs=1),
                          RunRequest(keep_sources=True, rules=database))
     converted = convert_stable(str(source), source.read_bytes(), result.findings, result.context,
-                               EditOptions("cuda"), True, "").converted.decode()
+                               EditOptions(LaunchSyntax.CUDA), True, "").converted.decode()
     assert "    hipError_t e = (x); \\\n" in converted
     assert "(e != hipSuccess)" in converted and "hipMalloc(&d, 4)" in converted
     assert "/* run it */" in converted
@@ -240,7 +240,7 @@ def _converted(tmp_path: Path, data: bytes, database) -> bytes:
     result = run_project(RunSettings(paths=(str(source),), root=tmp_path, target=Target(rocm=(5, 2, 0)), jobs=1,
                                      cache=False), RunRequest(keep_sources=True, rules=database))
     shape = next((s.shape for s in result.files if s.path == str(source)), "")
-    return convert_stable(str(source), data, result.findings, result.context, EditOptions("cuda"), True, shape,
+    return convert_stable(str(source), data, result.findings, result.context, EditOptions(LaunchSyntax.CUDA), True, shape,
                           result.macros).converted
 
 

@@ -58,3 +58,30 @@ def test_each_file_carries_its_fact_and_a_packed_result_carries_it_back(tmp_path
     if cache:  # a second run reads every fact back from the cache, and decides the same
         assert _runtime_includes(finish_run(collect_run(settings)).findings) == _runtime_includes(
             finish_run(collected).findings)
+
+
+def _run(tmp_path: Path, files: dict[str, str]):
+    for name, text in files.items():
+        (tmp_path / "src" / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / "src" / name).write_text(text)
+    return run_project(RunSettings(paths=(str(tmp_path / "src"),), root=tmp_path, target=Target(rocm=(5, 2, 0)),
+                                   jobs=1, cache=False))
+
+
+def test_the_finish_puts_the_runtime_include_of_a_c_included_header_in_a_cpp_block(tmp_path: Path) -> None:
+    """main.cpp includes api.h inside `extern "C" { }`: the fact is main.cpp's, the preamble api.h's."""
+    found = _run(tmp_path, {"api.h": "__global__ void z(float* x);\n",
+                            "main.cpp": 'extern "C" {\n#include "api.h"\n}\nint main() { return 0; }\n',
+                            "other.h": "__global__ void y(float* x);\n"}).findings
+    texts = {Path(f.path).name: f.fix.text for f in found if f.code == HIP_PREAMBLE}
+    assert 'extern "C++" {' in texts["api.h"] and 'extern "C++"' not in texts["other.h"]
+
+
+def test_the_finish_settles_each_include_prerequisite_so_convert_only_applies_it(tmp_path: Path) -> None:
+    """co.cu's preamble brings hip_runtime.h first: its cooperative groups include needs nothing before it. A
+    header without a preamble keeps the prerequisite. Decided in the finish: the findings say it already."""
+    found = _run(tmp_path, {"co.cu": "#include <cooperative_groups.h>\n__global__ void g(float *x) { x[0] = 1; }\n",
+                            "h.cuh": "#pragma once\n#include <cooperative_groups.h>\n"}).findings
+    includes = {Path(f.path).name: f.fix.prerequisite for f in found
+                if f.fix is not None and f.name == "cooperative_groups.h"}
+    assert includes == {"co.cu": "", "h.cuh": "hip/hip_runtime.h"}

@@ -2,7 +2,8 @@
 
 names.py matches names against the rules, inventory.py lists GPU code, hazards.py
 and warps.py find what renaming cannot fix, builds.py and environment.py read build files,
-scripts, containers and Python projects; runtime_include.py is a project analysis (registry.py).
+scripts, containers and Python projects; namespace_aliases.py and runtime_include.py are project analyses
+(registry.py).
 """
 from __future__ import annotations
 

@@ -38,7 +38,7 @@ def is_interesting(name: str, known: frozenset[str]) -> bool:
     return name in known or CUDA_LOOKING.match(name) is not None
 
 
-def _qualified(path: str, occurrence: Occurrence, context: Context) -> Finding | None:
+def qualified_finding(path: str, occurrence: Occurrence, context: Context) -> Finding | None:
     """`thrust::cuda::par`, `cg::this_grid()` (through the alias), `cutlass::gemm::device::Gemm<...>`."""
     text = occurrence.text
     head, _, rest = text.partition("::")
@@ -57,29 +57,6 @@ def _qualified(path: str, occurrence: Occurrence, context: Context) -> Finding |
     target = occurrence.spelled(Span(occurrence.span.start, occurrence.span.start + len(prefix.encode())),
                                 prefix) if exact else None
     return rule_finding(path, rule, rule.cuda, occurrence.span, occurrence.position, context, occurrence.function, target)
-
-
-def needs_aliases(occurrence: Occurrence, context: Context) -> bool:
-    """A qualified name whose namespace may be an alias another file defines."""
-    head = occurrence.text.partition("::")[0]
-    return head not in dict(context.aliases) and context.rules.lookup_qualified(occurrence.text)[0] is None
-
-
-def resolve_pending(pending: Iterable[tuple[str, tuple[tuple[str, str], ...], tuple[Occurrence, ...]]],
-                    context: Context) -> Iterator[Finding]:
-    """Qualified names that only the project-wide aliases resolve (`cg::` defined in a header).
-
-    `pending` holds, per file, its path, its own namespace aliases and its unresolved qualified names.
-    """
-    aliases = dict(context.aliases)
-    for path, own_aliases, occurrences in pending:
-        local = {name for name, _ in own_aliases}
-        for occurrence in occurrences:
-            head = occurrence.text.partition("::")[0]
-            if head in aliases and head not in local:
-                finding = _qualified(path, occurrence, context)
-                if finding is not None:
-                    yield finding
 
 
 # A name counts only in its role: a type rule in a type position, a function in a call or as a
@@ -219,7 +196,7 @@ def _names(parsed: ParsedFile, context: Context) -> Iterator[Finding]:
     namespaces = _namespaces(parsed, context) | set(usings.namespaces) if parsed.of(Role.FIELD) else set()
     for occurrence in parsed.occurrences:
         if occurrence.role is Role.QUALIFIED:
-            finding = _qualified(parsed.path, occurrence, context)
+            finding = qualified_finding(parsed.path, occurrence, context)
             if finding is not None:
                 yield dataclasses.replace(finding, engine=Engine.CLANG) if occurrence.clang is not None else finding
         elif occurrence.role in NAME_ROLES:

@@ -124,18 +124,6 @@ def _defines_and_helpers(parsed: ParsedFile, context: Context) -> tuple[list[str
     return list(defines), list(helpers.values())
 
 
-def in_cpp_block(finding: Finding, runtime: str) -> Finding:
-    """The preamble of a file that another includes inside `extern "C" { }`: the runtime header is C++
-    (templates need C++ linkage), so it goes in an `extern "C++"` block of its own. nvcc's implicit
-    include came first in the translation unit, outside any block."""
-    fix, line = finding.fix, f"#include <{runtime}>"
-    if fix is None or line not in fix.text:
-        return finding
-    newline = "\r\n" if "\r\n" in fix.text else "\n"
-    block = newline.join(["#ifdef __cplusplus", 'extern "C++" {', "#endif", line, "#ifdef __cplusplus", "}", "#endif"])
-    return dataclasses.replace(finding, fix=dataclasses.replace(fix, text=fix.text.replace(line, block, 1)))
-
-
 def preamble_finding(parsed: ParsedFile, lines: list[str], needed: str, advice: str) -> Finding:
     """An insertion of `lines` where the file's code starts."""
     text = "".join(line + parsed.newline for line in lines)

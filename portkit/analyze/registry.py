@@ -127,16 +127,23 @@ def arguments_read(select: Select | None) -> tuple[Names, ...]:
 @dataclasses.dataclass(frozen=True)
 class ProjectAnalysis:
     """A decision over the whole project: `collect` takes each source file's fact (parsed file, its context and
-    own findings -> a small value), `finish` decides over every file's (path, fact) (None for a file with no fact:
-    not a source, or unreadable) and returns the findings only the project shows. `pack` makes a fact JSON
-    (lists, strings, numbers; findings as portkit/packing.py rows) and `unpack(packed, fixes)` reads it back
-    (`fixes=False`: findings without their fixes)."""
+    own findings -> a small value), `finish` decides over every reported file's (path, fact) (None for a file with
+    no fact: not a source, or unreadable) and returns the findings only the project shows. `pack` makes a fact JSON
+    (lists, strings, numbers; findings and occurrences as portkit/packing.py rows) and `unpack(packed, fixes)` reads
+    it back (`fixes=False`: findings without their fixes).
+
+    Two optional steps see the facts of every file the run read, those read only for their definitions too:
+    `share(facts)` returns the `Context` fields the project's facts decide (before any `finish`), and
+    `revise(findings, files, context)` returns the findings of a run that keeps them (every file's, after every
+    `finish`) with what the project decides about their fixes."""
 
     name: str
     collect: Callable[[ParsedFile, Context, Sequence[Finding]], Any]
     finish: Callable[[Sequence[tuple[str, Any]], Context], Iterable[Finding]]
     pack: Callable[[Any], Any]
     unpack: Callable[[Any, bool], Any]
+    share: Callable[[Sequence[Any]], dict[str, Any]] | None = None
+    revise: Callable[[list[Finding], Sequence[tuple[str, Any]], Context], list[Finding]] | None = None
 
 
 _PROJECT_ANALYSES: dict[str, ProjectAnalysis] = {}

@@ -2,7 +2,9 @@
 
 The spelling comes from the rule's resolution (portkit/rules/versions.py); this module decides
 where it goes (the name, a comparison, a member access, an include target), which call arguments
-change and how (`Cast`, `Replace`, `Drop`, `Append`), and which HIP header an include needs first.
+change and how (`Cast`, `Replace`, `Drop`, `Append`), and which HIP header an include needs first: unless an earlier
+#include of the file brings it (`include_finding`, in the file's analysis) or the file's preamble, final once
+the project is known, inserts it first (`settle_prerequisites`, in the project's finish).
 portkit/convert/edits.py only turns the decision into bytes.
 """
 from __future__ import annotations
@@ -170,18 +172,22 @@ def include_finding(finding: Finding, occurrence: Occurrence, parsed: ParsedFile
 _INCLUDE_LINE = re.compile(r"^#include <([^>]+)>", re.M)
 
 
-def prerequisites_met(findings: list[Finding]) -> list[Finding]:
-    """A file's findings, each include's prerequisite left out where the file's own preamble (decided over
-    the whole project, after the file's analysis) inserts that header before it: one #include of it, not two."""
-    inserted = [(f.fix.span.start, header) for f in findings if f.fix is not None and f.fix.action is FixAction.INSERT
-                for header in _INCLUDE_LINE.findall(f.fix.text)]
-    if not inserted:
+def settle_prerequisites(findings: list[Finding]) -> list[Finding]:
+    """Findings once their files' preambles are final (decided over the whole project, after each file's
+    analysis: analyze/runtime_include.py), each include's prerequisite left out where its file's preamble
+    inserts that header before it: one #include of it, not two. Convert writes what is left."""
+    inserted: dict[str, list[tuple[int, str]]] = {}
+    for f in findings:
+        if f.fix is not None and f.fix.action is FixAction.INSERT:
+            inserted.setdefault(f.path, []).extend((f.fix.span.start, header) for header in _INCLUDE_LINE.findall(f.fix.text))
+    if not any(inserted.values()):
         return findings
-    met = []
-    for finding in findings:
-        fix = finding.fix
-        if fix is not None and fix.prerequisite and any(
-                header == fix.prerequisite and start <= fix.span.start for start, header in inserted):
-            finding = dataclasses.replace(finding, fix=dataclasses.replace(fix, prerequisite=""))
-        met.append(finding)
-    return met
+    return [_prerequisite_met(f, inserted[f.path]) if f.path in inserted else f for f in findings]
+
+
+def _prerequisite_met(finding: Finding, inserted: list[tuple[int, str]]) -> Finding:
+    fix = finding.fix
+    if fix is not None and fix.prerequisite and any(
+            header == fix.prerequisite and start <= fix.span.start for start, header in inserted):
+        return dataclasses.replace(finding, fix=dataclasses.replace(fix, prerequisite=""))
+    return finding

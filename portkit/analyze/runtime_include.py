@@ -13,14 +13,16 @@ Each source file's fact is a `RuntimeNeeds` (collected with its analysis, cached
 """
 from __future__ import annotations
 
+import dataclasses
 import os
 from pathlib import PurePath
 from typing import Any, Iterable, NamedTuple, Sequence
 
 from portkit.analyze.preamble import IMPLICIT_CUDA_HEADER, RUNTIME_ADVICE, cuda_includes, preamble_finding, runtime_reason
 from portkit.analyze.registry import Context, ProjectAnalysis, project_analysis
+from portkit.analyze.rewrite import settle_prerequisites
 from portkit.codes import HIP_PREAMBLE
-from portkit.model import Finding, ParsedFile, Role
+from portkit.model import Finding, IncludeFacts, ParsedFile, Role
 from portkit.packing import pack_finding, unpack_finding
 
 # Translation units nvcc compiles as CUDA (a .c file is C: nvcc hands it to the host compiler).
@@ -38,6 +40,7 @@ class RuntimeNeeds(NamedTuple):
     unit: bool = False  # a unit without a CUDA include or a preamble of its own
     candidate: Finding | None = None  # the runtime preamble it gets if the project says so
     guarded: tuple[str, ...] = ()  # CUDA names it defines in a preprocessor branch, for compilers without CUDA
+    c_included: tuple[str, ...] = ()  # the file names it #includes inside an `extern "C" { }` block
 
 
 def _host_c_platform(parsed: ParsedFile) -> list[str]:
@@ -51,7 +54,12 @@ def _host_c_platform(parsed: ParsedFile) -> list[str]:
 
 
 def runtime_needs(parsed: ParsedFile, context: Context, findings: Sequence[Finding]) -> RuntimeNeeds:
-    """One file's row for `runtime_for_project`, from its parse and its own findings."""
+    """One file's row for `runtime_for_project` and `_revise`, from its parse and its own findings."""
+    c_included = {os.path.basename(o.text) for o in parsed.of(Role.INCLUDE) if o.facts(IncludeFacts).c_linkage}
+    return _runtime_needs(parsed, context, findings)._replace(c_included=tuple(sorted(c_included)))
+
+
+def _runtime_needs(parsed: ParsedFile, context: Context, findings: Sequence[Finding]) -> RuntimeNeeds:
     runtime = context.rules.hip_header(IMPLICIT_CUDA_HEADER)
     includes = tuple(sorted({o.text for o in parsed.of(Role.INCLUDE) if context.project_header(o.text)}))
     guarded = tuple(sorted(parsed.guarded))
@@ -130,11 +138,35 @@ def _unpack(packed: dict[str, Any], fixes: bool) -> RuntimeNeeds:
     candidate = packed["candidate"]
     return RuntimeNeeds(includes=tuple(packed["includes"]), inserts=packed["inserts"], names=tuple(packed["names"]),
                         unit=packed["unit"], candidate=unpack_finding(candidate, fixes) if candidate else None,
-                        guarded=tuple(packed["guarded"]))
+                        guarded=tuple(packed["guarded"]), c_included=tuple(packed["c_included"]))
 
 
 def _finish(files: Sequence[tuple[str, RuntimeNeeds | None]], context: Context) -> list[Finding]:
     return runtime_for_project((path, RuntimeNeeds() if needs is None else needs) for path, needs in files)
 
 
-RUNTIME_INCLUDE = project_analysis(ProjectAnalysis("runtime", runtime_needs, _finish, _pack, _unpack))
+def in_cpp_block(finding: Finding, runtime: str) -> Finding:
+    """The preamble of a file that another includes inside `extern "C" { }`: the runtime header is C++
+    (templates need C++ linkage), so it goes in an `extern "C++"` block of its own. nvcc's implicit
+    include came first in the translation unit, outside any block."""
+    fix, line = finding.fix, f"#include <{runtime}>"
+    if fix is None or line not in fix.text:
+        return finding
+    newline = "\r\n" if "\r\n" in fix.text else "\n"
+    block = newline.join(["#ifdef __cplusplus", 'extern "C++" {', "#endif", line, "#ifdef __cplusplus", "}", "#endif"])
+    return dataclasses.replace(finding, fix=dataclasses.replace(fix, text=fix.text.replace(line, block, 1)))
+
+
+def _revise(findings: list[Finding], files: Sequence[tuple[str, RuntimeNeeds | None]], context: Context) -> list[Finding]:
+    """The preambles final: the runtime include convert adds to a file another includes inside `extern "C" { }`
+    (matched by file name, as includes are) goes in a C++ block of its own; then each include's prerequisite
+    that its file's preamble now brings first is left out (analyze/rewrite.py)."""
+    c_included = frozenset(name for _, needs in files if needs is not None for name in needs.c_included)
+    runtime = context.rules.hip_header(IMPLICIT_CUDA_HEADER) if c_included else ""
+    if runtime:
+        findings = [in_cpp_block(f, runtime) if f.code == HIP_PREAMBLE and os.path.basename(f.path) in c_included else f
+                    for f in findings]
+    return settle_prerequisites(findings)
+
+
+RUNTIME_INCLUDE = project_analysis(ProjectAnalysis("runtime", runtime_needs, _finish, _pack, _unpack, revise=_revise))

@@ -16,8 +16,8 @@ from typing import Any, Iterable
 
 from portkit import __version__
 from portkit.codes import ASM_LIBRARY, ATTENTION_STATUSES, UNBUILDABLE, Status
-from portkit.errors import ConfigError, InputError
-from portkit.fileio import TooLarge, read_bytes
+from portkit.errors import ConfigError
+from portkit.fileio import JsonDocument, read_json
 from portkit.model import Finding, Severity
 from portkit.textutil import LineIndex
 
@@ -135,22 +135,13 @@ def _entry(path: Path, index: int, row: Any) -> BaselineEntry:
     return BaselineEntry(row["fingerprint"], row["code"], row["name"], row["path"], count)
 
 
-def _load_json(path: Path) -> Any:
-    try:  # a regular file, the read itself capped: a FIFO or /dev/zero behind the name is refused
-        return json.loads(read_bytes(path, MAX_BASELINE_SIZE).decode("utf-8"))
-    except TooLarge:
-        raise ConfigError(f"{path}: larger than {MAX_BASELINE_SIZE >> 20} MiB; not a portkit baseline") from None
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read baseline: {exc.strerror or exc}") from None
-    except RecursionError:
-        raise ConfigError(f"{path}: not a portkit baseline (nested too deeply)") from None
-    except ValueError as exc:  # invalid JSON or UTF-8, or an integer too long to convert
-        raise ConfigError(f"{path}: not a portkit baseline (invalid JSON: {exc})") from None
+_DOCUMENT = JsonDocument("a portkit baseline", MAX_BASELINE_SIZE, ConfigError, "cannot read baseline",
+                         lambda exc: f"invalid JSON: {exc}")
 
 
 def read_baseline(path: Path) -> list[BaselineEntry]:
     """A corrupt baseline is an error, not an empty one: it would let everything through."""
-    data = _load_json(path)
+    data = read_json(path, _DOCUMENT, lambda data: json.loads(data.decode("utf-8")))
     if not isinstance(data, dict) or data.get("schema_version") != BASELINE_SCHEMA or not isinstance(data.get("findings"), list):
         raise ConfigError(f"{path}: not a portkit baseline (expected schema_version {BASELINE_SCHEMA} and a findings list)")
     return [_entry(path, index, row) for index, row in enumerate(data["findings"], 1)]

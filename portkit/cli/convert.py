@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, List, Optional, TextIO
 import typer
 
 from portkit.cli.app import Force, NoBackup, UsageError, choice, examples, leave_for_exit, pipeline_command
+from portkit import model
 from portkit.settings import RunSettings
 from portkit.textutil import PIPE_WIDTH, cut_column, pipe_width, printable
 
@@ -16,9 +17,9 @@ if TYPE_CHECKING:
     from portkit.convert.markers import Marker
     from portkit.convert.project_conversion import ConvertOutcome
 
-# portkit.convert.project_conversion's BACKENDS and LAUNCH_SYNTAXES (importing it would load the pipeline for every command)
-Backend = choice("Backend", ("native", "hipify-perl"))
-LaunchSyntax = choice("LaunchSyntax", ("cuda", "hip"))
+# The command line's choices: the values of portkit.model's enums, which the command hands on.
+Backend = choice("Backend", (b.value for b in model.Backend))
+LaunchSyntax = choice("LaunchSyntax", (s.value for s in model.LaunchSyntax))
 # Up to this many markers, each is listed; more are counted by kind (one row per code and name), so
 # that the summary of a big tree fits a screen. --details lists every one.
 MARKER_LIST_LIMIT = 20
@@ -160,10 +161,10 @@ def convert(
 
     _check_modes(output, in_place, diff, verify, verify_flag)
     options = ConvertOptions(output=output, in_place=in_place, diff=diff, backup=not no_backup, verify=verify,
-                             verify_flags=tuple(verify_flag), backend=backend, hipify_perl=hipify_perl, roc=roc,
-                             launch_syntax=launch_syntax,
-                             markers=not no_markers, hazard_markers=not no_hazard_markers,
-                             offload_arch=tuple(offload_arch), force=force, cmake_hipcc=cmake_hipcc)
+                             verify_flags=tuple(verify_flag), backend=model.Backend(backend), hipify_perl=hipify_perl, roc=roc,
+                             launch_syntax=model.LaunchSyntax(launch_syntax), markers=not no_markers,
+                             hazard_markers=not no_hazard_markers, offload_arch=tuple(offload_arch), force=force,
+                             cmake_hipcc=cmake_hipcc)
     outcome = convert_project(settings, options, progress=True)
     leave_for_exit(outcome)  # with the scan it acted on
     if diff:

@@ -13,7 +13,7 @@ from portkit.analyze.environment import patterns
 from portkit.codes import CUDA_PATH, NVCC_FLAG, code_for_status
 from portkit.convert.build_text import SHELL_COMMENT, BuildConversion, Rewriter
 from portkit.rules import Rule, RuleDatabase
-from portkit.rules.build_facts import BuildFacts, NvccOption, build_facts
+from portkit.rules.build_facts import LEAD, BuildFacts, NvccOption, build_facts
 from portkit.rules.versions import Target
 
 
@@ -62,7 +62,7 @@ def _option_text(rw: Rewriter, option: NvccOption, match: re.Match) -> str:
     return match.group("lead") + hipcc if hipcc else ""
 
 
-_LINK_FLAG = r"(?P<lead>[ \t]*)(?<![\w-])-l(?P<lib>[\w+-]+)"
+_LINK_FLAG = rf"{LEAD}(?<![\w-])-l(?P<lib>[\w+-]+)"
 # nvcc called by its path: $(CUDA_HOME)/bin/nvcc, /usr/local/cuda/bin/nvcc, "${CUDA_PATH}/bin/nvcc".
 _NVCC_PATH = r"[\w$(){}./-]*/bin/nvcc(?![\w-])"
 

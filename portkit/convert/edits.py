@@ -9,7 +9,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Iterable
 
-from portkit.model import Append, ArgEdit, Cast, Edit, Finding, Fix, FixAction, Replace, Span, Wrap
+from portkit.model import Append, ArgEdit, Cast, Edit, Finding, Fix, FixAction, LaunchSyntax, Replace, Span, Wrap
 
 
 @dataclasses.dataclass(frozen=True)
@@ -20,7 +20,7 @@ class Applied:
 
 @dataclasses.dataclass(frozen=True)
 class EditOptions:
-    launch_syntax: str = "cuda"  # "hip": k<<<...>>>(...) becomes hipLaunchKernelGGL(k, ...)
+    launch_syntax: LaunchSyntax = LaunchSyntax.CUDA
     hazard_markers: bool = True  # with the other markers, one at each hazard's line (docs/hazards.md)
 
 
@@ -115,7 +115,7 @@ def edits_for(finding: Finding, options: EditOptions) -> tuple[Edit, ...]:
         return _include(fix)
     if fix.action is FixAction.LAUNCH:
         # hipLaunchKernelGGL is a statement: a launch used as a value keeps <<<>>> (hipcc takes both).
-        hip = options.launch_syntax == "hip" and not fix.launch_as_value
+        hip = options.launch_syntax is LaunchSyntax.HIP and not fix.launch_as_value
         return launch_edits(fix) if hip else _chevrons(fix)
     return ()
 

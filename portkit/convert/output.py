@@ -16,7 +16,8 @@ from typing import Iterable, TextIO
 
 from portkit import temporaries
 from portkit.errors import OutputError
-from portkit.fileio import Expected, check_rewritable, rewrite_in_place, write_backup
+from portkit.fileio import Expected
+from portkit.inplace import check_rewritable, rewrite_in_place, write_backup
 from portkit.journal import JOURNAL
 from portkit.outpath import MANIFEST, OutputTree, is_own_record, open_directory
 from portkit.textutil import printable

@@ -19,6 +19,7 @@ from portkit.convert.output import Change, Destinations, TreeWriter, WriteLog, w
 from portkit.convert.sources import FileConversion, SourceToConvert, acting, convert_all, convert_source
 from portkit.convert.hipcc_check import VerifyResult, is_unit, terminal_progress, verify_tree
 from portkit.errors import InputError
+from portkit.model import Backend, LaunchSyntax
 from portkit.outpath import refuse_overlap
 from portkit.run.file import analyze_bytes
 from portkit.run.project import ScanResult, run_project
@@ -28,8 +29,6 @@ from portkit.settings import RunSettings
 from portkit.textutil import printable
 from portkit.walk import CONVERTED_BUILD_TYPES, LINK_OUT
 
-BACKENDS = ("native", "hipify-perl")
-LAUNCH_SYNTAXES = ("cuda", "hip")
 _ARCH = re.compile(r"[A-Za-z0-9_.]{1,32}(:[A-Za-z0-9_]{1,32}[+-]?){0,4}")
 
 
@@ -42,10 +41,10 @@ class ConvertOptions:
     diff: bool = False
     backup: bool = True
     verify: bool = False
-    backend: str = "native"
+    backend: Backend = Backend.NATIVE
     hipify_perl: str | None = None
     roc: bool = False
-    launch_syntax: str = "cuda"
+    launch_syntax: LaunchSyntax = LaunchSyntax.CUDA
     markers: bool = True
     hazard_markers: bool = True  # with `markers`: one at each hazard's line too
     offload_arch: tuple[str, ...] = ()
@@ -73,10 +72,6 @@ class ConvertOutcome:
 
 
 def _check(settings: RunSettings, options: ConvertOptions) -> None:
-    if options.backend not in BACKENDS:
-        raise InputError(f"unknown backend {options.backend!r}; choose {' or '.join(BACKENDS)}")
-    if options.launch_syntax not in LAUNCH_SYNTAXES:
-        raise InputError(f"unknown launch syntax {options.launch_syntax!r}; choose {' or '.join(LAUNCH_SYNTAXES)}")
     for arch in options.offload_arch:  # written into build files: a name, never shell or CMake syntax
         if not _ARCH.fullmatch(arch):
             raise InputError(f"--offload-arch {printable(arch)!s}: not a GPU architecture name like gfx90a or gfx942:xnack+")
@@ -111,17 +106,17 @@ def _convert_all(settings: RunSettings, options: ConvertOptions, result: ScanRes
     grouped = result.findings_by_path()
     edit_options = EditOptions(launch_syntax=options.launch_syntax, hazard_markers=options.hazard_markers)
     hipified: dict[str, bytes | HipifyFailure] = {}
-    if options.backend == "hipify-perl":
+    if options.backend is Backend.HIPIFY_PERL:
         tool = find_hipify_perl(options.hipify_perl)
         hipified = hipify_files(tool, [f.path for f in result.files if f.file_type == "source"], options.roc,
-                                options.launch_syntax == "hip", settings.jobs)
+                                options.launch_syntax is LaunchSyntax.HIP, settings.jobs)
     native: list[SourceToConvert] = []
     slots: list[int] = []  # where each native conversion goes among the others: file order is kept
     for summary in result.files:
         data = result.sources.get(summary.path)
         if data is None:
             continue
-        if summary.file_type == "source" and options.backend == "hipify-perl":
+        if summary.file_type == "source" and options.backend is Backend.HIPIFY_PERL:
             output = hipified[summary.path]
             if isinstance(output, HipifyFailure):
                 outcome.failures.append(str(output))

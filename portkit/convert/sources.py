@@ -10,7 +10,6 @@ import dataclasses
 from typing import Callable, Iterable, Iterator
 
 from portkit.analyze import Context
-from portkit.analyze.rewrite import prerequisites_met
 from portkit.codes import in_group
 from portkit.convert.edits import EditOptions, apply_nested, edits_for
 from portkit.convert.markers import Marker, marker_edits, may_need_marker, needs_marker
@@ -44,8 +43,7 @@ def convert_source(path: str, source: bytes, findings: Iterable[Finding], contex
                    markers: bool = True, rename: bool = True) -> FileConversion:
     """The HIP version of one source file from its findings (rename=False: markers only)."""
     findings = list(findings)
-    edits = [edit for f in prerequisites_met(findings) for edit in edits_for(f, options)] \
-        if rename else []
+    edits = [edit for f in findings for edit in edits_for(f, options)] if rename else []
     marks: list[Marker] = []
     if markers:
         marker_list, marks = marker_edits(path, source, findings, options.hazard_markers)

@@ -141,7 +141,7 @@ def parse_source(path: str, source: bytes, keep: Keep | None = None, literals: f
                  api: Keep | None = None, macros: MacroTable | None = None,
                  cuda_declared: Keep | None = None, hip_alias: HipAlias | None = None,
                  prepared: Prepared | None = None, hip_pointer: Keep | None = None,
-                 roles: frozenset[Role] | None = None, arguments: Keep | None = None) -> ParsedFile:
+                 roles: frozenset[Role] | None = None, arguments: Keep | None = None, shape: bool = True) -> ParsedFile:
     """Parse one file into its occurrences, definitions and declared names.
 
     `api` says whether a name is a CUDA API a rule knows (which a misparse must not make the
@@ -155,7 +155,8 @@ def parse_source(path: str, source: bytes, keep: Keep | None = None, literals: f
     offsets are the source's; names the tree does not describe are matched token by token.
     `prepared`: what `prepare_source` gave for these bytes and macros, when the caller has it. `roles`: the
     OPTIONAL_ROLES to make (all of them by default). `arguments`: whether a call of a name is read by its
-    arguments' texts and what it initialises (by default every call is).
+    arguments' texts and what it initialises (by default every call is). `shape`: whether a file parsed with errors
+    gets its tree's shape (`ParsedFile.shape`: only convert reads it).
     """
     prepared = prepared or prepare_source(source, macros)
     parse_bytes = _without_bom(source)
@@ -185,7 +186,7 @@ def parse_source(path: str, source: bytes, keep: Keep | None = None, literals: f
         declared=frozenset(state.declared - state.definitions),
         lines=source.count(b"\n") + (0 if source.endswith(b"\n") or not source else 1),
         error_line=error_line,
-        shape=tree_shape(tree.root_node) if error_line is not None else "",
+        shape=tree_shape(tree.root_node) if error_line is not None and shape else "",
         preamble_end=preamble_end,
         preamble_line=source.count(b"\n", 0, preamble_end) + 1,
         newline="\r\n" if b"\r\n" in source[:4096] else "\n",

@@ -26,7 +26,8 @@ def _parse_effort(data: dict[str, Any]) -> dict[str, Any]:
             "hours_per_changed_line": float(data["hours_per_changed_line"]),
             "per_name": {Status(k): float(v) for k, v in data["per_name"].items()},
             "per_site": {k: float(v) for k, v in data["per_site"].items()},
-            "inventory": {k: float(v) for k, v in data["inventory"].items()}}
+            "inventory": {k: float(v) for k, v in data["inventory"].items()},
+            "per_file": {k: float(v) for k, v in data["per_file"].items()}}
 
 
 @functools.lru_cache(maxsize=1)
@@ -65,6 +66,14 @@ def api_hours(data: dict[str, Any], rules: RuleDatabase) -> dict[tuple[str, str,
             for key, (_, billed, per_name) in _name_costs(data, rules, model).items()}
 
 
+def files_of_kind(data: dict[str, Any]) -> dict[str, set[str]]:
+    """The source files each per-file cost of the model bills: those that use a CUDA name (`api`: the port
+    goes through them), and those portkit parsed with errors (`parse_error`: what it writes there is checked
+    by hand)."""
+    return {"api": {path for api in data["apis"] for path in api["files"]},
+            "parse_error": {f["path"] for f in data["files"] if f.get("parse_error_line") is not None}}
+
+
 def estimate(data: dict[str, Any], rules: RuleDatabase, model: dict[str, Any] | None = None) -> dict[str, Any]:
     """The effort in hours and person-days; `model` (rules/_effort.yaml's shape) by default the bundled one."""
     model = model or effort_model()
@@ -79,13 +88,17 @@ def estimate(data: dict[str, Any], rules: RuleDatabase, model: dict[str, Any] | 
     for code, hours in model["inventory"].items():
         if codes.get(code):
             inventory.append({"code": code, "count": codes[code], "hours": codes[code] * hours, "each": hours})
-    total = sum(r["hours"] for r in rows.values()) + sum(i["hours"] for i in inventory)
+    kinds = files_of_kind(data)
+    files = [{"kind": kind, "count": len(kinds[kind]), "hours": len(kinds[kind]) * hours, "each": hours}
+             for kind, hours in model["per_file"].items() if kinds.get(kind)]
+    total = sum(r["hours"] for r in rows.values()) + sum(i["hours"] for i in inventory + files)
     return {
         "hours": round(total, 1),
         "person_days": round(total / model["hours_per_day"], 1),
         "hours_per_day": model["hours_per_day"],
         "by_status": {s: {k: round(v, 2) if k == "hours" else int(v) for k, v in r.items()} for s, r in sorted(rows.items())},
         "inventory": inventory,
+        "files": files,
         "per_site": model["per_site"],
     }
 
@@ -93,18 +106,22 @@ def estimate(data: dict[str, Any], rules: RuleDatabase, model: dict[str, Any] | 
 def file_work(data: dict[str, Any], rules: RuleDatabase, tallies: dict[str, Tally]) -> list[dict[str, Any]]:
     """Which files carry the work: each file's share of the estimate, most first.
 
-    A site costs its per-site hours plus an equal share of its name's cost, and each
-    kernel or CUDA-only branch its review hours, so the files' hours add up to the total.
+    A site costs its per-site hours plus an equal share of its name's cost, each kernel or
+    CUDA-only branch its review hours, and the file its per-file hours, so the files' hours
+    add up to the total.
     """
     model = effort_model()
     per_site, review = model["per_site"], model["inventory"]
+    kinds = files_of_kind(data)
     # What one site of each (library, name, status) costs: its share of the name's cost, and its own hours.
     site_hours = {key: per_name / billed + per_site.get(key[2], 0.0) if billed else 0.0
                   for key, (_, billed, per_name) in _name_costs(data, rules, model).items()}
     hazards = {row["code"] for row in data["codes"] if in_group(row["code"], "hazard")}
     rows = []
-    for path, found in tallies.items():
-        hours: list[float] = []  # summed exactly (fsum): the same total whichever order the rows come in
+    for path in sorted(set(tallies) | kinds["parse_error"]):
+        found = tallies.get(path, Tally())
+        # summed exactly (fsum): the same total whichever order the rows come in
+        hours = [each for kind, each in model["per_file"].items() if path in kinds.get(kind, ())]
         api_sites, attention, hazard_sites, kernels = 0, 0, 0, 0
         for row in found.rows:
             code, status, count = row.code, row.status, row.count

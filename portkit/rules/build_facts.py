@@ -33,11 +33,16 @@ _WORD = r"(?:\$\([^)\s]*\)|\$\{[^}\s]*\}|[^\s\"';)$])+"
 _VALUES = {"word": _WORD, "words": rf"\"[^\"]*\"|'[^']*'|{_WORD}"}
 
 
+# The blanks before an option, which a removal takes with it. They start where no blank is before them: a
+# pattern free to start inside a run of blanks tries every offset of it (quadratic on blanked comments).
+LEAD = r"(?P<lead>(?<![ \t])[ \t]*)"
+
+
 def _option_pattern(names: list[str], value: str | None) -> re.Pattern[str]:
     value = _VALUES.get(value or "", value)
     spelled = "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True))
     tail = rf"(?:=|[ \t]+)(?P<value>{value})(?![^\s\"';)])" if value else r"(?![\w=-])"
-    return re.compile(rf"(?P<lead>[ \t]*)(?<![\w-])(?P<name>{spelled}){tail}")
+    return re.compile(rf"{LEAD}(?<![\w-])(?P<name>{spelled}){tail}")
 
 
 def _option(entry: dict) -> NvccOption:

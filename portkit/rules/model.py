@@ -26,6 +26,9 @@ DEFAULT_WEIGHTS = load_data("_effort.yaml", _name_weights)
 @quick_init  # ~10,000 rules are built on every run
 @dataclasses.dataclass(frozen=True)
 class Rule:
+    """One entry of a rule file, its keys as fields: those a file writes under `shape` (compare_as, hip_struct,
+    hip_for_args, form_args, argument_of, coordinate_cast: rules/validate.py SHAPE_KEYS) too."""
+
     cuda: str
     kind: str
     library: str

@@ -26,9 +26,12 @@ _ENTRY_KEYS = {
     "cuda", "kind", "hip", "roc", "status", "note", "action", "weight", "pattern",
     "cmake", "hip_cmake", "cuda_added", "cuda_deprecated", "cuda_removed",
     "hip_added", "hip_deprecated", "hip_removed", "hip_experimental", "older_hip", "older_hip_drop_args", "roc_added",
-    "hip_requires", "hip_define", "hip_define_until", "cast_args", "default_args", "coordinate_cast", "mask_arg", "compare_as", "c_library",
-    "hip_for_args", "form_args", "form_rule", "hip_struct", "null_args", "argument_of", "helper", "hip_pointer", "symbol_arg",
+    "hip_requires", "hip_define", "hip_define_until", "cast_args", "default_args", "mask_arg", "c_library",
+    "form_rule", "null_args", "helper", "hip_pointer", "symbol_arg",
 }
+# What convert writes where it depends on the shape of the use (the call's arguments, a comparison, a struct tag, the
+# call a constant is passed to): each key is for a few rules, so they live under one `shape:` sub-map of an entry.
+SHAPE_KEYS = ("compare_as", "hip_struct", "hip_for_args", "form_args", "argument_of", "coordinate_cast")
 _VERSION_KEYS = ("cuda_added", "cuda_deprecated", "cuda_removed", "hip_added", "hip_deprecated", "hip_removed", "roc_added",
                  "hip_define_until")
 _STATUS_WORDS = ", ".join(RULE_STATUSES)
@@ -114,13 +117,30 @@ def _status(source: str, where: str, values: dict[str, Any]) -> Status:
     return Status(values["status"])
 
 
+def _flattened(source: str, where: str, raw: dict[Any, Any]) -> dict[Any, Any]:
+    """The entry with its `shape` sub-map's keys among the others (a Rule's fields are flat)."""
+    moved = next((key for key in SHAPE_KEYS if key in raw), None)
+    if moved is not None:
+        raise _fail(source, where, f"key {moved!r} now goes under 'shape' (shape: {{{moved}: ...}}): move it")
+    shape = raw.get("shape")
+    if shape is None:
+        return raw
+    if not isinstance(shape, dict) or not shape:
+        raise _fail(source, where, f"key 'shape': a mapping of one or more of {', '.join(SHAPE_KEYS)}")
+    unknown = sorted(set(shape) - set(SHAPE_KEYS), key=str)
+    if unknown:
+        raise _fail(source, where, f"key 'shape': unknown key {unknown[0]!r} (it holds {', '.join(SHAPE_KEYS)})")
+    return {**{key: value for key, value in raw.items() if key != "shape"}, **shape}
+
+
 def parse_entry(source: str, library: str, index: int, raw: Any) -> Rule:
     where = f"entry {index + 1}"
     if not isinstance(raw, dict):
         raise _fail(source, where, "must be a mapping")
     if isinstance(raw.get("cuda"), str):
         where += f" ({raw['cuda']})"
-    unknown = sorted(set(raw) - _ENTRY_KEYS, key=str)
+    raw = _flattened(source, where, raw)
+    unknown = sorted(set(raw) - _ENTRY_KEYS - set(SHAPE_KEYS), key=str)
     if unknown:
         renamed = RENAMED_KEYS.get(unknown[0])
         raise _fail(source, where, f"key {unknown[0]!r} is now {renamed!r} (the spelling for an older HIP): rename it"

@@ -15,21 +15,23 @@ from pathlib import Path
 from typing import Any, Callable
 
 from portkit.analyze.registry import project_analyses
-from portkit.model import Finding, Occurrence
-from portkit.packing import pack_finding, pack_occurrence, unpack_finding, unpack_occurrence
+from portkit.model import Finding
+from portkit.packing import pack_finding, unpack_finding
 from portkit.resources import rules_dir
 from portkit.store import cache_root, code_fingerprint, read_entry, write_entry
 from portkit.tally import Tally, tally
 from portkit.walk import SourceFile
+
+# The entries' layout (`pack_result`): 2, a file's project facts only under "facts", each analysis's own.
+FORMAT = 2
 
 
 @dataclasses.dataclass(frozen=True)
 class FileResult:
     """What processing one file yields: what the parent needs, and nothing more.
 
-    `lines` is None for a file that could not be read (`warning` says why).
-    `aliases`, `suppressions` and `pending` (qualified names that another file's
-    namespace alias may resolve) are what project-wide analysis needs.
+    `lines` is None for a file that could not be read (`warning` says why). What the project-wide
+    analyses need of it is in `facts`, each packed by its analysis.
     """
 
     file: SourceFile
@@ -41,9 +43,7 @@ class FileResult:
     findings: tuple[Finding, ...] = ()
     definitions: frozenset[str] = frozenset()
     declared: frozenset[str] = frozenset()
-    aliases: tuple[tuple[str, str], ...] = ()
     suppressions: tuple[tuple[int, str], ...] = ()
-    pending: tuple[Occurrence, ...] = ()
     data: bytes | None = None  # the file's bytes, when the run keeps them; never cached
     # clang engine: the findings of the project headers a unit includes, and the files it read (path, SHA-256).
     headers: tuple[tuple[str, tuple[Finding, ...]], ...] = ()
@@ -52,7 +52,6 @@ class FileResult:
     tally: Tally | None = None
     internal: frozenset[str] = frozenset()  # definitions only this file sees (static functions...)
     includes: tuple[str, ...] = ()  # the file names its #includes name: a file another includes shares its internals
-    c_includes: tuple[str, ...] = ()  # those it #includes inside an `extern "C" { }` block
     # Each project analysis's fact about the file (analyze/registry.py: ProjectAnalysis), keyed by its name.
     facts: dict[str, Any] = dataclasses.field(default_factory=dict)
     shape: str = ""  # parsed with errors: the tree's structure (ParsedFile.shape), for convert's second pass
@@ -72,7 +71,7 @@ def cache_salt(rules: Any, settings: Any, prefer_roc: bool, environment: str = "
     """The part of every key that is the same for a whole run: `environment` is the clang engine's
     headers, `macros` the project macro table's fingerprint (it changes how a file parses)."""
     digest = hashlib.sha256()
-    digest.update(f"{code_fingerprint()}|{sys.version_info[:2]}|{settings.target}|{prefer_roc}|"
+    digest.update(f"{FORMAT}|{code_fingerprint()}|{sys.version_info[:2]}|{settings.target}|{prefer_roc}|"
                   f"{settings.engine}|{environment}|{macros}|{rules_fingerprint(rules)}".encode())
     return digest.hexdigest()[:16]
 
@@ -106,10 +105,8 @@ def pack_result(result: FileResult) -> dict[str, Any]:
     packed = {"lines": result.lines, "error_line": result.error_line, "encoding": result.encoding,
               "warning": result.warning, "problem": result.problem,
               "definitions": sorted(result.definitions), "declared": sorted(result.declared),
-              "aliases": [list(a) for a in result.aliases], "suppressions": [list(s) for s in result.suppressions],
-              "pending": [pack_occurrence(o) for o in result.pending], "depends": [list(d) for d in result.depends],
-              "internal": sorted(result.internal), "includes": list(result.includes),
-              "c_includes": list(result.c_includes), "facts": _pack_facts(result.facts),
+              "suppressions": [list(s) for s in result.suppressions], "depends": [list(d) for d in result.depends],
+              "internal": sorted(result.internal), "includes": list(result.includes), "facts": _pack_facts(result.facts),
               "shape": result.shape}
     if result.tally is not None:
         return {**packed, "tally": result.tally.pack()}
@@ -121,12 +118,10 @@ def unpack_result(file: SourceFile, d: dict[str, Any], fixes: bool = True) -> Fi
     counted = Tally.unpack(d["tally"]) if "tally" in d else None
     return FileResult(file, d["lines"], d["error_line"], d["encoding"], d["warning"], d["problem"],
                       tuple(unpack_finding(f, fixes) for f in d.get("findings", ())), frozenset(d["definitions"]),
-                      frozenset(d["declared"]), tuple((a, b) for a, b in d["aliases"]),
-                      tuple((line, codes) for line, codes in d["suppressions"]),
-                      tuple(unpack_occurrence(o) for o in d["pending"]),
+                      frozenset(d["declared"]), tuple((line, codes) for line, codes in d["suppressions"]),
                       headers=tuple((path, tuple(unpack_finding(f) for f in findings)) for path, findings in d.get("headers", ())),
                       depends=tuple((path, digest) for path, digest in d["depends"]), tally=counted,
-                      internal=frozenset(d["internal"]), includes=tuple(d["includes"]), c_includes=tuple(d["c_includes"]),
+                      internal=frozenset(d["internal"]), includes=tuple(d["includes"]),
                       facts=_unpack_facts(d["facts"], fixes), shape=d["shape"])
 
 

@@ -15,10 +15,11 @@ from typing import Callable
 from portkit.analyze import Context, Select, TextFile, analyze
 from portkit.analyze.hazards import INTERESTING_NAMES, WARP_LITERALS
 from portkit.analyze.language import DIMENSION_NAMES, HALF_TYPES
-from portkit.analyze.names import is_interesting, needs_aliases
+from portkit.analyze.names import is_interesting
 from portkit.analyze.registry import project_analyses
 from portkit.analyze.registry import Names, arguments_read, roles_read
-from portkit.model import Finding, IncludeFacts, ParsedFile, Role
+from portkit.analyze.rewrite import settle_prerequisites
+from portkit.model import Finding, ParsedFile, Role
 from portkit.parse import MacroTable, parse_source, prepare_source
 from portkit.parse.clang_merge import ClangParse
 from portkit.parse.prepare import Prepared
@@ -111,7 +112,7 @@ def parse_bytes(path: str, data: bytes, job: Job, prepared: Prepared | None = No
     return parse_source(path, data, keep=job.keep, literals=WARP_LITERALS, api=rules.is_api,
                         cuda_declared=rules.is_cuda_declared, hip_alias=rules.is_hip_alias, macros=job.macros,
                         prepared=prepared, hip_pointer=rules.is_hip_pointer, roles=job.roles,
-                        arguments=job.arguments_read)
+                        arguments=job.arguments_read, shape=job.keep_sources or job.cache is not None)
 
 
 def _file_context(parsed: ParsedFile, job: Job) -> Context:
@@ -157,15 +158,12 @@ def process_file(job: Job, file: SourceFile, data: bytes | None = None) -> FileR
         warning="; ".join(filter(None, [read.warning, engine.problem])),
         problem=read.problem or ("engine" if engine.problem else ""), data=kept,
         findings=findings,
-        definitions=parsed.definitions, declared=parsed.declared, aliases=context.aliases,
+        definitions=parsed.definitions, declared=parsed.declared,
         suppressions=tuple((o.position.line, o.detail) for o in occurrences if o.role is Role.SUPPRESSION),
-        pending=tuple(o for o in occurrences if o.role is Role.QUALIFIED and needs_aliases(o, context)),
         headers=tuple((h.path, tuple(analyze(h, _file_context(h, job), job.analyzers))) for h in engine.headers),
         depends=digests(engine.depends),
         internal=parsed.internal,
         includes=tuple(sorted({os.path.basename(o.text) for o in occurrences if o.role is Role.INCLUDE})),
-        c_includes=tuple(sorted({os.path.basename(o.text) for o in occurrences
-                                 if o.role is Role.INCLUDE and o.facts(IncludeFacts).c_linkage})),
         facts={analysis.name: analysis.collect(parsed, context, findings) for analysis in project_analyses()},
         shape=parsed.shape,
     )
@@ -198,7 +196,8 @@ def held_job(context: Context, macros: MacroTable | None, wanted: Wanted | None 
 
 
 def analyze_held(job: Job, path: str, data: bytes, prepared: Prepared | None = None) -> list[Finding]:
-    findings = analyze(parse_bytes(path, data, job, prepared), job.context, job.analyzers)
+    """One file's findings, final: no project analysis changes a held file's preamble."""
+    findings = settle_prerequisites(analyze(parse_bytes(path, data, job, prepared), job.context, job.analyzers))
     return sorted(findings if job.wanted is None else filter(job.wanted, findings), key=Finding.sort_key)
 
 

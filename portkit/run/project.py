@@ -8,14 +8,10 @@ from __future__ import annotations
 import dataclasses
 import enum
 import itertools
-import os
-from typing import Iterable, Iterator
+from typing import Any, Iterable, Iterator
 
 from portkit.analyze import Context
-from portkit.analyze.names import resolve_pending
-from portkit.analyze.preamble import IMPLICIT_CUDA_HEADER, in_cpp_block
-from portkit.analyze.registry import project_analyses
-from portkit.codes import HIP_PREAMBLE
+from portkit.analyze.registry import ProjectAnalysis, project_analyses
 from portkit.model import Finding, Severity
 from portkit.parse import MacroTable
 from portkit.rules import RuleDatabase, Target
@@ -149,7 +145,8 @@ def _summaries(results: list[FileResult], diagnostics: list[Diagnostic]) -> tupl
 
 def finish_run(collected: Collected) -> ScanResult:
     """What only the whole project shows, over every file's result: names another file defines are the
-    project's own, namespace aliases resolve other files' names; then diagnostics, and sorting."""
+    project's own; the project analyses (analyze/registry.py: ProjectAnalysis) share, finish and revise;
+    then diagnostics, and sorting."""
     # Walk order, whichever results came from the cache first: the output must not depend on the cache.
     base, every = collected.context, sorted(collected.results, key=lambda r: r.file)
     names = ProjectNames(((r.file.path, r) for r in every), base.rules.is_cuda_declared)
@@ -158,13 +155,10 @@ def finish_run(collected: Collected) -> ScanResult:
     results = [r for r in every if r.file.path not in collected.context_only]
     diagnostics = [Diagnostic(path, message, Reason(reason)) for path, message, reason in collected.walk_warnings]
     summaries, sources = _summaries(results, diagnostics)
-    aliases = tuple(sorted({alias for r in every for alias in r.aliases}))
     context = dataclasses.replace(base, project_names=names.any_file(), project_declared=declared.any_file(),
-                                  aliases=aliases)
-    # Findings only the project shows: names other files' aliases resolve, the runtime header where it decides.
-    resolved = list(resolve_pending([(r.file.path, r.aliases, r.pending) for r in results if r.pending], context))
-    for analysis in project_analyses():
-        resolved += analysis.finish([(r.file.path, r.facts.get(analysis.name)) for r in results], context)
+                                  **_shared(every))
+    # Findings only the project shows (names other files' aliases resolve, the runtime header where it decides).
+    resolved = [f for analysis in project_analyses() for f in analysis.finish(_facts(results, analysis), context)]
     sites = None
     if collected.summary_only:
         tallies = _project_tallies(results, names, declared, resolved)
@@ -176,22 +170,33 @@ def finish_run(collected: Collected) -> ScanResult:
         from_units = findings_of_headers(results)
         findings = list(_project_filter([f for r in results for f in from_units.get(r.file.path, r.findings)], names,
                                         declared))
-        findings = _runtime_outside_c_linkage(findings + resolved, frozenset(n for r in every for n in r.c_includes),
-                                              base.rules)
+        findings = _revised(findings + resolved, every, context)
         findings.sort(key=Finding.sort_key)
         tallies = {}
     return ScanResult(base.rules, base.target, summaries, findings, sorted(diagnostics), sources, context,
                       _suppressions(results), collected.macros, tallies, collected.summary_only, sites)
 
 
-def _runtime_outside_c_linkage(findings: list[Finding], c_included: frozenset[str], rules: RuleDatabase) -> list[Finding]:
-    """The runtime include convert adds to a file another includes inside `extern "C" { }` (matched by file
-    name, as includes are) goes in a C++ block of its own."""
-    if not c_included:
-        return findings
-    runtime = rules.hip_header(IMPLICIT_CUDA_HEADER)
-    return [in_cpp_block(f, runtime) if f.code == HIP_PREAMBLE and os.path.basename(f.path) in c_included else f
-            for f in findings]
+def _facts(results: list[FileResult], analysis: ProjectAnalysis) -> list[tuple[str, Any]]:
+    """Each file's fact for `analysis` (None: no fact, as for a file that is not a source)."""
+    return [(r.file.path, r.facts.get(analysis.name)) for r in results]
+
+
+def _shared(every: list[FileResult]) -> dict[str, Any]:
+    """The context fields the project analyses decide from every file read."""
+    shared: dict[str, Any] = {}
+    for analysis in project_analyses():
+        if analysis.share is not None:
+            shared.update(analysis.share([fact for _, fact in _facts(every, analysis) if fact is not None]))
+    return shared
+
+
+def _revised(findings: list[Finding], every: list[FileResult], context: Context) -> list[Finding]:
+    """The project's findings with what each project analysis decides about their fixes."""
+    for analysis in project_analyses():
+        if analysis.revise is not None:
+            findings = analysis.revise(findings, _facts(every, analysis), context)
+    return findings
 
 
 class Sites:

@@ -23,7 +23,7 @@ from portkit.analyze import Context
 from portkit.analyze.registry import path_tails
 from portkit.run.cache import FileResult, pack_result, rules_fingerprint, unpack_result
 from portkit.errors import InputError
-from portkit.fileio import TooLarge, output_stream, read_bytes
+from portkit.fileio import JsonDocument, output_stream, read_json
 from portkit.run.plan import Collected
 from portkit.run.project import ScanResult, finish_run
 from portkit.rules import Target, load_database, version_text
@@ -36,7 +36,7 @@ MAX_SHARD_SIZE = 1 << 30  # bytes: a shard of a million-file tree; a larger one 
 CORRUPT = (KeyError, TypeError, ValueError, IndexError, AttributeError, OverflowError, RecursionError)
 
 FORMAT = "portkit-shard"
-VERSION = 1
+VERSION = 2  # 2: a file's project facts only under "facts" (run/cache.py FORMAT 2)
 _SPEC = re.compile(r"(\d{1,6})/(\d{1,6})")
 
 
@@ -149,18 +149,12 @@ def _no_constant(text: str) -> None:
     raise ValueError(f"{text} is not a number a shard holds")
 
 
+_DOCUMENT = JsonDocument("a portkit shard document", MAX_SHARD_SIZE)
+
+
 def _load(path: Path) -> Any:
     """The document's JSON: a regular file, capped, finite numbers only, not nested too deeply."""
-    try:
-        return json.loads(read_bytes(path, MAX_SHARD_SIZE), parse_float=_finite, parse_constant=_no_constant)
-    except TooLarge:
-        raise InputError(f"{path}: larger than {MAX_SHARD_SIZE >> 20} MiB; not a portkit shard document") from None
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read: {exc.strerror or exc}") from None
-    except RecursionError:
-        raise InputError(f"{path}: not a portkit shard document (nested too deeply)") from None
-    except ValueError:
-        raise InputError(f"{path}: not a portkit shard document (not JSON)") from None
+    return read_json(path, _DOCUMENT, lambda data: json.loads(data, parse_float=_finite, parse_constant=_no_constant))
 
 
 def read_shard(path: Path) -> Shard:

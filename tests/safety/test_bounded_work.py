@@ -64,6 +64,21 @@ def test_hostile_sources_are_analysed_within_limits(name: str, tmp_path: Path) -
         bounded(argv, tmp_path)
 
 
+# A long run of blanks (here a comment, which the analysis blanks out) before an nvcc option: a pattern free
+# to start anywhere in the run was quadratic in its length.
+BUILD_FILES = {
+    "Makefile": "#" + " " * 300_000 + "\nNVCC_FLAGS += -Xptxas -v -lcudart\n",
+    "CMakeLists.txt": "#" + "\t" * 300_000 + "\nset(CMAKE_CUDA_FLAGS \"-Xptxas -v\")\n",
+}
+
+
+@pytest.mark.parametrize("name", BUILD_FILES)
+def test_hostile_build_files_are_analysed_within_limits(name: str, tmp_path: Path) -> None:
+    write(tmp_path / "src" / name, BUILD_FILES[name])
+    for argv in (["scan", "-f", "json", "src"], ["convert", "src", "-o", "out"]):
+        bounded(argv, tmp_path)
+
+
 # --- 9: baselines that are not files -----------------------------------------------------------
 
 @pytest.mark.parametrize("kind", ["/dev/zero", "/dev/urandom", "fifo", "directory", "sparse 8 GiB"])
