@@ -151,6 +151,15 @@ def test_an_interrupted_convert_is_finished_by_a_plain_rerun(how: str, tree: Pat
     assert snapshot(out) == snapshot(whole) and not _temporaries(out) and not (out / JOURNAL).exists()
 
 
+def test_sigterm_before_anything_is_written_leaves_no_output_directory(tree: Path, tmp_path: Path) -> None:
+    out = tmp_path / "new" / "out"
+    run = _start(["convert", "--no-cache", str(tree), "-o", str(out)], tmp_path)
+    _when(lambda: (out / JOURNAL).exists(), run)  # the directory is made and checked: the analysis begins
+    run.send_signal(signal.SIGTERM)
+    assert run.wait(timeout=60) == 143
+    assert not (tmp_path / "new").exists()  # the directories this run made are gone with its journal
+
+
 def test_a_convert_that_ran_out_of_space_is_finished_by_a_plain_rerun(tree: Path, tmp_path: Path) -> None:
     """A full disk, as a 64 KiB limit on the size of any file the run writes (EFBIG, as ENOSPC): the
     larger sources, the journal's end and the manifest cannot be written; the rerun finishes the job."""
