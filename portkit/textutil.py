@@ -53,7 +53,17 @@ def within(offset: int, ranges: Iterable[tuple[int, int]]) -> bool:
 
 def blank(text: str, pattern: re.Pattern[str]) -> str:
     """`text` with each match of `pattern` replaced by spaces (newlines kept), so offsets still hold."""
-    return pattern.sub(lambda m: re.sub(r"[^\n]", " ", m.group()), text)
+    return pattern.sub(_spaces, text)
+
+
+_NOT_NEWLINE = re.compile(r"[^\n]")
+
+
+def _spaces(match: re.Match[str]) -> str:
+    """A match as spaces, its newlines kept. Most matches (a `#` comment) are one line: spaces without a regex
+    (a substitution per comment was 0.6% of a cold scan of the 1M-line scale tree, over its build files)."""
+    text = match.group()
+    return _NOT_NEWLINE.sub(" ", text) if "\n" in text else " " * len(text)
 
 
 # C0 and C1 control characters, DEL, bidirectional overrides (they reorder what a reader
