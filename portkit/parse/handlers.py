@@ -275,7 +275,10 @@ class FileParse:
                 self.emit(node, Role.USING, re.sub(r"\s+", "", node_text(target)).lstrip(":"), kind)
 
     def includes(self, nodes: list[Node]) -> None:
-        blocks = c_linkage_blocks(self.source) if nodes else []
+        # A block starts after its `extern "C"`: no need to find the blocks (a lexed layout of the whole file,
+        # 0.7% of a cold scan of the 1M-line scale tree) when every #include comes before the first `extern`.
+        first = self.source.find(b"extern")
+        blocks = c_linkage_blocks(self.source) if first >= 0 and any(n.start_byte > first for n in nodes) else []
         for node in nodes:
             style = "system" if node.type == "system_lib_string" else "local"
             # Included inside `extern "C" { }`: the file's C++ (templates) would be an error there.
