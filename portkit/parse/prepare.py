@@ -60,36 +60,46 @@ def prepare(source: bytes, table: MacroTable, parse: Callable[[bytes], Tree]) ->
     first branch of split #if groups, fewer)."""
     table = table.narrowed(words_of(source))
     tree = parse(source)
-    if not _needs_fixing(source, tree, table):
+    # Each tree's error weight is computed once and carried with it (it was computed again for every
+    # comparison: 2 of the 6 walks of a fixed file's error sites).
+    weight = error_weight(tree.root_node)
+    if not _needs_fixing(source, tree, weight, table):
         if tree.root_node.has_error and _COMMENT_THEN_TEXT.search(source):
             # The MISSING newline a comment gives a #define counts as no error (recovery.is_benign), but
             # text after the comment is read as code: rejoin it to its directive, and change nothing else.
             out = bytearray(source)
             _define_comments(out, layout_of(source), table)
-            return _better(Prepared(source, tree), bytes(out), parse, ties=True)
+            return _better(Prepared(source, tree), weight, bytes(out), parse, ties=True)[0]
         return Prepared(source, tree)
     layout = layout_of(source)
     normalised = normalise(source, table, layout)
-    best = _better(Prepared(source, tree), normalised, parse, ties=True)
-    if error_weight(best.tree.root_node) != (0, 0):
-        best = _better(best, select_branches(normalised, layout), parse, ties=False)
+    best, weight = _better(Prepared(source, tree), weight, normalised, parse, ties=True)
+    if weight != (0, 0):
+        best, weight = _better(best, weight, select_branches(normalised, layout), parse, ties=False)
     return best
 
 
-def _better(current: Prepared, text: bytes, parse: Callable[[bytes], Tree], ties: bool) -> Prepared:
+Weight = tuple[int, int]  # recovery.error_weight
+
+
+def _better(current: Prepared, current_weight: Weight, text: bytes, parse: Callable[[bytes], Tree],
+            ties: bool) -> tuple[Prepared, Weight]:
+    """`text` parsed, if its tree weighs less than `current`'s (or as much, with `ties`); else `current`."""
     if text == current.text:
-        return current
+        return current, current_weight
     tree = parse(text)
-    weight, current_weight = error_weight(tree.root_node), error_weight(current.tree.root_node)
-    return Prepared(text, tree) if weight < current_weight or ties and weight == current_weight else current
+    weight = error_weight(tree.root_node)
+    if weight < current_weight or ties and weight == current_weight:
+        return Prepared(text, tree), weight
+    return current, current_weight
 
 
-def _needs_fixing(source: bytes, tree: Tree, table: MacroTable) -> bool:
-    root = tree.root_node
-    if root.has_error and error_weight(root) != (0, 0):
+def _needs_fixing(source: bytes, tree: Tree, weight: Weight, table: MacroTable) -> bool:
+    if weight != (0, 0):
         return True
     if not table.object_statements:
         return False
+    root = tree.root_node
     return any(_silent_statement(root, match.start(), match.end())
                for match in _uses(table.object_statements).finditer(source))
 

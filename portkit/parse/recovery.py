@@ -172,8 +172,9 @@ def unparsed_regions(root: Node, source: bytes, parsed: bytes) -> list[tuple[int
     """What the tree does not describe: its ERROR nodes, a literal that lacks its closing quote (it
     swallows the rest of the line), and the bytes the fixes changed (from the start of the name they
     touch); merged and sorted."""
-    errors = [(s.start_byte, s.end_byte) for s in error_sites(root) if s.is_error]
-    errors += [(s.parent.start_byte, s.parent.end_byte) for s in error_sites(root)
+    sites = error_sites(root)
+    errors = [(s.start_byte, s.end_byte) for s in sites if s.is_error]
+    errors += [(s.parent.start_byte, s.parent.end_byte) for s in sites
                if s.is_missing and s.parent is not None and s.parent.type.endswith("_literal")]
     merged: list[tuple[int, int]] = []
     for start, end in sorted(errors + changed_regions(source, parsed)):
