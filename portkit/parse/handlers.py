@@ -471,12 +471,12 @@ def _macro_occurrences(node: Node, source: bytes, lines: LineIndex[bytes], funct
     base = node.start_byte
     body = source[base:node.end_byte]
     found: list[Occurrence] = []
+    kept = _kept_spellings(keep)  # by the bytes, remembered: a #define body repeats the file's names
     for match in _MACRO_TOKEN.finditer(body):
-        if match.group(1) is None:
+        spelled = match.group(1)
+        if spelled is None or not kept(spelled):
             continue
-        name = match.group(1).decode("ascii")
-        if keep is not None and not keep(name):
-            continue
+        name = spelled.decode("ascii")
         start = base + match.start(1)
         found.append(Occurrence(Span(start, start + len(name)), Role.MACRO_BODY, name, lines.position(start), function))
     for match in _ASM_IN_MACRO.finditer(body):
