@@ -9,7 +9,7 @@
 - Anything else (a directory, a socket, a block device) is refused.
 
 Files inside an output tree and files rewritten in place are stricter: never
-through a symlink, never a device (see `write_tree_file`, `rewrite_in_place`).
+through a symlink, never a device (see `write_tree_file`, and `inplace.rewrite_in_place`).
 Every failure is an OutputError whose message names the file.
 """
 from __future__ import annotations
@@ -20,18 +20,16 @@ import errno
 import hashlib
 import io
 import os
-import shutil
 import stat
 import sys
-import tempfile
 from pathlib import Path
 from typing import BinaryIO, Callable, Iterator, TextIO
 
+from portkit import temporaries
 from portkit.errors import InputError, OutputError, PortkitError
 
 STDOUT = "-"
 DEFAULT_READ_LIMIT = 16 << 20
-_BACKUPS = 100  # FILE.orig, FILE.orig.1 ... FILE.orig.99, then refuse
 
 
 class ClosedPipe(Exception):
@@ -42,7 +40,7 @@ class Refused(OutputError):
     """portkit chose not to write a file (read-only, linked, changed meanwhile...): the message says why."""
 
 
-def _cannot(path: Path | str, exc: OSError) -> OutputError:
+def cannot_write(path: Path | str, exc: OSError) -> OutputError:
     return OutputError(f"{path}: cannot write: {exc.strerror or exc}")
 
 
@@ -55,33 +53,46 @@ def _default_mode() -> int:
 @contextlib.contextmanager
 def _committing(path: Path, mode: int | None, owner: tuple[int, int] | None = None,
                 before_replace: Callable[[], None] | None = None,
-                place: Callable[[str, Path], None] = os.replace, durable: bool = True) -> Iterator[BinaryIO]:
+                place: Callable[[str, Path | str, int | None], None] | None = None, durable: bool = True,
+                directory: int | None = None) -> Iterator[BinaryIO]:
     """A temporary file in `path`'s directory, open for the block; then `place`d (renamed over `path`).
 
-    The temporary name is short (".pk" + 8 random characters + ".tmp"), so it fits
-    NAME_MAX beside a 255-byte name. `before_replace` runs last, right before the
+    The temporary name is short (".pk-PID-" + 8 random characters + ".tmp", portkit/temporaries.py),
+    so it fits NAME_MAX beside a 255-byte name. `before_replace` runs last, right before the
     rename: it raises to leave the target as it is. A block that raises leaves it as it is too.
     `durable`: fsync before the rename, so that even a power cut never leaves the target
     empty (a killed process never can); a new file in an output tree, which replaces
-    nothing, skips it.
+    nothing, skips it. `directory`: a descriptor of `path`'s directory, through which
+    every step goes (a directory swapped for a symlink meanwhile is never followed).
     """
-    fd, tmp = tempfile.mkstemp(prefix=".pk", suffix=".tmp", dir=path.parent)
+    fd, tmp = temporaries.create(path.parent, directory)
     try:
         with os.fdopen(fd, "wb") as handle:
             yield handle
             handle.flush()
+            if owner is not None and owner != (os.geteuid(), os.getegid()):
+                os.fchown(handle.fileno(), *owner)  # before chmod: chown clears set-user-ID bits
+            os.fchmod(handle.fileno(), _default_mode() if mode is None else _kept_mode(mode, owner))
             if durable:
                 os.fsync(handle.fileno())
-        if owner is not None and owner != (os.geteuid(), os.getegid()):
-            os.chown(tmp, *owner)  # before chmod: chown clears set-user-ID bits
-        os.chmod(tmp, _default_mode() if mode is None else _kept_mode(mode, owner))
         if before_replace is not None:
             before_replace()
-        place(tmp, path)
+        (place or _replace)(tmp, name_in(path, directory), directory)
     except BaseException:
         with contextlib.suppress(OSError):
-            os.unlink(tmp)
+            os.unlink(tmp, dir_fd=directory)
         raise
+    finally:
+        temporaries.forget(os.path.join(path.parent, os.path.basename(tmp)))  # as `create` registered it
+
+
+def name_in(path: Path, directory: int | None) -> Path | str:
+    """How `path` is named in calls: its last component, relative to its directory's descriptor, if there is one."""
+    return path.name if directory is not None else path
+
+
+def _replace(tmp: str, name: Path | str, directory: int | None) -> None:
+    os.replace(tmp, name, src_dir_fd=directory, dst_dir_fd=directory)
 
 
 def _kept_mode(mode: int, owner: tuple[int, int] | None) -> int:
@@ -90,17 +101,18 @@ def _kept_mode(mode: int, owner: tuple[int, int] | None) -> int:
     return mode if owner is not None else mode & ~(stat.S_ISUID | stat.S_ISGID)
 
 
-def _commit(path: Path, fill: Callable[[BinaryIO], None], mode: int | None, owner: tuple[int, int] | None = None,
-            before_replace: Callable[[], None] | None = None,
-            place: Callable[[str, Path], None] = os.replace, durable: bool = True) -> None:
+def commit(path: Path, fill: Callable[[BinaryIO], None], mode: int | None, owner: tuple[int, int] | None = None,
+           before_replace: Callable[[], None] | None = None,
+           place: Callable[[str, Path | str, int | None], None] | None = None, durable: bool = True,
+           directory: int | None = None) -> None:
     """Write `path` whole through a temporary file (`_committing`): `fill` writes the bytes."""
-    with _committing(path, mode, owner, before_replace, place, durable) as handle:
+    with _committing(path, mode, owner, before_replace, place, durable, directory) as handle:
         fill(handle)
 
 
-def _stat(path: Path, follow: bool) -> os.stat_result | None:
+def lookup(path: Path, follow: bool, directory: int | None = None) -> os.stat_result | None:
     try:
-        return os.stat(path) if follow else os.lstat(path)
+        return os.stat(name_in(path, directory), dir_fd=directory, follow_symlinks=follow)
     except FileNotFoundError:
         return None
 
@@ -135,7 +147,7 @@ def open_output(path: Path) -> Iterator[BinaryIO]:
     FIFOs and open descriptors (/dev/stdout) are written directly.
     """
     try:
-        found = _stat(path, follow=True)
+        found = lookup(path, follow=True)
         if found is None and os.path.islink(path):
             raise OutputError(f"{path}: a symbolic link to a missing file; refusing to write through it")
         if found is not None and not (stat.S_ISREG(found.st_mode) or stat.S_ISCHR(found.st_mode)
@@ -146,11 +158,11 @@ def open_output(path: Path) -> Iterator[BinaryIO]:
                 yield direct
             return
         mode = found.st_mode & 0o7777 if found else None
-        owner = (found.st_uid, found.st_gid) if found and _can_give((found.st_uid, found.st_gid)) else None
+        owner = (found.st_uid, found.st_gid) if found and can_give((found.st_uid, found.st_gid)) else None
         with _committing(Path(os.path.realpath(path)), mode, owner) as handle:  # a symlink stays a link
             yield handle
     except OSError as exc:
-        raise _cannot(path, exc) from None
+        raise cannot_write(path, exc) from None
 
 
 def _to_stdout(data: bytes) -> None:
@@ -170,39 +182,67 @@ def _kind(found: os.stat_result) -> str:
     return "not a regular file, a character device or a FIFO"
 
 
-def write_tree_file(path: Path, data: bytes | None = None, source: Path | None = None, mode: int | None = None) -> None:
-    """Write a file inside an output tree: `data`, or a streamed copy of `source`.
+def write_tree_file(path: Path, data: bytes | None = None, source: Path | None = None, mode: int | None = None,
+                    seen: Seen | None = None, new: bool = False, placing: Callable[[str], None] | None = None,
+                    directory: int | None = None) -> str:
+    """Write a file inside an output tree: `data`, or a streamed copy of `source`; the SHA-256 written.
 
     Only a regular file (or nothing) is replaced; a symlink, FIFO or device
-    where the file should go is refused, never followed or opened. A new file is
-    not fsynced: it replaces nothing, and a killed run still leaves it whole or absent.
+    where the file should go is refused, never followed or opened. `seen`: the file
+    as the run first found it, replaced only if it still is; `new`: the name was
+    free, and a file that appeared there since is left (both Refused). `placing`
+    hears the bytes' SHA-256 right before they take the name (the output's journal).
+    `directory`: a descriptor of `path`'s directory, through which every step goes.
+    A new file is not fsynced: it replaces nothing, and a killed run still leaves it
+    whole or absent.
     """
+    hasher = hashlib.sha256()
+
+    def before_replace() -> None:
+        if seen is not None:
+            unchanged(path, seen.expected, seen.found, directory)
+        if placing is not None:
+            placing(hasher.hexdigest())
+
     try:
-        found = _stat(path, follow=False)
+        found = lookup(path, follow=False, directory=directory)
         if found is not None and not stat.S_ISREG(found.st_mode):
             what = "a symbolic link" if stat.S_ISLNK(found.st_mode) else _kind(found)
             raise OutputError(f"{path}: {what} where portkit's output goes; left as it is")
-        if source is None:
-            _commit(path, lambda h: h.write(data or b""), mode, durable=found is not None)
-            return
+        src = _source(source)
+        with src or contextlib.nullcontext():  # streamed: a large file never sits in memory
+            commit(path, lambda h: _fill(h, hasher, data, src), mode, before_replace=before_replace,
+                   place=place_new if new else _replace, durable=found is not None, directory=directory)
+    except FileExistsError:
+        raise Refused(f"{path}: appeared while portkit was running; left as it is") from None
     except OSError as exc:
-        raise _cannot(path, exc) from None
+        raise cannot_write(path, exc) from None
+    return hasher.hexdigest()
+
+
+def _source(source: Path | None) -> BinaryIO | None:
     try:
-        src = open_regular(source)
+        return open_regular(source) if source is not None else None
     except OSError as exc:
         raise OutputError(f"{source}: cannot read: {exc.strerror or exc}") from None
-    with src:  # streamed: a large file never sits in memory
-        try:
-            _commit(path, lambda h: shutil.copyfileobj(src, h, 1 << 20), mode, durable=found is not None)
-        except OSError as exc:
-            raise _cannot(path, exc) from None
 
 
-def open_regular(path: Path | str, follow: bool = True) -> BinaryIO:
-    """`path` open for reading if it is a regular file (checked on the open descriptor), else OSError:
-    opened without blocking, so a FIFO swapped in for a file never hangs the run."""
+def _fill(handle: BinaryIO, hasher: "hashlib._Hash", data: bytes | None, source: BinaryIO | None) -> None:
+    """Write `data`, or copy `source` a chunk at a time, hashing what is written."""
+    if source is None:
+        hasher.update(data or b"")
+        handle.write(data or b"")
+        return
+    while chunk := source.read(1 << 20):
+        hasher.update(chunk)
+        handle.write(chunk)
+
+
+def open_regular(path: Path | str, follow: bool = True, directory: int | None = None) -> BinaryIO:
+    """`path` (in `directory`, a descriptor, if given) open for reading if it is a regular file (checked
+    on the open descriptor), else OSError: opened without blocking, so a FIFO swapped in never hangs the run."""
     flags = os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | (0 if follow else os.O_NOFOLLOW)
-    handle = open(os.open(path, flags), "rb")
+    handle = open(os.open(path, flags, dir_fd=directory), "rb")
     if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
         handle.close()
         raise OSError(errno.EINVAL, "not a regular file", str(path))
@@ -260,10 +300,11 @@ def digest(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def file_digest(path: Path) -> str | None:
-    """The SHA-256 of a regular file's bytes (not following a symlink), or None."""
+def file_digest(path: Path | str, directory: int | None = None) -> str | None:
+    """The SHA-256 of a regular file's bytes (not following a symlink; `path` in `directory`, a descriptor,
+    if given), or None."""
     try:
-        with open_regular(path, follow=False) as handle:
+        with open_regular(path, follow=False, directory=directory) as handle:
             return hashlib.file_digest(handle, "sha256").hexdigest() if hasattr(hashlib, "file_digest") \
                 else digest(handle.read())
     except OSError:
@@ -282,108 +323,47 @@ class Expected:
         return cls(len(data), digest(data))
 
 
-def _unchanged(path: Path, expected: Expected, first: os.stat_result) -> None:
-    now = os.lstat(path)
+def unchanged(path: Path, expected: Expected, first: os.stat_result, directory: int | None = None) -> None:
+    now = os.stat(name_in(path, directory), dir_fd=directory, follow_symlinks=False)
     same = (now.st_size, now.st_mtime_ns, now.st_ino) == (first.st_size, first.st_mtime_ns, first.st_ino)
-    if not same or now.st_size != expected.size or file_digest(path) != expected.sha256:
+    if not same or now.st_size != expected.size or file_digest(name_in(path, directory), directory) != expected.sha256:
         raise Refused(f"{path}: changed while portkit was running; left as it is, run again")
 
 
-def check_rewritable(path: Path, expected: Expected, force: bool = False) -> os.stat_result:
-    """Refuse (with the reason) to rewrite a file in place that is not what portkit read,
-    a symlink, not a regular file, read-only or hard-linked (unless forced)."""
-    try:
-        found = os.lstat(path)
-    except OSError as exc:
-        raise OutputError(f"{path}: cannot read: {exc.strerror or exc}") from None
-    if stat.S_ISLNK(found.st_mode):
-        raise Refused(f"{path}: a symbolic link; left as it is (convert the file it points to)")
-    if not stat.S_ISREG(found.st_mode):
-        raise Refused(f"{path}: not a regular file; left as it is")
-    _unchanged(path, expected, found)
-    if not force and not found.st_mode & 0o222:
-        raise Refused(f"{path}: read-only; left as it is unless forced")
-    if not force and found.st_nlink > 1:
-        raise Refused(f"{path}: has {found.st_nlink} hard links; left as it is unless forced "
-                      "(replacing it would split them)")
-    if not force and not _can_give((found.st_uid, found.st_gid)):
-        raise Refused(f"{path}: owned by another user; left as it is unless forced (a replacement would be ours)")
-    return found
+@dataclasses.dataclass(frozen=True)
+class Seen:
+    """A file of an output tree as a run first found it: replaced only while it is still so."""
+
+    expected: Expected
+    found: os.stat_result
+
+    @classmethod
+    def at(cls, path: Path) -> "Seen | None":
+        """What is at `path` now; None when nothing is."""
+        try:
+            found = os.lstat(path)
+        except FileNotFoundError:
+            return None
+        return cls(Expected(found.st_size, file_digest(path) or ""), found)
 
 
-def _can_give(owner: tuple[int, int]) -> bool:
+def can_give(owner: tuple[int, int]) -> bool:
     """Whether a new file of ours can be given this owner (root can; others only their own uid and groups)."""
     uid, gid = owner
     return os.geteuid() == 0 or (uid == os.geteuid() and (gid == os.getegid() or gid in os.getgroups()))
 
 
-def rewrite_in_place(path: Path, data: bytes, expected: Expected, force: bool = False) -> None:
-    """Replace a file's bytes in place, keeping its mode, owner and hard links.
-
-    Atomic (temporary file + rename) for a file with one link whose owner portkit
-    can keep; with `force`, a hard-linked file or one owned by someone else is
-    overwritten through its own inode (not atomic: its backup is written first).
-    """
-    found = check_rewritable(path, expected, force)
-    owner = (found.st_uid, found.st_gid)
-    try:
-        if found.st_nlink == 1 and _can_give(owner):
-            _commit(path, lambda h: h.write(data), found.st_mode & 0o7777, owner, lambda: _unchanged(path, expected, found))
-            return
-        _unchanged(path, expected, found)
-        with open(path, "r+b") as handle:
-            handle.write(data)
-            handle.truncate()
-            handle.flush()
-            os.fsync(handle.fileno())
-    except OSError as exc:
-        raise _cannot(path, exc) from None
-
-
-def _name_max(directory: Path) -> int:
-    try:
-        return os.pathconf(directory, "PC_NAME_MAX")
-    except (OSError, ValueError):
-        return 255
-
-
-def write_backup(path: Path, data: bytes) -> Path:
-    """Save `data` beside `path` as FILE.orig, or the first free FILE.orig.N: never over an existing file.
-
-    The backup appears whole (a temporary file hard-linked to the free name: the
-    link fails rather than replace anything) with the original's mode and owner.
-    """
-    found = os.lstat(path)
-    owner = (found.st_uid, found.st_gid) if _can_give((found.st_uid, found.st_gid)) else None
-    limit = _name_max(path.parent)
-    for number in range(_BACKUPS):
-        name = path.name + ".orig" + (f".{number}" if number else "")
-        if len(os.fsencode(name)) > limit:
-            raise Refused(f"{path}: the name is too long for a backup beside it; left as it is")
-        candidate = path.with_name(name)
-        if os.path.lexists(candidate):
-            continue
-        try:
-            _commit(candidate, lambda h: h.write(data), found.st_mode & 0o7777, owner, place=_place_new)
-        except FileExistsError:
-            continue  # taken meanwhile: try the next name
-        except OSError as exc:
-            raise OutputError(f"{candidate}: cannot write the backup: {exc.strerror or exc}") from None
-        return candidate
-    raise Refused(f"{path}: {path.name}.orig to .orig.{_BACKUPS - 1} all exist; left as it is (remove old backups)")
-
-
-def _place_new(tmp: str, path: Path) -> None:
+def place_new(tmp: str, name: Path | str, directory: int | None) -> None:
     """Give the temporary file its final name only if that name is free."""
     try:
-        os.link(tmp, path)  # fails with FileExistsError rather than replace anything
+        os.link(tmp, name, src_dir_fd=directory, dst_dir_fd=directory)  # FileExistsError rather than replace anything
     except FileExistsError:
         raise
     except OSError:  # no hard links on this file system: claim the name exclusively, then rename over our claim
-        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600))
-        os.replace(tmp, path)
+        os.close(os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600, dir_fd=directory))
+        _replace(tmp, name, directory)
         return
-    os.unlink(tmp)
+    os.unlink(tmp, dir_fd=directory)
 
 
 @contextlib.contextmanager

@@ -4,15 +4,20 @@ One check for every command that writes, made before anything is written:
 
 - `refuse_overlap`: an output that is, contains or lies inside an input (through
   symlinks and hard links) is refused (convert -o, shim --sources, reports, baselines).
-- `make_directory`: directories of an output tree are made one component at a
-  time, refusing a symlink or a file on the way, so nothing is made outside it.
+- `open_directory`: directories of an output tree are made and opened one component
+  at a time, refusing a symlink or a file on the way; files are written through the
+  directory's descriptor, so nothing is made or written outside it, even when a
+  component is swapped for a symlink meanwhile.
 - `OutputTree`: an output directory must be empty or portkit's own. Its manifest
-  (.portkit-manifest.json) records each file portkit wrote and its SHA-256; a file
-  portkit did not write, or that changed since, is a conflict, never overwritten
-  unless forced.
+  (.portkit-manifest.json) records each file portkit wrote and its SHA-256, and
+  while a run writes, its journal (portkit/journal.py) each file about to be placed;
+  a file portkit did not write, or that changed since, is a conflict, never
+  overwritten unless forced. A file that changes while the run goes on is left too.
 """
 from __future__ import annotations
 
+import contextlib
+import errno
 import json
 import os
 import stat
@@ -20,7 +25,9 @@ from pathlib import Path, PurePosixPath
 from typing import Iterable
 
 from portkit.errors import OutputError
-from portkit.fileio import digest, file_digest, write_tree_file
+from portkit import temporaries
+from portkit.fileio import Refused, Seen, digest, file_digest, write_tree_file
+from portkit.journal import JOURNAL, Journal, read_journal
 from portkit.textutil import printable
 
 MANIFEST = ".portkit-manifest.json"
@@ -64,41 +71,83 @@ def refuse_escape(output: Path, root: Path) -> None:
                           "refusing to write through it (name the file with -o)")
 
 
-def make_directory(root: Path, relative: PurePosixPath) -> Path:
-    """`root/relative`, made one component at a time below `root`; a symlink, file or
-    device on the way is an OutputError (nothing is made outside `root`)."""
-    current = root
-    for part in relative.parts:
-        current = current / part
-        try:
-            found = os.lstat(current)
-        except FileNotFoundError:
+_DIRECTORY = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+
+
+def open_directory(root: Path, relative: PurePosixPath, make: bool = True) -> int:
+    """`root/relative` open (a descriptor the caller closes), made (if `make`) one component at a time
+    below `root`, each opened through the one above without following a symlink: a symlink, file or
+    device on the way is an OutputError, and a component swapped for a symlink once opened is never
+    followed (what is written goes through the descriptor). Nothing is made or written outside `root`."""
+    current, path = os.open(root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC), root  # root: wherever it leads
+    try:
+        for part in relative.parts:
+            path = path / part
             try:
-                os.mkdir(current)
-            except FileExistsError:
-                found = os.lstat(current)  # made meanwhile: look at what it is
-            except OSError as exc:
-                raise OutputError(f"{current}: cannot write: {exc.strerror or exc}") from None
-            else:
-                continue
-        if stat.S_ISLNK(found.st_mode):
-            raise OutputError(f"{current}: a symbolic link inside the output directory; refusing to write through it")
-        if not stat.S_ISDIR(found.st_mode):
-            raise OutputError(f"{current}: cannot write: Not a directory")
+                below = os.open(part, _DIRECTORY, dir_fd=current)
+            except FileNotFoundError:
+                if not make:
+                    raise
+                with contextlib.suppress(FileExistsError):  # made meanwhile: opened as it is
+                    os.mkdir(part, dir_fd=current)
+                below = os.open(part, _DIRECTORY, dir_fd=current)
+            os.close(current)
+            current = below
+    except OSError as exc:
+        link = exc.errno in (errno.ELOOP, errno.ENOTDIR) and _is_link(path.name, current)  # ENOTDIR: O_DIRECTORY's
+        os.close(current)
+        if link:
+            where = "the output directory" if make else "the input directory (swapped in since it was walked?)"
+            raise OutputError(f"{path}: a symbolic link inside {where}; refusing to write through it") from None
+        raise OutputError(f"{path}: cannot write: {exc.strerror or exc}") from None
     return current
 
 
+def _is_link(name: str, directory: int) -> bool:
+    try:
+        return stat.S_ISLNK(os.stat(name, dir_fd=directory, follow_symlinks=False).st_mode)
+    except OSError:
+        return False
+
+
 class OutputTree:
-    """An output directory portkit writes a tree into, with its manifest."""
+    """An output directory portkit writes a tree into, with its manifest and, while it writes, its journal."""
 
     def __init__(self, root: Path):
         self.root = root
         self.recorded: dict[str, str] = {}  # relative path (POSIX) -> SHA-256 of what portkit wrote
-        self._directories: dict[PurePosixPath, Path] = {}  # made or checked in this run: once per directory
+        self.seen: dict[str, Seen] = {}  # the planned files there were when the run began
+        self.removed: list[Path] = []  # temporary files an interrupted run left, removed
+        self.journal = Journal(root / JOURNAL)
+        self._directory: tuple[PurePosixPath, int] | None = None  # the last one written into, open
         self.made: Path | None = None  # the outermost directory `open` made (the root, or one above it)
 
     def open(self, planned: Iterable[PurePosixPath], force: bool) -> None:
         """Make the directory; refuse, before anything is written, to write over files portkit did not write."""
+        entries = self._make()
+        journal = read_journal(self.root / JOURNAL)
+        if journal is None and os.path.lexists(self.root / JOURNAL):
+            raise OutputError(f"{self.root / JOURNAL}: not portkit's journal; move it or choose another directory")
+        manifest = _read_manifest(self.root / MANIFEST)
+        known = _known(manifest or {}, journal or [])
+        planned = list(planned)
+        # An empty directory has nothing to conflict with (a new tree: no look at each planned file).
+        self.seen = {p.as_posix(): s for p in planned if (s := Seen.at(self.root / p)) is not None} if entries else {}
+        self.recorded = _resolve(self.root, known, self.seen)
+        if not force and entries and manifest is None and journal is None:
+            raise OutputError(f"{self.root}: not empty, and not written by portkit (no {MANIFEST}); "
+                              "choose an empty or new directory, or force")
+        conflicts = [] if force else [k for k, s in self.seen.items() if s.expected.sha256 not in known.get(k, ())]
+        if conflicts:
+            shown = ", ".join(printable(c) for c in conflicts[:_SHOWN]) + (", ..." if len(conflicts) > _SHOWN else "")
+            raise OutputError(f"{self.root}: {len(conflicts)} files exist that portkit did not write or that changed "
+                              f"since ({shown}); move them, choose another directory, or force")
+        if entries:
+            self.removed = temporaries.remove_stray([self.root, *{self.root / p.parent for p in planned}])
+        self.journal.start()
+
+    def _make(self) -> list[str]:
+        """Make the directory (noting the outermost one made); what it holds."""
         if os.path.lexists(self.root) and not os.path.isdir(self.root):
             raise OutputError(f"{self.root}: cannot write: Not a directory")
         missing = Path(os.path.abspath(self.root))
@@ -106,55 +155,98 @@ class OutputTree:
             self.made, missing = missing, missing.parent
         try:
             self.root.mkdir(parents=True, exist_ok=True)  # the directory the user named, wherever it leads
-            entries = os.listdir(self.root)
+            return os.listdir(self.root)
         except OSError as exc:
             raise OutputError(f"{self.root}: cannot write: {exc.strerror or exc}") from None
-        manifest = _read_manifest(self.root / MANIFEST)
-        self.recorded = manifest or {}
-        if force:
-            return
-        if entries and manifest is None:
-            raise OutputError(f"{self.root}: not empty, and not written by portkit (no {MANIFEST}); "
-                              "choose an empty or new directory, or force")
-        # An empty directory has nothing to conflict with (a new tree: no look at each planned file).
-        conflicts = [p.as_posix() for p in planned if self._conflict(p)] if entries else []
-        if conflicts:
-            shown = ", ".join(printable(c) for c in conflicts[:_SHOWN]) + (", ..." if len(conflicts) > _SHOWN else "")
-            raise OutputError(f"{self.root}: {len(conflicts)} files exist that portkit did not write or that changed "
-                              f"since ({shown}); move them, choose another directory, or force")
-
-    def _conflict(self, relative: PurePosixPath) -> bool:
-        path = self.root / relative
-        if not os.path.lexists(path):
-            return False
-        recorded = self.recorded.get(relative.as_posix())
-        return recorded is None or file_digest(path) != recorded
 
     def write(self, relative: PurePosixPath, data: bytes | None = None, source: Path | None = None,
               mode: int | None = None) -> bool:
-        """Write one file of the tree (its bytes, or a copy of `source`); False when it already held them."""
-        directory = self._directories.get(relative.parent)
-        if directory is None:
-            directory = self._directories[relative.parent] = make_directory(self.root, relative.parent)
-        target = directory / relative.name
-        current = file_digest(target)
-        if current is not None and current == (file_digest(source) if source is not None else digest(data or b"")):
-            self.recorded[relative.as_posix()] = current
+        """Write one file of the tree (its bytes, or a copy of `source`); False when it already held them.
+        A file that changed since the run began (an edit saved meanwhile) is left: Refused."""
+        directory = self._open(relative.parent)
+        target, key, name = self.root / relative, relative.as_posix(), relative.name
+        current = file_digest(name, directory)
+        if current is not None and current == _digest_of(data, source):
+            self.recorded[key] = current
             return False
-        write_tree_file(target, data, source, mode)
-        # The bytes written are known; a copy is read back (streamed, it was never held).
-        self.recorded[relative.as_posix()] = (file_digest(target) or "") if source is not None else digest(data or b"")
+        seen = self.seen.get(key)
+        if seen is not None and current is None and not _exists(name, directory):
+            seen = None  # deleted meanwhile: written anew
+        if current is not None and seen is None:
+            raise Refused(f"{target}: appeared while portkit was running; left as it is")
+        if current is not None and current != seen.expected.sha256:
+            raise Refused(f"{target}: changed while portkit was running; left as it is, run again")
+        try:
+            self.recorded[key] = write_tree_file(target, data, source, mode, seen=seen, new=seen is None,
+                                                 placing=lambda sha256: self.journal.record(key, sha256),
+                                                 directory=directory)
+        except Refused:
+            if file_digest(name, directory) != _digest_of(data, source):
+                raise
+            self.recorded[key] = file_digest(name, directory) or ""  # another run placed the same bytes meanwhile
+            return False
         return True
 
+    def _open(self, relative: PurePosixPath) -> int:
+        """A descriptor of the directory `relative`, made if need be; files come in walk order, so the
+        last one is kept open (one per directory would exhaust the descriptors of a large tree)."""
+        if self._directory is not None and self._directory[0] == relative:
+            return self._directory[1]
+        self.close()
+        self._directory = (relative, open_directory(self.root, relative))
+        return self._directory[1]
+
+    def close(self) -> None:
+        if self._directory is not None:
+            os.close(self._directory[1])
+            self._directory = None
+
     def save(self) -> None:
-        """Record what portkit wrote, so that a later run may write here again."""
+        """Record what portkit wrote, so that a later run may write here again; the journal has served."""
+        self.close()
         data = {"tool": "portkit", "schema_version": 1, "files": dict(sorted(self.recorded.items()))}
         write_tree_file(self.root / MANIFEST, (json.dumps(data, indent=1) + "\n").encode("ascii"))
+        self.journal.close(remove=True)
+
+    def discard(self) -> None:
+        """Nothing was written: the journal this run made goes (one an interrupted run left stays)."""
+        self.close()
+        self.journal.close(remove=self.journal.started)
 
 
-def is_manifest(path: Path) -> bool:
-    """Whether `path` is a manifest portkit wrote (an earlier output used as an input)."""
-    return _read_manifest(path) is not None
+def _exists(name: str, directory: int) -> bool:
+    try:
+        os.stat(name, dir_fd=directory, follow_symlinks=False)
+    except FileNotFoundError:
+        return False
+    return True
+
+
+def _digest_of(data: bytes | None, source: Path | None) -> str | None:
+    return file_digest(source) if source is not None else digest(data or b"")
+
+
+def _known(manifest: dict[str, str], journal: list[tuple[str, str]]) -> dict[str, list[str]]:
+    """Every SHA-256 portkit wrote (or was about to write) at each path: the manifest's, then the journal's."""
+    known = {path: [sha256] for path, sha256 in manifest.items()}
+    for path, sha256 in journal:
+        known.setdefault(path, []).append(sha256)
+    return known
+
+
+def _resolve(root: Path, known: dict[str, list[str]], seen: dict[str, Seen]) -> dict[str, str]:
+    """What portkit wrote at each path: of the SHA-256s known, the one the file holds (when a run was cut
+    short between its journal line and the rename, the older one), else the latest."""
+    recorded = {}
+    for path, candidates in known.items():
+        now = seen[path].expected.sha256 if path in seen else file_digest(root / path) if len(candidates) > 1 else None
+        recorded[path] = now if now in candidates else candidates[-1]
+    return recorded
+
+
+def is_own_record(path: Path) -> bool:
+    """Whether `path` is a manifest or a journal portkit wrote (an earlier output used as an input)."""
+    return _read_manifest(path) is not None or read_journal(path) is not None
 
 
 def _read_manifest(path: Path) -> dict[str, str] | None:

@@ -44,10 +44,34 @@ class RunSettings:
         """Every path a scan reads, not only the sources: the config file, rule files and the compile
         database. An output over any of them would destroy what the run read. (`check` reads the
         baseline too, and writes nothing.)"""
-        database = (self.compile_database, os.path.join(self.compile_database, "compile_commands.json")) \
-            if self.compile_database else ()
+        if self.compile_database:
+            database: tuple[str, ...] = (self.compile_database, os.path.join(self.compile_database, "compile_commands.json"))
+        else:  # the clang engine reads the database it finds in the tree as much as one it is given
+            found = search_compile_database(self.paths) if self.engine == "clang" else None
+            database = (str(found),) if found else ()
         read = (self.config_source, *map(str, self.rule_files), *database)
         return self.paths + tuple(p for p in read if p)
+
+
+def search_compile_database(paths: Iterable[str]) -> Path | None:
+    """The compile_commands.json the clang engine reads when none is named: in a scanned directory or one
+    above it (or their build/), as clang's tools look, up to the repository's root."""
+    for root in paths:
+        for directory in _upwards(Path(root).resolve()):
+            for candidate in (directory / "compile_commands.json", directory / "build" / "compile_commands.json"):
+                if candidate.is_file():
+                    return candidate
+    return None
+
+
+def _upwards(start: Path) -> list[Path]:
+    """A scanned directory (a file's own) and those above it, up to the repository's root."""
+    found = []
+    for directory in ([start] if start.is_dir() else []) + list(start.parents):
+        found.append(directory)
+        if (directory / ".git").exists():
+            break
+    return found
 
 
 _SIZE = re.compile(r"(\d{1,15})\s*([kmg]?)(?:i?b)?", re.I)

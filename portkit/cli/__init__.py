@@ -1,7 +1,8 @@
 """The command line: typer wiring, one module per command, and the one error handler.
 
 Exit codes: 0 ok, 1 findings that block (check) or failures (verify),
-2 usage, input, config or rule errors, 3 internal error, 130 interrupted.
+2 usage, input, config or rule errors, 3 internal error, 130 interrupted,
+143 terminated (SIGTERM).
 """
 from __future__ import annotations
 
@@ -19,6 +20,8 @@ import typer
 
 from portkit.cli import check, convert, merge, rules, scan, shim  # noqa: F401 - importing registers the commands
 from portkit.cli.app import app, end_process_after
+from portkit.cli.terminate import EXIT_CODE as _TERMINATED, Terminated, terminate_as_exception
+from portkit import temporaries
 from portkit.errors import PortkitError
 from portkit.fileio import ClosedPipe, GuardedStream, silence
 from portkit.textutil import printable
@@ -102,8 +105,10 @@ def main(argv: Optional[list[str]] = None) -> int:
     # cycles are still collected, every million objects; the workers inherit this.
     gc.set_threshold(1_000_000, 50, 1_000)
     try:
-        return _run(argv)
+        with terminate_as_exception():
+            return _run(argv)
     finally:
+        temporaries.remove_mine()  # those a signal stopped before they were placed
         gc.set_threshold(*thresholds)
         sys.stdout = stdout
 
@@ -137,6 +142,8 @@ def _run(argv: Optional[list[str]]) -> int:
         return _fail("aborted", 130)
     except KeyboardInterrupt:
         return _fail("interrupted", 130)
+    except Terminated:
+        return _fail("terminated", _TERMINATED)
     except (ClosedPipe, BrokenPipeError):
         return _closed_pipe()
     except PortkitError as exc:

@@ -14,9 +14,12 @@ import os
 from pathlib import Path, PurePosixPath
 from typing import Iterable, TextIO
 
+from portkit import temporaries
 from portkit.errors import OutputError
-from portkit.fileio import Expected, check_rewritable, rewrite_in_place, write_backup
-from portkit.outpath import MANIFEST, OutputTree, is_manifest
+from portkit.fileio import Expected
+from portkit.inplace import check_rewritable, rewrite_in_place, write_backup
+from portkit.journal import JOURNAL
+from portkit.outpath import MANIFEST, OutputTree, is_own_record, open_directory
 from portkit.textutil import printable
 from portkit.walk import Excludes, all_files
 
@@ -83,8 +86,8 @@ def _mode_of(path: str) -> int | None:
 
 
 def _inputs(paths: list[str], excludes: Iterable[Excludes], log: WriteLog) -> list[str]:
-    """Every file to mirror (a directory that cannot be read is logged); portkit's own manifest
-    (when an input is an earlier output) is not one."""
+    """Every file to mirror (a directory that cannot be read is logged); portkit's own manifest and
+    journal (when an input is an earlier output) are not."""
     inputs: list[str] = []
     for path in paths:
         if os.path.isdir(path):
@@ -94,11 +97,11 @@ def _inputs(paths: list[str], excludes: Iterable[Excludes], log: WriteLog) -> li
             log.notes.extend(f"{p}: {m}" for p, m, reason in warnings if reason == "skipped")
         else:
             inputs.append(path)
-    manifests = [f for f in dict.fromkeys(inputs) if os.path.basename(f) == MANIFEST]
+    records = [f for f in dict.fromkeys(inputs) if os.path.basename(f) in (MANIFEST, JOURNAL)]
     # An earlier output's manifest is left behind; any other file of that name would be lost to ours.
-    log.failures.extend(f"{f}: an input named {MANIFEST}, where the output's manifest goes; not copied"
-                        for f in manifests if not is_manifest(Path(f)))
-    return [f for f in dict.fromkeys(inputs) if os.path.basename(f) != MANIFEST]
+    log.failures.extend(f"{f}: an input named {os.path.basename(f)}, where the output's records go; not copied"
+                        for f in records if not is_own_record(Path(f)))
+    return [f for f in dict.fromkeys(inputs) if os.path.basename(f) not in (MANIFEST, JOURNAL)]
 
 
 class TreeWriter:
@@ -119,6 +122,7 @@ class TreeWriter:
         self.later = [(file, destinations.relative(file)) for file in _inputs(paths, excludes, self.log)]
         self.tree = OutputTree(outdir)
         self.tree.open([relative for _, relative in self.later], force)
+        self.log.notes.extend(_removed(self.tree.removed))
 
     def leave_out(self, unreadable: Iterable[str]) -> None:
         """Neither write nor report again the files already reported unreadable."""
@@ -153,6 +157,7 @@ class TreeWriter:
             if self.log.written or self.log.copied:
                 self.tree.save()
                 return
+            self.tree.discard()
             directory = Path(os.path.abspath(self.outdir))
             while self.tree.made is not None and directory.is_relative_to(self.tree.made):
                 os.rmdir(directory)  # only an empty one: OSError, and the rest stays, if not
@@ -160,7 +165,11 @@ class TreeWriter:
 
     def finish(self, changes: Iterable[Change] = ()) -> WriteLog:
         """Write what is left, then the manifest."""
-        self.write(changes)
+        try:
+            self.write(changes)
+        except BaseException:  # SIGTERM, Ctrl-C: what was written is recorded all the same
+            self.abandon()
+            raise
         try:
             self.tree.save()
         except OutputError as exc:
@@ -176,32 +185,66 @@ def write_tree(paths: Iterable[str], outdir: Path, excludes: Iterable[Excludes],
     return writer.finish(changes)
 
 
-def _rewrite(change: Change, backup: bool, force: bool, log: WriteLog) -> None:
+def _removed(paths: Iterable[Path]) -> list[str]:
+    return [f"{path}: removed, a temporary file an interrupted portkit run left" for path in paths]
+
+
+class _InputDirectories:
+    """The directory of each file rewritten in place, open: reached from the input directory it was walked
+    in, one component at a time, never through a symlink (the walk followed none: one there now was swapped
+    in since, and is refused). The last one stays open: files come in walk order."""
+
+    def __init__(self, roots: Iterable[str]):
+        self.roots = sorted((r for r in _roots(roots) if os.path.isdir(r)), key=len, reverse=True)
+        self.last: tuple[str, int] | None = None
+
+    def of(self, file: str) -> int:
+        parent = os.path.dirname(os.path.abspath(file))
+        if self.last is None or self.last[0] != parent:
+            self.close()
+            root = next((r for r in self.roots if parent == r or parent.startswith(r.rstrip(os.sep) + os.sep)), parent)
+            self.last = (parent, open_directory(Path(root), PurePosixPath(os.path.relpath(parent, root)), make=False))
+        return self.last[1]
+
+    def close(self) -> None:
+        if self.last is not None:
+            os.close(self.last[1])
+            self.last = None
+
+
+def _rewrite(change: Change, backup: bool, force: bool, log: WriteLog, directory: int) -> None:
     path = Path(change.path)
     expected = Expected.of(change.original)
-    check_rewritable(path, expected, force)  # refuse before a backup is made
+    check_rewritable(path, expected, force, directory)  # refuse before a backup is made
     if backup:
-        saved = write_backup(path, change.original)
+        saved = write_backup(path, change.original, directory)
         if saved.name != path.name + ".orig":
             log.notes.append(f"{path}: backup saved as {saved.name} ({path.name}.orig already exists)")
-    rewrite_in_place(path, change.new, expected, force)
+    rewrite_in_place(path, change.new, expected, force, directory)
     log.written.append(path)
 
 
-def write_in_place(changes: Iterable[Change], backup: bool, force: bool = False) -> WriteLog:
+def write_in_place(changes: Iterable[Change], backup: bool, force: bool = False, roots: Iterable[str] = ()) -> WriteLog:
     """Rewrite changed files, each after saving its original as FILE.orig (or FILE.orig.N: a
     backup is never overwritten). A file that is not what portkit read, a symlink, read-only,
-    hard-linked or someone else's is left as it is and reported (the last three unless forced)."""
+    hard-linked or someone else's is left as it is and reported (the last three unless forced).
+    Each is reached from the input directory (`roots`) it lies in through no symlink.
+    Temporary files an interrupted run left beside them are removed first (portkit/temporaries.py)."""
     log = WriteLog()
     changes = [c for c in changes if c.changed]
+    log.notes.extend(_removed(temporaries.remove_stray(Path(c.path).parent for c in changes)))
     converted = {os.path.realpath(c.path) for c in changes if not os.path.islink(c.path)}
-    for change in changes:
-        if os.path.islink(change.path) and os.path.realpath(change.path) in converted:
-            continue  # a symlink to a file that is itself rewritten: the link stays, its target changes
-        try:
-            _rewrite(change, backup, force, log)
-        except OutputError as exc:
-            log.failures.append(str(exc))
+    directories = _InputDirectories(roots)
+    try:
+        for change in changes:
+            if os.path.islink(change.path) and os.path.realpath(change.path) in converted:
+                continue  # a symlink to a file that is itself rewritten: the link stays, its target changes
+            try:
+                _rewrite(change, backup, force, log, directories.of(change.path))
+            except OutputError as exc:
+                log.failures.append(str(exc))
+    finally:
+        directories.close()
     return log
 
 

@@ -27,7 +27,7 @@ from portkit.run.request import RunRequest
 from portkit.run.workers import Workers
 from portkit.settings import RunSettings
 from portkit.textutil import printable
-from portkit.walk import CONVERTED_BUILD_TYPES
+from portkit.walk import CONVERTED_BUILD_TYPES, LINK_OUT
 
 _ARCH = re.compile(r"[A-Za-z0-9_.]{1,32}(:[A-Za-z0-9_]{1,32}[+-]?){0,4}")
 
@@ -182,10 +182,12 @@ def convert_project(settings: RunSettings, options: ConvertOptions, progress: bo
             writer.abandon()
         raise
     outcome.failures.extend(result.unread())
+    if writer is None:  # an output tree notes them as it mirrors the inputs
+        outcome.notes.extend(f"{d.path}: {d.message}" for d in result.diagnostics if d.message == LINK_OUT)
     outcome.scan = result
     log = WriteLog()
     if options.in_place:
-        log = write_in_place(outcome.changes(), options.backup, options.force)
+        log = write_in_place(outcome.changes(), options.backup, options.force, settings.paths)
     elif writer is not None:
         log = writer.finish(outcome.changes())
     outcome.failures.extend(log.failures)

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from portkit.errors import InputError
 from portkit.fileio import TooLarge, read_bytes
+from portkit.settings import search_compile_database
 from portkit.textutil import printable
 
 _VALUE_FLAGS = ("-I", "-isystem", "-D", "-U", "-include")  # flags whose value may be the next word
@@ -24,22 +25,7 @@ def find_compile_database(paths: list[str], explicit: str | None) -> Path | None
         if not path.is_file():
             raise InputError(f"{explicit}: no compile_commands.json there")
         return path
-    for root in paths:
-        for directory in _upwards(Path(root).resolve()):
-            for candidate in (directory / "compile_commands.json", directory / "build" / "compile_commands.json"):
-                if candidate.is_file():
-                    return candidate
-    return None
-
-
-def _upwards(start: Path) -> list[Path]:
-    """A scanned directory (a file's own) and those above it, as clang's tools look, up to the repository's root."""
-    found = []
-    for directory in ([start] if start.is_dir() else []) + list(start.parents):
-        found.append(directory)
-        if (directory / ".git").exists():
-            break
-    return found
+    return search_compile_database(paths)
 
 
 def read_compile_database(path: Path) -> dict[str, list[str]]:

@@ -90,7 +90,7 @@ def make_shim(settings: RunSettings, options: ShimOptions) -> ShimOutcome:
             changes.append(Change(path, data, apply_nested(data, source_edits(findings, built, result.rules)).data))
     log = WriteLog()
     if options.in_place:
-        log = write_in_place(changes, options.backup, options.force)
+        log = write_in_place(changes, options.backup, options.force, settings.paths)
     elif options.sources is not None:
         log = write_tree(settings.paths, options.sources, settings.excludes, changes, options.force, result.unreadable())
     unread = result.unread() if options.in_place or options.sources is not None else []

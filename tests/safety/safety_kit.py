@@ -10,9 +10,11 @@ import dataclasses
 import functools
 import os
 import shutil
+import contextlib
 import subprocess
 import sys
 import tempfile
+import threading
 from pathlib import Path
 from typing import Iterator
 
@@ -105,3 +107,29 @@ def write(path: Path, data: bytes | str, mode: int | None = None) -> Path:
 def snapshot(root: Path) -> dict[str, bytes]:
     """Every regular file under root and its bytes: compare before and after a refused run."""
     return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file() and not p.is_symlink()}
+
+
+@contextlib.contextmanager
+def swapping(directory: Path, target: Path) -> Iterator[None]:
+    """During the block, a thread swaps `directory` for a symlink to `target` and back, again and again
+    (a race against every write that goes through `directory`)."""
+    stop = threading.Event()
+    stash = directory.with_name(directory.name + ".stash")
+
+    def swap() -> None:
+        while not stop.is_set():
+            try:
+                os.rename(directory, stash)
+                os.symlink(target, directory)
+                os.unlink(directory)
+                os.rename(stash, directory)
+            except OSError:
+                continue
+
+    swapper = threading.Thread(target=swap, daemon=True)
+    swapper.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        swapper.join()

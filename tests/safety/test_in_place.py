@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from portkit.cli import main
-from safety_kit import CUDA, HIP, portkit, shared_dir, unprivileged, write
+from safety_kit import CUDA, HIP, portkit, shared_dir, swapping, unprivileged, write
 
 USERS = ["root", "unprivileged"]
 
@@ -188,6 +188,37 @@ def test_hard_links_are_refused_unless_forced_and_then_kept(user: str, work: Pat
     assert (work / "other-name.cu").read_bytes() == HIP and (src / "k.cu.orig").read_bytes() == CUDA
 
 
+def test_a_directory_swapped_for_a_symlink_since_the_walk_is_never_followed(tmp_path: Path) -> None:
+    """src/sub was walked as a directory; by the time its file is rewritten it is a symlink out."""
+    from portkit.convert.output import Change, write_in_place
+
+    src, elsewhere = tmp_path / "src", write(tmp_path / "elsewhere" / "k.cu", CUDA).parent
+    write(src / "sub" / "k.cu", CUDA)
+    os.rename(src / "sub", tmp_path / "moved")
+    os.symlink(elsewhere, src / "sub")
+    log = write_in_place([Change(str(src / "sub" / "k.cu"), CUDA, HIP)], backup=True, roots=[str(src)])
+    assert log.failures == [f"{src / 'sub'}: a symbolic link inside the input directory (swapped in since it was "
+                            "walked?); refusing to write through it"]
+    assert sorted(p.name for p in elsewhere.iterdir()) == ["k.cu"] and (elsewhere / "k.cu").read_bytes() == CUDA
+
+
+def test_a_directory_swapped_back_and_forth_during_in_place_is_never_followed(tmp_path: Path) -> None:
+    """A real race: a thread swaps src/sub for a symlink to a copy of it and back while files in sub/
+    and other/ are rewritten in turn; some may be refused, the copy is never touched."""
+    from portkit.convert.output import Change, write_in_place
+
+    src, elsewhere = tmp_path / "src", tmp_path / "elsewhere"
+    names = [f"{d}/f{i}.cu" for i in range(150) for d in ("sub", "other")]
+    for name in names:
+        write(src / name, CUDA)
+        write(elsewhere / name, CUDA)
+    with swapping(src / "sub", elsewhere / "sub"):
+        log = write_in_place([Change(str(src / name), CUDA, HIP) for name in names], backup=True, roots=[str(src)])
+    assert len(log.written) > 150
+    assert all((elsewhere / name).read_bytes() == CUDA for name in names)
+    assert sorted(p.name for p in (elsewhere / "sub").iterdir()) == sorted(n.split("/")[1] for n in names if "sub/" in n)
+
+
 @pytest.mark.parametrize("user", USERS)
 def test_symlinks_stay_links_and_never_lead_out(user: str, work: Path) -> None:
     prefix = as_user(user)
@@ -199,6 +230,7 @@ def test_symlinks_stay_links_and_never_lead_out(user: str, work: Path) -> None:
     run = portkit(["convert", "--in-place", str(src)], work, as_user=prefix)
     assert run.code == 0, run.err  # a link out of the inputs is never read: skipped by the walk (#48 class 2)
     assert "inner-link.cu" not in run.err  # its target is converted itself
+    assert f"{src / 'outer-link.cu'}: symbolic link leading out of the input directory; skipped" in run.err, run.err
     assert os.readlink(src / "inner-link.cu") == "k.cu" and os.path.islink(src / "outer-link.cu")
     assert (src / "k.cu").read_bytes() == HIP and outside.read_bytes() == CUDA
 

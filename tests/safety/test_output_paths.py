@@ -5,12 +5,12 @@ from __future__ import annotations
 import os
 import stat
 import threading
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 import pytest
 
 from portkit.cli import main
-from safety_kit import CUDA, HIP, portkit, snapshot, write
+from safety_kit import CUDA, HIP, portkit, snapshot, swapping, write
 
 MANIFEST = ".portkit-manifest.json"
 
@@ -167,6 +167,45 @@ def test_no_directory_is_made_through_a_symlink_in_the_output(where: str, tmp_pa
     assert main(["convert", "--force", str(tmp_path / "in"), "-o", str(out)]) == 2
     assert "a symbolic link inside the output directory" in capsys.readouterr().err
     assert list(elsewhere.iterdir()) == []
+
+
+def test_a_directory_swapped_for_a_symlink_after_its_check_is_never_followed(tmp_path: Path) -> None:
+    """The swap comes once `sub` was checked and opened: the next file still goes where it was checked."""
+    from portkit.outpath import OutputTree
+
+    out, elsewhere = tmp_path / "out", tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    tree = OutputTree(out)
+    tree.open([PurePosixPath("sub/a.cu"), PurePosixPath("sub/b.cu")], force=False)
+    tree.write(PurePosixPath("sub/a.cu"), data=HIP)
+    os.rename(out / "sub", out / "moved")
+    os.symlink(elsewhere, out / "sub")
+    tree.write(PurePosixPath("sub/b.cu"), data=HIP)
+    tree.save()
+    assert list(elsewhere.iterdir()) == [] and sorted(p.name for p in (out / "moved").iterdir()) == ["a.cu", "b.cu"]
+
+
+def test_a_directory_swapped_back_and_forth_while_portkit_writes_is_never_followed(tmp_path: Path) -> None:
+    """A real race: a thread swaps `sub` for a symlink out and back while files go into sub/ and other/
+    in turn (each write opens its directory again); some writes may be refused, none leaves the output."""
+    from portkit.errors import OutputError
+    from portkit.outpath import OutputTree
+
+    out, elsewhere = tmp_path / "out", tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    names = [PurePosixPath(d) / f"f{i}.txt" for i in range(300) for d in ("sub", "other")]
+    tree = OutputTree(out)
+    tree.open(names, force=False)
+    (out / "sub").mkdir()
+    written = 0
+    with swapping(out / "sub", elsewhere):
+        for name in names:
+            try:
+                written += tree.write(name, data=b"x\n")
+            except OutputError:
+                continue
+    tree.save()
+    assert list(elsewhere.iterdir()) == [] and written > 300
 
 
 def test_a_symlink_or_fifo_where_an_output_file_goes_is_left_alone(tmp_path: Path, capsys) -> None:

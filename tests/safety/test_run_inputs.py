@@ -21,6 +21,8 @@ RULE = "library: mine\nentries:\n  - cuda: myCall\n    kind: function\n    hip: 
     ["baseline", "-o", "pyproject.toml", "src"],
     ["scan", "--engine", "clang", "-p", "compile_commands.json", "-o", "compile_commands.json", "src"],
     ["scan", "--engine", "clang", "-p", ".", "-o", "compile_commands.json", "src"],
+    ["scan", "--engine", "clang", "-o", "compile_commands.json", "src"],  # the database found in the tree
+    ["scan", "--engine", "clang", "-f", "json", "-o", "./compile_commands.json", "src/k.cu"],
     ["convert", "--rules", "out/team.yaml", "src", "-o", "out"],
 ], ids=lambda a: " ".join(a))
 def test_an_output_over_a_file_the_run_reads_is_refused(argv: list[str], tmp_path: Path) -> None:
