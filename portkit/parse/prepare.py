@@ -161,8 +161,8 @@ def _starting_with(initials: bytes) -> tuple[re.Pattern[bytes], re.Pattern[bytes
     """`_statement_starts`' patterns for names that start with a capital or one of `initials`: at the start of
     the text, and after a newline or a `;` (a pattern that starts with `^|;` is tried at every offset: starting
     with the newline or `;`, the regex engine skips to each at C speed: 0.37 s -> 0.22 s over half the scale tree).
-    Remembered by the initials, not by the names: each file spells other names, but few initials (a file's own
-    set missed a cache keyed by names and compiled its regex again: 1% of a cold scan of the 1M-line scale tree)."""
+    Remembered by the initials, not by the names: the scale tree's 4,068 sources spell 2,564 distinct sets of
+    statement macros but 1,382 sets of initials (671 files none), so fewer regexes are compiled again."""
     name = rb"[ \t]*(?=[A-Z" + re.escape(initials) + rb"])([A-Za-z_]\w*)"
     return re.compile(name), re.compile(rb"[\n;]" + name)
 
