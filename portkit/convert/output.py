@@ -233,11 +233,11 @@ def write_in_place(changes: Iterable[Change], backup: bool, force: bool = False,
     log = WriteLog()
     changes = [c for c in changes if c.changed]
     log.notes.extend(_removed(temporaries.remove_stray(Path(c.path).parent for c in changes)))
-    converted = {os.path.realpath(c.path) for c in changes if not os.path.islink(c.path)}
+    converted = {_resolved(c.path) for c in changes if not os.path.islink(c.path)} - {None}
     directories = _InputDirectories(roots)
     try:
         for change in changes:
-            if os.path.islink(change.path) and os.path.realpath(change.path) in converted:
+            if os.path.islink(change.path) and _resolved(change.path) in converted:
                 continue  # a symlink to a file that is itself rewritten: the link stays, its target changes
             try:
                 _rewrite(change, backup, force, log, directories.of(change.path))
@@ -246,6 +246,14 @@ def write_in_place(changes: Iterable[Change], backup: bool, force: bool = False,
     finally:
         directories.close()
     return log
+
+
+def _resolved(path: str) -> str | None:
+    """The path through its symlinks; None when a component vanishes meanwhile (realpath raises then)."""
+    try:
+        return os.path.realpath(path)
+    except OSError:
+        return None
 
 
 def _lines(data: bytes) -> list[str]:
