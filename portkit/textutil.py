@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import bisect
 import collections
+import itertools
+import operator
 import os
 import re
 from typing import AnyStr, Generic, Iterable, Sequence
@@ -22,11 +24,10 @@ class LineIndex(Generic[AnyStr]):
     def __init__(self, text: AnyStr):
         self.text = text
         newline = b"\n" if isinstance(text, bytes) else "\n"
-        self.starts = [0]
-        start = text.find(newline)  # type: ignore[arg-type]
-        while start != -1:
-            self.starts.append(start + 1)
-            start = text.find(newline, start + 1)  # type: ignore[arg-type]
+        # Each line starts one past the previous line's end: summed at C speed (a find() per line in Python was
+        # 0.7% of a cold scan of the 1M-line scale tree, for the whole files whose #defines or errors it places).
+        lengths = map(operator.add, map(len, text.split(newline)), itertools.repeat(1))  # type: ignore[arg-type]
+        self.starts = list(itertools.accumulate(lengths, initial=0))[:-1]
 
     def __len__(self) -> int:
         return len(self.starts)
@@ -53,7 +54,17 @@ def within(offset: int, ranges: Iterable[tuple[int, int]]) -> bool:
 
 def blank(text: str, pattern: re.Pattern[str]) -> str:
     """`text` with each match of `pattern` replaced by spaces (newlines kept), so offsets still hold."""
-    return pattern.sub(lambda m: re.sub(r"[^\n]", " ", m.group()), text)
+    return pattern.sub(_spaces, text)
+
+
+_NOT_NEWLINE = re.compile(r"[^\n]")
+
+
+def _spaces(match: re.Match[str]) -> str:
+    """A match as spaces, its newlines kept. Most matches (a `#` comment) are one line: spaces without a regex
+    (a substitution per comment was 0.6% of a cold scan of the 1M-line scale tree, over its build files)."""
+    text = match.group()
+    return _NOT_NEWLINE.sub(" ", text) if "\n" in text else " " * len(text)
 
 
 # C0 and C1 control characters, DEL, bidirectional overrides (they reorder what a reader

