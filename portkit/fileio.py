@@ -65,7 +65,7 @@ def _committing(path: Path, mode: int | None, owner: tuple[int, int] | None = No
     nothing, skips it. `directory`: a descriptor of `path`'s directory, through which
     every step goes (a directory swapped for a symlink meanwhile is never followed).
     """
-    fd, tmp = temporaries.create(path.parent, directory)
+    fd, tmp, registered = temporaries.create(path.parent, directory)
     try:
         with os.fdopen(fd, "wb") as handle:
             yield handle
@@ -83,7 +83,7 @@ def _committing(path: Path, mode: int | None, owner: tuple[int, int] | None = No
             os.unlink(tmp, dir_fd=directory)
         raise
     finally:
-        temporaries.forget(os.path.join(path.parent, os.path.basename(tmp)))  # as `create` registered it
+        temporaries.forget(registered)
 
 
 def name_in(path: Path, directory: int | None) -> Path | str:

@@ -26,17 +26,18 @@ _FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
 _mine: set[str] = set()  # this process's temporary files not yet placed (or about to be made)
 
 
-def create(directory: Path, descriptor: int | None = None) -> tuple[int, str]:
-    """A new temporary file in `directory`, open for writing (mode 0600): its descriptor and path (its name
-    in the directory's `descriptor`, when given: made through it). Registered before it is made, so that
-    `remove_mine` removes it even if a signal comes mid-way; the caller `forget`s it once placed or removed."""
+def create(directory: Path, descriptor: int | None = None) -> tuple[int, str, str]:
+    """A new temporary file in `directory`, open for writing (mode 0600): its descriptor, how calls name it (its
+    name in the directory's `descriptor`, when given: made through it; else its path), and its path. Registered
+    by its path before it is made, so that `remove_mine` removes it even if a signal comes mid-way; the caller
+    `forget`s that path once the file is placed or removed."""
     for _ in range(100):
         name = f".pk-{os.getpid()}-{''.join(random.choices(_CHARACTERS, k=8))}{SUFFIX}"
         path = os.path.join(directory, name)
+        called = name if descriptor is not None else path
         _mine.add(path)
         try:
-            return os.open(name if descriptor is not None else path, _FLAGS, 0o600, dir_fd=descriptor), \
-                name if descriptor is not None else path
+            return os.open(called, _FLAGS, 0o600, dir_fd=descriptor), called, path
         except FileExistsError:
             _mine.discard(path)
     raise FileExistsError(errno.EEXIST, "no free temporary name", str(directory))
