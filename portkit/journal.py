@@ -59,6 +59,7 @@ class Journal:
         self.started = False  # made by this run (an interrupted run's journal is carried on)
         self._fd: int | None = None
         self._cut = False  # a line was written in part
+        self.recorded: list[tuple[str, str]] = []  # the lines this run wrote
 
     def start(self) -> None:
         """Carry on the journal there is, or make one (whole, with its header: never over another file)."""
@@ -89,6 +90,7 @@ class Journal:
         if os.write(self._fd, line) < len(line):
             self._cut = True
             raise OSError(errno.ENOSPC, "the output's journal could not be written", str(self.path))
+        self.recorded.append((relative, sha256))
 
     def close(self, remove: bool) -> None:
         """Stop appending; `remove` the journal (the manifest now says it all, or nothing was written)."""

@@ -219,6 +219,11 @@ class OutputTree:
     def save(self) -> None:
         """Record what portkit wrote, so that a later run may write here again; the journal has served."""
         self.close()
+        # A signal between a file's rename and its entry here (SIGTERM, Ctrl-C) leaves only its journal line:
+        # what the file holds says whether it was placed.
+        placed = {path: sha256 for path, sha256 in self.journal.recorded if self.recorded.get(path) != sha256}
+        self.recorded.update(_resolve(self.root, {path: [self.recorded[path], sha256] if path in self.recorded
+                                                  else [sha256] for path, sha256 in placed.items()}, {}))
         data = {"tool": "portkit", "schema_version": 1, "files": dict(sorted(self.recorded.items()))}
         write_tree_file(self.root / MANIFEST, (json.dumps(data, indent=1) + "\n").encode("ascii"))
         self.journal.close(remove=True)

@@ -151,6 +151,31 @@ def test_an_interrupted_convert_is_finished_by_a_plain_rerun(how: str, tree: Pat
     assert snapshot(out) == snapshot(whole) and not _temporaries(out) and not (out / JOURNAL).exists()
 
 
+def test_a_signal_right_after_a_file_is_placed_leaves_it_recorded(tmp_path: Path, monkeypatch) -> None:
+    """The narrowest window of a stop: the file has its name, the run has not noted it yet."""
+    from portkit import outpath
+    from portkit.convert.output import TreeWriter
+
+    src, out = tmp_path / "src", tmp_path / "out"
+    for i in range(3):
+        write(src / f"k{i}.cu", CUDA)
+    real_write, placed = outpath.write_tree_file, []
+
+    def placed_then_interrupted(*args, **kwargs) -> str:
+        placed.append(real_write(*args, **kwargs))
+        if len(placed) == 2:
+            raise KeyboardInterrupt  # as SIGTERM raises Terminated
+        return placed[-1]
+
+    monkeypatch.setattr(outpath, "write_tree_file", placed_then_interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        TreeWriter([str(src)], out, []).finish()
+    monkeypatch.undo()
+    assert (out / MANIFEST).exists() and not (out / JOURNAL).exists()
+    rerun = portkit(["convert", "--no-cache", str(src), "-o", str(out)], tmp_path)
+    assert rerun.code == 0, rerun.err
+
+
 def test_sigterm_before_anything_is_written_leaves_no_output_directory(tree: Path, tmp_path: Path) -> None:
     out = tmp_path / "new" / "out"
     run = _start(["convert", "--no-cache", str(tree), "-o", str(out)], tmp_path)
