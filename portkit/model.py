@@ -8,6 +8,7 @@ from __future__ import annotations
 import dataclasses
 import enum
 import functools
+import operator
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Mapping, NamedTuple, TypeVar, Union
 
@@ -33,6 +34,11 @@ def quick_init(cls: type[_Class]) -> type[_Class]:
     namespace = dict(defaults)
     exec(f"def __init__(self, {parameters}):\n    _fields = self.__dict__{body}", namespace)  # nosec B102: our own field names
     cls.__init__ = namespace["__init__"]  # type: ignore[misc]
+    # Pickled as the constructor's arguments, not as a dict of fields: worker processes send the parent their
+    # findings, with spans and fixes (a convert of 488 cuda-samples files: 13,090, 8.8 MB instead of 9.9 MB,
+    # unpickled in 0.22-0.25 s of CPU instead of 0.26-0.27 s).
+    values = operator.attrgetter(*(f.name for f in fields))
+    cls.__reduce__ = lambda self: (cls, values(self) if len(fields) > 1 else (values(self),))  # type: ignore[assignment]
     return cls
 
 
