@@ -97,6 +97,15 @@ def cuda_original(corpus: realworld.Corpus, program: realworld.Program) -> Path:
     return corpus.root / program.cuda / (program.files[0] if (corpus.root / program.hip).is_file() else "")
 
 
+def unit_twins(program: realworld.Program) -> list[tuple[str, str]]:
+    """The corpus's translation units, each with the one its hand port builds (by position), where both
+    lists name the same number of plain paths: a port beside its CUDA twin (strided-access) is diffed
+    against the file its authors wrote, not the CUDA one."""
+    if len(program.units) != len(program.hip_units) or any("*" in u for u in program.units + program.hip_units):
+        return []
+    return list(zip(program.units, program.hip_units))
+
+
 def measure(corpus: realworld.Corpus, program: realworld.Program, work: Path) -> dict | None:
     """One pair's residual, lines of code and scan data, or None when nothing matches."""
     hand = corpus.root / program.hip  # a directory, or one file (a file pair)
@@ -112,7 +121,7 @@ def measure(corpus: realworld.Corpus, program: realworld.Program, work: Path) ->
     realworld.write_generated(stage, program.generated)
     portkit("convert", str(stage), "-o", str(out), "--rocm-version", TARGET, "-j", "1")
     converted = out / program.files[0] if hand.is_file() else out
-    if not effort_residual.file_pairs(converted, hand, cuda_original(corpus, program)):
+    if not effort_residual.file_pairs(converted, hand, cuda_original(corpus, program), unit_twins(program)):
         return None
     portkit("scan", str(stage), "--format", "json", "-o", str(slot / "scan.json"), "--rocm-version", TARGET, "-j", "1")
     scan = json.loads((slot / "scan.json").read_text())
@@ -161,7 +170,7 @@ def collect(args: argparse.Namespace) -> list[dict]:
         if known[key] is not None:
             row = known[key]
             row["residual"], row["matched"] = effort_residual.residual(
-                Path(row["converted"]), Path(row["hand"]), cuda_original(corpus, program), has_hip)
+                Path(row["converted"]), Path(row["hand"]), cuda_original(corpus, program), has_hip, unit_twins(program))
             if row["matched"]:  # else nothing to diff (every hand file is its CUDA original)
                 rows.append(row)
     return rows

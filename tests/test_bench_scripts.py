@@ -202,3 +202,8 @@ def test_effort_residual_counts_statements_and_skips_the_cuda_original(tmp_path:
     assert effort_residual.residual(converted, hand, original, {"cudaFree"}.__contains__) == (1, 1)
     (hand / "u.h").write_text("hipFree(p);  // ported\n")
     assert effort_residual.residual(converted, hand, original, {"cudaFree"}.__contains__) == (1, 2)
+    (converted / "k-cuda.cu").write_text("hipFree(q);\n")  # a unit and the one its port builds, named apart
+    (hand / "k-hip.cpp").write_text("hipFree(q);\nextra();\n")
+    assert effort_residual.residual(converted, hand, original, {"cudaFree"}.__contains__) == (1, 2)
+    assert effort_residual.residual(converted, hand, original, {"cudaFree"}.__contains__,
+                                    [("k-cuda.cu", "k-hip.cpp")]) == (2, 3)
