@@ -6,47 +6,25 @@ Exit codes: 0 ok, 1 findings that block (check) or failures (verify),
 """
 from __future__ import annotations
 
-import contextlib
+import atexit
 import gc
-from typing import Iterator
+import io
+import logging
+import os
+import sys
+import traceback
+from types import ModuleType
+from typing import NoReturn, Optional
 
+import typer
 
-@contextlib.contextmanager
-def few_collections() -> Iterator[None]:
-    """The cyclic garbage collector's young pass every million new objects, not every 700, until the block ends.
-
-    A run keeps hundreds of thousands of small objects (findings, occurrences) until it ends and makes few
-    cycles: the collector's full passes over them were a third of a warm scan, and a young pass over 100,000
-    of them 0.03 s of a convert's parent. Young cycles are still collected, every million objects; the workers
-    inherit this. The imports of this module (typer, the commands, the rule model) make ~100,000 objects
-    too: their young passes cost 0.008 s of every start."""
-    thresholds = gc.get_threshold()
-    gc.set_threshold(1_000_000, 50, 1_000)
-    try:
-        yield
-    finally:
-        gc.set_threshold(*thresholds)
-
-
-with few_collections():
-    import atexit
-    import io
-    import logging
-    import os
-    import sys
-    import traceback
-    from types import ModuleType
-    from typing import NoReturn, Optional
-
-    import typer
-
-    from portkit.cli import check, convert, merge, rules, scan, shim  # noqa: F401 - importing registers the commands
-    from portkit.cli.app import app, end_process_after
-    from portkit.cli.terminate import EXIT_CODE as _TERMINATED, Terminated, terminate_as_exception
-    from portkit import temporaries
-    from portkit.errors import PortkitError
-    from portkit.fileio import ClosedPipe, GuardedStream, silence
-    from portkit.textutil import printable
+from portkit.cli import check, convert, merge, rules, scan, shim  # noqa: F401 - importing registers the commands
+from portkit.cli.app import app, end_process_after
+from portkit.cli.terminate import EXIT_CODE as _TERMINATED, Terminated, terminate_as_exception
+from portkit import temporaries
+from portkit.errors import PortkitError
+from portkit.fileio import ClosedPipe, GuardedStream, silence
+from portkit.textutil import printable
 
 _CLOSED_PIPE = 141  # 128 + SIGPIPE, what a shell reports for a command a closed pipe stopped
 
@@ -120,11 +98,18 @@ def main(argv: Optional[list[str]] = None) -> int:
     _show_log()
     stdout = sys.stdout
     sys.stdout = GuardedStream(stdout)  # type: ignore[assignment]
+    thresholds = gc.get_threshold()
+    # A run keeps hundreds of thousands of small objects (findings, occurrences) until it
+    # ends and makes few cycles: the collector's full passes over them were a third of a
+    # warm scan, and a young pass over 100,000 of them 0.03 s of a convert's parent. Young
+    # cycles are still collected, every million objects; the workers inherit this.
+    gc.set_threshold(1_000_000, 50, 1_000)
     try:
-        with few_collections(), terminate_as_exception():
+        with terminate_as_exception():
             return _run(argv)
     finally:
         temporaries.remove_mine()  # those a signal stopped before they were placed
+        gc.set_threshold(*thresholds)
         sys.stdout = stdout
 
 
