@@ -70,9 +70,9 @@ def expand_pairs(corpus: realworld.Corpus, rules: list[dict]) -> list[realworld.
                 name = re.sub(pattern, "", relative.split("/", 1)[-1])
                 programs.append(realworld.Program(name, match.parent.relative_to(corpus.root).as_posix(), twin,
                                                   [], [], [], [], [match.name], []))
-            else:
-                programs.append(realworld.Program(re.sub(pattern, "", match.name), relative, twin,
-                                                  [], [], [], [], [], []))
+            else:  # a directory named by its variant alone (Velocity-Bench's NAME/CUDA): its parent's name
+                name = re.sub(pattern, "", match.name) or match.parent.name
+                programs.append(realworld.Program(name, relative, twin, [], [], [], [], [], []))
     return programs
 
 
@@ -92,6 +92,20 @@ def portkit(*argv: str) -> int:
         return main(list(argv))
 
 
+def cuda_original(corpus: realworld.Corpus, program: realworld.Program) -> Path:
+    """The CUDA program in the corpus: its directory, or its one file (a file pair)."""
+    return corpus.root / program.cuda / (program.files[0] if (corpus.root / program.hip).is_file() else "")
+
+
+def unit_twins(program: realworld.Program) -> list[tuple[str, str]]:
+    """The corpus's translation units, each with the one its hand port builds (by position), where both
+    lists name the same number of plain paths: a port beside its CUDA twin (strided-access) is diffed
+    against the file its authors wrote, not the CUDA one."""
+    if len(program.units) != len(program.hip_units) or any("*" in u for u in program.units + program.hip_units):
+        return []
+    return list(zip(program.units, program.hip_units))
+
+
 def measure(corpus: realworld.Corpus, program: realworld.Program, work: Path) -> dict | None:
     """One pair's residual, lines of code and scan data, or None when nothing matches."""
     hand = corpus.root / program.hip  # a directory, or one file (a file pair)
@@ -107,7 +121,7 @@ def measure(corpus: realworld.Corpus, program: realworld.Program, work: Path) ->
     realworld.write_generated(stage, program.generated)
     portkit("convert", str(stage), "-o", str(out), "--rocm-version", TARGET, "-j", "1")
     converted = out / program.files[0] if hand.is_file() else out
-    if not effort_residual.file_pairs(converted, hand):
+    if not effort_residual.file_pairs(converted, hand, cuda_original(corpus, program), unit_twins(program)):
         return None
     portkit("scan", str(stage), "--format", "json", "-o", str(slot / "scan.json"), "--rocm-version", TARGET, "-j", "1")
     scan = json.loads((slot / "scan.json").read_text())
@@ -118,11 +132,16 @@ def measure(corpus: realworld.Corpus, program: realworld.Program, work: Path) ->
 
 def programs(args: argparse.Namespace) -> list[tuple[realworld.Corpus, realworld.Program]]:
     chosen = []
+    listed: dict[str, set[str]] = {}  # per corpus, the names of its programs so far (over all --config files)
     for config in args.config:
         pairs = pair_rules(config)
         for corpus in realworld.load_config(config):
             corpus.root = realworld.extract(corpus, args.mirror, args.cache)
-            found = corpus.programs + realworld.discover_programs(corpus) + expand_pairs(corpus, pairs.get(corpus.name, []))
+            found = corpus.programs + realworld.discover_programs(corpus)
+            # A pair a corpus already lists by name keeps its listed form (its files, what it excludes).
+            known = listed.setdefault(corpus.name, set())
+            found += [p for p in expand_pairs(corpus, pairs.get(corpus.name, [])) if p.name not in known | {q.name for q in found}]
+            known.update(p.name for p in found)
             if corpus.name == SAMPLED_CORPUS:
                 found = found[::args.every]
             # One-file programs of one directory (ENCCS' examples) are that directory's one pair.
@@ -150,8 +169,10 @@ def collect(args: argparse.Namespace) -> list[dict]:
             store.write_text(json.dumps(known))
         if known[key] is not None:
             row = known[key]
-            row["residual"], row["matched"] = effort_residual.residual(Path(row["converted"]), Path(row["hand"]), has_hip)
-            rows.append(row)
+            row["residual"], row["matched"] = effort_residual.residual(
+                Path(row["converted"]), Path(row["hand"]), cuda_original(corpus, program), has_hip, unit_twins(program))
+            if row["matched"]:  # else nothing to diff (every hand file is its CUDA original)
+                rows.append(row)
     return rows
 
 

@@ -1,7 +1,8 @@
 """bench/effort.py's residual: the lines a human changed beyond what `portkit convert` writes.
 
 The converted tree is diffed against the hand port over the C/C++/CUDA sources present in
-both (matched by path, or by path without extension, `kernel.cu` ~ `kernel.hip`). Both sides
+both (each translation unit the corpus names with the unit its port builds, else matched by path,
+or by path without extension, `kernel.cu` ~ `kernel.hip`). Both sides
 are first brought to one spelling of what is no port work, so that only real edits count:
 
 - whitespace and comments (portkit's `portkit:` markers among them), and the helpers portkit
@@ -16,7 +17,9 @@ are first brought to one spelling of what is no port work, so that only real edi
   wrappers, line breaks inside the launch are whitespace), `HIP_SYMBOL(x)` ~ `x`, and the
   deprecated HIP aliases of one function (`hipMallocHost` ~ `hipHostMalloc`).
 
-A replaced block counts its longer side; an include one side lacks counts one line.
+A hand file with the bytes of its CUDA original is no port (a port in the same directory). Code is
+compared statement by statement (each ends at `;`; braces and line breaks are layout), a preprocessor
+line as one unit. A replaced block counts its longer side; an include one side lacks counts one line.
 """
 from __future__ import annotations
 
@@ -53,10 +56,16 @@ def sources(tree: Path) -> dict[str, Path]:
             if p.is_file() and p.suffix.lower() in realworld.SOURCE_SUFFIXES | {".hip"}}
 
 
-def matched_files(converted: Path, hand: Path) -> list[tuple[Path, Path]]:
-    """Files present in both trees: the same path, else the same path without its extension (unique)."""
+def matched_files(converted: Path, hand: Path, units: list[tuple[str, str]] = ()) -> list[tuple[Path, Path]]:
+    """Files present in both trees: each translation unit with the unit its port built (`units`: the corpus's
+    `units` and `hip_units`, position by position), else the same path, else the same path without its
+    extension (unique)."""
     mine, theirs = sources(converted), sources(hand)
-    pairs = [(mine[rel], theirs[rel]) for rel in mine if rel in theirs]
+    paired = [(a, b) for a, b in units if a in mine and b in theirs]
+    pairs = [(mine[a], theirs[b]) for a, b in paired]
+    mine = {rel: path for rel, path in mine.items() if rel not in {a for a, _ in paired}}
+    theirs = {rel: path for rel, path in theirs.items() if rel not in {b for _, b in paired}}
+    pairs += [(mine[rel], theirs[rel]) for rel in mine if rel in theirs]
     stems: dict[str, list[str]] = {}
     for rel in theirs:
         if rel not in mine:
@@ -146,7 +155,7 @@ def normalised(path: Path, is_cuda_name: IsCudaName) -> tuple[list[str], collect
     """The lines that count, each as its tokens in lower case; and the includes, by header."""
     text = _HELPER.sub("", _MARKER.sub("", path.read_bytes().decode("utf-8", "replace")))
     text = launches_spelled_alike(_SYMBOL.sub(r"\1", _ALIAS.sub(_alias, _COMMENT.sub("", text))))
-    lines, includes = [], collections.Counter()
+    lines, includes, statement, directive = [], collections.Counter(), [], False
     for raw in text.splitlines():
         include = _INCLUDE.match(raw.strip())
         if include:
@@ -155,9 +164,26 @@ def normalised(path: Path, is_cuda_name: IsCudaName) -> tuple[list[str], collect
                 includes[_VENDOR.sub("hip", _PROJECT_HEADER.sub("", header)).lower() if bracket == '"' else header] += 1
             continue
         words = [_project_word(word, is_cuda_name) for word in _TOKEN.findall(raw)]
-        if words:
-            lines.append(" ".join(words).lower())
-    return lines, includes
+        directive = directive or raw.lstrip().startswith("#")
+        if directive:  # a preprocessor line (and its continuations) is a unit of its own
+            lines += _statements(statement) + ([" ".join(words).lower()] if words else [])
+            statement, directive = [], raw.rstrip().endswith("\\")
+        else:
+            statement += words
+    return lines + _statements(statement), includes
+
+
+def _statements(words: list[str]) -> list[str]:
+    """Code as statements, each ending at `;`, without its braces. Where a statement breaks its lines, and
+    whether one statement is braced, is layout, not port work: `if (x) {\n  y;\n}` is `if (x) y;`."""
+    units, current = [], []
+    for word in words:
+        if word not in ("{", "}"):
+            current.append(word)
+        if word == ";":
+            units.append(current)
+            current = []
+    return [" ".join(unit).lower() for unit in units + [current] if unit]
 
 
 def changed_lines(a: list[str], b: list[str]) -> int:
@@ -172,14 +198,27 @@ def file_residual(converted: Path, hand: Path, is_cuda_name: IsCudaName) -> int:
                                              sum((their_includes - my_includes).values()))
 
 
-def file_pairs(converted: Path, hand: Path) -> list[tuple[Path, Path]]:
-    """What to diff: two trees' files present in both, or two files (a file pair)."""
+def file_pairs(converted: Path, hand: Path, original: Path, units: list[tuple[str, str]] = ()) -> list[tuple[Path, Path]]:
+    """What to diff: two trees' files present in both, or two files (a file pair). Not a hand file with the
+    bytes of the CUDA file it is matched with (`original`: the CUDA program's tree, or its file): that is
+    the CUDA original itself (a port in the same directory, strided-access), or a copy the port left as it was."""
     if converted.is_file() and hand.is_file():
-        return [(converted, hand)]
-    return matched_files(converted, hand) if converted.is_dir() and hand.is_dir() else []
+        pairs = [(converted, hand)]
+    else:
+        pairs = matched_files(converted, hand, units) if converted.is_dir() and hand.is_dir() else []
+    return [(mine, theirs) for mine, theirs in pairs if not _same_bytes(theirs, _original(mine, converted, original))]
 
 
-def residual(converted: Path, hand: Path, is_cuda_name: IsCudaName) -> tuple[int, int]:
+def _original(mine: Path, converted: Path, original: Path) -> Path:
+    return original if mine == converted else original / mine.relative_to(converted)
+
+
+def _same_bytes(a: Path, b: Path) -> bool:
+    return b.is_file() and a.stat().st_size == b.stat().st_size and a.read_bytes() == b.read_bytes()
+
+
+def residual(converted: Path, hand: Path, original: Path, is_cuda_name: IsCudaName,
+             units: list[tuple[str, str]] = ()) -> tuple[int, int]:
     """The lines changed beyond convert's output, over the files present in both; and how many files."""
-    pairs = file_pairs(converted, hand)
+    pairs = file_pairs(converted, hand, original, units)
     return sum(file_residual(a, b, is_cuda_name) for a, b in pairs), len(pairs)

@@ -3,7 +3,9 @@
 
 Usage: bench/parse_floor.py TREE [-j N] [--names]
 
-Each of N worker processes reads its share of the sources a scan of the tree parses, parses each as a scan does
+N worker processes read the sources a scan of the tree parses, handed out as a scan hands them out (largest
+first, in small chunks: a fixed share each left one process with the largest files, 8.1 s of CPU against the
+other's 5.6 s on bench/scale.toml's tree, and a floor 20% above what two cores need), parse each as a scan does
 (`prepare_source`: the parse, and for a file with syntax errors the pre-parse fixes and parse again) and
 runs the query a scan runs over the tree; nothing is read from the captures. A scan that parses with
 tree-sitter-cuda and queries in C cannot take less time than this, whatever its Python does afterwards:
@@ -30,29 +32,23 @@ from portkit.walk import discover
 NAME_CAPTURES = ("identifier", "type", "call")
 
 
-def _parse_and_query(paths: list[str], known: frozenset[bytes] | None) -> tuple[float, float, float, int, int]:
-    """CPU seconds of the parses, the queries and the look-ups among the `known` names (if given) of `paths`;
-    the nodes the queries captured and the names kept."""
-    parsing = querying = naming = 0.0
-    captured = kept = 0
-    for path in paths:
-        source = Path(path).read_bytes()
-        start = time.process_time()
-        tree = prepare_source(source).tree
-        middle = time.process_time()
-        found = captures(tree)
-        parsed = time.process_time()
-        captured += sum(map(len, found.values()))
-        if known is not None:
-            for capture in NAME_CAPTURES:
-                for node in found.get(capture, ()):
-                    if node.text in known:
-                        kept += 1
-                        node.start_point  # the line and column every finding carries
-        parsing += middle - start
-        querying += parsed - middle
-        naming += time.process_time() - parsed
-    return parsing, querying, naming, captured, kept
+def _parse_and_query(path: str, known: frozenset[bytes] | None) -> tuple[float, float, float, int, int]:
+    """CPU seconds of the parse, the query and the look-ups among the `known` names (if given) of `path`;
+    the nodes the query captured and the names kept."""
+    source = Path(path).read_bytes()
+    start = time.process_time()
+    tree = prepare_source(source).tree
+    middle = time.process_time()
+    found = captures(tree)
+    parsed = time.process_time()
+    kept = 0
+    if known is not None:
+        for capture in NAME_CAPTURES:
+            for node in found.get(capture, ()):
+                if node.text in known:
+                    kept += 1
+                    node.start_point  # the line and column every finding carries
+    return middle - start, parsed - middle, time.process_time() - parsed, sum(map(len, found.values())), kept
 
 
 def main() -> int:
@@ -68,8 +64,10 @@ def main() -> int:
     jobs = max(1, args.jobs)
     known = frozenset(name.encode() for name in load_database().known_names()) if args.names else None
     compile_queries()  # once, before the fork, as a scan does
+    paths.sort(key=lambda path: -os.stat(path).st_size)  # as run/workers.py orders a scan's files
+    chunk = max(1, min(8, len(paths) // (jobs * 32)))
     with multiprocessing.get_context("fork").Pool(jobs) as pool:
-        results = pool.map(functools.partial(_parse_and_query, known=known), [paths[i::jobs] for i in range(jobs)])
+        results = list(pool.imap_unordered(functools.partial(_parse_and_query, known=known), paths, chunk))
     parsing, querying, naming, captured, kept = (sum(column) for column in zip(*results))
     names = f", names {naming:.2f} s ({kept} kept)" if args.names else ""
     print(f"{len(paths)} files, {jobs} processes: parse {parsing:.2f} s and query {querying:.2f} s{names} of CPU, "

@@ -149,10 +149,11 @@ def test_effort_residual_ignores_what_is_no_port_work(tmp_path: Path) -> None:
         "int i = hipThreadIdx_x;\nprintf(\"hipBLAS failed\");\nhipLeftAlone(p);\n")
     known = {"cudaLeftAlone"}  # a CUDA name with a HIP counterpart, which convert did not write: port work
     # The warp width, the line the port added, and the CUDA name convert left; all the rest is spelling.
-    assert effort_residual.residual(converted, hand, known.__contains__) == (3, 1)
-    assert effort_residual.residual(converted, hand, set().__contains__) == (2, 1)
+    original = tmp_path / "cuda"  # the CUDA program: no file of it is in the hand port
+    assert effort_residual.residual(converted, hand, original, known.__contains__) == (3, 1)
+    assert effort_residual.residual(converted, hand, original, set().__contains__) == (2, 1)
     (hand / "src" / "k.hip").write_text((hand / "src" / "k.hip").read_text().replace("dim3(block), 0, 0", "dim3(block), 8, 0"))
-    assert effort_residual.residual(converted, hand, set().__contains__) == (3, 1)  # a shared-memory size is real
+    assert effort_residual.residual(converted, hand, original, set().__contains__) == (3, 1)  # a shared-memory size is real
     assert effort_fit.spearman([1, 2, 3, 4], [10, 20, 20, 40]) > 0.9
     assert effort_fit.ranks([5, 1, 5, 2]) == [3.5, 1.0, 3.5, 2.0]
 
@@ -176,5 +177,33 @@ def test_effort_file_pairs_diff_each_file_against_its_twin(tmp_path: Path) -> No
     assert (program.name, program.cuda, program.hip, program.files) == (
         "basic/DAXPY", "src/basic", "src/basic/DAXPY-Hip.cpp", ["DAXPY-Cuda.cpp"])
     cuda, hip = basic / "DAXPY-Cuda.cpp", basic / "DAXPY-Hip.cpp"
-    assert effort_residual.residual(cuda, hip, {"cudaFree"}.__contains__) == (1, 1)  # only the call convert does
-    assert effort_residual.residual(cuda, basic, set().__contains__) == (0, 0)  # a file and a tree: nothing to diff
+    assert effort_residual.residual(cuda, hip, cuda, {"cudaFree"}.__contains__) == (1, 1)  # only the call convert does
+    assert effort_residual.residual(cuda, basic, cuda, set().__contains__) == (0, 0)  # a file and a tree: nothing to diff
+    (tmp_path / "app" / "CUDA").mkdir(parents=True)  # Velocity-Bench: NAME/CUDA and NAME/HIP, named by NAME
+    (tmp_path / "app" / "HIP").mkdir()
+    [app] = effort.expand_pairs(corpus, [{"glob": "*/CUDA", "twin": ["CUDA$", "HIP"]}])
+    assert (app.name, app.cuda, app.hip) == ("app", "app/CUDA", "app/HIP")
+
+
+def test_effort_residual_counts_statements_and_skips_the_cuda_original(tmp_path: Path) -> None:
+    """Line breaks and braces are layout; a hand file with the CUDA file's bytes is that file, not a port."""
+    sys.path.insert(0, str(ROOT / "bench"))
+    import effort_residual
+
+    original, converted, hand = tmp_path / "cuda", tmp_path / "converted", tmp_path / "hand"
+    for tree in (original, converted, hand):
+        tree.mkdir()
+    (converted / "k.cpp").write_text("void f(int a,\n       int b) {\n  if (a) {\n    g(b);\n  }\n}\n#define N 32\n")
+    (hand / "k.cpp").write_text("void f(int a, int b)\n{\n  if (a) g(b);\n}\n#define N 64\n")
+    assert effort_residual.residual(converted, hand, original, set().__contains__) == (1, 1)  # only the #define
+    (original / "u.h").write_text("cudaFree(p);\n")  # same directory for both ports: u.h is no port
+    (converted / "u.h").write_text("hipFree(p);\n")
+    (hand / "u.h").write_text("cudaFree(p);\n")
+    assert effort_residual.residual(converted, hand, original, {"cudaFree"}.__contains__) == (1, 1)
+    (hand / "u.h").write_text("hipFree(p);  // ported\n")
+    assert effort_residual.residual(converted, hand, original, {"cudaFree"}.__contains__) == (1, 2)
+    (converted / "k-cuda.cu").write_text("hipFree(q);\n")  # a unit and the one its port builds, named apart
+    (hand / "k-hip.cpp").write_text("hipFree(q);\nextra();\n")
+    assert effort_residual.residual(converted, hand, original, {"cudaFree"}.__contains__) == (1, 2)
+    assert effort_residual.residual(converted, hand, original, {"cudaFree"}.__contains__,
+                                    [("k-cuda.cu", "k-hip.cpp")]) == (2, 3)
