@@ -273,6 +273,14 @@ def the_tree(args: argparse.Namespace, work: Path) -> Path:
     return tree
 
 
+def installed_portkit() -> str | None:
+    """The `portkit` script pip installed beside the Python running the bench: what a virtual environment runs.
+    A version manager's shim found first on PATH (pyenv's: bash, then pyenv, then the script) is not timed: it
+    cost 0.12 s of every command on the machine of docs/performance.md, none of it portkit's."""
+    beside = Path(sys.executable).parent / "portkit"
+    return str(beside) if beside.is_file() and os.access(beside, os.X_OK) else shutil.which("portkit")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tree", type=Path, help="an existing tree to scan (default: bench/scale.toml's real code)")
@@ -285,7 +293,8 @@ def main() -> int:
     parser.add_argument("--real", type=Path, help="real CUDA code for the convert row (default: the cuda-samples "
                         "of bench/scale.toml, pinned; a tree of --tree or --stress has none)")
     parser.add_argument("--hipify-perl", default=shutil.which("hipify-perl"))
-    parser.add_argument("--portkit", default=shutil.which("portkit"), help="portkit command (default: on PATH)")
+    parser.add_argument("--portkit", default=installed_portkit(),
+                        help="portkit command (default: the script installed beside this Python, else on PATH)")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--repeat", type=int, default=3, help="convert and hipify-perl runs, alternating (median)")
     args = parser.parse_args()

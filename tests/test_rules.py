@@ -127,7 +127,7 @@ def test_a_cached_database_builds_a_rule_when_it_is_first_looked_up(tmp_path: Pa
     validated = load_database([user], cache=False)
     load_database([user])  # writes the cache entry
     cached = load_database([user])
-    assert len(cached.by_name) < 100  # headers, links, asm families and namespace members: built at once
+    assert len(cached.by_name) < 100  # links, asm families and namespace members: built at once
     assert len(cached) == len(validated) and cached.known_names() == validated.known_names()
     assert cached.lookup("cudaMalloc").status == "partial" and cached.lookup("cudaMalloc") is cached.lookup("cudaMalloc")
     assert cached.is_api("cudaFree") and not cached.is_api("floor") and cached.lookup("noSuchName") is None
@@ -199,7 +199,13 @@ def test_cached_database_is_the_validated_one_and_a_damaged_entry_is_rebuilt(tmp
     cached = load_database()
     assert cached.all_rules() == validated.all_rules() == written.all_rules()
     data = read_entry(entry)
-    data["columns"][0][0][1] -= 1  # the first column one rule short
+    values, counts = data["columns"][0]  # each run's value, each run's length
+    counts[0] -= 1  # the first column one rule short
     write_entry(entry, data)
     assert load_database().all_rules() == validated.all_rules()
-    assert read_entry(entry)["columns"][0][0][1] == data["columns"][0][0][1] + 1  # rebuilt whole
+    assert read_entry(entry)["columns"][0][1][0] == counts[0] + 1  # rebuilt whole
+    values.pop()  # a run's length without its value
+    counts[0] += 1
+    write_entry(entry, data)
+    assert load_database().all_rules() == validated.all_rules()
+    assert len(read_entry(entry)["columns"][0][0]) == len(values) + 1

@@ -15,12 +15,24 @@ class NvccOption:
     replaces it."""
 
     names: tuple[str, ...]
-    pattern: re.Pattern[str]  # groups: `lead` (the blanks before), `name`, `value`
+    value: str | None  # what follows the name: None (nothing), "word", "words" or a regex
     hipcc: str | dict[str, str] | None
     advice: str
-    # `pattern` without `lead`, from the `-` every name starts with: the regex engine skips to each `-` at C
-    # speed (a first lookbehind is tried at every offset), for a scan, which never reads the blanks before.
-    found: re.Pattern[str]
+
+    # The patterns are compiled when a build file is first read: a run of sources alone never reads them, and
+    # compiling the 42 options' 84 patterns was 0.01 s of every start.
+    @functools.cached_property
+    def pattern(self) -> re.Pattern[str]:
+        """The option with the blanks before it, which convert removes with it. Groups: `lead`, `name`, `value`."""
+        spelled = "|".join(re.escape(n) for n in sorted(self.names, key=len, reverse=True))
+        return re.compile(rf"{LEAD}(?<![\w-])(?P<name>{spelled}){_tail(self.value)}")
+
+    @functools.cached_property
+    def found(self) -> re.Pattern[str]:
+        """`pattern` without `lead`, from the `-` every name starts with: the regex engine skips to each `-` at C
+        speed (a first lookbehind is tried at every offset), for a scan, which never reads the blanks before."""
+        after_dash = "|".join(re.escape(n[1:]) for n in sorted(self.names, key=len, reverse=True))
+        return re.compile(rf"(?P<name>-(?<![\w-]-)(?:{after_dash})){_tail(self.value)}")
 
     def replacement(self, value: str | None) -> str | None:
         """What hipcc takes for the option with `value`; None: nothing, a marker says what to do."""
@@ -41,27 +53,21 @@ _VALUES = {"word": _WORD, "words": rf"\"[^\"]*\"|'[^']*'|{_WORD}"}
 LEAD = r"(?P<lead>(?<![ \t])[ \t]*)"
 
 
-def _option_patterns(names: list[str], value: str | None) -> tuple[re.Pattern[str], re.Pattern[str]]:
-    """The option with the blanks before it (convert removes them with it), and as found (`NvccOption.found`)."""
+def _tail(value: str | None) -> str:
+    """What follows an option's name: its value (`value`: a kind of _VALUES, or a regex), or the name's end."""
     value = _VALUES.get(value or "", value)
-    ordered = sorted(names, key=len, reverse=True)
-    spelled = "|".join(re.escape(n) for n in ordered)
-    tail = rf"(?:=|[ \t]+)(?P<value>{value})(?![^\s\"';)])" if value else r"(?![\w=-])"
-    if not all(n.startswith("-") for n in names):
-        raise ValueError(f"nvcc option {names[0]}: a name starts with '-'")
-    after_dash = "|".join(re.escape(n[1:]) for n in ordered)
-    return (re.compile(rf"{LEAD}(?<![\w-])(?P<name>{spelled}){tail}"),
-            re.compile(rf"(?P<name>-(?<![\w-]-)(?:{after_dash})){tail}"))
+    return rf"(?:=|[ \t]+)(?P<value>{value})(?![^\s\"';)])" if value else r"(?![\w=-])"
 
 
 def _option(entry: dict) -> NvccOption:
     if "hipcc" not in entry and "advice" not in entry:
         raise ValueError(f"nvcc option {entry['names'][0]}: needs 'hipcc' or 'advice'")
+    if not all(n.startswith("-") for n in entry["names"]):
+        raise ValueError(f"nvcc option {entry['names'][0]}: a name starts with '-'")
     hipcc = entry.get("hipcc")
     if isinstance(hipcc, dict):
         hipcc = {str(k): str(v or "") for k, v in hipcc.items()}
-    pattern, found = _option_patterns(entry["names"], entry.get("value"))
-    return NvccOption(tuple(entry["names"]), pattern, hipcc, entry.get("advice", ""), found)
+    return NvccOption(tuple(entry["names"]), entry.get("value"), hipcc, entry.get("advice", ""))
 
 
 @dataclasses.dataclass(frozen=True)

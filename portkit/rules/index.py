@@ -1,6 +1,7 @@
 """The rule database: every rule indexed by CUDA name, header path, link name and asm pattern."""
 from __future__ import annotations
 
+import functools
 import re
 from typing import Iterable, Mapping
 
@@ -9,7 +10,7 @@ from portkit.rules.model import DEFAULT_WEIGHTS, Library, Rule
 from portkit.rules.rows import RuleRows
 
 _TEMPLATE_ARGUMENTS = re.compile(r"<[^<>]*>")
-_BUILT_AT_ONCE = ("header", "link", "asm")  # kinds indexed by more than their name
+_BUILT_AT_ONCE = ("link", "asm")  # kinds indexed by more than their name (headers: by path, when looked up)
 
 
 def without_template_arguments(name: str) -> str:
@@ -25,17 +26,19 @@ def without_template_arguments(name: str) -> str:
 class RuleDatabase:
     """All rules; a later rule for the same name replaces an earlier one (user files override).
 
-    From the cache, `rows`: headers, link libraries, asm families and namespace members are built at once
-    (a few hundred), every other rule the first time a look-up asks for its name."""
+    From the cache, `rows`: link libraries, asm families and namespace members are built at once (about a
+    hundred), a header the first time its path is looked up, every other rule the first time a look-up asks
+    for its name; an asm family's pattern is compiled at the first asm statement."""
 
     def __init__(self, libraries: Iterable[Library], rules: Iterable[Rule] = (), rows: RuleRows | None = None):
         self.libraries = {lib.id: lib for lib in libraries}
         self.by_name: dict[str, Rule] = {}  # the named rules built so far
         self._rows = rows
         self._unbuilt: dict[str, int] = {}  # the others: their rows
-        self.headers: dict[str, Rule] = {}
+        self._headers: dict[str, Rule] = {}  # the headers built so far
+        self._unbuilt_headers: dict[str, int] = {}  # the others: their rows
         self.links: dict[str, Rule] = {}
-        self.asm_patterns: list[tuple[re.Pattern[str], Rule]] = []
+        self._asm: list[Rule] = []
         # Members of a namespace's classes by member name: `cooperative_groups::thread_block_tile::meta_group_rank`.
         self._namespace_members: dict[str, dict[str, Rule]] = {}
         self._hip_headers: frozenset[str] | None = None
@@ -44,7 +47,10 @@ class RuleDatabase:
             self._add(rule)
         if rows is not None:
             for row, (kind, cuda) in enumerate(zip(rows.column("kind"), rows.column("cuda"))):
-                if kind in _BUILT_AT_ONCE or kind == "field" and cuda.count("::") >= 2:
+                if kind == "header":
+                    self._headers.pop(cuda, None)
+                    self._unbuilt_headers[cuda] = row
+                elif kind in _BUILT_AT_ONCE or kind == "field" and cuda.count("::") >= 2:
                     self._add(rows.rule(row))
                 else:
                     self.by_name.pop(cuda, None)
@@ -53,22 +59,42 @@ class RuleDatabase:
     def _add(self, rule: Rule) -> None:
         self._qualified.clear()
         if rule.kind == "header":
-            self.headers[rule.cuda] = rule
+            self._headers[rule.cuda] = rule
+            self._unbuilt_headers.pop(rule.cuda, None)
         elif rule.kind == "link":
             self.links[rule.cuda] = rule
             if rule.cmake:
                 self.links[rule.cmake] = rule
         elif rule.kind == "asm":
-            self.asm_patterns.append((re.compile(rule.pattern), rule))
+            self._asm.append(rule)
         else:
             self.by_name[rule.cuda] = rule
             self._unbuilt.pop(rule.cuda, None)
             if rule.kind == "field" and rule.cuda.count("::") >= 2:
                 self._namespace_members.setdefault(rule.cuda.rsplit("::", 1)[1], {})[rule.cuda] = rule
 
+    @property
+    def headers(self) -> dict[str, Rule]:
+        """Every header rule by its CUDA path, all built."""
+        for path in list(self._unbuilt_headers):
+            self._header(path)
+        return self._headers
+
+    def _header(self, path: str) -> Rule | None:
+        rule = self._headers.get(path)
+        row = self._unbuilt_headers.pop(path, None) if rule is None else None
+        if row is not None and self._rows is not None:
+            rule = self._headers[path] = self._rows.rule(row)
+        return rule
+
+    @functools.cached_property
+    def asm_patterns(self) -> list[tuple[re.Pattern[str], Rule]]:
+        """Each asm family's pattern, compiled when the first asm statement asks (39 patterns: 0.001 s)."""
+        return [(re.compile(rule.pattern), rule) for rule in self._asm]
+
     def __len__(self) -> int:
-        return len(self.by_name) + len(self._unbuilt) + len(self.headers) + len({id(r) for r in self.links.values()}) \
-            + len(self.asm_patterns)
+        return len(self.by_name) + len(self._unbuilt) + len(self._headers) + len(self._unbuilt_headers) \
+            + len({id(r) for r in self.links.values()}) + len(self._asm)
 
     def named_rules(self) -> list[Rule]:
         """Every rule looked up by name (functions, types, enums, macros, fields...), all built."""
@@ -78,7 +104,7 @@ class RuleDatabase:
 
     def all_rules(self) -> list[Rule]:
         seen: dict[int, Rule] = {}
-        for group in (self.named_rules(), self.headers.values(), self.links.values(), (r for _, r in self.asm_patterns)):
+        for group in (self.named_rules(), self.headers.values(), self.links.values(), self._asm):
             for rule in group:
                 seen.setdefault(id(rule), rule)
         return sorted(seen.values(), key=lambda r: (r.library, r.kind, r.cuda))
@@ -97,7 +123,7 @@ class RuleDatabase:
         return self._namespace_members.get(member, {}).values()
 
     def header(self, path: str) -> Rule | None:
-        return self.headers.get(path) or self.headers.get(path.rsplit("/", 1)[-1])
+        return self._header(path) or self._header(path.rsplit("/", 1)[-1])
 
     def hip_header(self, path: str) -> str:
         """What convert makes of an include: the HIP header of a CUDA one, a HIP header as it is, else ""."""
@@ -167,8 +193,8 @@ class RuleDatabase:
 
     def find(self, name: str) -> Rule | None:
         """Any rule called `name`: a CUDA name, a header, a link library or an asm family."""
-        found = self.lookup(name) or self.headers.get(name) or self.links.get(name)
-        return found or next((r for _, r in self.asm_patterns if r.cuda == name), None)
+        found = self.lookup(name) or self._header(name) or self.links.get(name)
+        return found or next((r for r in self._asm if r.cuda == name), None)
 
     def match_asm(self, template: str) -> Rule | None:
         for pattern, rule in self.asm_patterns:
