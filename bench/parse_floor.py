@@ -5,7 +5,7 @@ Usage: bench/parse_floor.py TREE [-j N] [--names]
 
 N worker processes read the sources a scan of the tree parses, handed out as a scan hands them out (largest
 first, in small chunks: a fixed share each left one process with the largest files, 8.1 s of CPU against the
-other's 5.6 s on bench/scale.toml's tree, and a floor 20% above what two cores need), parse each as a scan does
+other's 5.6 s on bench/scale.toml's tree, and a floor 0.4-0.7 s above what two cores need), parse each as a scan does
 (`prepare_source`: the parse, and for a file with syntax errors the pre-parse fixes and parse again) and
 runs the query a scan runs over the tree; nothing is read from the captures. A scan that parses with
 tree-sitter-cuda and queries in C cannot take less time than this, whatever its Python does afterwards:
