@@ -299,7 +299,10 @@ class ParsedFile:
             return index.get(roles[0], ())
         key = frozenset(roles)
         if key not in index:
-            index[key] = tuple(o for o in self.occurrences if o.role in key)
+            present = [index[role] for role in key if role in index]
+            # With one of the roles present (or none), that role's own occurrences: no pass over the file's.
+            index[key] = tuple(o for o in self.occurrences if o.role in key) if len(present) > 1 \
+                else present[0] if present else ()
         return index[key]
 
     @functools.cached_property

@@ -11,17 +11,19 @@ from portkit.model import Finding, Position, Span
 from portkit.rules.build_facts import build_facts
 from portkit.textutil import HASH_COMMENT, LineIndex, blank
 
-_CMAKE_TARGET = re.compile(r"\b(CUDA|NCCL)::(\w+)")
-_LINK_FLAG = re.compile(r"(?<![\w-])-l(\w+)")
-_CMAKE_LINK_CALL = re.compile(r"\btarget_link_libraries\s*\(([^)]*)\)", re.S)
+# Each pattern starts with its literal text and looks behind only after it: a pattern that starts with `\b` or a
+# lookbehind is tried at every offset, one with a literal skips to each at C speed (each of the four over the 1M-line
+# scale tree's 1,405 CMake files and Makefiles: 35-37 ms -> 2-12 ms of CPU).
+_CMAKE_TARGET = re.compile(r"(?:CUDA|NCCL)::(?<!\w(?:CUDA|NCCL)::)(\w+)")
+_LINK_FLAG = re.compile(r"-l(?<![\w-]-l)(\w+)")
+_CMAKE_LINK_CALL = re.compile(r"target_link_libraries(?<!\wtarget_link_libraries)\s*\(([^)]*)\)", re.S)
 _WORD = re.compile(r"[\w:.+-]+")
-_SM = re.compile(r"\b(?:sm|compute)_(\d{2,3})[af]?\b")
+_SM = re.compile(r"(?:sm|compute)_(?<!\wsm_)(?<!\wcompute_)(\d{2,3})[af]?\b")
 _CMAKE_ARCHS = re.compile(r"CUDA_ARCHITECTURES\s+\"?([\d;\s]+(?:-real|-virtual)?)")
 
 
 def link_names(file_type: str, text: str) -> list[tuple[int, str]]:
-    """(offset, name) of each library the build file links, as the rules name them."""
-    text = blank(text, HASH_COMMENT)
+    """(offset, name) of each library the build file links, as the rules name them (`text`: its comments blanked)."""
     found = [(m.start(1), m.group(1)) for m in _LINK_FLAG.finditer(text)]
     if file_type == "cmake":
         found += [(m.start(), m.group()) for m in _CMAKE_TARGET.finditer(text)]
@@ -33,8 +35,7 @@ def link_names(file_type: str, text: str) -> list[tuple[int, str]]:
 
 
 def architectures(file_type: str, text: str) -> list[tuple[int, str]]:
-    """(offset, compute capability) of each NVIDIA GPU architecture the build targets."""
-    text = blank(text, HASH_COMMENT)
+    """(offset, compute capability) of each NVIDIA GPU architecture the build targets (`text`: its comments blanked)."""
     found = [(m.start(), m.group(1)) for m in _SM.finditer(text)]
     if file_type == "cmake":
         for match in _CMAKE_ARCHS.finditer(text):
@@ -51,13 +52,14 @@ def text_location(lines: LineIndex[str], offset: int, length: int) -> tuple[Span
 @analyzer("cmake", "make", codes=(GPU_ARCHITECTURE, *RULE_CODES))
 def analyze_build_file(file: TextFile, context: Context) -> Iterable[Finding]:
     lines = LineIndex(file.text)
-    for offset, name in link_names(file.file_type, file.text):
+    code = blank(file.text, HASH_COMMENT)
+    for offset, name in link_names(file.file_type, code):
         rule = context.rules.link(name)
         if rule is not None:
             span, position = text_location(lines, offset, len(name.encode()))
             yield rule_finding(file.path, rule, name, span, position, context)
     facts = build_facts()
-    for offset, capability in architectures(file.file_type, file.text):
+    for offset, capability in architectures(file.file_type, code):
         span, position = text_location(lines, offset, len(capability))
         yield Finding(path=file.path, position=position, code=GPU_ARCHITECTURE, name=f"sm_{capability}",
                       message=f"GPU architecture {facts.describe(capability)}", severity=CODES[GPU_ARCHITECTURE].severity,

@@ -23,6 +23,8 @@ _BUILTIN_COORDINATE = re.compile(r"(?:threadIdx|blockIdx|blockDim|gridDim)\s*\.\
 
 @analyzer("source", codes=(COORDINATE_ARGUMENT,), fixes=True)
 def analyze_coordinate_arguments(parsed: ParsedFile, context: Context) -> Iterable[Finding]:
+    if not parsed.device_functions:
+        return  # coordinates exist only in device code (most host files: no look-up of each call)
     for o in parsed.of(Role.CALL):
         if not o.parts or o.text in parsed.declared:
             continue

@@ -162,6 +162,8 @@ def _uses_device_properties(parsed: ParsedFile) -> bool:
 def dynamic_parallelism(parsed: ParsedFile, context: Context) -> Iterator[Finding]:
     """Kernel launches, and calls of CUDA's device runtime (cudaMalloc, streams, events), in device code: convert
     renames such a call to a HIP function that only the host has."""
+    if not parsed.of(K.KERNEL, K.DEVICE_FUNCTION):
+        return  # no device code (most host files)
     device = device_code(parsed)
     for o in parsed.of(K.LAUNCH):
         if device(o):
@@ -237,12 +239,13 @@ def device_properties(parsed: ParsedFile, context: Context) -> Iterator[Finding]
     Fields that carry AMD's own values (multiProcessorCount, warpSize, sharedMemPerBlock...) are right
     to size work with on AMD, and printing any field is harmless: neither is reported.
     """
-    if not _uses_device_properties(parsed):
+    fields = [o for o in parsed.of(K.FIELD) if o.text in ("major", "minor")]
+    if not fields or not _uses_device_properties(parsed):  # the fields first: the test reads every occurrence
         return
     lines: set[int] = set()
-    for o in parsed.of(K.FIELD):
+    for o in fields:
         use = o.facts(FieldFacts)
-        if o.text in ("major", "minor") and use.operator not in _COMPARISONS \
+        if use.operator not in _COMPARISONS \
                 and use.operator != "<<" and not _SHOWN.search(use.calls) and not use.assigned \
                 and o.position.line not in lines:
             lines.add(o.position.line)

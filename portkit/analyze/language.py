@@ -17,7 +17,7 @@ operators the empty list fits equally, so hipcc calls it ambiguous; `x = half2{}
 from __future__ import annotations
 
 import dataclasses
-from pathlib import PurePath
+import os
 from typing import Iterable
 
 from portkit.analyze.findings import simple_finding
@@ -32,7 +32,7 @@ HALF_TYPES = frozenset({"half", "half2", "__half", "__half2"})
 
 @analyzer("source", codes=(REGISTER_STORAGE,), fixes=True)
 def analyze_register(parsed: ParsedFile, context: Context) -> Iterable[Finding]:
-    if PurePath(parsed.path).suffix == ".c":
+    if os.path.splitext(parsed.path)[1] == ".c":
         return
     for o in parsed.of(Role.STORAGE_CLASS):
         if o.text == "register" and o.parts:

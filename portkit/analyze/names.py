@@ -6,7 +6,7 @@ import re
 from typing import AbstractSet, Iterable, Iterator, NamedTuple
 
 from portkit.analyze.arch_branches import keep_nvidia_branches_off
-from portkit.analyze.findings import rule_finding, simple_finding
+from portkit.analyze.findings import Resolved, rule_finding, simple_finding
 from portkit.analyze.rewrite import NULL_POINTERS, extra_argument, include_finding
 from portkit.analyze.registry import Context, analyzer
 from portkit.codes import API_UNKNOWN, RULE_CODES
@@ -194,6 +194,7 @@ def _names(parsed: ParsedFile, context: Context) -> Iterator[Finding]:
     types = {o.text for o in parsed.of(Role.TYPE)}
     usings = _usings(parsed, context)
     namespaces = _namespaces(parsed, context) | set(usings.namespaces) if parsed.of(Role.FIELD) else set()
+    resolutions: dict[tuple[int, str], Resolved] = {}  # the file's rules live as long as its run: an id stays theirs
     for occurrence in parsed.occurrences:
         if occurrence.role is Role.QUALIFIED:
             finding = qualified_finding(parsed.path, occurrence, context)
@@ -216,7 +217,7 @@ def _names(parsed: ParsedFile, context: Context) -> Iterator[Finding]:
                 rule = _argument_rule(rule, occurrence, parsed, context) if rule.argument_of else rule
                 finding = rule_finding(parsed.path, rule, used or name, occurrence.span, occurrence.position, context,
                                        occurrence.function, occurrence, shadowable=not resolved,
-                                       engine=Engine.CLANG if resolved else Engine.TREE_SITTER)
+                                       engine=Engine.CLANG if resolved else Engine.TREE_SITTER, resolutions=resolutions)
                 if used:
                     finding = _unqualified(finding, name)
                 if occurrence.clang is not None and occurrence.clang.macro:  # say which macro hides the call

@@ -20,7 +20,6 @@ from __future__ import annotations
 import dataclasses
 import os
 import re
-from pathlib import PurePath
 from typing import AbstractSet, Iterable
 
 from portkit.analyze.findings import simple_finding
@@ -98,15 +97,13 @@ def _defines_and_helpers(parsed: ParsedFile, context: Context) -> tuple[list[str
     spellings are, not yet there: each in first-use order, from one look-up per name."""
     defines: dict[str, None] = {}
     helpers: dict[str, Helper] = {}
-    language = "c" if PurePath(parsed.path).suffix == ".c" else "c++"
-    plain: set[str] = set()  # names whose rule, in any form, asks for neither: most of them, looked up once
+    language = "c" if os.path.splitext(parsed.path)[1] == ".c" else "c++"
+    plain: set[str] = set()  # names with no rule, or whose rule in any form asks for neither: most, looked up once
     for occurrence in parsed.occurrences:
         if occurrence.role not in _NAME_ROLES or occurrence.text in plain:
             continue
         rule = context.rules.lookup(occurrence.text)
-        if rule is None:
-            continue
-        if not (rule.form_rule or rule.hip_define or _may_be_helper(rule)):
+        if rule is None or not (rule.form_rule or rule.hip_define or _may_be_helper(rule)):
             plain.add(occurrence.text)
             continue
         rule = call_rule(rule, occurrence, parsed, context)
@@ -141,7 +138,7 @@ def analyze_preamble(parsed: ParsedFile, context: Context) -> Iterable[Finding]:
     reason = runtime_reason(parsed, context, runtime, included) if runtime else None
     early = reason is None and bool(runtime) and _defined_before_cuda(parsed, context)
     reason = () if early else reason
-    cuda_file = PurePath(parsed.path).suffix in CUDA_SUFFIXES
+    cuda_file = os.path.splitext(parsed.path)[1] in CUDA_SUFFIXES
     if reason is not None and not cuda_file and not defines and not helpers \
             and runtime_reason(parsed, context, runtime, included, host=True) is None:
         # Its CUDA is all in `#ifdef __CUDACC__` branches (convert writes __HIPCC__): a host compiler builds
@@ -185,7 +182,7 @@ def _defined_before_cuda(parsed: ParsedFile, context: Context) -> bool:
     """A .cu file that #defines a macro before its first CUDA include: nvcc's implicit runtime include came
     before both, but HIP's headers, included where CUDA's were, would come after the macro (`#define T float`
     then rewrites their templates)."""
-    if parsed.first_define < 0 or PurePath(parsed.path).suffix != ".cu":
+    if parsed.first_define < 0 or os.path.splitext(parsed.path)[1] != ".cu":
         return False
     first = next((o.span.start for o in parsed.of(Role.INCLUDE)
                   if not context.project_header(o.text) and context.rules.hip_header(o.text)), None)

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import dataclasses
 import os
-from pathlib import PurePath
 from typing import Any, Iterable, NamedTuple, Sequence
 
 from portkit.analyze.preamble import IMPLICIT_CUDA_HEADER, RUNTIME_ADVICE, cuda_includes, preamble_finding, runtime_reason
@@ -47,7 +46,7 @@ def _host_c_platform(parsed: ParsedFile) -> list[str]:
     """A .c file is compiled by the host compiler (nvcc hands C to it too), which, unlike hipcc, does not
     define the HIP platform the runtime header insists on (`#error "Must define exactly one of
     __HIP_PLATFORM_AMD__ or __HIP_PLATFORM_NVIDIA__"`)."""
-    if PurePath(parsed.path).suffix != ".c":
+    if os.path.splitext(parsed.path)[1] != ".c":
         return []
     return ["#if !defined(__HIP_PLATFORM_AMD__) && !defined(__HIP_PLATFORM_NVIDIA__)", "#define __HIP_PLATFORM_AMD__",
             "#endif"]
@@ -70,7 +69,7 @@ def _runtime_needs(parsed: ParsedFile, context: Context, findings: Sequence[Find
         return RuntimeNeeds(includes, guarded=guarded)
     included = cuda_includes(parsed, context)
     reason = runtime_reason(parsed, context, runtime, included)
-    unit = PurePath(parsed.path).suffix in UNIT_SUFFIXES and not any(included)
+    unit = os.path.splitext(parsed.path)[1] in UNIT_SUFFIXES and not any(included)
     if not reason and not unit:
         return RuntimeNeeds(includes, guarded=guarded)
     candidate = preamble_finding(parsed, [*_host_c_platform(parsed), f"#include <{runtime}>"], f"<{runtime}>",

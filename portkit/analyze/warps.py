@@ -91,6 +91,8 @@ def shuffle_loops(parsed: ParsedFile, context: Context) -> Iterator[Finding]:
     offsets: dict[str, set[str]] = {}
     for o in calls(parsed, SHUFFLE_OFFSET_ARG):
         offsets.setdefault(o.function, set()).add(o.facts(CallFacts).arg(SHUFFLE_OFFSET_ARG[o.text]))
+    if not offsets:
+        return  # most files: no shuffle, so no literal or initializer can feed one
     constants = parsed.constants
     for o in parsed.of(K.INITIALIZER, K.LITERAL):
         used = offsets.get(o.function, set())

@@ -117,7 +117,7 @@ def parse_bytes(path: str, data: bytes, job: Job, prepared: Prepared | None = No
 
 def _file_context(parsed: ParsedFile, job: Job) -> Context:
     """The run's context with the file's own definitions: other files' come later."""
-    aliases = tuple((o.text, o.detail) for o in parsed.occurrences if o.role is Role.NAMESPACE_ALIAS)
+    aliases = tuple((o.text, o.detail) for o in parsed.of(Role.NAMESPACE_ALIAS))
     return dataclasses.replace(job.context, project_names=parsed.definitions, project_declared=parsed.declared,
                                aliases=aliases)
 
@@ -151,7 +151,6 @@ def process_file(job: Job, file: SourceFile, data: bytes | None = None) -> FileR
     engine = _with_engine(parse_bytes(file.path, read.data, job), read.data, job)
     parsed = engine.unit
     context = _file_context(parsed, job)
-    occurrences = parsed.occurrences
     findings = tuple(analyze(parsed, context, job.analyzers))
     return FileResult(
         file, lines=lines, error_line=parsed.error_line, encoding=read.encoding,
@@ -159,11 +158,11 @@ def process_file(job: Job, file: SourceFile, data: bytes | None = None) -> FileR
         problem=read.problem or ("engine" if engine.problem else ""), data=kept,
         findings=findings,
         definitions=parsed.definitions, declared=parsed.declared,
-        suppressions=tuple((o.position.line, o.detail) for o in occurrences if o.role is Role.SUPPRESSION),
+        suppressions=tuple((o.position.line, o.detail) for o in parsed.of(Role.SUPPRESSION)),
         headers=tuple((h.path, tuple(analyze(h, _file_context(h, job), job.analyzers))) for h in engine.headers),
         depends=digests(engine.depends),
         internal=parsed.internal,
-        includes=tuple(sorted({os.path.basename(o.text) for o in occurrences if o.role is Role.INCLUDE})),
+        includes=tuple(sorted({os.path.basename(o.text) for o in parsed.of(Role.INCLUDE)})),
         facts={analysis.name: analysis.collect(parsed, context, findings) for analysis in project_analyses()},
         shape=parsed.shape,
     )
