@@ -201,9 +201,10 @@ def cooperative(parsed: ParsedFile, context: Context) -> Iterator[Finding]:
     """Cooperative launches and grid-wide barriers (`grid.sync()`) need every block resident at once.
     A grid_group used only for its rank and size (grid-stride loops) needs nothing of the kind."""
     yield from _named(parsed, COOPERATIVE, codes.COOPERATIVE_LAUNCH, "{name}: grid-wide cooperation depends on AMD occupancy", context)
-    grids = {o.text for o in parsed.of(K.INITIALIZER) if "this_grid" in o.facts(ValueFacts).value}
-    for o in parsed.of(K.FIELD):
-        if o.text == "sync" and (o.facts(FieldFacts).object in grids or re.search(r"(?i)grid", o.facts(FieldFacts).object)):
+    syncs = [o for o in parsed.of(K.FIELD) if o.text == "sync"]
+    grids = {o.text for o in parsed.of(K.INITIALIZER) if "this_grid" in o.facts(ValueFacts).value} if syncs else set()
+    for o in syncs:
+        if o.facts(FieldFacts).object in grids or re.search(r"(?i)grid", o.facts(FieldFacts).object):
             yield hazard(parsed, o, codes.COOPERATIVE_LAUNCH,
                          f"{o.facts(FieldFacts).object}.sync(): a grid-wide barrier needs every block resident (AMD occupancy differs)")
 
