@@ -104,13 +104,10 @@ def speculated(options: EditOptions, markers: bool, job: Job, result: FileResult
 
 
 def _dropped(finding: Finding, macros: MacroTable | None) -> bool:
-    """Whether the finish will likely drop a finding: its name is a macro the project defines (a unit's
-    `#define checkCudaErrors(x)`, which every file sees: run.scope). A wrong guess costs the parent a conversion."""
-    if not finding.shadowable or macros is None:
-        return False
-    name = finding.name.encode("utf-8", "surrogateescape")
-    return any(name in names for names in (macros.statements, macros.attribute_calls, macros.identities,
-                                           macros.object_statements, macros.attributes))
+    """Whether the finish will likely drop a finding: its name is a function-like macro the project defines
+    (a unit's `#define checkCudaErrors(x)`, which every file sees: run.scope). A wrong guess costs the parent
+    a conversion, never a wrong one (`made_from`)."""
+    return finding.shadowable and macros is not None and finding.name.encode("utf-8", "surrogateescape") in macros.statements
 
 
 @dataclasses.dataclass(frozen=True)
