@@ -107,7 +107,10 @@ def _dropped(finding: Finding, macros: MacroTable | None) -> bool:
     """Whether the finish will likely drop a finding: its name is a function-like macro the project defines
     (a unit's `#define checkCudaErrors(x)`, which every file sees: run.scope). A wrong guess costs the parent
     a conversion, never a wrong one (`made_from`)."""
-    return finding.shadowable and macros is not None and finding.name.encode("utf-8", "surrogateescape") in macros.statements
+    if not finding.shadowable or macros is None:
+        return False
+    name = finding.name.encode("utf-8", "surrogateescape")
+    return name in macros.statements or name in macros.identities
 
 
 @dataclasses.dataclass(frozen=True)
