@@ -444,8 +444,7 @@ def test_the_second_pass_runs_in_the_first_pass_processes_with_the_project_names
     assert "__ffs(static_cast<int>(v))" in broken and "cudaFuncX();" in broken and "portkit:" not in broken
 
 
-def test_the_workers_convert_what_they_scan_and_the_parent_only_what_the_finish_changed(tmp_path: Path,
-                                                                                      monkeypatch) -> None:
+def test_the_workers_convert_what_they_scan_and_the_parent_what_the_finish_changed(tmp_path: Path, monkeypatch) -> None:
     import portkit.convert.sources as sources_module
     from portkit.settings import available_cpus
 
