@@ -431,8 +431,7 @@ def test_the_second_pass_runs_in_the_first_pass_processes_with_the_project_names
     (src / "own.cu").write_text("void cudaFuncX() {}\n")
     pools: list[int] = []
     start = workers_module._worker_pool
-    monkeypatch.setattr(workers_module, "_worker_pool",
-                        lambda job, workers, *more: (pools.append(workers), start(job, workers, *more))[1])
+    monkeypatch.setattr(workers_module, "_worker_pool", lambda job, workers: (pools.append(workers), start(job, workers))[1])
     outputs = {}
     for jobs in (2, 1):
         out = tmp_path / f"out{jobs}"
@@ -442,35 +441,6 @@ def test_the_second_pass_runs_in_the_first_pass_processes_with_the_project_names
     assert outputs[2] == outputs[1]
     broken = outputs[2]["broken0.cu"].decode()
     assert "__ffs(static_cast<int>(v))" in broken and "cudaFuncX();" in broken and "portkit:" not in broken
-
-
-def test_the_workers_convert_what_they_scan_and_the_parent_what_the_finish_changed(tmp_path: Path, monkeypatch) -> None:
-    import portkit.convert.sources as sources_module
-    from portkit.settings import available_cpus
-
-    if available_cpus() < 2:
-        pytest.skip("one CPU: no worker processes")
-    src = tmp_path / "src"
-    src.mkdir()
-    for i in range(20):  # enough files for worker processes; each calls a macro a unit defines: the finish drops it
-        (src / f"fine{i}.cu").write_text(f"#include <cuda_runtime.h>\nvoid f{i}(float *p) {{ checkCudaErrors(cudaFree(p)); }}\n")
-    (src / "check.cu").write_text("#define checkCudaErrors(call) (call)\nvoid cudaFuncX() {}\n")
-    (src / "calls.cu").write_text("#include <cuda_runtime.h>\nvoid g(float *p) { cudaFuncX(); cudaFree(p); }\n")
-    converted_here: list[str] = []
-    convert = sources_module.convert_source
-    monkeypatch.setattr(sources_module, "convert_source",
-                        lambda path, *args, **kwargs: (converted_here.append(Path(path).name), convert(path, *args, **kwargs))[1])
-    outputs = {}
-    for jobs in (2, 1):
-        converted_here.clear()
-        out = tmp_path / f"out{jobs}"
-        assert main(["convert", "--no-cache", "--rocm-version", "5.2", "-j", str(jobs), str(src), "-o", str(out)]) == 0
-        outputs[jobs] = {p.name: p.read_bytes() for p in out.iterdir()}
-        if jobs == 2:
-            assert converted_here == ["calls.cu"]  # the workers guessed every other file's findings
-    assert len(converted_here) == 22 and outputs[2] == outputs[1]
-    assert outputs[2]["fine0.cu"] == b"#include <hip/hip_runtime.h>\nvoid f0(float *p) { checkCudaErrors(hipFree(p)); }\n"
-    assert outputs[2]["calls.cu"] == b"#include <hip/hip_runtime.h>\nvoid g(float *p) { cudaFuncX(); hipFree(p); }\n"
 
 
 @pytest.mark.parametrize("example", ["saxpy", "option-pricer"])

@@ -6,7 +6,6 @@ outcome; everything that decides what is written lives here and below.
 from __future__ import annotations
 
 import dataclasses
-import functools
 import os
 import re
 from pathlib import Path
@@ -17,16 +16,13 @@ from portkit.convert.edits import EditOptions
 from portkit.convert.hipify import HipifyFailure, find_hipify_perl, hipify_files
 from portkit.convert.markers import Marker
 from portkit.convert.output import Change, Destinations, TreeWriter, WriteLog, write_in_place
-from portkit.convert.sources import (FileConversion, SourceToConvert, acting, convert_all, convert_source, made_from,
-                                     speculated)
+from portkit.convert.sources import FileConversion, SourceToConvert, acting, convert_all, convert_source
 from portkit.convert.hipcc_check import VerifyResult, is_unit, terminal_progress, verify_tree
 from portkit.errors import InputError
 from portkit.model import Backend, LaunchSyntax
 from portkit.outpath import refuse_overlap
-from portkit.run.cache import FileResult
 from portkit.run.file import analyze_bytes
-from portkit.run.plan import plan_run
-from portkit.run.project import ScanResult, finish_run
+from portkit.run.project import ScanResult, run_project
 from portkit.run.request import RunRequest
 from portkit.run.workers import Workers
 from portkit.settings import RunSettings
@@ -102,20 +98,13 @@ def _hipify_conversion(path: str, data: bytes, output: bytes, result: ScanResult
     return dataclasses.replace(converted, original=data)
 
 
-def _edit_options(options: ConvertOptions) -> EditOptions:
-    return EditOptions(launch_syntax=options.launch_syntax, hazard_markers=options.hazard_markers)
-
-
 def _convert_all(settings: RunSettings, options: ConvertOptions, result: ScanResult,
-                 writer: TreeWriter | None = None, workers: Workers | None = None,
-                 made: dict[str, FileResult] | None = None) -> ConvertOutcome:
+                 writer: TreeWriter | None = None, workers: Workers | None = None) -> ConvertOutcome:
     """Every file's conversion; `writer` starts writing those that are final while the last ones are made;
-    `workers`: the scan's worker processes, for the files parsed again; `made`: the results the workers
-    converted already (`speculated`), by path."""
+    `workers`: the scan's worker processes, for the files parsed again."""
     outcome = ConvertOutcome()
     grouped = result.findings_by_path()
-    made = made or {}
-    edit_options = _edit_options(options)
+    edit_options = EditOptions(launch_syntax=options.launch_syntax, hazard_markers=options.hazard_markers)
     hipified: dict[str, bytes | HipifyFailure] = {}
     if options.backend is Backend.HIPIFY_PERL:
         tool = find_hipify_perl(options.hipify_perl)
@@ -134,9 +123,7 @@ def _convert_all(settings: RunSettings, options: ConvertOptions, result: ScanRes
                 continue
             outcome.conversions.append(_hipify_conversion(summary.path, data, output, result, options, edit_options))
         elif summary.file_type == "source":
-            findings = tuple(grouped.get(summary.path, ()))
-            native.append(SourceToConvert(summary.path, data, findings, summary.shape,
-                                          made_from(made.get(summary.path), findings)))
+            native.append(SourceToConvert(summary.path, data, tuple(grouped.get(summary.path, ())), summary.shape))
             slots.append(len(outcome.conversions) + len(slots))
         elif summary.file_type in CONVERTED_BUILD_TYPES:
             if summary.file_type == "cmake":
@@ -181,22 +168,15 @@ def convert_project(settings: RunSettings, options: ConvertOptions, progress: bo
     writer = None
     if options.output is not None and not options.in_place:  # refused now, not after the analysis
         writer = TreeWriter(settings.paths, options.output, settings.excludes, options.force)
-    # The workers convert each source they scan from its own findings: the parent converts only those the
-    # project's finish changes, instead of every file while the workers wait.
-    speculate = functools.partial(speculated, _edit_options(options), options.markers) \
-        if options.backend is Backend.NATIVE else None
     try:
-        with Workers(speculate) as workers:  # the scan's processes parse the converted files again
+        with Workers() as workers:  # the scan's processes parse the converted files again
             wanted, select = acting(options.hazard_markers)
             request = RunRequest(keep_sources=True, prefer_roc=options.roc, progress=progress, wanted=wanted,
                                  analyzers=select)
-            collected = plan_run(settings, request).collect(workers)
-            made = {r.file.path: r for r in collected.results if r.made is not None}
-            result = finish_run(collected)
-            del collected
+            result = run_project(settings, request, workers=workers)
             if writer is not None:
                 writer.leave_out(result.unreadable())
-            outcome = _convert_all(settings, options, result, writer, workers, made)
+            outcome = _convert_all(settings, options, result, writer, workers)
     except BaseException:
         if writer is not None:
             writer.abandon()

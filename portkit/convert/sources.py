@@ -10,15 +10,12 @@ import dataclasses
 from typing import Callable, Iterable, Iterator
 
 from portkit.analyze import Context
-from portkit.analyze.rewrite import settle_prerequisites
 from portkit.codes import in_group
 from portkit.convert.edits import EditOptions, apply_nested, edits_for
 from portkit.convert.markers import Marker, marker_edits, may_need_marker, needs_marker
 from portkit.convert.output import Change
 from portkit.model import Finding
 from portkit.parse import MacroTable
-from portkit.run.cache import FileResult
-from portkit.run.file import Job
 from portkit.run.workers import Workers, analyze_reshaped
 from portkit.textutil import LineIndex
 
@@ -42,8 +39,8 @@ class FileConversion:
         return Change(self.path, self.original, self.converted)
 
 
-def convert_source(path: str, source: bytes, findings: Iterable[Finding], context: Context | None,
-                   options: EditOptions, markers: bool = True, rename: bool = True) -> FileConversion:
+def convert_source(path: str, source: bytes, findings: Iterable[Finding], context: Context, options: EditOptions,
+                   markers: bool = True, rename: bool = True) -> FileConversion:
     """The HIP version of one source file from its findings (rename=False: markers only)."""
     findings = list(findings)
     edits = [edit for f in findings for edit in edits_for(f, options)] if rename else []
@@ -88,52 +85,6 @@ class SourceToConvert:
     data: bytes
     findings: tuple[Finding, ...]
     shape: str = ""  # parsed with errors: its tree's shape (FileSummary.shape), and converted until stable
-    made: FileConversion | None = None  # its conversion from `findings`, made already (`speculated`)
-
-
-def speculated(options: EditOptions, markers: bool, job: Job, result: FileResult) -> FileResult:
-    """A source's fresh result with its conversion (`made`: a `Speculation`), made in the worker process
-    that found its findings, while the parent waits for the other files: from the findings the project's
-    finish most likely leaves (`_dropped`), their prerequisites settled as the finish settles them."""
-    if result.data is None or result.lines is None or result.file.file_type != "source":
-        return result
-    guess = settle_prerequisites([f for f in result.findings if not _dropped(f, job.macros)])
-    findings = tuple(sorted(guess, key=Finding.sort_key))
-    made = convert_source(result.file.path, result.data, findings, None, options, markers)
-    return dataclasses.replace(result, made=Speculation(findings, made))
-
-
-def _dropped(finding: Finding, macros: MacroTable | None) -> bool:
-    """Whether the finish will likely drop a finding: its name is a function-like macro the project defines
-    (a unit's `#define checkCudaErrors(x)`, which every file sees: run.scope). A wrong guess costs the parent
-    a conversion, never a wrong one (`made_from`)."""
-    if not finding.shadowable or macros is None:
-        return False
-    name = finding.name.encode("utf-8", "surrogateescape")
-    return name in macros.statements or name in macros.identities
-
-
-@dataclasses.dataclass(frozen=True)
-class Speculation:
-    """A worker's conversion of a source and the findings it made it from (`speculated`)."""
-
-    findings: tuple[Finding, ...]
-    conversion: FileConversion
-
-
-def made_from(result: FileResult | None, findings: tuple[Finding, ...]) -> FileConversion | None:
-    """`result`'s conversion (`speculated`), where the project's finish left the file the findings it was made
-    from (the same, in the same order): a conversion depends on its file's bytes and findings alone."""
-    made = result.made if result is not None else None
-    if not isinstance(made, Speculation) or len(made.findings) != len(findings):
-        return None
-    return made.conversion if all(a is b or _every_field(a) == _every_field(b)
-                                  for a, b in zip(made.findings, findings)) else None
-
-
-def _every_field(finding: Finding) -> tuple:
-    """All of a finding, its fix too (`==` leaves the fix out)."""
-    return tuple(getattr(finding, field.name) for field in dataclasses.fields(finding))
 
 
 def convert_stable(path: str, data: bytes, findings: Iterable[Finding], context: Context, options: EditOptions,
@@ -173,9 +124,6 @@ def convert_all(sources: list[SourceToConvert], context: Context, options: EditO
     `workers`: the scan's worker processes, kept for the passes (run.workers.Workers).
     """
     def converted(i: int) -> FileConversion:
-        made = sources[i].made
-        if made is not None:
-            return made
         return convert_source(sources[i].path, sources[i].data, sources[i].findings, context, options, markers)
 
     wanted, select = acting(options.hazard_markers)

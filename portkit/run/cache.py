@@ -55,7 +55,6 @@ class FileResult:
     # Each project analysis's fact about the file (analyze/registry.py: ProjectAnalysis), keyed by its name.
     facts: dict[str, Any] = dataclasses.field(default_factory=dict)
     shape: str = ""  # parsed with errors: the tree's structure (ParsedFile.shape), for convert's second pass
-    made: Any = None  # what a worker made of the result for its caller (run.workers.Speculate); never cached
 
     def keeping(self, wanted: Callable[[Finding], bool]) -> FileResult:
         """This result with only the findings `wanted` keeps (what the run's caller acts on)."""

@@ -13,7 +13,7 @@ import itertools
 import os
 import pickle  # nosec B403: only between this process and its own workers
 import signal
-from typing import TYPE_CHECKING, Callable, Iterator
+from typing import TYPE_CHECKING, Iterator
 
 from portkit.analyze import Context, Select
 from portkit.parse import MacroTable, compile_queries
@@ -45,18 +45,13 @@ class _ProcessState:
 
     job: Job | None = None
     updated: tuple[bytes, Job] | None = None
-    speculate: Speculate | None = None
-
-
-# What a worker makes of each fresh result before sending it back (Workers.speculate).
-Speculate = Callable[[Job, FileResult], FileResult]
 
 
 _state = _ProcessState()
 
 
-def _init_worker(job: Job, speculate: Speculate | None = None) -> None:
-    _state.job, _state.updated, _state.speculate = job, None, speculate
+def _init_worker(job: Job) -> None:
+    _state.job, _state.updated = job, None
     _die_with_parent()
 
 
@@ -82,11 +77,10 @@ def _libc() -> ctypes.CDLL:
 
 def _process_in_worker(file: SourceFile, data: bytes | None, entry: str | None) -> FileResult:
     assert _state.job is not None
-    result = processed(_state.job, file, data, entry)
-    return result if _state.speculate is None else _state.speculate(_state.job, result)
+    return processed(_state.job, file, data, entry)
 
 
-def _worker_pool(job: Job, workers: int, speculate: Speculate | None = None) -> ProcessPoolExecutor:
+def _worker_pool(job: Job, workers: int) -> ProcessPoolExecutor:
     """Worker processes that each receive `job` once. fork shares the rules, the context and the
     parser's compiled queries with them at no cost (the queries are built here first, once)."""
     import multiprocessing
@@ -96,22 +90,17 @@ def _worker_pool(job: Job, workers: int, speculate: Speculate | None = None) -> 
     if fork:
         compile_queries(job.roles)
     return ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork" if fork else None),
-                               initializer=_init_worker, initargs=(job, speculate))
+                               initializer=_init_worker, initargs=(job,))
 
 
 class Workers:
     """Worker processes that outlive the pass that started them: convert's second pass runs in the first
     pass's processes, whose pages are already their own and whose memos are warm (fresh ones cost that
-    pass half as much CPU again). Closed on leaving the `with` block.
+    pass half as much CPU again). Closed on leaving the `with` block."""
 
-    `speculate`: what each process makes of each fresh result of the first pass before sending it back,
-    while the parent waits for the others (convert: the file converted from its own findings, which the
-    parent keeps where the project's finish changes none of them)."""
-
-    def __init__(self, speculate: Speculate | None = None) -> None:
+    def __init__(self) -> None:
         self.pool: ProcessPoolExecutor | None = None
         self.job: Job | None = None  # the job the processes received
-        self.speculate = speculate
 
     def __enter__(self) -> Workers:
         return self
@@ -122,7 +111,7 @@ class Workers:
             self.pool = None
 
     def start(self, job: Job, workers: int) -> ProcessPoolExecutor:
-        self.pool, self.job = _worker_pool(job, workers, self.speculate), job
+        self.pool, self.job = _worker_pool(job, workers), job
         return self.pool
 
     def update_for(self, context: Context, macros: MacroTable | None, wanted: Wanted | None,
