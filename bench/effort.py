@@ -7,7 +7,9 @@ program with `portkit convert`, and measures the residual work: the lines a huma
 beyond what convert writes (bench/effort_residual.py: the diff of the converted tree against
 the hand port over the sources present in both, what is no port work spelled alike on both
 sides). It scans the CUDA program (`portkit scan --format json`) for the estimate's data, and
-counts its lines of code (non-blank source lines).
+counts its lines of code (non-blank source lines). Each pair is taken as of the commit of its
+port (bench/effort_history.py: the first commit that added the HIP version), where the history
+has one apart from the CUDA version's; `--pinned` takes every pair at the corpus's pinned commit.
 
 The pairs are split once, by name: the fit part is every other program of each corpus in
 name order (even positions), the held-out part the rest (odd positions). `--fit` fits the
@@ -20,6 +22,7 @@ Usage:
   bench/effort.py                       # measure (cached in --work) and report
   bench/effort.py --fit                 # also fit the weights to the fit part
   bench/effort.py --every 4             # one HeCBench pair in 4 (the documented run)
+  bench/effort.py --pinned              # every pair at the pinned commit (measurements 0 to 9)
 
 Corpora come from bench/realworld.py's mirrors and cache. Not part of CI, not a unit test.
 Exit 0 when it ran, 2 with one line on stderr on bad input.
