@@ -7,7 +7,9 @@ program with `portkit convert`, and measures the residual work: the lines a huma
 beyond what convert writes (bench/effort_residual.py: the diff of the converted tree against
 the hand port over the sources present in both, what is no port work spelled alike on both
 sides). It scans the CUDA program (`portkit scan --format json`) for the estimate's data, and
-counts its lines of code (non-blank source lines).
+counts its lines of code (non-blank source lines). Each pair is taken as of the commit of its
+port (bench/effort_history.py: the first commit that added the HIP version), where the history
+has one apart from the CUDA version's; `--pinned` takes every pair at the corpus's pinned commit.
 
 The pairs are split once, by name: the fit part is every other program of each corpus in
 name order (even positions), the held-out part the rest (odd positions). `--fit` fits the
@@ -20,6 +22,7 @@ Usage:
   bench/effort.py                       # measure (cached in --work) and report
   bench/effort.py --fit                 # also fit the weights to the fit part
   bench/effort.py --every 4             # one HeCBench pair in 4 (the documented run)
+  bench/effort.py --pinned              # every pair at the pinned commit (measurements 0 to 9)
 
 Corpora come from bench/realworld.py's mirrors and cache. Not part of CI, not a unit test.
 Exit 0 when it ran, 2 with one line on stderr on bad input.
@@ -28,6 +31,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
 import io
 import json
 import re
@@ -40,6 +44,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent))
 import effort_fit  # noqa: E402  (bench/, beside this script)
+import effort_history  # noqa: E402
 import effort_residual  # noqa: E402
 import realworld  # noqa: E402
 from portkit.rules import load_database  # noqa: E402
@@ -106,6 +111,23 @@ def unit_twins(program: realworld.Program) -> list[tuple[str, str]]:
     return list(zip(program.units, program.hip_units))
 
 
+def at_port(corpus: realworld.Corpus, program: realworld.Program, args: argparse.Namespace) -> realworld.Corpus:
+    """The corpus as of the pair's port commit (bench/effort_history.py), holding the pair's two versions
+    at their paths of the pinned commit; the corpus itself where the pair stays at the pinned commit."""
+    if args.pinned:
+        return corpus
+    hand = corpus.root / program.hip
+    cuda = f"{program.cuda}/{program.files[0]}" if hand.is_file() else program.cuda
+    git_dir = realworld.find_git_dir(args.mirror, corpus.repo)
+    port = effort_history.port_commit(git_dir, corpus.commit, cuda, program.hip)
+    if port is None:
+        return corpus
+    commit, cuda_then, hip_then = port
+    root = args.work / "ports" / corpus.name / re.sub(r"[^\w.-]", "_", program.name) / commit[:12]
+    effort_history.extract(git_dir, commit, [(cuda_then, cuda), (hip_then, program.hip)], root)
+    return dataclasses.replace(corpus, commit=commit, root=root)
+
+
 def measure(corpus: realworld.Corpus, program: realworld.Program, work: Path) -> dict | None:
     """One pair's residual, lines of code and scan data, or None when nothing matches."""
     hand = corpus.root / program.hip  # a directory, or one file (a file pair)
@@ -161,14 +183,16 @@ def collect(args: argparse.Namespace) -> list[dict]:
         return rule is not None and bool(rule.hip)
 
     rows = []
-    for corpus, program in programs(args):
-        key = f"{corpus.name}/{program.name}"
+    for pinned, program in programs(args):
+        corpus = at_port(pinned, program, args)
+        key = f"{corpus.name}/{program.name}@{corpus.commit[:12]}"
         if key not in known:
             print(f"  {key}", file=sys.stderr, flush=True)
             known[key] = measure(corpus, program, args.work)
             store.write_text(json.dumps(known))
         if known[key] is not None:
             row = known[key]
+            row["at_port"] = corpus.commit != pinned.commit
             row["residual"], row["matched"] = effort_residual.residual(
                 Path(row["converted"]), Path(row["hand"]), cuda_original(corpus, program), has_hip, unit_twins(program))
             if row["matched"]:  # else nothing to diff (every hand file is its CUDA original)
@@ -185,6 +209,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--work", type=Path, default=Path("/tmp/portkit-effort"), help="trees and measurements")
     parser.add_argument("--every", type=int, default=4, help="take one HeCBench pair in N (default 4)")
     parser.add_argument("--again", action="store_true", help="measure again, ignoring --work/measured.json")
+    parser.add_argument("--pinned", action="store_true",
+                        help="diff every pair at the corpus's pinned commit, not at the commit of its port")
     parser.add_argument("--fit", action="store_true", help="fit the model's weights to the fit part and print them")
     args = parser.parse_args(argv)
     args.config = args.config or [HERE / "realworld.toml", HERE / "effort.toml"]
@@ -204,7 +230,10 @@ def main(argv: list[str]) -> int:
     fit, held = effort_fit.split(rows)
     if args.fit:
         effort_fit.print_fit(effort_fit.fit(fit))
-    effort_fit.print_report(fit, held, f"bench/effort.py --every {args.every}")
+    effort_fit.print_report(fit, held, f"bench/effort.py --every {args.every}" + " --pinned" * args.pinned)
+    ported = {c: sum(r["at_port"] for r in rows if r["corpus"] == c) for c in sorted({r["corpus"] for r in rows})}
+    print(f"{sum(ported.values())} of {len(rows)} pairs diffed at the commit of their port ("
+          + ", ".join(f"{c} {n}" for c, n in ported.items() if n) + "); the rest at the pinned commit")
     return 0
 
 

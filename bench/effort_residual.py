@@ -44,7 +44,7 @@ _ALIASES = {"hipMallocHost": "hipHostMalloc", "hipFreeHost": "hipHostFree"}
 _ALIAS = re.compile(r"\b(hipMallocHost|hipFreeHost)\b|\bhip(ThreadIdx|BlockIdx|BlockDim|GridDim)_([xyz])\b")
 _LAUNCH_MACRO = re.compile(r"\bhipLaunchKernelGGL\s*\(")
 _CHEVRONS = re.compile(r"\s*<<<")
-_WRAPPER = re.compile(r"^(?:dim3|HIP_KERNEL_NAME)\s*\(")
+_WRAPPER = re.compile(r"^(?:dim3|HIP_KERNEL_NAME|)\s*\(")  # the last: bare parentheses, `(k)`
 _SYMBOL = re.compile(r"\bHIP_SYMBOL\s*\(\s*(\w+)\s*\)")
 _CLOSING = {"(": ")", "[": "]", "{": "}"}
 
@@ -100,7 +100,8 @@ def _arguments(text: str, start: int) -> tuple[list[str], int]:
 
 
 def _unwrapped(arg: str) -> str:
-    """`dim3(g)` and `HIP_KERNEL_NAME(k<T>)` as `g` and `k<T>`: wrappers that change nothing."""
+    """`dim3(g)`, `HIP_KERNEL_NAME(k<T>)` and `(k)` as `g`, `k<T>` and `k`: wrappers that change nothing
+    (old hipify wrote `hipLaunchKernelGGL((k), ...)`)."""
     arg = " ".join(arg.split())
     match = _WRAPPER.match(arg)
     if match is None:

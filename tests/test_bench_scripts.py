@@ -207,3 +207,43 @@ def test_effort_residual_counts_statements_and_skips_the_cuda_original(tmp_path:
     assert effort_residual.residual(converted, hand, original, {"cudaFree"}.__contains__) == (1, 2)
     assert effort_residual.residual(converted, hand, original, {"cudaFree"}.__contains__,
                                     [("k-cuda.cu", "k-hip.cpp")]) == (2, 3)
+
+
+def test_effort_pairs_are_diffed_at_the_commit_of_their_port(tmp_path: Path) -> None:
+    """The HIP version's first commit (a move adds no code), the CUDA version as it was then; a pair
+    whose two versions came in one commit stays at the pinned commit."""
+    sys.path.insert(0, str(ROOT / "bench"))
+    import effort_history
+
+    repo = tmp_path / "repo"
+
+    def commit(files: dict[str, str | None], message: str) -> str:
+        for name, text in files.items():
+            if text is None:  # "OLD>NEW": a move
+                old, new = name.split(">")
+                (repo / new).parent.mkdir(parents=True, exist_ok=True)
+                subprocess.run(["git", "-C", str(repo), "mv", old, new], check=True)
+                continue
+            (repo / name).parent.mkdir(parents=True, exist_ok=True)
+            (repo / name).write_text(text)
+        subprocess.run(["git", "-C", str(repo), "add", "-A"], check=True)
+        subprocess.run(["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", message],
+                       check=True)
+        return subprocess.run(["git", "-C", str(repo), "rev-parse", "HEAD"], capture_output=True, text=True,
+                              check=True).stdout.strip()
+
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    commit({"a-cuda/main.cu": "cudaFree(p);\n", "b-cuda/main.cu": "cudaFree(q);\n", "b-hip/main.cu": "hipFree(q);\n"},
+           "CUDA a; b in both versions at once")
+    port = commit({"a-hip/main.cu": "hipFree(p);\n"}, "the port of a")
+    commit({"a-cuda/main.cu": "cudaFree(p);\ntime();\n"}, "drift: timing in the CUDA version only")
+    commit({"a-cuda>src/a-cuda": None, "a-hip>src/a-hip": None, "b-cuda>src/b-cuda": None, "b-hip>src/b-hip": None}, "move")
+    head = commit({"src/a-hip/extra.cu": "more();\n"}, "a file added later")
+    git_dir = repo / ".git"
+    assert effort_history.port_commit(git_dir, head, "src/a-cuda", "src/a-hip") == (port, "a-cuda", "a-hip")
+    assert effort_history.port_commit(git_dir, head, "src/b-cuda", "src/b-hip") is None
+    assert effort_history.port_commit(git_dir, head, "src/a-cuda", "src/none") is None
+    root = tmp_path / "at-port"
+    effort_history.extract(git_dir, port, [("a-cuda", "src/a-cuda"), ("a-hip/main.cu", "src/a-hip/main.cu")], root)
+    assert (root / "src" / "a-cuda" / "main.cu").read_text() == "cudaFree(p);\n"  # without the later drift
+    assert sorted(p.name for p in (root / "src" / "a-hip").iterdir()) == ["main.cu"]
