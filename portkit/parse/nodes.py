@@ -348,21 +348,24 @@ def declaration_kind(name: Node, api: Keep | None) -> str:
     prototype" that is a variable: `dim3 grid(blocks);`, C++'s most vexing parse), or "use":
     inside a syntax error, or a statement macro without its `;` (`CHECK( cudaMemcpy(...) )`,
     read as a declaration of cudaMemcpy). A misparse never makes a CUDA API the project's own."""
-    if name.parent is not None and name.parent.type in ("preproc_def", "preproc_function_def"):
+    parent = name.parent  # each step up walks down from the root: once each
+    if parent is not None and parent.type in ("preproc_def", "preproc_function_def"):
         return "declared"  # a #define is a line of its own: no misparse around it makes one up
-    node, through_function = name.parent, False
+    node, through_function = parent, False
     while node is not None:
-        if node.is_error or node.type == "ERROR" or node.has_error and node.type == "declaration":
+        kind = node.type
+        if node.is_error or kind == "ERROR" or kind == "declaration" and node.has_error:
             return "use"
-        if node.type == "function_declarator":
+        if kind == "function_declarator":
             through_function = True
-        elif node.type in ("function_definition", "parameter_list", "field_declaration_list"):
+        elif kind in ("function_definition", "parameter_list", "field_declaration_list"):
             return "declared"
-        elif node.type == "declaration":
-            if not (through_function and node.parent is not None and node.parent.type == "compound_statement"):
+        elif kind == "declaration":
+            above = node.parent if through_function else None
+            if above is None or above.type != "compound_statement":
                 return "declared"
-            kind = node.child_by_field_name("type")
-            if api is not None and api(node_text(name)) and (kind is None or kind.type not in _PRIMITIVE_TYPES):
+            specifier = node.child_by_field_name("type")
+            if api is not None and api(node_text(name)) and (specifier is None or specifier.type not in _PRIMITIVE_TYPES):
                 return "use"
             return "local"
         node = node.parent
