@@ -145,6 +145,7 @@ class FileParse:
         # A guarded definition's name is a use: renamed with the uses it stands in for (`#else typedef void* cudaStream_t;`).
         self.skip = {n.start_byte for n in definition_nodes + declared_nodes + local_nodes} - starts
         self.calls = {n.start_byte for n in self.get("call")}
+        self.shared: set[str] = set()  # the names of its __shared__ arrays (`shared_arrays`)
 
     def get(self, capture: str) -> list[Node]:
         return self.captures.get(capture, [])
@@ -346,10 +347,11 @@ class FileParse:
 
     def shared_arrays(self, nodes: list[Node]) -> None:
         for node in nodes:
-            if node.text == b"__shared__" and node.parent is not None:
-                shared = shared_array(node.parent)
+            if node.text == b"__shared__" and (declaration := node.parent) is not None:
+                shared = shared_array(declaration)
                 if shared is not None:
-                    self.emit(shared[0], Role.SHARED_ARRAY, node_text(shared[0]), span_node=node.parent, info=shared[1])
+                    self.shared.add(name := node_text(shared[0]))
+                    self.emit(shared[0], Role.SHARED_ARRAY, name, span_node=declaration, info=shared[1])
 
     def storage_classes(self, nodes: list[Node]) -> None:
         """`register`: C++17 removed it. The part to delete runs to the next token."""
@@ -392,9 +394,8 @@ class FileParse:
 
     def shared_subscripts(self, nodes: list[Node]) -> None:
         """Indexes into the file's __shared__ arrays (`s[lane]`): a [32] array indexed by lane id assumes 32 lanes."""
-        shared = {o.text for o in self.occurrences if o.role is Role.SHARED_ARRAY}
-        for node in nodes if shared else ():
-            if node_text(node) not in shared:
+        for node in nodes if self.shared else ():
+            if node_text(node) not in self.shared:
                 continue  # before any step up the tree: each walks down from the root
             subscript = node.parent
             indices = subscript.child_by_field_name("indices") if subscript is not None else None

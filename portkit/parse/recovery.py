@@ -93,6 +93,8 @@ def too_deep_line(root: Node) -> int | None:
                 heaviest = cursor.node
         if depth > MAX_QUERY_DEPTH:
             return heaviest.start_point[0] + 1
+        if depth + heaviest.descendant_count - 1 <= MAX_QUERY_DEPTH:
+            return None  # too few nodes below it (itself counted) for a chain that deep
         cursor.reset(heaviest)
     return None
 
