@@ -10,6 +10,7 @@ Rows and sites are typed records, packed as plain lists for the cache (Tally.pac
 from __future__ import annotations
 
 import dataclasses
+import operator
 import re
 from typing import Container, Iterable, NamedTuple
 
@@ -39,6 +40,14 @@ class Row:
 
     def key(self) -> tuple[str, str, str, str, bool]:
         return self.code, self.library, self.name, self.status, self.shadowable
+
+    def __reduce__(self) -> tuple[type[Row], tuple]:
+        # Pickled as the constructor's arguments: a slotted dataclass's default state is set field by field,
+        # and tallies are half of what the workers send the parent (loading them took 2.4 times as long).
+        return Row, _ROW_FIELDS(self)
+
+
+_ROW_FIELDS = operator.attrgetter(*(field.name for field in dataclasses.fields(Row)))
 
 
 class Site(NamedTuple):

@@ -20,7 +20,7 @@ class Defines:
 def names(**files: Defines) -> ProjectNames:
     """The project of these files, where the names a CUDA header declares too are those spelled `cuda...`, `CUDA...`."""
     return ProjectNames(((path.replace("__", "/").replace("_dot_", "."), result) for path, result in files.items()),
-                        lambda name: name.startswith(("cuda", "CUDA")))
+                        lambda defined: {name for name in defined if name.startswith(("cuda", "CUDA"))})
 
 
 def test_a_header_is_seen_by_the_files_that_include_it_however_deep() -> None:

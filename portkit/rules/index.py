@@ -185,6 +185,11 @@ class RuleDatabase:
         library = self.libraries.get(rule.library)
         return library is None or not library.vendored
 
+    def cuda_declared_among(self, names: frozenset[str]) -> set[str]:
+        """The names of `names` a CUDA header declares (`is_cuda_declared`), looking at only those a rule knows."""
+        return {name for name in (names & self.by_name.keys()) | (names & self._unbuilt.keys())
+                if self.is_cuda_declared(name)}
+
     def known_names(self) -> frozenset[str]:
         """Every name worth keeping while parsing: rule names and the last part of qualified ones."""
         names = set(self.by_name) | set(self._unbuilt)

@@ -149,8 +149,8 @@ def finish_run(collected: Collected) -> ScanResult:
     then diagnostics, and sorting."""
     # Walk order, whichever results came from the cache first: the output must not depend on the cache.
     base, every = collected.context, sorted(collected.results, key=lambda r: r.file)
-    names = ProjectNames(((r.file.path, r) for r in every), base.rules.is_cuda_declared)
-    declared = ProjectNames(((r.file.path, r) for r in every), base.rules.is_cuda_declared, declarations=True,
+    names = ProjectNames(((r.file.path, r) for r in every), base.rules.cuda_declared_among)
+    declared = ProjectNames(((r.file.path, r) for r in every), base.rules.cuda_declared_among, declarations=True,
                             graph=names.graph)
     results = [r for r in every if r.file.path not in collected.context_only]
     diagnostics = [Diagnostic(path, message, Reason(reason)) for path, message, reason in collected.walk_warnings]

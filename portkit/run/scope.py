@@ -104,9 +104,11 @@ class IncludeGraph:
 class ProjectNames:
     """The project's definitions, and which files see each; with `declarations`, its variables, parameters and
     members instead (a copy of the driver API loaded at run time declares `cuDeviceGet` a function pointer).
-    `cuda_declared`: whether a CUDA header declares a name too; `graph`: the files' includes, when built already."""
+    `cuda_declared`: the names of a set that a CUDA header declares too (asked once per file: most of a project's
+    names are no rule's, and a set intersection finds the few that are); `graph`: the files' includes, when built
+    already."""
 
-    def __init__(self, files: Iterable[tuple[str, Defining]], cuda_declared: Callable[[str], bool],
+    def __init__(self, files: Iterable[tuple[str, Defining]], cuda_declared: Callable[[frozenset[str]], set[str]],
                  declarations: bool = False, graph: IncludeGraph | None = None):
         files = list(files)
         self.graph = graph if graph is not None else IncludeGraph(files)
@@ -121,11 +123,10 @@ class ProjectNames:
                 for one in defined:
                     in_included.setdefault(one, set()).add(name)
             elif path in self.graph.units:
-                for one in defined:
-                    if cuda_declared(one) or one in internal:
-                        in_units.setdefault(one, set()).add(path)
-                    else:
-                        everywhere.add(one)
+                scoped = cuda_declared(defined) | (defined & internal)
+                for one in scoped:
+                    in_units.setdefault(one, set()).add(path)
+                everywhere.update(defined - scoped)
                 linked.update(defined - internal)
             else:
                 everywhere.update(defined - internal)
