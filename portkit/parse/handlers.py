@@ -19,14 +19,13 @@ from portkit.parse.guarded import GuardedDefinitions
 from portkit.parse.lexer import SUPPRESSION
 from portkit.parse.linkage import internal_linkage
 from portkit.parse.nodes import (
-    ARGUMENT_TEXT_LIMIT, CUDA_CONDITION_MACROS, DECLARATIONS, HipAlias, Keep, Scopes, c_linkage_blocks, call_facts,
+    ARGUMENT_TEXT_LIMIT, CUDA_CONDITION_MACROS, DECLARATIONS, HipAlias, Keep, Scopes, body_positions, c_linkage_blocks, call_facts,
     compared_with, constant_context, constructs_dim3, declaration_kind, declared_names, defined_types, field_use, function_name,
     index_guarded, is_hip_alias, named_value, node_position, node_span, node_text, operands,
     shared_array, signature, under_hip_test,
 )
 from portkit.parse.queries import OPTIONAL_ROLES
 from portkit.parse.spaces import function_declarator, member_owner, parameter_count, spaces_of, spelled_spaces
-from portkit.textutil import LineIndex
 
 _MACRO_TOKEN = re.compile(
     rb'"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'|/\*.*?\*/|//[^\n]*|([A-Za-z_]\w*)', re.S
@@ -60,7 +59,7 @@ def _kept_answers(keep: Keep | None) -> tuple[dict[bytes, bool], Callable[[bytes
 
 
 @functools.lru_cache(maxsize=4)
-def _kept_spellings(keep: Keep | None) -> Callable[[bytes], bool]:
+def kept_spellings(keep: Keep | None) -> Callable[[bytes], bool]:
     """`_kept_answers` as one function."""
     answers, decide = _kept_answers(keep)
 
@@ -73,7 +72,7 @@ def _kept_spellings(keep: Keep | None) -> Callable[[bytes], bool]:
 @functools.lru_cache(maxsize=4)
 def _kept_qualified(keep: Keep | None) -> Callable[[bytes], str | None]:
     """A qualified name's spelling without spaces, when `keep` keeps it or its last part (without template
-    arguments); else None. Remembered per spelling, as `_kept_spellings` (`std::vector` recurs everywhere)."""
+    arguments); else None. Remembered per spelling, as `kept_spellings` (`std::vector` recurs everywhere)."""
     answers: dict[bytes, str | None] = {}
 
     def kept(spelled: bytes) -> str | None:
@@ -111,10 +110,12 @@ class FileParse:
         self.scopes = Scopes([])
         # Declared names matter only where they could be mistaken for a kept name (a variable `texture`):
         # the rest, most of a file's variables and parameters, are dropped before any further look.
-        kept = _kept_spellings(keep)
+        kept = kept_spellings(keep)
+        answers, decide = _kept_answers(keep)  # inline, as in `names`: most declared names are asked once each
         # C++ reserves __names__ for the implementation: a "declaration" of one is an
         # attribute macro tree-sitter does not know (__cluster_dims__(2, 1, 1)), so keep it as a use.
-        declared_nodes = [n for n in self.get("declared") if (spelled := n.text) is not None and kept(spelled)
+        declared_nodes = [n for n in self.get("declared") if (spelled := n.text) is not None
+                          and ((answer := answers.get(spelled)) or answer is None and decide(spelled))
                           and not _RESERVED.match(spelled) and declaration_kind(n, api) != "use"]
         definition_nodes: list[Node] = []
         local_nodes: list[Node] = []
@@ -135,13 +136,16 @@ class FileParse:
         self.definitions = {node_text(n) for n in defined}
         self.guarded = {node_text(n) for n in guarded}
         # Names this file defines only with internal linkage: no other translation unit can call them.
+        # Only an anonymous namespace or `static` gives it: most files have neither (the fixes only blank bytes).
         namespaces, members, functions = self.get("anonymous_namespace"), self.get("member_scope"), self.get("function")
         self.internal = self.definitions - {node_text(n) for n, internal in zip(
-            defined, internal_linkage(defined, namespaces, members, functions)) if not internal}
+            defined, internal_linkage(defined, namespaces, members, functions)) if not internal} \
+            if namespaces or b"static" in parse_bytes else set()
         self.declared = {node_text(n) for n in declared_nodes + local_nodes}
         # A guarded definition's name is a use: renamed with the uses it stands in for (`#else typedef void* cudaStream_t;`).
         self.skip = {n.start_byte for n in definition_nodes + declared_nodes + local_nodes} - starts
         self.calls = {n.start_byte for n in self.get("call")}
+        self.shared: set[str] = set()  # the names of its __shared__ arrays (`shared_arrays`)
 
     def get(self, capture: str) -> list[Node]:
         return self.captures.get(capture, [])
@@ -211,22 +215,22 @@ class FileParse:
                 spans, info = call_facts(node, self.parse_bytes, arguments is None or arguments(text))
                 self.emit(node, Role.CALL, text, parts=spans, info=info)
                 continue
-            parent = node.parent
-            comparison = compared_with(node) if role is Role.IDENTIFIER else None
+            parent = node.parent  # once, and its type once: each step up walks down from the root
+            kind = parent.type if parent is not None else ""
+            comparison = compared_with(node, parent) if role is Role.IDENTIFIER and kind == "binary_expression" else None
             if comparison is not None:
                 compared, expression = comparison
                 self.emit(node, role, text, parts=(node_span(expression),), info=compared)
-            elif role is Role.IDENTIFIER and parent is not None and parent.type == "field_expression":
+            elif role is Role.IDENTIFIER and kind == "field_expression":
                 self.emit(node, role, text, info=_ACCESSED)  # `texture.x`: a variable, whatever its name
-            elif parent is not None and parent.type == "qualified_identifier" \
-                    and parent.child_by_field_name("scope") is not None:
+            elif kind == "qualified_identifier" and parent.child_by_field_name("scope") is not None:
                 self.emit(node, role, text, info=_SCOPED)  # `Params::CUDNN_GEMM`: the qualified name decides
-            elif role is Role.IDENTIFIER or parent is not None and parent.type == "type_descriptor":
-                constant = constant_context(node)
+            elif role is Role.IDENTIFIER or kind == "type_descriptor":
+                constant = constant_context(node, parent)
                 self.emit(node, role, text, info=NameFacts(constant=constant) if constant else None)
-            elif parent is not None and parent.type == "struct_specifier" and parent.child_by_field_name("body") is None:
+            elif kind == "struct_specifier" and parent.child_by_field_name("body") is None:
                 self.emit(node, role, text, info=_ELABORATED)  # `struct cudaGraphicsResource *r`
-            elif parent is not None and parent.type in DECLARATIONS:
+            elif kind in DECLARATIONS:
                 declared = declared_names(parent)
                 self.emit(node, role, text, info=NameFacts(declares=declared) if declared else None)
             else:
@@ -322,7 +326,7 @@ class FileParse:
                 self.emit(node, Role.PREPROCESSOR_CONDITION, " ".join(text.split()), directive)
 
     def fields(self, nodes: list[Node]) -> None:
-        kept = _kept_spellings(self.keep)  # by the bytes, remembered: most fields are `.x`, `.size`, `.data`
+        kept = kept_spellings(self.keep)  # by the bytes, remembered: most fields are `.x`, `.size`, `.data`
         for node in nodes:
             spelled = node.text
             if spelled is not None and kept(spelled):
@@ -343,10 +347,11 @@ class FileParse:
 
     def shared_arrays(self, nodes: list[Node]) -> None:
         for node in nodes:
-            if node.text == b"__shared__" and node.parent is not None:
-                shared = shared_array(node.parent)
+            if node.text == b"__shared__" and (declaration := node.parent) is not None:
+                shared = shared_array(declaration)
                 if shared is not None:
-                    self.emit(shared[0], Role.SHARED_ARRAY, node_text(shared[0]), span_node=node.parent, info=shared[1])
+                    self.shared.add(name := node_text(shared[0]))
+                    self.emit(shared[0], Role.SHARED_ARRAY, name, span_node=declaration, info=shared[1])
 
     def storage_classes(self, nodes: list[Node]) -> None:
         """`register`: C++17 removed it. The part to delete runs to the next token."""
@@ -389,9 +394,8 @@ class FileParse:
 
     def shared_subscripts(self, nodes: list[Node]) -> None:
         """Indexes into the file's __shared__ arrays (`s[lane]`): a [32] array indexed by lane id assumes 32 lanes."""
-        shared = {o.text for o in self.occurrences if o.role is Role.SHARED_ARRAY}
-        for node in nodes if shared else ():
-            if node_text(node) not in shared:
+        for node in nodes if self.shared else ():
+            if node_text(node) not in self.shared:
                 continue  # before any step up the tree: each walks down from the root
             subscript = node.parent
             indices = subscript.child_by_field_name("indices") if subscript is not None else None
@@ -415,12 +419,10 @@ class FileParse:
 
     def macro_bodies(self, nodes: list[Node]) -> None:
         """#define bodies are opaque to tree-sitter: lex them for identifiers, the variables they declare and inline asm."""
-        lines = LineIndex(self.source) if nodes else None
         for node in nodes:
-            assert lines is not None
             if _diagnostic_text(node):
                 continue
-            self.occurrences.extend(_macro_occurrences(node, self.source, lines, self.scopes.name_at(node.start_byte), self.keep))
+            self.occurrences.extend(_macro_occurrences(node, self.source, self.scopes.name_at(node.start_byte), self.keep))
             self.declared.update(_macro_declarations(node.text or b""))
 
 
@@ -466,21 +468,23 @@ HANDLERS: tuple[tuple[str, Callable[[FileParse, list[Node]], None]], ...] = (
 )
 
 
-def _macro_occurrences(node: Node, source: bytes, lines: LineIndex[bytes], function: str, keep: Keep | None) -> list[Occurrence]:
+def _macro_occurrences(node: Node, source: bytes, function: str, keep: Keep | None) -> list[Occurrence]:
     """Identifiers and inline asm of one #define body."""
     base = node.start_byte
     body = source[base:node.end_byte]
+    position = body_positions(node, body)
     found: list[Occurrence] = []
-    kept = _kept_spellings(keep)  # by the bytes, remembered: a #define body repeats the file's names
+    kept = kept_spellings(keep)  # by the bytes, remembered: a #define body repeats the file's names
     for match in _MACRO_TOKEN.finditer(body):
         spelled = match.group(1)
         if spelled is None or not kept(spelled):
             continue
         name = spelled.decode("ascii")
         start = base + match.start(1)
-        found.append(Occurrence(Span(start, start + len(name)), Role.MACRO_BODY, name, lines.position(start), function))
+        found.append(Occurrence(Span(start, start + len(name)), Role.MACRO_BODY, name, position(start - base), function))
     for match in _ASM_IN_MACRO.finditer(body):
         template = b"".join(_STRING_CONTENT.findall(match.group(1))).decode("utf-8", "replace")
         start = base + match.start()
-        found.append(Occurrence(Span(start, base + match.end()), Role.INLINE_ASM, template, lines.position(start), function, "macro"))
+        found.append(Occurrence(Span(start, base + match.end()), Role.INLINE_ASM, template, position(start - base), function,
+                                "macro"))
     return found

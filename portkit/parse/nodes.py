@@ -3,6 +3,7 @@ context. Pure functions of a node (and the source bytes), for the capture handle
 from __future__ import annotations
 
 import bisect
+import itertools
 import re
 from typing import Callable
 
@@ -44,15 +45,15 @@ ARGUMENT_TEXT_LIMIT = 80
 _CONSTANT_PARENTS = {"template_argument_list", "static_assert_declaration", "enumerator", "case_statement"}
 
 
-def constant_context(node: Node) -> str:
-    """"array-size", "template-argument", "static-assert", "constexpr"... or ""."""
-    child, parent = node, node.parent
-    while parent is not None and parent.type not in ("compound_statement", "translation_unit", "function_definition"):
-        if parent.type == "array_declarator" and child != parent.child_by_field_name("declarator"):
+def constant_context(node: Node, parent: Node | None) -> str:
+    """"array-size", "template-argument", "static-assert", "constexpr"... or "", given the node's parent."""
+    child = node
+    while parent is not None and (kind := parent.type) not in ("compound_statement", "translation_unit", "function_definition"):
+        if kind == "array_declarator" and child != parent.child_by_field_name("declarator"):
             return "array-size"
-        if parent.type in _CONSTANT_PARENTS:
-            return parent.type.replace("_declaration", "").replace("_list", "").replace("_", "-")
-        if parent.type == "declaration" and any(c.type == "type_qualifier" and c.text == b"constexpr" for c in parent.children):
+        if kind in _CONSTANT_PARENTS:
+            return kind.replace("_declaration", "").replace("_list", "").replace("_", "-")
+        if kind == "declaration" and any(c.type == "type_qualifier" and c.text == b"constexpr" for c in parent.children):
             return "constexpr"
         child, parent = parent, parent.parent
     return ""
@@ -116,6 +117,7 @@ def operands(literal: Node) -> OperandFacts:
 
 
 LINE_COMMENT = re.compile(r"//.*|/\*.*?\*/", re.S)  # a #define's value runs to the end of its line, comment included
+_LETTER = re.compile(r"[A-Za-z_]")
 _CONSTANT_VALUE = re.compile(r"[\w\s+\-*/%()<>|&~.]*\d[\w\s+\-*/%()<>|&~.]*")
 
 
@@ -128,19 +130,22 @@ def named_value(name: Node, initializers: bool = True) -> tuple[Role, str] | Non
     value = parent.child_by_field_name("value") if parent is not None else None
     if parent is None or value is None:
         return None
-    constant = parent.type != "init_declarator" or parent.parent is not None and any(
-        c.type == "type_qualifier" and c.text in (b"const", b"constexpr") for c in parent.parent.children)
+    variable = parent.type == "init_declarator"
+    holder = parent.parent if variable else None  # the variable's declaration (each step up is a walk: once)
+    # Its children (each a new node) are read only where the declaration's bytes spell `const` at all.
+    constant = not variable or holder is not None and b"const" in (holder.text or b"") and any(
+        c.type == "type_qualifier" and c.text in (b"const", b"constexpr") for c in holder.children)
     if not constant and not initializers:
         return None  # most variables: their value's text is never read
     text = " ".join(LINE_COMMENT.sub(" ", node_text(value)).split())[:ARGUMENT_TEXT_LIMIT]
     if constant and _CONSTANT_VALUE.fullmatch(text):
         return Role.CONSTANT, text
-    if not initializers:
+    if not initializers or not variable:
         return None
-    loop = parent.parent.parent if parent.parent is not None else None  # for (int o = 16; ...): a loop's start
-    if parent.type == "init_declarator" and (re.search(r"[A-Za-z_]", text) or loop is not None and loop.type == "for_statement"):
+    if _LETTER.search(text):
         return Role.INITIALIZER, text
-    return None
+    loop = holder.parent if holder is not None else None  # for (int o = 16; ...): a loop's start, asked last
+    return (Role.INITIALIZER, text) if loop is not None and loop.type == "for_statement" else None
 
 
 def field_use(field: Node | None, expression: Node | None, operator: str) -> FieldFacts:
@@ -237,12 +242,15 @@ class Scopes:
     def __init__(self, functions: list[tuple[int, int, str]]):
         self._functions = sorted(functions)
         self._starts = [f[0] for f in self._functions]
+        # The furthest end of the functions up to each: the search back stops where none before can reach the
+        # offset (it went back through every function before an offset outside them: a header's global names).
+        self._reach = list(itertools.accumulate((f[1] for f in self._functions), max))
 
     def name_at(self, offset: int) -> str:
         index = bisect.bisect_right(self._starts, offset) - 1
-        while index >= 0:
+        while index >= 0 and self._reach[index] > offset:
             start, end, name = self._functions[index]
-            if start <= offset < end:
+            if offset < end:  # and start <= offset, as bisect found
                 return name
             index -= 1
         return ""
@@ -268,11 +276,10 @@ def constructs_dim3(node: Node) -> bool:
     return function is not None and function.text == b"dim3"
 
 
-def compared_with(name: Node) -> tuple[NameFacts, Node] | None:
+def compared_with(name: Node, expression: Node | None) -> tuple[NameFacts, Node] | None:
     """For a macro compared with a number in #if/#elif (`__CUDA_ARCH__ >= 600`, `530 <= __CUDA_ARCH__`):
     its facts ("<operator> <number>", read as the macro on the left, and the directive's branches), and the
-    comparison node."""
-    expression = name.parent
+    comparison node. `expression`: the name's parent."""
     if expression is None or expression.type != "binary_expression":
         return None
     operator = expression.child_by_field_name("operator")
@@ -319,8 +326,10 @@ def signature(function: Node) -> tuple[tuple[str, ...], bool, bool]:
 
 def _tests_for_hip(node: Node) -> bool:
     """Whether `node` is a #if/#ifdef that tests for HIP (convert's own guard, or the project's)."""
+    if not node.type.startswith("preproc_if"):
+        return False  # most of a function's ancestors: not a field looked up
     test = node.child_by_field_name("condition") or node.child_by_field_name("name")
-    return node.type.startswith("preproc_if") and test is not None and _HIP_TESTS.search(test.text or b"") is not None
+    return test is not None and _HIP_TESTS.search(test.text or b"") is not None
 
 
 def under_hip_test(node: Node) -> bool:
@@ -339,21 +348,24 @@ def declaration_kind(name: Node, api: Keep | None) -> str:
     prototype" that is a variable: `dim3 grid(blocks);`, C++'s most vexing parse), or "use":
     inside a syntax error, or a statement macro without its `;` (`CHECK( cudaMemcpy(...) )`,
     read as a declaration of cudaMemcpy). A misparse never makes a CUDA API the project's own."""
-    if name.parent is not None and name.parent.type in ("preproc_def", "preproc_function_def"):
+    parent = name.parent  # each step up walks down from the root: once each
+    if parent is not None and parent.type in ("preproc_def", "preproc_function_def"):
         return "declared"  # a #define is a line of its own: no misparse around it makes one up
-    node, through_function = name.parent, False
+    node, through_function = parent, False
     while node is not None:
-        if node.is_error or node.type == "ERROR" or node.has_error and node.type == "declaration":
+        kind = node.type
+        if node.is_error or kind == "ERROR" or kind == "declaration" and node.has_error:
             return "use"
-        if node.type == "function_declarator":
+        if kind == "function_declarator":
             through_function = True
-        elif node.type in ("function_definition", "parameter_list", "field_declaration_list"):
+        elif kind in ("function_definition", "parameter_list", "field_declaration_list"):
             return "declared"
-        elif node.type == "declaration":
-            if not (through_function and node.parent is not None and node.parent.type == "compound_statement"):
+        elif kind == "declaration":
+            above = node.parent if through_function else None
+            if above is None or above.type != "compound_statement":
                 return "declared"
-            kind = node.child_by_field_name("type")
-            if api is not None and api(node_text(name)) and (kind is None or kind.type not in _PRIMITIVE_TYPES):
+            specifier = node.child_by_field_name("type")
+            if api is not None and api(node_text(name)) and (specifier is None or specifier.type not in _PRIMITIVE_TYPES):
                 return "use"
             return "local"
         node = node.parent
@@ -390,3 +402,16 @@ def c_linkage_blocks(source: bytes) -> list[tuple[int, int]]:
             if closing > 0:
                 blocks.append((match.end(), closing))
     return blocks
+
+
+def body_positions(node: Node, body: bytes) -> Callable[[int], Position]:
+    """The line and column of an offset into a #define body, from the body's own start (a line index of the
+    whole file, for its #defines only, cost more than their names)."""
+    row, column = node.start_point
+
+    def position(offset: int) -> Position:
+        newline = body.rfind(b"\n", 0, offset)  # a body runs on past an escaped newline
+        if newline < 0:
+            return Position(row + 1, column + offset + 1)
+        return Position(row + 1 + body.count(b"\n", 0, offset), offset - newline)
+    return position

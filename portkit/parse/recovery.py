@@ -38,8 +38,6 @@ _NONZERO = re.compile(rb"[^\x00]+")
 _COMPLETE_ITEM = re.compile(r"(definition|declaration|statement|^preproc_|^comment$|^linkage_specification$)")
 _ARGUMENT_TEXT_LIMIT = 80  # as the tree's calls (portkit/parse/treesitter.py)
 
-Keep = Callable[[str], bool]
-
 
 def _carries_error(node: Node) -> bool:
     return node.is_error or node.is_missing or node.has_error
@@ -95,17 +93,18 @@ def too_deep_line(root: Node) -> int | None:
                 heaviest = cursor.node
         if depth > MAX_QUERY_DEPTH:
             return heaviest.start_point[0] + 1
+        if depth + heaviest.descendant_count - 1 <= MAX_QUERY_DEPTH:
+            return None  # too few nodes below it (itself counted) for a chain that deep
         cursor.reset(heaviest)
     return None
 
 
-def first_error_line(root: Node) -> int | None:
-    """The line where the first syntax error starts.
+def first_error_line(sites: list[Node]) -> int | None:
+    """The line where the first syntax error starts, given the tree's `error_sites`.
 
     tree-sitter often wraps a whole region, valid code included, in one ERROR
     node; inside it, the first child that is not a complete item is the culprit.
     """
-    sites = error_sites(root) if root.has_error else []
     if not sites:
         return None
     node = sites[0]
@@ -168,11 +167,10 @@ def changed_regions(source: bytes, parsed: bytes, chunk: int = 4096) -> list[tup
     return regions
 
 
-def unparsed_regions(root: Node, source: bytes, parsed: bytes) -> list[tuple[int, int]]:
-    """What the tree does not describe: its ERROR nodes, a literal that lacks its closing quote (it
-    swallows the rest of the line), and the bytes the fixes changed (from the start of the name they
+def unparsed_regions(sites: list[Node], source: bytes, parsed: bytes) -> list[tuple[int, int]]:
+    """What the tree does not describe: its ERROR nodes (of its `error_sites`), a literal that lacks its closing
+    quote (it swallows the rest of the line), and the bytes the fixes changed (from the start of the name they
     touch); merged and sorted."""
-    sites = error_sites(root)
     errors = [(s.start_byte, s.end_byte) for s in sites if s.is_error]
     errors += [(s.parent.start_byte, s.parent.end_byte) for s in sites
                if s.is_missing and s.parent is not None and s.parent.type.endswith("_literal")]
@@ -189,15 +187,12 @@ def unparsed_regions(root: Node, source: bytes, parsed: bytes) -> list[tuple[int
 class TokenMatcher:
     """Occurrences for the names in `regions` of `source` that no handler reported."""
 
-    def __init__(self, source: bytes, regions: list[tuple[int, int]], keep: Keep | None):
+    def __init__(self, source: bytes, regions: list[tuple[int, int]], kept: Callable[[bytes], bool]):
         self.source = source
         self.regions = regions
-        self.keep = keep
+        self.kept = kept  # whether to keep a name, by its bytes (remembered per spelling: handlers.kept_spellings)
         self.layout = layout_of(source)
         self.lines = LineIndex(source)
-
-    def _kept(self, name: str) -> bool:
-        return self.keep is None or self.keep(name)
 
     def _names(self) -> Iterable[tuple[int, int]]:
         """The names in the regions: not in comments or literals, nor in an #include, #error, #pragma..."""
@@ -206,8 +201,7 @@ class TokenMatcher:
                 offset = match.start()
                 if self.layout.opaque[offset]:
                     continue
-                line_start = self.source.rfind(b"\n", 0, offset) + 1
-                if self.layout.directive[offset] and _TEXT_DIRECTIVE.match(self.source, line_start):
+                if self.layout.directive[offset] and _TEXT_DIRECTIVE.match(self.source, self.source.rfind(b"\n", 0, offset) + 1):
                     continue
                 yield offset, match.end()
 
@@ -216,13 +210,13 @@ class TokenMatcher:
         for start, end in self._names():
             text, qualified = self.source[start:end], False
             if b"::" in text and start not in seen:
-                name = re.sub(rb"\s+", b"", text).decode("ascii")
-                if self._kept(name) or self._kept(name.rsplit("::", 1)[-1]):
-                    yield Occurrence(Span(start, end), Role.QUALIFIED, name, self.lines.position(start), function_at(start))
+                name = re.sub(rb"\s+", b"", text)
+                if self.kept(name) or self.kept(name.rsplit(b"::", 1)[-1]):
+                    yield Occurrence(Span(start, end), Role.QUALIFIED, name.decode("ascii"), self.lines.position(start),
+                                     function_at(start))
                 start, qualified = end - len(re.split(rb"::\s*~?", text)[-1]), True
-            name = self.source[start:end].decode("ascii")
-            if start not in seen and self._kept(name):
-                yield self._occurrence(start, end, name, function_at(start), qualified)
+            if start not in seen and self.kept(spelled := self.source[start:end]):
+                yield self._occurrence(start, end, spelled.decode("ascii"), function_at(start), qualified)
             seen.add(start)
 
     def _occurrence(self, start: int, end: int, name: str, function: str, qualified: bool) -> Occurrence:
@@ -256,18 +250,18 @@ class TokenMatcher:
                                      function_at(first), "#" + match.group(1).decode("ascii"))
 
 
-def unparsed_occurrences(root: Node, source: bytes, parsed: bytes, occurrences: list[Occurrence], skip: set[int],
-                         keep: Keep | None, function_at: Callable[[int], str],
+def unparsed_occurrences(sites: list[Node], source: bytes, parsed: bytes, occurrences: list[Occurrence], skip: set[int],
+                         kept: Callable[[bytes], bool], function_at: Callable[[int], str],
                          cuda_macros: re.Pattern[str]) -> list[Occurrence]:
-    """The names in what the tree does not describe that no handler reported (nor declared, `skip`),
-    and the conditions testing `cuda_macros` on the #if lines the fixes blanked."""
-    regions = unparsed_regions(root, source, parsed)
+    """The names in what the tree (with these `error_sites`) does not describe that no handler reported (nor
+    declared, `skip`), and the conditions testing `cuda_macros` on the #if lines the fixes blanked."""
+    regions = unparsed_regions(sites, source, parsed)
     if not regions:
         return []
     seen = set(skip) | {o.span.start for o in occurrences}
     for occurrence in occurrences:
         if occurrence.role is Role.QUALIFIED:  # its inner names are part of it
             seen.update(range(occurrence.span.start, occurrence.span.end))
-    matcher = TokenMatcher(source, regions, keep)
+    matcher = TokenMatcher(source, regions, kept)
     found = list(matcher.conditions(cuda_macros, seen, function_at))
     return found + list(matcher.occurrences(seen, function_at))

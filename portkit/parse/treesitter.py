@@ -22,13 +22,13 @@ from typing import Iterator
 from tree_sitter import Node, Parser
 
 from portkit.model import ParsedFile, Role
-from portkit.parse.handlers import FileParse, HANDLERS
+from portkit.parse.handlers import FileParse, HANDLERS, kept_spellings
 from portkit.parse.handles import handle_arithmetic
 from portkit.parse.macros import MacroTable, collect_macros
 from portkit.parse.nodes import CUDA_CONDITION_MACROS, HipAlias, Keep, LINE_COMMENT, node_text, position_key
 from portkit.parse.prepare import Prepared, prepare
 from portkit.parse.queries import OPTIONAL_ROLES, captures, grammar
-from portkit.parse.recovery import first_error_line, too_deep_line, tree_shape, unparsed_occurrences
+from portkit.parse.recovery import error_sites, first_error_line, too_deep_line, tree_shape, unparsed_occurrences
 from portkit.textutil import BOM, within
 
 _GUARD = re.compile(rb"#\s*(?:ifndef\s+(\w+)|if\s+!\s*defined\s*\(?\s*(\w+)\s*\)?)\s*$")
@@ -136,6 +136,16 @@ def _cuda_only(conditions: list[Node], groups: list[Node]) -> tuple[tuple[int, i
     return tuple(spans)
 
 
+def _first_define(definitions: list[Node], preamble_end: int) -> int:
+    """The offset of the first #define after the preamble (not one configuring HIP's headers), or -1. The
+    definitions in order, up to it: each asks for its parent, a walk down from the root."""
+    for name in sorted(definitions, key=lambda n: n.start_byte):
+        if name.start_byte >= preamble_end and (parent := name.parent) is not None \
+                and parent.type in ("preproc_def", "preproc_function_def") and not _HIP_CONFIGURATION.match(name.text or b""):
+            return name.start_byte
+    return -1
+
+
 def prepare_source(source: bytes, macros: MacroTable | None = None) -> Prepared:
     """What `parse_source` parses, and its tree: the bytes with a BOM blanked (spaces keep every
     offset), then fixed where they parse with errors (portkit/parse/prepare.py)."""
@@ -173,20 +183,20 @@ def parse_source(path: str, source: bytes, keep: Keep | None = None, literals: f
     prepared = prepared or prepare_source(source, macros)
     parse_bytes = _without_bom(source)
     tree = prepared.tree
-    error_line = min(filter(None, (first_error_line(tree.root_node), too_deep_line(tree.root_node))), default=None)
+    sites = error_sites(tree.root_node) if tree.root_node.has_error else []  # once: two readers
+    error_line = min(filter(None, (first_error_line(sites), too_deep_line(tree.root_node))), default=None)
     roles = OPTIONAL_ROLES if roles is None else roles
     state = FileParse(source, parse_bytes, captures(tree, roles), keep, literals, api,
                       cuda_declared, hip_alias, roles, arguments)
     preamble_end = _preamble_end(source)
     cuda_only = _cuda_only(state.get("condition"), state.get("condition_group"))
-    defines = [n.start_byte for n in state.get("definition") if n.parent is not None
-               and n.parent.type in ("preproc_def", "preproc_function_def") and n.start_byte >= preamble_end
-               and not _HIP_CONFIGURATION.match(n.text or b"")]
+    first_define = _first_define(state.get("definition"), preamble_end)
     device_syntax, unguarded_device_syntax = _device_syntax(source, cuda_only)
     for capture, handler in HANDLERS:
         handler(state, state.get(capture))
-    state.occurrences.extend(unparsed_occurrences(tree.root_node, parse_bytes, prepared.text, state.occurrences,
-                                                  state.skip, keep, state.scopes.name_at, CUDA_CONDITION_MACROS))
+    state.occurrences.extend(unparsed_occurrences(sites, parse_bytes, prepared.text, state.occurrences,
+                                                  state.skip, kept_spellings(keep), state.scopes.name_at,
+                                                  CUDA_CONDITION_MACROS))
     if hip_pointer is not None:
         state.occurrences.extend(handle_arithmetic(tree.root_node, parse_bytes, state.occurrences, hip_pointer,
                                                    state.scopes.name_at))
@@ -204,7 +214,7 @@ def parse_source(path: str, source: bytes, keep: Keep | None = None, literals: f
         newline="\r\n" if b"\r\n" in source[:4096] else "\n",
         device_syntax=device_syntax,
         cuda_only=cuda_only,
-        first_define=min(defines, default=-1),
+        first_define=first_define,
         unguarded_device_syntax=unguarded_device_syntax,
         guarded=frozenset(state.guarded),
     )
