@@ -89,7 +89,7 @@ class Job:
 @functools.lru_cache(maxsize=2)
 def _keep(known: frozenset[str]) -> Callable[[str], bool]:
     """One function per set of names, whichever job asks: the parser remembers its answers per function
-    (treesitter._kept_spellings), so a later pass over the same names starts with them."""
+    (handlers.kept_spellings), so a later pass over the same names starts with them."""
     return functools.partial(is_interesting, known=known)
 
 
