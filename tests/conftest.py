@@ -15,8 +15,11 @@ IN_CI = os.environ.get("CI") == "true"
 
 @pytest.fixture(autouse=True, scope="session")
 def _private_cache(tmp_path_factory) -> None:
-    """Keep the scan cache of a test run out of the user's cache directory."""
+    """Keep the scan cache of a test run out of the user's cache directory, and the temporary files of the tools
+    the tests run out of /tmp: HIP 5.2's clang leaves two empty directories in TMPDIR for every unit it links,
+    thousands in a few runs of the suite (pytest keeps only its last three base directories)."""
     os.environ["PORTKIT_CACHE_DIR"] = str(tmp_path_factory.mktemp("portkit-cache"))
+    os.environ["TMPDIR"] = str(tmp_path_factory.mktemp("tmp"))
 
 
 def require(condition: bool, reason: str) -> None:
