@@ -22,8 +22,9 @@ are dated an hour back, as in a checkout nobody is editing: a file modified with
 seconds of being read is read again on the next run (portkit/run/statindex.py).
 Python modules are byte-compiled (into the run's own cache, never the package), as in
 an installed package: a sandbox's PYTHONDONTWRITEBYTECODE would otherwise compile every
-module at every start. The convert row and hipify-perl alternate `--repeat` times (default
-3) and each reports its median, so one slow run on a shared machine does not decide it.
+module at every start. The cold scan and the floor alternate `--repeat` times (default 3), as
+do the convert row and hipify-perl, and each reports its median; the check and the small file
+are the medians of as many runs. So one slow run on a shared machine does not decide a row.
 """
 from __future__ import annotations
 
@@ -147,12 +148,13 @@ def report(rows: list[tuple[str, float, str]]) -> None:
 
 
 def scan_rows(portkit: list[str], tree: Path, jobs: int, env: dict[str, str], lines: int,
-              work: Path) -> list[tuple[str, float, str]]:
+              work: Path, repeat: int = 1) -> list[tuple[str, float, str]]:
     files = sources(tree)
     scan = [*portkit, "scan", "-j", str(jobs), "--no-color", str(tree)]
-    measured: list[tuple[str, float, float]] = []
+    cold, floor, cold_peak = cold_and_floor([*scan, "--no-cache"], tree, jobs, env, repeat)
+    print(f"{COLD:40} {cold:8.2f} s  {lines / cold / 1000:8.1f} klines/s  peak {cold_peak:7.0f} MB", flush=True)
+    measured: list[tuple[str, float, float]] = [(COLD, cold, cold_peak)]
     for label, command, before in [
-        (COLD, [*scan, "--no-cache"], None),
         ("scan, first run (fills the cache)", scan, None),
         ("scan, warm (nothing changed)", scan, None),
         ("scan, warm after touching 10 files", scan, lambda: touch(files, 10, "scan")),
@@ -163,25 +165,47 @@ def scan_rows(portkit: list[str], tree: Path, jobs: int, env: dict[str, str], li
         seconds, peak = run(command, env)
         measured.append((label, seconds, peak))
         print(f"{label:40} {seconds:8.2f} s  {lines / seconds / 1000:8.1f} klines/s  peak {peak:7.0f} MB", flush=True)
-    cold = measured[0][1]
-    rows = [(label, seconds, "") for label, seconds, _ in measured]
+    note = f"(median of {repeat})" if repeat > 1 else ""
+    rows = [(label, seconds, note if label == COLD else "") for label, seconds, _ in measured]
     rows.insert(1, ("scan, cold per million lines", cold * 1e6 / lines, f"({lines} lines)"))
-    floor = parse_floor(tree, jobs, env)
     if floor is not None:
-        rows.insert(2, (FLOOR, floor, "(bench/parse_floor.py: no scan is faster)"))
+        rows.insert(2, (FLOOR, floor, f"(bench/parse_floor.py: no scan is faster) {note}".rstrip()))
         rows.insert(3, ("scan, cold / floor", cold / floor, ""))
     rows.append(("peak memory (any scan above)", max(peak for _, _, peak in measured), ""))
-    return rows + latency_rows(portkit, files, env, work)
+    return rows + latency_rows(portkit, files, env, work, repeat)
 
 
-def latency_rows(portkit: list[str], files: list[Path], env: dict[str, str], work: Path) -> list[tuple[str, float, str]]:
-    """What a developer waits for: the pre-commit check of a small commit, and a scan of one small file."""
-    changed = touch(files, 5, "check")
-    seconds, _ = run([*portkit, "check", *map(str, changed)], env)
-    print(f"{'check, 5 touched files':40} {seconds:8.2f} s", flush=True)
-    small, _ = run([*portkit, "scan", "--no-cache", str(work / "warm-up" / "k.cu")], env)
+def cold_and_floor(command: list[str], tree: Path, jobs: int, env: dict[str, str],
+                   repeat: int) -> tuple[float, float | None, float]:
+    """The cold scan and the floor under it, alternating `repeat` times (a slow spell of the machine hits both):
+    their medians, and the scans' peak memory."""
+    colds: list[float] = []
+    floors: list[float] = []
+    peak = 0.0
+    for _ in range(repeat):
+        seconds, used = run(command, env)
+        colds.append(seconds)
+        peak = max(peak, used)
+        floor = parse_floor(tree, jobs, env)
+        if floor is not None:
+            floors.append(floor)
+    return statistics.median(colds), statistics.median(floors) if floors else None, peak
+
+
+def latency_rows(portkit: list[str], files: list[Path], env: dict[str, str], work: Path,
+                 repeat: int = 1) -> list[tuple[str, float, str]]:
+    """What a developer waits for: the pre-commit check of a small commit, and a scan of one small file (each the
+    median of `repeat` runs: a command of a fifth of a second moves by half of that on a busy machine)."""
+    checks = []
+    for _ in range(repeat):
+        changed = touch(files, 5, "check")
+        checks.append(run([*portkit, "check", *map(str, changed)], env)[0])
+    smalls = [run([*portkit, "scan", "--no-cache", str(work / "warm-up" / "k.cu")], env)[0] for _ in range(repeat)]
+    check, small = statistics.median(checks), statistics.median(smalls)
+    print(f"{'check, 5 touched files':40} {check:8.2f} s", flush=True)
     print(f"{'scan, one small file':40} {small:8.2f} s", flush=True)
-    return [("check, 5 touched files (pre-commit)", seconds, ""), ("scan, one small file", small, "")]
+    note = f"(median of {repeat})" if repeat > 1 else ""
+    return [("check, 5 touched files (pre-commit)", check, note), ("scan, one small file", small, note)]
 
 
 def linearity_rows(portkit: list[str], tree: Path, jobs: int, env: dict[str, str]) -> list[tuple[str, float, str]]:
@@ -296,7 +320,9 @@ def main() -> int:
     parser.add_argument("--portkit", default=installed_portkit(),
                         help="portkit command (default: the script installed beside this Python, else on PATH)")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
-    parser.add_argument("--repeat", type=int, default=3, help="convert and hipify-perl runs, alternating (median)")
+    parser.add_argument("--repeat", type=int, default=3,
+                        help="runs of the cold scan and the floor, alternating; of each latency row; of convert and "
+                             "hipify-perl, alternating (medians)")
     args = parser.parse_args()
     if not args.portkit:
         raise SystemExit("portkit is not installed (pip install .), or pass --portkit CMD")
@@ -309,7 +335,8 @@ def main() -> int:
         warm_up(portkit, work, env)
         lines = count_lines(sources(tree))
         print(f"tree: {tree} ({len(sources(tree))} files, {lines} lines), {args.jobs} jobs")
-        rows = scan_rows(portkit, tree, args.jobs, env, lines, work) + linearity_rows(portkit, tree, args.jobs, env)
+        rows = scan_rows(portkit, tree, args.jobs, env, lines, work, max(1, args.repeat)) \
+            + linearity_rows(portkit, tree, args.jobs, env)
         real = args.real or tree / "B" / "cuda-samples"
         if real.is_dir():
             rows += convert_rows(portkit, real_cuda(real, work), args.jobs, env, args.hipify_perl, work,
