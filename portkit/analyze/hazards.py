@@ -162,7 +162,7 @@ def _uses_device_properties(parsed: ParsedFile) -> bool:
 def dynamic_parallelism(parsed: ParsedFile, context: Context) -> Iterator[Finding]:
     """Kernel launches, and calls of CUDA's device runtime (cudaMalloc, streams, events), in device code: convert
     renames such a call to a HIP function that only the host has."""
-    if not parsed.of(K.KERNEL, K.DEVICE_FUNCTION):
+    if not parsed.device_functions:
         return  # no device code (most host files)
     device = device_code(parsed)
     for o in parsed.of(K.LAUNCH):
