@@ -234,11 +234,25 @@ def parse_floor(tree: Path, jobs: int, env: dict[str, str]) -> float | None:
     return seconds
 
 
+def creation_cost(probe: Path, count: int = 200) -> float:
+    """Seconds to create one small file in `probe`, a new directory. On the machine of docs/performance.md it
+    ranged from 30 to 350 µs by where the directory was: ext4 slows down where many files were just deleted (an
+    earlier run's tree), and convert creates a file for each of its 488 sources. The files are left for `work`'s
+    removal: deleting them here would slow what comes next."""
+    probe.mkdir()
+    start = time.perf_counter()
+    for i in range(count):
+        (probe / f"f{i}").write_bytes(b"x" * 4096)
+    return (time.perf_counter() - start) / count
+
+
 def convert_rows(portkit: list[str], real: Path, jobs: int, env: dict[str, str], hipify: str | None,
                  work: Path, repeat: int) -> list[tuple[str, float, str]]:
     files = sources(real)
     lines = count_lines(files)
     print(f"\nreal CUDA code: {real} ({len(files)} files, {lines} lines)")
+    print(f"creating a file in {work}: {creation_cost(work / 'probe') * 1e6:.0f} µs (convert creates one per "
+          "source; hipify-perl's output goes to a pipe)")
     if not hipify:
         print("hipify-perl: not found (pass --hipify-perl PATH); no ratio measured")
     ours: list[float] = []

@@ -120,6 +120,19 @@ def test_scale_tree_is_the_pinned_commits_in_two_halves(tmp_path: Path) -> None:
         ["B/proj/src/x-cuda/k.cu"]
 
 
+def test_bench_times_creating_files_and_leaves_them_for_the_work_tree(tmp_path: Path) -> None:
+    """The convert row prints what creating a file costs where it writes: deleting the probe's files would slow
+    the file creations after it, so they stay until the bench removes its work tree."""
+    sys.path.insert(0, str(ROOT / "bench"))
+    try:
+        import bench
+        seconds = bench.creation_cost(tmp_path / "probe", count=20)
+    finally:
+        sys.path.remove(str(ROOT / "bench"))
+    assert 0 < seconds < 1
+    assert len(list((tmp_path / "probe").iterdir())) == 20
+
+
 def test_the_pinned_scale_trees_fill_both_halves() -> None:
     import tomllib
     trees = tomllib.loads((ROOT / "bench" / "scale.toml").read_text())["tree"]
