@@ -28,6 +28,33 @@ def test_parse_floor_parses_and_queries_every_source(tmp_path: Path) -> None:
                         result.stdout)
 
 
+def test_parse_floor_prepares_with_the_macro_table_a_scan_builds(tmp_path: Path) -> None:
+    """The floor parses as a scan does: with the project's macro table (a statement macro defined in a header
+    fixes another file's parse), which --save-macros writes in a run of its own, so that building it is never
+    timed as floor."""
+    import pickle  # nosec B403: the table the test's own run wrote
+
+    from portkit.run.project import run_project
+    from portkit.settings import RunSettings
+
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    (tree / "check.h").write_text("#define CHECK_LAST { cudaError_t e = cudaGetLastError(); (void)e; }\n")
+    (tree / "a.cu").write_text('#include "check.h"\nvoid f(float* d) {\n  CHECK_LAST\n  cudaFree(d);\n}\n')
+    table = tmp_path / "macros.pickle"
+    floor = [sys.executable, str(ROOT / "bench" / "parse_floor.py"), str(tree)]
+    subprocess.run([*floor, "--save-macros", str(table)], check=True)
+    saved = pickle.loads(table.read_bytes())  # nosec B301
+    scanned = run_project(RunSettings(paths=(str(tree),), root=tmp_path, jobs=1, cache=False)).macros
+    assert saved == scanned and saved.object_statements == {b"CHECK_LAST"}
+    source = (tree / "a.cu").read_bytes()
+    assert prepare_source(source, saved).text != prepare_source(source).text  # its own #defines miss the macro
+    result = subprocess.run([*floor, "-j", "1", "--macros", str(table)], capture_output=True, text=True, check=True)
+    assert result.stdout.startswith("2 files, 1 processes:")
+    missing = subprocess.run([*floor, "--macros", str(tmp_path / "none")], capture_output=True, text=True)
+    assert missing.returncode != 0 and missing.stderr.strip().startswith(f"parse_floor.py: {tmp_path / 'none'}: ")
+
+
 def test_parse_floor_refuses_a_missing_tree(tmp_path: Path) -> None:
     result = subprocess.run([sys.executable, str(ROOT / "bench" / "parse_floor.py"), str(tmp_path / "none")],
                             capture_output=True, text=True)
