@@ -61,7 +61,9 @@ def pair_rules(path: Path) -> dict[str, list[dict]]:
 
 def expand_pairs(corpus: realworld.Corpus, rules: list[dict]) -> list[realworld.Program]:
     """Directory pairs (the program is the directory), or with `files = true` file pairs: the program is
-    the one CUDA file, diffed against its twin file (RAJAPerf's NAME-Cuda.cpp and NAME-Hip.cpp)."""
+    the one CUDA file, diffed against its twin file (RAJAPerf's NAME-Cuda.cpp and NAME-Hip.cpp). A program
+    is named by its path (less the first directory) without what the rule's `strip` regex matches, by
+    default the twin's pattern."""
     programs = []
     for rule in rules:
         pattern, replacement = rule["twin"]
@@ -72,12 +74,16 @@ def expand_pairs(corpus: realworld.Corpus, rules: list[dict]) -> list[realworld.
             if twin == relative or not of_kind(corpus.root / twin):
                 continue
             if rule.get("files"):
-                name = re.sub(pattern, "", relative.split("/", 1)[-1])
+                name = re.sub(rule.get("strip", pattern), "", relative.split("/", 1)[-1])
                 programs.append(realworld.Program(name, match.parent.relative_to(corpus.root).as_posix(), twin,
                                                   [], [], [], [], [match.name], []))
             else:  # a directory named by its variant alone (Velocity-Bench's NAME/CUDA): its parent's name
                 name = re.sub(pattern, "", match.name) or match.parent.name
                 programs.append(realworld.Program(name, relative, twin, [], [], [], [], [], []))
+    names = [p.name for p in programs]
+    if len(set(names)) < len(names):
+        clash = sorted({n for n in names if names.count(n) > 1})
+        raise realworld.BadInput(f"{corpus.name}: pairs named alike ({', '.join(clash)}): give their rules a `strip`")
     return programs
 
 

@@ -6,6 +6,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from portkit.parse.queries import captures
 from portkit.parse.treesitter import prepare_source
 from portkit.rules import load_database
@@ -223,6 +225,27 @@ def test_effort_file_pairs_diff_each_file_against_its_twin(tmp_path: Path) -> No
     (tmp_path / "app" / "HIP").mkdir()
     [app] = effort.expand_pairs(corpus, [{"glob": "*/CUDA", "twin": ["CUDA$", "HIP"]}])
     assert (app.name, app.cuda, app.hip) == ("app", "app/CUDA", "app/HIP")
+
+
+def test_effort_pairs_of_one_kernel_are_named_apart(tmp_path: Path) -> None:
+    """Two CUDA variants of one kernel (PRK's nstream-cuda.cu and nstream-cublas.cu) would both be named
+    `nstream` by their twins' patterns: the rules keep the whole path with `strip = ""`, and a clash is an error."""
+    sys.path.insert(0, str(ROOT / "bench"))
+    import effort
+    import realworld
+
+    kernels = tmp_path / "Cxx11"
+    kernels.mkdir()
+    for name in ("nstream-cuda.cu", "nstream-hip.cc", "nstream-cublas.cu", "nstream-hipblas.cc"):
+        (kernels / name).write_text("run();\n")
+    corpus = realworld.Corpus("prk", "ParRes/Kernels", "0" * 40, [], [], root=tmp_path)
+    rules = [{"glob": "Cxx11/*-cuda.cu", "twin": ["-cuda\\.cu$", "-hip.cc"], "files": True},
+             {"glob": "Cxx11/*-cublas.cu", "twin": ["-cublas\\.cu$", "-hipblas.cc"], "files": True}]
+    with pytest.raises(realworld.BadInput, match="nstream"):
+        effort.expand_pairs(corpus, rules)
+    named = effort.expand_pairs(corpus, [{**rule, "strip": ""} for rule in rules])
+    assert sorted((p.name, p.hip) for p in named) == [("nstream-cublas.cu", "Cxx11/nstream-hipblas.cc"),
+                                                      ("nstream-cuda.cu", "Cxx11/nstream-hip.cc")]
 
 
 def test_effort_residual_counts_statements_and_skips_the_cuda_original(tmp_path: Path) -> None:
