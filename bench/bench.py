@@ -10,9 +10,9 @@ Usage:
   bench/bench.py --real DIR               # real CUDA code for the convert row (default: the
                                           # pinned cuda-samples of bench/scale.toml)
 
-Rows: scan cold (`--no-cache`), the floor under it (tree-sitter's parse of each file prepared with the
-project's macro table, as the scan prepares it, portkit's query and the look-up of each captured name
-alone, bench/parse_floor.py), the first run (fills the cache),
+Rows: scan cold (`--no-cache`), the floor under it (tree-sitter's parses of each file, its own bytes and
+those the scan's pre-parse fixes write, portkit's query and the look-up of each captured name alone, none
+of portkit's Python that prepares them: bench/parse_floor.py), the first run (fills the cache),
 warm (nothing changed), warm after touching 10 files, peak memory, the linearity row (the
 tree's two halves scanned cold apart and together: together must cost no more than 1.1 times
 the sum), `portkit check` on 5 touched files (what pre-commit runs), a scan of one small
@@ -183,12 +183,12 @@ def cold_and_floor(command: list[str], tree: Path, jobs: int, env: dict[str, str
     colds: list[float] = []
     floors: list[float] = []
     peak = 0.0
-    macros = floor_macros(tree, env)
+    prepared = floor_prepared(tree, env)
     for _ in range(repeat):
         seconds, used = run(command, env)
         colds.append(seconds)
         peak = max(peak, used)
-        floor = parse_floor(tree, jobs, env, macros)
+        floor = parse_floor(tree, jobs, env, prepared)
         if floor is not None:
             floors.append(floor)
     return statistics.median(colds), statistics.median(floors) if floors else None, peak
@@ -225,26 +225,27 @@ def linearity_rows(portkit: list[str], tree: Path, jobs: int, env: dict[str, str
              f"({together:.2f} s / {apart[0]:.2f} s + {apart[1]:.2f} s)")]
 
 
-def floor_macros(tree: Path, env: dict[str, str]) -> Path | None:
-    """The macro table a scan of `tree` prepares each file with, written once, untimed (building it is portkit's
-    Python, not floor), for the floor to parse as the scan does; None where portkit cannot be imported here."""
+def floor_prepared(tree: Path, env: dict[str, str]) -> Path | None:
+    """The bytes a scan of `tree` parses after each file's own (its pre-parse fixes), found once, untimed (the
+    macro table, the fixes and the choice of tree are portkit's Python, not floor), for the floor to make the
+    scan's parses; None where portkit cannot be imported here."""
     if importlib.util.find_spec("portkit") is None:
         return None
-    table = tree.parent / "floor-macros.pickle"
-    subprocess.run([sys.executable, str(HERE / "parse_floor.py"), str(tree), "--save-macros", str(table)], env=env,
-                   check=True)
-    return table
+    prepared = tree.parent / "floor-prepared.pickle"
+    subprocess.run([sys.executable, str(HERE / "parse_floor.py"), str(tree), "--save-prepared", str(prepared)],
+                   env=env, check=True)
+    return prepared
 
 
-def parse_floor(tree: Path, jobs: int, env: dict[str, str], macros: Path | None = None) -> float | None:
-    """Wall seconds of tree-sitter's parse (with the project's macro table, `macros`, as a scan parses) and portkit's
-    query of the tree and the look-up of each captured name alone, in as many processes as the scans: the floor
-    under a cold scan. It needs portkit importable here."""
+def parse_floor(tree: Path, jobs: int, env: dict[str, str], prepared: Path | None = None) -> float | None:
+    """Wall seconds of tree-sitter's parses (each file's bytes, and those a scan parses again, `prepared`) and
+    portkit's query of the tree and the look-up of each captured name alone, in as many processes as the scans: the
+    floor under a cold scan. It needs portkit importable here."""
     if importlib.util.find_spec("portkit") is None:
         print(f"{FLOOR:40} not measured: {sys.executable} cannot import portkit")
         return None
-    table = ["--macros", str(macros)] if macros is not None else []
-    seconds, _ = run([sys.executable, str(HERE / "parse_floor.py"), "-j", str(jobs), "--names", *table, str(tree)], env)
+    again = ["--prepared", str(prepared)] if prepared is not None else []
+    seconds, _ = run([sys.executable, str(HERE / "parse_floor.py"), "-j", str(jobs), "--names", *again, str(tree)], env)
     print(f"{FLOOR:40} {seconds:8.2f} s", flush=True)
     return seconds
 

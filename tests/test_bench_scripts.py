@@ -26,15 +26,16 @@ def test_parse_floor_parses_and_queries_every_source(tmp_path: Path) -> None:
                    for nodes in captures(prepare_source(text.encode()).tree).values())
     result = subprocess.run([sys.executable, str(ROOT / "bench" / "parse_floor.py"), "-j", "2", str(tmp_path)],
                             capture_output=True, text=True, check=True)
-    assert re.fullmatch(rf"2 files, 2 processes: parse \S+ s and query \S+ s of CPU, {expected} nodes captured\n",
-                        result.stdout)
+    assert re.fullmatch(rf"2 files, 2 processes: parse \S+ s \(2 parses\) and query \S+ s of CPU, {expected} nodes "
+                        r"captured\n", result.stdout)
 
 
-def test_parse_floor_prepares_with_the_macro_table_a_scan_builds(tmp_path: Path) -> None:
-    """The floor parses as a scan does: with the project's macro table (a statement macro defined in a header
-    fixes another file's parse), which --save-macros writes in a run of its own, so that building it is never
-    timed as floor."""
-    import pickle  # nosec B403: the table the test's own run wrote
+def test_parse_floor_makes_the_parses_a_scan_makes(tmp_path: Path) -> None:
+    """A scan parses a file again where its pre-parse fixes (with the project's macro table: a statement macro
+    defined in a header fixes another file's parse) rewrite it. --save-prepared writes those bytes in a run of its
+    own, so that the fixes (portkit's Python) are never timed as floor; --prepared parses them too and queries the
+    tree the scan keeps."""
+    import pickle  # nosec B403: what the test's own run wrote
 
     from portkit.run.project import run_project
     from portkit.settings import RunSettings
@@ -43,17 +44,21 @@ def test_parse_floor_prepares_with_the_macro_table_a_scan_builds(tmp_path: Path)
     tree.mkdir()
     (tree / "check.h").write_text("#define CHECK_LAST { cudaError_t e = cudaGetLastError(); (void)e; }\n")
     (tree / "a.cu").write_text('#include "check.h"\nvoid f(float* d) {\n  CHECK_LAST\n  cudaFree(d);\n}\n')
-    table = tmp_path / "macros.pickle"
+    saved = tmp_path / "prepared.pickle"
     floor = [sys.executable, str(ROOT / "bench" / "parse_floor.py"), str(tree)]
-    subprocess.run([*floor, "--save-macros", str(table)], check=True)
-    saved = pickle.loads(table.read_bytes())  # nosec B301
-    scanned = run_project(RunSettings(paths=(str(tree),), root=tmp_path, jobs=1, cache=False)).macros
-    assert saved == scanned and saved.object_statements == {b"CHECK_LAST"}
+    subprocess.run([*floor, "--save-prepared", str(saved)], check=True)
+    macros = run_project(RunSettings(paths=(str(tree),), root=tmp_path, jobs=1, cache=False)).macros
     source = (tree / "a.cu").read_bytes()
-    assert prepare_source(source, saved).text != prepare_source(source).text  # its own #defines miss the macro
-    result = subprocess.run([*floor, "-j", "1", "--macros", str(table)], capture_output=True, text=True, check=True)
-    assert result.stdout.startswith("2 files, 1 processes:")
-    missing = subprocess.run([*floor, "--macros", str(tmp_path / "none")], capture_output=True, text=True)
+    scanned = prepare_source(source, macros)
+    assert scanned.text != source  # the scan parses a.cu again, fixed
+    again, kept = pickle.loads(saved.read_bytes())[str(tree / "a.cu")]  # nosec B301
+    assert kept >= 1 and again[kept - 1] == scanned.text and len(pickle.loads(saved.read_bytes())) == 1
+    expected = sum(map(len, captures(scanned.tree).values())) + sum(
+        map(len, captures(prepare_source((tree / "check.h").read_bytes(), macros).tree).values()))
+    result = subprocess.run([*floor, "-j", "1", "--prepared", str(saved)], capture_output=True, text=True, check=True)
+    assert re.fullmatch(rf"2 files, 1 processes: parse \S+ s \({2 + len(again)} parses\) and query \S+ s of CPU, "
+                        rf"{expected} nodes captured\n", result.stdout)
+    missing = subprocess.run([*floor, "--prepared", str(tmp_path / "none")], capture_output=True, text=True)
     assert missing.returncode != 0 and missing.stderr.strip().startswith(f"parse_floor.py: {tmp_path / 'none'}: ")
 
 
