@@ -61,9 +61,9 @@ def pair_rules(path: Path) -> dict[str, list[dict]]:
 
 def expand_pairs(corpus: realworld.Corpus, rules: list[dict]) -> list[realworld.Program]:
     """Directory pairs (the program is the directory), or with `files = true` file pairs: the program is
-    the one CUDA file, diffed against its twin file (RAJAPerf's NAME-Cuda.cpp and NAME-Hip.cpp). A program
+    the one CUDA file, diffed against its twin file (RAJAPerf's NAME-Cuda.cpp and NAME-Hip.cpp). A file pair
     is named by its path (less the first directory) without what the rule's `strip` regex matches, by
-    default the twin's pattern."""
+    default the twin's pattern; two pairs named alike are an error."""
     programs = []
     for rule in rules:
         pattern, replacement = rule["twin"]
