@@ -25,7 +25,7 @@ from __future__ import annotations
 import argparse
 import multiprocessing
 import os
-import pickle  # nosec B403: a table this script wrote itself
+import pickle  # nosec B403: bytes this script wrote itself (--save-prepared)
 import time
 from pathlib import Path
 from typing import Any
@@ -35,7 +35,7 @@ from tree_sitter import Parser, Tree
 from portkit.parse.queries import captures, compile_queries
 from portkit.parse.treesitter import _without_bom, grammar  # the scan's own reading of a file's BOM
 from portkit.rules import load_database
-from portkit.walk import DEFAULT_MAX_FILE_SIZE, discover
+from portkit.walk import DEFAULT_MAX_FILE_SIZE, SourceFile, discover
 
 NAME_CAPTURES = ("identifier", "type", "call")
 
@@ -75,7 +75,7 @@ def _parse_and_query(path: str) -> tuple[float, float, float, int, int]:
     return middle - start, parsed - middle, time.process_time() - parsed, sum(map(len, found.values())), kept
 
 
-def reparsed(walked: list) -> Reparsed:
+def reparsed(walked: list[SourceFile]) -> Reparsed:
     """Per source a scan parses more than once, the bytes of each parse after the first and which tree it keeps:
     `prepare` as the scan runs it (the project's macro table), with a parse that records what it is given."""
     from portkit.parse.prepare import prepare  # only here: the timed run imports no more
@@ -83,14 +83,15 @@ def reparsed(walked: list) -> Reparsed:
 
     macros = project_macros(walked, FileContents(None, DEFAULT_MAX_FILE_SIZE))
     parser = Parser(grammar())
+    texts: list[bytes] = []  # what one file's preparation parsed, in order
+
+    def recorded(text: bytes) -> Tree:
+        texts.append(text)
+        return parser.parse(text)
+
     found: Reparsed = {}
     for path in sorted(f.path for f in walked if f.file_type == "source"):
-        texts: list[bytes] = []
-
-        def recorded(text: bytes) -> Tree:
-            texts.append(text)
-            return parser.parse(text)
-
+        texts.clear()
         try:
             kept = prepare(_without_bom(Path(path).read_bytes()), macros, recorded).text
         except OSError:
