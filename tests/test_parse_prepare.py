@@ -266,6 +266,21 @@ def test_token_matching_skips_comments_strings_and_headers() -> None:
     assert [(o.text, o.role.value) for o in parsed.occurrences if o.role is not Role.INCLUDE] == [("cudaC", "call")]
 
 
+def test_brackets_are_matched_in_code_only() -> None:
+    from portkit.parse.lexer import Layout
+
+    source = b'extern "C" {\n// }\n#define B "{"\nint f(int a[2]) { return g(a[0], ")") + (1); }\n}\nint h(\n'
+    layout = Layout(source)
+    brace = source.index(b"{")
+    assert layout.closing(brace) == source.rindex(b"}")
+    call = source.index(b"g(") + 1
+    assert layout.closing(call) == source.index(b'")")') + 3  # not the ")" in the string
+    assert layout.opening(layout.closing(call)) == call
+    assert layout.closing(source.index(b"a[") + 1) == source.index(b"]", source.index(b"a["))
+    assert layout.closing(source.rindex(b"h(") + 1) == -1  # never closed
+    assert layout.opening(source.rindex(b"}")) == brace
+
+
 def test_clean_files_are_parsed_as_written() -> None:
     source = "#define CHECK(x) x\n__global__ void k(float *a) { CHECK(a[0] = 1); }\nvoid h() { k<<<1, 1>>>(0); }\n"
     assert parse(source) == parse_source("t.cu", source.encode(), macros=collect_macros([]))
