@@ -142,16 +142,17 @@ def billed_sites(findings: list[Finding]) -> set[int]:
     return set(best.values()) | {index for index in headers if findings[index].library not in used}
 
 
-def dropped(code: str, name: str, shadowable: bool, names: Container[str], declared: Container[str]) -> bool:
-    """What only the whole project shows: a name another file defines is the project's own, and a
-    name it declares as a variable is no unknown CUDA name."""
-    return (shadowable and name in names) or (code == API_UNKNOWN and name in declared)
+def dropped(code: str, name: str, shadowable: bool, names: Container[str], anywhere: Container[str]) -> bool:
+    """What only the whole project shows: a name another file defines, where the file sees it, is the
+    project's own; and a name any file defines or declares (`anywhere`) is no unknown CUDA name, even
+    where no include shows it (a header using its includer's `cudaCheck` macro)."""
+    return (shadowable and name in names) or (code == API_UNKNOWN and name in anywhere)
 
 
-def project_tally(found: Tally, names: Container[str], declared: Container[str]) -> Tally:
+def project_tally(found: Tally, names: Container[str], anywhere: Container[str]) -> Tally:
     """A file's tally without what the project's own names drop."""
-    return Tally(tuple(r for r in found.rows if not dropped(r.code, r.name, r.shadowable, names, declared)),
-                 tuple(s for s in found.listed if not dropped(s.code, s.name, s.shadowable, names, declared)))
+    return Tally(tuple(r for r in found.rows if not dropped(r.code, r.name, r.shadowable, names, anywhere)),
+                 tuple(s for s in found.listed if not dropped(s.code, s.name, s.shadowable, names, anywhere)))
 
 
 def listed_sites(tallies: dict[str, Tally], code: str) -> list[tuple[str, Site]]:

@@ -92,6 +92,24 @@ def test_one_programs_copy_of_a_cuda_name_is_not_its_neighbours(tmp_path: Path, 
     assert "void kb(hipTextureObject_t t)" in (tmp_path / "out" / "b" / "b.cu").read_text()
 
 
+def test_a_headers_use_of_its_includers_macro_is_no_unknown_cuda_name(tmp_path: Path, capsys) -> None:
+    """llm.c's zero.cuh calls `cudaCheck`, which common.h defines; zero.cuh does not include common.h, the
+    units that include both do (first common.h). Some file defines it: the project's, never PK105."""
+    tree = tmp_path / "in"
+    tree.mkdir()
+    (tree / "common.h").write_text("#pragma once\n#include <cuda_runtime.h>\n"
+                                   "#define cudaCheck(err) (cudaCheck_(err, __FILE__, __LINE__))\n"
+                                   "void cudaCheck_(cudaError_t e, const char *f, int l);\n")
+    (tree / "zero.cuh").write_text("#pragma once\ninline void zeroInit() { cudaCheck(cudaSetDevice(0)); cudaFooBar(); }\n")
+    (tree / "train.cu").write_text('#include "common.h"\n#include "zero.cuh"\nint main() { zeroInit(); }\n')
+    for extra in (["--no-cache"], [], []):  # cold, filling the cache, from the cache (summary-only tallies too)
+        assert main(["scan", "-f", "json", *extra, str(tree)]) == 0
+        unknown = [f["name"] for f in json.loads(capsys.readouterr().out)["findings"] if f["code"] == "PK105"]
+        assert unknown == ["cudaFooBar"]  # the one CUDA-looking name no file defines
+        assert main(["scan", *extra, str(tree)]) == 0
+        assert "CUDA-looking names no rule knows (1): cudaFooBar" in capsys.readouterr().out
+
+
 DYNLINK_H = """#ifdef _WIN32
 #define CUDAAPI __stdcall
 #else

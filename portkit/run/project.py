@@ -106,12 +106,14 @@ class ScanResult:
         return grouped
 
 
-def _project_filter(findings: Iterable[Finding], names: ProjectNames, declared: ProjectNames) -> Iterator[Finding]:
+def _project_filter(findings: Iterable[Finding], names: ProjectNames, declared: ProjectNames,
+                    anywhere: frozenset[str]) -> Iterator[Finding]:
     """Apply what only the whole project shows: a name another file defines, where the file sees it, is the
-    project's own; one it declares as a variable there is not renamed."""
+    project's own, and one any file defines or declares (`anywhere`) no unknown CUDA name; one the file's
+    project declares as a variable where it sees it is not renamed."""
     for finding in findings:
         seen = declared.seen_by(finding.path)
-        if dropped(finding.code, finding.name, finding.shadowable, names.seen_by(finding.path), seen):
+        if dropped(finding.code, finding.name, finding.shadowable, names.seen_by(finding.path), anywhere):
             continue
         if finding.fix is not None and finding.name in seen and not finding.fix.arguments_only:
             finding = dataclasses.replace(finding, fix=None)  # the name is some file's variable: not renamed
@@ -157,19 +159,20 @@ def finish_run(collected: Collected) -> ScanResult:
     summaries, sources = _summaries(results, diagnostics)
     context = dataclasses.replace(base, project_names=names.any_file(), project_declared=declared.any_file(),
                                   **_shared(every))
+    anywhere = context.project_names | context.project_declared
     # Findings only the project shows (names other files' aliases resolve, the runtime header where it decides).
     resolved = [f for analysis in project_analyses() for f in analysis.finish(_facts(results, analysis), context)]
     sites = None
     if collected.summary_only:
-        tallies = _project_tallies(results, names, declared, resolved)
+        tallies = _project_tallies(results, names, anywhere, resolved)
         findings: list[Finding] = []
         if collected.job is not None and collected.job.cache is not None:
             sites = Sites(collected.job, [e for e in collected.entries if e[0].path not in collected.context_only],
-                          names, declared, resolved)
+                          names, declared, anywhere, resolved)
     else:
         from_units = findings_of_headers(results)
         findings = list(_project_filter([f for r in results for f in from_units.get(r.file.path, r.findings)], names,
-                                        declared))
+                                        declared, anywhere))
         findings = _revised(findings + resolved, every, context)
         findings.sort(key=Finding.sort_key)
         tallies = {}
@@ -205,10 +208,10 @@ class Sites:
     cannot be read (an unwritable cache) is processed again."""
 
     def __init__(self, job: Job, entries: list[tuple[SourceFile, str | None]], names: ProjectNames,
-                 declared: ProjectNames, resolved: list[Finding]):
+                 declared: ProjectNames, anywhere: frozenset[str], resolved: list[Finding]):
         self.job = job
         self.entries = sorted(entries, key=lambda item: item[0].path)
-        self.names, self.declared = names, declared
+        self.names, self.declared, self.anywhere = names, declared, anywhere
         self.resolved: dict[str, list[Finding]] = {}
         for finding in resolved:
             self.resolved.setdefault(finding.path, []).append(finding)
@@ -219,15 +222,15 @@ class Sites:
             result = job.cache.lookup(file, entry, fixes=False) if job.cache is not None else None
             if result is None:
                 result = process_file(job, file)
-            findings = list(_project_filter(result.findings, self.names, self.declared))
+            findings = list(_project_filter(result.findings, self.names, self.declared, self.anywhere))
             findings.extend(self.resolved.get(file.path, ()))
             yield from sorted(findings, key=Finding.sort_key)
 
 
-def _project_tallies(results: list[FileResult], names: ProjectNames, declared: ProjectNames,
+def _project_tallies(results: list[FileResult], names: ProjectNames, anywhere: frozenset[str],
                      resolved: list[Finding]) -> dict[str, Tally]:
     """Each file's tally without what the project's own names drop, with the names other files' aliases resolved."""
-    tallies = {r.file.path: project_tally(r.tally, names.seen_by(r.file.path), declared.seen_by(r.file.path))
+    tallies = {r.file.path: project_tally(r.tally, names.seen_by(r.file.path), anywhere)
                for r in results if r.tally is not None}
     for path, group in itertools.groupby(sorted(resolved, key=Finding.sort_key), key=lambda f: f.path):
         tallies[path] = tallies.get(path, Tally()) + tally(group)
