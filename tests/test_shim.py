@@ -126,3 +126,68 @@ def test_neutral_style_needs_somewhere_to_write_sources(tmp_path: Path, capsys) 
     (tmp_path / "a.cu").write_text("void f() { cudaDeviceSynchronize(); }\n")
     assert main(["shim", str(tmp_path / "a.cu"), "-o", str(tmp_path / "g.h"), "--style", "neutral"]) == 2
     assert "--sources OUTDIR or --in-place" in capsys.readouterr().err
+
+
+DUAL = """#include <cuda_runtime.h>
+#include <cooperative_groups.h>
+#include <cuda_bf16.h>
+#include <cstdio>
+namespace cg = cooperative_groups;
+#if defined(__CUDA_ARCH__) && defined(__HIPCC__) && !defined(__HIP_DEVICE_COMPILE__)
+#error "__CUDA_ARCH__ is defined in hipcc's host pass"
+#endif
+__host__ __device__ int side() {
+#ifdef __CUDA_ARCH__
+  return 1;
+#else
+  return 0;
+#endif
+}
+__global__ void k(float* out, const __nv_bfloat16* in) {
+  cg::thread_block block = cg::this_thread_block();
+  block.sync();
+  out[threadIdx.x] = side() + (in != nullptr);
+}
+"""
+# HIP 5.2 (installed) lacks these members, so this file is compiled with nvcc only.
+NEWER = """#include <cuda_runtime.h>
+#include <mma.h>
+#include <cuda_fp16.h>
+using namespace nvcuda;
+__global__ void tile(const half* a) {
+  wmma::fragment<wmma::matrix_a, 16, 16, 16, half, wmma::row_major> f;
+  wmma::load_matrix_sync(f, a, 16);
+}
+size_t optin() { cudaDeviceProp prop; cudaGetDeviceProperties(&prop, 0); return prop.sharedMemPerBlockOptin; }
+"""
+
+
+def _shim(tmp_path: Path, name: str, text: str) -> tuple[Path, Path, str]:
+    (tmp_path / name).mkdir()
+    (tmp_path / name / f"{name}.cu").write_text(text)
+    header, out = tmp_path / f"include-{name}" / "portkit_gpu.h", tmp_path / f"out-{name}"
+    assert main(["shim", str(tmp_path / name), "-o", str(header), "--sources", str(out)]) == 0
+    return header, out / f"{name}.cu", header.read_text()
+
+
+def test_the_shim_defines_only_identifiers_and_never_cuda_arch(tmp_path: Path, cuda_headers: Path) -> None:
+    """A macro renames every identifier of its name: `#define wmma::fragment ...` or a member's name is no mapping, and
+    `#define __CUDA_ARCH__ __HIP_DEVICE_COMPILE__` would define __CUDA_ARCH__ in hipcc's host pass too. A versioned
+    header is included by HIP_VERSION, which hip_runtime.h (included first, as nvcc includes cuda_runtime.h) defines."""
+    for name, source in (("dual", DUAL), ("newer", NEWER)):
+        header, converted, text = _shim(tmp_path, name, source)
+        defined = [line.split()[1] for line in text.splitlines() if line.startswith("#define ")]
+        assert all(name.split("(")[0].isidentifier() for name in defined), defined
+        assert "__CUDA_ARCH__" not in defined
+        nvcc = nvcc_compiles(converted, header.parent, cuda_headers)
+        assert nvcc.returncode == 0, f"nvcc {name}: {nvcc.stderr[-2000:]}"
+        if name == "dual":
+            assert " *   __CUDA_ARCH__ -> __HIP_DEVICE_COMPILE__: " in text
+            assert "#include <hip/hip_runtime.h>\n#include <hip/hip_cooperative_groups.h>\n" \
+                   "#if HIP_VERSION >= 50700000 /* HIP 5.7.0 added hip/hip_bf16.h */\n#include <hip/hip_bf16.h>\n" \
+                   "#else\n#include <hip/hip_bfloat16.h>\n#endif\n" in text
+            hipcc = hipcc_compiles(converted, header.parent)
+            assert hipcc.returncode == 0, f"hipcc: {hipcc.stderr[-2000:]}"
+        else:
+            assert " *   wmma::fragment -> rocwmma::fragment: a macro renames every identifier" in text
+            assert " *   cudaDeviceProp::sharedMemPerBlockOptin: HIP 6.0.0" in text

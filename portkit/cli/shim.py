@@ -46,8 +46,8 @@ def shim(
     rewritten = (f"{outcome.rewritten} sources rewritten" if (in_place or sources)
                  else f"{outcome.rewritten} sources would include it")
     print(f"portkit shim: {printable(output)} maps {len(built.mappings)} names and {len(built.headers)} headers "
-          f"({len(built.fallbacks)} with fallbacks for older HIP); {len(built.unportable)} names have no HIP equivalent; "
-          + rewritten)
+          f"({len(built.fallbacks)} with fallbacks for older HIP); {len(built.unportable)} names have no HIP equivalent"
+          + (f", {len(built.unmapped)} it cannot map (listed in the header)" if built.unmapped else "") + "; " + rewritten)
     for note in outcome.notes:
         print(f"portkit: note: {printable(note)}", file=sys.stderr)
     for failure in outcome.failures:

@@ -22,6 +22,12 @@ STYLES = ("cuda", "neutral")
 
 # A name whose HIP spelling depends on its argument count is dispatched on counts up to this.
 MAX_DISPATCHED_ARGUMENTS = 12
+# What a #define can rename: one identifier (not `wmma::fragment`, not a member `cudaDeviceProp::x`).
+_MACRO_NAME = re.compile(r"[A-Za-z_]\w*")
+# Names HIP added before ROCm 5.0 (HIP 1.x to 4.x, long out of support) are not listed as needing a newer HIP.
+_LISTED_FROM = (5, 0, 0)
+_UNMAPPED = ("a macro renames every identifier of its name, not one qualified name or member, so the shim "
+             "leaves it: convert rewrites it, or write the HIP spelling under #if defined(__HIPCC__)")
 
 
 @dataclasses.dataclass(frozen=True, order=True)
@@ -50,14 +56,29 @@ class Fallback:
 
 
 @dataclasses.dataclass(frozen=True)
+class Header:
+    """A CUDA header and the HIP one included for it; `older` where HIP before `hip_added` has another."""
+
+    cuda: str
+    hip: str
+    older: str = ""
+    hip_version: int = 0  # as HIP_VERSION encodes hip_added
+    hip_added: str = ""
+
+
+@dataclasses.dataclass(frozen=True)
 class Shim:
     style: str
     header_name: str
-    headers: tuple[tuple[str, str], ...]  # (CUDA header, HIP header), in first-use order
+    headers: tuple[Header, ...]  # in first-use order
     mappings: tuple[Mapping, ...]
     fallbacks: tuple[Fallback, ...]
     unportable: tuple[tuple[str, str, str], ...]  # (name, library title, advice)
     helpers: tuple[str, ...] = ()  # the text of portkit's helpers that mapped names are spelled with
+    # (CUDA name, HIP name, why): renamed for HIP, but no macro can say so (a qualified name, a member, a version
+    # macro an #if compares with a number)
+    unmapped: tuple[tuple[str, str, str], ...] = ()
+    newer: tuple[tuple[str, str], ...] = ()  # (CUDA name, the HIP version that added its counterpart): no fallback
 
 
 def neutral_name(hip: str) -> str:
@@ -75,10 +96,12 @@ def hip_version_number(version: str) -> int:
 
 def build_shim(findings: Iterable[Finding], rules: RuleDatabase, style: str, header_name: str) -> Shim:
     any_target = Target()  # the header serves every HIP version: mappings use the newest spelling
-    headers: dict[str, str] = {}
+    headers: dict[str, Header] = {}
     mappings: dict[str, Mapping] = {}
     fallbacks: dict[str, Fallback] = {}
     unportable: dict[str, tuple[str, str, str]] = {}
+    unmapped: dict[str, tuple[str, str, str]] = {}
+    newer: dict[str, tuple[str, str]] = {}
     neutral_taken: dict[str, str] = {}
     helpers: dict[str, str] = {}
     for finding in findings:
@@ -92,11 +115,23 @@ def build_shim(findings: Iterable[Finding], rules: RuleDatabase, style: str, hea
                 if rule.hip_requires:  # e.g. HIP 5.x cooperative groups need hip_runtime.h first
                     prerequisite = next((r for r in rules.headers.values() if r.hip == rule.hip_requires), None)
                     if prerequisite is not None:
-                        headers.setdefault(prerequisite.cuda, prerequisite.hip)
-                headers.setdefault(rule.cuda, resolution.hip)
+                        headers.setdefault(prerequisite.cuda, Header(prerequisite.cuda, prerequisite.hip))
+                older = rule.older_hip if rule.hip_added and resolution.hip == rule.hip else ""
+                headers.setdefault(rule.cuda, Header(rule.cuda, resolution.hip, older,
+                                                     hip_version_number(rule.hip_added) if older else 0,
+                                                     rule.hip_added if older else ""))
             continue
         if resolution.status not in RENAMED_STATUSES or not resolution.hip:
             unportable.setdefault(rule.cuda, (rule.cuda, title, resolution.advice or finding.message))
+            continue
+        if rule.hip_added and not rule.older_hip and resolution.hip == rule.hip \
+                and parse_version(rule.hip_added) >= _LISTED_FROM:
+            newer.setdefault(rule.cuda, (rule.cuda, rule.hip_added))
+        spelled = rule.cuda.rsplit("::", 1)[-1] if rule.kind == "field" else rule.cuda  # `p.x` spells the member
+        if rule.kind == "field" or rule.compare_as or not _MACRO_NAME.fullmatch(spelled):
+            if spelled != resolution.hip:
+                why = resolution.advice if rule.compare_as else _UNMAPPED
+                unmapped.setdefault(rule.cuda, (rule.cuda, resolution.hip, why or finding.message))
             continue
         neutral = neutral_name(resolution.hip) if style == "neutral" else ""
         if neutral and neutral_taken.setdefault(neutral, rule.cuda) != rule.cuda:
@@ -113,8 +148,9 @@ def build_shim(findings: Iterable[Finding], rules: RuleDatabase, style: str, hea
                        helper_named(rule.helper) if rule.helper else None):
             if helper is not None:
                 helpers.setdefault(helper.name, helper.text)
-    return Shim(style, header_name, tuple(headers.items()), tuple(sorted(mappings.values())),
-                tuple(sorted(fallbacks.values())), tuple(sorted(unportable.values())), tuple(helpers.values()))
+    return Shim(style, header_name, tuple(headers.values()), tuple(sorted(mappings.values())),
+                tuple(sorted(fallbacks.values())), tuple(sorted(unportable.values())), tuple(helpers.values()),
+                tuple(sorted(unmapped.values())), tuple(sorted(newer.values())))
 
 
 def source_edits(findings: Iterable[Finding], shim: Shim, rules: RuleDatabase) -> list[Edit]:
@@ -127,7 +163,7 @@ def source_edits(findings: Iterable[Finding], shim: Shim, rules: RuleDatabase) -
         if not finding.library:
             continue
         if rules.headers.get(finding.name) or rules.header(finding.name):
-            if any(finding.name == cuda or finding.name.endswith("/" + cuda) for cuda, _ in shim.headers):
+            if any(finding.name == h.cuda or finding.name.endswith("/" + h.cuda) for h in shim.headers):
                 edits.append(Edit(finding.span, include))
         elif finding.name in neutral and not finding.span.empty:
             edits.append(Edit(finding.span, neutral[finding.name].encode()))
