@@ -104,6 +104,23 @@ def test_cmake_reports_what_it_cannot_rewrite(database) -> None:
     assert any(m.startswith("CUDA::cusparseLt") for m in messages)
 
 
+def test_cmake_architectures_are_rewritten_where_set_and_only_renamed_where_read(database) -> None:
+    """tiny-cuda-nn sorts its list and reads its first entry: `COMPARE` and the index 0 are no architectures."""
+    from portkit.convert.build_files import convert_cmake
+
+    text = ("set(CMAKE_CUDA_ARCHITECTURES 80 70)\nlist(APPEND CMAKE_CUDA_ARCHITECTURES 90)\n"
+            "list(SORT CMAKE_CUDA_ARCHITECTURES COMPARE NATURAL ORDER ASCENDING)\n"
+            "list(GET CMAKE_CUDA_ARCHITECTURES 0 MIN_GPU_ARCH)\n"
+            "if(CMAKE_CUDA_ARCHITECTURES STREQUAL \"80\")\nendif()\n"
+            "get_target_property(found app CUDA_ARCHITECTURES)\n")
+    lines = convert_cmake(text, database).text.splitlines()
+    assert lines[:6] == ["set(CMAKE_HIP_ARCHITECTURES gfx90a gfx906)", "list(APPEND CMAKE_HIP_ARCHITECTURES gfx942)",
+                         "list(SORT CMAKE_HIP_ARCHITECTURES COMPARE NATURAL ORDER ASCENDING)",
+                         "list(GET CMAKE_HIP_ARCHITECTURES 0 MIN_GPU_ARCH)",
+                         'if(CMAKE_HIP_ARCHITECTURES STREQUAL "80")', "endif()"]
+    assert lines[6] == "get_target_property(found app HIP_ARCHITECTURES)"
+
+
 MAKEFILE = """CUDA_HOME ?= /usr/local/cuda
 NVCC = $(CUDA_HOME)/bin/nvcc
 FLAGS = -O3 --threads=0 -t=0 --generate-code arch=compute_80,code=[compute_80,sm_80] --machine 64 -ccbin g++ \\

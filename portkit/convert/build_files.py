@@ -201,16 +201,37 @@ def _cmake_language(rw: Rewriter) -> None:
     rw.sub(r"\bcuda_add_(executable|library)\b", lambda m: f"add_{m.group(1)}", re.I)
 
 
+# The command whose argument list an offset is in, and the arguments before it (CMake's commands do not nest).
+_OPEN_COMMAND = re.compile(r"(\w+)\s*\(([^()]*)\Z")
+_PROPERTY_SETTERS = ("set_property", "set_target_properties", "set_directory_properties",
+                     "set_source_files_properties")
+
+
+def _sets_architectures(text: str, offset: int) -> bool:
+    """Whether the CUDA_ARCHITECTURES at `offset` is given its values there (`set(VAR 70 80)`, `list(APPEND VAR 90)`,
+    a property setter), not read: `list(SORT VAR COMPARE NATURAL)`, `list(GET VAR 0 out)`, `if(VAR ...)` only rename."""
+    found = _OPEN_COMMAND.search(text, max(0, offset - 4000), offset)
+    if found is None:
+        return True  # the command opened before a comment: as set() and the setters, the common case
+    command, before = found.group(1).lower(), found.group(2).split()
+    if command == "set":
+        return not before
+    if command == "list":
+        return len(before) == 1 and before[0].upper() in ("APPEND", "PREPEND")
+    return command in _PROPERTY_SETTERS
+
+
 def _cmake_architectures(rw: Rewriter, facts: BuildFacts, offload_arch: tuple[str, ...]) -> None:
     def architectures(match: re.Match) -> str:
-        values = match.group(2)
-        if values.strip().strip('"').lower() in ("native", "all", "all-major"):
-            return f"{match.group(1).replace('CUDA', 'HIP')} {values}"
-        return f"{match.group(1).replace('CUDA', 'HIP')} {' '.join(_arch_list(values, facts, offload_arch))}"
+        name, space, values = match.group(1).replace("CUDA", "HIP"), match.group(2), match.group(3)
+        if not _sets_architectures(match.string, match.start()) \
+                or values.strip().strip('"').lower() in ("native", "all", "all-major"):
+            return f"{name}{space}{values}"
+        return f"{name} {' '.join(_arch_list(values, facts, offload_arch))}"
 
-    rw.sub(r"\b((?:CMAKE_)?CUDA_ARCHITECTURES)\s+(\"[^\"]*\"|[\w;\s-]*?)(?=\s*[)\n]|\s+[A-Z_]{4,}\b)", architectures)
+    rw.sub(r"\b((?:CMAKE_)?CUDA_ARCHITECTURES)(\s+)(\"[^\"]*\"|[\w;\s-]*?)(?=\s*[)\n]|\s+[A-Z_]{4,}\b)", architectures)
     rw.sub(r"\bCMAKE_CUDA_(\w+)", lambda m: f"CMAKE_HIP_{m.group(1)}")
-    rw.sub(r"\bCUDA_STANDARD\b", lambda m: "HIP_STANDARD")
+    rw.sub(r"\bCUDA_(STANDARD|ARCHITECTURES)\b", lambda m: f"HIP_{m.group(1)}")  # the property where it is read
 
 
 def _cmake_libraries(rw: Rewriter, rules: RuleDatabase, target: Target) -> None:
