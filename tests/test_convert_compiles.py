@@ -88,6 +88,12 @@ def test_arch_comparisons_keep_their_meaning_on_amd(tmp_path: Path) -> None:
     assert "min(u[1], u[2]) + max(u[1], u[2])" in text and "(3.141592654F)" in text
 
 
+def test_a_nested_ptx_branch_does_not_hold_back_the_test_around_it(tmp_path: Path) -> None:
+    text = converted(tmp_path, "arch_guarded_ptx.cu", "--rocm-version", "5.2")
+    assert "#if defined(__HIP_DEVICE_COMPILE__) && defined(__HIP_DEVICE_COMPILE__)\n" in text  # the outer test
+    assert "#if __CUDA_ARCH__ >= 700\n" in text and "#if __CUDA_ARCH__ >= 900\n" in text  # those guarding PTX
+
+
 def test_launch_configurations_are_deterministic(tmp_path: Path, capsys, monkeypatch) -> None:
     """Each launch keeps its own configuration, cold or cached, and the bytes are the same every time."""
     import json

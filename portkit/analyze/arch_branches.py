@@ -11,7 +11,7 @@ import dataclasses
 from typing import Iterable, Iterator
 
 from portkit.codes import API_UNKNOWN, Status
-from portkit.model import Finding, NameFacts, Occurrence, ParsedFile, Role
+from portkit.model import Finding, NameFacts, ParsedFile, Role, Span
 
 # What hipcc cannot compile in a branch: names HIP lacks (or not in the target), CUDA names no rule knows.
 _NVIDIA_ONLY = (Status.UNSUPPORTED, Status.REMOVED, Status.UNAVAILABLE)
@@ -19,25 +19,49 @@ _LEFT = ("left as CUDA's test: the branch it would switch on for AMD holds inlin
          "which hipcc rejects (under hipcc the original compiled the other branch)")
 
 
-def _switched_on(occurrence: Occurrence) -> tuple[int, int] | None:
+def _switched_on(facts: NameFacts) -> tuple[int, int] | None:
     """The bytes the rewritten test compiles for AMD device code where CUDA's left them out under hipcc:
     `>`/`>=` become true there (the #if's own branch), `<`/`<=` false (the rest of the group)."""
-    facts = occurrence.facts(NameFacts)
     operator = facts.compared.split()[0]
     return facts.branch if operator in (">", ">=") else facts.otherwise if operator in ("<", "<=") else None
 
 
+def _switched_off(facts: NameFacts) -> tuple[int, int] | None:
+    """The bytes the rewritten test leaves out of AMD device code (the other side of `_switched_on`)."""
+    operator = facts.compared.split()[0]
+    return facts.otherwise if operator in (">", ">=") else facts.branch
+
+
 def keep_nvidia_branches_off(parsed: ParsedFile, findings: Iterable[Finding]) -> Iterator[Finding]:
-    """`findings` with no rewrite of an architecture test whose switched-on branch holds NVIDIA-only code."""
-    switched = {o.span: on for o in parsed.of(Role.IDENTIFIER) if o.facts(NameFacts).compared and (on := _switched_on(o))}
-    if not switched:
+    """`findings` with no rewrite of an architecture test whose switched-on branch holds NVIDIA-only code.
+
+    Innermost tests first: code a nested test keeps out of AMD device code (its own test left as CUDA's, or the side
+    its rewrite switches off) does not hold an enclosing test back (`#if __CUDA_ARCH__ >= 600` around a function
+    whose `#if __CUDA_ARCH__ >= 700` branch is PTX and whose `#else` is atomicAdd)."""
+    tests = {o.span: facts for o in parsed.of(Role.IDENTIFIER)
+             if (facts := o.facts(NameFacts)).compared and _switched_on(facts)}
+    if not tests:
         yield from findings
         return
     findings = list(findings)
     nvidia = [o.span.start for o in parsed.of(Role.INLINE_ASM)]
     nvidia += [f.span.start for f in findings if f.status in _NVIDIA_ONLY or f.code == API_UNKNOWN]
+    rewritten = {f.span for f in findings if f.fix is not None and f.span in tests}
+    left: set[Span] = set()
+    skipped: list[tuple[int, int]] = []  # bytes AMD device code does not compile, as decided so far
+    for span, facts in sorted(tests.items(), key=lambda item: _size(_switched_on(item[1]))):
+        on = _switched_on(facts)
+        held = [x for x in nvidia if on[0] <= x < on[1] and not any(s <= x < e for s, e in skipped)]
+        if span not in rewritten or held:
+            left.add(span)
+            skipped.append(on)
+        elif (off := _switched_off(facts)) is not None:
+            skipped.append(off)
     for finding in findings:
-        on = switched.get(finding.span) if finding.fix is not None else None
-        if on is not None and any(on[0] <= offset < on[1] for offset in nvidia):
+        if finding.span in left and finding.span in rewritten:
             finding = dataclasses.replace(finding, fix=None, message=f"{finding.message}; {_LEFT}")
         yield finding
+
+
+def _size(extent: tuple[int, int] | None) -> int:
+    return extent[1] - extent[0] if extent is not None else 0

@@ -29,3 +29,21 @@ __global__ void accumulate(double *sum, double v) {
   *sum += v;
 #endif
 }
+
+// A test around a nested one: the inner test keeps its PTX out of AMD device code, so the outer one still switches
+// its plain code on (left as CUDA's, it would leave `add_twice` undefined where `twice` calls it).
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 600
+__device__ void add_twice(float *address, float v) {
+#if __CUDA_ARCH__ >= 700
+  asm volatile("red.relaxed.gpu.global.add.f32 [%0], %1;" : : "l"(address), "f"(v) : "memory");
+#else
+  atomicAdd(address, 2 * v);
+#endif
+}
+#endif
+
+__global__ void twice(float *a, float v) {
+#ifdef __CUDA_ARCH__
+  add_twice(a, v);
+#endif
+}
