@@ -121,6 +121,27 @@ def test_cmake_architectures_are_rewritten_where_set_and_only_renamed_where_read
     assert lines[6] == "get_target_property(found app HIP_ARCHITECTURES)"
 
 
+def test_msvc_host_options_are_marked_and_gnu_ones_unwrapped(database) -> None:
+    """`-Xcompiler "/EHsc /W0"` unwrapped would be file names to hipcc's clang driver (llm.c's Windows branch)."""
+    from portkit.convert.build_files import convert_makefile
+
+    text = 'NVCC_FLAGS += -Xcompiler "/std:c++20" -Xcompiler "/EHsc /W0" -Xcompiler -fPIC -Xcompiler=-Wall\n'
+    result = convert_makefile(text, database)
+    assert result.text.splitlines()[-1] == "NVCC_FLAGS += -fPIC -Wall"
+    assert sorted(n.message.split(":")[0] for n in result.notes) == ['-Xcompiler "/EHsc /W0"', '-Xcompiler "/std']
+    assert all("MSVC options" in n.message for n in result.notes)
+
+
+def test_cmake_nvcc_variables_get_their_own_advice(database) -> None:
+    from portkit.convert.build_files import convert_cmake
+
+    text = ('list(APPEND CUDA_NVCC_FLAGS "-Xcompiler=-fno-strict-aliasing")\n'
+            "set_target_properties(app PROPERTIES CUDA_SEPARABLE_COMPILATION ON)\n")
+    notes = {n.message.split(":")[0]: n.message for n in convert_cmake(text, database).notes}
+    assert "FindCUDA's list of nvcc options" in notes["CUDA_NVCC_FLAGS"] and "-fgpu-rdc" not in notes["CUDA_NVCC_FLAGS"]
+    assert "-fgpu-rdc" in notes["CUDA_SEPARABLE_COMPILATION"]
+
+
 MAKEFILE = """CUDA_HOME ?= /usr/local/cuda
 NVCC = $(CUDA_HOME)/bin/nvcc
 FLAGS = -O3 --threads=0 -t=0 --generate-code arch=compute_80,code=[compute_80,sm_80] --machine 64 -ccbin g++ \\

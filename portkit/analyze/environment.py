@@ -29,6 +29,7 @@ class Pattern:
     regex: re.Pattern[str]
     group: int
     needs: tuple[str, ...] = ()  # text every match holds, one of them (lower-case where the regex ignores case)
+    advice: str = ""  # what to do about this match, where the code's own fix says too little
 
     def may_match(self, text: str, lowered: str | None) -> bool:
         """Whether `text` (`lowered`: in lower case, None if it is not ASCII) holds one of `needs`: a pattern
@@ -55,7 +56,8 @@ def _parse(entries: list) -> tuple[Pattern, ...]:
         needs = tuple(str(n) for n in entry.get("needs", ()))
         if not all(needs) or regex.flags & re.IGNORECASE and any(n != n.lower() for n in needs):
             raise ValueError(f"entry {index}: an empty need, or one not in lower case for a (?i) pattern")
-        loaded.append(Pattern(entry["code"], frozenset(entry["kinds"]), regex, int(entry.get("group", 0)), needs))
+        loaded.append(Pattern(entry["code"], frozenset(entry["kinds"]), regex, int(entry.get("group", 0)), needs,
+                              str(entry.get("advice", ""))))
     return tuple(loaded)
 
 
@@ -86,6 +88,6 @@ def analyze_environment(file: TextFile, context: Context) -> Iterator[Finding]:
             span, position = text_location(lines, match.start(pattern.group), len(name.encode()))
             code = CODES[pattern.code]
             yield Finding(path=file.path, position=position, code=pattern.code, name=name, message=f"{code.summary}: {name}",
-                          severity=code.severity, advice=code.fix, span=span)
+                          severity=code.severity, advice=pattern.advice or code.fix, span=span)
     if file.file_type in ("cmake", "make", "script"):
         yield from _nvcc_options(file, code_text, lines)

@@ -111,7 +111,8 @@ def _note_patterns(rw: Rewriter, code: str, file_type: str) -> None:
         if pattern.code != code or file_type not in pattern.file_types:
             continue
         for offset, match in rw.find(pattern.regex.pattern):
-            rw.note(offset + match.start(pattern.group) - match.start(), code, f"{match.group(pattern.group)}: {ADVICE[code]}")
+            rw.note(offset + match.start(pattern.group) - match.start(), code,
+                    f"{match.group(pattern.group)}: {pattern.advice or ADVICE[code]}")
 
 
 ADVICE = {

@@ -92,6 +92,8 @@ def estimate(data: dict[str, Any], rules: RuleDatabase, model: dict[str, Any] | 
     files = [{"kind": kind, "count": len(kinds[kind]), "hours": len(kinds[kind]) * hours, "each": hours}
              for kind, hours in model["per_file"].items() if kinds.get(kind)]
     total = sum(r["hours"] for r in rows.values()) + sum(i["hours"] for i in inventory + files)
+    for item in inventory + files:  # summed above unrounded; shown as 0.14, not 0.14100000000000001
+        item["hours"] = round(item["hours"], 2)
     return {
         "hours": round(total, 1),
         "person_days": round(total / model["hours_per_day"], 1),
