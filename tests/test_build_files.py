@@ -132,6 +132,15 @@ def test_msvc_host_options_are_marked_and_gnu_ones_unwrapped(database) -> None:
     assert all("MSVC options" in n.message for n in result.notes)
 
 
+def test_nvidia_tools_in_a_makefile_are_marked_as_scan_lists_them(database) -> None:
+    """llm.c adds its --offload-arch only where `nvidia-smi` answers: on a ROCm machine that branch is not taken."""
+    from portkit.convert.build_files import convert_makefile
+
+    text = "ifneq ($(shell which nvidia-smi),)\n  CC := $(shell nvidia-smi --query-gpu=compute_cap --format=csv)\nendif\n"
+    notes = [n for n in convert_makefile(text, database).notes if n.code == "PK411"]
+    assert [n.message.split(":")[0] for n in notes] == ["nvidia-smi", "nvidia-smi"]
+
+
 def test_cmake_nvcc_variables_get_their_own_advice(database) -> None:
     from portkit.convert.build_files import convert_cmake
 

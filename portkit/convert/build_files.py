@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 
 from portkit.analyze.environment import patterns
-from portkit.codes import CUDA_PATH, NVCC_FLAG, code_for_status
+from portkit.codes import CUDA_PATH, NVCC_FLAG, NVIDIA_TOOL, code_for_status
 from portkit.convert.build_text import SHELL_COMMENT, BuildConversion, Rewriter
 from portkit.rules import Rule, RuleDatabase
 from portkit.rules.build_facts import LEAD, BuildFacts, NvccOption, build_facts
@@ -103,6 +103,7 @@ def _link_flags(rw: Rewriter, rules: RuleDatabase, target: Target, file_type: st
             rw.note(offset + len(match.group("lead")), _code(rules.link(match.group("lib")), target),
                     f"{match.group().strip()}: {advice}")
     _note_patterns(rw, CUDA_PATH, file_type)
+    _note_patterns(rw, NVIDIA_TOOL, file_type)
 
 
 def _note_patterns(rw: Rewriter, code: str, file_type: str) -> None:
@@ -118,6 +119,8 @@ def _note_patterns(rw: Rewriter, code: str, file_type: str) -> None:
 ADVICE = {
     CUDA_PATH: "a CUDA install path; point it at ROCm (e.g. /opt/rocm or $(ROCM_PATH)).",
     NVCC_FLAG: "no HIP property or variable of that name; use -fgpu-rdc in HIP_FLAGS or target options.",
+    NVIDIA_TOOL: "not on a ROCm machine, so a test for it takes its other branch there; rocm-smi or amd-smi for "
+                 "nvidia-smi's queries, rocprofv3 or rocprof for nsys, ncu and nvprof.",
 }
 
 
