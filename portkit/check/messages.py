@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import Iterable
 
-from portkit.check.baseline import Fingerprinted
+from portkit.check.baseline import Fingerprinted, Verdict
 from portkit.model import Finding
 
 SUPPRESSION = "// portkit: ignore[{codes}]"
@@ -15,6 +15,17 @@ def block_line(finding: Finding, blocking: Iterable[str]) -> str:
     advice = f" ({finding.advice})" if finding.advice else ""
     return f"{finding.path}:{finding.position.line}:{finding.position.column}: {finding.code} {finding.message}" \
            f"{why}{advice}"
+
+
+def twins_note(item: Fingerprinted, verdict: Verdict) -> str:
+    """For a new finding whose line the baseline holds fewer times than the file now does: which identical lines
+    share its fingerprint. The baseline counts them; it cannot tell which one the change added."""
+    twins = sorted({other.finding.position.line for other in verdict.baselined if other.fingerprint == item.fingerprint})
+    if not twins:
+        return ""
+    lines = ", ".join(map(str, twins))
+    return (f" [one more than the baseline holds of this line, which is also at line{'s' if len(twins) > 1 else ''} "
+            f"{lines}: any of them may be the added one; 'portkit check --diff REF' names it]")
 
 
 def how_to_accept(blocked: Iterable[Fingerprinted]) -> str:

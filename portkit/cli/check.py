@@ -38,13 +38,13 @@ def check(
     before. Exit 0 clean, 1 new blocking findings, 2 usage or input errors,
     or files it could not analyse.
     """
-    from portkit.check.messages import block_line, how_to_accept
+    from portkit.check.messages import block_line, how_to_accept, twins_note
     from portkit.check.project import run_check
 
     settings = with_blocking(settings, blocking)
     verdict = run_check(settings, baseline, diff, partial=settings.named_paths)
     for item in verdict.new:
-        print(printable(block_line(item.finding, settings.blocking)))
+        print(printable(block_line(item.finding, settings.blocking) + twins_note(item, verdict)))
     if verdict.new:
         print(printable(how_to_accept(verdict.new)), file=sys.stderr)
     for entry in verdict.fixed:
