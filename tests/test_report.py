@@ -53,11 +53,11 @@ def test_effort_estimate_follows_the_model(tmp_path: Path) -> None:
         assert rows[status]["hours"] == round(names * model["per_name"][status] + billed * model["per_site"][status], 2)
     codes = {c["code"]: c["sites"] for c in data["codes"]}
     inventory = {i["code"]: i["hours"] for i in effort["inventory"]}
-    assert inventory == {code: codes[code] * each for code, each in model["inventory"].items() if codes.get(code)}
+    assert inventory == {code: round(codes[code] * each, 2) for code, each in model["inventory"].items() if codes.get(code)}
     api_files = {path for a in data["apis"] for path in a["files"]}
     parse_errors = {f["path"] for f in data["files"] if f["parse_error_line"] is not None}
     files = {f["kind"]: f["hours"] for f in effort["files"]}
-    assert files == {kind: len(paths) * model["per_file"][kind]
+    assert files == {kind: round(len(paths) * model["per_file"][kind], 2)
                      for kind, paths in (("api", api_files), ("parse_error", parse_errors)) if paths}
     assert files["api"] > 0  # each file that uses a CUDA name is billed
     assert effort["hours"] == round(sum(r["hours"] for r in rows.values()) + sum(inventory.values())
