@@ -92,6 +92,7 @@ def test_a_nested_ptx_branch_does_not_hold_back_the_test_around_it(tmp_path: Pat
     text = converted(tmp_path, "arch_guarded_ptx.cu", "--rocm-version", "5.2")
     assert "#if defined(__HIP_DEVICE_COMPILE__) && defined(__HIP_DEVICE_COMPILE__)\n" in text  # the outer test
     assert "#if __CUDA_ARCH__ >= 700\n" in text and "#if __CUDA_ARCH__ >= 900\n" in text  # those guarding PTX
+    assert "#if defined(__HIP_DEVICE_COMPILE__) && __CUDA_ARCH__ >= 300\n" in text  # PTX in a #define body
 
 
 def test_launch_configurations_are_deterministic(tmp_path: Path, capsys, monkeypatch) -> None:

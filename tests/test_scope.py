@@ -110,6 +110,34 @@ def test_a_headers_use_of_its_includers_macro_is_no_unknown_cuda_name(tmp_path: 
         assert "CUDA-looking names no rule knows (1): cudaFooBar" in capsys.readouterr().out
 
 
+def test_a_cuda_header_name_is_the_projects_only_beside_its_includer(tmp_path: Path, monkeypatch) -> None:
+    """Rodinia: b+tree's util/cuda/cuda.h is its own, and no other program's `<cuda.h>` or `"cuda.h"`; a CUDA
+    Samples helper the tree ships (common/helper_cuda.h) is the project's wherever it is included from."""
+    tree = tmp_path / "in"
+    for path, text in {
+        "btree/util/cuda.h": "int device_setup(int);\n",
+        "btree/util/cuda.cu": '#include "cuda.h"\nint device_setup(int d) { return d; }\n',
+        "btree/kernel/wrap.cu": '#include "../util/cuda.h"\nint wrap() { return device_setup(0); }\n',
+        "backprop/bp.cu": "#include <cuda.h>\nint main() { float *d; cudaMalloc(&d, 4); return 0; }\n",
+        "gaussian/g.cu": '#include "cuda.h"\nint main() { float *d; cudaMalloc(&d, 4); return 0; }\n',
+        "common/helper_cuda.h": "#pragma once\n#define checkCudaErrors(x) (x)\n",
+        "cfd/e.cu": "#include <helper_cuda.h>\nint main() { checkCudaErrors(cudaDeviceSynchronize()); return 0; }\n",
+    }.items():
+        (tree / path).parent.mkdir(parents=True, exist_ok=True)
+        (tree / path).write_text(text)
+    monkeypatch.setenv("PORTKIT_CACHE_DIR", str(tmp_path / "cache"))
+    for run, inputs in enumerate(([tree], [tree / "backprop" / "bp.cu"], [tree])):  # the cache knows which it saw
+        out = tmp_path / f"out{run}"
+        assert main(["convert", *map(str, inputs), "-o", str(out)]) == 0
+        bp = (out / "backprop" / "bp.cu") if run != 1 else (out / "bp.cu")
+        assert "<cuda.h>" not in bp.read_text() and "#include <hip/hip_runtime.h>" in bp.read_text()
+        if run != 1:
+            assert '#include "cuda.h"' in (out / "btree" / "util" / "cuda.cu").read_text()
+            assert '#include "../util/cuda.h"' in (out / "btree" / "kernel" / "wrap.cu").read_text()
+            assert '"cuda.h"' not in (out / "gaussian" / "g.cu").read_text()
+            assert "#include <helper_cuda.h>" in (out / "cfd" / "e.cu").read_text()  # the tree's own copy
+
+
 DYNLINK_H = """#ifdef _WIN32
 #define CUDAAPI __stdcall
 #else

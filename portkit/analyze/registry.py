@@ -18,11 +18,14 @@ from __future__ import annotations
 import dataclasses
 import functools
 import os
+import posixpath
 import re
 from typing import Any, Callable, Collection, Iterable, Sequence, Union
 
 from portkit.model import Finding, ParsedFile, Role
 from portkit.rules import RuleDatabase, Target
+
+CUDA_SAMPLES = "cuda-samples"  # the library of the CUDA Samples' helper headers, which projects ship copies of
 
 
 @dataclasses.dataclass(frozen=True)
@@ -36,11 +39,27 @@ class Context:
     prefer_roc: bool = False  # spell rocRAND/rocBLAS... names where a rule has both
     aliases: tuple[tuple[str, str], ...] = ()  # namespace aliases the project defines: (cg, cooperative_groups)
     project_paths: frozenset[str] = frozenset()  # every tail of every scanned file's path: a/b.h -> b.h, a/b.h
+    project_files: frozenset[str] = frozenset()  # every scanned file's path as walked, normalized (project_files)
     fixes: bool = True  # False: nothing will rewrite the files, so findings need not say what to write
 
-    def project_header(self, include: str) -> bool:
-        """Whether `#include "include"` names one of the project's files."""
-        return include.replace("\\", "/").lstrip("./") in self.project_paths
+    def project_header(self, include: str, includer: str) -> bool:
+        """Whether `#include "include"` in the file `includer` names one of the project's files.
+
+        A CUDA toolkit header's name (`cuda.h`) is the project's only where the file sits at that path from the
+        includer's directory, where a quoted include looks first: one program's util/cuda/cuda.h is not its
+        neighbour's `<cuda.h>`, nor a `#include "cuda.h"` with none beside it. Any other name (a CUDA Samples
+        helper a project ships in its include directory) is the project's wherever a file ends with it."""
+        spelled = include.replace("\\", "/")
+        rule = self.rules.header(spelled)
+        if rule is not None and rule.library != CUDA_SAMPLES:
+            beside = posixpath.normpath(posixpath.join(posixpath.dirname(includer.replace(os.sep, "/")), spelled))
+            return beside in self.project_files
+        return spelled.lstrip("./") in self.project_paths
+
+
+def project_files(paths: Iterable[str]) -> frozenset[str]:
+    """Each path with `/` separators, normalized: what an include resolved from its includer's directory is."""
+    return frozenset(posixpath.normpath(path.replace(os.sep, "/")) for path in paths)
 
 
 def path_tails(paths: Iterable[str]) -> frozenset[str]:

@@ -60,7 +60,10 @@ def runtime_needs(parsed: ParsedFile, context: Context, findings: Sequence[Findi
 
 def _runtime_needs(parsed: ParsedFile, context: Context, findings: Sequence[Finding]) -> RuntimeNeeds:
     runtime = context.rules.hip_header(IMPLICIT_CUDA_HEADER)
-    includes = tuple(sorted({o.text for o in parsed.of(Role.INCLUDE) if context.project_header(o.text)}))
+    # Resolved against the project's files in the finish; a CUDA header's name only where the project's file is the
+    # one included (Context.project_header), so that a file's facts do not change with files it does not include.
+    includes = tuple(sorted({o.text for o in parsed.of(Role.INCLUDE)
+                             if context.rules.header(o.text) is None or context.project_header(o.text, parsed.path)}))
     guarded = tuple(sorted(parsed.guarded))
     preambles = [f for f in findings if f.code == HIP_PREAMBLE]
     if not runtime or any(f"<{runtime}>" in f.name.split(", ") for f in preambles):

@@ -30,7 +30,11 @@ from portkit.parse.spaces import function_declarator, member_owner, parameter_co
 _MACRO_TOKEN = re.compile(
     rb'"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'|/\*.*?\*/|//[^\n]*|([A-Za-z_]\w*)', re.S
 )
-_ASM_IN_MACRO = re.compile(rb'\b(?:asm|__asm__)\s*(?:volatile|__volatile__)?\s*\(\s*((?:"(?:\\.|[^"\\])*"\s*)+)')
+# In a #define body blanks include a backslash-newline (`asm( \` with its template on the next line), and a template
+# may splice in a parameter (`"{.reg ."#ptx_type" r0;"`); one spelled by a macro of its own reads as "".
+_GAP = rb"(?:\s|\\\r?\n)*"
+_ASM_IN_MACRO = re.compile(rb"\b(?:asm|__asm__)" + _GAP + rb"(?:(?:volatile|__volatile__)" + _GAP + rb")?\(" + _GAP
+                           + rb'((?:(?:"(?:\\.|[^"\\])*"|#\s*\w+)' + _GAP + rb")*)")
 _STRING_CONTENT = re.compile(rb'"((?:\\.|[^"\\])*)"')
 # A variable a #define body declares (`cudaError_t err = call;`): a name after a type, then `=`, `;` or `[`.
 _MACRO_DECLARATION = re.compile(rb"\b([A-Za-z_]\w*)[\s*&]+([A-Za-z_]\w*)\s*[=;\[]")

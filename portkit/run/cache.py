@@ -12,7 +12,7 @@ import functools
 import hashlib
 import sys
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterable
 
 from portkit.analyze.registry import project_analyses
 from portkit.model import Finding
@@ -67,12 +67,15 @@ class FileResult:
         return dataclasses.replace(self, findings=(), headers=(), tally=counted)
 
 
-def cache_salt(rules: Any, settings: Any, prefer_roc: bool, environment: str = "", macros: str = "") -> str:
+def cache_salt(rules: Any, settings: Any, prefer_roc: bool, environment: str = "", macros: str = "",
+               headers: Iterable[str] = ()) -> str:
     """The part of every key that is the same for a whole run: `environment` is the clang engine's
-    headers, `macros` the project macro table's fingerprint (it changes how a file parses)."""
+    headers, `macros` the project macro table's fingerprint (it changes how a file parses), `headers` the
+    project's files named as a CUDA header is (its own cuda.h: whether an include is CUDA's depends on them)."""
     digest = hashlib.sha256()
     digest.update(f"{FORMAT}|{code_fingerprint()}|{sys.version_info[:2]}|{settings.target}|{prefer_roc}|"
-                  f"{settings.engine}|{environment}|{macros}|{rules_fingerprint(rules)}".encode())
+                  f"{settings.engine}|{environment}|{macros}|{rules_fingerprint(rules)}|".encode())
+    digest.update("\0".join(sorted(headers)).encode("utf-8", "surrogateescape"))
     return digest.hexdigest()[:16]
 
 

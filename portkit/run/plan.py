@@ -10,11 +10,12 @@ import dataclasses
 import functools
 import hashlib
 import json
+import os
 import sys
 from typing import Iterable, Iterator
 
 from portkit.analyze import Context
-from portkit.analyze.registry import arguments_read, path_tails, roles_read
+from portkit.analyze.registry import arguments_read, path_tails, project_files, roles_read
 from portkit.parse import MacroTable
 from portkit.included import included_headers
 from portkit.parse.macros import FileDefinitions, file_definitions, macro_table
@@ -179,10 +180,12 @@ def plan_run(settings: RunSettings, request: RunRequest = RunRequest()) -> Plann
     # Counted and not stored, findings are never converted: their fixes would be built for nothing.
     counts_only = request.summary_only and clang is None and not settings.cache
     base = Context(rules=rules, target=settings.target, prefer_roc=request.prefer_roc,
-                   project_paths=path_tails(f.path for f in files), fixes=not counts_only)
+                   project_paths=path_tails(f.path for f in files), project_files=project_files(f.path for f in files),
+                   fixes=not counts_only)
     contents = FileContents(StatIndex(settings.paths) if settings.cache else None, settings.max_file_size)
     macros = project_macros(files, contents)
-    salt = cache_salt(rules, settings, request.prefer_roc, clang.env.fingerprint if clang else "", macros.fingerprint())
+    salt = cache_salt(rules, settings, request.prefer_roc, clang.env.fingerprint if clang else "", macros.fingerprint(),
+                      (f.path for f in files if rules.header(os.path.basename(f.path)) is not None))
     analyzers = None if settings.cache else request.analyzers
     job = Job(base, rules.known_names() | ANALYZER_NAMES, request.keep_sources, settings.engine, clang,
               settings.max_file_size, macros, ScanCache(salt) if settings.cache else None,

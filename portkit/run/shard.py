@@ -20,7 +20,7 @@ from typing import Any, Iterable, Sequence
 
 from portkit import __version__
 from portkit.analyze import Context
-from portkit.analyze.registry import path_tails
+from portkit.analyze.registry import path_tails, project_files
 from portkit.run.cache import FileResult, pack_result, rules_fingerprint, unpack_result
 from portkit.errors import InputError
 from portkit.fileio import JsonDocument, output_stream, read_json
@@ -226,7 +226,8 @@ def merge_shards(paths: Iterable[Path], rule_files: Sequence[Path] | None = None
         raise InputError(f"the rule files differ from those the shards were made with ({rules_fingerprint(rules)}, "
                          f"shards: {first.rules}); give the same rule files")
     results = [r for shard in shards for r in shard.results]
-    context = Context(rules=rules, target=first.target, project_paths=path_tails(r.file.path for r in results))
+    context = Context(rules=rules, target=first.target, project_paths=path_tails(r.file.path for r in results),
+                      project_files=project_files(r.file.path for r in results))
     warnings = [w for shard in shards for w in shard.walk_warnings]
     try:
         return finish_run(Collected(context, results, warnings, [r.file for r in results]))

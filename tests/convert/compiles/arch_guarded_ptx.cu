@@ -47,3 +47,18 @@ __global__ void twice(float *a, float v) {
   add_twice(a, v);
 #endif
 }
+
+// PTX in a #define body, its template on the line after `asm( \` and spliced with a parameter (moderngpu): the
+// test around it stays CUDA's, as for asm in code.
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 300
+#define SHFL_UP_ADD(ptx_type, c_type) \
+__device__ inline c_type shfl_up_add(c_type x, int off) { \
+  c_type result; \
+  asm( \
+    "{.reg ."#ptx_type" r0;" \
+    "shfl.up.b32 r0, %1, %2, 0;" \
+    "mov."#ptx_type" %0, r0; }" \
+    : "=f"(result) : "f"(x), "r"(off)); \
+  return result; }
+SHFL_UP_ADD(f32, float)
+#endif
