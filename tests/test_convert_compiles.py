@@ -95,6 +95,12 @@ def test_a_nested_ptx_branch_does_not_hold_back_the_test_around_it(tmp_path: Pat
     assert "#if defined(__HIP_DEVICE_COMPILE__) && __CUDA_ARCH__ >= 300\n" in text  # PTX in a #define body
 
 
+def test_a_pragma_in_a_macro_body_becomes_the_pragma_operator(tmp_path: Path) -> None:
+    text = converted(tmp_path, "pragma_in_macro.cu", "--rocm-version", "5.2")
+    assert '#define PRAGMA_UNROLL _Pragma("unroll")\n' in text and '  _Pragma("unroll 4")\n' in text
+    assert '#define LABEL "#pragma is text here"' in text
+
+
 def test_launch_configurations_are_deterministic(tmp_path: Path, capsys, monkeypatch) -> None:
     """Each launch keeps its own configuration, cold or cached, and the bytes are the same every time."""
     import json

@@ -22,7 +22,9 @@ from typing import Iterable
 
 from portkit.analyze.findings import simple_finding
 from portkit.analyze.registry import Context, analyzer
-from portkit.codes import CODES, HALF_EMPTY_BRACES, HANDLE_ARITHMETIC, LINKAGE_SPACE, REGISTER_STORAGE, UINT3_AS_DIM3
+from portkit.codes import (
+    CODES, HALF_EMPTY_BRACES, HANDLE_ARITHMETIC, LINKAGE_SPACE, MACRO_PRAGMA, REGISTER_STORAGE, UINT3_AS_DIM3,
+)
 from portkit.model import CallFacts, Finding, Fix, FixAction, HandleFacts, NameFacts, Occurrence, ParsedFile, Role
 
 # Kept by the parser for the analyzers below (no rule names them: they are spelled the same in HIP).
@@ -48,6 +50,15 @@ def analyze_linkage_space(parsed: ParsedFile, context: Context) -> Iterable[Find
             finding = simple_finding(parsed.path, o, LINKAGE_SPACE, f"extern {o.text} against the next word: clang reads "
                                      "a string literal with a user-defined suffix", CODES[LINKAGE_SPACE].fix)
             yield dataclasses.replace(finding, fix=Fix(FixAction.RENAME, o.parts[0], " "))
+
+
+@analyzer("source", codes=(MACRO_PRAGMA,), fixes=True)
+def analyze_macro_pragmas(parsed: ParsedFile, context: Context) -> Iterable[Finding]:
+    for o in parsed.of(Role.MACRO_PRAGMA):
+        finding = simple_finding(parsed.path, o, MACRO_PRAGMA, f"#pragma {o.text} in a #define body: clang rejects it "
+                                 "where the macro is used", CODES[MACRO_PRAGMA].fix)
+        spelled = o.text.replace("\\", "\\\\").replace('"', '\\"')
+        yield dataclasses.replace(finding, fix=Fix(FixAction.RENAME, o.span, f'_Pragma("{spelled}")'))
 
 
 @analyzer("source", codes=(UINT3_AS_DIM3,), fixes=True, arguments_of=("make_uint3",))

@@ -12,7 +12,7 @@ from typing import Callable, Iterator
 from tree_sitter import Node
 
 from portkit.model import (
-    CallFacts, Facts, FunctionFacts, IncludeFacts, LaunchFacts, MacroFacts, NameFacts, Occurrence, QualifiedFacts,
+    CallFacts, Facts, FunctionFacts, IncludeFacts, LaunchFacts, MacroFacts, NameFacts, Occurrence, Position, QualifiedFacts,
     Role, Span, SubscriptFacts, ValueFacts,
 )
 from portkit.parse.guarded import GuardedDefinitions
@@ -36,6 +36,9 @@ _GAP = rb"(?:\s|\\\r?\n)*"
 _ASM_IN_MACRO = re.compile(rb"\b(?:asm|__asm__)" + _GAP + rb"(?:(?:volatile|__volatile__)" + _GAP + rb")?\(" + _GAP
                            + rb'((?:(?:"(?:\\.|[^"\\])*"|#\s*\w+)' + _GAP + rb")*)")
 _STRING_CONTENT = re.compile(rb'"((?:\\.|[^"\\])*)"')
+# A #pragma a #define body spells (not `##pragma`, a paste): its text runs to the end of the body.
+_PRAGMA_IN_MACRO = re.compile(rb"(?<![#\w])#[ \t]*pragma\b")
+_SPLICE = re.compile(rb"\\\r?\n")
 # A variable a #define body declares (`cudaError_t err = call;`): a name after a type, then `=`, `;` or `[`.
 _MACRO_DECLARATION = re.compile(rb"\b([A-Za-z_]\w*)[\s*&]+([A-Za-z_]\w*)\s*[=;\[]")
 _NOT_TYPES = frozenset(b"return else delete throw goto case new sizeof do".split())
@@ -430,6 +433,24 @@ class FileParse:
             self.declared.update(_macro_declarations(node.text or b""))
 
 
+def _macro_pragma(node: Node, body: bytes, base: int, position: Callable[[int], Position], function: str) -> Occurrence | None:
+    """A #pragma the body spells, outside its comments and strings, whose text holds none of the macro's parameters
+    (`_Pragma("...")` would not substitute them)."""
+    code = _MACRO_TOKEN.sub(lambda token: token.group() if token.group(1) is not None else b" " * len(token.group()), body)
+    match = _PRAGMA_IN_MACRO.search(code)
+    if match is None:
+        return None
+    text = b" ".join(_SPLICE.sub(b" ", body[match.end():]).split())
+    definition = node.parent
+    parameters = definition.child_by_field_name("parameters") if definition is not None else None
+    named = {p.text for p in parameters.named_children} if parameters is not None else set()
+    if not text or named & set(re.findall(rb"[A-Za-z_]\w*", text)):
+        return None
+    start = base + match.start()
+    return Occurrence(Span(start, base + len(body.rstrip())), Role.MACRO_PRAGMA, text.decode("utf-8", "replace"),
+                      position(start - base), function)
+
+
 def _macro_declarations(body: bytes) -> Iterator[str]:
     """The variables a #define body declares, outside its comments and strings."""
     code = _MACRO_TOKEN.sub(lambda token: token.group() if token.group(1) is not None else b" ", body)
@@ -486,6 +507,9 @@ def _macro_occurrences(node: Node, source: bytes, function: str, keep: Keep | No
         name = spelled.decode("ascii")
         start = base + match.start(1)
         found.append(Occurrence(Span(start, start + len(name)), Role.MACRO_BODY, name, position(start - base), function))
+    pragma = _macro_pragma(node, body, base, position, function)
+    if pragma is not None:
+        found.append(pragma)
     for match in _ASM_IN_MACRO.finditer(body):
         template = b"".join(_STRING_CONTENT.findall(match.group(1))).decode("utf-8", "replace")
         start = base + match.start()
