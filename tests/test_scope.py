@@ -138,6 +138,20 @@ def test_a_cuda_header_name_is_the_projects_only_beside_its_includer(tmp_path: P
             assert "#include <helper_cuda.h>" in (out / "cfd" / "e.cu").read_text()  # the tree's own copy
 
 
+def test_a_cached_result_does_not_outlive_the_cuda_header_its_project_adds(tmp_path: Path, monkeypatch) -> None:
+    """main.cu's `#include "cuda.h"` is CUDA's until the program ships its own cuda.h beside it: main.cu's bytes do not
+    change, so its cached result must not be the answer of the tree without that file."""
+    tree = tmp_path / "in"
+    tree.mkdir()
+    (tree / "main.cu").write_text('#include "cuda.h"\nint main() { float *d; cudaMalloc(&d, 4); return 0; }\n')
+    monkeypatch.setenv("PORTKIT_CACHE_DIR", str(tmp_path / "cache"))
+    assert main(["convert", str(tree), "-o", str(tmp_path / "before")]) == 0
+    assert '"cuda.h"' not in (tmp_path / "before" / "main.cu").read_text()
+    (tree / "cuda.h").write_text("#pragma once\nint cudaMalloc(float **p, int n);\n")  # the program's own stand-in
+    assert main(["convert", str(tree), "-o", str(tmp_path / "after")]) == 0
+    assert '#include "cuda.h"' in (tmp_path / "after" / "main.cu").read_text()
+
+
 DYNLINK_H = """#ifdef _WIN32
 #define CUDAAPI __stdcall
 #else
