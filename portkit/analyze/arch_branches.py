@@ -38,8 +38,8 @@ def keep_nvidia_branches_off(parsed: ParsedFile, findings: Iterable[Finding]) ->
     Innermost tests first: code a nested test keeps out of AMD device code (its own test left as CUDA's, or the side
     its rewrite switches off) does not hold an enclosing test back (`#if __CUDA_ARCH__ >= 600` around a function
     whose `#if __CUDA_ARCH__ >= 700` branch is PTX and whose `#else` is atomicAdd)."""
-    tests = {o.span: facts for o in parsed.of(Role.IDENTIFIER)
-             if (facts := o.facts(NameFacts)).compared and _switched_on(facts)}
+    tests = {o.span: (on, _switched_off(facts)) for o in parsed.of(Role.IDENTIFIER)
+             if (facts := o.facts(NameFacts)).compared and (on := _switched_on(facts))}
     if not tests:
         yield from findings
         return
@@ -49,19 +49,14 @@ def keep_nvidia_branches_off(parsed: ParsedFile, findings: Iterable[Finding]) ->
     rewritten = {f.span for f in findings if f.fix is not None and f.span in tests}
     left: set[Span] = set()
     skipped: list[tuple[int, int]] = []  # bytes AMD device code does not compile, as decided so far
-    for span, facts in sorted(tests.items(), key=lambda item: _size(_switched_on(item[1]))):
-        on = _switched_on(facts)
+    for span, (on, off) in sorted(tests.items(), key=lambda item: item[1][0][1] - item[1][0][0]):  # smallest first
         held = [x for x in nvidia if on[0] <= x < on[1] and not any(s <= x < e for s, e in skipped)]
         if span not in rewritten or held:
             left.add(span)
             skipped.append(on)
-        elif (off := _switched_off(facts)) is not None:
+        elif off is not None:
             skipped.append(off)
     for finding in findings:
         if finding.span in left and finding.span in rewritten:
             finding = dataclasses.replace(finding, fix=None, message=f"{finding.message}; {_LEFT}")
         yield finding
-
-
-def _size(extent: tuple[int, int] | None) -> int:
-    return extent[1] - extent[0] if extent is not None else 0

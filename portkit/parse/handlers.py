@@ -438,8 +438,7 @@ def _macro_pragma(node: Node, body: bytes, base: int, position: Callable[[int], 
     (`_Pragma("...")` would not substitute them)."""
     if b"pragma" not in body:  # most bodies: a test at C speed, before the lexing
         return None
-    code = _MACRO_TOKEN.sub(lambda token: token.group() if token.group(1) is not None else b" " * len(token.group()), body)
-    match = _PRAGMA_IN_MACRO.search(code)
+    match = _PRAGMA_IN_MACRO.search(_macro_code(body))
     if match is None:
         return None
     text = b" ".join(_SPLICE.sub(b" ", body[match.end():]).split())
@@ -455,8 +454,14 @@ def _macro_pragma(node: Node, body: bytes, base: int, position: Callable[[int], 
 
 def _macro_declarations(body: bytes) -> Iterator[str]:
     """The variables a #define body declares, outside its comments and strings."""
-    code = _MACRO_TOKEN.sub(lambda token: token.group() if token.group(1) is not None else b" ", body)
-    return (match.group(2).decode("ascii") for match in _MACRO_DECLARATION.finditer(code) if match.group(1) not in _NOT_TYPES)
+    return (match.group(2).decode("ascii") for match in _MACRO_DECLARATION.finditer(_macro_code(body))
+            if match.group(1) not in _NOT_TYPES)
+
+
+def _macro_code(body: bytes) -> bytes:
+    """A #define body with its comments and strings blanked, each byte kept in place."""
+    return _MACRO_TOKEN.sub(lambda token: token.group() if token.group(1) is not None else b" " * len(token.group()),
+                            body)
 
 
 def _diagnostic_text(argument: Node) -> bool:

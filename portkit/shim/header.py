@@ -62,8 +62,12 @@ class Header:
     cuda: str
     hip: str
     older: str = ""
-    hip_version: int = 0  # as HIP_VERSION encodes hip_added
     hip_added: str = ""
+
+    @property
+    def hip_version(self) -> int:
+        """`hip_added` as HIP_VERSION encodes it."""
+        return hip_version_number(self.hip_added)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -117,9 +121,7 @@ def build_shim(findings: Iterable[Finding], rules: RuleDatabase, style: str, hea
                     if prerequisite is not None:
                         headers.setdefault(prerequisite.cuda, Header(prerequisite.cuda, prerequisite.hip))
                 older = rule.older_hip if rule.hip_added and resolution.hip == rule.hip else ""
-                headers.setdefault(rule.cuda, Header(rule.cuda, resolution.hip, older,
-                                                     hip_version_number(rule.hip_added) if older else 0,
-                                                     rule.hip_added if older else ""))
+                headers.setdefault(rule.cuda, Header(rule.cuda, resolution.hip, older, rule.hip_added if older else ""))
             continue
         if resolution.status not in RENAMED_STATUSES or not resolution.hip:
             unportable.setdefault(rule.cuda, (rule.cuda, title, resolution.advice or finding.message))
