@@ -95,6 +95,13 @@ def test_a_nested_ptx_branch_does_not_hold_back_the_test_around_it(tmp_path: Pat
     assert "#if defined(__HIP_DEVICE_COMPILE__) && __CUDA_ARCH__ >= 300\n" in text  # PTX in a #define body
 
 
+def test_a_cuda_version_compared_in_if_stays_cudas(tmp_path: Path) -> None:
+    """`HIP_VERSION >= 12000` holds on every HIP: the comparison stays as written, other uses are renamed."""
+    text = converted(tmp_path, "cuda_version_tests.cu", "--rocm-version", "5.2")
+    assert "#if CUDART_VERSION >= 12000\n" in text and "#if CUDART_VERSION < 11000\n" in text
+    assert "return HIP_VERSION;" in text
+
+
 def test_a_pragma_in_a_macro_body_becomes_the_pragma_operator(tmp_path: Path) -> None:
     text = converted(tmp_path, "pragma_in_macro.cu", "--rocm-version", "5.2")
     assert '#define PRAGMA_UNROLL _Pragma("unroll")\n' in text and '  _Pragma("unroll 4")\n' in text

@@ -136,6 +136,9 @@ namespace cg = cooperative_groups;
 #if defined(__CUDA_ARCH__) && defined(__HIPCC__) && !defined(__HIP_DEVICE_COMPILE__)
 #error "__CUDA_ARCH__ is defined in hipcc's host pass"
 #endif
+#if CUDART_VERSION >= 12000 && defined(__HIPCC__)
+#error "a test of CUDA's version holds under hipcc"
+#endif
 __host__ __device__ int side() {
 #ifdef __CUDA_ARCH__
   return 1;
@@ -183,6 +186,7 @@ def test_the_shim_defines_only_identifiers_and_never_cuda_arch(tmp_path: Path, c
         assert nvcc.returncode == 0, f"nvcc {name}: {nvcc.stderr[-2000:]}"
         if name == "dual":
             assert " *   __CUDA_ARCH__ -> __HIP_DEVICE_COMPILE__: " in text
+            assert " *   CUDART_VERSION -> HIP_VERSION: " in text and "CUDART_VERSION" not in defined
             assert "#include <hip/hip_runtime.h>\n#include <hip/hip_cooperative_groups.h>\n" \
                    "#if HIP_VERSION >= 50700000 /* HIP 5.7.0 added hip/hip_bf16.h */\n#include <hip/hip_bf16.h>\n" \
                    "#else\n#include <hip/hip_bfloat16.h>\n#endif\n" in text

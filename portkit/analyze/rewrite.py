@@ -121,6 +121,8 @@ def rule_fix(occurrence: Occurrence | None, spelling: str, resolution: Resolutio
         return Fix(FixAction.INCLUDE, occurrence.span, _delimited(spelling, occurrence.detail),
                    prerequisite=rule.hip_requires)
     compared = occurrence.facts(NameFacts).compared
+    if compared and rule.keep_compared:
+        return None
     if compared and rule.compare_as:
         return _comparison_fix(occurrence, compared, rule.compare_as)
     if occurrence.role is Role.FIELD and rule.older_hip and spelling == rule.older_hip and occurrence.parts \

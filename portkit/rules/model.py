@@ -81,6 +81,9 @@ class Rule:
     # given to cudaGraphicsGLRegisterBuffer, whose parameter takes cudaGraphicsRegisterFlags, which HIP has)
     argument_of: tuple[tuple[str, str], ...] = ()
     compare_as: str = ""  # for a version macro compared with a number in #if: what AMD device code tests instead
+    # A macro whose value is a CUDA version number (CUDART_VERSION): compared with a number in #if it stays as written.
+    # Undefined under hipcc, it reads 0 there as in the original; HIP_VERSION >= 12000 would be true on every HIP.
+    keep_compared: bool = False
     c_library: bool = False  # also a C/C++ library name (floor, y0, min): CUDA's only in device code
     helper: str = ""  # a helper (rules/_helpers.yaml) a file using the name needs: overloads CUDA has and HIP lacks
     hip_pointer: bool = False  # a type that is an integer in CUDA and a pointer in HIP (CUdeviceptr; hipDeviceptr_t is void*)

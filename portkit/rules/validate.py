@@ -26,7 +26,7 @@ _ENTRY_KEYS = {
     "cuda", "kind", "hip", "roc", "status", "note", "action", "weight", "pattern",
     "cmake", "hip_cmake", "cuda_added", "cuda_deprecated", "cuda_removed",
     "hip_added", "hip_deprecated", "hip_removed", "hip_experimental", "older_hip", "older_hip_drop_args", "roc_added",
-    "hip_requires", "hip_define", "hip_define_until", "cast_args", "default_args", "mask_arg", "c_library",
+    "hip_requires", "hip_define", "hip_define_until", "cast_args", "default_args", "mask_arg", "c_library", "keep_compared",
     "form_rule", "null_args", "helper", "hip_pointer", "symbol_arg",
 }
 # What convert writes where it depends on the shape of the use (the call's arguments, a comparison, a struct tag, the
@@ -91,7 +91,7 @@ def _value(source: str, where: str, key: str, value: Any) -> Any:
         if not _is_index(value):
             raise _fail(source, where, f"key {key!r}: an argument index from 0 to 16")
         return value
-    if key in ("hip_experimental", "c_library", "hip_pointer"):
+    if key in ("hip_experimental", "c_library", "hip_pointer", "keep_compared"):
         if not isinstance(value, bool):
             raise _fail(source, where, f"key {key!r}: must be true or false")
         return value

@@ -130,9 +130,10 @@ def build_shim(findings: Iterable[Finding], rules: RuleDatabase, style: str, hea
                 and parse_version(rule.hip_added) >= _LISTED_FROM:
             newer.setdefault(rule.cuda, (rule.cuda, rule.hip_added))
         spelled = rule.cuda.rsplit("::", 1)[-1] if rule.kind == "field" else rule.cuda  # `p.x` spells the member
-        if rule.kind == "field" or rule.compare_as or not _MACRO_NAME.fullmatch(spelled):
+        compared = rule.compare_as or rule.keep_compared  # a #define would change what its #if tests decide
+        if rule.kind == "field" or compared or not _MACRO_NAME.fullmatch(spelled):
             if spelled != resolution.hip:
-                why = resolution.advice if rule.compare_as else _UNMAPPED
+                why = resolution.advice if compared else _UNMAPPED
                 unmapped.setdefault(rule.cuda, (rule.cuda, resolution.hip, why or finding.message))
             continue
         neutral = neutral_name(resolution.hip) if style == "neutral" else ""

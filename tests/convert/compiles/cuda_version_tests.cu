@@ -1,0 +1,16 @@
+// Tests of the CUDA runtime's version: HIP_VERSION counts in other units, so a test of a CUDA version stays CUDA's.
+#include <cuda_runtime.h>
+#if CUDART_VERSION >= 12000
+#include <mma.h>  // tensor-core code: rocWMMA on AMD, which HIP 5.2 does not ship
+#endif
+
+__global__ void record_version(int *out)
+{
+#if CUDART_VERSION < 11000
+    out[threadIdx.x] = 10;
+#else
+    out[threadIdx.x] = 11;
+#endif
+}
+
+int runtime_version() { return CUDART_VERSION; }
