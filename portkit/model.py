@@ -110,8 +110,8 @@ class CallFacts(NamedTuple):
 
 
 class NameFacts(NamedTuple):
-    """Where a type or identifier stands: compared with a number in #if (the comparison, `>= 600`), the
-    object of a member access, the name after `X::`, a compile-time context (`template-argument`...),
+    """Where a type or identifier stands: compared with a number in #if (the comparison, `>= 600`) or only tested
+    there, the object of a member access, the name after `X::`, a compile-time context (`template-argument`...),
     after `struct`, or the type of a declaration (the names it declares, comma-separated)."""
 
     compared: str = ""
@@ -120,6 +120,7 @@ class NameFacts(NamedTuple):
     constant: str = ""
     elaborated: bool = False
     declares: str = ""
+    tested: bool = False  # only tested by the preprocessor (`#ifdef X`, `defined(X)`, `#if X`): a build switch
     # A compared macro's #if/#elif: the bytes it selects (to its #elif, #else or #endif) and those it leaves
     # to the rest of the group, as (start, end): what a rewritten test would switch on or off.
     branch: tuple[int, int] | None = None

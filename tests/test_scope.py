@@ -110,6 +110,17 @@ def test_a_headers_use_of_its_includers_macro_is_no_unknown_cuda_name(tmp_path: 
         assert "CUDA-looking names no rule knows (1): cudaFooBar" in capsys.readouterr().out
 
 
+def test_a_build_switch_the_preprocessor_tests_is_no_unknown_cuda_name(tmp_path: Path, capsys) -> None:
+    """darknet's `#ifdef CUDNN`, nccl-tests' `#if defined(NCCL_OS_LINUX)`: switches the build files set with -D, which
+    no source defines. Testing one is no use of a CUDA name; the same name used as a value still is."""
+    source = tmp_path / "switches.cu"
+    source.write_text("#include <cuda_runtime.h>\n#ifdef CUDNN\nint a;\n#elif defined(NCCL_OS_LINUX)\nint b;\n"
+                      "#endif\n#if CUDA_DEBUG\nint c;\n#endif\n#ifndef CUDNN_HALF\nint d = CUDNN_HALF_LEVEL;\n#endif\n")
+    assert main(["scan", "-f", "json", "--no-cache", str(source)]) == 0
+    unknown = [f["name"] for f in json.loads(capsys.readouterr().out)["findings"] if f["code"] == "PK105"]
+    assert unknown == ["CUDNN_HALF_LEVEL"]
+
+
 def test_a_cuda_header_name_is_the_projects_only_beside_its_includer(tmp_path: Path, monkeypatch) -> None:
     """Rodinia: b+tree's util/cuda/cuda.h is its own, and no other program's `<cuda.h>` or `"cuda.h"`; a CUDA
     Samples helper the tree ships (common/helper_cuda.h) is the project's wherever it is included from."""

@@ -223,7 +223,8 @@ def _names(parsed: ParsedFile, context: Context) -> Iterator[Finding]:
                 if occurrence.clang is not None and occurrence.clang.macro:  # say which macro hides the call
                     finding = dataclasses.replace(finding, message=f"{finding.message} (via macro {occurrence.clang.macro})")
                 yield finding
-            elif CUDA_LOOKING.match(name) and name not in context.project_declared:
+            elif CUDA_LOOKING.match(name) and name not in context.project_declared \
+                    and not occurrence.facts(NameFacts).tested:  # `#ifdef CUDNN`: the project's switch, set by -D
                 finding = simple_finding(parsed.path, occurrence, API_UNKNOWN,
                                          f"{name} looks like a CUDA name, but no rule knows it", UNKNOWN_ADVICE,
                                          shadowable=not resolved)

@@ -49,6 +49,15 @@ _RESERVED = re.compile(rb"^__\w+__$")
 _KERNEL_QUALIFIERS = {"__global__": Role.KERNEL, "__device__": Role.DEVICE_FUNCTION}
 # The facts many names share: one record each.
 _ACCESSED, _SCOPED, _ELABORATED = NameFacts(accessed=True), NameFacts(scoped=True), NameFacts(elaborated=True)
+_TESTED = NameFacts(tested=True)
+_TESTS = ("preproc_ifdef", "preproc_elifdef", "preproc_defined")  # `#ifdef X`, `#elifdef X`, `defined(X)`
+
+
+def _tested(node: Node, parent: Node, kind: str) -> bool:
+    """Whether the preprocessor only tests the name (`#ifdef X`, `defined(X)`, `#if X`): a build switch."""
+    return kind in _TESTS or kind in ("preproc_if", "preproc_elif") and parent.child_by_field_name("condition") == node
+
+
 _C_LINKAGE_INCLUDE = IncludeFacts(c_linkage=True)
 
 
@@ -228,6 +237,8 @@ class FileParse:
             if comparison is not None:
                 compared, expression = comparison
                 self.emit(node, role, text, parts=(node_span(expression),), info=compared)
+            elif role is Role.IDENTIFIER and _tested(node, parent, kind):
+                self.emit(node, role, text, info=_TESTED)
             elif role is Role.IDENTIFIER and kind == "field_expression":
                 self.emit(node, role, text, info=_ACCESSED)  # `texture.x`: a variable, whatever its name
             elif kind == "qualified_identifier" and parent.child_by_field_name("scope") is not None:
