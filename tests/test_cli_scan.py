@@ -129,7 +129,17 @@ def test_user_rules_with_an_old_key_are_refused_naming_the_new_spelling(
 
 def test_empty_tree_says_so(tmp_path: Path, capsys) -> None:
     assert main(["scan", "--no-color", str(tmp_path)]) == 0
-    assert "No CUDA/C++ sources found." in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "No CUDA/C++ sources found." in out and "Every CUDA API found" not in out
+
+
+def test_a_scan_of_nothing_scannable_fails(tmp_path: Path, capsys) -> None:
+    """A binary file named alone: no report of nothing with exit 0, which a script would read as all clear."""
+    (tmp_path / "bin.cu").write_bytes(b"\x00\x01\x02binary")
+    for options in ([], ["-f", "json"]):
+        assert main(["scan", *options, str(tmp_path / "bin.cu")]) == 2
+        assert capsys.readouterr().err.strip().endswith("portkit: error: nothing was scanned: "
+                                                        f"{tmp_path / 'bin.cu'}: binary file skipped")
 
 
 def test_bad_files_are_reported_not_fatal(tmp_path: Path) -> None:

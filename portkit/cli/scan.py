@@ -1,6 +1,7 @@
 """`portkit scan` and `portkit report`: inventory a CUDA tree and what will not port."""
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, List, Optional, Sequence
 
@@ -10,6 +11,8 @@ from portkit.cli.app import OutputFormat, UsageError, examples, pipeline_command
 from portkit.fileio import STDOUT, output_stream
 from portkit.outpath import refuse_overlap
 from portkit.settings import RunSettings
+from portkit.textutil import printable
+from portkit.walk import not_analysed
 
 if TYPE_CHECKING:
     from portkit.report import Formatter
@@ -36,7 +39,20 @@ def run_scan(settings: RunSettings, fmt: str, output: Optional[Path], reports: t
         # JSON writes each finding as it comes: read back from the cache file by file, they are never all held.
         streamed = settings.cache and fmt == "json" and all(format_for_path(path) == "json" for path in reports)
         data = scan_data(run_project(settings, RunRequest(progress=True, summary_only=streamed)))
-    return write_data(data, [*settings.inputs(), *data_paths(data)], render, output, report_formats, color)
+    code = write_data(data, [*settings.inputs(), *data_paths(data)], render, output, report_formats, color)
+    return code or _nothing_scanned(data)
+
+
+def _nothing_scanned(data: dict[str, Any]) -> int:
+    """2 where files were found and none could be scanned (`portkit scan data.cu`, a binary file): a script must not
+    read the report of nothing as a clean bill. A tree with no source at all is a scan that found nothing: 0."""
+    left = [d for d in data["diagnostics"] if not_analysed(d["message"], d["kind"])]
+    if data["summary"]["files"] or not left:
+        return 0
+    more = f" (and {len(left) - 1} more)" if len(left) > 1 else ""
+    print(printable(f"portkit: error: nothing was scanned: {left[0]['path']}: {left[0]['message']}{more}"),
+          file=sys.stderr)
+    return 2
 
 
 def write_data(data: dict[str, Any], inputs: Sequence[str | Path], render: Formatter, output: Optional[Path],
@@ -91,7 +107,8 @@ def scan(
     """Inventory the CUDA APIs, kernels and inline asm in PATHS, and what will not port to HIP.
 
     The text summary fits a screen; --details lists every site, `portkit report` writes the full inventory.
-    Honours .gitignore files. Exit code 0 when the scan ran (whatever it found), 2 on bad input.
+    Honours .gitignore files. Exit code 0 when the scan ran (whatever it found), 2 on bad input or when no file found could be
+    scanned (binary, unreadable or too large).
 
     For a tree too big for one CI runner, run the scan as a CI matrix: job I of N runs
     `portkit scan --shard I/N -o shard-I.json PATHS`, and one last job runs

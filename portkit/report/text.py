@@ -145,7 +145,8 @@ def _attention(console: Console, data: dict[str, Any]) -> None:
               for status in BLOCKING_ORDER}
     groups = {status: apis for status, apis in groups.items() if apis}
     if not groups:
-        console.print("[green]Every CUDA API found has a direct HIP/ROCm equivalent.[/green]")
+        if data["summary"]["source_files"]:  # with none, "No CUDA/C++ sources found" says it
+            console.print("[green]Every CUDA API found has a direct HIP/ROCm equivalent.[/green]")
         return
     budget = ATTENTION_ROWS - _TABLE_OVERHEAD * len(groups)
     for (status, apis), rows in zip(groups.items(), _share([len(a) for a in groups.values()], budget)):
