@@ -132,6 +132,7 @@ def test_a_cuda_header_name_is_the_projects_only_beside_its_includer(tmp_path: P
         "backprop/bp.cu": "#include <cuda.h>\nint main() { float *d; cudaMalloc(&d, 4); return 0; }\n",
         "gaussian/g.cu": '#include "cuda.h"\nint main() { float *d; cudaMalloc(&d, 4); return 0; }\n',
         "common/helper_cuda.h": "#pragma once\n#define checkCudaErrors(x) (x)\n",
+        "vendors/cuda.h": "#pragma once\n#include <cuda.h>\n",  # llama.cpp's: an angled include never looks beside
         "cfd/e.cu": "#include <helper_cuda.h>\nint main() { checkCudaErrors(cudaDeviceSynchronize()); return 0; }\n",
     }.items():
         (tree / path).parent.mkdir(parents=True, exist_ok=True)
@@ -144,6 +145,7 @@ def test_a_cuda_header_name_is_the_projects_only_beside_its_includer(tmp_path: P
         assert "<cuda.h>" not in bp.read_text() and "#include <hip/hip_runtime.h>" in bp.read_text()
         if run != 1:
             assert '#include "cuda.h"' in (out / "btree" / "util" / "cuda.cu").read_text()
+            assert "#include <hip/hip_runtime.h>" in (out / "vendors" / "cuda.h").read_text()
             assert '#include "../util/cuda.h"' in (out / "btree" / "kernel" / "wrap.cu").read_text()
             assert '"cuda.h"' not in (out / "gaussian" / "g.cu").read_text()
             assert "#include <helper_cuda.h>" in (out / "cfd" / "e.cu").read_text()  # the tree's own copy

@@ -234,7 +234,7 @@ def _names(parsed: ParsedFile, context: Context) -> Iterator[Finding]:
             if finding is not None:
                 yield finding
         elif occurrence.role is Role.INCLUDE:
-            if context.project_header(occurrence.text, parsed.path):
+            if context.project_header(occurrence.text, parsed.path, occurrence.detail == "system"):
                 continue  # the project's own cuda.h or helper_cuda.h, not NVIDIA's
             rule = context.rules.header(occurrence.text)
             if rule is not None:

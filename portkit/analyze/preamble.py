@@ -67,7 +67,8 @@ def cuda_includes(parsed: ParsedFile, context: Context) -> list[str]:
     """What convert makes of each of the file's includes that is not the project's ("" for no CUDA header, or one
     that brings no runtime: `_WITHOUT_RUNTIME`): the project's own cuda.h is no CUDA header, convert leaves it,
     so it brings no runtime."""
-    return [_runtime_bringer(o.text, context) for o in parsed.of(Role.INCLUDE) if not context.project_header(o.text, parsed.path)]
+    return [_runtime_bringer(o.text, context) for o in parsed.of(Role.INCLUDE)
+            if not context.project_header(o.text, parsed.path, o.detail == "system")]
 
 
 def _runtime_bringer(header: str, context: Context) -> str:
@@ -185,7 +186,7 @@ def _defined_before_cuda(parsed: ParsedFile, context: Context) -> bool:
     if parsed.first_define < 0 or os.path.splitext(parsed.path)[1] != ".cu":
         return False
     first = next((o.span.start for o in parsed.of(Role.INCLUDE)
-                  if not context.project_header(o.text, parsed.path) and context.rules.hip_header(o.text)), None)
+                  if not context.project_header(o.text, parsed.path, o.detail == "system") and context.rules.hip_header(o.text)), None)
     return first is not None and parsed.first_define < first
 
 

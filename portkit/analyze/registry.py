@@ -42,16 +42,19 @@ class Context:
     project_files: frozenset[str] = frozenset()  # every scanned file's path as walked, normalized (project_files)
     fixes: bool = True  # False: nothing will rewrite the files, so findings need not say what to write
 
-    def project_header(self, include: str, includer: str) -> bool:
-        """Whether `#include "include"` in the file `includer` names one of the project's files.
+    def project_header(self, include: str, includer: str, angled: bool = False) -> bool:
+        """Whether `#include "include"` (`<include>` if `angled`) in the file `includer` names one of the project's files.
 
-        A CUDA toolkit header's name (`cuda.h`) is the project's only where the file sits at that path from the
-        includer's directory, where a quoted include looks first: one program's util/cuda/cuda.h is not its
-        neighbour's `<cuda.h>`, nor a `#include "cuda.h"` with none beside it. Any other name (a CUDA Samples
-        helper a project ships in its include directory) is the project's wherever a file ends with it."""
+        A CUDA toolkit header's name (`cuda.h`) is the project's only where a quoted include finds the file at that
+        path from the includer's directory: one program's util/cuda/cuda.h is not its neighbour's `<cuda.h>`, nor a
+        `#include "cuda.h"` with none beside it, and never an angled include, which does not look there (llama.cpp's
+        vendors/cuda.h includes `<cuda.h>`). Any other name (a CUDA Samples helper a project ships in its include
+        directory) is the project's wherever a file ends with it."""
         spelled = include.replace("\\", "/")
         rule = self.rules.header(spelled)
         if rule is not None and rule.library != CUDA_SAMPLES:
+            if angled:
+                return False
             beside = posixpath.normpath(posixpath.join(posixpath.dirname(includer.replace(os.sep, "/")), spelled))
             return beside in self.project_files
         return spelled.lstrip("./") in self.project_paths

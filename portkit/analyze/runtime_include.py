@@ -63,7 +63,7 @@ def _runtime_needs(parsed: ParsedFile, context: Context, findings: Sequence[Find
     # Resolved against the project's files in the finish; a CUDA header's name only where the project's file is the
     # one included (Context.project_header), so that a file's facts do not change with files it does not include.
     includes = tuple(sorted({o.text for o in parsed.of(Role.INCLUDE)
-                             if context.rules.header(o.text) is None or context.project_header(o.text, parsed.path)}))
+                             if context.rules.header(o.text) is None or context.project_header(o.text, parsed.path, o.detail == "system")}))
     guarded = tuple(sorted(parsed.guarded))
     preambles = [f for f in findings if f.code == HIP_PREAMBLE]
     if not runtime or any(f"<{runtime}>" in f.name.split(", ") for f in preambles):
