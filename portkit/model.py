@@ -121,6 +121,7 @@ class NameFacts(NamedTuple):
     elaborated: bool = False
     declares: str = ""
     tested: bool = False  # only tested by the preprocessor (`#ifdef X`, `defined(X)`, `#if X`): a build switch
+    macro_name: bool = False  # the name a #define defines: a fallback for CUDA's under #if (guarded.py)
     # A compared macro's #if/#elif: the bytes it selects (to its #elif, #else or #endif) and those it leaves
     # to the rest of the group, as (start, end): what a rewritten test would switch on or off.
     branch: tuple[int, int] | None = None

@@ -120,7 +120,10 @@ def rule_fix(occurrence: Occurrence | None, spelling: str, resolution: Resolutio
             return None
         return Fix(FixAction.INCLUDE, occurrence.span, _delimited(spelling, occurrence.detail),
                    prerequisite=rule.hip_requires)
-    compared = occurrence.facts(NameFacts).compared
+    facts = occurrence.facts(NameFacts)
+    if (facts.macro_name or facts.tested) and not spelling.isidentifier():
+        return None  # `#ifndef CUDART_NAN_F` / `#define CUDART_NAN_F ...` stay names: uses become HIP's expression
+    compared = facts.compared
     if compared and rule.keep_compared:
         return None
     if compared and rule.compare_as:

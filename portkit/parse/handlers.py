@@ -49,7 +49,7 @@ _RESERVED = re.compile(rb"^__\w+__$")
 _KERNEL_QUALIFIERS = {"__global__": Role.KERNEL, "__device__": Role.DEVICE_FUNCTION}
 # The facts many names share: one record each.
 _ACCESSED, _SCOPED, _ELABORATED = NameFacts(accessed=True), NameFacts(scoped=True), NameFacts(elaborated=True)
-_TESTED = NameFacts(tested=True)
+_TESTED, _MACRO_NAME = NameFacts(tested=True), NameFacts(macro_name=True)
 _TESTS = ("preproc_ifdef", "preproc_elifdef", "preproc_defined")  # `#ifdef X`, `#elifdef X`, `defined(X)`
 
 
@@ -239,6 +239,8 @@ class FileParse:
                 self.emit(node, role, text, parts=(node_span(expression),), info=compared)
             elif role is Role.IDENTIFIER and _tested(node, parent, kind):
                 self.emit(node, role, text, info=_TESTED)
+            elif role is Role.IDENTIFIER and kind in ("preproc_def", "preproc_function_def"):
+                self.emit(node, role, text, info=_MACRO_NAME)  # a fallback's own name (definitions are skipped)
             elif role is Role.IDENTIFIER and kind == "field_expression":
                 self.emit(node, role, text, info=_ACCESSED)  # `texture.x`: a variable, whatever its name
             elif kind == "qualified_identifier" and parent.child_by_field_name("scope") is not None:
