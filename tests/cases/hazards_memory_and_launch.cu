@@ -107,6 +107,6 @@ __global__ void grid_barrier(float* out) {  // expect: PK200
 }
 
 __global__ void grid_stride(float* out, int n) {  // expect: PK200
-  auto grid = cooperative_groups::this_grid();  // ok: PK332
+  auto grid = cooperative_groups::this_grid();  // ok: PK332 PK101
   for (int i = grid.thread_rank(); i < n; i += grid.size()) out[i] = 0.0f;  // ok: PK332
 }
