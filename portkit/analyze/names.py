@@ -11,6 +11,7 @@ from portkit.analyze.rewrite import NULL_POINTERS, extra_argument, include_findi
 from portkit.analyze.registry import Context, analyzer
 from portkit.codes import API_UNKNOWN, RULE_CODES
 from portkit.model import CallFacts, Engine, Finding, FixAction, NameFacts, Occurrence, ParsedFile, QualifiedFacts, Role, Span
+from portkit.parse.nodes import CUDA_CONDITION_MACROS
 from portkit.rules import Rule
 
 # Names that look like CUDA APIs; those no rule knows are listed, never dropped.
@@ -184,6 +185,13 @@ def _argument_rule(rule: Rule, occurrence: Occurrence, parsed: ParsedFile, conte
     return (context.rules.lookup(other) or rule) if other else rule
 
 
+def _version_test(occurrence: Occurrence, name: str) -> bool:
+    """A compiler or CUDA version macro the preprocessor tests: no API use, and no build breaks (unknown there, it
+    reads 0). The test is reported once, as a CUDA-only branch (PK203), whatever HIP calls the macro."""
+    facts = occurrence.facts(NameFacts)
+    return (facts.compared != "" or facts.tested) and CUDA_CONDITION_MACROS.fullmatch(name) is not None
+
+
 @analyzer("source", codes=(API_UNKNOWN, *RULE_CODES), fixes=True)
 def analyze_names(parsed: ParsedFile, context: Context) -> Iterable[Finding]:
     return keep_nvidia_branches_off(parsed, _names(parsed, context))
@@ -218,8 +226,9 @@ def _names(parsed: ParsedFile, context: Context) -> Iterator[Finding]:
                 finding = rule_finding(parsed.path, rule, used or name, occurrence.span, occurrence.position, context,
                                        occurrence.function, occurrence, shadowable=not resolved,
                                        engine=Engine.CLANG if resolved else Engine.TREE_SITTER, resolutions=resolutions)
-                if used:
-                    finding = _unqualified(finding, name)
+                if finding.fix is None and _version_test(occurrence, name):
+                    continue  # `#if CUDA_VERSION >= 11000` builds on AMD: PK203 says which branch hipcc takes
+                finding = _unqualified(finding, name) if used else finding
                 if occurrence.clang is not None and occurrence.clang.macro:  # say which macro hides the call
                     finding = dataclasses.replace(finding, message=f"{finding.message} (via macro {occurrence.clang.macro})")
                 yield finding

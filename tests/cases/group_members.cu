@@ -11,8 +11,8 @@ __global__ void sum(const float *in, float *out) {  // expect: PK200
   dim3 shape = block.group_dim();  // expect: PK104
   out[tile.thread_rank()] = v * shape.x;
 }
-using cg::grid_group;  // expect: PK101
+using cg::grid_group;  // expect: PK100
 __global__ void whole(int *out) {  // expect: PK200
-  grid_group grid = cg::this_grid();  // expect: PK101 PK101
+  grid_group grid = cg::this_grid();  // expect: PK100 PK100
   out[grid.thread_rank()] = 0;
 }
