@@ -23,6 +23,17 @@ BRANCH_ADVICE = ("hipcc does not define these macros: test __HIP_PLATFORM_AMD__/
 PTX_LOOKING = re.compile(r"\b[a-z]+(\.[a-z0-9]+)+\b|%%?(laneid|warpid|smid|tid|ntid|ctaid|nctaid|clock)")
 
 
+# AMD's own ISA (v_mul_i32_i24, s_waitcnt, ds_swizzle_b32, global_load_dword): asm a project already wrote for
+# AMD, in the branch hipcc compiles (llama.cpp's dp4a). Its mnemonics are undotted words with a unit prefix.
+_AMDGCN_INSTRUCTION = re.compile(r"\s*(v|s|ds|buffer|tbuffer|global|flat|scratch|image)_[a-z0-9_]+\b(?!\.)")
+
+
+def _amdgcn(template: str) -> bool:
+    """Whether every instruction of an asm template is an AMDGCN one."""
+    instructions = [i for i in re.split(r"[\n;]", template) if i.strip()]
+    return bool(instructions) and all(_AMDGCN_INSTRUCTION.match(i) for i in instructions)
+
+
 @analyzer("source", codes=(KERNEL, KERNEL_LAUNCH, DEVICE_FUNCTION, CUDA_BRANCH, *RULE_CODES), fixes=True)
 def analyze_inventory(parsed: ParsedFile, context: Context) -> Iterable[Finding]:
     device = parsed.device_functions
@@ -37,7 +48,8 @@ def analyze_inventory(parsed: ParsedFile, context: Context) -> Iterable[Finding]
             finding = simple_finding(parsed.path, occurrence, KERNEL_LAUNCH,
                                      f"launch of {occurrence.text}<<<{occurrence.detail}>>>", LAUNCH_ADVICE)
             yield dataclasses.replace(finding, fix=launch_fix(occurrence))
-        elif role is Role.INLINE_ASM and (occurrence.function in device or PTX_LOOKING.search(occurrence.text)):
+        elif role is Role.INLINE_ASM and (occurrence.function in device or PTX_LOOKING.search(occurrence.text)) \
+                and not _amdgcn(occurrence.text):
             yield _asm_finding(parsed, occurrence, context)
         elif role is Role.PREPROCESSOR_CONDITION:
             yield simple_finding(parsed.path, occurrence, CUDA_BRANCH, f"{occurrence.detail} {occurrence.text}", BRANCH_ADVICE)
