@@ -121,6 +121,20 @@ def test_a_build_switch_the_preprocessor_tests_is_no_unknown_cuda_name(tmp_path:
     assert unknown == ["CUDNN_HALF_LEVEL"]
 
 
+def test_another_vendors_alias_of_a_cuda_name_leaves_it_cudas(tmp_path: Path, capsys) -> None:
+    """llama.cpp's vendors/musa.h (`#define cudaMalloc musaMalloc`), included for Moore Threads builds only, is a port's
+    alias as a HIP shim's line is: the uses stay CUDA's and convert writes HIP's. A project's own wrapper is its own."""
+    tree = tmp_path / "in"
+    (tree / "vendors").mkdir(parents=True)
+    (tree / "vendors" / "musa.h").write_text("#pragma once\n#include <musa_runtime.h>\n#define cudaMalloc musaMalloc\n"
+                                             "#define cudaStream_t musaStream_t\n#define cudaFree tracked_free\n")
+    (tree / "main.cu").write_text('#ifdef USE_MUSA\n#include "vendors/musa.h"\n#else\n#include <cuda_runtime.h>\n#endif\n'
+                                  "int main() { float *p; cudaStream_t s; cudaMalloc(&p, 16); cudaFree(p); return 0; }\n")
+    assert main(["convert", "--no-cache", str(tree), "-o", str(tmp_path / "out")]) == 0
+    text = (tmp_path / "out" / "main.cu").read_text()
+    assert "hipStream_t s; hipMalloc(&p, 16); cudaFree(p);" in text
+
+
 def test_a_cuda_header_name_is_the_projects_only_beside_its_includer(tmp_path: Path, monkeypatch) -> None:
     """Rodinia: b+tree's util/cuda/cuda.h is its own, and no other program's `<cuda.h>` or `"cuda.h"`; a CUDA
     Samples helper the tree ships (common/helper_cuda.h) is the project's wherever it is included from."""

@@ -169,8 +169,8 @@ def parse_source(path: str, source: bytes, keep: Keep | None = None, literals: f
     `api` says whether a name is a CUDA API a rule knows (which a misparse must not make the
     project's); `cuda_declared` (default `api`) whether a CUDA header declares it, so that a
     definition of it in a preprocessor branch is a guarded definition, not the project's own; `hip_alias(name,
-    alias)` whether `#define name alias` spells a CUDA API as the HIP name convert writes (a porting
-    shim's line, not a definition of the project's own); `hip_pointer` whether a type is an integer in
+    alias)` whether `#define name alias` spells a CUDA API as the HIP name convert writes, or as another
+    vendor's (a porting shim's line, not a definition of the project's own); `hip_pointer` whether a type is an integer in
     CUDA and a pointer in HIP (arithmetic on its variables: portkit/parse/handles.py). `macros` is
     the project's macro table (portkit/parse/macros.py); without one, the file's own #defines.
     The tree may be of prepared bytes (portkit/parse/prepare.py): same length and newlines, so

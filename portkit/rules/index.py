@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import functools
+import os
 import re
 from typing import Iterable, Mapping
 
@@ -159,9 +160,13 @@ class RuleDatabase:
         return rule is not None and not rule.c_library
 
     def is_hip_alias(self, name: str, alias: str) -> bool:
-        """Whether `alias` is a HIP name convert may write for the CUDA API `name` (`#define cudaMalloc hipMalloc`)."""
+        """Whether `alias` is a HIP name convert may write for the CUDA API `name` (`#define cudaMalloc hipMalloc`), or
+        another vendor's name for it, spelled as CUDA's with the vendor's prefix (`#define cudaMalloc musaMalloc`,
+        `cublasSgemm mublasSgemm`): a port's alias, whose uses stay CUDA's, for HIP as for that vendor."""
         rule = self.lookup(name)
-        return rule is not None and bool(alias) and alias in (rule.hip, rule.older_hip, *(n for _, n in rule.hip_for_args))
+        if rule is None or not alias:
+            return False
+        return alias in (rule.hip, rule.older_hip, *(n for _, n in rule.hip_for_args)) or _vendor_spelling(name, alias)
 
     def reads_arguments(self, name: str) -> bool:
         """Whether what becomes of a call of `name` depends on its arguments' texts: a rule that casts, drops,
@@ -219,3 +224,10 @@ class RuleDatabase:
         if lib and status in lib.weights:
             return lib.weights[status]
         return defaults.get(status, defaults.get(Status.UNSUPPORTED, 0.0))
+
+
+def _vendor_spelling(name: str, alias: str) -> bool:
+    """`musaMalloc` for `cudaMalloc`, `MUBLAS_OP_N` for `CUBLAS_OP_N`: the same word after a prefix of at most four
+    characters each. A project's own wrapper (`#define cudaMalloc tracked_malloc`) keeps more of its own name."""
+    common = len(os.path.commonprefix([name[::-1], alias[::-1]]))
+    return name != alias and common >= 4 and len(name) - common <= 4 and len(alias) - common <= 4
