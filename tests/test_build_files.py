@@ -14,6 +14,9 @@ from tests.conftest import require_tool
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 HIP52 = Target(rocm=(5, 2, 0))
+# --cmake-hipcc: the architectures of a target's HIP_ARCHITECTURES as hipcc's options.
+OFFLOAD_ARCH_OPTIONS = ("$<$<BOOL:$<TARGET_PROPERTY:HIP_ARCHITECTURES>>:"
+                        "--offload-arch=$<JOIN:$<TARGET_PROPERTY:HIP_ARCHITECTURES>,;--offload-arch=>>")
 
 
 def test_makefile_rewrite(database) -> None:
@@ -113,7 +116,7 @@ def test_cmake_architectures_are_rewritten_where_set_and_only_renamed_where_read
             "list(GET CMAKE_CUDA_ARCHITECTURES 0 MIN_GPU_ARCH)\n"
             "if(CMAKE_CUDA_ARCHITECTURES STREQUAL \"80\")\nendif()\n"
             "get_target_property(found app CUDA_ARCHITECTURES)\n")
-    lines = convert_cmake(text, database).text.splitlines()
+    lines = [line for line in convert_cmake(text, database).text.splitlines() if not line.startswith("# portkit: PK401")]
     assert lines[:6] == ["set(CMAKE_HIP_ARCHITECTURES gfx90a gfx906)", "list(APPEND CMAKE_HIP_ARCHITECTURES gfx942)",
                          "list(SORT CMAKE_HIP_ARCHITECTURES COMPARE NATURAL ORDER ASCENDING)",
                          "list(GET CMAKE_HIP_ARCHITECTURES 0 MIN_GPU_ARCH)",
@@ -156,7 +159,9 @@ NVCC = $(CUDA_HOME)/bin/nvcc
 FLAGS = -O3 --threads=0 -t=0 --generate-code arch=compute_80,code=[compute_80,sm_80] --machine 64 -ccbin g++ \\
   -Xptxas -v -maxrregcount=32 --default-stream per-thread -rdc=true -std c++17 -Werror all-warnings
 app: app.cu
-\t$(NVCC) $(FLAGS) -arch=sm_70 -o $@ $< -lcurand -lcublasLt -lnvidia-ml -lcudadevrt -lnvToolsExt -L$(CUDA_HOME)/lib64
+\t$(NVCC) $(FLAGS) -arch=sm_70 -o $@ $< -lcurand -lcublasLt -lnvidia-ml -lcudadevrt -lnvToolsExt -L$(CUDA_HOME)/lib64 \\
+\t  $(LIBS:%=-l%)
+LIBS = cufft cupti
 """
 CMAKE = """cmake_minimum_required(VERSION 3.18)
 project(app LANGUAGES CXX CUDA)
@@ -210,7 +215,8 @@ def test_cmake_forms(database) -> None:
     assert convert_cmake(result, database, target=HIP52).text == result
     hipcc = convert_cmake(CMAKE, database, target=HIP52, hipcc_as_cxx=True).text
     for expected in ("project(app LANGUAGES CXX)", 'set(CMAKE_CXX_FLAGS "${CMAKE_CXX_FLAGS} -ffast-math")',
-                     "set_source_files_properties(src/kernels.cu PROPERTIES LANGUAGE CXX COMPILE_OPTIONS -xhip)",
+                     "set_source_files_properties(src/kernels.cu PROPERTIES LANGUAGE CXX COMPILE_OPTIONS "
+                     f'"-xhip;{OFFLOAD_ARCH_OPTIONS}")', f'add_link_options("{OFFLOAD_ARCH_OPTIONS}")',
                      "target_compile_options(app PRIVATE $<$<COMPILE_LANGUAGE:CXX>: -gline-tables-only>)"):
         assert expected in hipcc.splitlines(), hipcc
     assert convert_cmake(hipcc, database, target=HIP52, hipcc_as_cxx=True).text == hipcc
@@ -252,3 +258,183 @@ def test_a_c_file_that_gets_the_runtime_header_still_compiles_with_the_host_comp
     assert "#define __HIP_PLATFORM_AMD__" in converted and "hipSetDevice(0)" in converted
     result = subprocess.run([gcc, "-c", "main.c", "-o", "main.o"], cwd=tmp_path / "out", capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
+
+
+def _portkit_convert(source: Path, out: Path, *options: str) -> None:
+    subprocess.run([sys.executable, "-m", "portkit", "convert", str(source), "-o", str(out), "--rocm-version", "5.2",
+                    *options], capture_output=True, check=True)
+
+
+def _run(command: list[str], cwd: Path, **env: str) -> subprocess.CompletedProcess:
+    result = subprocess.run(command, cwd=cwd, capture_output=True, text=True, env={**os.environ, **env}, timeout=600,
+                            check=False)
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    return result
+
+
+def test_a_gencode_in_a_cmake_string_keeps_the_string_closed(tmp_path: Path, database) -> None:
+    """gpu-burn's win/CMakeLists.txt: the quote after `code=sm_${ARCH}` closes CMake's string, not the option."""
+    from portkit.convert.build_files import convert_cmake
+
+    text = ('cmake_minimum_required(VERSION 3.18)\nproject(t LANGUAGES CXX)\nset(ARCHS 75 80)\nset(NVCC_FLAGS "")\n'
+            'foreach(ARCH IN LISTS ARCHS)\n    list(APPEND NVCC_FLAGS "-gencode=arch=compute_${ARCH},code=sm_${ARCH}")\n'
+            'endforeach()\nmessage(STATUS "flags: ${NVCC_FLAGS}")\n')
+    converted = convert_cmake(text, database, target=HIP52).text
+    assert '    list(APPEND NVCC_FLAGS "--offload-arch=gfx90a")' in converted.splitlines()
+    quoted = convert_makefile_line('F = -gencode "arch=compute_70,code=sm_70" -gencode=arch=compute_80,code=\\"sm_80\\"',
+                                   database)
+    assert quoted == "F = --offload-arch=gfx906 --offload-arch=gfx90a"
+    require_tool("cmake")
+    (tmp_path / "CMakeLists.txt").write_text(converted)
+    configured = _run(["cmake", "-S", ".", "-B", "build"], tmp_path)
+    assert "flags: --offload-arch=gfx90a;--offload-arch=gfx90a" in configured.stdout
+
+
+def convert_makefile_line(line: str, database) -> str:
+    from portkit.convert.build_files import convert_makefile
+
+    return convert_makefile(line + "\n", database, target=HIP52).text.splitlines()[-1]
+
+
+@pytest.mark.parametrize("hipcc_as_cxx", [False, True], ids=["hip", "cmake-hipcc"])
+def test_a_flag_removed_inside_a_generator_expression_leaves_it_closed(hipcc_as_cxx: bool, database) -> None:
+    """nccl-tests: the `>` that closes `$<...:-Xcompiler=/FS>` is CMake's, not the option's value."""
+    from portkit.convert.build_files import convert_cmake
+
+    text = ("target_compile_options(t PRIVATE\n    $<$<COMPILE_LANGUAGE:CUDA>:-Xcompiler=/FS>\n"
+            "    $<$<COMPILE_LANGUAGE:CUDA>:-Xcompiler=-fPIC>\n    $<$<COMPILE_LANGUAGE:CUDA>:-Xptxas=-v>)\n")
+    result = convert_cmake(text, database, target=HIP52, hipcc_as_cxx=hipcc_as_cxx)
+    language = "CXX" if hipcc_as_cxx else "HIP"
+    lines = [line.strip() for line in result.text.splitlines() if not line.strip().startswith("# portkit:")]
+    assert lines == ["target_compile_options(t PRIVATE", f"$<$<COMPILE_LANGUAGE:{language}>:>",
+                     f"$<$<COMPILE_LANGUAGE:{language}>:-fPIC>", f"$<$<COMPILE_LANGUAGE:{language}>:>)"]
+    assert sorted(n.message.split(":")[0] for n in result.notes) == ["-Xcompiler=/FS", "-Xptxas=-v"]
+
+
+def test_host_options_quoted_inside_a_cmake_string_lose_their_quotes(database) -> None:
+    """darknet: `\\"` inside a CMake string quotes nvcc's value; kept, hipcc would get the flags as one argument."""
+    from portkit.convert.build_files import convert_cmake
+
+    text = ('set(HOSTFLAGS "--compiler-options \\" -fPIC -Wall \\"")\n'
+            'set(MORE "-Wno-deprecated-declarations -Xcompiler=\\"${COMMA_LIST}\\"")\n')
+    assert convert_cmake(text, database, target=HIP52).text.splitlines() == [
+        'set(HOSTFLAGS " -fPIC -Wall ")', 'set(MORE "-Wno-deprecated-declarations ${COMMA_LIST}")']
+
+
+CHECKED_LANGUAGE = """cmake_minimum_required(VERSION 3.18)
+project(t LANGUAGES CXX)
+include(CheckLanguage)
+check_language(CUDA)
+if(NOT CMAKE_CUDA_COMPILER)
+  message(FATAL_ERROR "CUDA not found")
+endif()
+enable_language(CUDA)
+if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES)
+  set(CMAKE_CUDA_ARCHITECTURES all-major)
+endif()
+if(70 IN_LIST CMAKE_CUDA_ARCHITECTURES OR
+   80 IN_LIST CMAKE_CUDA_ARCHITECTURES)
+  message(STATUS "half")
+endif()
+add_executable(t k.cu)
+"""
+
+
+def test_check_language_follows_the_language_and_all_major_becomes_the_target(database) -> None:
+    """darknet: check_language(CUDA) then `if(NOT CMAKE_CUDA_COMPILER)`; `all-major` and NVIDIA numbers in a test of
+    the architectures mean nothing to HIP."""
+    from portkit.convert.build_files import convert_cmake
+
+    hip = convert_cmake(CHECKED_LANGUAGE, database, target=HIP52)
+    lines = hip.text.splitlines()
+    for expected in ("check_language(HIP)", "if(NOT CMAKE_HIP_COMPILER)", "  set(CMAKE_HIP_ARCHITECTURES gfx90a)"):
+        assert expected in lines
+    assert [(n.code, n.message.split(":")[0]) for n in hip.notes] == [("PK401", "70 IN_LIST CMAKE_CUDA_ARCHITECTURES")]
+    assert lines[lines.index("if(70 IN_LIST CMAKE_HIP_ARCHITECTURES OR") - 1].startswith("# portkit: PK401")
+    hipcc = convert_cmake(CHECKED_LANGUAGE, database, target=HIP52, hipcc_as_cxx=True).text.splitlines()
+    for expected in ("check_language(CXX)", "if(NOT CMAKE_CXX_COMPILER)"):
+        assert expected in hipcc
+    assert convert_cmake(hip.text, database, target=HIP52).text == hip.text
+
+
+def test_cmake_hipcc_project_configures_builds_and_targets_its_architecture(tmp_path: Path) -> None:
+    """--cmake-hipcc: the sources are CXX, so CMake passes no HIP architectures itself: the compile and link lines
+    get them from HIP_ARCHITECTURES (no HCC_AMDGPU_TARGET, no GPU: hipcc would ask rocm_agent_enumerator). The
+    project also checks for the compiler (darknet), quotes host options (darknet) and drops an MSVC option from a
+    generator expression (nccl-tests)."""
+    require_tool("cmake")
+    require_tool("hipcc")
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "CMakeLists.txt").write_text(
+        CHECKED_LANGUAGE.replace("all-major", "80")
+        + 'set(HOSTFLAGS "--compiler-options \\" -fPIC -Wall \\"")\nset(CMAKE_CUDA_FLAGS "${HOSTFLAGS} ${CMAKE_CUDA_FLAGS}")\n'
+        + "target_compile_options(t PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:-Xcompiler=/FS>)\n")
+    (tmp_path / "in" / "k.cu").write_text("__global__ void k() {}\nint main() { k<<<1, 1>>>(); return 0; }\n")
+    _portkit_convert(tmp_path / "in", tmp_path / "out", "--cmake-hipcc")
+    out = tmp_path / "out"
+    _run(["cmake", "-S", ".", "-B", "build", "-DCMAKE_CXX_COMPILER=hipcc"], out, HIP_PLATFORM="amd")
+    built = _run(["make", "-C", "build", "VERBOSE=1"], out, HIP_PLATFORM="amd")
+    compile_line = next(line for line in built.stdout.splitlines() if " -c " in line and "k.cu" in line)
+    assert "--offload-arch=gfx90a" in compile_line and " -fPIC -Wall " in compile_line, compile_line
+    link_line = next(line for line in built.stdout.splitlines() if line.rstrip().endswith("-o t"))
+    assert "--offload-arch=gfx90a" in link_line, link_line
+    assert (out / "build" / "t").is_file()
+
+
+def test_makefile_nvcc_test_architecture_expression_and_fatbin(tmp_path: Path, database) -> None:
+    """gpu-burn: `$(wildcard /usr/bin/nvcc)` asks whether nvcc is installed, `-arch=compute_$(subst ...)` is an
+    architecture, and `-fatbin` makes a code object for the driver API (hipcc: --genco)."""
+    make = ('ifneq ("$(wildcard /usr/bin/nvcc)", "")\nCUDAPATH ?= /usr\nendif\nCOMPUTE ?= 75\n'
+            "NVCCFLAGS += -arch=compute_$(subst .,,${COMPUTE})\n\n%.fatbin: %.cu\n"
+            "\t$(CUDAPATH)/bin/nvcc $(NVCCFLAGS) -fatbin $< -o $@\n")
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "Makefile").write_text(make)
+    (tmp_path / "in" / "k.cu").write_text('extern "C" __global__ void k(float *x) { x[threadIdx.x] = 1; }\n')
+    _portkit_convert(tmp_path / "in", tmp_path / "out")
+    converted = (tmp_path / "out" / "Makefile").read_text()
+    assert converted == ('ifneq ("$(shell command -v hipcc)", "")\nCUDAPATH ?= /usr\nendif\nCOMPUTE ?= 75\n'
+                         "NVCCFLAGS += --offload-arch=gfx90a\n\n%.fatbin: %.cu\n\thipcc $(NVCCFLAGS) --genco $< -o $@\n")
+    script = "if [ -x /usr/local/cuda/bin/nvcc ]; then echo y; fi\n"
+    from portkit.convert.build_files import convert_makefile
+    assert convert_makefile(script, database, shell=True).text == 'if [ -x "$(command -v hipcc)" ]; then echo y; fi\n'
+    require_tool("hipcc")
+    _run(["make", "k.fatbin"], tmp_path / "out", HIP_PLATFORM="amd")
+    assert (tmp_path / "out" / "k.fatbin").read_bytes().startswith(b"__CLANG_OFFLOAD_BUNDLE__")
+    assert "CUDAPATH = /usr" in _run(["make", "-pn", "k.fatbin"], tmp_path / "out", HIP_PLATFORM="amd").stdout
+
+
+def test_host_compiles_given_cuda_headers_get_the_hip_platform(tmp_path: Path, database) -> None:
+    """gpu-burn, darknet: g++ builds host files with CUDA's include directory; they include HIP's runtime header now,
+    which stops without the platform hipcc defines by itself."""
+    gxx = require_tool("g++")
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "Makefile").write_text(
+        "CFLAGS = -O2 -I/usr/local/cuda/include\nLDFLAGS = -L/usr/local/cuda/lib64 -lcudart\n"
+        f"app: host.o\n\t{gxx} -o $@ $^ $(LDFLAGS)\n%.o: %.cpp\n\t{gxx} $(CFLAGS) -c $<\n")
+    (tmp_path / "in" / "host.cpp").write_text(
+        "#include <cuda_runtime.h>\nint main() { void *p; cudaMalloc(&p, 16); cudaFree(p); return 0; }\n")
+    _portkit_convert(tmp_path / "in", tmp_path / "out")
+    converted = (tmp_path / "out" / "Makefile").read_text()
+    assert "CFLAGS = -O2 -I/usr/local/cuda/include -D__HIP_PLATFORM_AMD__\n" in converted
+    assert convert_makefile_line("F += -I${CUDAPATH}/include -I$(CUDA_HOME)/include/", database) == \
+        "F += -I${CUDAPATH}/include -D__HIP_PLATFORM_AMD__ -I$(CUDA_HOME)/include/ -D__HIP_PLATFORM_AMD__"
+    require_tool("hipcc")  # HIP's headers
+    _run(["make"], tmp_path / "out")
+    assert (tmp_path / "out" / "app").is_file()
+
+
+def test_library_names_held_in_make_variables(tmp_path: Path, database) -> None:
+    """nccl-tests: `-l$(CUDARTLIB)` and `$(LIBRARIES:%=-l%)` link what the variables name."""
+    from portkit.convert.build_files import convert_makefile
+
+    make = ("CUDARTLIB ?= cudart\nLIBRARIES += nccl\nEXTRA = cublasLt cudadevrt m\nOTHER = cudart\n"
+            "NVLDFLAGS := -l$(CUDARTLIB) $(LIBRARIES:%=-l%) $(addprefix -l,$(EXTRA))\nall:\n\t@echo $(NVLDFLAGS)\n")
+    result = convert_makefile(make, database, target=HIP52)
+    assert result.text.splitlines()[:6] == [
+        "CUDARTLIB ?= amdhip64", "LIBRARIES += rccl",
+        "# portkit: PK104 cublasLt: hipblaslt needs HIP 5.5.0 or newer; upgrade ROCm or rewrite.",
+        "# portkit: PK102 cudadevrt: Drop the library once no kernel launches kernels.",
+        "EXTRA = cublasLt  m", "OTHER = cudart"]  # OTHER is no library
+    assert convert_makefile(result.text, database, target=HIP52).text == result.text
+    (tmp_path / "Makefile").write_text(result.text)
+    assert _run(["make", "-s"], tmp_path).stdout.split() == ["-lamdhip64", "-lrccl", "-lcublasLt", "-lm"]

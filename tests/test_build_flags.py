@@ -52,7 +52,8 @@ TRANSLATED = [
     ("--gpu-code sm_90", False), ("-arch=native", False), ("-arch=all", False),
     ("-gencode arch=compute_80,code=sm_80", True), ("-gencode=arch=compute_80,code=\\\"sm_80,compute_80\\\"", False),
     ("--generate-code arch=compute_80,code=[compute_80,sm_80]", True),
-    ("--generate-code=arch=compute_90,code=[sm_90]", False),
+    ("--generate-code=arch=compute_90,code=[sm_90]", False), ("-arch=compute_$(subst .,,$(CC))", False),
+    ("-fatbin", True), ("--fatbin", True), ("-cubin", True), ("--cubin", True),
 ]
 # nvcc options hipcc has nothing for: removed, with a marker above the line.
 REMOVED = [
@@ -62,8 +63,8 @@ REMOVED = [
     "--diag-error 177", "-diag-error=177", "-maxrregcount=32", "--maxrregcount 64", "-maxrregcount $(REGS)",
     "-ccbin g++", "--compiler-bindir=/usr/bin/g++-12", "-ccbin=$(CXX)", "--keep-dir /tmp/k", "-keep-dir=build",
     "-dlink", "--device-link", "--machine 32", "-cudart static", "--prec-div=false", "-prec-sqrt false",
-    "-Werror cross-execution-space-call", "--Werror reorder,deprecated-declarations", "-ptx", "--ptx", "-cubin",
-    "--cubin", "-fatbin", "--fatbin", "-optix-ir", "--optix-ir", "-dlto", "--dlink-time-opt", "-cuda", "--cuda",
+    "-Werror cross-execution-space-call", "--Werror reorder,deprecated-declarations", "-ptx", "--ptx", "-optix-ir",
+    "--optix-ir", "-dlto", "--dlink-time-opt", "-cuda", "--cuda",
     "-deviceemu", "--device-emulation",
 ]
 # CUDA link libraries: what the converted link line must let hipcc link on HIP 5.2 (Debian's packages).

@@ -22,9 +22,34 @@ _SM = re.compile(r"(?:sm|compute)_(?<!\wsm_)(?<!\wcompute_)(\d{2,3})[af]?\b")
 _CMAKE_ARCHS = re.compile(r"CUDA_ARCHITECTURES\s+\"?([\d;\s]+(?:-real|-virtual)?)")
 
 
+# Where a make or shell variable holds library names: `-l$(LIB)`, `-l${LIB}`, `-l$LIB`, `$(LIBS:%=-l%)`,
+# `$(addprefix -l,$(LIBS))`, `$(patsubst %,-l%,$(LIBS))`. Group `name`, `listed` or `prefixed`.
+LIBRARY_VARIABLE_USE = re.compile(r"-l(?<![\w-]-l)\$[({]?(?P<name>\w+)|\$[({](?P<listed>\w+):%=-l%[)}]"
+                                  r"|\$\((?:addprefix[ \t]+-l,|patsubst[ \t]+%,-l%,)[ \t]*\$[({](?P<prefixed>\w+)[)}]")
+# `NAME = value`, `override NAME += value`, `export NAME ?= value`, a script's `NAME="value"`, on one line: the
+# assignment up to the value, the name, the value.
+ASSIGNMENT = re.compile(r"(?m)^([ \t]*(?:(?:override|export)[ \t]+)*(\w+)[ \t]*(?:\+=|::?=|\?=|=)[ \t]*)([^\n#]*)")
+# A library name in such a value (`cudart`, not a path, a flag or a variable).
+LIBRARY_NAME = re.compile(r"(?<![\w$(){}/.+-])[A-Za-z][\w+-]*(?![\w/.+-])")
+
+
+def library_variables(text: str) -> set[str]:
+    """The variables whose values a build file links as libraries (`text`: its comments blanked)."""
+    return {m.group("name") or m.group("listed") or m.group("prefixed") for m in LIBRARY_VARIABLE_USE.finditer(text)}
+
+
+def _assigned_libraries(text: str) -> list[tuple[int, str]]:
+    """(offset, word) of each word assigned to a variable the file links as libraries."""
+    used = library_variables(text)
+    return [(m.start(3) + w.start(), w.group()) for m in ASSIGNMENT.finditer(text) if used and m.group(2) in used
+            for w in LIBRARY_NAME.finditer(m.group(3))]
+
+
 def link_names(file_type: str, text: str) -> list[tuple[int, str]]:
     """(offset, name) of each library the build file links, as the rules name them (`text`: its comments blanked)."""
     found = [(m.start(1), m.group(1)) for m in _LINK_FLAG.finditer(text)]
+    if file_type == "make":
+        found += _assigned_libraries(text)
     if file_type == "cmake":
         found += [(m.start(), m.group()) for m in _CMAKE_TARGET.finditer(text)]
         for call in _CMAKE_LINK_CALL.finditer(text):

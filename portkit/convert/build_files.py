@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import re
 
+from portkit.analyze.builds import ASSIGNMENT, LIBRARY_NAME, LIBRARY_VARIABLE_USE, library_variables
 from portkit.analyze.environment import patterns
-from portkit.codes import CUDA_PATH, NVCC_FLAG, NVIDIA_TOOL, code_for_status
+from portkit.codes import CUDA_PATH, GPU_ARCHITECTURE, NVCC_FLAG, NVIDIA_TOOL, code_for_status
 from portkit.convert.build_text import SHELL_COMMENT, BuildConversion, Rewriter
 from portkit.rules import Rule, RuleDatabase
 from portkit.rules.build_facts import LEAD, BuildFacts, NvccOption, build_facts
@@ -35,17 +36,21 @@ def _arch_list(values: str, facts: BuildFacts, offload_arch: tuple[str, ...]) ->
     return archs or [facts.default_arch]
 
 
-_ARCH_VALUE = r"(?:(?:sm|compute|lto)_(?:\d+[af]?|\$[({]\w+[)}])|\$[({]\w+[)}]|native|all-major|all)"
-# -gencode arch=compute_80,code=[compute_80,sm_80], quoted or not (`\"` in a Makefile's shell line too).
-_GENCODE = (r"(?<![\w-])(?:-gencode|--generate-code)(?:=|[ \t]+)(?:\\?[\"'])?arch=(" + _ARCH_VALUE
-            + r"),[ \t]*code=(?:\\?[\"'])?\[?((?:" + _ARCH_VALUE + r",?)+)\]?(?:\\?[\"'])?")
+# A variable, or a make function of one (`$(subst .,,${COMPUTE})`): one level of parentheses inside.
+_EXPANSION = r"\$(?:\{\w+\}|\((?:[^()\n]|\([^()\n]*\))*\))"
+_ARCH_VALUE = rf"(?:(?:sm|compute|lto)_(?:\d+[af]?|{_EXPANSION})|{_EXPANSION}|native|all-major|all)"
+# -gencode arch=compute_80,code=[compute_80,sm_80], quoted or not (`\"` in a Makefile's shell line too). A closing
+# quote goes only with the opening one it closes: in `"-gencode=arch=...,code=sm_80"` the quote is CMake's string's.
+_GENCODE = (r"(?<![\w-])(?:-gencode|--generate-code)(?:=|[ \t]+)(?P<whole>\\?[\"'])?arch=(" + _ARCH_VALUE
+            + r"),[ \t]*code=(?P<code>\\?[\"'])?\[?((?:" + _ARCH_VALUE + r",?)+)\]?(?(code)\\?[\"'])(?(whole)\\?[\"'])")
 _ARCH_FLAG = r"(?<![\w-])(?:-arch|--gpu-architecture|-code|--gpu-code)(?:=|[ \t]+)(" + _ARCH_VALUE + r"(?:,[\w$(){}]+)*)"
 
 
 def _translate_flags(rw: Rewriter, facts: BuildFacts, offload_arch: tuple[str, ...]) -> None:
     """nvcc options shared by Makefiles, scripts and CMake strings and lists."""
     def arch(match: re.Match) -> str:
-        return " ".join(f"--offload-arch={a}" for a in _arch_list(" ".join(match.groups()), facts, offload_arch))
+        values = " ".join(g for g in match.groups() if g)  # a quote group holds no digits
+        return " ".join(f"--offload-arch={a}" for a in _arch_list(values, facts, offload_arch))
 
     rw.sub(_GENCODE, arch)
     rw.sub(_ARCH_FLAG, arch)
@@ -106,6 +111,26 @@ def _link_flags(rw: Rewriter, rules: RuleDatabase, target: Target, file_type: st
     _note_patterns(rw, NVIDIA_TOOL, file_type)
 
 
+def _library_variables(rw: Rewriter, rules: RuleDatabase, target: Target) -> None:
+    """`CUDARTLIB ?= cudart` ... `-l$(CUDARTLIB)`: the library names in the variable's assignments become HIP's, as the
+    `-l` flags do (`make CUDARTLIB=...` still chooses)."""
+    used = set().union(*(library_variables(m.group()) for _, m in rw.find(LIBRARY_VARIABLE_USE.pattern)))
+    if not used:
+        return
+
+    def library(match: re.Match) -> str:
+        name, rule = match.group(), rules.link(match.group())
+        if _unsupported(rule):
+            return rw.removed(_code(rule, target), f"{name}: {rule.resolve(target).advice}")
+        found = _library(rule, target)
+        if found is not None:
+            return found.hip
+        advice = _unported(rule, target)
+        return rw.kept(name, _code(rule, target), f"{name}: {advice}") if advice else name
+
+    rw.sub(ASSIGNMENT, lambda m: m.group(1) + LIBRARY_NAME.sub(library, m.group(3)) if m.group(2) in used else m.group())
+
+
 def _note_patterns(rw: Rewriter, code: str, file_type: str) -> None:
     """Notes where scan's patterns of `code` for `file_type` match: scan and convert find the same sites."""
     for pattern in patterns():
@@ -146,6 +171,17 @@ def _arch_variables(rewriter: Rewriter, facts: BuildFacts, offload_arch: tuple[s
                  lambda m: f"--offload-arch={''.join(m.groups())}" if m.group(2) in values else m.group())
 
 
+# CUDA's include directory given to a compiler: `-I/usr/local/cuda/include`, `-I$(CUDA_HOME)/include`, `-I${CUDAPATH}/include`.
+_CUDA_INCLUDE = r"-I[ \t]*(?:/usr/local/cuda[\w.-]*|/opt/cuda|\$[({]?CUDA\w*[)}]?)/include/?(?![^\s\"';)])"
+
+
+def _host_hip_flags(rw: Rewriter, facts: BuildFacts) -> None:
+    """Host files that included CUDA's headers include HIP's now, and gcc or g++ builds them with the flags that give
+    CUDA's include directory: those flags get what HIP's headers need from a host compiler (hipcc takes them too)."""
+    flags = re.escape(facts.host_hip_flags)
+    rw.sub(rf"{_CUDA_INCLUDE}(?![ \t]+{flags})", lambda m: f"{m.group()} {facts.host_hip_flags}")
+
+
 def convert_makefile(text: str, rules: RuleDatabase, offload_arch: tuple[str, ...] = (),
                      shell: bool = False, target: Target = Target()) -> BuildConversion:
     """A Makefile's, or (`shell`) a shell script's, nvcc command lines: the two share `NAME=value`
@@ -153,11 +189,19 @@ def convert_makefile(text: str, rules: RuleDatabase, offload_arch: tuple[str, ..
     the targeted HIP lacks stays CUDA's, with a note."""
     facts = build_facts().for_target(target)
     rewriter = Rewriter(text, SHELL_COMMENT) if shell else Rewriter(text)
+    # A test for nvcc's file asks whether the compiler is installed: ask the same of hipcc, wherever it is (the bare
+    # name would be a file in the current directory).
+    if shell:
+        rewriter.sub(rf"(?<![\w-])(-[efx][ \t]+)[\"']?{_NVCC_PATH}[\"']?", lambda m: f'{m.group(1)}"$(command -v hipcc)"')
+    else:
+        rewriter.sub(rf"\$\(wildcard[ \t]+{_NVCC_PATH}[ \t]*\)", lambda m: "$(shell command -v hipcc)")
     rewriter.sub(_NVCC_PATH, lambda m: "hipcc")
     rewriter.sub(r"(?:(?<![\w/.-])|(?<=:-))nvcc(?![\w-])", lambda m: "hipcc")  # `${NVCC:-nvcc}` too
     _arch_variables(rewriter, facts, offload_arch)
     _translate_flags(rewriter, facts, offload_arch)
+    _host_hip_flags(rewriter, facts)
     _link_flags(rewriter, rules, target, "script" if shell else "make")
+    _library_variables(rewriter, rules, target)
     return rewriter.finish()
 
 
@@ -197,7 +241,7 @@ def convert_cmake(text: str, rules: RuleDatabase, offload_arch: tuple[str, ...] 
 def _cmake_language(rw: Rewriter) -> None:
     language = r"(?<![\w$])CUDA(?![\w])"
     rw.sub(r"\bproject\s*\([^)]*\)", lambda m: re.sub(language, "HIP", m.group()), re.I)
-    rw.sub(r"\benable_language\s*\(\s*CUDA\s*\)", lambda m: "enable_language(HIP)", re.I)
+    rw.sub(r"\b(enable|check)_language\s*\(\s*CUDA\s*\)", lambda m: f"{m.group(1)}_language(HIP)", re.I)
     rw.sub(r"\bLANGUAGE\s+CUDA\b", lambda m: "LANGUAGE HIP")
     # Generator expressions name the language too: $<COMPILE_LANGUAGE:CUDA> would silently stop applying.
     rw.sub(r"\$<((?:COMPILE|LINK)_LANG(?:UAGE|_AND_ID)):([^>]*)>",
@@ -225,14 +269,28 @@ def _sets_architectures(text: str, offset: int) -> bool:
     return command in _PROPERTY_SETTERS
 
 
+# A test of the CUDA architectures against an NVIDIA one, false for HIP's: `70 IN_LIST CMAKE_CUDA_ARCHITECTURES`,
+# `CMAKE_CUDA_ARCHITECTURES STREQUAL "all-major"`.
+_NVIDIA_ARCH = r"\"?(?:\d{2,3}[af]?|all|all-major|native)\"?"
+_ARCHITECTURE_TEST = (rf"{_NVIDIA_ARCH}\s+IN_LIST\s+(?:CMAKE_)?CUDA_ARCHITECTURES\b"
+                      rf"|\b(?:CMAKE_)?CUDA_ARCHITECTURES\s+(?:STREQUAL|EQUAL|MATCHES|VERSION_\w+|LESS\w*|GREATER\w*)\s+{_NVIDIA_ARCH}")
+_ARCHITECTURE_TEST_ADVICE = ("HIP's architectures are AMD GPU names (gfx90a, gfx942): compare with those, or test the "
+                             "feature the branch needs.")
+
+
 def _cmake_architectures(rw: Rewriter, facts: BuildFacts, offload_arch: tuple[str, ...]) -> None:
     def architectures(match: re.Match) -> str:
         name, space, values = match.group(1).replace("CUDA", "HIP"), match.group(2), match.group(3)
-        if not _sets_architectures(match.string, match.start()) \
-                or values.strip().strip('"').lower() in ("native", "all", "all-major"):
+        if not _sets_architectures(match.string, match.start()):
             return f"{name}{space}{values}"
-        return f"{name} {' '.join(_arch_list(values, facts, offload_arch))}"
+        return f"{name} {' '.join(_arch_list(values, facts, offload_arch))}"  # all, all-major, native: the default
 
+    tests = {}  # one note per command: darknet's if() tests seven architectures, a line each
+    for offset, match in rw.find(_ARCHITECTURE_TEST):
+        command = _OPEN_COMMAND.search(rw.text, max(0, offset - 4000), offset)
+        tests.setdefault(command.start() if command else offset, (offset, " ".join(match.group().split())))
+    for offset, test in tests.values():
+        rw.note(offset, GPU_ARCHITECTURE, f"{test}: {_ARCHITECTURE_TEST_ADVICE}")
     rw.sub(r"\b((?:CMAKE_)?CUDA_ARCHITECTURES)(\s+)(\"[^\"]*\"|[\w;\s-]*?)(?=\s*[)\n]|\s+[A-Z_]{4,}\b)", architectures)
     rw.sub(r"\bCMAKE_CUDA_(\w+)", lambda m: f"CMAKE_HIP_{m.group(1)}")
     rw.sub(r"\bCUDA_(STANDARD|ARCHITECTURES)\b", lambda m: f"HIP_{m.group(1)}")  # the property where it is read
@@ -265,22 +323,43 @@ def _cmake_libraries(rw: Rewriter, rules: RuleDatabase, target: Target) -> None:
     rw.sub(r"\b(find_library\s*\(\s*\w+)([^)]*)\)", link_words, re.I)
 
 
+# The architectures a target's HIP_ARCHITECTURES property holds (set from CMAKE_HIP_ARCHITECTURES, as for the HIP
+# language, which passes them itself) as hipcc's options, for hipcc as the C++ compiler.
+_OFFLOAD_ARCH_OPTIONS = ("$<$<BOOL:$<TARGET_PROPERTY:HIP_ARCHITECTURES>>:"
+                         "--offload-arch=$<JOIN:$<TARGET_PROPERTY:HIP_ARCHITECTURES>,;--offload-arch=>>")
 # hipcc as CMake's C++ compiler: CMake passes `-x c++` for a .cu file of LANGUAGE CXX, the source's own
 # option after it makes it HIP again.
-_CXX_LANGUAGE = "LANGUAGE CXX COMPILE_OPTIONS -xhip"
+_CXX_LANGUAGE = f'LANGUAGE CXX COMPILE_OPTIONS "-xhip;{_OFFLOAD_ARCH_OPTIONS}"'
+# Without them hipcc links for the GPUs of the machine (rocm_agent_enumerator), a traceback on one without a GPU.
+_LINK_ARCHITECTURES = f'add_link_options("{_OFFLOAD_ARCH_OPTIONS}")'
 
 
 def _hip_as_cxx(rw: Rewriter) -> None:
     """The HIP language written above, made C++ compiled by hipcc (Debian's CMake 3.25 cannot use its HIP 5.2
     as the HIP language: docs/convert.md says why)."""
+    linked = _LINK_ARCHITECTURES in rw.text
+
+    def with_link_architectures(call: str, match: re.Match) -> str:
+        nonlocal linked
+        if linked:
+            return call
+        linked = True
+        indent = re.search(r"[ \t]*\Z", match.string[:match.start()]).group()
+        return f"{call}\n{indent}{_LINK_ARCHITECTURES}"
+
     def project(match: re.Match) -> str:
         call = match.group()
+        if not re.search(r"(?<![\w$])HIP(?![\w])", call):
+            return call
         if re.search(r"(?<![\w$])CXX(?!\w)", call):
-            return re.sub(r"[ \t]+HIP(?![\w])", "", call)
-        return re.sub(r"(?<![\w$])HIP(?![\w])", "CXX", call)
+            return with_link_architectures(re.sub(r"[ \t]+HIP(?![\w])", "", call), match)
+        return with_link_architectures(re.sub(r"(?<![\w$])HIP(?![\w])", "CXX", call), match)
 
     rw.sub(r"\bproject\s*\([^)]*\)", project, re.I)
-    rw.sub(r"\benable_language\s*\(\s*HIP\s*\)", lambda m: "enable_language(CXX)", re.I)
+    rw.sub(r"\benable_language\s*\(\s*HIP\s*\)", lambda m: with_link_architectures("enable_language(CXX)", m), re.I)
+    # CXX is enabled already: check_language(CXX) finds its compiler set, and the tests of it hold.
+    rw.sub(r"\bcheck_language\s*\(\s*HIP\s*\)", lambda m: "check_language(CXX)", re.I)
+    rw.sub(r"\bCMAKE_HIP_COMPILER(\w*)", lambda m: f"CMAKE_CXX_COMPILER{m.group(1)}")
     rw.sub(r"\bLANGUAGE\s+HIP\b(?!\s+COMPILE_OPTIONS)", lambda m: _CXX_LANGUAGE)
     rw.sub(r"\$<((?:COMPILE|LINK)_LANG(?:UAGE|_AND_ID)):([^>]*)>",
            lambda m: "$<" + m.group(1) + ":" + re.sub(r"(?<![\w-])HIP(?![\w-])", "CXX", m.group(2)) + ">")

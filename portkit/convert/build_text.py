@@ -68,6 +68,10 @@ class Rewriter:
         self._notes.append((code, message))
         return _tag(len(self._notes) - 1)
 
+    def kept(self, text: str, code: str, message: str) -> str:
+        """The replacement for something that stays as it is but needs a note: `text` and its note's tag."""
+        return text + self.removed(code, message)
+
     def _flush(self) -> None:
         for offset, index in sorted(self._pending, reverse=True):
             self.text = self.text[:offset] + _tag(index) + self.text[offset:]

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import dataclasses
 import os
-import re
 from pathlib import Path
 
 from portkit.convert.build_files import convert_cmake, convert_makefile
@@ -21,6 +20,8 @@ from portkit.convert.hipcc_check import VerifyResult, is_unit, terminal_progress
 from portkit.errors import InputError
 from portkit.model import Backend, LaunchSyntax
 from portkit.outpath import refuse_overlap
+from portkit.rules.build_facts import build_facts
+from portkit.rules.versions import version_text
 from portkit.run.file import analyze_bytes
 from portkit.run.project import ScanResult, run_project
 from portkit.run.request import RunRequest
@@ -28,8 +29,6 @@ from portkit.run.workers import Workers
 from portkit.settings import RunSettings
 from portkit.textutil import printable
 from portkit.walk import CONVERTED_BUILD_TYPES, LINK_OUT
-
-_ARCH = re.compile(r"[A-Za-z0-9_.]{1,32}(:[A-Za-z0-9_]{1,32}[+-]?){0,4}")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -72,9 +71,13 @@ class ConvertOutcome:
 
 
 def _check(settings: RunSettings, options: ConvertOptions) -> None:
-    for arch in options.offload_arch:  # written into build files: a name, never shell or CMake syntax
-        if not _ARCH.fullmatch(arch):
-            raise InputError(f"--offload-arch {printable(arch)!s}: not a GPU architecture name like gfx90a or gfx942:xnack+")
+    facts = build_facts()
+    for arch in options.offload_arch:  # written into build files: a GPU hipcc knows, never shell or CMake syntax
+        if not facts.is_offload_arch(arch, settings.target):
+            version = f"HIP {version_text(settings.target.rocm)}" if settings.target.rocm else "the newest HIP"
+            raise InputError(f"--offload-arch {printable(arch)!s}: not an AMD GPU {version} knows; known: "
+                             f"{', '.join(facts.known_offload_targets(settings.target))} "
+                             f"(a target ID may add {' or '.join(f':{f}+/-' for f in facts.offload_features)})")
     for path in settings.paths:
         if not os.path.exists(path):
             raise InputError(f"{path}: no such file or directory")

@@ -39,15 +39,18 @@ class NvccOption:
         hipcc = self.hipcc.get(value or "") if isinstance(self.hipcc, dict) else self.hipcc
         if hipcc is None:
             return None
-        bare = (value or "").strip("\"'")
+        bare = _unquoted(value or "")
         return hipcc.replace("{value}", bare).replace("{words}", " ".join(bare.split(",")))
 
 
 # An option as a word of a build file: a `-` with no letter, digit, `_` or `-` before it, and those after it.
 _OPTION_WORD = re.compile(r"-(?<![\w-]-)[\w-]*")
-# A value of one word: $(VAR) and ${VAR} are part of it, a quote, `;` or `)` ends it (CMake strings and lists).
-_WORD = r"(?:\$\([^)\s]*\)|\$\{[^}\s]*\}|[^\s\"';)$])+"
-_VALUES = {"word": _WORD, "words": rf"\"[^\"]*\"|'[^']*'|{_WORD}"}
+# A value of one word: $(VAR) and ${VAR} are part of it, a quote, `;`, `)` or `>` ends it (CMake strings and lists,
+# a generator expression's end: `$<$<COMPILE_LANGUAGE:CUDA>:-Xcompiler=-fPIC>`).
+_WORD = r"(?:\$\([^)\s]*\)|\$\{[^}\s]*\}|[^\s\"';)$>])+"
+# Words in quotes; `\"...\"` is a quoted value inside a CMake string (`"--compiler-options \" -fPIC -Wall \""`).
+_ESCAPED_QUOTES = r'\\"(?:[^"\\]|\\[^"])*\\"'
+_VALUES = {"word": _WORD, "words": rf"{_ESCAPED_QUOTES}|\"[^\"]*\"|'[^']*'|{_WORD}"}
 
 
 # The blanks before an option, which a removal takes with it. They start where no blank is before them: a
@@ -58,7 +61,15 @@ LEAD = r"(?P<lead>(?<![ \t])[ \t]*)"
 def _tail(value: str | None) -> str:
     """What follows an option's name: its value (`value`: a kind of _VALUES, or a regex), or the name's end."""
     value = _VALUES.get(value or "", value)
-    return rf"(?:=|[ \t]+)(?P<value>{value})(?![^\s\"';)])" if value else r"(?![\w=-])"
+    return rf"(?:=|[ \t]+)(?P<value>{value})(?![^\s\"';)>])" if value else r"(?![\w=-])"
+
+
+def _unquoted(value: str) -> str:
+    """A value without the quotes around it: `"a,b"`, `'a b'`, or `\\"a b\\"` inside a CMake string."""
+    for quote in ('\\"', '"', "'"):
+        if len(value) >= 2 * len(quote) and value.startswith(quote) and value.endswith(quote):
+            return value[len(quote):-len(quote)]
+    return value.strip("\"'")
 
 
 def _option(entry: dict) -> NvccOption:
@@ -77,6 +88,20 @@ class BuildFacts:
     default_arch: str
     architectures: dict[str, dict[str, str]]
     nvcc_options: tuple[NvccOption, ...]
+    offload_targets: dict[str, dict[str, str]] = dataclasses.field(default_factory=dict)  # gfx name -> {hip: first}
+    offload_features: tuple[str, ...] = ()
+    host_hip_flags: str = ""  # what gcc and g++ need to include HIP's headers
+
+    def known_offload_targets(self, target: Target) -> list[str]:
+        """The AMD GPUs the targeted HIP's compiler knows."""
+        return [gfx for gfx, entry in self.offload_targets.items()
+                if target.rocm is None or "hip" not in entry or target.rocm >= parse_version(str(entry["hip"]))]
+
+    def is_offload_arch(self, arch: str, target: Target) -> bool:
+        """Whether `arch` is a target ID the targeted HIP's compiler takes: a GPU it knows, then :feature+ or :feature-."""
+        processor, *features = arch.split(":")
+        return processor in self.known_offload_targets(target) \
+            and all(f[:-1] in self.offload_features and f[-1:] in "+-" and len(f) > 1 for f in features)
 
     def gfx_for(self, compute_capability: str) -> str:
         entry = self.architectures.get(compute_capability.rstrip("af"))
@@ -113,7 +138,9 @@ class BuildFacts:
 
 def _parse(data: dict) -> BuildFacts:
     return BuildFacts(str(data["default_arch"]), {str(k): v for k, v in data["architectures"].items()},
-                      tuple(_option(entry) for entry in data["nvcc_options"]))
+                      tuple(_option(entry) for entry in data["nvcc_options"]),
+                      {str(k): v or {} for k, v in data["offload_targets"].items()}, tuple(data["offload_features"]),
+                      str(data["host_hip_flags"]))
 
 
 @functools.lru_cache(maxsize=1)

@@ -53,14 +53,26 @@ def test_a_rule_hip_value_must_be_a_name(hip: str, tmp_path: Path) -> None:
     assert run.code == 2 and len(run.err_lines) == 1 and "key 'hip'" in run.err, run.err
 
 
-@pytest.mark.parametrize("arch", ["gfx90a;rm -rf /", "gfx90a rm", "$(id)", "gfx90a\n", "'gfx90a'", ""])
+@pytest.mark.parametrize("arch", ["gfx90a;rm -rf /", "gfx90a rm", "$(id)", "gfx90a\n", "'gfx90a'", "", "sm_80", "gfx9999",
+                                  "gfx90a:xnack", "gfx90a:fast+"])
 def test_offload_arch_must_be_an_architecture_name(arch: str, tmp_path: Path) -> None:
+    """Written into build files, so a GPU hipcc knows (rules/_build.yaml), never shell or CMake syntax."""
     write(tmp_path / "src" / "CMakeLists.txt", "project(p LANGUAGES CXX CUDA)\nadd_executable(k k.cu)\n")
     write(tmp_path / "src" / "k.cu", UNSUPPORTED)
-    run = portkit(["convert", "--offload-arch", arch, "src", "-o", "out"], tmp_path)
-    assert run.code == 2 and len(run.err_lines) == 1 and "offload-arch" in run.err, run.err
+    run = portkit(["convert", "--rocm-version", "6.2", "--offload-arch", arch, "src", "-o", "out"], tmp_path)
+    assert run.code == 2 and len(run.err_lines) == 1 and "offload-arch" in run.err and "gfx90a, " in run.err, run.err
     assert not (tmp_path / "out").exists()
-    ok = portkit(["convert", "--offload-arch", "gfx942:sramecc+:xnack-", "src", "-o", "out"], tmp_path)
+    ok = portkit(["convert", "--rocm-version", "6.2", "--offload-arch", "gfx942:sramecc+:xnack-", "src", "-o", "out"],
+                 tmp_path)
+    assert ok.code == 0, ok.err
+
+
+def test_offload_arch_must_be_known_to_the_targeted_hip(tmp_path: Path) -> None:
+    """HIP 5.2's compiler rejects gfx1100 (no device library for it); HIP 6.2's takes it."""
+    write(tmp_path / "src" / "k.cu", UNSUPPORTED)
+    run = portkit(["convert", "--rocm-version", "5.2", "--offload-arch", "gfx1100", "src", "-o", "out"], tmp_path)
+    assert run.code == 2 and len(run.err_lines) == 1 and "HIP 5.2.0" in run.err and "gfx1100" not in run.err.split(";")[1]
+    ok = portkit(["convert", "--rocm-version", "6.2", "--offload-arch", "gfx1100", "src", "-o", "out"], tmp_path)
     assert ok.code == 0, ok.err
 
 
