@@ -94,6 +94,7 @@ class Role(str, enum.Enum):
     EMPTY_BRACES = "empty_braces"  # `x = {}`: text the variable, parts[0] the braces
     USING = "using"  # `using namespace X;` (text X, detail "namespace") or `using X::name;` (text X::name, detail "name")
     HANDLE_ARITHMETIC = "handle_arithmetic"  # `base + n` on a handle HIP makes a pointer: text the variable, detail its type
+    AUTO_COORDINATE = "auto_coordinate"  # `auto i = threadIdx.x`: text the coordinate, parts[0] the `auto`
     MACRO_PRAGMA = "macro_pragma"  # `#pragma unroll` in a #define body: text the pragma's text, span from `#` to its end
 
 

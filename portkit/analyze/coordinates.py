@@ -1,4 +1,4 @@
-"""Built-in coordinates passed to min and max: unsigned int in CUDA, proxy objects in HIP.
+"""Built-in coordinates passed to min, max and printf, or declared `auto`: unsigned int in CUDA, proxy objects in HIP.
 
 `min(n, blockDim.x)` compiles with nvcc, whether `min` is CUDA's or a project template of that
 name; under hipcc the proxy stops template deduction and HIP's overloads are ambiguous. Which
@@ -15,7 +15,7 @@ from portkit.analyze.findings import simple_finding
 from portkit.analyze.registry import Context, analyzer
 from portkit.analyze.rewrite import coordinate_fix
 from portkit.codes import CODES, COORDINATE_ARGUMENT
-from portkit.model import CallFacts, Finding, ParsedFile, Role
+from portkit.model import CallFacts, Finding, Fix, FixAction, ParsedFile, Role, Span
 
 # threadIdx.x, blockDim.y...: the whole argument, nothing around it.
 _BUILTIN_COORDINATE = re.compile(r"(?:threadIdx|blockIdx|blockDim|gridDim)\s*\.\s*[xyz]")
@@ -25,6 +25,13 @@ _BUILTIN_COORDINATE = re.compile(r"(?:threadIdx|blockIdx|blockDim|gridDim)\s*\.\
 def analyze_coordinate_arguments(parsed: ParsedFile, context: Context) -> Iterable[Finding]:
     if not parsed.device_functions:
         return  # coordinates exist only in device code (most host files: no look-up of each call)
+    declared: set[Span] = set()
+    for o in parsed.of(Role.AUTO_COORDINATE):
+        if o.parts[0] not in declared and o.function in parsed.device_functions:
+            declared.add(o.parts[0])  # `auto a = threadIdx.x, b = threadIdx.y;`: one `auto`
+            finding = simple_finding(parsed.path, o, COORDINATE_ARGUMENT, f"auto declared from {o.text}: a proxy object "
+                                     "in HIP, so the variable would be one too", CODES[COORDINATE_ARGUMENT].fix)
+            yield dataclasses.replace(finding, fix=Fix(FixAction.RENAME, o.parts[0], "unsigned int"))
     for o in parsed.of(Role.CALL):
         if not o.parts or o.text in parsed.declared:
             continue

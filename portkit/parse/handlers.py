@@ -50,6 +50,7 @@ _KERNEL_QUALIFIERS = {"__global__": Role.KERNEL, "__device__": Role.DEVICE_FUNCT
 # The facts many names share: one record each.
 _ACCESSED, _SCOPED, _ELABORATED = NameFacts(accessed=True), NameFacts(scoped=True), NameFacts(elaborated=True)
 _TESTED, _MACRO_NAME = NameFacts(tested=True), NameFacts(macro_name=True)
+_COORDINATES = frozenset({b"threadIdx", b"blockIdx", b"blockDim", b"gridDim"})
 _TESTS = ("preproc_ifdef", "preproc_elifdef", "preproc_defined")  # `#ifdef X`, `#elifdef X`, `defined(X)`
 
 
@@ -430,6 +431,16 @@ class FileParse:
             if braces is not None and not any(c.type != "comment" for c in braces.named_children):
                 self.emit(node, Role.EMPTY_BRACES, node_text(node), parts=(node_span(braces),))
 
+    def auto_coordinates(self, nodes: list[Node]) -> None:
+        """`auto i = threadIdx.x`: unsigned int in CUDA; in HIP the coordinate is a proxy object, and `auto` takes its
+        type (`i += blockDim.x` then has no operator)."""
+        for node in nodes:
+            if node.text in _COORDINATES:
+                declaration = node.parent.parent.parent  # the pattern's field_expression, init_declarator, declaration
+                kind = declaration.child_by_field_name("type")
+                if kind is not None and kind.text == b"auto":
+                    self.emit(node, Role.AUTO_COORDINATE, node_text(node.parent), parts=(node_span(kind),))
+
     def suppressions(self, nodes: list[Node]) -> None:
         for node in nodes:
             match = SUPPRESSION.search(node.text or b"")
@@ -509,6 +520,7 @@ HANDLERS: tuple[tuple[str, Callable[[FileParse, list[Node]], None]], ...] = (
     ("subscript", FileParse.shared_subscripts),  # after "qualifier": it needs the shared arrays
     ("comment", FileParse.suppressions),
     ("empty_braces", FileParse.empty_braces),
+    ("auto_value", FileParse.auto_coordinates),
     ("macro_body", FileParse.macro_bodies),
 )
 

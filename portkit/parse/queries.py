@@ -57,6 +57,7 @@ _QUERY = """
 (init_declarator declarator: (identifier) @constant value: (_))
 (enumerator name: (identifier) @constant value: (_))
 (assignment_expression left: (identifier) @empty_braces right: (initializer_list))
+(declaration type: (placeholder_type_specifier) declarator: (init_declarator value: (field_expression argument: (identifier) @auto_value)))
 """
 
 # Occurrences only a few heuristics read (warp-size arithmetic, lane-indexed arrays, cooperative launches, launch
