@@ -543,6 +543,37 @@ def test_a_host_file_whose_cuda_is_in_gpu_compiler_branches_still_builds_with_gx
         b"#include <hip/hip_runtime.h>\n#include <cstdio>")
 
 
+TABLES_HEADER = """// shared by a C library and its GPU backend
+#pragma once
+#if defined(IMPL_GPU)
+#define TABLE_BEGIN(type, name, size) static const __device__ type name[size] = {
+#else
+#define TABLE_BEGIN(type, name, size) static const type name[size] = {
+#endif
+#define TABLE_END() };
+TABLE_BEGIN(int, lut, 4) 1, 2, 3, 4 TABLE_END()
+"""
+
+
+def test_a_header_whose_device_syntax_is_in_macro_bodies_still_builds_as_c(tmp_path: Path) -> None:
+    """llama.cpp's ggml-common.h: `__device__` only in a #define's text, which a C file never expands. gcc meets
+    no runtime header (it stops at HIP's platform check); hipcc gets it."""
+    require_tool("hipcc")
+    gcc = require_tool("gcc")
+    tree = tmp_path / "in"
+    tree.mkdir()
+    (tree / "tables.h").write_text(TABLES_HEADER)
+    (tree / "cpu.c").write_text('#include "tables.h"\nint main(void) { return lut[0]; }\n')
+    (tree / "k.cu").write_text('#define IMPL_GPU\n#include "tables.h"\n__global__ void k(int *x) { x[0] = lut[1]; }\n')
+    out = tmp_path / "out"
+    assert main(["convert", "--no-cache", str(tree), "-o", str(out)]) == 0
+    assert (out / "tables.h").read_text().startswith("// shared by a C library and its GPU backend\n#pragma once\n"
+                                                     "#ifdef __HIPCC__\n#include <hip/hip_runtime.h>\n#endif\n")
+    subprocess.run([gcc, "-fsyntax-only", str(out / "cpu.c")], check=True)
+    subprocess.run(["hipcc", "--offload-arch=gfx90a", "-fsyntax-only", "-x", "hip", str(out / "k.cu")], check=True,
+                   env={**os.environ, "HIP_PLATFORM": "amd"}, capture_output=True)
+
+
 def test_converted_makefile_builds_saxpy_with_hipcc(tmp_path: Path) -> None:
     require_tool("hipcc")
     out = tmp_path / "saxpy"

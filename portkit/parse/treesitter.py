@@ -86,15 +86,29 @@ def _lines(source: bytes, offset: int) -> Iterator[bytes]:
 
 
 def _device_syntax(source: bytes, cuda_only: tuple[tuple[int, int], ...]) -> tuple[bool, bool]:
-    """Whether the file uses CUDA's language extensions, and whether it does outside `cuda_only`."""
+    """Whether the file uses CUDA's language extensions, and whether a host compiler meets them: outside `cuda_only`
+    and outside #define bodies, which are text until a file expands them (llama.cpp's ggml-common.h, included by C
+    files too, defines `GGML_TABLE_BEGIN` with `__device__` for its CUDA includers)."""
     anywhere = False
     for start in _device_syntax_sites(source):
         line_start = source.rfind(b"\n", 0, start) + 1
         if b"//" not in source[line_start:start]:
             anywhere = True
-            if not within(start, cuda_only):
+            if not within(start, cuda_only) and not _in_define(source, line_start):
                 return True, True
     return anywhere, False
+
+
+_DEFINE = re.compile(rb"[ \t]*#[ \t]*define\b")
+
+
+def _in_define(source: bytes, line_start: int) -> bool:
+    """Whether the line at `line_start` is part of a #define: its own, or one a backslash continues."""
+    while not _DEFINE.match(source, line_start):
+        if line_start < 2 or source[max(0, line_start - 3):line_start].rstrip(b"\r\n")[-1:] != b"\\":
+            return False
+        line_start = source.rfind(b"\n", 0, line_start - 1) + 1
+    return True
 
 
 def _device_syntax_sites(source: bytes) -> Iterator[int]:
