@@ -21,6 +21,11 @@ def make_project(tmp_path: Path) -> Path:
     return src
 
 
+def include_dir(tmp_path: Path, name: str = "include") -> Path:
+    (tmp_path / name).mkdir()
+    return tmp_path / name
+
+
 def units(tree: Path) -> list[Path]:
     return sorted(p for p in tree.rglob("*") if p.suffix in (".cu", ".cpp"))
 
@@ -40,7 +45,7 @@ def hipcc_compiles(source: Path, include: Path) -> subprocess.CompletedProcess:
 @pytest.mark.parametrize("style", ["cuda", "neutral"])
 def test_one_tree_builds_with_both_compilers(style: str, tmp_path: Path, cuda_headers: Path) -> None:
     src = make_project(tmp_path)
-    header = tmp_path / "include" / "portkit_gpu.h"
+    header = include_dir(tmp_path) / "portkit_gpu.h"
     out = tmp_path / "out"
     assert main(["shim", str(src), "-o", str(header), "--style", style, "--sources", str(out)]) == 0
     text = header.read_text()
@@ -60,7 +65,7 @@ def test_one_tree_builds_with_both_compilers(style: str, tmp_path: Path, cuda_he
 
 
 def test_option_pricer_still_builds_for_cuda_and_lists_what_does_not_port(tmp_path: Path, cuda_headers: Path) -> None:
-    header = tmp_path / "include" / "portkit_gpu.h"
+    header = include_dir(tmp_path) / "portkit_gpu.h"
     out = tmp_path / "out"
     assert main(["shim", str(EXAMPLES / "option-pricer"), "-o", str(header), "--sources", str(out)]) == 0
     text = header.read_text()
@@ -89,7 +94,7 @@ def test_a_name_whose_hip_spelling_depends_on_the_argument_count_is_dispatched_b
     hipGraphInstantiate; a macro of the name alone gives one of them to every call."""
     (tmp_path / "src").mkdir()
     (tmp_path / "src" / "capture.cu").write_text(SIGNATURES_BY_COUNT)
-    header, out = tmp_path / "include" / "gpu.h", tmp_path / "out"
+    header, out = include_dir(tmp_path) / "gpu.h", tmp_path / "out"
     assert main(["shim", str(tmp_path / "src"), "-o", str(header), "--style", style, "--sources", str(out)]) == 0
     text = header.read_text()
     name = "gpuGraphInstantiate" if style == "neutral" else "cudaGraphInstantiate"
@@ -168,7 +173,7 @@ size_t optin() { cudaDeviceProp prop; cudaGetDeviceProperties(&prop, 0); return 
 def _shim(tmp_path: Path, name: str, text: str) -> tuple[Path, Path, str]:
     (tmp_path / name).mkdir()
     (tmp_path / name / f"{name}.cu").write_text(text)
-    header, out = tmp_path / f"include-{name}" / "portkit_gpu.h", tmp_path / f"out-{name}"
+    header, out = include_dir(tmp_path, f"include-{name}") / "portkit_gpu.h", tmp_path / f"out-{name}"
     assert main(["shim", str(tmp_path / name), "-o", str(header), "--sources", str(out)]) == 0
     return header, out / f"{name}.cu", header.read_text()
 
@@ -195,3 +200,16 @@ def test_the_shim_defines_only_identifiers_and_never_cuda_arch(tmp_path: Path, c
         else:
             assert " *   wmma::fragment -> rocwmma::fragment: a macro renames every identifier" in text
             assert " *   cudaDeviceProp::sharedMemPerBlockOptin: HIP 6.0.0" in text
+
+
+def test_a_header_in_a_missing_directory_is_refused_as_scan_refuses_its_output(tmp_path: Path, capsys) -> None:
+    """scan -o and report -o do not make a missing directory: one line, exit 2; the shim neither, before it scans."""
+    (tmp_path / "a.cu").write_text("#include <cuda_runtime.h>\nvoid f() { cudaDeviceSynchronize(); }\n")
+    for command, name in (("scan", "x.json"), ("shim", "x.h")):
+        target = tmp_path / "missing" / "dir" / name
+        assert main([command, str(tmp_path / "a.cu"), "-o", str(target)]) == 2, command
+        assert capsys.readouterr().err == f"portkit: error: {target}: cannot write: No such file or directory\n", command
+    assert not (tmp_path / "missing").exists()
+    (tmp_path / "file").write_text("")
+    assert main(["shim", str(tmp_path / "a.cu"), "-o", str(tmp_path / "file" / "x.h")]) == 2
+    assert capsys.readouterr().err == f"portkit: error: {tmp_path / 'file' / 'x.h'}: cannot write: Not a directory\n"
