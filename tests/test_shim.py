@@ -296,3 +296,29 @@ def test_a_header_among_the_sources_is_left_as_written_when_the_shim_runs_again(
     for flags in ((), ("-DUSE_RAND",)):
         nvcc = nvcc_compiles(tmp_path / "src" / "layers.cu", tmp_path / "src", cuda_headers, *flags)
         assert nvcc.returncode == 0, f"nvcc {flags}: {nvcc.stderr[-2000:]}"
+
+
+SEVERAL_HEADERS = """#include <cuda_runtime.h>
+#include <cuda.h>
+  #  include <cuda_fp16.h>
+#ifdef USE_BF16
+#include <cuda_bf16.h>
+__nv_bfloat16 b;
+#endif
+#include <cooperative_groups.h>  // kept: a comment shares the line
+__global__ void k(__half* h) { h[0] = __float2half(1.0f); }
+"""
+
+
+def test_several_cuda_headers_in_a_row_become_one_include(tmp_path: Path, cuda_headers: Path) -> None:
+    """darknet.h includes cuda_runtime.h, curand.h and cublas_v2.h in a row: the header once, not once per CUDA
+    header. One under a condition the first is not under stays, as does a line with more than the directive."""
+    header, converted, _ = _shim(tmp_path, "several", SEVERAL_HEADERS)
+    assert converted.read_text() == SEVERAL_HEADERS.replace(
+        "#include <cuda_runtime.h>\n#include <cuda.h>\n  #  include <cuda_fp16.h>\n", '#include "portkit_gpu.h"\n').replace(
+        "<cuda_bf16.h>", '"portkit_gpu.h"').replace("<cooperative_groups.h>", '"portkit_gpu.h"')
+    for flags in ((), ("-DUSE_BF16",)):
+        nvcc = nvcc_compiles(converted, header.parent, cuda_headers, *flags)
+        assert nvcc.returncode == 0, f"nvcc {flags}: {nvcc.stderr[-2000:]}"
+        hipcc = hipcc_compiles(converted, header.parent, *flags)
+        assert hipcc.returncode == 0, f"hipcc {flags}: {hipcc.stderr[-2000:]}"

@@ -19,7 +19,7 @@ import re
 from typing import Iterable
 
 from portkit.codes import RENAMED_STATUSES
-from portkit.model import Edit, Finding
+from portkit.model import Edit, Finding, Span
 from portkit.rules import Rule, RuleDatabase, Target, parse_version
 from portkit.rules.snippets import helper_named, helper_providing
 
@@ -31,6 +31,9 @@ MAX_DISPATCHED_ARGUMENTS = 12
 # What a #define can rename: one identifier (not `wmma::fragment`, not a member `cudaDeviceProp::x`).
 _MACRO_NAME = re.compile(r"[A-Za-z_]\w*")
 _NOT_WORD = re.compile(r"\W")
+_INCLUDE_START = re.compile(rb"[ \t]*#[ \t]*include[ \t]*")
+# A directive that starts, switches or ends a conditional group: an include after it may be seen where one above is not.
+_CONDITIONAL = re.compile(rb"^[ \t]*#[ \t]*(?:if|ifdef|ifndef|elif|elifdef|elifndef|else|endif)\b", re.MULTILINE)
 # Names HIP added before ROCm 5.0 (HIP 1.x to 4.x, long out of support) are not listed as needing a newer HIP.
 _LISTED_FROM = (5, 0, 0)
 _UNMAPPED = ("a macro renames every identifier of its name, not one qualified name or member, so the shim "
@@ -213,21 +216,38 @@ def _header(rule: Rule, hip: str, header_name: str, older: str = "") -> Header:
     return Header(rule.cuda, hip, older, rule.hip_added if older else "", rule.library, part)
 
 
-def source_edits(findings: Iterable[Finding], shim: Shim, rules: RuleDatabase) -> list[Edit]:
+def source_edits(data: bytes, findings: Iterable[Finding], shim: Shim, rules: RuleDatabase) -> list[Edit]:
     """Edits that make a source use the shim: CUDA includes become the include of the header (HIP's own headers)
-    or of their part (a library's), and in the neutral style mapped names become their neutral spelling."""
+    or of their part (a library's), written once where several came in a row, and in the neutral style mapped
+    names become their neutral spelling."""
     neutral = {m.cuda: m.neutral for m in shim.mappings if m.neutral}
     edits: list[Edit] = []
-    for finding in findings:
+    written: dict[str, int] = {}  # include -> where the line that has it last ends
+    for finding in sorted(findings, key=lambda f: f.span):
         if not finding.library:
             continue
         if rules.headers.get(finding.name) or rules.header(finding.name):
             header = next((h for h in shim.headers if finding.name == h.cuda or finding.name.endswith("/" + h.cuda)), None)
             if header is not None:
-                edits.append(Edit(finding.span, f'"{header.part or shim.header_name}"'.encode()))
+                include = header.part or shim.header_name
+                edits.append(_include_once(data, finding.span, include, written))
         elif finding.name in neutral and not finding.span.empty:
             edits.append(Edit(finding.span, neutral[finding.name].encode()))
     return edits
+
+
+def _include_once(data: bytes, span: Span, include: str, written: dict[str, int]) -> Edit:
+    """`#include "include"` for the CUDA header at `span`; or, where the line holds only that directive and the
+    same include was written above it with no conditional directive between, the line removed."""
+    start = data.rfind(b"\n", 0, span.start) + 1
+    end = data.find(b"\n", span.end)
+    end = len(data) if end < 0 else end + 1
+    alone = _INCLUDE_START.fullmatch(data[start:span.start]) and not data[span.end:end].strip()
+    previous = written.get(include)
+    written[include] = end
+    if alone and previous is not None and previous <= start and not _CONDITIONAL.search(data, previous, start):
+        return Edit(Span(start, end), b"")
+    return Edit(span, f'"{include}"'.encode())
 
 
 def guard_name(header_name: str) -> str:

@@ -99,7 +99,7 @@ def make_shim(settings: RunSettings, options: ShimOptions) -> ShimOutcome:
     for path, findings in result.findings_by_path().items():
         data = result.sources.get(path)
         if data is not None and path.lower().endswith(settings.extensions) and os.path.realpath(path) not in written:
-            changes.append(Change(path, data, apply_nested(data, source_edits(findings, built, result.rules)).data))
+            changes.append(Change(path, data, apply_nested(data, source_edits(data, findings, built, result.rules)).data))
     log = WriteLog()
     if options.in_place:
         log = write_in_place(changes, options.backup, options.force, settings.paths)
