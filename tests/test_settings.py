@@ -66,6 +66,7 @@ def test_convert_honours_the_config(project: Path, capsys) -> None:
 
 
 def test_shim_honours_the_config(project: Path, capsys) -> None:
+    (project / "include").mkdir()
     assert main(["shim", "src", "-o", "include/gpu.h"]) == 0
     header = (project / "include" / "gpu.h").read_text()
     assert "cudaFree" in header and "ncclCommShrink" not in header

@@ -21,30 +21,40 @@ def make_project(tmp_path: Path) -> Path:
     return src
 
 
+def include_dir(tmp_path: Path, name: str = "include") -> Path:
+    (tmp_path / name).mkdir()
+    return tmp_path / name
+
+
+def part(header: Path, library_header: str) -> str:
+    """The text of the part the shim wrote beside `header` for a library's CUDA header (its name less .h)."""
+    return header.with_name(f"{header.stem}_{library_header}.h").read_text()
+
+
 def units(tree: Path) -> list[Path]:
     return sorted(p for p in tree.rglob("*") if p.suffix in (".cu", ".cpp"))
 
 
-def nvcc_compiles(source: Path, include: Path, cuda_headers: Path) -> subprocess.CompletedProcess:
+def nvcc_compiles(source: Path, include: Path, cuda_headers: Path, *flags: str) -> subprocess.CompletedProcess:
     return subprocess.run([require_tool("nvcc"), "-std=c++17", "-arch=sm_80", "-w", "-I", str(include), "-I", str(cuda_headers),
-                           "-x", "cu", "-c", "-o", os.devnull, "-Xcompiler", "-fsyntax-only", str(source)],
+                           *flags, "-x", "cu", "-c", "-o", os.devnull, "-Xcompiler", "-fsyntax-only", str(source)],
                           capture_output=True, text=True)
 
 
-def hipcc_compiles(source: Path, include: Path) -> subprocess.CompletedProcess:
+def hipcc_compiles(source: Path, include: Path, *flags: str) -> subprocess.CompletedProcess:
     return subprocess.run([require_tool("hipcc"), "--offload-arch=gfx90a", "-fsyntax-only", "-x", "hip", "-std=c++17", "-w",
-                           "-I", str(include), str(source)],
+                           "-I", str(include), *flags, str(source)],
                           capture_output=True, text=True, env={**os.environ, "HIP_PLATFORM": "amd"})
 
 
 @pytest.mark.parametrize("style", ["cuda", "neutral"])
 def test_one_tree_builds_with_both_compilers(style: str, tmp_path: Path, cuda_headers: Path) -> None:
     src = make_project(tmp_path)
-    header = tmp_path / "include" / "portkit_gpu.h"
+    header = include_dir(tmp_path) / "portkit_gpu.h"
     out = tmp_path / "out"
     assert main(["shim", str(src), "-o", str(header), "--style", style, "--sources", str(out)]) == 0
     text = header.read_text()
-    assert "#if defined(__HIPCC__)" in text and "#include <hiprand/hiprand_kernel.h>" in text
+    assert "#if defined(__HIPCC__)" in text and "#include <hiprand/hiprand_kernel.h>" in part(header, "curand_kernel")
     if style == "cuda":
         assert "#define cudaMalloc hipMalloc" in text
     else:
@@ -52,7 +62,7 @@ def test_one_tree_builds_with_both_compilers(style: str, tmp_path: Path, cuda_he
         assert "gpuMalloc(&d_x" in (out / "saxpy.cu").read_text()
     assert '#define __shfl_xor_sync(portkit_unused_0, ...) __shfl_xor(__VA_ARGS__)' in text
     for source in units(out):
-        assert '#include "portkit_gpu.h"' in source.read_text()
+        assert '#include "portkit_gpu' in source.read_text()
         nvcc = nvcc_compiles(source, header.parent, cuda_headers)
         assert nvcc.returncode == 0, f"nvcc {source.name}: {nvcc.stderr[-2000:]}"
         hipcc = hipcc_compiles(source, header.parent)
@@ -60,12 +70,12 @@ def test_one_tree_builds_with_both_compilers(style: str, tmp_path: Path, cuda_he
 
 
 def test_option_pricer_still_builds_for_cuda_and_lists_what_does_not_port(tmp_path: Path, cuda_headers: Path) -> None:
-    header = tmp_path / "include" / "portkit_gpu.h"
+    header = include_dir(tmp_path) / "portkit_gpu.h"
     out = tmp_path / "out"
     assert main(["shim", str(EXAMPLES / "option-pricer"), "-o", str(header), "--sources", str(out)]) == 0
-    text = header.read_text()
-    assert "#include <rccl/rccl.h>" in text and "#include <hipsolver/hipsolver.h>" in text
-    assert "#define cusolverDnSpotrf hipsolverDnSpotrf" in text
+    assert "rccl" not in header.read_text().split("*/", 1)[1]  # past the comment that lists the parts
+    assert "#include <rccl/rccl.h>" in part(header, "nccl") and "#include <hipsolver/hipsolver.h>" in part(header, "cusolverDn")
+    assert "#define cusolverDnSpotrf hipsolverDnSpotrf" in part(header, "cusolverDn")
     for source in units(out):
         nvcc = nvcc_compiles(source, header.parent, cuda_headers)
         assert nvcc.returncode == 0, f"nvcc {source.name}: {nvcc.stderr[-2000:]}"
@@ -89,7 +99,7 @@ def test_a_name_whose_hip_spelling_depends_on_the_argument_count_is_dispatched_b
     hipGraphInstantiate; a macro of the name alone gives one of them to every call."""
     (tmp_path / "src").mkdir()
     (tmp_path / "src" / "capture.cu").write_text(SIGNATURES_BY_COUNT)
-    header, out = tmp_path / "include" / "gpu.h", tmp_path / "out"
+    header, out = include_dir(tmp_path) / "gpu.h", tmp_path / "out"
     assert main(["shim", str(tmp_path / "src"), "-o", str(header), "--style", style, "--sources", str(out)]) == 0
     text = header.read_text()
     name = "gpuGraphInstantiate" if style == "neutral" else "cudaGraphInstantiate"
@@ -120,6 +130,14 @@ def test_refuses_to_overwrite_a_foreign_header(tmp_path: Path, capsys) -> None:
     assert main(["shim", str(tmp_path / "a.cu"), "-o", str(mine)]) == 2
     assert "was not generated by portkit" in capsys.readouterr().err
     assert mine.read_text() == "// my own header\n"
+
+
+def test_refuses_to_overwrite_a_foreign_file_where_a_part_goes(tmp_path: Path, capsys) -> None:
+    (tmp_path / "a.cu").write_text("#include <cudnn.h>\nvoid f() { cudaDeviceSynchronize(); }\n")
+    (tmp_path / "gpu_cudnn.h").write_text("// my own header\n")
+    assert main(["shim", str(tmp_path / "a.cu"), "-o", str(tmp_path / "gpu.h")]) == 2
+    assert "gpu_cudnn.h: exists and was not generated by portkit" in capsys.readouterr().err
+    assert (tmp_path / "gpu_cudnn.h").read_text() == "// my own header\n" and not (tmp_path / "gpu.h").exists()
 
 
 def test_neutral_style_needs_somewhere_to_write_sources(tmp_path: Path, capsys) -> None:
@@ -168,7 +186,7 @@ size_t optin() { cudaDeviceProp prop; cudaGetDeviceProperties(&prop, 0); return 
 def _shim(tmp_path: Path, name: str, text: str) -> tuple[Path, Path, str]:
     (tmp_path / name).mkdir()
     (tmp_path / name / f"{name}.cu").write_text(text)
-    header, out = tmp_path / f"include-{name}" / "portkit_gpu.h", tmp_path / f"out-{name}"
+    header, out = include_dir(tmp_path, f"include-{name}") / "portkit_gpu.h", tmp_path / f"out-{name}"
     assert main(["shim", str(tmp_path / name), "-o", str(header), "--sources", str(out)]) == 0
     return header, out / f"{name}.cu", header.read_text()
 
@@ -195,3 +213,112 @@ def test_the_shim_defines_only_identifiers_and_never_cuda_arch(tmp_path: Path, c
         else:
             assert " *   wmma::fragment -> rocwmma::fragment: a macro renames every identifier" in text
             assert " *   cudaDeviceProp::sharedMemPerBlockOptin: HIP 6.0.0" in text
+
+
+def test_a_header_in_a_missing_directory_is_refused_as_scan_refuses_its_output(tmp_path: Path, capsys) -> None:
+    """scan -o and report -o do not make a missing directory: one line, exit 2; the shim neither, before it scans."""
+    (tmp_path / "a.cu").write_text("#include <cuda_runtime.h>\nvoid f() { cudaDeviceSynchronize(); }\n")
+    for command, name in (("scan", "x.json"), ("shim", "x.h")):
+        target = tmp_path / "missing" / "dir" / name
+        assert main([command, str(tmp_path / "a.cu"), "-o", str(target)]) == 2, command
+        assert capsys.readouterr().err == f"portkit: error: {target}: cannot write: No such file or directory\n", command
+    assert not (tmp_path / "missing").exists()
+    (tmp_path / "file").write_text("")
+    assert main(["shim", str(tmp_path / "a.cu"), "-o", str(tmp_path / "file" / "x.h")]) == 2
+    assert capsys.readouterr().err == f"portkit: error: {tmp_path / 'file' / 'x.h'}: cannot write: Not a directory\n"
+
+
+# darknet's shape: cuDNN only under #ifdef CUDNN, <mma.h> only under a version test; cuRAND (installed for both
+# compilers here) under a switch too, so its names are mapped, in both styles, where it is included.
+OPTIONAL_LIBRARIES = """#include <cuda_runtime.h>
+#ifdef USE_DNN
+#include <cudnn.h>
+cudnnHandle_t handle;
+#endif
+#if CUDART_VERSION >= 10000
+#include <mma.h>
+#endif
+#ifdef USE_RAND
+#include <curand.h>
+curandGenerator_t generator;
+#endif
+__global__ void k(float* x) { x[0] = 1; }
+void run(float* p) { cudaMalloc(&p, 4); k<<<1, 1>>>(p); }
+"""
+RUNTIME_ONLY = "#include <cuda_runtime.h>\nvoid run(float* p) { cudaMalloc(&p, 4); cudaFree(p); }\n"
+# Stand-ins for the libraries, found first: cuDNN and MIOpen as if installed, but an error where the source did not
+# ask for them; rocWMMA as absent (HIP 5.2 ships none of the three).
+ABSENT = '#error "{name} included where the source did not include it"\n'
+STAND_INS = {
+    "cudnn.h": "#ifndef USE_DNN\n" + ABSENT.format(name="cudnn.h") + "#endif\ntypedef struct cudnnContext* cudnnHandle_t;\n",
+    "miopen/miopen.h": "#ifndef USE_DNN\n" + ABSENT.format(name="MIOpen") + "#endif\ntypedef struct miopenHandle* miopenHandle_t;\n",
+    "rocwmma/rocwmma.hpp": ABSENT.format(name="rocWMMA"),
+}
+
+
+@pytest.mark.parametrize("style", ["cuda", "neutral"])
+def test_a_library_header_stays_as_optional_as_the_sources_made_it(style: str, tmp_path: Path, cuda_headers: Path) -> None:
+    """A source includes a library's part where, and under the condition where, it included the library's CUDA
+    header: nvcc builds it without cuDNN and hipcc without MIOpen or rocWMMA, a unit that uses no library builds
+    whatever the project's others use, and the library's names are mapped where the library is included."""
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "layers.cu").write_text(OPTIONAL_LIBRARIES)
+    (tmp_path / "src" / "plain.cu").write_text(RUNTIME_ONLY)
+    include, out = include_dir(tmp_path), tmp_path / "out"
+    for name, text in STAND_INS.items():
+        (include / name).parent.mkdir(exist_ok=True)
+        (include / name).write_text(text)
+    assert main(["shim", str(tmp_path / "src"), "-o", str(include / "portkit_gpu.h"), "--style", style, "--sources", str(out)]) == 0
+    body = (include / "portkit_gpu.h").read_text().split("*/", 1)[1]  # after the comment that lists the parts
+    assert not any(name in body for name in ("cudnn", "miopen", "mma.h", "rocwmma", "curand", "hiprand")), body
+    assert "#include <miopen/miopen.h>" in (include / "portkit_gpu_cudnn.h").read_text()
+    assert "#include <rocwmma/rocwmma.hpp>" in (include / "portkit_gpu_mma.h").read_text()
+    layers = (out / "layers.cu").read_text()
+    assert '#ifdef USE_DNN\n#include "portkit_gpu_cudnn.h"\n' in layers
+    assert '#if CUDART_VERSION >= 10000\n#include "portkit_gpu_mma.h"\n#endif' in layers
+    assert '#ifdef USE_RAND\n#include "portkit_gpu_curand.h"\n' + ("gpu" if style == "neutral" else "cu") in layers
+    for source, flags in ((out / "layers.cu", ()), (out / "layers.cu", ("-DUSE_DNN", "-DUSE_RAND")), (out / "plain.cu", ())):
+        nvcc = nvcc_compiles(source, include, cuda_headers, *flags)
+        assert nvcc.returncode == 0, f"nvcc {source.name} {flags}: {nvcc.stderr[-2000:]}"
+        hipcc = hipcc_compiles(source, include, *flags)
+        assert hipcc.returncode == 0, f"hipcc {source.name} {flags}: {hipcc.stderr[-2000:]}"
+
+
+def test_a_header_among_the_sources_is_left_as_written_when_the_shim_runs_again(tmp_path: Path, cuda_headers: Path) -> None:
+    """Regenerating in place: the header and its parts are outputs, and their CUDA includes stay CUDA's (rewritten,
+    they would include themselves)."""
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "layers.cu").write_text(OPTIONAL_LIBRARIES)
+    header = tmp_path / "src" / "portkit_gpu.h"
+    for _ in range(2):
+        assert main(["shim", str(tmp_path / "src"), "-o", str(header), "--in-place", "--no-backup"]) == 0
+    assert "#include <cuda_runtime.h>\n" in header.read_text() and "#include <cudnn.h>\n" in part(header, "cudnn")
+    for flags in ((), ("-DUSE_RAND",)):
+        nvcc = nvcc_compiles(tmp_path / "src" / "layers.cu", tmp_path / "src", cuda_headers, *flags)
+        assert nvcc.returncode == 0, f"nvcc {flags}: {nvcc.stderr[-2000:]}"
+
+
+SEVERAL_HEADERS = """#include <cuda_runtime.h>
+#include <cuda.h>
+  #  include <cuda_fp16.h>
+#ifdef USE_BF16
+#include <cuda_bf16.h>
+__nv_bfloat16 b;
+#endif
+#include <cooperative_groups.h>  // kept: a comment shares the line
+__global__ void k(__half* h) { h[0] = __float2half(1.0f); }
+"""
+
+
+def test_several_cuda_headers_in_a_row_become_one_include(tmp_path: Path, cuda_headers: Path) -> None:
+    """darknet.h includes cuda_runtime.h, curand.h and cublas_v2.h in a row: the header once, not once per CUDA
+    header. One under a condition the first is not under stays, as does a line with more than the directive."""
+    header, converted, _ = _shim(tmp_path, "several", SEVERAL_HEADERS)
+    assert converted.read_text() == SEVERAL_HEADERS.replace(
+        "#include <cuda_runtime.h>\n#include <cuda.h>\n  #  include <cuda_fp16.h>\n", '#include "portkit_gpu.h"\n').replace(
+        "<cuda_bf16.h>", '"portkit_gpu.h"').replace("<cooperative_groups.h>", '"portkit_gpu.h"')
+    for flags in ((), ("-DUSE_BF16",)):
+        nvcc = nvcc_compiles(converted, header.parent, cuda_headers, *flags)
+        assert nvcc.returncode == 0, f"nvcc {flags}: {nvcc.stderr[-2000:]}"
+        hipcc = hipcc_compiles(converted, header.parent, *flags)
+        assert hipcc.returncode == 0, f"hipcc {flags}: {hipcc.stderr[-2000:]}"

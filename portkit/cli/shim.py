@@ -31,9 +31,12 @@ def shim(
     """Generate a dual-compile header for exactly the CUDA APIs the project uses.
 
     Under hipcc it includes the HIP/ROCm headers and maps the names (with fallbacks for
-    older HIP); otherwise it includes the CUDA headers. Names with no HIP equivalent are
-    listed in it with their advice. With --sources or --in-place the sources' CUDA
-    includes are replaced by the header (and, in the neutral style, names by gpu* names).
+    older HIP); otherwise it includes the CUDA headers. A library HIP does not ship
+    (MIOpen, hipBLAS, rocWMMA...) gets a part beside it per CUDA header (portkit_gpu_cudnn.h),
+    so it stays as optional as it was. Names with no HIP equivalent are listed in it with
+    their advice. With --sources or --in-place the sources' CUDA includes are replaced by
+    the header or the part, where and under the conditions they were (and, in the neutral
+    style, names by gpu* names). The header's directory must exist.
     """
     from portkit.shim.project import ShimOptions, make_shim
 
@@ -47,7 +50,8 @@ def shim(
                  else f"{outcome.rewritten} sources would include it")
     print(f"portkit shim: {printable(output)} maps {len(built.mappings)} names and {len(built.headers)} headers "
           f"({len(built.fallbacks)} with fallbacks for older HIP); {len(built.unportable)} names have no HIP equivalent"
-          + (f", {len(built.unmapped)} it cannot map (listed in the header)" if built.unmapped else "") + "; " + rewritten)
+          + (f", {len(built.unmapped)} it cannot map (listed in the header)" if built.unmapped else "")
+          + (f"; {len(built.parts)} library headers have a part beside it" if built.parts else "") + "; " + rewritten)
     for note in outcome.notes:
         print(f"portkit: note: {printable(note)}", file=sys.stderr)
     for failure in outcome.failures:

@@ -1,5 +1,11 @@
 """The shim header's content: exactly the CUDA names a project uses, mapped for HIP.
 
+The header holds what HIP itself ships (the runtime, device functions, cooperative groups,
+half types...). A library HIP does not ship (MIOpen, hipBLAS, rocWMMA, hipCUB...) gets a
+part of its own for each of its CUDA headers the project includes (portkit_gpu_cudnn.h for
+cudnn.h): a source includes it where, and under the condition where, it included the CUDA
+header, so a library stays exactly as optional as it was, and its names are mapped only there.
+
 Two styles. "cuda": sources keep CUDA names; under hipcc the header maps them to
 HIP. "neutral": sources are rewritten to vendor-neutral names (gpuMalloc,
 gpuStream_t) that the header maps to CUDA or HIP. Either way the sources include
@@ -13,8 +19,8 @@ import re
 from typing import Iterable
 
 from portkit.codes import RENAMED_STATUSES
-from portkit.model import Edit, Finding
-from portkit.rules import RuleDatabase, Target, parse_version
+from portkit.model import Edit, Finding, Span
+from portkit.rules import Rule, RuleDatabase, Target, parse_version
 from portkit.rules.snippets import helper_named, helper_providing
 
 STYLES = ("cuda", "neutral")
@@ -24,6 +30,10 @@ STYLES = ("cuda", "neutral")
 MAX_DISPATCHED_ARGUMENTS = 12
 # What a #define can rename: one identifier (not `wmma::fragment`, not a member `cudaDeviceProp::x`).
 _MACRO_NAME = re.compile(r"[A-Za-z_]\w*")
+_NOT_WORD = re.compile(r"\W")
+_INCLUDE_START = re.compile(rb"[ \t]*#[ \t]*include[ \t]*")
+# A directive that starts, switches or ends a conditional group: an include after it may be seen where one above is not.
+_CONDITIONAL = re.compile(rb"^[ \t]*#[ \t]*(?:if|ifdef|ifndef|elif|elifdef|elifndef|else|endif)\b", re.MULTILINE)
 # Names HIP added before ROCm 5.0 (HIP 1.x to 4.x, long out of support) are not listed as needing a newer HIP.
 _LISTED_FROM = (5, 0, 0)
 _UNMAPPED = ("a macro renames every identifier of its name, not one qualified name or member, so the shim "
@@ -53,6 +63,7 @@ class Fallback:
     hip_added: str
     fallback: str
     drop_args: int
+    library: str = ""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -63,11 +74,22 @@ class Header:
     hip: str
     older: str = ""
     hip_added: str = ""
+    library: str = ""
+    part: str = ""  # the file of its own a library header gets, beside the header ("": in the header)
 
     @property
     def hip_version(self) -> int:
         """`hip_added` as HIP_VERSION encodes it."""
         return hip_version_number(self.hip_added)
+
+
+@dataclasses.dataclass(frozen=True)
+class Names:
+    """What one file of the shim maps: the header's runtime names, or one library's in its parts."""
+
+    mappings: tuple[Mapping, ...]
+    fallbacks: tuple[Fallback, ...]
+    helpers: tuple[str, ...]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -78,11 +100,31 @@ class Shim:
     mappings: tuple[Mapping, ...]
     fallbacks: tuple[Fallback, ...]
     unportable: tuple[tuple[str, str, str], ...]  # (name, library title, advice)
-    helpers: tuple[str, ...] = ()  # the text of portkit's helpers that mapped names are spelled with
+    helpers: tuple[tuple[str, str], ...] = ()  # (library, text) of portkit's helpers that mapped names are spelled with
     # (CUDA name, HIP name, why): renamed for HIP, but no macro can say so (a qualified name, a member, a version
     # macro an #if compares with a number)
     unmapped: tuple[tuple[str, str, str], ...] = ()
     newer: tuple[tuple[str, str], ...] = ()  # (CUDA name, the HIP version that added its counterpart): no fallback
+
+    @property
+    def parts(self) -> tuple[Header, ...]:
+        return tuple(h for h in self.headers if h.part)
+
+    @property
+    def part_libraries(self) -> frozenset[str]:
+        """Libraries whose names their parts map: every header of theirs the project includes has a part."""
+        libraries = {h.library for h in self.parts}
+        return frozenset(libraries - {h.library for h in self.headers if not h.part})
+
+    def names(self, library: str = "") -> Names:
+        """What the header ("") or the parts of `library` map."""
+        parted = self.part_libraries
+
+        def mine(of: str) -> bool:
+            return of == library if library else of not in parted
+
+        return Names(tuple(m for m in self.mappings if mine(m.library)), tuple(f for f in self.fallbacks if mine(f.library)),
+                     tuple(text for of, text in self.helpers if mine(of)))
 
 
 def neutral_name(hip: str) -> str:
@@ -91,6 +133,19 @@ def neutral_name(hip: str) -> str:
     if hip.startswith("HIP"):
         return "GPU" + hip[3:]
     return ""
+
+
+def ships_with_hip(hip_header: str) -> bool:
+    """HIP's own headers (hip/...) come with every HIP; a library's (miopen/, hipblas/, rocwmma/...) may be absent."""
+    return hip_header.startswith("hip/")
+
+
+def part_name(header_name: str, cuda_header: str) -> str:
+    """The file of a library header's part, beside the header: portkit_gpu.h, cub/cub.cuh -> portkit_gpu_cub_cub.h."""
+    stem, dot, suffix = header_name.rpartition(".")
+    if not dot:
+        stem, suffix = header_name, ""
+    return f"{stem}_{_NOT_WORD.sub('_', cuda_header.rsplit('.', 1)[0])}{dot}{suffix}"
 
 
 def hip_version_number(version: str) -> int:
@@ -107,7 +162,7 @@ def build_shim(findings: Iterable[Finding], rules: RuleDatabase, style: str, hea
     unmapped: dict[str, tuple[str, str, str]] = {}
     newer: dict[str, tuple[str, str]] = {}
     neutral_taken: dict[str, str] = {}
-    helpers: dict[str, str] = {}
+    helpers: dict[tuple[str, str], tuple[str, str]] = {}
     for finding in findings:
         rule = rules.find(finding.name) if finding.library else None
         if rule is None or rule.kind in ("link", "asm"):
@@ -119,9 +174,9 @@ def build_shim(findings: Iterable[Finding], rules: RuleDatabase, style: str, hea
                 if rule.hip_requires:  # e.g. HIP 5.x cooperative groups need hip_runtime.h first
                     prerequisite = next((r for r in rules.headers.values() if r.hip == rule.hip_requires), None)
                     if prerequisite is not None:
-                        headers.setdefault(prerequisite.cuda, Header(prerequisite.cuda, prerequisite.hip))
+                        headers.setdefault(prerequisite.cuda, _header(prerequisite, prerequisite.hip, header_name))
                 older = rule.older_hip if rule.hip_added and resolution.hip == rule.hip else ""
-                headers.setdefault(rule.cuda, Header(rule.cuda, resolution.hip, older, rule.hip_added if older else ""))
+                headers.setdefault(rule.cuda, _header(rule, resolution.hip, header_name, older))
             continue
         if resolution.status not in RENAMED_STATUSES or not resolution.hip:
             unportable.setdefault(rule.cuda, (rule.cuda, title, resolution.advice or finding.message))
@@ -146,31 +201,53 @@ def build_shim(findings: Iterable[Finding], rules: RuleDatabase, style: str, hea
             mappings.setdefault(rule.cuda, Mapping(rule.library, rule.cuda, hip, neutral, by_count))
         if rule.hip_added and rule.older_hip:
             fallbacks.setdefault(rule.cuda, Fallback(rule.cuda, hip_version_number(rule.hip_added), rule.hip_added,
-                                                     rule.older_hip, rule.older_hip_drop_args))
+                                                     rule.older_hip, rule.older_hip_drop_args, rule.library))
         for helper in (helper_providing(resolution.hip), helper_providing(rule.older_hip if rule.hip_added else ""),
                        helper_named(rule.helper) if rule.helper else None):
             if helper is not None:
-                helpers.setdefault(helper.name, helper.text)
+                helpers.setdefault((rule.library, helper.name), (rule.library, helper.text))
     return Shim(style, header_name, tuple(headers.values()), tuple(sorted(mappings.values())),
                 tuple(sorted(fallbacks.values())), tuple(sorted(unportable.values())), tuple(helpers.values()),
                 tuple(sorted(unmapped.values())), tuple(sorted(newer.values())))
 
 
-def source_edits(findings: Iterable[Finding], shim: Shim, rules: RuleDatabase) -> list[Edit]:
-    """Edits that make a source use the shim: CUDA includes become the shim's include,
-    and in the neutral style mapped names become their neutral spelling."""
+def _header(rule: Rule, hip: str, header_name: str, older: str = "") -> Header:
+    part = "" if ships_with_hip(hip) else part_name(header_name, rule.cuda)
+    return Header(rule.cuda, hip, older, rule.hip_added if older else "", rule.library, part)
+
+
+def source_edits(data: bytes, findings: Iterable[Finding], shim: Shim, rules: RuleDatabase) -> list[Edit]:
+    """Edits that make a source use the shim: CUDA includes become the include of the header (HIP's own headers)
+    or of their part (a library's), written once where several came in a row, and in the neutral style mapped
+    names become their neutral spelling."""
     neutral = {m.cuda: m.neutral for m in shim.mappings if m.neutral}
-    include = f'"{shim.header_name}"'.encode()
     edits: list[Edit] = []
-    for finding in findings:
+    written: dict[str, int] = {}  # include -> where the line that has it last ends
+    for finding in sorted(findings, key=lambda f: f.span):
         if not finding.library:
             continue
         if rules.headers.get(finding.name) or rules.header(finding.name):
-            if any(finding.name == h.cuda or finding.name.endswith("/" + h.cuda) for h in shim.headers):
-                edits.append(Edit(finding.span, include))
+            header = next((h for h in shim.headers if finding.name == h.cuda or finding.name.endswith("/" + h.cuda)), None)
+            if header is not None:
+                include = header.part or shim.header_name
+                edits.append(_include_once(data, finding.span, include, written))
         elif finding.name in neutral and not finding.span.empty:
             edits.append(Edit(finding.span, neutral[finding.name].encode()))
     return edits
+
+
+def _include_once(data: bytes, span: Span, include: str, written: dict[str, int]) -> Edit:
+    """`#include "include"` for the CUDA header at `span`; or, where the line holds only that directive and the
+    same include was written above it with no conditional directive between, the line removed."""
+    start = data.rfind(b"\n", 0, span.start) + 1
+    end = data.find(b"\n", span.end)
+    end = len(data) if end < 0 else end + 1
+    alone = _INCLUDE_START.fullmatch(data[start:span.start]) and not data[span.end:end].strip()
+    previous = written.get(include)
+    written[include] = end
+    if alone and previous is not None and previous <= start and not _CONDITIONAL.search(data, previous, start):
+        return Edit(Span(start, end), b"")
+    return Edit(span, f'"{include}"'.encode())
 
 
 def guard_name(header_name: str) -> str:

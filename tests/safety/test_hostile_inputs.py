@@ -66,6 +66,7 @@ MALFORMED = [
     ("baseline entry not an object", {"b.json": _baseline([[1, 2]])}, BASELINE, "malformed"),
     ("baseline not json", {"b.json": "\xff\xfe garbage"}, BASELINE, "invalid JSON"),
     ("shim -o a directory", {"include/.keep": ""}, ["shim", "-o", "include", "src"], "is a directory"),
+    ("shim -o into a missing directory", {}, ["shim", "-o", "missing/gpu.h", "src"], "No such file or directory"),
     ("shim header name with a quote", {}, ["shim", "-o", 'inc/a"b.h', "src"], "header name"),
     ("shim header name with a newline", {}, ["shim", "-o", "inc/a\nb.h", "src"], "header name"),
     ("shim header name with a backslash", {}, ["shim", "-o", "inc/a\\b.h", "src"], "header name"),
