@@ -9,9 +9,8 @@ from portkit.analyze.arch_branches import keep_nvidia_branches_off
 from portkit.analyze.findings import Resolved, rule_finding, simple_finding
 from portkit.analyze.rewrite import NULL_POINTERS, extra_argument, include_finding
 from portkit.analyze.registry import Context, analyzer
-from portkit.codes import API_UNKNOWN, RULE_CODES
+from portkit.codes import API_UNKNOWN, RENAMED_STATUSES, RULE_CODES, Status
 from portkit.model import CallFacts, Engine, Finding, FixAction, NameFacts, Occurrence, ParsedFile, QualifiedFacts, Role, Span
-from portkit.parse.nodes import CUDA_CONDITION_MACROS
 from portkit.rules import Rule
 
 # Names that look like CUDA APIs; those no rule knows are listed, never dropped.
@@ -185,11 +184,18 @@ def _argument_rule(rule: Rule, occurrence: Occurrence, parsed: ParsedFile, conte
     return (context.rules.lookup(other) or rule) if other else rule
 
 
-def _version_test(occurrence: Occurrence, name: str) -> bool:
-    """A compiler or CUDA version macro the preprocessor tests: no API use, and no build breaks (unknown there, it
-    reads 0). The test is reported once, as a CUDA-only branch (PK203), whatever HIP calls the macro."""
+# CUDA's and nvcc's version numbers: tested in #if, each is a CUDA-only branch (PK203).
+_VERSION_MACRO = re.compile(r"CUDART_VERSION|CUDA_VERSION|__CUDACC_VER_\w+__|__CUDA_API_VERSION\w*")
+
+
+def _version_test(occurrence: Occurrence, name: str, rule: Rule, status: Status | None) -> bool:
+    """A version macro the preprocessor tests and convert leaves as written (a comparison the rule keeps, or a macro
+    HIP has no name for): no API use, and no build breaks (undefined there, it reads 0). The test is reported once,
+    as a CUDA-only branch (PK203). Decided by the rule, not the fix, which only a convert computes."""
     facts = occurrence.facts(NameFacts)
-    return (facts.compared != "" or facts.tested) and CUDA_CONDITION_MACROS.fullmatch(name) is not None
+    if not (facts.compared or facts.tested) or not _VERSION_MACRO.fullmatch(name):
+        return False
+    return bool(facts.compared and rule.keep_compared) or status not in RENAMED_STATUSES
 
 
 @analyzer("source", codes=(API_UNKNOWN, *RULE_CODES), fixes=True)
@@ -226,7 +232,7 @@ def _names(parsed: ParsedFile, context: Context) -> Iterator[Finding]:
                 finding = rule_finding(parsed.path, rule, used or name, occurrence.span, occurrence.position, context,
                                        occurrence.function, occurrence, shadowable=not resolved,
                                        engine=Engine.CLANG if resolved else Engine.TREE_SITTER, resolutions=resolutions)
-                if finding.fix is None and _version_test(occurrence, name):
+                if _version_test(occurrence, name, rule, finding.status):
                     continue  # `#if CUDA_VERSION >= 11000` builds on AMD: PK203 says which branch hipcc takes
                 finding = _unqualified(finding, name) if used else finding
                 if occurrence.clang is not None and occurrence.clang.macro:  # say which macro hides the call
