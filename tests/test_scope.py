@@ -127,12 +127,13 @@ def test_another_vendors_alias_of_a_cuda_name_leaves_it_cudas(tmp_path: Path, ca
     tree = tmp_path / "in"
     (tree / "vendors").mkdir(parents=True)
     (tree / "vendors" / "musa.h").write_text("#pragma once\n#include <musa_runtime.h>\n#define cudaMalloc musaMalloc\n"
-                                             "#define cudaStream_t musaStream_t\n#define cudaFree tracked_free\n")
+                                             "#define cudaStream_t musaStream_t\n#define cudaFree tracked_free\n"
+                                             "#define cudaMemset myCudaMemset\n")
     (tree / "main.cu").write_text('#ifdef USE_MUSA\n#include "vendors/musa.h"\n#else\n#include <cuda_runtime.h>\n#endif\n'
-                                  "int main() { float *p; cudaStream_t s; cudaMalloc(&p, 16); cudaFree(p); return 0; }\n")
+                                  "int main() { float *p; cudaStream_t s; cudaMalloc(&p, 16); cudaMemset(p, 0, 16); cudaFree(p); return 0; }\n")
     assert main(["convert", "--no-cache", str(tree), "-o", str(tmp_path / "out")]) == 0
     text = (tmp_path / "out" / "main.cu").read_text()
-    assert "hipStream_t s; hipMalloc(&p, 16); cudaFree(p);" in text
+    assert "hipStream_t s; hipMalloc(&p, 16); cudaMemset(p, 0, 16); cudaFree(p);" in text
 
 
 def test_a_cuda_header_name_is_the_projects_only_beside_its_includer(tmp_path: Path, monkeypatch) -> None:

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import functools
-import os
 import re
 from typing import Iterable, Mapping
 
@@ -226,8 +225,14 @@ class RuleDatabase:
         return defaults.get(status, defaults.get(Status.UNSUPPORTED, 0.0))
 
 
+_CUDA_PREFIX = re.compile(r"__nv|cuda|CUDA|cu|CU|nv|NV")
+
+
 def _vendor_spelling(name: str, alias: str) -> bool:
-    """`musaMalloc` for `cudaMalloc`, `MUBLAS_OP_N` for `CUBLAS_OP_N`: the same word after a prefix of at most four
-    characters each. A project's own wrapper (`#define cudaMalloc tracked_malloc`) keeps more of its own name."""
-    common = len(os.path.commonprefix([name[::-1], alias[::-1]]))
-    return name != alias and common >= 4 and len(name) - common <= 4 and len(alias) - common <= 4
+    """`musaMalloc` for `cudaMalloc`, `mublasSgemm` for `cublasSgemm`, `MUBLAS_OP_N` for `CUBLAS_OP_N`: the rest of the
+    name after CUDA's prefix, behind another vendor's prefix of at most six letters. A project's own wrapper keeps more
+    of its own name, or CUDA's (`tracked_malloc`, `myCudaMalloc`)."""
+    prefix = _CUDA_PREFIX.match(name)
+    rest = name[prefix.end():] if prefix else ""
+    vendor = alias[:-len(rest)] if len(rest) >= 3 and alias.endswith(rest) else ""
+    return 0 < len(vendor) <= 6 and vendor.strip("_").isalpha() and not any(w in vendor.lower() for w in ("cu", "nv"))
