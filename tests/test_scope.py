@@ -130,7 +130,8 @@ def test_another_vendors_alias_of_a_cuda_name_leaves_it_cudas(tmp_path: Path, ca
                                              "#define cudaStream_t musaStream_t\n#define cudaFree tracked_free\n"
                                              "#define cudaMemset myCudaMemset\n")
     (tree / "main.cu").write_text('#ifdef USE_MUSA\n#include "vendors/musa.h"\n#else\n#include <cuda_runtime.h>\n#endif\n'
-                                  "int main() { float *p; cudaStream_t s; cudaMalloc(&p, 16); cudaMemset(p, 0, 16); cudaFree(p); return 0; }\n")
+                                  "int main() { float *p; cudaStream_t s; cudaMalloc(&p, 16); cudaMemset(p, 0, 16); "
+                                  "cudaFree(p); return 0; }\n")
     assert main(["convert", "--no-cache", str(tree), "-o", str(tmp_path / "out")]) == 0
     text = (tmp_path / "out" / "main.cu").read_text()
     assert "hipStream_t s; hipMalloc(&p, 16); cudaMemset(p, 0, 16); cudaFree(p);" in text
