@@ -99,6 +99,7 @@ def test_a_cuda_version_compared_in_if_stays_cudas(tmp_path: Path) -> None:
     """`HIP_VERSION >= 12000` holds on every HIP: the comparison stays as written, other uses are renamed."""
     text = converted(tmp_path, "cuda_version_tests.cu", "--rocm-version", "5.2")
     assert "#if CUDART_VERSION >= 12000\n" in text and "#if CUDART_VERSION < 11000\n" in text
+    assert "#if CUDART_VERSION >= CUDART_TENSOR_CORES\n" in text
     assert "return HIP_VERSION;" in text
 
 

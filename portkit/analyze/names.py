@@ -11,6 +11,7 @@ from portkit.analyze.rewrite import NULL_POINTERS, extra_argument, include_findi
 from portkit.analyze.registry import Context, analyzer
 from portkit.codes import API_UNKNOWN, RENAMED_STATUSES, RULE_CODES, Status
 from portkit.model import CallFacts, Engine, Finding, FixAction, NameFacts, Occurrence, ParsedFile, QualifiedFacts, Role, Span
+from portkit.parse.nodes import CUDA_VERSION_MACROS
 from portkit.rules import Rule
 
 # Names that look like CUDA APIs; those no rule knows are listed, never dropped.
@@ -184,16 +185,12 @@ def _argument_rule(rule: Rule, occurrence: Occurrence, parsed: ParsedFile, conte
     return (context.rules.lookup(other) or rule) if other else rule
 
 
-# CUDA's and nvcc's version numbers: tested in #if, each is a CUDA-only branch (PK203).
-_VERSION_MACRO = re.compile(r"CUDART_VERSION|CUDA_VERSION|__CUDACC_VER_\w+__|__CUDA_API_VERSION\w*")
-
-
 def _version_test(occurrence: Occurrence, name: str, rule: Rule, status: Status | None) -> bool:
     """A version macro the preprocessor tests and convert leaves as written (a comparison the rule keeps, or a macro
     HIP has no name for): no API use, and no build breaks (undefined there, it reads 0). The test is reported once,
     as a CUDA-only branch (PK203). Decided by the rule, not the fix, which only a convert computes."""
     facts = occurrence.facts(NameFacts)
-    if not (facts.compared or facts.tested) or not _VERSION_MACRO.fullmatch(name):
+    if not (facts.compared or facts.tested) or not CUDA_VERSION_MACROS.fullmatch(name):
         return False
     return bool(facts.compared and rule.keep_compared) or status not in RENAMED_STATUSES
 

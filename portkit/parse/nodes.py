@@ -14,6 +14,8 @@ from portkit.parse.lexer import layout_of
 from portkit.parse.spaces import function_declarator
 
 # Macros whose tests in #if/#ifdef mark code that only one vendor's compiler sees.
+# CUDA's and nvcc's version numbers.
+CUDA_VERSION_MACROS = re.compile(r"CUDART_VERSION|CUDA_VERSION|__CUDACC_VER_\w+__|__CUDA_API_VERSION\w*")
 CUDA_CONDITION_MACROS = re.compile(r"\b(__CUDA_ARCH\w*__|__CUDACC\w*__|__NVCC__|CUDART_VERSION|CUDA_VERSION|__CUDA_API_VERSION\w*)\b")
 
 Keep = Callable[[str], bool]
@@ -277,7 +279,8 @@ def constructs_dim3(node: Node) -> bool:
 
 
 def compared_with(name: Node, expression: Node | None) -> tuple[NameFacts, Node] | None:
-    """For a macro compared with a number in #if/#elif (`__CUDA_ARCH__ >= 600`, `530 <= __CUDA_ARCH__`):
+    """For a macro compared with a number in #if/#elif (`__CUDA_ARCH__ >= 600`, `530 <= __CUDA_ARCH__`), or a version
+    macro with a named version (`CUDART_VERSION >= CUDART_HMAX`):
     its facts ("<operator> <number>", read as the macro on the left, and the directive's branches), and the
     comparison node. `expression`: the name's parent."""
     if expression is None or expression.type != "binary_expression":
@@ -287,8 +290,8 @@ def compared_with(name: Node, expression: Node | None) -> tuple[NameFacts, Node]
     if operator is None or node_text(operator) not in _FLIPPED or left is None or right is None:
         return None
     number, flip = (right, False) if left == name else (left, True)
-    if number.type != "number_literal":
-        return None
+    if number.type != "number_literal" and not (number.type == "identifier" and CUDA_VERSION_MACROS.fullmatch(node_text(name))):
+        return None  # a version is also compared with a named one (llama.cpp's `CUDART_VERSION >= CUDART_HMAX`)
     node = expression.parent
     while node is not None and node.type not in ("preproc_if", "preproc_elif"):
         node = node.parent

@@ -3,6 +3,10 @@
 #if CUDART_VERSION >= 12000
 #include <mma.h>  // tensor-core code: rocWMMA on AMD, which HIP 5.2 does not ship
 #endif
+#define CUDART_TENSOR_CORES 11000  // a version the project names
+#if CUDART_VERSION >= CUDART_TENSOR_CORES
+#include <mma.h>
+#endif
 
 __global__ void record_version(int *out)
 {
