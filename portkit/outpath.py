@@ -77,6 +77,14 @@ def _refuse_same_file(output: Path, out: Path, inputs: Iterable[str | Path]) -> 
             raise OutputError(f"{output}: is the input {raw}; refusing to overwrite it")
 
 
+def refuse_missing_directory(output: Path) -> None:
+    """A file output's directory is the user's to make (scan -o, report -o, shim -o, baseline -o): one line, before
+    any work, rather than a tree of directories made from a mistyped path."""
+    if not output.parent.is_dir():
+        raise OutputError(f"{output}: cannot write: "
+                          f"{'Not a directory' if output.parent.exists() else 'No such file or directory'}")
+
+
 def refuse_escape(output: Path, root: Path) -> None:
     """Raise OutputError when `output`, a path portkit chose (not one the user named), leads out of
     `root` once symlinks are resolved: a committed `.portkit-baseline.json -> /etc/x` is not followed."""

@@ -216,9 +216,10 @@ def test_the_shim_defines_only_identifiers_and_never_cuda_arch(tmp_path: Path, c
 
 
 def test_a_header_in_a_missing_directory_is_refused_as_scan_refuses_its_output(tmp_path: Path, capsys) -> None:
-    """scan -o and report -o do not make a missing directory: one line, exit 2; the shim neither, before it scans."""
+    """scan -o and report -o do not make a missing directory: one line, exit 2; the shim and baseline neither,
+    before they scan."""
     (tmp_path / "a.cu").write_text("#include <cuda_runtime.h>\nvoid f() { cudaDeviceSynchronize(); }\n")
-    for command, name in (("scan", "x.json"), ("shim", "x.h")):
+    for command, name in (("scan", "x.json"), ("shim", "x.h"), ("baseline", "x.json")):
         target = tmp_path / "missing" / "dir" / name
         assert main([command, str(tmp_path / "a.cu"), "-o", str(target)]) == 2, command
         assert capsys.readouterr().err == f"portkit: error: {target}: cannot write: No such file or directory\n", command

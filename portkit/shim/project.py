@@ -12,7 +12,7 @@ from portkit.convert.edits import apply_nested
 from portkit.convert.output import Change, WriteLog, write_in_place, write_tree
 from portkit.errors import InputError, OutputError
 from portkit.fileio import write_output
-from portkit.outpath import refuse_overlap
+from portkit.outpath import refuse_missing_directory, refuse_overlap
 from portkit.run.project import run_project
 from portkit.run.request import RunRequest
 from portkit.rules import Target
@@ -50,8 +50,7 @@ def check_header_path(path: Path) -> None:
                          "no quotes, backslashes, angle brackets or control characters")
     if path.is_dir():
         raise OutputError(f"{path}: is a directory; give the header's file name, e.g. {path / 'portkit_gpu.h'}")
-    if not path.parent.is_dir():  # as scan -o and report -o: the directory is the user's to make
-        raise OutputError(f"{path}: cannot write: {'Not a directory' if path.parent.exists() else 'No such file or directory'}")
+    refuse_missing_directory(path)
     _refuse_foreign(path)
 
 
