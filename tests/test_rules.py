@@ -105,6 +105,13 @@ def test_removed_in_hip() -> None:
     assert rule.resolve(Target(rocm=(6, 0, 0))).status == "unavailable"
 
 
+def test_the_deprecated_launch_api_points_at_the_one_call_launch(database) -> None:
+    """cuLaunchGrid, cuParamSetv...: HIP has no counterpart of each call, only of the launch they make together."""
+    for name in ("cuLaunch", "cuLaunchGrid", "cuLaunchGridAsync", "cuParamSetv", "cuParamSeti", "cuFuncSetBlockShape"):
+        rule = database.lookup(name)
+        assert rule.status == "unsupported" and "hipModuleLaunchKernel" in rule.action, name
+
+
 def test_user_rules_add_and_override(tmp_path: Path) -> None:
     user = tmp_path / "team.yaml"
     user.write_text(
