@@ -135,3 +135,19 @@ def test_a_define_body_declares_its_variables_outside_comments_and_strings() -> 
                                   b"#define SHARED __device__ float cuData[256];\n")
     assert {"cuErr", "cuData"} <= parsed.declared
     assert not {"cuFake", "x", "cuText", "cudaSuccess", "return"} & parsed.declared
+
+
+@pytest.mark.parametrize("tests, has_else, branch", [
+    (["!defined(CUDART_VERSION) || CUDART_VERSION < 12000"], False, 0),
+    (["CUDART_VERSION >= 12000"], True, 1),
+    (["CUDA_VERSION >= 11000UL /* new driver */", "__CUDACC_VER_MAJOR__ == 0"], True, 1),
+    (["defined(CUDART_VERSION)"], True, None),  # convert renames it, a shim does not: either branch
+    (["defined(CUDART_VERSION) && CUDART_VERSION < 13000"], False, None),
+    (["CUDART_VERSION >= 12000"], False, -1),
+    (["CUDART_VERSION >= 12000 && USE_FAST"], True, None),  # a project's switch: unknown here
+    (["__CUDA_ARCH__ >= 700"], True, None),
+])
+def test_which_branch_of_a_cuda_version_test_hipcc_compiles(tests: list[str], has_else: bool, branch) -> None:
+    from portkit.parse.hipcc_branch import hipcc_branch
+
+    assert hipcc_branch(tests, has_else) == branch

@@ -7,7 +7,8 @@ project's own, though, where no path through the file leaves the name to CUDA: e
 its #if group defines it (`#if defined(__LP64__)` / `#else`, one typedef each), or the file
 decides the test itself (`#define __CUDA_API_VERSION 5000`, then `#if __CUDA_API_VERSION >=
 3020`), as a program's own copy of the driver API's declarations does (CUDA Samples'
-cuda_drvapi_dynlink_cuda.h, for a program that loads libcuda at run time).
+cuda_drvapi_dynlink_cuda.h, for a program that loads libcuda at run time). So is a fallback in the branch
+of a test of CUDA's version that hipcc compiles (`#if CUDART_VERSION < 12000`): a HIP build gets it.
 """
 from __future__ import annotations
 
@@ -15,6 +16,8 @@ import re
 from typing import Iterable
 
 from tree_sitter import Node
+
+from portkit.parse.hipcc_branch import hipcc_branch
 
 _BRANCHES = ("preproc_if", "preproc_ifdef", "preproc_else", "preproc_elif", "preproc_elifdef")
 _ALTERNATIVES = ("preproc_else", "preproc_elif", "preproc_elifdef")
@@ -54,6 +57,15 @@ def _chain(group: Node) -> tuple[list[Node], list[tuple[int, int]], bool]:
         node = alternative
 
 
+def _spelled_test(test: Node) -> str | None:
+    """A test as `#if` spells it: `#ifdef X` is `defined(X)`; None for `#elifdef`, which no test here needs."""
+    directive = test.parent.children[0].type if test.parent is not None and test.parent.children else ""
+    text = (test.text or b"").decode("utf-8", "replace")
+    if directive in ("#ifdef", "#ifndef"):
+        return f"{'!' if directive == '#ifndef' else ''}defined({text})"
+    return text if directive in ("#if", "#elif") else None
+
+
 class GuardedDefinitions:
     """One file's definitions (name nodes), asked which of them are guarded: CUDA's stand-ins."""
 
@@ -79,7 +91,7 @@ class GuardedDefinitions:
     def is_guarded(self, name: Node) -> bool:
         """Whether a definition sits in a branch some path through the file skips for CUDA's declaration."""
         return any(self._conditional(group, name) and not self._decided(group) and not self._everywhere(name, group)
-                   for group in self._groups(name))
+                   and not self._hipcc_compiles(name, group) for group in self._groups(name))
 
     @staticmethod
     def _groups(node: Node) -> list[Node]:
@@ -101,6 +113,16 @@ class GuardedDefinitions:
         names = {n for test in _chain(group)[0] for n in _NAME.findall(test.text or b"")} - {b"defined"}
         own = self.own_macros() if names else {}
         return bool(names) and all(n in own and own[n] < group.start_byte for n in names)
+
+    @staticmethod
+    def _hipcc_compiles(name: Node, group: Node) -> bool:
+        """Whether the name's branch is the one hipcc compiles, the group testing only CUDA's version."""
+        tests, ranges, has_else = _chain(group)
+        texts = [_spelled_test(test) for test in tests]
+        if None in texts:
+            return False
+        taken = hipcc_branch(texts, has_else)
+        return taken is not None and 0 <= taken < len(ranges) and ranges[taken][0] <= name.start_byte < ranges[taken][1]
 
     def _everywhere(self, name: Node, group: Node) -> bool:
         """Whether each branch of the group, #else included, defines the name."""

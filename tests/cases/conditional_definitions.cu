@@ -34,3 +34,24 @@ typedef unsigned int CUdeviceptr;  // ok: PK100
 #endif
 typedef void (*CUstreamCallback)(void *userData);  // ok: PK100
 int pinned(CUdeviceptr p, CUstreamCallback cb) { return CU_MEMHOSTALLOC_PORTABLE + (int)p + (cb != 0); }  // ok: PK100
+
+// A fallback in the branch of a test of CUDA's version that hipcc compiles (the macros undefined there read 0,
+// however `defined(...)` is read: convert renames it, a shim does not) is what a HIP build gets: the project's.
+#include <cuda_fp16.h>
+#if !defined(CUDART_VERSION) || CUDART_VERSION < 12000
+__device__ unsigned int __hgt2_mask(half2 a, half2 b) { return 0u; }  // ok: PK102
+#endif
+#if CUDART_VERSION >= 12000
+#else
+__device__ unsigned int __hlt2_mask(half2 a, half2 b) { return 0u; }  // ok: PK102
+#endif
+// Where hipcc's branch depends on that reading, or is not the fallback's, the name stays CUDA's.
+#if defined(CUDART_VERSION) && CUDART_VERSION < 13000
+__device__ unsigned int __hge2_mask(half2 a, half2 b) { return 0u; }  // expect: PK202 PK102
+#endif
+#if CUDART_VERSION >= 12000
+__device__ unsigned int __hle2_mask(half2 a, half2 b) { return 0u; }  // expect: PK202 PK102
+#endif
+__device__ unsigned int masks(half2 a, half2 b) {  // ok: PK102
+  return __hgt2_mask(a, b) | __hlt2_mask(a, b) | __hge2_mask(a, b) | __hle2_mask(a, b);  // expect: PK102 PK102
+}

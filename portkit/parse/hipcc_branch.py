@@ -1,0 +1,78 @@
+"""Which branch of a test of CUDA's version hipcc compiles.
+
+`#if !defined(CUDART_VERSION) || CUDART_VERSION < 12000` holds a project's fallback for what a newer CUDA
+declares (llama.cpp's `__hgt2_mask`). Under hipcc CUDA's version macros are undefined, so they read 0: the
+fallback is what a HIP build gets. `defined(CUDART_VERSION)` is the one part that depends on how the
+tree is ported (convert renames it to `defined(HIP_VERSION)`, a shim leaves it), so a branch counts as
+hipcc's only where both readings take it. A test that reads any other macro is not decided here.
+"""
+from __future__ import annotations
+
+import ast
+import operator
+import re
+from typing import Callable, Optional, Sequence
+
+from portkit.parse.nodes import CUDA_VERSION_MACROS, LINE_COMMENT
+
+_DEFINED = re.compile(r"\bdefined\s*(?:\(\s*(\w+)\s*\)|(\w+))")
+_NAME = re.compile(r"\b[A-Za-z_]\w*")
+_SUFFIX = re.compile(r"\b(0[xX][0-9a-fA-F]+|\d+)[uUlL]+\b")
+_LOGIC = ((re.compile(r"&&"), " and "), (re.compile(r"\|\|"), " or "), (re.compile(r"!(?!=)"), " not "))
+_COMPARE: dict[type, Callable[[int, int], bool]] = {
+    ast.Lt: operator.lt, ast.LtE: operator.le, ast.Gt: operator.gt, ast.GtE: operator.ge, ast.Eq: operator.eq,
+    ast.NotEq: operator.ne}
+_ARITHMETIC: dict[type, Callable[[int, int], int]] = {
+    ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Mod: operator.mod}
+
+
+def hipcc_branch(tests: Sequence[str], has_else: bool) -> Optional[int]:
+    """The index of the branch hipcc compiles in an #if/#elif.../#else chain whose tests read only CUDA's version
+    macros (len(tests) for the #else; -1 for none), or None where the tests read anything else or the two
+    readings of `defined(...)` disagree."""
+    taken = {_first_true(tests, defined, has_else) for defined in (False, True)}
+    return taken.pop() if len(taken) == 1 and None not in taken else None
+
+
+def _first_true(tests: Sequence[str], defined: bool, has_else: bool) -> Optional[int]:
+    for index, test in enumerate(tests):
+        value = _value(test, defined)
+        if value is None:
+            return None
+        if value:
+            return index
+    return len(tests) if has_else else -1
+
+
+def _value(test: str, defined: bool) -> Optional[int]:
+    """The test's value with CUDA's version macros read as 0 and `defined` of them as `defined`; None where it
+    reads another name or spells more than integers, comparisons and logic."""
+    text = LINE_COMMENT.sub(" ", test)
+    if any(not CUDA_VERSION_MACROS.fullmatch(m.group(1) or m.group(2)) for m in _DEFINED.finditer(text)):
+        return None
+    text = _DEFINED.sub(" 1 " if defined else " 0 ", text)
+    if any(not CUDA_VERSION_MACROS.fullmatch(name) for name in _NAME.findall(_SUFFIX.sub(r"\1", text))):
+        return None
+    text = _NAME.sub(" 0 ", _SUFFIX.sub(r"\1", text))
+    for pattern, spelled in _LOGIC:
+        text = pattern.sub(spelled, text)
+    try:
+        return _evaluate(ast.parse(text.strip(), mode="eval").body)
+    except (SyntaxError, ValueError, ZeroDivisionError):
+        return None
+
+
+def _evaluate(node: ast.AST) -> int:
+    if isinstance(node, ast.Constant) and type(node.value) is int:
+        return node.value
+    if isinstance(node, ast.BoolOp):
+        values = [_evaluate(v) for v in node.values]
+        return int(all(values) if isinstance(node.op, ast.And) else any(values))
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.Not, ast.USub, ast.UAdd)):
+        value = _evaluate(node.operand)
+        return int(not value) if isinstance(node.op, ast.Not) else -value if isinstance(node.op, ast.USub) else value
+    if isinstance(node, ast.Compare) and len(node.ops) == 1 and type(node.ops[0]) in _COMPARE:
+        return int(_COMPARE[type(node.ops[0])](_evaluate(node.left), _evaluate(node.comparators[0])))
+    if isinstance(node, ast.BinOp) and type(node.op) in _ARITHMETIC:
+        return _ARITHMETIC[type(node.op)](_evaluate(node.left), _evaluate(node.right))
+    raise ValueError("not a preprocessor integer expression")
