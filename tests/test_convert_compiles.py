@@ -277,6 +277,8 @@ def test_arch_tests_stay_off_where_they_guard_nvidia_only_code(tmp_path: Path) -
     assert text.count("#if __CUDA_ARCH__ >= 900") == 1 and text.count("#if __CUDA_ARCH__ < 900") == 1
     assert "#if defined(__HIP_DEVICE_COMPILE__)\n  atomicAdd(sum, v);" in text, "plain code: AMD counts as new enough"
     assert "// portkit: PK101 __CUDA_ARCH__" in text
+    assert text.count("#if __CUDA_ARCH__ >= 200") == 2, "a helper's test and its call's agree"
+    assert "#if defined(__HIP_DEVICE_COMPILE__) && __CUDA_ARCH__ >= 350" in text, "HIP's __shfl_down is not shadowed"
 
 
 def test_linkage_string_gets_its_space(tmp_path: Path) -> None:

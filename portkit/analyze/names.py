@@ -197,7 +197,7 @@ def _version_test(occurrence: Occurrence, name: str, rule: Rule, status: Status 
 
 @analyzer("source", codes=(API_UNKNOWN, *RULE_CODES), fixes=True)
 def analyze_names(parsed: ParsedFile, context: Context) -> Iterable[Finding]:
-    return keep_nvidia_branches_off(parsed, _names(parsed, context))
+    return keep_nvidia_branches_off(parsed, _names(parsed, context), context)
 
 
 def _names(parsed: ParsedFile, context: Context) -> Iterator[Finding]:

@@ -62,3 +62,31 @@ __device__ inline c_type shfl_up_add(c_type x, int off) { \
   return result; }
 SHFL_UP_ADD(f32, float)
 #endif
+
+// One test guards the PTX helper and, elsewhere, its call (warp-ctc's moderngpu intrinsics): left as CUDA's at the
+// helper, it is left at the call too, or AMD device code would call a function it never defined.
+#if __CUDA_ARCH__ >= 200
+__device__ unsigned bfe_ptx(unsigned x, unsigned bit, unsigned n) {
+  unsigned r;
+  asm("bfe.u32 %0, %1, %2, %3;" : "=r"(r) : "r"(x), "r"(bit), "r"(n));
+  return r;
+}
+#endif
+
+__host__ __device__ unsigned bfe(unsigned x, unsigned bit, unsigned n) {
+#if __CUDA_ARCH__ >= 200
+  return bfe_ptx(x, bit, n);
+#else
+  return (x >> bit) & ((1u << n) - 1);
+#endif
+}
+
+// A branch that defines a function HIP declares (warp-ctc's hostdevice.h): switched on, the template would shadow
+// HIP's __shfl_down and call itself. The shuffle inside, rewritten to HIP 5.2's __shfl_down, builds, so converting
+// the output again decides the same (the test above checks it).
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 350
+template <typename T> __forceinline__ __device__ T __shfl_down(T input, int delta) {
+  return __shfl_down_sync(0xffffffffu, input, delta);
+}
+#endif
+__global__ void shift(float *p) { p[threadIdx.x] = __shfl_down(p[threadIdx.x], 1) + bfe(3u, 1u, 1u); }
