@@ -8,7 +8,7 @@ from portkit.check.baseline import (
 )
 from portkit.check.gitdiff import added_lines
 from portkit.config import DEFAULT_BASELINE
-from portkit.errors import InputError
+from portkit.errors import InputError, OutputError
 from portkit.fileio import write_output
 from portkit.outpath import refuse_escape, refuse_missing_directory, refuse_overlap
 from portkit.run.project import run_project
@@ -24,12 +24,17 @@ def baseline_path(settings: RunSettings, explicit: Path | None = None) -> Path:
 def record_baseline(settings: RunSettings, output: Path | None = None) -> tuple[Path, int]:
     """Write today's recordable findings to the baseline; (its path, how many)."""
     target = baseline_path(settings, output)
-    refuse_missing_directory(target)
+    if output is not None:  # `-o`: the directory is the user's to make; a configured path's is made (ci/portkit.json)
+        refuse_missing_directory(target)
     result = run_project(settings, RunRequest(keep_sources=True))
     recorded = [f for f in fingerprint_all(result.findings, result.sources, settings.root) if is_recorded(f.finding)]
     refuse_overlap(target, [*settings.inputs(), *result.read_paths()], directory=False)
     if output is None:
         refuse_escape(target, settings.root)
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise OutputError(f"{target}: cannot write: {exc.strerror or exc}") from None
     write_output(target, write_baseline(target, recorded))
     return target, len(recorded)
 
