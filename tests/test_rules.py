@@ -47,6 +47,11 @@ GOOD = {"library": "mylib", "entries": [{"cuda": "myCudaThing", "kind": "functio
      "key 'argument_of': a mapping from a CUDA call to the entry"),
     ({"library": "x", "entries": [{"cuda": "a", "kind": "enum", "shape": {"argument_of": {"f": "b"}}}]},
      "entry a: key 'argument_of': 'b' is no entry of this file"),
+    ({"library": "x", "entries": [{"cuda": "a", "kind": "enum", "shape": {"older_hip_in": {"f": ""}}}]},
+     "key 'older_hip_in': a mapping from a CUDA call to the constant's spelling"),
+    ({"library": "x", "entries": [{"cuda": "f", "kind": "function", "hip": "g_v2", "hip_added": "6.0.0"},
+                                  {"cuda": "a", "kind": "enum", "hip": "A", "shape": {"older_hip_in": {"f": "B"}}}]},
+     "entry a: key 'older_hip_in': 'f' is no entry of this file with an older_hip"),
     # The keys for a few rules each live under `shape`: the old top-level spelling is refused, naming the new one.
     ({"library": "x", "entries": [{"cuda": "a", "kind": "macro", "hip": "b", "compare_as": "c"}]},
      "entry 1 (a): key 'compare_as' now goes under 'shape' (shape: {compare_as: ...}): move it"),

@@ -123,6 +123,26 @@ def test_unportable_names_are_listed(tmp_path: Path) -> None:
     assert (tmp_path / "a.cu").read_text().startswith("#include <nccl.h>")  # no --sources: sources untouched
 
 
+def test_a_constant_an_older_call_takes_otherwise_is_listed_and_the_call_falls_back(tmp_path: Path) -> None:
+    """Before HIP 6.0 cublasGemmEx is hipblasGemmEx, whose data types are hipblasDatatype_t: a macro maps CUDA_R_16F
+    for every use (HIP_R_16F), so the calls to edit by hand for older HIP are listed instead."""
+    (tmp_path / "a.cu").write_text(
+        "#include <cublas_v2.h>\nvoid f(cublasHandle_t h, const float *s, const void *a, float *c) {\n"
+        "  cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, 8, 8, 8, s, a, CUDA_R_16F, 8, a, CUDA_R_16F, 8, s, c, CUDA_R_32F, 8,\n"
+        "               CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);\n}\n")
+    header = tmp_path / "gpu.h"
+    assert main(["shim", str(tmp_path / "a.cu"), "-o", str(header)]) == 0
+    names = part(header, "cublas_v2")
+    assert "#define cublasGemmEx hipblasGemmEx_v2\n" in names and "#define CUDA_R_16F HIP_R_16F\n" in names
+    assert ("#if HIP_VERSION < 60000000 /* HIP 6.0.0 added cublasGemmEx */\n#undef cublasGemmEx\n"
+            "#define cublasGemmEx hipblasGemmEx\n#endif") in names
+    assert "#undef CUBLAS_COMPUTE_32F\n#define CUBLAS_COMPUTE_32F HIPBLAS_R_32F\n" in names
+    text = header.read_text()
+    assert (" *   CUDA_R_16F in cublasGemmEx -> HIPBLAS_R_16F: passed to cublasGemmEx before HIP 6.0.0, where the header "
+            "maps cublasGemmEx to hipblasGemmEx; it maps CUDA_R_16F to HIP_R_16F for every use") in text
+    assert " *   CUDA_R_32F in cublasGemmEx -> HIPBLAS_R_32F: " in text
+
+
 def test_refuses_to_overwrite_a_foreign_header(tmp_path: Path, capsys) -> None:
     (tmp_path / "a.cu").write_text("void f() { cudaDeviceSynchronize(); }\n")
     mine = tmp_path / "gpu.h"

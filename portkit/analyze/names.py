@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 import re
 from typing import AbstractSet, Iterable, Iterator, NamedTuple
 
@@ -176,13 +177,28 @@ def call_rule(rule: Rule, occurrence: Occurrence, parsed: ParsedFile, context: C
 
 def _argument_rule(rule: Rule, occurrence: Occurrence, parsed: ParsedFile, context: Context) -> Rule:
     """A constant as an argument of a call its rule lists: the rule that call's parameter takes, of the same value
-    (`cudaGraphicsMapFlagsWriteDiscard` given to cudaGraphicsGLRegisterBuffer is cudaGraphicsRegisterFlagsWriteDiscard)."""
-    calls = dict(rule.argument_of)
+    (`cudaGraphicsMapFlagsWriteDiscard` given to cudaGraphicsGLRegisterBuffer is cudaGraphicsRegisterFlagsWriteDiscard);
+    or, where convert writes the call's older_hip, the constant's spelling for that older call (CUDA_R_16F given to
+    cublasGemmEx is HIPBLAS_R_16F for hipBLAS's hipblasGemmEx before HIP 6.0, which takes a hipblasDatatype_t)."""
     start, end = occurrence.span.start, occurrence.span.end
     around = [o for o in parsed.of(Role.CALL) if any(p.start <= start and end <= p.end for p in o.parts)]
     innermost = max(around, key=lambda o: o.span.start, default=None)
-    other = calls.get(innermost.text) if innermost is not None else None
-    return (context.rules.lookup(other) or rule) if other else rule
+    if innermost is None:
+        return rule
+    other = dict(rule.argument_of).get(innermost.text)
+    if other:
+        return context.rules.lookup(other) or rule
+    older = dict(rule.older_hip_in).get(innermost.text)
+    call = context.rules.lookup(innermost.text) if older else None
+    if call is not None and call.older_hip and call.resolve(context.target).hip == call.older_hip:
+        return _spelled(rule, older)
+    return rule
+
+
+@functools.lru_cache(maxsize=None)
+def _spelled(rule: Rule, hip: str) -> Rule:
+    """`rule` written as `hip` whatever the target (kept: a finding's resolution is cached by the rule's id)."""
+    return dataclasses.replace(rule, hip=hip, hip_added="", older_hip="", argument_of=(), older_hip_in=())
 
 
 def _version_test(occurrence: Occurrence, name: str, rule: Rule, status: Status | None) -> bool:
@@ -225,7 +241,7 @@ def _names(parsed: ParsedFile, context: Context) -> Iterator[Finding]:
                 continue
             if rule is not None:
                 rule = call_rule(rule, occurrence, parsed, context)
-                rule = _argument_rule(rule, occurrence, parsed, context) if rule.argument_of else rule
+                rule = _argument_rule(rule, occurrence, parsed, context) if rule.argument_of or rule.older_hip_in else rule
                 finding = rule_finding(parsed.path, rule, used or name, occurrence.span, occurrence.position, context,
                                        occurrence.function, occurrence, shadowable=not resolved,
                                        engine=Engine.CLANG if resolved else Engine.TREE_SITTER, resolutions=resolutions)

@@ -21,7 +21,7 @@ from portkit.store import cache_root, code_fingerprint, read_entry, write_entry
 
 _STATUS = RULE_FIELDS.index("status")
 # Fields of (key, value) pairs: JSON gives them back as lists.
-_PAIRS = tuple(RULE_FIELDS.index(key) for key in (*INDEX_MAPS, "null_args", "argument_of"))
+_PAIRS = tuple(RULE_FIELDS.index(key) for key in (*INDEX_MAPS, "null_args", "argument_of", "older_hip_in"))
 
 
 def rule_files(directory: Path) -> list[Path]:

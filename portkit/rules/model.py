@@ -27,7 +27,7 @@ DEFAULT_WEIGHTS = load_data("_effort.yaml", _name_weights)
 @dataclasses.dataclass(frozen=True)
 class Rule:
     """One entry of a rule file, its keys as fields: those a file writes under `shape` (compare_as, hip_struct,
-    hip_for_args, form_args, argument_of, coordinate_cast: rules/validate.py SHAPE_KEYS) too."""
+    hip_for_args, form_args, argument_of, older_hip_in, coordinate_cast: rules/validate.py SHAPE_KEYS) too."""
 
     cuda: str
     kind: str
@@ -80,6 +80,9 @@ class Rule:
     # (CUDA call, rule): a constant passed to that call is that rule's name, of the same value (cudaGraphicsMapFlags*
     # given to cudaGraphicsGLRegisterBuffer, whose parameter takes cudaGraphicsRegisterFlags, which HIP has)
     argument_of: tuple[tuple[str, str], ...] = ()
+    # (CUDA call, name): passed to that call where convert writes the call's older_hip, the constant is that name (the
+    # older call takes another enum: CUDA_R_16F given to cublasGemmEx is HIPBLAS_R_16F for hipblasGemmEx before HIP 6.0)
+    older_hip_in: tuple[tuple[str, str], ...] = ()
     compare_as: str = ""  # for a version macro compared with a number in #if: what AMD device code tests instead
     # A macro whose value is a CUDA version number (CUDART_VERSION): compared with a number in #if it stays as written.
     # Undefined under hipcc, it reads 0 there as in the original; HIP_VERSION >= 12000 would be true on every HIP.

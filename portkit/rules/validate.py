@@ -31,12 +31,17 @@ _ENTRY_KEYS = {
 }
 # What convert writes where it depends on the shape of the use (the call's arguments, a comparison, a struct tag, the
 # call a constant is passed to): each key is for a few rules, so they live under one `shape:` sub-map of an entry.
-SHAPE_KEYS = ("compare_as", "hip_struct", "hip_for_args", "form_args", "argument_of", "coordinate_cast")
+SHAPE_KEYS = ("compare_as", "hip_struct", "hip_for_args", "form_args", "argument_of", "older_hip_in", "coordinate_cast")
 _VERSION_KEYS = ("cuda_added", "cuda_deprecated", "cuda_removed", "hip_added", "hip_deprecated", "hip_removed", "roc_added",
                  "hip_define_until")
 _STATUS_WORDS = ", ".join(RULE_STATUSES)
 # Keys renamed since rule files were first written: a file with the old name is refused, with the new one.
 RENAMED_KEYS = {"fallback": "older_hip", "fallback_drop_args": "older_hip_drop_args"}
+# Keys that map a CUDA call to a string, for a constant passed to it: what the string is, with an example.
+_CALL_MAPS = {
+    "argument_of": "the entry a constant passed to it stands for, e.g. {cudaGraphicsGLRegisterBuffer: cudaGraphicsRegisterFlagsNone}",
+    "older_hip_in": "the constant's spelling where convert writes that call's older_hip, e.g. {cublasGemmEx: HIPBLAS_R_16F}",
+}
 # Keys that map an argument index (or count) to a string: what the string is, and an example.
 INDEX_MAPS = {
     "cast_args": ("argument index to a type", '{0: "void**"}'),
@@ -81,11 +86,10 @@ def _value(source: str, where: str, key: str, value: Any) -> Any:
             raise _fail(source, where, "key 'null_args': a mapping from argument count to the index of the argument "
                                        "a null pointer may stand for, e.g. {5: 3}")
         return tuple(sorted(value.items()))
-    if key == "argument_of":
+    if key in _CALL_MAPS:
         if not isinstance(value, dict) or not value or not all(isinstance(k, str) and k and isinstance(v, str) and v
                                                                for k, v in value.items()):
-            raise _fail(source, where, "key 'argument_of': a mapping from a CUDA call to the entry a constant passed to it "
-                                       "stands for, e.g. {cudaGraphicsGLRegisterBuffer: cudaGraphicsRegisterFlagsNone}")
+            raise _fail(source, where, f"key {key!r}: a mapping from a CUDA call to {_CALL_MAPS[key]}")
         return tuple(sorted(value.items()))
     if key in ("mask_arg", "symbol_arg"):
         if not _is_index(value):
@@ -207,12 +211,17 @@ def parse_library(source: str, data: Any) -> tuple[Library, list[Rule]]:
         if key in seen:
             raise _fail(source, f"entry {rule.cuda}", "defined twice in this file")
         seen.add(key)
+    older_calls = {rule.cuda for rule in rules if rule.older_hip and rule.hip_added}
     for rule in rules:
         if rule.form_rule and ("name", rule.form_rule) not in seen:
             raise _fail(source, f"entry {rule.cuda}", f"key 'form_rule': {rule.form_rule!r} is no entry of this file")
         for _, other in rule.argument_of:
             if ("name", other) not in seen:
                 raise _fail(source, f"entry {rule.cuda}", f"key 'argument_of': {other!r} is no entry of this file")
+        for call, _ in rule.older_hip_in:
+            if call not in older_calls:
+                raise _fail(source, f"entry {rule.cuda}", f"key 'older_hip_in': {call!r} is no entry of this file "
+                                                          "with an older_hip")
     lib = Library(id=library, title=str(data.get("title") or library), hip_library=str(data.get("hip_library") or ""),
                   roc_library=str(data.get("roc_library") or ""), weights=weights, source=source, vendored=vendored)
     return lib, rules

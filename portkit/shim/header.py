@@ -163,6 +163,7 @@ def build_shim(findings: Iterable[Finding], rules: RuleDatabase, style: str, hea
     newer: dict[str, tuple[str, str]] = {}
     neutral_taken: dict[str, str] = {}
     helpers: dict[tuple[str, str], tuple[str, str]] = {}
+    findings = tuple(findings)
     for finding in findings:
         rule = rules.find(finding.name) if finding.library else None
         if rule is None or rule.kind in ("link", "asm"):
@@ -206,9 +207,25 @@ def build_shim(findings: Iterable[Finding], rules: RuleDatabase, style: str, hea
                        helper_named(rule.helper) if rule.helper else None):
             if helper is not None:
                 helpers.setdefault((rule.library, helper.name), (rule.library, helper.text))
+    unmapped.update(_older_in_calls(findings, rules))
     return Shim(style, header_name, tuple(headers.values()), tuple(sorted(mappings.values())),
                 tuple(sorted(fallbacks.values())), tuple(sorted(unportable.values())), tuple(helpers.values()),
                 tuple(sorted(unmapped.values())), tuple(sorted(newer.values())))
+
+
+def _older_in_calls(findings: tuple[Finding, ...], rules: RuleDatabase) -> dict[str, tuple[str, str, str]]:
+    """Constants spelled otherwise in the project's calls of a name that has a fallback for older HIP: their macro maps
+    them for every use, the newest HIP's way, and no macro can see which call an argument is passed to."""
+    found = {finding.name for finding in findings if finding.library}
+    listed = {}
+    for rule in filter(None, map(rules.find, sorted(found))):
+        for call, hip in rule.older_hip_in:
+            older = rules.find(call) if call in found else None
+            if older is not None and older.hip_added:
+                why = (f"passed to {call} before HIP {older.hip_added}, where the header maps {call} to {older.older_hip}; "
+                       f"it maps {rule.cuda} to {rule.hip} for every use: edit such calls by hand for older HIP")
+                listed[f"{rule.cuda} in {call}"] = (f"{rule.cuda} in {call}", hip, why)
+    return listed
 
 
 def _header(rule: Rule, hip: str, header_name: str, older: str = "") -> Header:
