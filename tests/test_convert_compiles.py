@@ -101,6 +101,11 @@ def test_a_cuda_version_compared_in_if_stays_cudas(tmp_path: Path) -> None:
     assert "#if CUDART_VERSION >= 12000\n" in text and "#if CUDART_VERSION < 11000\n" in text
     assert "#if CUDART_VERSION >= CUDART_TENSOR_CORES\n" in text
     assert "return HIP_VERSION;" in text
+    assert "#if defined(CUDART_VERSION) && CUDART_VERSION >= 11000  //" in text
+    # Each test left as written says which branch AMD builds (thundersvm's SpMM code sat under a test false there).
+    reads = "// portkit: PK203 {}: CUDA's version reads 0 under hipcc: this test is {} there, so AMD builds {}."
+    assert reads.format("CUDART_VERSION >= 12000", "false", "the #elif/#else branch") in text
+    assert reads.format("CUDART_VERSION < 11000", "true", "this branch") in text
 
 
 def test_a_pragma_in_a_macro_body_becomes_the_pragma_operator(tmp_path: Path) -> None:

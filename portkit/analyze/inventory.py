@@ -10,12 +10,17 @@ from portkit.analyze.registry import Context, analyzer
 from portkit.analyze.rewrite import launch_fix
 from portkit.codes import API_UNSUPPORTED, CUDA_BRANCH, DEVICE_FUNCTION, KERNEL, KERNEL_LAUNCH, RULE_CODES, Status
 from portkit.model import Finding, Occurrence, ParsedFile, Role
+from portkit.parse.hipcc_branch import hipcc_value
 
 GENERIC_ASM_ADVICE = ("PTX is NVIDIA's ISA and no AMD compiler accepts it: rewrite the block in HIP C++ "
                       "(builtins such as __lane_id, __ballot, __shfl) or in AMDGCN inline asm.")
 LAUNCH_ADVICE = "hipcc accepts <<<>>>; convert can also emit hipLaunchKernelGGL."
 BRANCH_ADVICE = ("hipcc does not define these macros: test __HIP_PLATFORM_AMD__/__HIP_DEVICE_COMPILE__ as well, "
                  "or the branch silently drops out on AMD.")
+# A test of CUDA's version stays as written (convert): what it reads under hipcc decides the branch AMD builds.
+VERSION_ADVICE = ("CUDA's version reads 0 under hipcc: this test is {} there, so AMD builds {}. To build the other, also "
+                  "test __HIP_PLATFORM_AMD__ or HIP_VERSION_MAJOR (hip/hip_version.h).")
+_READS = {0: ("false", "the #elif/#else branch"), 1: ("true", "this branch")}
 
 
 # PTX instructions are dotted (mov.u32, ld.global.f32, shfl.sync.bfly.b32) and name %registers; asm in
@@ -52,7 +57,20 @@ def analyze_inventory(parsed: ParsedFile, context: Context) -> Iterable[Finding]
                 and not _amdgcn(occurrence.text):
             yield _asm_finding(parsed, occurrence, context)
         elif role is Role.PREPROCESSOR_CONDITION:
-            yield simple_finding(parsed.path, occurrence, CUDA_BRANCH, f"{occurrence.detail} {occurrence.text}", BRANCH_ADVICE)
+            yield simple_finding(parsed.path, occurrence, CUDA_BRANCH, f"{occurrence.detail} {occurrence.text}",
+                                 _branch_advice(occurrence))
+
+
+def _branch_advice(condition: Occurrence) -> str:
+    """What AMD builds where the test reads only CUDA's version; the general advice otherwise."""
+    test = {"#ifdef": "defined({})", "#ifndef": "!defined({})"}.get(condition.detail, "{}").format(condition.text)
+    value = hipcc_value(test) if condition.detail in ("#if", "#elif", "#ifdef", "#ifndef") else None
+    return BRANCH_ADVICE if value is None else VERSION_ADVICE.format(*_READS[value])
+
+
+def is_version_test(finding: Finding) -> bool:
+    """A CUDA-only branch whose test reads only CUDA's version: convert leaves it, and marks which branch AMD builds."""
+    return finding.code == CUDA_BRANCH and finding.advice.startswith(VERSION_ADVICE[:40])
 
 
 def _asm_finding(parsed: ParsedFile, occurrence: Occurrence, context: Context) -> Finding:

@@ -201,14 +201,25 @@ def _spelled(rule: Rule, hip: str) -> Rule:
     return dataclasses.replace(rule, hip=hip, hip_added="", older_hip="", argument_of=(), older_hip_in=())
 
 
-def _version_test(occurrence: Occurrence, name: str, rule: Rule, status: Status | None) -> bool:
-    """A version macro the preprocessor tests and convert leaves as written (a comparison the rule keeps, or a macro
-    HIP has no name for): no API use, and no build breaks (undefined there, it reads 0). The test is reported once,
-    as a CUDA-only branch (PK203). Decided by the rule, not the fix, which only a convert computes."""
+def _version_test(occurrence: Occurrence, name: str, rule: Rule, status: Status | None, parsed: ParsedFile) -> bool:
+    """A version macro the preprocessor tests and convert leaves as written (a comparison the rule keeps, `defined` of
+    it in a test that also compares it, or a macro HIP has no name for): no API use, and no build breaks (undefined
+    there, it reads 0). The test is reported once, as a CUDA-only branch (PK203). Decided by the rule, not the fix,
+    which only a convert computes."""
     facts = occurrence.facts(NameFacts)
     if not (facts.compared or facts.tested) or not CUDA_VERSION_MACROS.fullmatch(name):
         return False
-    return bool(facts.compared and rule.keep_compared) or status not in RENAMED_STATUSES
+    if rule.keep_compared and (facts.compared or _compared_in_its_test(occurrence, name, parsed)):
+        return True
+    return status not in RENAMED_STATUSES
+
+
+def _compared_in_its_test(occurrence: Occurrence, name: str, parsed: ParsedFile) -> bool:
+    """`defined(CUDART_VERSION) && CUDART_VERSION >= 11000`: renamed alone, `defined(HIP_VERSION)` would be true under
+    hipcc while the kept comparison reads 0, and the test would pick a branch the original never did there."""
+    compared = re.compile(rf"\b{re.escape(name)}\s*[<>=!]|[<>=]\s*{re.escape(name)}\b")
+    return any(test.span.start <= occurrence.span.start < test.span.end and compared.search(test.text)
+               for test in parsed.of(Role.PREPROCESSOR_CONDITION))
 
 
 @analyzer("source", codes=(API_UNKNOWN, *RULE_CODES), fixes=True)
@@ -245,7 +256,7 @@ def _names(parsed: ParsedFile, context: Context) -> Iterator[Finding]:
                 finding = rule_finding(parsed.path, rule, used or name, occurrence.span, occurrence.position, context,
                                        occurrence.function, occurrence, shadowable=not resolved,
                                        engine=Engine.CLANG if resolved else Engine.TREE_SITTER, resolutions=resolutions)
-                if _version_test(occurrence, name, rule, finding.status):
+                if _version_test(occurrence, name, rule, finding.status, parsed):
                     continue  # `#if CUDA_VERSION >= 11000` builds on AMD: PK203 says which branch hipcc takes
                 finding = _unqualified(finding, name) if used else finding
                 if occurrence.clang is not None and occurrence.clang.macro:  # say which macro hides the call

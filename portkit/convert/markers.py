@@ -6,6 +6,7 @@ import dataclasses
 import sys
 from typing import Iterable
 
+from portkit.analyze.inventory import is_version_test
 from portkit.codes import API_UNKNOWN, ATTENTION_STATUSES, in_group
 from portkit.model import Edit, Finding, Severity, Span
 from portkit.parse.lexer import OPAQUE
@@ -74,6 +75,8 @@ def needs_marker(finding: Finding) -> bool:
     lanes); a definition HIP already makes, once kept out of the HIP build, asks nothing more."""
     if finding.code == API_UNKNOWN:
         return "::" not in finding.name and not finding.name.startswith("thrust/")
+    if is_version_test(finding):  # left as written: say which branch AMD now builds
+        return True
     if in_group(finding.code, "hazard"):
         return finding.fix is None or finding.severity is not Severity.ERROR
     return finding.status in ATTENTION_STATUSES and in_group(finding.code, "api")

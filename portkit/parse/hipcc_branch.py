@@ -34,6 +34,13 @@ def hipcc_branch(tests: Sequence[str], has_else: bool) -> Optional[int]:
     return taken.pop() if len(taken) == 1 and None not in taken else None
 
 
+def hipcc_value(test: str) -> Optional[int]:
+    """A test's truth under hipcc where it reads only CUDA's version macros and both readings agree; None otherwise."""
+    values = {_value(test, defined) for defined in (False, True)}
+    value = values.pop() if len(values) == 1 else None
+    return None if value is None else int(bool(value))
+
+
 def _first_true(tests: Sequence[str], defined: bool, has_else: bool) -> Optional[int]:
     for index, test in enumerate(tests):
         value = _value(test, defined)

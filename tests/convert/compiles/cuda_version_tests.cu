@@ -3,6 +3,9 @@
 #if CUDART_VERSION >= 12000
 #include <mma.h>  // tensor-core code: rocWMMA on AMD, which HIP 5.2 does not ship
 #endif
+#if defined(CUDART_VERSION) && CUDART_VERSION >= 11000  // `defined` stays too: renamed alone, AMD would take it
+#define HAVE_CUDA_11 1
+#endif
 #define CUDART_TENSOR_CORES 11000  // a version the project names
 #if CUDART_VERSION >= CUDART_TENSOR_CORES
 #include <mma.h>
