@@ -175,8 +175,10 @@ def _walk_directory(root: str, classify: Callable[[str], str | None], excludes: 
 
 
 def discover(paths: Iterable[str], extensions: tuple[str, ...] = DEFAULT_EXTENSIONS,
-             excludes: Iterable[Excludes] = ()) -> tuple[list[SourceFile], list[WalkWarning]]:
-    """The files under `paths`, and (path, message, reason) warnings for what could not be read."""
+             excludes: Iterable[Excludes] = (), includes_of: Callable[[str], Iterable[str]] | None = None
+             ) -> tuple[list[SourceFile], list[WalkWarning]]:
+    """The files under `paths`, and (path, message, reason) warnings for what could not be read; with
+    `includes_of` (a source's quoted #include names), the files sources include, whatever their names."""
     compiled = _compiled(excludes)
     extensions = tuple(e.lower() if e.startswith(".") else "." + e.lower() for e in extensions)
     files: dict[str, SourceFile] = {}
@@ -197,6 +199,10 @@ def discover(paths: Iterable[str], extensions: tuple[str, ...] = DEFAULT_EXTENSI
     makefiles = [f.path for f in files.values() if f.file_type == "make"]
     for path in _make_fragments(makefiles, walked, set(files)):
         files[path] = SourceFile(path, "make")
+    if includes_of is not None:
+        sources = [f.path for f in files.values() if f.file_type == "source"]
+        for path in _included_sources(sources, walked, set(files), includes_of):
+            files[path] = SourceFile(path, "source")
     if roots:  # a file named alone is never matched against the excludes
         _warn_unused(compiled, roots)
     return sorted(files.values()), warnings
@@ -251,6 +257,47 @@ def _make_fragments(makefiles: list[str], walked: dict[str, list[tuple[str, Igno
                 found.add(path)
                 todo.append(path)
     return sorted(found)
+
+
+def _included_sources(sources: list[str], walked: dict[str, list[tuple[str, IgnoreSpec]]], known: set[str],
+                      includes_of: Callable[[str], Iterable[str]]) -> list[str]:
+    """The files walked sources include whose names no extension makes sources (`memory.nvidia.hpp.inc`,
+    `ops.def`): sources too, and what they include in turn. A second round after the first's, since only
+    the sources' text says which; `includes_of` reads no file twice (the plan keeps each one's include
+    names with its #defines). Only a file the walk kept (in a directory it walked, not ignored, not
+    excluded); each is followed once, so the round is bounded by the tree."""
+    found: set[str] = set()
+    todo = list(sources)
+    while todo:
+        includer = todo.pop()
+        for name in includes_of(includer):
+            path = _resolve_include(name, includer, walked, known)
+            if path is None or path in known or path in found or os.path.islink(path) or not os.path.isfile(path) \
+                    or _ignored(path, False, walked[_directory(path)]):
+                continue
+            found.add(path)
+            todo.append(path)
+    return sorted(found)
+
+
+def _directory(path: str) -> str:
+    return os.path.dirname(path) or "."
+
+
+def _resolve_include(name: str, includer: str, walked: Mapping[str, object], known: set[str]) -> str | None:
+    """Where `#include "name"` in `includer` leads among the walked files: beside the includer, else in the
+    directories above it, nearest first (a project's root on the -I path: ginkgo's "common/cuda_hip/..."
+    from cuda/components/). Only a walked directory's file is looked at, so most tries cost a dict lookup."""
+    if os.path.isabs(name):
+        return None
+    base = os.path.dirname(includer)
+    while True:
+        candidate = os.path.normpath(os.path.join(base, name))
+        if candidate in known or (_directory(candidate) in walked and os.path.isfile(candidate)):
+            return candidate
+        if not base or base == os.path.dirname(base):
+            return None
+        base = os.path.dirname(base)
 
 
 def all_files(root: str, excludes: Iterable[Excludes] = ()) -> tuple[list[SourceFile], list[WalkWarning]]:

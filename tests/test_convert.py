@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 from conftest import EXAMPLES, require_tool
 from portkit.cli import main
+from portkit.codes import ASM_LIBRARY
 from portkit.convert.edits import EditOptions, apply_nested
 from portkit.convert.sources import convert_stable
 from portkit.model import Edit, LaunchSyntax, Span
@@ -622,6 +623,31 @@ def project(tmp_path: Path) -> Path:
     (src / "notes.txt").write_text("not code\n")
     os.chmod(src / "a.cu", 0o640)
     return src
+
+
+PTX_INC = """__device__ __forceinline__ int load_acquire(const int* ptr)
+{
+    int result;
+    asm volatile("ld.acquire.gpu.b32 %0, [%1];" : "=r"(result) : "l"(ptr) : "memory");
+    return result;
+}
+"""
+
+
+def test_a_file_a_source_includes_is_scanned_and_converted_whatever_its_name(tmp_path: Path, capsys) -> None:
+    """ginkgo's memory.nvidia.hpp.inc: PTX that a .cu includes is found by scan and marked by convert."""
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "k.cu").write_text('#include "mem.hpp.inc"\n__global__ void k(const int* f, int* o) { o[0] = load_acquire(f); }\n')
+    (src / "mem.hpp.inc").write_text(PTX_INC)
+    settings = RunSettings(paths=(str(src),), root=tmp_path, target=HIP52, jobs=1, cache=False)
+    result = run_project(settings)
+    assert [(Path(f.path).name, f.code, f.library) for f in result.findings if f.library == ASM_LIBRARY] == [
+        ("mem.hpp.inc", "PK102", ASM_LIBRARY)]
+    assert main(["convert", "--no-cache", "--rocm-version", "5.2", str(src), "-o", str(tmp_path / "out")]) == 0
+    assert "2 files analysed" in capsys.readouterr().out
+    converted = (tmp_path / "out" / "mem.hpp.inc").read_text()
+    assert "// portkit: PK102 asm: PTX is NVIDIA's ISA" in converted and converted != PTX_INC
 
 
 def test_output_tree_mirrors_input_with_modes(tmp_path: Path) -> None:

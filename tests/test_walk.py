@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 from pathlib import Path
 
@@ -49,6 +50,29 @@ def test_files_a_makefile_includes_are_makefiles(tmp_path: Path) -> None:
                      "src/k.cu": "source"}
     only_src = {Path(f.path).relative_to(tmp_path).as_posix() for f in discover([str(tmp_path / "src")])[0]}
     assert only_src == {"src/Makefile", "src/k.cu"}  # ../common was not walked
+
+
+def test_files_a_source_includes_are_sources_whatever_their_names(tmp_path: Path) -> None:
+    """`#include "memory.nvidia.hpp.inc"`: a source, and what it includes too, found beside the includer or
+    from a directory above it (a project root on the -I path); not a file the walk ignores or excludes, one
+    in a directory it did not walk, or one no source includes."""
+    tree(tmp_path, {
+        ".gitignore": "ignored.inc\n",
+        "cuda/k.cu": '#include "mem.hpp.inc"\n#include "common/ops.def"\n#include "ignored.inc"\n'
+                     '#include "skipped.cuinc"\n#include <angled.inc>\n#include "../../outside.inc"\n',
+        "cuda/mem.hpp.inc": '#include "nested.cuinc"\n', "cuda/nested.cuinc": "", "cuda/ignored.inc": "",
+        "cuda/skipped.cuinc": "", "cuda/angled.inc": "", "cuda/unused.inc": "", "common/ops.def": "",
+    })
+    (tmp_path.parent / "outside.inc").write_text("")
+
+    def includes_of(path: str) -> list[str]:
+        return re.findall(r'#include "([^"]+)"', Path(path).read_text())
+
+    found = discover([str(tmp_path)], excludes=[Excludes(("skipped.cuinc",))], includes_of=includes_of)
+    kinds = {Path(f.path).relative_to(tmp_path).as_posix(): f.file_type for f in found[0]}
+    assert kinds == {"cuda/k.cu": "source", "cuda/mem.hpp.inc": "source", "cuda/nested.cuinc": "source",
+                     "common/ops.def": "source"}
+    assert paths(discover([str(tmp_path)])) == [str(tmp_path / "cuda" / "k.cu")]  # the walk alone reads nothing
 
 
 def test_gitignore_nested_and_exclude(tmp_path: Path) -> None:
