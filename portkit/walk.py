@@ -70,6 +70,7 @@ class Excludes:
 
 
 FILE_TYPES = ("source", "cmake", "make", "docker", "script", "python", "requirements")
+EXCLUDED = "excluded"  # all_files' type of a file the excludes name: copied as it is, never scanned
 BUILD_TYPES = ("cmake", "make")
 CONVERTED_BUILD_TYPES = BUILD_TYPES + ("script",)  # convert rewrites a shell script's nvcc lines too
 
@@ -134,12 +135,14 @@ def _compiled(excludes: Iterable[Excludes]) -> dict[Excludes, IgnoreSpec]:
 
 
 def _walk_directory(root: str, classify: Callable[[str], str | None], excludes: Mapping[Excludes, IgnoreSpec],
-                    warnings: list[WalkWarning], walked: dict[str, list[tuple[str, IgnoreSpec]]] | None = None
-                    ) -> Iterable[SourceFile]:
+                    warnings: list[WalkWarning], walked: dict[str, list[tuple[str, IgnoreSpec]]] | None = None,
+                    keep_excluded: bool = False) -> Iterable[SourceFile]:
     """The files `classify` names under `root`; `walked`, when given, receives each directory walked with
-    the ignore rules that apply in it."""
+    the ignore rules that apply in it. With `keep_excluded`, what `excludes` excludes is walked too, its
+    files typed EXCLUDED (what .gitignore files ignore never is)."""
     specs_by_dir: dict[str, list[tuple[str, IgnoreSpec]]] = {}
     exclude_specs = [(e.root or root, spec) for e, spec in excludes.items()]
+    excluded_dirs: set[str] = set()  # with keep_excluded: directories walked though excluded
     real_root = os.path.realpath(root)
 
     def on_error(error: OSError) -> None:
@@ -149,21 +152,29 @@ def _walk_directory(root: str, classify: Callable[[str], str | None], excludes: 
         spec = _ignore_spec(directory, warnings)
         gitignores = specs_by_dir.get(os.path.dirname(directory), []) + ([(directory, spec)] if spec else [])
         specs_by_dir[directory] = gitignores
-        specs = gitignores + exclude_specs
         if walked is not None:
-            walked[os.path.normpath(directory)] = specs
+            walked[os.path.normpath(directory)] = gitignores + exclude_specs
+        in_excluded = directory in excluded_dirs
         kept = []
         for name in sorted(dirnames):
             full = os.path.join(directory, name)
-            if name in _SKIP_DIRS or os.path.islink(full) or _ignored(full, True, specs):
+            if name in _SKIP_DIRS or os.path.islink(full) or _ignored(full, True, gitignores):
                 continue  # symlinked directories are never followed: no loops, no escapes
+            if in_excluded or _ignored(full, True, exclude_specs):
+                if not keep_excluded:
+                    continue
+                excluded_dirs.add(full)
             kept.append(name)
         dirnames[:] = kept
         for name in sorted(filenames):
             found_type = classify(name)
             full = os.path.join(directory, name)
-            if not found_type or _ignored(full, False, specs):
+            if not found_type or _ignored(full, False, gitignores):
                 continue
+            if in_excluded or _ignored(full, False, exclude_specs):
+                if not keep_excluded:
+                    continue
+                found_type = EXCLUDED
             if not os.path.isfile(full):  # FIFOs, sockets, devices would block or mislead a read
                 if os.path.islink(full) and not os.path.exists(full):
                     warnings.append((os.path.normpath(full), BROKEN_LINK, "skipped"))
@@ -301,9 +312,10 @@ def _resolve_include(name: str, includer: str, walked: Mapping[str, object], kno
 
 
 def all_files(root: str, excludes: Iterable[Excludes] = ()) -> tuple[list[SourceFile], list[WalkWarning]]:
-    """Every file under `root` that .gitignore and `excludes` keep, for mirroring a tree."""
+    """Every file under `root` that .gitignore keeps, for mirroring a tree: "other", or EXCLUDED where
+    `excludes` say it is not to be scanned (an excluded file is still part of the project: its copy builds)."""
     warnings: list[WalkWarning] = []
-    files = list(_walk_directory(root, lambda name: "other", _compiled(excludes), warnings))
+    files = list(_walk_directory(root, lambda name: "other", _compiled(excludes), warnings, keep_excluded=True))
     return files, warnings
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from portkit.errors import InputError
-from portkit.walk import Excludes, TooLarge, discover, read_bytes, read_source
+from portkit.walk import EXCLUDED, Excludes, TooLarge, all_files, discover, read_bytes, read_source
 
 
 def tree(root: Path, files: dict[str, str | bytes]) -> Path:
@@ -84,6 +84,15 @@ def test_gitignore_nested_and_exclude(tmp_path: Path) -> None:
     })
     found = paths(discover([str(tmp_path)], excludes=[Excludes(("tests/",))]))
     assert [Path(p).relative_to(tmp_path).as_posix() for p in found] == ["src/keep.cu", "third_party/own.cu"]
+
+
+def test_a_mirror_keeps_excluded_files_and_leaves_ignored_ones(tmp_path: Path) -> None:
+    """Excluded is "not scanned", not "not there": convert copies what the excludes name, never what git ignores."""
+    tree(tmp_path, {".gitignore": "build/\n", "build/k.o": "", ".git/config": "", "a.cu": "", "vendor/v.h": "",
+                    "vendor/sub/w.txt": "", "gen.cu": ""})
+    found = all_files(str(tmp_path), [Excludes(("vendor/", "gen.cu"))])[0]
+    assert {Path(f.path).relative_to(tmp_path).as_posix(): f.file_type for f in found} == {
+        ".gitignore": "other", "a.cu": "other", "gen.cu": EXCLUDED, "vendor/v.h": EXCLUDED, "vendor/sub/w.txt": EXCLUDED}
 
 
 def test_the_walk_keeps_what_git_keeps(tmp_path: Path) -> None:
