@@ -19,6 +19,22 @@ MAX_FILES = 2000  # headers read for one run's named files: a bound on the work,
 _QUOTED_INCLUDE = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*"([^"\n]+)"', re.M)
 
 
+def quoted_includes(source: bytes) -> tuple[bytes, ...]:
+    """The names a file's quoted `#include`s spell, in order: tried only on the lines where `include` is (a
+    multi-line regex tries every line of the file)."""
+    found = []
+    end = 0
+    at = source.find(b"include")
+    while at >= 0:
+        line_start = source.rfind(b"\n", 0, at) + 1
+        match = _QUOTED_INCLUDE.match(source, line_start) if line_start >= end else None
+        if match is not None:
+            found.append(match.group(1))
+            end = match.end()
+        at = source.find(b"include", max(at + 7, end))
+    return tuple(found)
+
+
 def _inside(path: str, root: str) -> bool:
     return os.path.commonpath([root, path]) == root
 
@@ -47,8 +63,8 @@ def included_headers(named: Iterable[str], walked: Iterable[SourceFile], root: s
             data = read_bytes(includer, limit)
         except (OSError, TooLarge):
             continue  # the walk reports an unreadable named file; an included one is only context
-        for match in _QUOTED_INCLUDE.finditer(data):
-            target = _resolve(os.fsdecode(match.group(1)), includer, top)
+        for name in quoted_includes(data):
+            target = _resolve(os.fsdecode(name), includer, top)
             if target is not None and target not in seen:
                 seen.add(target)
                 found.append(SourceFile(os.path.relpath(target), "source"))

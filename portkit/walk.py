@@ -70,6 +70,7 @@ class Excludes:
 
 
 FILE_TYPES = ("source", "cmake", "make", "docker", "script", "python", "requirements")
+EXCLUDED = "excluded"  # all_files' type of a file the excludes name: copied as it is, never scanned
 BUILD_TYPES = ("cmake", "make")
 CONVERTED_BUILD_TYPES = BUILD_TYPES + ("script",)  # convert rewrites a shell script's nvcc lines too
 
@@ -134,12 +135,14 @@ def _compiled(excludes: Iterable[Excludes]) -> dict[Excludes, IgnoreSpec]:
 
 
 def _walk_directory(root: str, classify: Callable[[str], str | None], excludes: Mapping[Excludes, IgnoreSpec],
-                    warnings: list[WalkWarning], walked: dict[str, list[tuple[str, IgnoreSpec]]] | None = None
-                    ) -> Iterable[SourceFile]:
+                    warnings: list[WalkWarning], walked: dict[str, list[tuple[str, IgnoreSpec]]] | None = None,
+                    keep_excluded: bool = False) -> Iterable[SourceFile]:
     """The files `classify` names under `root`; `walked`, when given, receives each directory walked with
-    the ignore rules that apply in it."""
+    the ignore rules that apply in it. With `keep_excluded`, what `excludes` excludes is walked too, its
+    files typed EXCLUDED (what .gitignore files ignore never is)."""
     specs_by_dir: dict[str, list[tuple[str, IgnoreSpec]]] = {}
     exclude_specs = [(e.root or root, spec) for e, spec in excludes.items()]
+    excluded_dirs: set[str] = set()  # with keep_excluded: directories walked though excluded
     real_root = os.path.realpath(root)
 
     def on_error(error: OSError) -> None:
@@ -149,21 +152,29 @@ def _walk_directory(root: str, classify: Callable[[str], str | None], excludes: 
         spec = _ignore_spec(directory, warnings)
         gitignores = specs_by_dir.get(os.path.dirname(directory), []) + ([(directory, spec)] if spec else [])
         specs_by_dir[directory] = gitignores
-        specs = gitignores + exclude_specs
         if walked is not None:
-            walked[os.path.normpath(directory)] = specs
+            walked[os.path.normpath(directory)] = gitignores + exclude_specs
+        in_excluded = directory in excluded_dirs
         kept = []
         for name in sorted(dirnames):
             full = os.path.join(directory, name)
-            if name in _SKIP_DIRS or os.path.islink(full) or _ignored(full, True, specs):
+            if name in _SKIP_DIRS or os.path.islink(full) or _ignored(full, True, gitignores):
                 continue  # symlinked directories are never followed: no loops, no escapes
+            if in_excluded or _ignored(full, True, exclude_specs):
+                if not keep_excluded:
+                    continue
+                excluded_dirs.add(full)
             kept.append(name)
         dirnames[:] = kept
         for name in sorted(filenames):
             found_type = classify(name)
             full = os.path.join(directory, name)
-            if not found_type or _ignored(full, False, specs):
+            if not found_type or _ignored(full, False, gitignores):
                 continue
+            if in_excluded or _ignored(full, False, exclude_specs):
+                if not keep_excluded:
+                    continue
+                found_type = EXCLUDED
             if not os.path.isfile(full):  # FIFOs, sockets, devices would block or mislead a read
                 if os.path.islink(full) and not os.path.exists(full):
                     warnings.append((os.path.normpath(full), BROKEN_LINK, "skipped"))
@@ -175,8 +186,10 @@ def _walk_directory(root: str, classify: Callable[[str], str | None], excludes: 
 
 
 def discover(paths: Iterable[str], extensions: tuple[str, ...] = DEFAULT_EXTENSIONS,
-             excludes: Iterable[Excludes] = ()) -> tuple[list[SourceFile], list[WalkWarning]]:
-    """The files under `paths`, and (path, message, reason) warnings for what could not be read."""
+             excludes: Iterable[Excludes] = (), includes_of: Callable[[str], Iterable[str]] | None = None
+             ) -> tuple[list[SourceFile], list[WalkWarning]]:
+    """The files under `paths`, and (path, message, reason) warnings for what could not be read; with
+    `includes_of` (a source's quoted #include names), the files sources include, whatever their names."""
     compiled = _compiled(excludes)
     extensions = tuple(e.lower() if e.startswith(".") else "." + e.lower() for e in extensions)
     files: dict[str, SourceFile] = {}
@@ -197,6 +210,10 @@ def discover(paths: Iterable[str], extensions: tuple[str, ...] = DEFAULT_EXTENSI
     makefiles = [f.path for f in files.values() if f.file_type == "make"]
     for path in _make_fragments(makefiles, walked, set(files)):
         files[path] = SourceFile(path, "make")
+    if includes_of is not None:
+        sources = [f.path for f in files.values() if f.file_type == "source"]
+        for path in _included_sources(sources, walked, set(files), includes_of):
+            files[path] = SourceFile(path, "source")
     if roots:  # a file named alone is never matched against the excludes
         _warn_unused(compiled, roots)
     return sorted(files.values()), warnings
@@ -253,10 +270,52 @@ def _make_fragments(makefiles: list[str], walked: dict[str, list[tuple[str, Igno
     return sorted(found)
 
 
+def _included_sources(sources: list[str], walked: dict[str, list[tuple[str, IgnoreSpec]]], known: set[str],
+                      includes_of: Callable[[str], Iterable[str]]) -> list[str]:
+    """The files walked sources include whose names no extension makes sources (`memory.nvidia.hpp.inc`,
+    `ops.def`): sources too, and what they include in turn. A second round after the first's, since only
+    the sources' text says which; `includes_of` reads no file twice (the plan keeps each one's include
+    names with its #defines). Only a file the walk kept (in a directory it walked, not ignored, not
+    excluded); each is followed once, so the round is bounded by the tree."""
+    found: set[str] = set()
+    todo = list(sources)
+    while todo:
+        includer = todo.pop()
+        for name in includes_of(includer):
+            path = _resolve_include(name, includer, walked, known)
+            if path is None or path in known or path in found or os.path.islink(path) or not os.path.isfile(path) \
+                    or _ignored(path, False, walked[_directory(path)]):
+                continue
+            found.add(path)
+            todo.append(path)
+    return sorted(found)
+
+
+def _directory(path: str) -> str:
+    return os.path.dirname(path) or "."
+
+
+def _resolve_include(name: str, includer: str, walked: Mapping[str, object], known: set[str]) -> str | None:
+    """Where `#include "name"` in `includer` leads among the walked files: beside the includer, else in the
+    directories above it, nearest first (a project's root on the -I path: ginkgo's "common/cuda_hip/..."
+    from cuda/components/). Only a walked directory's file is looked at, so most tries cost a dict lookup."""
+    if os.path.isabs(name):
+        return None
+    base = os.path.dirname(includer)
+    while True:
+        candidate = os.path.normpath(os.path.join(base, name))
+        if candidate in known or (_directory(candidate) in walked and os.path.isfile(candidate)):
+            return candidate
+        if not base or base == os.path.dirname(base):
+            return None
+        base = os.path.dirname(base)
+
+
 def all_files(root: str, excludes: Iterable[Excludes] = ()) -> tuple[list[SourceFile], list[WalkWarning]]:
-    """Every file under `root` that .gitignore and `excludes` keep, for mirroring a tree."""
+    """Every file under `root` that .gitignore keeps, for mirroring a tree: "other", or EXCLUDED where
+    `excludes` say it is not to be scanned (an excluded file is still part of the project: its copy builds)."""
     warnings: list[WalkWarning] = []
-    files = list(_walk_directory(root, lambda name: "other", _compiled(excludes), warnings))
+    files = list(_walk_directory(root, lambda name: "other", _compiled(excludes), warnings, keep_excluded=True))
     return files, warnings
 
 

@@ -128,7 +128,9 @@ def test_an_exclude_that_matches_nothing_warns_once_with_the_anchoring(tmp_path:
                    "directory, without one it matches at any depth); did you mean 'dev/'?"]
     assert main(["scan", "-x", "dev/", "proj"]) == 0 and capsys.readouterr().err == ""
     assert main(["scan", "-x", "dev/", "proj/src/a.cu"]) == 0 and capsys.readouterr().err == ""  # a file alone: no walk
-    assert not (tmp_path / "out" / "src").exists()
+    # src/ was excluded: copied as it is, not converted; dev/ was converted
+    assert (tmp_path / "out" / "src" / "a.cu").read_text() == "void f() { cudaDeviceSynchronize(); }\n"
+    assert "hipDeviceSynchronize" in (tmp_path / "out" / "dev" / "b.cu").read_text()
 
 
 def test_installed_script_shows_help_for_every_command() -> None:

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 from conftest import EXAMPLES, require_tool
 from portkit.cli import main
+from portkit.codes import ASM_LIBRARY
 from portkit.convert.edits import EditOptions, apply_nested
 from portkit.convert.sources import convert_stable
 from portkit.model import Edit, LaunchSyntax, Span
@@ -622,6 +623,74 @@ def project(tmp_path: Path) -> Path:
     (src / "notes.txt").write_text("not code\n")
     os.chmod(src / "a.cu", 0o640)
     return src
+
+
+PTX_INC = """__device__ __forceinline__ int load_acquire(const int* ptr)
+{
+    int result;
+    asm volatile("ld.acquire.gpu.b32 %0, [%1];" : "=r"(result) : "l"(ptr) : "memory");
+    return result;
+}
+"""
+
+
+def test_a_file_a_source_includes_is_scanned_and_converted_whatever_its_name(tmp_path: Path, capsys) -> None:
+    """ginkgo's memory.nvidia.hpp.inc: PTX that a .cu includes is found by scan and marked by convert."""
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "k.cu").write_text('#include "mem.hpp.inc"\n__global__ void k(const int* f, int* o) { o[0] = load_acquire(f); }\n')
+    (src / "mem.hpp.inc").write_text(PTX_INC)
+    settings = RunSettings(paths=(str(src),), root=tmp_path, target=HIP52, jobs=1, cache=False)
+    result = run_project(settings)
+    assert [(Path(f.path).name, f.code, f.library) for f in result.findings if f.library == ASM_LIBRARY] == [
+        ("mem.hpp.inc", "PK102", ASM_LIBRARY)]
+    assert main(["convert", "--no-cache", "--rocm-version", "5.2", str(src), "-o", str(tmp_path / "out")]) == 0
+    assert "2 files analysed" in capsys.readouterr().out
+    converted = (tmp_path / "out" / "mem.hpp.inc").read_text()
+    assert "// portkit: PK102 asm: PTX is NVIDIA's ISA" in converted and converted != PTX_INC
+
+
+VENDORED = (b"#pragma once\n#define EIGEN_LANES 4\n// cudaMalloc in a vendored comment, kept as it is\n"
+            b"inline int eigen_dummy() { return 1; }\n")
+
+
+def vendored_project(tmp_path: Path) -> Path:
+    src = tmp_path / "src"
+    (src / "third_party" / "eigen").mkdir(parents=True)
+    (src / "third_party" / "eigen" / "Dense.h").write_bytes(VENDORED)
+    (src / "third_party" / "eigen" / "kernels.cu").write_bytes(b"void f(float* p) { cudaFree(p); }\n")
+    (src / "k.cu").write_text('#include "third_party/eigen/Dense.h"\n'
+                              "__global__ void k(int* p) { p[threadIdx.x] = EIGEN_LANES; }\n"
+                              "int host() { return eigen_dummy(); }\n")
+    (src / ".gitignore").write_text("build/\n")
+    (src / "build").mkdir()
+    (src / "build" / "k.o").write_bytes(b"\0object")
+    return src
+
+
+def test_excluded_files_are_copied_as_they_are(tmp_path: Path, capsys) -> None:
+    """-x third_party/: not scanned, not converted, but in the output tree, so the converted project builds;
+    what .gitignore ignores stays out, as for any copy."""
+    src = vendored_project(tmp_path)
+    out = tmp_path / "out"
+    assert main(["convert", "--no-cache", str(src), "-o", str(out), "-x", "third_party/"]) == 0
+    summary = capsys.readouterr().out
+    assert "1 files analysed" in summary and "1 other files copied, 2 excluded files copied as they are" in summary
+    for name in ("third_party/eigen/Dense.h", "third_party/eigen/kernels.cu"):
+        assert (out / name).read_bytes() == (src / name).read_bytes()
+    assert not (out / "build").exists()
+    assert set(json.loads((out / MANIFEST).read_text())["files"]) == {
+        "k.cu", ".gitignore", "third_party/eigen/Dense.h", "third_party/eigen/kernels.cu"}
+
+
+def test_a_unit_including_an_excluded_header_compiles_with_hipcc(tmp_path: Path) -> None:
+    hipcc = require_tool("hipcc")
+    src = vendored_project(tmp_path)
+    out = tmp_path / "out"
+    assert main(["convert", "--no-cache", str(src), "-o", str(out), "-x", "third_party/"]) == 0
+    done = subprocess.run([hipcc, "--offload-arch=gfx90a", "-fsyntax-only", "-x", "hip", str(out / "k.cu"), "-I", str(out)],
+                          capture_output=True, text=True, env={**os.environ, "HIP_PLATFORM": "amd"})
+    assert done.returncode == 0, done.stderr
 
 
 def test_output_tree_mirrors_input_with_modes(tmp_path: Path) -> None:

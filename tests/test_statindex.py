@@ -28,13 +28,13 @@ def _aged(path: Path, text: str) -> str:
 
 
 def test_unchanged_file_is_known_without_reading(tmp_path: Path) -> None:
-    source = _aged(tmp_path / "k.cu", "#define CHECK(x) x\nint a;\n")
+    source = _aged(tmp_path / "k.cu", '#define CHECK(x) x\n#include "mem.hpp.inc"\nint a;\n')
     reads: list[str] = []
     index = StatIndex([str(tmp_path)], root=tmp_path / "cache")
-    digest, defined, _ = index.record(source, _reader(reads))
+    digest, scanned, _ = index.record(source, _reader(reads))
     index.save([source])
     again = StatIndex([str(tmp_path)], root=tmp_path / "cache").known(source)
-    assert again == (digest, defined) and defined == file_definitions(Path(source).read_bytes())
+    assert again == (digest, scanned) and scanned == (file_definitions(Path(source).read_bytes()), (b"mem.hpp.inc",))
     assert reads == [source]
 
 
@@ -73,12 +73,15 @@ def test_a_warm_scan_reads_no_unchanged_file(tmp_path: Path, monkeypatch) -> Non
     tree.mkdir()
     for name in ("a.cu", "b.cu"):
         _aged(tree / name, "__global__ void k() {}\nvoid f() { cudaDeviceSynchronize(); }\n")
+    _aged(tree / "a.cu", '#include "part.inc"\n')  # the walk follows it from the index too, reading nothing
+    _aged(tree / "part.inc", "void g() { cudaDeviceReset(); }\n")
     settings = RunSettings(paths=(str(tree),), root=tmp_path, target=Target(rocm=(5, 2, 0)), jobs=1)
     first = run_project(settings)
     reads: list[str] = []
     real = plan.read_bytes
     monkeypatch.setattr(plan, "read_bytes", lambda path, limit: reads.append(path) or real(path, limit))
     second = run_project(settings)
+    assert "cudaDeviceReset" in {f.name for f in first.findings}
     assert second.findings == first.findings and reads == []  # neither for the macros nor for the cache key
     _aged(tree / "b.cu", "void f() { cudaFree(0); }\n")
     third = run_project(settings)

@@ -1,13 +1,14 @@
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 from pathlib import Path
 
 import pytest
 
 from portkit.errors import InputError
-from portkit.walk import Excludes, TooLarge, discover, read_bytes, read_source
+from portkit.walk import EXCLUDED, Excludes, TooLarge, all_files, discover, read_bytes, read_source
 
 
 def tree(root: Path, files: dict[str, str | bytes]) -> Path:
@@ -51,6 +52,29 @@ def test_files_a_makefile_includes_are_makefiles(tmp_path: Path) -> None:
     assert only_src == {"src/Makefile", "src/k.cu"}  # ../common was not walked
 
 
+def test_files_a_source_includes_are_sources_whatever_their_names(tmp_path: Path) -> None:
+    """`#include "memory.nvidia.hpp.inc"`: a source, and what it includes too, found beside the includer or
+    from a directory above it (a project root on the -I path); not a file the walk ignores or excludes, one
+    in a directory it did not walk, or one no source includes."""
+    tree(tmp_path, {
+        ".gitignore": "ignored.inc\n",
+        "cuda/k.cu": '#include "mem.hpp.inc"\n#include "common/ops.def"\n#include "ignored.inc"\n'
+                     '#include "skipped.cuinc"\n#include <angled.inc>\n#include "../../outside.inc"\n',
+        "cuda/mem.hpp.inc": '#include "nested.cuinc"\n', "cuda/nested.cuinc": "", "cuda/ignored.inc": "",
+        "cuda/skipped.cuinc": "", "cuda/angled.inc": "", "cuda/unused.inc": "", "common/ops.def": "",
+    })
+    (tmp_path.parent / "outside.inc").write_text("")
+
+    def includes_of(path: str) -> list[str]:
+        return re.findall(r'#include "([^"]+)"', Path(path).read_text())
+
+    found = discover([str(tmp_path)], excludes=[Excludes(("skipped.cuinc",))], includes_of=includes_of)
+    kinds = {Path(f.path).relative_to(tmp_path).as_posix(): f.file_type for f in found[0]}
+    assert kinds == {"cuda/k.cu": "source", "cuda/mem.hpp.inc": "source", "cuda/nested.cuinc": "source",
+                     "common/ops.def": "source"}
+    assert paths(discover([str(tmp_path)])) == [str(tmp_path / "cuda" / "k.cu")]  # the walk alone reads nothing
+
+
 def test_gitignore_nested_and_exclude(tmp_path: Path) -> None:
     tree(tmp_path, {
         ".gitignore": "build/\n*.gen.cu\n",
@@ -60,6 +84,15 @@ def test_gitignore_nested_and_exclude(tmp_path: Path) -> None:
     })
     found = paths(discover([str(tmp_path)], excludes=[Excludes(("tests/",))]))
     assert [Path(p).relative_to(tmp_path).as_posix() for p in found] == ["src/keep.cu", "third_party/own.cu"]
+
+
+def test_a_mirror_keeps_excluded_files_and_leaves_ignored_ones(tmp_path: Path) -> None:
+    """Excluded is "not scanned", not "not there": convert copies what the excludes name, never what git ignores."""
+    tree(tmp_path, {".gitignore": "build/\n", "build/k.o": "", ".git/config": "", "a.cu": "", "vendor/v.h": "",
+                    "vendor/sub/w.txt": "", "gen.cu": ""})
+    found = all_files(str(tmp_path), [Excludes(("vendor/", "gen.cu"))])[0]
+    assert {Path(f.path).relative_to(tmp_path).as_posix(): f.file_type for f in found} == {
+        ".gitignore": "other", "a.cu": "other", "gen.cu": EXCLUDED, "vendor/v.h": EXCLUDED, "vendor/sub/w.txt": EXCLUDED}
 
 
 def test_the_walk_keeps_what_git_keeps(tmp_path: Path) -> None:

@@ -96,6 +96,7 @@ _ROCM_HELP = "Target HIP/ROCm version, e.g. 5.2 or 6.2 ('latest' for the newest)
 _CUDA_HELP = "CUDA version the sources are written for; names removed by then are reported as removed."
 _RULES_HELP = "Extra rule file or directory (repeatable); its entries add to or override the built-in ones."
 _EXTENSIONS_HELP = f"Comma-separated source extensions (default {','.join(DEFAULT_EXTENSIONS)})."
+_EXCLUDE_HELP = "gitignore-style pattern of paths not to scan or rewrite (repeatable); convert copies them as they are."
 _ENGINE_HELP = "tree-sitter (fast) or clang (resolves names; needs libclang)."
 _DATABASE_HELP = "compile_commands.json (or its directory) for --engine clang; default: found in the tree or build/."
 
@@ -111,7 +112,7 @@ _SIZE_HELP = "Skip files larger than this (e.g. 16M, 512K; default 16M): each co
 # (over the config file's, over the default). name -> (annotated type, default).
 _RUN_OPTIONS: dict[str, tuple[Any, Any]] = {
     "extensions": (Annotated[Optional[str], typer.Option("--extensions", help=_EXTENSIONS_HELP)], None),
-    "exclude": (Annotated[List[str], typer.Option("--exclude", "-x", help="gitignore-style pattern to skip (repeatable).")], []),
+    "exclude": (Annotated[List[str], typer.Option("--exclude", "-x", help=_EXCLUDE_HELP)], []),
     "rules": (Annotated[List[Path], typer.Option("--rules", help=_RULES_HELP)], []),
     "rocm_version": (Annotated[Optional[str], typer.Option("--rocm-version", help=_ROCM_HELP)], None),
     "cuda_version": (Annotated[Optional[str], typer.Option("--cuda-version", help=_CUDA_HELP)], None),

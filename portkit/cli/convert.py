@@ -63,7 +63,8 @@ def _print_summary(outcome: ConvertOutcome, out: TextIO, details: bool = False) 
     markers = outcome.markers()
     out.write(f"portkit convert: {len(outcome.conversions)} files analysed, {len(changed)} changed, "
               f"{sum(c.edits for c in outcome.conversions)} edits, {len(markers)} markers"
-              + (f", {outcome.copied} other files copied" if outcome.copied else "") + "\n")
+              + (f", {outcome.copied - outcome.excluded} other files copied" if outcome.copied > outcome.excluded else "")
+              + (f", {outcome.excluded} excluded files copied as they are" if outcome.excluded else "") + "\n")
     if len(markers) > MARKER_LIST_LIMIT and not details:
         _marker_kinds(markers, out)
     elif markers:

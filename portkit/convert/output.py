@@ -21,7 +21,7 @@ from portkit.inplace import check_rewritable, rewrite_in_place, write_backup
 from portkit.journal import JOURNAL
 from portkit.outpath import MANIFEST, OutputTree, is_own_record, open_directory
 from portkit.textutil import printable
-from portkit.walk import Excludes, all_files
+from portkit.walk import EXCLUDED, Excludes, all_files
 
 
 @dataclasses.dataclass(frozen=True)
@@ -39,6 +39,7 @@ class Change:
 class WriteLog:
     written: list[Path] = dataclasses.field(default_factory=list)
     copied: int = 0
+    excluded: int = 0  # of those copied, the files the excludes kept from the scan
     failures: list[str] = dataclasses.field(default_factory=list)
     notes: list[str] = dataclasses.field(default_factory=list)  # done, but not quite as usual (a backup's name)
 
@@ -85,14 +86,17 @@ def _mode_of(path: str) -> int | None:
         return None
 
 
-def _inputs(paths: list[str], excludes: Iterable[Excludes], log: WriteLog) -> list[str]:
-    """Every file to mirror (a directory that cannot be read is logged); portkit's own manifest and
-    journal (when an input is an earlier output) are not."""
+def _inputs(paths: list[str], excludes: Iterable[Excludes], log: WriteLog) -> tuple[list[str], frozenset[str]]:
+    """Every file to mirror (a directory that cannot be read is logged), and those the excludes name: copied
+    as they are, since the project needs them to build (third_party/); portkit's own manifest and journal
+    (when an input is an earlier output) are not."""
     inputs: list[str] = []
+    excluded: set[str] = set()
     for path in paths:
         if os.path.isdir(path):
             files, warnings = all_files(path, excludes)
             inputs.extend(f.path for f in files)
+            excluded.update(f.path for f in files if f.file_type == EXCLUDED)
             log.failures.extend(f"{p}: {m}" for p, m, reason in warnings if reason == "unreadable")
             log.notes.extend(f"{p}: {m}" for p, m, reason in warnings if reason == "skipped")
         else:
@@ -101,11 +105,12 @@ def _inputs(paths: list[str], excludes: Iterable[Excludes], log: WriteLog) -> li
     # An earlier output's manifest is left behind; any other file of that name would be lost to ours.
     log.failures.extend(f"{f}: an input named {os.path.basename(f)}, where the output's records go; not copied"
                         for f in records if not is_own_record(Path(f)))
-    return [f for f in dict.fromkeys(inputs) if os.path.basename(f) not in (MANIFEST, JOURNAL)]
+    return [f for f in dict.fromkeys(inputs) if os.path.basename(f) not in (MANIFEST, JOURNAL)], frozenset(excluded)
 
 
 class TreeWriter:
-    """Mirror every input into `outdir`: changed files get their new bytes, the rest are copied.
+    """Mirror every input into `outdir`: changed files get their new bytes, the rest are copied (excluded
+    files too: they were neither scanned nor converted).
 
     In two steps, so that writing (the kernel's work, creating files) overlaps conversions still being
     made in worker processes: `write` every file but the `held` ones, then `finish` with the held
@@ -119,7 +124,8 @@ class TreeWriter:
         self.outdir = outdir
         self.log = WriteLog()
         destinations = Destinations(paths, outdir)
-        self.later = [(file, destinations.relative(file)) for file in _inputs(paths, excludes, self.log)]
+        inputs, self.excluded = _inputs(paths, excludes, self.log)
+        self.later = [(file, destinations.relative(file)) for file in inputs]
         self.tree = OutputTree(outdir)
         self.tree.open([relative for _, relative in self.later], force)
         self.log.notes.extend(_removed(self.tree.removed))
@@ -144,6 +150,7 @@ class TreeWriter:
                 else:
                     wrote = self.tree.write(relative, source=Path(file), mode=_mode_of(file))
                     self.log.copied += 1
+                    self.log.excluded += file in self.excluded
             except OutputError as exc:
                 self.log.failures.append(str(exc))
                 continue

@@ -61,6 +61,7 @@ class ConvertOutcome:
     verified: list[VerifyResult] = dataclasses.field(default_factory=list)
     skipped: list[tuple[str, int]] = dataclasses.field(default_factory=list)  # (path, line): an edit left out
     copied: int = 0
+    excluded: int = 0  # of the files copied, those the excludes kept from the scan
     scan: ScanResult | None = None  # what the conversion acted on
 
     def changes(self) -> list[Change]:
@@ -195,7 +196,7 @@ def convert_project(settings: RunSettings, options: ConvertOptions, progress: bo
         log = writer.finish(outcome.changes())
     outcome.failures.extend(log.failures)
     outcome.notes.extend(log.notes)
-    outcome.copied = log.copied
+    outcome.copied, outcome.excluded = log.copied, log.excluded
     if options.verify and not options.diff:
         outcome.verified = _verify(settings, options, outcome, progress)
     return outcome

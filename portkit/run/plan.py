@@ -18,13 +18,13 @@ from portkit.analyze import Context
 from portkit.analyze.registry import arguments_read, path_tails, project_files, roles_read
 from portkit.parse import MacroTable
 from portkit.included import included_headers
-from portkit.parse.macros import FileDefinitions, file_definitions, macro_table
+from portkit.parse.macros import FileDefinitions, macro_table
 from portkit.rules import load_database
 from portkit.run.cache import FileResult, ScanCache, cache_salt
 from portkit.run.engines import clang_job, log_engine
 from portkit.run.file import ANALYZER_NAMES, Job
 from portkit.run.request import RunRequest
-from portkit.run.statindex import StatIndex
+from portkit.run.statindex import Scanned, StatIndex, scan_text
 from portkit.run.workers import Workers, file_results
 from portkit.settings import RunSettings
 from portkit.walk import SourceFile, TooLarge, WalkWarning, discover, read_bytes
@@ -43,31 +43,40 @@ def project_macros(files: Iterable[SourceFile], contents: FileContents) -> Macro
 
 
 class FileContents:
-    """Each file's SHA-256 and #defines: from the stat index when the file is unchanged, else read."""
+    """Each file's SHA-256, #defines and quoted includes: from the stat index when the file is unchanged, else read."""
 
     def __init__(self, index: StatIndex | None, limit: int):
         self.index = index
         self._read = functools.partial(read_bytes, limit=limit)
         self._digests: dict[str, str] = {}  # files read in this run (the index may not trust a fresh edit)
+        self._scans: dict[str, Scanned] = {}  # read for their includes by the walk, until the macro table takes them
 
-    def _fresh(self, path: str, digested: bool = True) -> tuple[str | None, FileDefinitions, bytes | None]:
-        """The file's SHA-256 (unless not `digested` and there is no index to keep it), #defines and bytes."""
+    def _fresh(self, path: str, digested: bool = True) -> tuple[str | None, Scanned, bytes | None]:
+        """The file's SHA-256 (unless not `digested` and there is no index to keep it), #defines, includes and bytes."""
         try:
             if self.index is not None:
-                digest, defined, data = self.index.record(path, self._read)
+                digest, scanned, data = self.index.record(path, self._read)
             else:
                 data = self._read(path)
-                digest, defined = hashlib.sha256(data).hexdigest() if digested else None, file_definitions(data)
+                digest, scanned = hashlib.sha256(data).hexdigest() if digested else None, scan_text(data)
         except (OSError, TooLarge):
-            return None, (), None  # reported when the file itself is processed
+            return None, ((), ()), None  # reported when the file itself is processed
         if digest is not None:
             self._digests[path] = digest
-        return digest, defined, data
+        return digest, scanned, data
 
-    def definitions(self, path: str) -> FileDefinitions:
+    def _scanned(self, path: str) -> Scanned:
         known = self.index.known(path) if self.index is not None else None
         # Without an index (no cache) nothing asks for the file's SHA-256.
         return known[1] if known is not None else self._fresh(path, digested=False)[1]
+
+    def includes(self, path: str) -> tuple[str, ...]:
+        """The names the file's quoted #includes spell (what the walk's second round follows)."""
+        scanned = self._scans[path] = self._scans.get(path) or self._scanned(path)
+        return tuple(os.fsdecode(name) for name in scanned[1])
+
+    def definitions(self, path: str) -> FileDefinitions:
+        return (self._scans.pop(path, None) or self._scanned(path))[0]
 
     def content(self, path: str, want_data: bool) -> tuple[str | None, bytes | None]:
         """The SHA-256 of the file's bytes (None: unreadable), and the bytes when read or wanted."""
@@ -171,7 +180,10 @@ def plan_run(settings: RunSettings, request: RunRequest = RunRequest()) -> Plann
     """Walk, read what is project-wide, and name each selected file's cache entry (`request.select` keeps
     all by default). What is project-wide always comes from every walked file (RunRequest)."""
     rules = request.rules if request.rules is not None else load_database(settings.rule_files)
-    files, walk_warnings = discover(settings.paths, settings.extensions, settings.excludes)
+    contents = FileContents(StatIndex(settings.paths) if settings.cache else None, settings.max_file_size)
+    # The walk follows sources' quoted includes to files no extension names (memory.nvidia.hpp.inc); their
+    # names come with each file's #defines, read once here for the macro table below.
+    files, walk_warnings = discover(settings.paths, settings.extensions, settings.excludes, contents.includes)
     clang = clang_job(settings, rules, files) if settings.engine == "clang" else None
     # The project headers named files include: their definitions count, their findings are not reported.
     context_only = included_headers(settings.paths, files, str(settings.root), settings.max_file_size) \
@@ -182,7 +194,6 @@ def plan_run(settings: RunSettings, request: RunRequest = RunRequest()) -> Plann
     base = Context(rules=rules, target=settings.target, prefer_roc=request.prefer_roc,
                    project_paths=path_tails(f.path for f in files), project_files=project_files(f.path for f in files),
                    fixes=not counts_only)
-    contents = FileContents(StatIndex(settings.paths) if settings.cache else None, settings.max_file_size)
     macros = project_macros(files, contents)
     salt = cache_salt(rules, settings, request.prefer_roc, clang.env.fingerprint if clang else "", macros.fingerprint(),
                       (f.path for f in files if rules.header(os.path.basename(f.path)) is not None))

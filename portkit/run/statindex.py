@@ -1,7 +1,8 @@
 """What each file's bytes were when portkit last read them, found by the file's stat.
 
 A warm run asks the file system for each file's size, times and inode; when they
-match the index, the file's SHA-256 and its #define lines come from the index,
+match the index, the file's SHA-256, its #define lines and the names its quoted
+#includes spell come from the index,
 and the file is not read at all unless its result must be computed again. As git
 does ("racy git"), a file modified within two seconds before it was read is not
 trusted: an edit that keeps the size within the file system's timestamp
@@ -16,13 +17,19 @@ import time
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
+from portkit.included import quoted_includes
 from portkit.parse.macros import Definition, FileDefinitions, file_definitions
 from portkit.store import cache_root, read_entry, roots_key, write_entry
 
 _RACY_NS = 2_000_000_000
-_FORMAT = 1
+_FORMAT = 2
 
 Stat = tuple[int, int, int, int]  # size, mtime_ns, ctime_ns, inode
+Scanned = tuple[FileDefinitions, tuple[bytes, ...]]  # what a plan reads of a file: its #defines, its quoted includes
+
+
+def scan_text(data: bytes) -> Scanned:
+    return file_definitions(data), quoted_includes(data)
 
 
 def _stat(path: str) -> Stat | None:
@@ -44,7 +51,7 @@ def _unpack_definitions(packed: list[Any]) -> FileDefinitions:
 
 
 class StatIndex:
-    """path -> (stat, SHA-256 of the bytes, #defines, when read), for the files of one set of roots."""
+    """path -> (stat, SHA-256 of the bytes, #defines, when read, quoted includes), for the files of one set of roots."""
 
     def __init__(self, roots: Iterable[str], root: Path | None = None):
         self.path = (root or cache_root() / "index") / f"{roots_key(roots)}.json"
@@ -53,26 +60,27 @@ class StatIndex:
         self._files: dict[str, list[Any]] = entry["files"] if valid else {}
         self._changed = False
 
-    def known(self, path: str) -> tuple[str, FileDefinitions] | None:
-        """The SHA-256 and #defines of the file's bytes, when its stat says they are unchanged."""
+    def known(self, path: str) -> tuple[str, Scanned] | None:
+        """The SHA-256 of the file's bytes and what `scan_text` read of them, when its stat says they are unchanged."""
         record = self._files.get(os.path.abspath(path))
         stat = _stat(path)
         try:
             if record is None or stat is None or tuple(record[0]) != stat or stat[1] >= record[3] - _RACY_NS:
                 return None  # changed, gone, or modified too close to when it was read
-            return record[1], _unpack_definitions(record[2])
+            return record[1], (_unpack_definitions(record[2]), tuple(name.encode("latin-1") for name in record[4]))
         except (TypeError, ValueError, IndexError, AttributeError, UnicodeError):
             return None
 
-    def record(self, path: str, read: Callable[[str], bytes]) -> tuple[str, FileDefinitions, bytes]:
+    def record(self, path: str, read: Callable[[str], bytes]) -> tuple[str, Scanned, bytes]:
         """Read the file (with `read`), and remember what its bytes were under the stat they had."""
         before, when = _stat(path), time.time_ns()
         data = read(path)
-        digest, defined = hashlib.sha256(data).hexdigest(), file_definitions(data)
+        digest, scanned = hashlib.sha256(data).hexdigest(), scan_text(data)
         if before is not None and _stat(path) == before:  # not changing while read
-            self._files[os.path.abspath(path)] = [list(before), digest, _pack_definitions(defined), when]
+            self._files[os.path.abspath(path)] = [list(before), digest, _pack_definitions(scanned[0]), when,
+                                                  [name.decode("latin-1") for name in scanned[1]]]
             self._changed = True
-        return digest, defined, data
+        return digest, scanned, data
 
     def save(self, keep: Iterable[str]) -> None:
         """Write the index (atomically), keeping only the files of this run."""

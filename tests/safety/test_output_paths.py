@@ -128,6 +128,24 @@ def test_a_file_changed_in_the_output_since_portkit_wrote_it_is_a_conflict(edit:
     assert snapshot(out) == before
 
 
+def test_excluded_files_copied_into_the_output_follow_its_rules(tmp_path: Path, capsys) -> None:
+    """An excluded file is copied like any other: in the manifest, so an edited copy is a conflict and a
+    file of the user's where one goes is refused."""
+    p = project(tmp_path)
+    write(p / "src" / "vendor" / "v.h", "int vendored;\n")
+    out, argv = tmp_path / "out", ["convert", str(p / "src"), "-x", "vendor/", "-o"]
+    assert main([*argv, str(out)]) == 0
+    write(out / "vendor" / "v.h", "int tuned_by_hand;\n")
+    before = snapshot(out)
+    capsys.readouterr()
+    assert main([*argv, str(out)]) == 2
+    assert "exist that portkit did not write or that changed since" in capsys.readouterr().err
+    assert snapshot(out) == before
+    write(tmp_path / "other" / "vendor" / "v.h", "the user's\n")
+    assert main([*argv, str(tmp_path / "other")]) == 2
+    assert (tmp_path / "other" / "vendor" / "v.h").read_text() == "the user's\n"
+
+
 def test_a_planted_or_broken_manifest_makes_the_directory_foreign(tmp_path: Path, capsys) -> None:
     p = project(tmp_path)
     out = tmp_path / "out"
