@@ -157,7 +157,7 @@ def test_cmake_nvcc_variables_get_their_own_advice(database) -> None:
 MAKEFILE = """CUDA_HOME ?= /usr/local/cuda
 NVCC = $(CUDA_HOME)/bin/nvcc
 FLAGS = -O3 --threads=0 -t=0 --generate-code arch=compute_80,code=[compute_80,sm_80] --machine 64 -ccbin g++ \\
-  -Xptxas -v -maxrregcount=32 --default-stream per-thread -rdc=true -std c++17 -Werror all-warnings
+  -Xptxas -v -maxrregcount=32 --default-stream per-thread -rdc=true -std c++17 -Werror all-warnings -ptx
 app: app.cu
 \t$(NVCC) $(FLAGS) -arch=sm_70 -o $@ $< -lcurand -lcublasLt -lnvidia-ml -lcudadevrt -lnvToolsExt -L$(CUDA_HOME)/lib64 \\
 \t  $(LIBS:%=-l%)
@@ -401,6 +401,106 @@ def test_makefile_nvcc_test_architecture_expression_and_fatbin(tmp_path: Path, d
     _run(["make", "k.fatbin"], tmp_path / "out", HIP_PLATFORM="amd")
     assert (tmp_path / "out" / "k.fatbin").read_bytes().startswith(b"__CLANG_OFFLOAD_BUNDLE__")
     assert "CUDAPATH = /usr" in _run(["make", "-pn", "k.fatbin"], tmp_path / "out", HIP_PLATFORM="amd").stdout
+
+
+def test_makefile_of_ptx_per_architecture_builds_code_objects(tmp_path: Path, database) -> None:
+    """mumax3's cuda/Makefile: `-std=c++03` (HIP's headers need C++11), `-arch=compute_$$cc -code=sm_$$cc` in a shell
+    loop over compute capabilities, and `-ptx`, which loads like a code object (hipcc: --genco, not a link)."""
+    make = ("NVCC = nvcc\nCUDA_CC = 50 70\nNVCCFLAGS = -std=c++03 -ptx\nCXXFLAGS = -std=c++98\n\nall: k.ptx\n\n"
+            "k.ptx: k.cu\n\tfor cc in $(CUDA_CC); do \\\n"
+            "\t    $(NVCC) $(NVCCFLAGS) -arch=compute_$$cc -code=sm_$$cc $< -o k_$$cc.ptx ;\\\n\tdone\n\ttouch k.ptx\n\n"
+            "host.o: host.cpp\n\t$(CXX) $(CXXFLAGS) -c $<\n")
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "Makefile").write_text(make)
+    (tmp_path / "in" / "k.cu").write_text(
+        'extern "C" __global__ void scale(float *x, float a, int n) {\n'
+        "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n    if (i < n) x[i] *= a;\n}\n")
+    _portkit_convert(tmp_path / "in", tmp_path / "out")
+    converted = (tmp_path / "out" / "Makefile").read_text()
+    assert converted == (
+        "NVCC = hipcc\nCUDA_CC = 50 70\n"
+        "# portkit: PK403 -ptx: the file written is an AMD code object (hipModuleLoad or hipModuleLoadData loads it), "
+        "not PTX text: a step that reads or embeds the PTX as text needs a look.\n"
+        "NVCCFLAGS = -std=c++11 --genco\nCXXFLAGS = -std=c++98\n\nall: k.ptx\n\nk.ptx: k.cu\n"
+        "# portkit: PK401 for cc in $(CUDA_CC): the loop's values are NVIDIA architectures for -arch/-code; AMD GPUs are "
+        "gfx names (gfx90a, gfx942), so each pass now builds the same --offload-arch targets: loop over gfx names given "
+        "to --offload-arch, or build once.\n"
+        "\tfor cc in $(CUDA_CC); do \\\n\t    $(NVCC) $(NVCCFLAGS) --offload-arch=gfx90a $< -o k_$$cc.ptx ;\\\n"
+        "\tdone\n\ttouch k.ptx\n\nhost.o: host.cpp\n\t$(CXX) $(CXXFLAGS) -c $<\n")
+    from portkit.convert.build_files import convert_makefile
+    assert convert_makefile(converted, database, target=HIP52).text == converted
+    require_tool("hipcc")
+    _run(["make"], tmp_path / "out", HIP_PLATFORM="amd")
+    for cc in ("50", "70"):
+        assert (tmp_path / "out" / f"k_{cc}.ptx").read_bytes().startswith(b"__CLANG_OFFLOAD_BUNDLE__")  # no executable
+
+
+@pytest.mark.parametrize(("line", "expected", "offload_arch"), [
+    ("F = -arch=compute_$$cc -code=sm_$$cc", "F = --offload-arch=gfx90a", ()),
+    ("F = -arch=sm_$${cc}", "F = --offload-arch=gfx90a", ()),
+    ("F = -gencode arch=compute_$$cc,code=sm_$$cc", "F = --offload-arch=gfx90a", ()),
+    ("F = --gpu-architecture=compute_$(CC) --gpu-code=sm_$$cc", "F = --offload-arch=gfx90a", ()),
+    ("F = -arch=compute_$$cc -code=sm_$$cc", "F = --offload-arch=gfx906 --offload-arch=gfx90a", ("gfx906", "gfx90a")),
+    ("F = -march=$$cc -DARCH=sm_$$cc", "F = -march=$$cc -DARCH=sm_$$cc", ()),  # no nvcc architecture option
+    ("F = $$arch -arch", "F = $$arch -arch", ()),
+], ids=["recipe", "braces", "gencode", "long-names", "targets", "host-march", "no-value"])
+def test_an_architecture_of_a_shell_variable_is_the_offload_targets(line: str, expected: str,
+                                                                    offload_arch: tuple[str, ...], database) -> None:
+    """`$$cc` in a recipe (`$cc`, `${cc}` in a script) holds an NVIDIA architecture, as `$(CC)` does: the option becomes
+    the --offload-arch targets."""
+    from portkit.convert.build_files import convert_makefile
+
+    assert convert_makefile(line + "\n", database, offload_arch, target=HIP52).text == expected + "\n"
+    script = convert_makefile(line.replace("$$", "$") + "\n", database, offload_arch, shell=True, target=HIP52).text
+    assert script == expected.replace("$$", "$") + "\n"
+
+
+def test_a_loop_over_nvidia_architectures_is_marked(database) -> None:
+    """A loop's values fed to -arch/-code are NVIDIA architectures; a loop over sources is no such loop."""
+    from portkit.convert.build_files import convert_makefile
+
+    make = ("all:\n\tfor cc in $(CUDA_CC); do \\\n\t  nvcc -arch=compute_$$cc -code=sm_$$cc -c k.cu -o k_$$cc.o; \\\n"
+            "\tdone\n\tfor f in $(SRC); do nvcc -arch=sm_80 -c $$f; done\n")
+    result = convert_makefile(make, database, target=HIP52)
+    assert [(n.line, n.code, n.message.split(":")[0]) for n in result.notes] == [(3, "PK401", "for cc in $(CUDA_CC)")]
+    assert "\tfor f in $(SRC); do hipcc --offload-arch=gfx90a -c $$f; done\n" in result.text
+    assert convert_makefile(result.text, database, target=HIP52).text == result.text
+    script = "for arch in 70 80\ndo\n  nvcc -gencode arch=compute_${arch},code=sm_${arch} -c k.cu\ndone\n"
+    notes = convert_makefile(script, database, shell=True, target=HIP52).notes
+    assert [(n.line, n.code, n.message.split(":")[0]) for n in notes] == [(2, "PK401", "for arch in 70 80")]
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("NVCCFLAGS = -std=c++03\nk: k.cu\n\t$(NVCC) $(NVCCFLAGS) -c $<\n", "NVCCFLAGS = -std=c++11\n"),
+    ("F = --std c++03 \\\n  -O3\nk: k.cu\n\t$(NVCC) $(F) -c $<\n", "F = -std=c++11 \\\n  -O3\n"),
+    ("K = -std=gnu++98\nF = $(K) -O3\nk: k.cu\n\t$(NVCC) $(F) -c $<\n", "K = -std=gnu++11\n"),  # through F
+    ("CUCC ?= /usr/local/cuda/bin/nvcc\nF = -std=c++03\nk: k.cu\n\t$(CUCC) $F -c $<\n", "F = -std=c++11\n"),
+    ("k: k.cu\n\tg++ -std=c++98 -c h.cpp && nvcc -std=c++03 -c k.cu\n",
+     "\tg++ -std=c++98 -c h.cpp && hipcc -std=c++11 -c k.cu\n"),
+    ("CXXFLAGS = -std=c++98\nh.o: h.cpp\n\t$(CXX) $(CXXFLAGS) -c $<\n", "CXXFLAGS = -std=c++98\n"),  # g++'s
+    ("NVCCFLAGS = -std=c++14\nk: k.cu\n\t$(NVCC) $(NVCCFLAGS) -c $<\n", "NVCCFLAGS = -std=c++14\n"),
+], ids=["flags-variable", "continued", "nested-variable", "compiler-variable", "one-command", "host", "c++14"])
+def test_a_standard_before_cxx11_is_raised_where_hipcc_gets_it(text: str, expected: str, database) -> None:
+    """HIP's headers need C++11: `-std=c++03` for hipcc becomes `-std=c++11`; the host compiler's stays its own."""
+    from portkit.convert.build_files import convert_makefile
+
+    result = convert_makefile(text, database, target=HIP52).text
+    assert expected in result, result
+    assert "portkit:" not in result
+    assert convert_makefile(result, database, target=HIP52).text == result
+
+
+def test_a_standard_before_cxx11_in_scripts_and_cmake(database) -> None:
+    from portkit.convert.build_files import convert_cmake, convert_makefile
+
+    script = 'FLAGS="-std=c++03 -O2"\nHOST="-std=c++98"\nnvcc $FLAGS -c k.cu\ng++ $HOST -c h.cpp\n'
+    assert convert_makefile(script, database, shell=True, target=HIP52).text == (
+        'FLAGS="-std=c++11 -O2"\nHOST="-std=c++98"\nhipcc $FLAGS -c k.cu\ng++ $HOST -c h.cpp\n')
+    cmake = ('set(CMAKE_CUDA_FLAGS "${CMAKE_CUDA_FLAGS} -std=c++03")\nset(CMAKE_CXX_FLAGS "-std=c++98")\n'
+             "target_compile_options(t PRIVATE $<$<COMPILE_LANGUAGE:CXX>:-std=c++03> $<$<COMPILE_LANGUAGE:CUDA>:-std=c++03>)\n")
+    assert convert_cmake(cmake, database, target=HIP52).text == (
+        'set(CMAKE_HIP_FLAGS "${CMAKE_HIP_FLAGS} -std=c++11")\nset(CMAKE_CXX_FLAGS "-std=c++98")\n'
+        "target_compile_options(t PRIVATE $<$<COMPILE_LANGUAGE:CXX>:-std=c++03> $<$<COMPILE_LANGUAGE:HIP>:-std=c++11>)\n")
 
 
 def test_host_compiles_given_cuda_headers_get_the_hip_platform(tmp_path: Path, database) -> None:

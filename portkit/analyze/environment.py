@@ -67,9 +67,9 @@ def patterns() -> tuple[Pattern, ...]:
 
 
 def _nvcc_options(file: TextFile, code_text: str, lines: LineIndex[str]) -> Iterator[Finding]:
-    """The nvcc options convert removes with a marker: hipcc has nothing for them (rules/_build.yaml)."""
+    """The nvcc options convert marks: hipcc has nothing for them, or what it takes has a note (rules/_build.yaml)."""
     code = CODES[NVCC_FLAG]
-    for offset, written, advice in build_facts().untranslatable(code_text):
+    for offset, written, advice in build_facts().marked(code_text):
         span, position = text_location(lines, offset, len(written.encode()))
         yield Finding(path=file.path, position=position, code=NVCC_FLAG, name=written,
                       message=f"{code.summary}: {written}", severity=code.severity, advice=advice, span=span)

@@ -8,6 +8,7 @@ rules/_build.yaml; link libraries come from the rules' `kind: link` entries.
 from __future__ import annotations
 
 import re
+from typing import Callable
 
 from portkit.analyze.builds import ASSIGNMENT, LIBRARY_NAME, LIBRARY_VARIABLE_USE, library_variables
 from portkit.analyze.environment import patterns
@@ -16,6 +17,7 @@ from portkit.convert.build_text import SHELL_COMMENT, BuildConversion, Rewriter
 from portkit.rules import Rule, RuleDatabase
 from portkit.rules.build_facts import LEAD, BuildFacts, NvccOption, build_facts
 from portkit.rules.versions import Target
+from portkit.textutil import blank
 
 
 _GENEX_CUDA = re.compile(r"(?<![\w-])CUDA(?![\w-])")
@@ -36,8 +38,9 @@ def _arch_list(values: str, facts: BuildFacts, offload_arch: tuple[str, ...]) ->
     return archs or [facts.default_arch]
 
 
-# A variable, or a make function of one (`$(subst .,,${COMPUTE})`): one level of parentheses inside.
-_EXPANSION = r"\$(?:\{\w+\}|\((?:[^()\n]|\([^()\n]*\))*\))"
+# A variable, or a make function of one (`$(subst .,,${COMPUTE})`): one level of parentheses inside; a shell
+# variable (`$cc`, `${cc}`, in a recipe `$$cc`, `$${cc}`).
+_EXPANSION = r"\$(?:\$?\{\w+\}|\$?\w+|\((?:[^()\n]|\([^()\n]*\))*\))"
 _ARCH_VALUE = rf"(?:(?:sm|compute|lto)_(?:\d+[af]?|{_EXPANSION})|{_EXPANSION}|native|all-major|all)"
 # -gencode arch=compute_80,code=[compute_80,sm_80], quoted or not (`\"` in a Makefile's shell line too). A closing
 # quote goes only with the opening one it closes: in `"-gencode=arch=...,code=sm_80"` the quote is CMake's string's.
@@ -46,8 +49,10 @@ _GENCODE = (r"(?<![\w-])(?:-gencode|--generate-code)(?:=|[ \t]+)(?P<whole>\\?[\"
 _ARCH_FLAG = r"(?<![\w-])(?:-arch|--gpu-architecture|-code|--gpu-code)(?:=|[ \t]+)(" + _ARCH_VALUE + r"(?:,[\w$(){}]+)*)"
 
 
-def _translate_flags(rw: Rewriter, facts: BuildFacts, offload_arch: tuple[str, ...]) -> None:
-    """nvcc options shared by Makefiles, scripts and CMake strings and lists."""
+def _translate_flags(rw: Rewriter, facts: BuildFacts, offload_arch: tuple[str, ...],
+                     for_hipcc: Callable[[re.Match], bool]) -> None:
+    """nvcc options shared by Makefiles, scripts and CMake strings and lists; `for_hipcc`: whether hipcc gets an
+    option matched (a `hipcc_only` one is rewritten only there)."""
     def arch(match: re.Match) -> str:
         values = " ".join(g for g in match.groups() if g)  # a quote group holds no digits
         return " ".join(f"--offload-arch={a}" for a in _arch_list(values, facts, offload_arch))
@@ -57,14 +62,97 @@ def _translate_flags(rw: Rewriter, facts: BuildFacts, offload_arch: tuple[str, .
     rw.sub(r"(--offload-arch=\w+)((?:\s+--offload-arch=\w+)*)",
            lambda m: " ".join(dict.fromkeys([m.group(1)] + m.group(2).split())))
     for option in facts.nvcc_options:
-        rw.sub(option.pattern, lambda m, o=option: _option_text(rw, o, m))
+        rw.sub(option.pattern,
+               lambda m, o=option: _option_text(rw, o, m) if not o.hipcc_only or for_hipcc(m) else m.group())
 
 
 def _option_text(rw: Rewriter, option: NvccOption, match: re.Match) -> str:
     hipcc = option.replacement(match.groupdict().get("value"))
     if hipcc is None:
         return rw.removed(NVCC_FLAG, f"{match.group().strip()}: {option.advice}")
+    if option.note:
+        return rw.kept(match.group("lead") + hipcc, NVCC_FLAG, f"{match.group().strip()}: {option.note}")
     return match.group("lead") + hipcc if hipcc else ""
+
+
+# A shell loop whose variable an architecture option takes: `for cc in $(CUDA_CC); do nvcc -arch=compute_$$cc ...`.
+# The literal first: a pattern starting with a lookbehind is tried at every offset.
+_LOOP = r"for(?<![\w-]for)[ \t]+(\w+)[ \t]+in[ \t]+([^;\n]*)"
+_LOOP_END = re.compile(r"(?<![\w-])done(?![\w-])")
+_ARCH_OPTION = r"(?<![\w-])(?:-arch|--gpu-architecture|-code|--gpu-code|-gencode|--generate-code)[= \t]"
+_LOOP_ADVICE = ("the loop's values are NVIDIA architectures for -arch/-code; AMD GPUs are gfx names (gfx90a, gfx942), "
+                "so each pass now builds the same --offload-arch targets: loop over gfx names given to --offload-arch, "
+                "or build once.")
+
+
+def _architecture_loops(rw: Rewriter) -> None:
+    """A loop over NVIDIA architectures gets a marker: its options become the --offload-arch targets, the same in
+    every pass."""
+    for offset, loop in rw.find(_LOOP):
+        done = _LOOP_END.search(rw.text, offset)
+        body = rw.text[offset:done.start() if done else len(rw.text)]
+        if re.search(rf"{_ARCH_OPTION}[^\s]*\$\$?\{{?{loop.group(1)}(?!\w)", body):
+            rw.note(offset, GPU_ARCHITECTURE, f"for {loop.group(1)} in {loop.group(2).strip()}: {_LOOP_ADVICE}")
+
+
+# A make or shell variable expanded: `$(NAME)`, `${NAME}`, `$(NAME:%=-l%)`, a script's `$NAME`.
+_EXPANDED = re.compile(r"\$[({]?(\w+)")
+_COMMAND_END = re.compile(r";|&&|\|\|?")
+_HIPCC = re.compile(r"(?<![\w/.-])hipcc(?![\w-])")
+_LOGICAL_LINE = re.compile(r"(?:[^\n]*\\\n)*[^\n]*")
+
+
+def _hipcc_options(code: str, facts: BuildFacts) -> Callable[[re.Match], bool]:
+    """Whether hipcc gets an option matched in a Makefile or script (`code`: its comments blanked): the option is on
+    a command that runs hipcc, or assigned to a variable such a command expands (or one expanded in the value of
+    one, as make does). A host compiler's options stay its own."""
+    lines = _LOGICAL_LINE.findall(code)
+    assigned = [(m.group(2), line[m.end(1):]) for line in lines if (m := ASSIGNMENT.match(line))]
+    compilers = set(facts.hipcc_variables)
+
+    def runs_hipcc(command: str) -> bool:
+        return _HIPCC.search(command) is not None or not compilers.isdisjoint(_EXPANDED.findall(command))
+
+    for name, value in assigned:  # NVCC = hipcc, CUDACC = $(NVCC)
+        if runs_hipcc(value.split()[0] if value.split() else ""):
+            compilers.add(name)
+    given = {name for line in lines if not ASSIGNMENT.match(line)
+             for command in _COMMAND_END.split(line) if runs_hipcc(command) for name in _EXPANDED.findall(command)}
+    while True:
+        more = {name for assignee, value in assigned if assignee in given for name in _EXPANDED.findall(value)} - given
+        if not more:
+            break
+        given |= more
+
+    def for_hipcc(match: re.Match) -> bool:
+        line, at = _logical_line(match.string, match.start())
+        assignment = ASSIGNMENT.match(line)
+        if assignment:
+            return assignment.group(2) in given or assignment.group(2) in compilers
+        begin = max([0] + [end.end() for end in _COMMAND_END.finditer(line, 0, at)])
+        end = _COMMAND_END.search(line, at)
+        return runs_hipcc(line[begin:end.start() if end else len(line)])
+    return for_hipcc
+
+
+def _logical_line(text: str, offset: int) -> tuple[str, int]:
+    """The backslash-continued line of `text` around `offset`, and the offset in it."""
+    start = text.rfind("\n", 0, offset) + 1
+    while start >= 2 and text[start - 2] == "\\":
+        start = text.rfind("\n", 0, start - 1) + 1
+    end = text.find("\n", offset)
+    while end > 0 and text[end - 1] == "\\":
+        end = text.find("\n", end + 1)
+    return text[start:end if end >= 0 else len(text)], offset - start
+
+
+# CMake commands whose options hipcc gets (CMAKE_CUDA_FLAGS is CMAKE_HIP_FLAGS by then).
+_CMAKE_HIPCC = re.compile(r"\b(?:CMAKE_HIP_FLAGS|CUDA_NVCC_FLAGS|HIP_HIPCC_FLAGS)\w*|COMPILE_LANG(?:UAGE|_AND_ID):HIP\b")
+
+
+def _cmake_for_hipcc(match: re.Match) -> bool:
+    command = _OPEN_COMMAND.search(match.string, max(0, match.start() - 4000), match.start())
+    return command is not None and _CMAKE_HIPCC.search(command.group()) is not None
 
 
 _LINK_FLAG = rf"{LEAD}(?<![\w-])-l(?P<lib>[\w+-]+)"
@@ -198,7 +286,8 @@ def convert_makefile(text: str, rules: RuleDatabase, offload_arch: tuple[str, ..
     rewriter.sub(_NVCC_PATH, lambda m: "hipcc")
     rewriter.sub(r"(?:(?<![\w/.-])|(?<=:-))nvcc(?![\w-])", lambda m: "hipcc")  # `${NVCC:-nvcc}` too
     _arch_variables(rewriter, facts, offload_arch)
-    _translate_flags(rewriter, facts, offload_arch)
+    _architecture_loops(rewriter)
+    _translate_flags(rewriter, facts, offload_arch, _hipcc_options(blank(rewriter.text, rewriter.comment), facts))
     _host_hip_flags(rewriter, facts)
     _link_flags(rewriter, rules, target, "script" if shell else "make")
     _library_variables(rewriter, rules, target)
@@ -229,7 +318,7 @@ def convert_cmake(text: str, rules: RuleDatabase, offload_arch: tuple[str, ...] 
     _cmake_language(rw)
     _cmake_architectures(rw, facts, offload_arch)
     _note_patterns(rw, NVCC_FLAG, "cmake")
-    _translate_flags(rw, facts, offload_arch)
+    _translate_flags(rw, facts, offload_arch, _cmake_for_hipcc)
     _cmake_libraries(rw, rules, target)
     _link_flags(rw, rules, target, "cmake")
     _mark_cu_sources(rw)

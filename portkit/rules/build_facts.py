@@ -18,6 +18,8 @@ class NvccOption:
     value: str | None  # what follows the name: None (nothing), "word", "words" or a regex
     hipcc: str | dict[str, str] | None
     advice: str
+    note: str = ""  # the marker's text where what hipcc takes instead still needs a look
+    hipcc_only: bool = False  # a host compiler's option of that spelling stays as it is
 
     # The patterns are compiled when a build file is first read: a run of sources alone never reads them, and
     # compiling the 42 options' 84 patterns was 0.01 s of every start.
@@ -75,12 +77,15 @@ def _unquoted(value: str) -> str:
 def _option(entry: dict) -> NvccOption:
     if "hipcc" not in entry and "advice" not in entry:
         raise ValueError(f"nvcc option {entry['names'][0]}: needs 'hipcc' or 'advice'")
+    if "note" in entry and not isinstance(entry.get("hipcc"), str):
+        raise ValueError(f"nvcc option {entry['names'][0]}: a 'note' goes with what hipcc takes, a 'hipcc' text")
     if not all(_OPTION_WORD.fullmatch(n) for n in entry["names"]):
         raise ValueError(f"nvcc option {entry['names'][0]}: a name is '-' and then letters, digits, '_' or '-'")
     hipcc = entry.get("hipcc")
     if isinstance(hipcc, dict):
         hipcc = {str(k): str(v or "") for k, v in hipcc.items()}
-    return NvccOption(tuple(entry["names"]), entry.get("value"), hipcc, entry.get("advice", ""))
+    return NvccOption(tuple(entry["names"]), entry.get("value"), hipcc, entry.get("advice", ""), entry.get("note", ""),
+                      bool(entry.get("hipcc_only", False)))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -91,6 +96,7 @@ class BuildFacts:
     offload_targets: dict[str, dict[str, str]] = dataclasses.field(default_factory=dict)  # gfx name -> {hip: first}
     offload_features: tuple[str, ...] = ()
     host_hip_flags: str = ""  # what gcc and g++ need to include HIP's headers
+    hipcc_variables: tuple[str, ...] = ()  # make and shell variables that name the compiler unassigned
 
     def known_offload_targets(self, target: Target) -> list[str]:
         """The AMD GPUs the targeted HIP's compiler knows."""
@@ -122,8 +128,9 @@ class BuildFacts:
             return f"sm_{compute_capability} (no known pair) -> {self.default_arch} (the default)"
         return f"sm_{compute_capability} ({entry['nvidia']}) -> {entry['gfx']} ({entry['amd']})"
 
-    def untranslatable(self, text: str):
-        """(offset, option as written, advice) of each nvcc option in `text` hipcc has nothing for."""
+    def marked(self, text: str):
+        """(offset, option as written, advice) of each nvcc option in `text` convert marks: hipcc has nothing for it,
+        or what hipcc takes instead has a note."""
         # An option's name is a whole word of the text wherever it matches (`found`): most build files name
         # none of the 42 options, so one set test each (over the 1M-line scale tree's 1,418 build files and
         # scripts: 86 ms of CPU with a substring test per name, 13 ms).
@@ -134,13 +141,15 @@ class BuildFacts:
             for match in option.found.finditer(text):
                 if option.replacement(match.group("value") if "value" in option.pattern.groupindex else None) is None:
                     yield match.start("name"), match.group().strip(), option.advice
+                elif option.note:
+                    yield match.start("name"), match.group().strip(), option.note
 
 
 def _parse(data: dict) -> BuildFacts:
     return BuildFacts(str(data["default_arch"]), {str(k): v for k, v in data["architectures"].items()},
                       tuple(_option(entry) for entry in data["nvcc_options"]),
                       {str(k): v or {} for k, v in data["offload_targets"].items()}, tuple(data["offload_features"]),
-                      str(data["host_hip_flags"]))
+                      str(data["host_hip_flags"]), tuple(str(v) for v in data["hipcc_variables"]))
 
 
 @functools.lru_cache(maxsize=1)
