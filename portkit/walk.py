@@ -212,7 +212,7 @@ def discover(paths: Iterable[str], extensions: tuple[str, ...] = DEFAULT_EXTENSI
         files[path] = SourceFile(path, "make")
     if includes_of is not None:
         sources = [f.path for f in files.values() if f.file_type == "source"]
-        for path in _included_sources(sources, walked, set(files), includes_of):
+        for path in _included_sources(sources, walked, set(files), includes_of, extensions):
             files[path] = SourceFile(path, "source")
     if roots:  # a file named alone is never matched against the excludes
         _warn_unused(compiled, roots)
@@ -271,17 +271,20 @@ def _make_fragments(makefiles: list[str], walked: dict[str, list[tuple[str, Igno
 
 
 def _included_sources(sources: list[str], walked: dict[str, list[tuple[str, IgnoreSpec]]], known: set[str],
-                      includes_of: Callable[[str], Iterable[str]]) -> list[str]:
+                      includes_of: Callable[[str], Iterable[str]], extensions: tuple[str, ...]) -> list[str]:
     """The files walked sources include whose names no extension makes sources (`memory.nvidia.hpp.inc`,
     `ops.def`): sources too, and what they include in turn. A second round after the first's, since only
     the sources' text says which; `includes_of` reads no file twice (the plan keeps each one's include
     names with its #defines). Only a file the walk kept (in a directory it walked, not ignored, not
-    excluded); each is followed once, so the round is bounded by the tree."""
+    excluded); each is followed once, so the round is bounded by the tree. A name with a source extension is
+    the first round's already, or none the walk keeps: it costs no look at the file system."""
     found: set[str] = set()
     todo = list(sources)
     while todo:
         includer = todo.pop()
         for name in includes_of(includer):
+            if name.lower().endswith(extensions):
+                continue
             path = _resolve_include(name, includer, walked, known)
             if path is None or path in known or path in found or os.path.islink(path) or not os.path.isfile(path) \
                     or _ignored(path, False, walked[_directory(path)]):
