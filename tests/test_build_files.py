@@ -222,6 +222,18 @@ def test_cmake_forms(database) -> None:
     assert convert_cmake(hipcc, database, target=HIP52, hipcc_as_cxx=True).text == hipcc
 
 
+def test_cuda_add_commands_in_any_case_and_inserted_lines_indented_as_their_block(database) -> None:
+    """warp-ctc: CUDA_ADD_LIBRARY became `add_LIBRARY`, and its .cu file's property line was written at column 0."""
+    from portkit.convert.build_files import convert_cmake
+
+    text = "IF (WITH_GPU)\n    CUDA_ADD_LIBRARY(a SHARED k.cu)\n\tCuda_Add_Executable(b m.cu)\nENDIF()\n"
+    result = convert_cmake(text, database, target=HIP52).text
+    assert result.splitlines() == [
+        "IF (WITH_GPU)", "    add_library(a SHARED k.cu)", "    set_source_files_properties(k.cu PROPERTIES LANGUAGE HIP)",
+        "\tadd_executable(b m.cu)", "\tset_source_files_properties(m.cu PROPERTIES LANGUAGE HIP)", "ENDIF()"]
+    assert convert_cmake(result, database, target=HIP52).text == result
+
+
 def test_converted_cmake_builds_with_hipcc_as_the_cxx_compiler(tmp_path: Path, database) -> None:
     """Debian 12's CMake 3.25 cannot use its HIP 5.2 as CMake's HIP language (docs/convert.md): the converted
     CMake builds, and links for gfx90a, with hipcc as the C++ compiler."""

@@ -246,7 +246,7 @@ def _cmake_language(rw: Rewriter) -> None:
     # Generator expressions name the language too: $<COMPILE_LANGUAGE:CUDA> would silently stop applying.
     rw.sub(r"\$<((?:COMPILE|LINK)_LANG(?:UAGE|_AND_ID)):([^>]*)>",
            lambda m: "$<" + m.group(1) + ":" + _genex_arguments(m.group(1), m.group(2)) + ">")
-    rw.sub(r"\bcuda_add_(executable|library)\b", lambda m: f"add_{m.group(1)}", re.I)
+    rw.sub(r"\bcuda_add_(executable|library)\b", lambda m: f"add_{m.group(1).lower()}", re.I)
 
 
 # The command whose argument list an offset is in, and the arguments before it (CMake's commands do not nest).
@@ -334,6 +334,12 @@ _CXX_LANGUAGE = f'LANGUAGE CXX COMPILE_OPTIONS "-xhip;{_OFFLOAD_ARCH_OPTIONS}"'
 _LINK_ARCHITECTURES = f'add_link_options("{_OFFLOAD_ARCH_OPTIONS}")'
 
 
+def _indent(match: re.Match) -> str:
+    """The indentation of the line `match` starts on, for a line written after it in the same block."""
+    line_start = match.string.rfind("\n", 0, match.start()) + 1
+    return re.match(r"[ \t]*", match.string[line_start:]).group()
+
+
 def _hip_as_cxx(rw: Rewriter) -> None:
     """The HIP language written above, made C++ compiled by hipcc (Debian's CMake 3.25 cannot use its HIP 5.2
     as the HIP language: docs/convert.md says why)."""
@@ -344,8 +350,7 @@ def _hip_as_cxx(rw: Rewriter) -> None:
         if linked:
             return call
         linked = True
-        indent = re.search(r"[ \t]*\Z", match.string[:match.start()]).group()
-        return f"{call}\n{indent}{_LINK_ARCHITECTURES}"
+        return f"{call}\n{_indent(match)}{_LINK_ARCHITECTURES}"
 
     def project(match: re.Match) -> str:
         call = match.group()
@@ -374,7 +379,7 @@ def _mark_cu_sources(rw: Rewriter) -> None:
         line = f"set_source_files_properties({' '.join(sources)} PROPERTIES LANGUAGE HIP)"
         if not sources or line in rw.text or line.replace("LANGUAGE HIP", _CXX_LANGUAGE) in rw.text:
             return match.group()
-        return f"{match.group()}\n{line}"
+        return f"{match.group()}\n{_indent(match)}{line}"
 
     # Where sources are named: in the target, or in a variable (FindCUDA projects: set(SOURCES a.cu ...)).
     rw.sub(r"\b(?:add_executable|add_library|target_sources|set|list)\s*\([^)]*\)", add_property, re.I)
