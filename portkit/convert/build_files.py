@@ -9,13 +9,15 @@ from __future__ import annotations
 
 import re
 
-from portkit.analyze.builds import ASSIGNMENT, LIBRARY_NAME, LIBRARY_VARIABLE_USE, library_variables
+from portkit.analyze.builds import (ASSIGNMENT, FINDCUDA_USES, LIBRARY_NAME, LIBRARY_VARIABLE_USE, assigned_variables,
+                                    findcuda_advice, findcuda_variable, is_expanded, library_variables)
 from portkit.analyze.environment import patterns
-from portkit.codes import CUDA_PATH, GPU_ARCHITECTURE, NVCC_FLAG, NVIDIA_TOOL, code_for_status
+from portkit.codes import CUDA_PATH, FINDCUDA_VARIABLE, GPU_ARCHITECTURE, NVCC_FLAG, NVIDIA_TOOL, code_for_status
 from portkit.convert.build_text import SHELL_COMMENT, BuildConversion, Rewriter
 from portkit.rules import Rule, RuleDatabase
 from portkit.rules.build_facts import LEAD, BuildFacts, NvccOption, build_facts
 from portkit.rules.versions import Target
+from portkit.textutil import HASH_COMMENT, blank
 
 
 _GENEX_CUDA = re.compile(r"(?<![\w-])CUDA(?![\w-])")
@@ -231,6 +233,7 @@ def convert_cmake(text: str, rules: RuleDatabase, offload_arch: tuple[str, ...] 
     _note_patterns(rw, NVCC_FLAG, "cmake")
     _translate_flags(rw, facts, offload_arch)
     _cmake_libraries(rw, rules, target)
+    _findcuda_variables(rw, rules, target)
     _link_flags(rw, rules, target, "cmake")
     _mark_cu_sources(rw)
     if hipcc_as_cxx:
@@ -321,6 +324,29 @@ def _cmake_libraries(rw: Rewriter, rules: RuleDatabase, target: Target) -> None:
 
     rw.sub(r"\b(target_link_libraries\s*\(\s*[\w${}.-]+)([^)]*)\)", link_words, re.I)
     rw.sub(r"\b(find_library\s*\(\s*\w+)([^)]*)\)", link_words, re.I)
+
+
+def _findcuda_variables(rw: Rewriter, rules: RuleDatabase, target: Target) -> None:
+    """FindCUDA's variables, which find_package(hip) does not set: its own of the same meaning, the HIP library a
+    library variable's `${NAME}` holds, or else a marker (scan lists the same uses: analyze/builds.py)."""
+    assigned = assigned_variables(blank(rw.text, HASH_COMMENT))
+
+    def replace(use: re.Match) -> str:
+        variable = findcuda_variable(use, assigned)
+        if variable is None:
+            return use.group()
+        if variable.hip:
+            return use.group().replace(variable.name, variable.hip)
+        rule = rules.link(variable.library) if variable.library else None
+        if rule is None or not is_expanded(use):
+            return rw.kept(use.group(), FINDCUDA_VARIABLE, f"{variable.name}: {findcuda_advice(variable)}")
+        found = _library(rule, target)
+        if found is not None:
+            return found.hip
+        return rw.kept(use.group(), _code(rule, target), f"{variable.name}: {rule.resolve(target).advice}")
+
+    for pattern in FINDCUDA_USES:
+        rw.sub(pattern, replace)
 
 
 # The architectures a target's HIP_ARCHITECTURES property holds (set from CMAKE_HIP_ARCHITECTURES, as for the HIP
