@@ -134,6 +134,8 @@ HANDLE_ARITHMETIC = _named("handle-arithmetic")
 GPU_ARCHITECTURE = _named("gpu-architecture")
 NVCC_FLAG = _named("nvcc-flag")
 CUDA_PATH = _named("cuda-install-path")
+FINDCUDA_VARIABLE = _named("findcuda-variable")
+FIND_CUDA = _named("cmake-find-cuda")
 NVIDIA_TOOL = _named("nvidia-tool")
 # What a name matched against the rules may be reported as: the code of its status (findings.rule_finding).
 RULE_CODES = tuple(code_for_status(status) for status in Status)

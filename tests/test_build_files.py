@@ -175,18 +175,40 @@ target_compile_options(app PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:--extended-lambda 
 target_link_libraries(app PRIVATE CUDA::cudart CUDA::cublasLt CUDA::curand)
 """
 
+# The old FindCUDA module (warp-ctc): its variables, which find_package(hip) does not set.
+FINDCUDA_CMAKE = """cmake_minimum_required(VERSION 3.10)
+project(app LANGUAGES CXX)
+FIND_PACKAGE(CUDA 6.5)
+option(WITH_GPU "compile with CUDA." ${CUDA_FOUND})
+IF (WITH_GPU)
+    MESSAGE(STATUS "GPU ON (CUDA ${CUDA_VERSION})")
+    CUDA_ADD_LIBRARY(app SHARED k.cu)
+    TARGET_LINK_LIBRARIES(app ${CUDA_curand_LIBRARY} ${CUDA_CUBLAS_LIBRARIES} ${CUDA_cupti_LIBRARY})
+    include_directories(${CUDA_INCLUDE_DIRS})
+    if(CUDA_VERSION VERSION_LESS 9.0 AND CUDA_curand_LIBRARY)
+        message(STATUS "old CUDA")
+    endif()
+ELSE()
+    MESSAGE(STATUS "GPU OFF")
+    add_library(app SHARED cpu.cpp)
+ENDIF()
+set(CUDA_HAS_FP16 ON)  # the project's own variable, whatever its name
+message(STATUS "fp16 ${CUDA_HAS_FP16} $ENV{CUDA_VERSION}")
+"""
+
 
 def _marked_names(text: str) -> set[tuple[str, str]]:
     """(code, what) of each marker; a link flag named as the rules name the library."""
     marked = set()
     for line in text.splitlines():
-        if line.startswith("# portkit: "):
-            code, rest = line.removeprefix("# portkit: ").split(" ", 1)
+        if line.strip().startswith("# portkit: "):  # indented as the line it is above
+            code, rest = line.strip().removeprefix("# portkit: ").split(" ", 1)
             marked.add((code, rest.split(": ", 1)[0].removeprefix("-l")))
     return marked
 
 
-@pytest.mark.parametrize(("name", "text"), [("Makefile", MAKEFILE), ("CMakeLists.txt", CMAKE)], ids=["make", "cmake"])
+@pytest.mark.parametrize(("name", "text"), [("Makefile", MAKEFILE), ("CMakeLists.txt", CMAKE), ("CMakeLists.txt", FINDCUDA_CMAKE)],
+                         ids=["make", "cmake", "cmake-findcuda"])
 def test_scan_lists_exactly_what_convert_marks(name: str, text: str, tmp_path: Path) -> None:
     """The build items scan reports as needing work are the ones convert writes a marker for."""
     (tmp_path / "in").mkdir()
@@ -220,6 +242,61 @@ def test_cmake_forms(database) -> None:
                      "target_compile_options(app PRIVATE $<$<COMPILE_LANGUAGE:CXX>: -gline-tables-only>)"):
         assert expected in hipcc.splitlines(), hipcc
     assert convert_cmake(hipcc, database, target=HIP52, hipcc_as_cxx=True).text == hipcc
+
+
+def test_findcuda_variables_become_find_package_hips_or_get_a_marker(database) -> None:
+    """warp-ctc: find_package(CUDA) becomes find_package(hip), so FindCUDA's variables would be empty: the HIP
+    package's own where it has one, the HIP library for a library's variable, a marker for the rest."""
+    from portkit.convert.build_files import convert_cmake
+
+    result = convert_cmake(FINDCUDA_CMAKE, database, target=HIP52)
+    lines = [line for line in result.text.splitlines() if "# portkit:" not in line]
+    assert lines[2:15] == [
+        "find_package(hip)", 'option(WITH_GPU "compile with CUDA." ${hip_FOUND})', "IF (WITH_GPU)",
+        '    MESSAGE(STATUS "GPU ON (CUDA ${CUDA_VERSION})")', "    add_library(app SHARED k.cu)",
+        "    set_source_files_properties(k.cu PROPERTIES LANGUAGE HIP)",
+        "    TARGET_LINK_LIBRARIES(app hiprand hipblas ${CUDA_cupti_LIBRARY})",
+        "    include_directories(${hip_INCLUDE_DIRS})",
+        "    if(CUDA_VERSION VERSION_LESS 9.0 AND CUDA_curand_LIBRARY)", '        message(STATUS "old CUDA")', "    endif()",
+        "ELSE()", '    MESSAGE(STATUS "GPU OFF")']
+    assert lines[-2:] == ["set(CUDA_HAS_FP16 ON)  # the project's own variable, whatever its name",
+                          'message(STATUS "fp16 ${CUDA_HAS_FP16} $ENV{CUDA_VERSION}")']
+    assert sorted((n.line, n.code, n.message.split(":")[0]) for n in result.notes) == [
+        (7, "PK405", "CUDA_VERSION"), (11, "PK102", "CUDA_cupti_LIBRARY"),
+        (15, "PK405", "CUDA_VERSION"), (15, "PK405", "CUDA_curand_LIBRARY")]  # lines of the converted file
+    assert "hip_VERSION" in next(n.message for n in result.notes if n.line == 7)
+    assert convert_cmake(result.text, database, target=HIP52).text == result.text
+
+
+def test_a_findcuda_project_configures_with_its_gpu_option_on(tmp_path: Path) -> None:
+    """warp-ctc: `option(WITH_GPU ... ${CUDA_FOUND})` was off after convert, and the project configured without
+    its GPU library; now it is on and the library links hiprand. Converting the output again changes nothing."""
+    require_tool("cmake")
+    require_tool("hipcc")
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "CMakeLists.txt").write_text(FINDCUDA_CMAKE.replace(" ${CUDA_cupti_LIBRARY}", ""))
+    (tmp_path / "in" / "k.cu").write_text("__global__ void k() {}\nvoid run() { k<<<1, 1>>>(); }\n")
+    (tmp_path / "in" / "cpu.cpp").write_text("void run() {}\n")
+    _portkit_convert(tmp_path / "in", tmp_path / "out", "--cmake-hipcc")
+    _portkit_convert(tmp_path / "out", tmp_path / "again", "--cmake-hipcc")
+    converted = (tmp_path / "out" / "CMakeLists.txt").read_text()
+    assert (tmp_path / "again" / "CMakeLists.txt").read_text() == converted
+    configured = _run(["cmake", "-S", "out", "-B", "build", "-DCMAKE_CXX_COMPILER=hipcc"], tmp_path, HIP_PLATFORM="amd")
+    assert "-- GPU ON" in configured.stdout and "GPU OFF" not in configured.stdout, configured.stdout
+    link = (tmp_path / "build" / "CMakeFiles" / "app.dir" / "link.txt").read_text()
+    assert " -lhiprand " in f"{link} " or "libhiprand" in link, link
+
+
+def test_cuda_add_commands_in_any_case_and_inserted_lines_indented_as_their_block(database) -> None:
+    """warp-ctc: CUDA_ADD_LIBRARY became `add_LIBRARY`, and its .cu file's property line was written at column 0."""
+    from portkit.convert.build_files import convert_cmake
+
+    text = "IF (WITH_GPU)\n    CUDA_ADD_LIBRARY(a SHARED k.cu)\n\tCuda_Add_Executable(b m.cu)\nENDIF()\n"
+    result = convert_cmake(text, database, target=HIP52).text
+    assert result.splitlines() == [
+        "IF (WITH_GPU)", "    add_library(a SHARED k.cu)", "    set_source_files_properties(k.cu PROPERTIES LANGUAGE HIP)",
+        "\tadd_executable(b m.cu)", "\tset_source_files_properties(m.cu PROPERTIES LANGUAGE HIP)", "ENDIF()"]
+    assert convert_cmake(result, database, target=HIP52).text == result
 
 
 def test_converted_cmake_builds_with_hipcc_as_the_cxx_compiler(tmp_path: Path, database) -> None:

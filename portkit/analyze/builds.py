@@ -1,4 +1,4 @@
-"""Link libraries named in CMake files and Makefiles."""
+"""Link libraries named in CMake files and Makefiles, and FindCUDA's variables used in CMake files."""
 from __future__ import annotations
 
 import re
@@ -6,9 +6,9 @@ from typing import Iterable
 
 from portkit.analyze.findings import rule_finding
 from portkit.analyze.registry import Context, TextFile, analyzer
-from portkit.codes import CODES, GPU_ARCHITECTURE, RULE_CODES
+from portkit.codes import CODES, FIND_CUDA, FINDCUDA_VARIABLE, GPU_ARCHITECTURE, RULE_CODES
 from portkit.model import Finding, Position, Span
-from portkit.rules.build_facts import build_facts
+from portkit.rules.build_facts import FindCudaVariable, build_facts
 from portkit.textutil import HASH_COMMENT, LineIndex, blank
 
 # Each pattern starts with its literal text and looks behind only after it: a pattern that starts with `\b` or a
@@ -68,13 +68,70 @@ def architectures(file_type: str, text: str) -> list[tuple[int, str]]:
     return sorted(set(found))
 
 
+# A use of a variable FindCUDA sets: `${NAME}`, or the bare name, as if() and list() read it (not `$ENV{NAME}`, another
+# variable). Each pattern starts with its literal text, as those above.
+FINDCUDA_USES = (re.compile(r"\$\{(?P<name>CUDA_\w+)\}"), re.compile(r"(?P<name>CUDA_(?<![\w{]CUDA_)\w+)"))
+# The variables a CMake file sets itself: those are the project's, whatever their names.
+_ASSIGNED = re.compile(r"\b(?:set|option|find_library|find_path|find_file|find_program)\s*\(\s*(\w+)"
+                       r"|\blist\s*\(\s*(?:APPEND|PREPEND|INSERT|REMOVE_\w+)\s+(\w+)", re.I)
+
+
+def assigned_variables(text: str) -> set[str]:
+    """The variables a CMake file sets (`text`: its comments blanked)."""
+    return {m.group(1) or m.group(2) for m in _ASSIGNED.finditer(text)}
+
+
+def findcuda_variable(use: re.Match, assigned: set[str]) -> FindCudaVariable | None:
+    """The FindCUDA variable a match of FINDCUDA_USES is a use of, or None: another name, or one the file sets."""
+    name = use.group("name")
+    return None if name in assigned else build_facts().findcuda_variables.get(name)
+
+
+def is_expanded(use: re.Match) -> bool:
+    """Whether a match of FINDCUDA_USES is `${NAME}`, not the bare name."""
+    return use.group() != use.group("name")
+
+
 def text_location(lines: LineIndex[str], offset: int, length: int) -> tuple[Span, Position]:
     """The byte span and the 1-based position of `length` bytes at character `offset` of a text file."""
     start = len(lines.text[:offset].encode())
     return Span(start, start + length), lines.position(offset)
 
 
-@analyzer("cmake", "make", codes=(GPU_ARCHITECTURE, *RULE_CODES))
+def _findcuda_uses(file: TextFile, code: str, lines: LineIndex[str], context: Context) -> Iterable[Finding]:
+    """Uses of FindCUDA's variables: the HIP library a library variable becomes, find_package(hip)'s variable of the
+    same meaning, or (the rest) a marker convert writes."""
+    if "CUDA_" not in code:
+        return
+    assigned = assigned_variables(code)
+    for use in (use for pattern in FINDCUDA_USES for use in pattern.finditer(code)):
+        variable = findcuda_variable(use, assigned)
+        if variable is None:
+            continue
+        name = variable.name
+        span, position = text_location(lines, use.start("name"), len(name))
+        rule = context.rules.link(variable.library) if variable.library else None
+        if rule is not None and is_expanded(use):
+            yield rule_finding(file.path, rule, name, span, position, context)
+            continue
+        found = CODES[FIND_CUDA if variable.hip else FINDCUDA_VARIABLE]
+        message = f"FindCUDA's {name}, which find_package(hip) sets as {variable.hip}" if variable.hip \
+            else f"{found.summary}: {name}"
+        yield Finding(path=file.path, position=position, code=found.code, name=name, severity=found.severity,
+                      message=message, advice=findcuda_advice(variable), span=span)
+
+
+def findcuda_advice(variable: FindCudaVariable) -> str:
+    """What a use of `variable` needs, other than a library variable's `${NAME}`: what convert writes, or does not."""
+    if variable.hip:
+        return f"convert writes {variable.hip}."
+    if variable.library:
+        return (f"FindCUDA's path of the {variable.library} library; test or link HIP's library, which convert writes "
+                f"for ${{{variable.name}}}.")
+    return variable.advice
+
+
+@analyzer("cmake", "make", codes=(GPU_ARCHITECTURE, FIND_CUDA, FINDCUDA_VARIABLE, *RULE_CODES))
 def analyze_build_file(file: TextFile, context: Context) -> Iterable[Finding]:
     lines = LineIndex(file.text)
     code = blank(file.text, HASH_COMMENT)
@@ -83,6 +140,8 @@ def analyze_build_file(file: TextFile, context: Context) -> Iterable[Finding]:
         if rule is not None:
             span, position = text_location(lines, offset, len(name.encode()))
             yield rule_finding(file.path, rule, name, span, position, context)
+    if file.file_type == "cmake":
+        yield from _findcuda_uses(file, code, lines, context)
     facts = build_facts()
     for offset, capability in architectures(file.file_type, code):
         span, position = text_location(lines, offset, len(capability))

@@ -10,14 +10,15 @@ from __future__ import annotations
 import re
 from typing import Callable
 
-from portkit.analyze.builds import ASSIGNMENT, LIBRARY_NAME, LIBRARY_VARIABLE_USE, library_variables
+from portkit.analyze.builds import (ASSIGNMENT, FINDCUDA_USES, LIBRARY_NAME, LIBRARY_VARIABLE_USE, assigned_variables,
+                                    findcuda_advice, findcuda_variable, is_expanded, library_variables)
 from portkit.analyze.environment import patterns
-from portkit.codes import CUDA_PATH, GPU_ARCHITECTURE, NVCC_FLAG, NVIDIA_TOOL, code_for_status
+from portkit.codes import CUDA_PATH, FINDCUDA_VARIABLE, GPU_ARCHITECTURE, NVCC_FLAG, NVIDIA_TOOL, code_for_status
 from portkit.convert.build_text import SHELL_COMMENT, BuildConversion, Rewriter
 from portkit.rules import Rule, RuleDatabase
 from portkit.rules.build_facts import LEAD, BuildFacts, NvccOption, build_facts
 from portkit.rules.versions import Target
-from portkit.textutil import blank
+from portkit.textutil import HASH_COMMENT, blank
 
 
 _GENEX_CUDA = re.compile(r"(?<![\w-])CUDA(?![\w-])")
@@ -320,6 +321,7 @@ def convert_cmake(text: str, rules: RuleDatabase, offload_arch: tuple[str, ...] 
     _note_patterns(rw, NVCC_FLAG, "cmake")
     _translate_flags(rw, facts, offload_arch, _cmake_for_hipcc)
     _cmake_libraries(rw, rules, target)
+    _findcuda_variables(rw, rules, target)
     _link_flags(rw, rules, target, "cmake")
     _mark_cu_sources(rw)
     if hipcc_as_cxx:
@@ -335,7 +337,7 @@ def _cmake_language(rw: Rewriter) -> None:
     # Generator expressions name the language too: $<COMPILE_LANGUAGE:CUDA> would silently stop applying.
     rw.sub(r"\$<((?:COMPILE|LINK)_LANG(?:UAGE|_AND_ID)):([^>]*)>",
            lambda m: "$<" + m.group(1) + ":" + _genex_arguments(m.group(1), m.group(2)) + ">")
-    rw.sub(r"\bcuda_add_(executable|library)\b", lambda m: f"add_{m.group(1)}", re.I)
+    rw.sub(r"\bcuda_add_(executable|library)\b", lambda m: f"add_{m.group(1).lower()}", re.I)
 
 
 # The command whose argument list an offset is in, and the arguments before it (CMake's commands do not nest).
@@ -412,6 +414,29 @@ def _cmake_libraries(rw: Rewriter, rules: RuleDatabase, target: Target) -> None:
     rw.sub(r"\b(find_library\s*\(\s*\w+)([^)]*)\)", link_words, re.I)
 
 
+def _findcuda_variables(rw: Rewriter, rules: RuleDatabase, target: Target) -> None:
+    """FindCUDA's variables, which find_package(hip) does not set: its own of the same meaning, the HIP library a
+    library variable's `${NAME}` holds, or else a marker (scan lists the same uses: analyze/builds.py)."""
+    assigned = assigned_variables(blank(rw.text, HASH_COMMENT))
+
+    def replace(use: re.Match) -> str:
+        variable = findcuda_variable(use, assigned)
+        if variable is None:
+            return use.group()
+        if variable.hip:
+            return use.group().replace(variable.name, variable.hip)
+        rule = rules.link(variable.library) if variable.library else None
+        if rule is None or not is_expanded(use):
+            return rw.kept(use.group(), FINDCUDA_VARIABLE, f"{variable.name}: {findcuda_advice(variable)}")
+        found = _library(rule, target)
+        if found is not None:
+            return found.hip
+        return rw.kept(use.group(), _code(rule, target), f"{variable.name}: {rule.resolve(target).advice}")
+
+    for pattern in FINDCUDA_USES:
+        rw.sub(pattern, replace)
+
+
 # The architectures a target's HIP_ARCHITECTURES property holds (set from CMAKE_HIP_ARCHITECTURES, as for the HIP
 # language, which passes them itself) as hipcc's options, for hipcc as the C++ compiler.
 _OFFLOAD_ARCH_OPTIONS = ("$<$<BOOL:$<TARGET_PROPERTY:HIP_ARCHITECTURES>>:"
@@ -421,6 +446,12 @@ _OFFLOAD_ARCH_OPTIONS = ("$<$<BOOL:$<TARGET_PROPERTY:HIP_ARCHITECTURES>>:"
 _CXX_LANGUAGE = f'LANGUAGE CXX COMPILE_OPTIONS "-xhip;{_OFFLOAD_ARCH_OPTIONS}"'
 # Without them hipcc links for the GPUs of the machine (rocm_agent_enumerator), a traceback on one without a GPU.
 _LINK_ARCHITECTURES = f'add_link_options("{_OFFLOAD_ARCH_OPTIONS}")'
+
+
+def _indent(match: re.Match) -> str:
+    """The indentation of the line `match` starts on, for a line written after it in the same block."""
+    line_start = match.string.rfind("\n", 0, match.start()) + 1
+    return re.match(r"[ \t]*", match.string[line_start:]).group()
 
 
 def _hip_as_cxx(rw: Rewriter) -> None:
@@ -433,8 +464,7 @@ def _hip_as_cxx(rw: Rewriter) -> None:
         if linked:
             return call
         linked = True
-        indent = re.search(r"[ \t]*\Z", match.string[:match.start()]).group()
-        return f"{call}\n{indent}{_LINK_ARCHITECTURES}"
+        return f"{call}\n{_indent(match)}{_LINK_ARCHITECTURES}"
 
     def project(match: re.Match) -> str:
         call = match.group()
@@ -463,7 +493,7 @@ def _mark_cu_sources(rw: Rewriter) -> None:
         line = f"set_source_files_properties({' '.join(sources)} PROPERTIES LANGUAGE HIP)"
         if not sources or line in rw.text or line.replace("LANGUAGE HIP", _CXX_LANGUAGE) in rw.text:
             return match.group()
-        return f"{match.group()}\n{line}"
+        return f"{match.group()}\n{_indent(match)}{line}"
 
     # Where sources are named: in the target, or in a variable (FindCUDA projects: set(SOURCES a.cu ...)).
     rw.sub(r"\b(?:add_executable|add_library|target_sources|set|list)\s*\([^)]*\)", add_property, re.I)

@@ -1,4 +1,5 @@
-"""Build-system facts (rules/_build.yaml): GPU architecture pairs and nvcc options with what hipcc takes."""
+"""Build-system facts (rules/_build.yaml): GPU architecture pairs, nvcc options with what hipcc takes, and FindCUDA's
+variables with what find_package(hip) gives instead."""
 from __future__ import annotations
 
 import dataclasses
@@ -89,6 +90,24 @@ def _option(entry: dict) -> NvccOption:
 
 
 @dataclasses.dataclass(frozen=True)
+class FindCudaVariable:
+    """A variable FindCUDA sets: the HIP package's variable of the same meaning, the CUDA library it holds, or the
+    advice of the marker a use gets (one of the three)."""
+
+    name: str
+    hip: str = ""
+    library: str = ""
+    advice: str = ""
+
+
+def _findcuda_variables(entry: dict) -> list[FindCudaVariable]:
+    given = {key: str(entry[key]) for key in ("hip", "library", "advice") if key in entry}
+    if len(given) != 1 or not all(given.values()):
+        raise ValueError(f"FindCUDA variable {entry['names'][0]}: needs one of 'hip', 'library' or 'advice'")
+    return [FindCudaVariable(str(name), **given) for name in entry["names"]]
+
+
+@dataclasses.dataclass(frozen=True)
 class BuildFacts:
     default_arch: str
     architectures: dict[str, dict[str, str]]
@@ -97,6 +116,7 @@ class BuildFacts:
     offload_features: tuple[str, ...] = ()
     host_hip_flags: str = ""  # what gcc and g++ need to include HIP's headers
     hipcc_variables: tuple[str, ...] = ()  # make and shell variables that name the compiler unassigned
+    findcuda_variables: dict[str, FindCudaVariable] = dataclasses.field(default_factory=dict)  # by name
 
     def known_offload_targets(self, target: Target) -> list[str]:
         """The AMD GPUs the targeted HIP's compiler knows."""
@@ -149,7 +169,8 @@ def _parse(data: dict) -> BuildFacts:
     return BuildFacts(str(data["default_arch"]), {str(k): v for k, v in data["architectures"].items()},
                       tuple(_option(entry) for entry in data["nvcc_options"]),
                       {str(k): v or {} for k, v in data["offload_targets"].items()}, tuple(data["offload_features"]),
-                      str(data["host_hip_flags"]), tuple(str(v) for v in data["hipcc_variables"]))
+                      str(data["host_hip_flags"]), tuple(str(v) for v in data["hipcc_variables"]),
+                      {v.name: v for entry in data["findcuda_variables"] for v in _findcuda_variables(entry)})
 
 
 @functools.lru_cache(maxsize=1)
