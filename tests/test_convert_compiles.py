@@ -69,7 +69,8 @@ def test_statement_macros_do_not_hide_api_calls(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("version, expected", [
-    ("5.2", ["__shfl_down(v, offset)", "__ballot(v > 0.0f)", "__builtin_amdgcn_wave_barrier()"]),
+    ("5.2", ["__shfl_down(v, offset)", "__ballot(v > 0.0f)", "__builtin_amdgcn_wave_barrier()",
+             "#define SHFL_SYNC(mask, v, lane) __shfl((v), (lane))\n", " __ballot((pred) /* a vote, (not a mask) */)\n"]),
     ("6.2", ["#define HIP_ENABLE_WARP_SYNC_BUILTINS\n", "__shfl_down_sync(0xffffffffffffffffull, v, offset)",
              "__ballot_sync(__activemask(), v > 0.0f)", "__builtin_amdgcn_wave_barrier()"]),
     ("7.0", ["__shfl_down_sync(0xffffffffffffffffull, v, offset)", "__syncwarp()"]),

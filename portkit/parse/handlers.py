@@ -36,6 +36,10 @@ _GAP = rb"(?:\s|\\\r?\n)*"
 _ASM_IN_MACRO = re.compile(rb"\b(?:asm|__asm__)" + _GAP + rb"(?:(?:volatile|__volatile__)" + _GAP + rb")?\(" + _GAP
                            + rb'((?:(?:"(?:\\.|[^"\\])*"|#\s*\w+)' + _GAP + rb")*)")
 _STRING_CONTENT = re.compile(rb'"((?:\\.|[^"\\])*)"')
+# What a call's parentheses in a #define body hold: literals and comments whole, brackets and commas one by one.
+_ARGUMENT_TOKEN = re.compile(rb'"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'|/\*.*?\*/|//[^\n]*|[()\[\]{},]', re.S)
+_CALL_OPEN = re.compile(_GAP + rb"\(")
+_BLANK_EDGES = re.compile(rb"(?:\s|\\\r?\n)*(.*?)(?:\s|\\\r?\n)*$", re.S)
 # A #pragma a #define body spells (not `##pragma`, a paste): its text runs to the end of the body.
 _PRAGMA_IN_MACRO = re.compile(rb"(?<![#\w])#[ \t]*pragma\b")
 _SPLICE = re.compile(rb"\\\r?\n")
@@ -525,6 +529,29 @@ HANDLERS: tuple[tuple[str, Callable[[FileParse, list[Node]], None]], ...] = (
 )
 
 
+def _body_arguments(body: bytes, after: int, base: int) -> tuple[Span, ...]:
+    """The argument spans of a call a #define body spells, its name ending at `after`: what convert needs to drop a
+    mask (`__shfl_sync((a), (b), (c))` on HIP 5.2). None where no `(` follows or it does not close in the body."""
+    opened = _CALL_OPEN.match(body, after)
+    if opened is None:
+        return ()
+    depth, start, spans = 0, opened.end(), []
+    for token in _ARGUMENT_TOKEN.finditer(body, opened.end()):
+        text = token.group()
+        if text in (b"(", b"[", b"{"):
+            depth += 1
+        elif text in (b")", b"]", b"}") and depth:
+            depth -= 1
+        elif text == b")" or text == b"," and not depth:
+            inner = _BLANK_EDGES.match(body, start, token.start())
+            if inner.end(1) > inner.start(1):
+                spans.append(Span(base + inner.start(1), base + inner.end(1)))
+            if text == b")":
+                return tuple(spans)
+            start = token.end()
+    return ()
+
+
 def _macro_occurrences(node: Node, source: bytes, function: str, keep: Keep | None) -> list[Occurrence]:
     """Identifiers and inline asm of one #define body."""
     base = node.start_byte
@@ -538,7 +565,8 @@ def _macro_occurrences(node: Node, source: bytes, function: str, keep: Keep | No
             continue
         name = spelled.decode("ascii")
         start = base + match.start(1)
-        found.append(Occurrence(Span(start, start + len(name)), Role.MACRO_BODY, name, position(start - base), function))
+        found.append(Occurrence(Span(start, start + len(name)), Role.MACRO_BODY, name, position(start - base), function,
+                                parts=_body_arguments(body, match.end(1), base)))
     pragma = _macro_pragma(node, body, base, position, function)
     if pragma is not None:
         found.append(pragma)

@@ -6,3 +6,10 @@ __global__ void reduce(float *x) {
   __syncwarp();
   if (threadIdx.x == 0) x[0] = v + vote;
 }
+// Warp intrinsics behind a project's function-like macros (pytorch3d's pulsar): rewritten in the body as in code.
+#define SHFL_SYNC(mask, v, lane) __shfl_sync((mask), (v), (lane))
+#define BALLOT(mask, pred) \
+  __ballot_sync((mask), (pred) /* a vote, (not a mask) */)
+__global__ void vote(float *x) {
+  x[threadIdx.x] = SHFL_SYNC(0xffffffffu, x[threadIdx.x], 0) + (float)BALLOT(0xffffffffu, x[0] > 0.0f);
+}
