@@ -201,6 +201,21 @@ def _spelled(rule: Rule, hip: str) -> Rule:
     return dataclasses.replace(rule, hip=hip, hip_added="", older_hip="", argument_of=(), older_hip_in=())
 
 
+def _in_host_code(occurrence: Occurrence, device: AbstractSet[str]) -> bool:
+    """A call in a function no __device__ or __global__ marks (a #define body's could be either)."""
+    return occurrence.role is Role.CALL and bool(occurrence.function) and occurrence.function not in device
+
+
+@functools.lru_cache(maxsize=None)
+def _host_use(rule: Rule) -> Rule:
+    """`rule` for a call in host code, where HIP has no such function (kept: a finding's resolution is cached by the
+    rule's id)."""
+    return dataclasses.replace(
+        rule, hip="", older_hip="", hip_added="", status=Status.PARTIAL, cuda_host="",
+        note=f"CUDA declares {rule.cuda} for host code too; HIP's is device code's only.",
+        action=f"In host code write {rule.cuda_host}.")
+
+
 def _version_test(occurrence: Occurrence, name: str, rule: Rule, status: Status | None, parsed: ParsedFile) -> bool:
     """A version macro the preprocessor tests and convert leaves as written (a comparison the rule keeps, `defined` of
     it in a test that also compares it, or a macro HIP has no name for): no API use, and no build breaks (undefined
@@ -252,6 +267,7 @@ def _names(parsed: ParsedFile, context: Context) -> Iterator[Finding]:
                 continue
             if rule is not None:
                 rule = call_rule(rule, occurrence, parsed, context)
+                rule = _host_use(rule) if rule.cuda_host and _in_host_code(occurrence, device) else rule
                 rule = _argument_rule(rule, occurrence, parsed, context) if rule.argument_of or rule.older_hip_in else rule
                 finding = rule_finding(parsed.path, rule, used or name, occurrence.span, occurrence.position, context,
                                        occurrence.function, occurrence, shadowable=not resolved,

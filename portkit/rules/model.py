@@ -88,6 +88,8 @@ class Rule:
     # Undefined under hipcc, it reads 0 there as in the original; HIP_VERSION >= 12000 would be true on every HIP.
     keep_compared: bool = False
     c_library: bool = False  # also a C/C++ library name (floor, y0, min): CUDA's only in device code
+    # CUDA declares it for host code too, HIP for device code only (rsqrtf): what host code writes instead.
+    cuda_host: str = ""
     helper: str = ""  # a helper (rules/_helpers.yaml) a file using the name needs: overloads CUDA has and HIP lacks
     hip_pointer: bool = False  # a type that is an integer in CUDA and a pointer in HIP (CUdeviceptr; hipDeviceptr_t is void*)
     source: str = ""
