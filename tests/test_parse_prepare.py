@@ -117,6 +117,19 @@ def test_identity_macro_around_a_parameter_list() -> None:
     assert roles(parsed, "cudaStream_t") == ["type"]
 
 
+@pytest.mark.parametrize("use", ["RESOLVE(T, p[b],\n    for (int i = rank; i < n; i += 32) {\n      __syncthreads();\n    });",
+                                 "RESOLVE(for (int i = 0; i < n; ++i) { __syncthreads(); })"])
+def test_statement_macro_with_code_in_its_arguments_ends_with_its_kernel(use: str) -> None:
+    # ginkgo's GKO_PRECONDITIONER_JACOBI_RESOLVE_PRECISION(T, p, for (...) {...}): a statement in an argument list is
+    # an error, and the recovery ran the kernel on into the host function below (its launch read as from the kernel).
+    parsed = parse(f"__global__ void k(int n) {{\n  {use}\n}}\nvoid h(int g) {{\n  if (g > 0) {{\n"
+                   "    other<<<g, 32>>>(g);\n  }\n}\n")
+    assert parsed.error_line is None
+    assert named(parsed, Role.KERNEL) == ["k"]
+    assert [(o.text, o.function) for o in parsed.of(Role.LAUNCH)] == [("other", "h")]
+    assert [o.function for o in parsed.occurrences if o.text in ("RESOLVE", "__syncthreads")] == ["k", "k"]
+
+
 def test_pragma_between_a_loop_header_and_its_body() -> None:
     parsed = parse("__global__ void k(float *a) {\n  for (int i = 0; i < 8; i++)\n#pragma unroll\n"
                    "    for (int j = 0; j < 8; j++) { a[i] = __shfl_sync(0xffffffff, a[j], 0); }\n}\n")

@@ -23,7 +23,7 @@ from typing import Callable, Iterator
 from tree_sitter import Node, Tree
 
 from portkit.parse.conditionals import select_branches
-from portkit.parse.lexer import IDENTIFIER, SUPPRESSION, Layout, blank, layout_of
+from portkit.parse.lexer import IDENTIFIER, SUPPRESSION, Layout, blank, layout_of, word_start
 from portkit.parse.macros import MacroTable, words_of
 from portkit.parse.recovery import error_weight
 
@@ -125,7 +125,7 @@ def normalise(source: bytes, table: MacroTable, layout: Layout | None = None) ->
     layout = layout or Layout(source)
     out = bytearray(source)
     for fix in (_define_comments, _grammar_gaps, _attributes, _lambda_qualifiers, _extern_c_guards, _pragmas,
-                _identity_macros, _statement_macros):
+                _identity_macros, _statement_arguments, _statement_macros):
         fix(out, layout, table)
     assert len(out) == len(source)
     return bytes(out)
@@ -285,6 +285,62 @@ def _identity_macros(out: bytearray, layout: Layout, table: MacroTable) -> None:
         if closing > 0:
             blank(out, match.start(), opening + 1)
             blank(out, closing, closing + 1)
+
+
+# A statement as a call's argument: only a macro's (`RESOLVE(T, p, for (...) { ... });`), never C++.
+_STATEMENT_ARGUMENT = re.compile(rb"[(,]\s*((?:for|while|if|do|switch|return)\b)")
+
+
+def _statement_arguments(out: bytearray, layout: Layout, table: MacroTable) -> None:
+    """`NAME(a, b, for (...) { ... });`, a macro that runs code given as its last argument: tree-sitter reads
+    no statement in an argument list, and its recovery runs the enclosing function on into the next ones (a
+    host launch below then reads as launched from the kernel). Make the use a block of its arguments:
+    `{   a; b; for (...) { ... }}` (its name blanked, each top-level comma a `;`, the parentheses braces)."""
+    done = -1  # a use already rewritten ends here: its other statement arguments are in it
+    for match in _code_matches(_STATEMENT_ARGUMENT, layout.source, layout):
+        if match.start() < done or not layout.is_code(match.start(1)):
+            continue
+        use = _statement_argument_use(out, layout, match.start())
+        if use is None:
+            continue
+        start, opening, closing = use
+        arguments = layout.arguments(opening, closing)
+        last = arguments[-1][0] if arguments else -1
+        if last < match.start(1) or _STATEMENT_ARGUMENT.match(b"," + layout.source[last:last + 8]) is None:
+            continue  # an expression after the code: no statement to end the block with
+        blank(out, start, opening)
+        out[start], out[opening], out[closing] = ord("{"), ord(" "), ord("}")
+        for _, end in arguments[:-1]:
+            comma = layout.next_code(layout.source, end)
+            out[comma] = ord(";")
+        done = closing
+
+
+def _statement_argument_use(out: bytearray, layout: Layout, offset: int) -> tuple[int, int, int] | None:
+    """For the `(` or `,` at `offset`, the use of the macro whose arguments it opens or separates, as its name's
+    start, its `(` and its `)`, where the use starts a statement; else None."""
+    source, code, depth = layout.source, layout.code, 0
+    for opening in range(offset, -1, -1):  # back to the `(` at this depth: at most the statement so far
+        byte = source[opening]
+        if not code[opening] or byte not in b"()[]{};":
+            continue
+        if byte in b")]}":
+            depth += 1
+        elif depth and byte != ord(";"):
+            depth -= 1
+        elif byte == ord("("):
+            break
+        elif not depth:
+            return None  # `[`, `{` or `;`: no call's arguments around `offset`
+    else:
+        return None
+    name_end = layout.previous_code(source, opening) + 1
+    start = word_start(source, name_end)
+    closing = layout.closing(opening)
+    if start == name_end or not IDENTIFIER.fullmatch(source, start, name_end) or closing < 0 \
+            or not _at_statement_start(out, layout, start):
+        return None
+    return start, opening, closing
 
 
 def _statement_macros(out: bytearray, layout: Layout, table: MacroTable) -> None:
