@@ -23,7 +23,7 @@ from typing import Callable, Iterator
 from tree_sitter import Node, Tree
 
 from portkit.parse.conditionals import select_branches
-from portkit.parse.lexer import IDENTIFIER, SUPPRESSION, Layout, blank, layout_of, word_start
+from portkit.parse.lexer import IDENTIFIER, SUPPRESSION, Layout, blank, layout_of
 from portkit.parse.macros import MacroTable, words_of
 from portkit.parse.recovery import error_weight
 
@@ -287,60 +287,55 @@ def _identity_macros(out: bytearray, layout: Layout, table: MacroTable) -> None:
             blank(out, closing, closing + 1)
 
 
-# A statement as a call's argument: only a macro's (`RESOLVE(T, p, for (...) { ... });`), never C++.
-_STATEMENT_ARGUMENT = re.compile(rb"[(,]\s*((?:for|while|if|do|switch|return)\b)")
+# A statement starts with one of these, or ends with a `;`: in a call's arguments, only a macro's.
+_STATEMENT_KEYWORD = re.compile(rb"(?:for|while|if|do|switch|return)\b")
 
 
 def _statement_arguments(out: bytearray, layout: Layout, table: MacroTable) -> None:
-    """`NAME(a, b, for (...) { ... });`, a macro that runs code given as its last argument: tree-sitter reads
-    no statement in an argument list, and its recovery runs the enclosing function on into the next ones (a
-    host launch below then reads as launched from the kernel). Make the use a block of its arguments:
-    `{   a; b; for (...) { ... }}` (its name blanked, each top-level comma a `;`, the parentheses braces)."""
-    done = -1  # a use already rewritten ends here: its other statement arguments are in it
-    for match in _code_matches(_STATEMENT_ARGUMENT, layout.source, layout):
-        if match.start() < done or not layout.is_code(match.start(1)):
+    """`NAME(a, b, auto x = f(a); for (...) { ... });`, a macro that runs the code given as its last argument
+    (ginkgo's GKO_PRECONDITIONER_JACOBI_RESOLVE_PRECISION): tree-sitter reads no statement in an argument list,
+    and its recovery runs the enclosing function on into the next ones (a host launch below then reads as
+    launched from the kernel). Where a use starts a statement and its last argument ends one (`;` or `}`),
+    make it a block of its arguments: `{   a; b; auto x = f(a); for (...) { ... }}` (the name blanked, each
+    top-level comma a `;`, the parentheses braces)."""
+    source = layout.source
+    for line in _statement_starts(source, table.statements | table.object_statements):
+        start = line.start(1)
+        opening = layout.next_code(source, line.end(1))
+        if opening < 0 or source[opening] != ord("(") or not layout.is_code(start):
             continue
-        use = _statement_argument_use(out, layout, match.start())
-        if use is None:
+        closing = layout.closing(opening)
+        if closing < 0 or b";" not in source[opening:closing] and not _STATEMENT_KEYWORD.search(source, opening, closing):
+            continue  # most uses: no statement inside, found at C speed
+        commas = _statement_commas(layout, opening, closing)
+        if commas is None or source[layout.previous_code(source, closing)] not in b";}" \
+                or not _at_statement_start(out, layout, start):
             continue
-        start, opening, closing = use
-        arguments = layout.arguments(opening, closing)
-        last = arguments[-1][0] if arguments else -1
-        if last < match.start(1) or _STATEMENT_ARGUMENT.match(b"," + layout.source[last:last + 8]) is None:
-            continue  # an expression after the code: no statement to end the block with
-        blank(out, start, opening)
-        out[start], out[opening], out[closing] = ord("{"), ord(" "), ord("}")
-        for _, end in arguments[:-1]:
-            comma = layout.next_code(layout.source, end)
+        blank(out, start, opening + 1)
+        out[start], out[closing] = ord("{"), ord("}")
+        for comma in commas:
             out[comma] = ord(";")
-        done = closing
 
 
-def _statement_argument_use(out: bytearray, layout: Layout, offset: int) -> tuple[int, int, int] | None:
-    """For the `(` or `,` at `offset`, the use of the macro whose arguments it opens or separates, as its name's
-    start, its `(` and its `)`, where the use starts a statement; else None."""
-    source, code, depth = layout.source, layout.code, 0
-    for opening in range(offset, -1, -1):  # back to the `(` at this depth: at most the statement so far
-        byte = source[opening]
-        if not code[opening] or byte not in b"()[]{};":
+def _statement_commas(layout: Layout, opening: int, closing: int) -> list[int] | None:
+    """The top-level commas between the brackets at `opening` and `closing`, where an argument there is a
+    statement (a top-level `;`, or a statement's keyword first); else None."""
+    source, code = layout.source, layout.code
+    commas, depth, statement = [], 0, _STATEMENT_KEYWORD.match(source, layout.next_code(source, opening + 1))
+    for offset in range(opening + 1, closing):
+        byte = source[offset]
+        if not code[offset] or byte not in b"()[]{},;":
             continue
-        if byte in b")]}":
+        if byte in b"([{":
             depth += 1
-        elif depth and byte != ord(";"):
+        elif byte in b")]}":
             depth -= 1
-        elif byte == ord("("):
-            break
-        elif not depth:
-            return None  # `[`, `{` or `;`: no call's arguments around `offset`
-    else:
-        return None
-    name_end = layout.previous_code(source, opening) + 1
-    start = word_start(source, name_end)
-    closing = layout.closing(opening)
-    if start == name_end or not IDENTIFIER.fullmatch(source, start, name_end) or closing < 0 \
-            or not _at_statement_start(out, layout, start):
-        return None
-    return start, opening, closing
+        elif depth == 0 and byte == ord(";"):
+            statement = True
+        elif depth == 0:
+            commas.append(offset)
+            statement = statement or _STATEMENT_KEYWORD.match(source, layout.next_code(source, offset + 1))
+    return commas if statement else None
 
 
 def _statement_macros(out: bytearray, layout: Layout, table: MacroTable) -> None:
