@@ -162,6 +162,17 @@ def test_names_no_rule_knows_are_marked_where_hipcc_will_not_find_them(tmp_path:
     assert convert_bytes(tmp_path, out.encode(), database=database).decode() == out
 
 
+def test_thrust_cuda_backend_headers_become_rocthrusts_hip_ones_or_are_marked(tmp_path: Path, database) -> None:
+    # thundersvm's smo_kernel.cu: rocThrust has no thrust/system/cuda/ tree; its twins are under thrust/system/hip/.
+    source = (b"#include <thrust/sort.h>\n#include <thrust/system/cuda/detail/par.h>\n"
+              b"#include <thrust/system/cuda/detail/core/util.h>\n"
+              b"void f(float* k, int n) { thrust::sort(thrust::cuda::par, k, k + n, thrust::less<float>()); }\n")
+    out = convert_bytes(tmp_path, source, database=database).decode()
+    assert "#include <thrust/system/hip/detail/par.h>\n" in out and "thrust/system/cuda/detail/par.h" not in out
+    assert "// portkit: PK102 thrust/system/cuda/detail/core/util.h: " in out
+    assert "thrust::less" in out and "PK105" not in out
+
+
 def test_qualified_templates_are_renamed_whatever_the_spaces_in_their_arguments(tmp_path: Path, database) -> None:
     source = (b"#include <cub/cub.cuh>\n"
               b"template <typename T, int N> __device__ T sum(T v) {\n"

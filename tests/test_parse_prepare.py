@@ -14,6 +14,7 @@ from portkit.convert.edits import EditOptions
 from portkit.convert.sources import convert_stable
 from portkit.model import CallFacts, LaunchSyntax, ParsedFile, Role
 from portkit.parse import collect_macros, parse_source
+from portkit.parse.prepare import normalise
 from portkit.run.project import run_project
 from portkit.run.request import RunRequest
 from portkit.rules import Target
@@ -115,6 +116,27 @@ def test_identity_macro_around_a_parameter_list() -> None:
     parsed = parse("#define STDC_ARGS(p) p\nvoid HPL_f\nSTDC_ARGS( (\n   const int,\n   cudaStream_t *\n) );\n")
     assert parsed.error_line is None
     assert roles(parsed, "cudaStream_t") == ["type"]
+
+
+@pytest.mark.parametrize("use", ["RESOLVE(T, p[b],\n    for (int i = rank; i < n; i += 32) {\n      __syncthreads();\n    });",
+                                 "RESOLVE(T, p[b],\n    auto x = cast<T*>(p) + 1;\n    while (x) { __syncthreads(); }\n    n = 0;);",
+                                 "RESOLVE(for (int i = 0; i < n; ++i) { __syncthreads(); })"])
+def test_statement_macro_with_code_in_its_arguments_ends_with_its_kernel(use: str) -> None:
+    # ginkgo's GKO_PRECONDITIONER_JACOBI_RESOLVE_PRECISION(T, p, for (...) {...}): a statement in an argument list is
+    # an error, and the recovery ran the kernel on into the host function below (its launch read as from the kernel).
+    parsed = parse(f"__global__ void k(int n) {{\n  {use}\n}}\nvoid h(int g) {{\n  if (g > 0) {{\n"
+                   "    other<<<g, 32>>>(g);\n  }\n}\n")
+    assert parsed.error_line is None
+    assert named(parsed, Role.KERNEL) == ["k"]
+    assert [(o.text, o.function) for o in parsed.of(Role.LAUNCH)] == [("other", "h")]
+    assert [o.function for o in parsed.occurrences if o.text in ("RESOLVE", "__syncthreads")] == ["k", "k"]
+
+
+@pytest.mark.parametrize("use", ["CHECK(cudaFree(p));", "APPLY(p, [&] { g(); return; });", "LOOP(for (;;) x += 1);",
+                                 "  x = MAX(for_each, 1);"])
+def test_macro_uses_with_no_statement_to_end_a_block_stay_as_written(use: str) -> None:
+    source = f"void f(float *p) {{\n  {use}\n}}\n".encode()
+    assert normalise(source, collect_macros([source])) == source
 
 
 def test_pragma_between_a_loop_header_and_its_body() -> None:

@@ -59,6 +59,8 @@ GOOD = {"library": "mylib", "entries": [{"cuda": "myCudaThing", "kind": "functio
      "entry 1 (a): key 'shape': unknown key 'hip_structure'"),
     ({"library": "x", "entries": [{"cuda": "a", "kind": "type", "hip": "b", "shape": "hip_struct"}]},
      "entry 1 (a): key 'shape': a mapping of one or more of compare_as, hip_struct"),
+    ({"library": "x", "entries": [{"cuda": "x/cuda/", "kind": "header", "hip": "x/hip/"}]},
+     "entry 1 (x/cuda/): a directory's rule (a path ending in '/') is for the headers below it that no entry names"),
 ], ids=lambda v: v if isinstance(v, str) else None)
 def test_malformed_rules_name_file_entry_and_key(data, message: str) -> None:
     with pytest.raises(RuleFileError) as info:
@@ -146,6 +148,24 @@ def test_a_cached_database_builds_a_rule_when_it_is_first_looked_up(tmp_path: Pa
     assert cached.lookup_qualified("thrust::device_vector<int>::iterator")[1] == \
         validated.lookup_qualified("thrust::device_vector<int>::iterator")[1]
     assert cached.all_rules() == validated.all_rules()
+
+
+def test_a_directory_rule_stands_for_the_headers_below_it_no_entry_names(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setenv("PORTKIT_CACHE_DIR", str(tmp_path))
+    user = tmp_path / "team.yaml"
+    user.write_text("library: team\nentries:\n  - {cuda: x/cuda/, kind: header, note: none in HIP}\n"
+                    "  - {cuda: x/cuda/sub/, kind: header, note: nor these}\n"
+                    "  - {cuda: x/cuda/par.h, kind: header, hip: x/hip/par.h}\n")
+    validated = load_database([user], cache=False)
+    load_database([user])  # writes the cache entry
+    for database in (validated, load_database([user])):
+        assert database.header("x/cuda/par.h").hip == "x/hip/par.h"
+        assert database.header("x/cuda/detail/util.h").note == "none in HIP"
+        assert database.header("x/cuda/sub/a/b.h").note == "nor these"
+        assert database.header("x/cudax/a.h") is None and database.header("y/x/cuda/a.h") is None
+        assert database.hip_header("x/cuda/detail/util.h") == ""
+        assert "x/cuda/" not in database.headers and database.find("x/cuda/").status == "unsupported"
+    assert len(database) == len(validated) and database.all_rules() == validated.all_rules()
 
 
 def test_missing_user_rule_file(tmp_path: Path) -> None:

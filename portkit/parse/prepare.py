@@ -125,7 +125,7 @@ def normalise(source: bytes, table: MacroTable, layout: Layout | None = None) ->
     layout = layout or Layout(source)
     out = bytearray(source)
     for fix in (_define_comments, _grammar_gaps, _attributes, _lambda_qualifiers, _extern_c_guards, _pragmas,
-                _identity_macros, _statement_macros):
+                _identity_macros, _statement_arguments, _statement_macros):
         fix(out, layout, table)
     assert len(out) == len(source)
     return bytes(out)
@@ -285,6 +285,57 @@ def _identity_macros(out: bytearray, layout: Layout, table: MacroTable) -> None:
         if closing > 0:
             blank(out, match.start(), opening + 1)
             blank(out, closing, closing + 1)
+
+
+# A statement starts with one of these, or ends with a `;`: in a call's arguments, only a macro's.
+_STATEMENT_KEYWORD = re.compile(rb"(?:for|while|if|do|switch|return)\b")
+
+
+def _statement_arguments(out: bytearray, layout: Layout, table: MacroTable) -> None:
+    """`NAME(a, b, auto x = f(a); for (...) { ... });`, a macro that runs the code given as its last argument
+    (ginkgo's GKO_PRECONDITIONER_JACOBI_RESOLVE_PRECISION): tree-sitter reads no statement in an argument list,
+    and its recovery runs the enclosing function on into the next ones (a host launch below then reads as
+    launched from the kernel). Where a use starts a statement and its last argument ends one (`;` or `}`),
+    make it a block of its arguments: `{   a; b; auto x = f(a); for (...) { ... }}` (the name blanked, each
+    top-level comma a `;`, the parentheses braces)."""
+    source = layout.source
+    for line in _statement_starts(source, table.statements | table.object_statements):
+        start = line.start(1)
+        opening = layout.next_code(source, line.end(1))
+        if opening < 0 or source[opening] != ord("(") or not layout.is_code(start):
+            continue
+        closing = layout.closing(opening)
+        if closing < 0 or b";" not in source[opening:closing] and not _STATEMENT_KEYWORD.search(source, opening, closing):
+            continue  # most uses: no statement inside, found at C speed
+        commas = _statement_commas(layout, opening, closing)
+        if commas is None or source[layout.previous_code(source, closing)] not in b";}" \
+                or not _at_statement_start(out, layout, start):
+            continue
+        blank(out, start, opening + 1)
+        out[start], out[closing] = ord("{"), ord("}")
+        for comma in commas:
+            out[comma] = ord(";")
+
+
+def _statement_commas(layout: Layout, opening: int, closing: int) -> list[int] | None:
+    """The top-level commas between the brackets at `opening` and `closing`, where an argument there is a
+    statement (a top-level `;`, or a statement's keyword first); else None."""
+    source, code = layout.source, layout.code
+    commas, depth, statement = [], 0, _STATEMENT_KEYWORD.match(source, layout.next_code(source, opening + 1))
+    for offset in range(opening + 1, closing):
+        byte = source[offset]
+        if not code[offset] or byte not in b"()[]{},;":
+            continue
+        if byte in b"([{":
+            depth += 1
+        elif byte in b")]}":
+            depth -= 1
+        elif depth == 0 and byte == ord(";"):
+            statement = True
+        elif depth == 0:
+            commas.append(offset)
+            statement = statement or _STATEMENT_KEYWORD.match(source, layout.next_code(source, offset + 1))
+    return commas if statement else None
 
 
 def _statement_macros(out: bytearray, layout: Layout, table: MacroTable) -> None:

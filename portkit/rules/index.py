@@ -37,6 +37,7 @@ class RuleDatabase:
         self._unbuilt: dict[str, int] = {}  # the others: their rows
         self._headers: dict[str, Rule] = {}  # the headers built so far
         self._unbuilt_headers: dict[str, int] = {}  # the others: their rows
+        self._header_directories: dict[str, Rule] = {}  # `thrust/system/cuda/`: every header below it no rule names
         self.links: dict[str, Rule] = {}
         self._asm: list[Rule] = []
         # Members of a namespace's classes by member name: `cooperative_groups::thread_block_tile::meta_group_rank`.
@@ -47,7 +48,9 @@ class RuleDatabase:
             self._add(rule)
         if rows is not None:
             for row, (kind, cuda) in enumerate(zip(rows.column("kind"), rows.column("cuda"))):
-                if kind == "header":
+                if kind == "header" and cuda.endswith("/"):
+                    self._add(rows.rule(row))
+                elif kind == "header":
                     self._headers.pop(cuda, None)
                     self._unbuilt_headers[cuda] = row
                 elif kind in _BUILT_AT_ONCE or kind == "field" and cuda.count("::") >= 2:
@@ -58,7 +61,9 @@ class RuleDatabase:
 
     def _add(self, rule: Rule) -> None:
         self._qualified.clear()
-        if rule.kind == "header":
+        if rule.kind == "header" and rule.cuda.endswith("/"):
+            self._header_directories[rule.cuda] = rule
+        elif rule.kind == "header":
             self._headers[rule.cuda] = rule
             self._unbuilt_headers.pop(rule.cuda, None)
         elif rule.kind == "link":
@@ -94,7 +99,7 @@ class RuleDatabase:
 
     def __len__(self) -> int:
         return len(self.by_name) + len(self._unbuilt) + len(self._headers) + len(self._unbuilt_headers) \
-            + len({id(r) for r in self.links.values()}) + len(self._asm)
+            + len(self._header_directories) + len({id(r) for r in self.links.values()}) + len(self._asm)
 
     def named_rules(self) -> list[Rule]:
         """Every rule looked up by name (functions, types, enums, macros, fields...), all built."""
@@ -104,7 +109,8 @@ class RuleDatabase:
 
     def all_rules(self) -> list[Rule]:
         seen: dict[int, Rule] = {}
-        for group in (self.named_rules(), self.headers.values(), self.links.values(), self._asm):
+        for group in (self.named_rules(), self.headers.values(), self._header_directories.values(), self.links.values(),
+                      self._asm):
             for rule in group:
                 seen.setdefault(id(rule), rule)
         return sorted(seen.values(), key=lambda r: (r.library, r.kind, r.cuda))
@@ -123,7 +129,17 @@ class RuleDatabase:
         return self._namespace_members.get(member, {}).values()
 
     def header(self, path: str) -> Rule | None:
-        return self._header(path) or self._header(path.rsplit("/", 1)[-1])
+        """The rule for the header at `path`: its own, else its directory's (the nearest), else its file name's."""
+        return self._header(path) or self._directory(path) or self._header(path.rsplit("/", 1)[-1])
+
+    def _directory(self, path: str) -> Rule | None:
+        slash = path.rfind("/")
+        while self._header_directories and slash > 0:
+            rule = self._header_directories.get(path[:slash + 1])
+            if rule is not None:
+                return rule
+            slash = path.rfind("/", 0, slash)
+        return None
 
     def hip_header(self, path: str) -> str:
         """What convert makes of an include: the HIP header of a CUDA one, a HIP header as it is, else ""."""
@@ -202,7 +218,7 @@ class RuleDatabase:
 
     def find(self, name: str) -> Rule | None:
         """Any rule called `name`: a CUDA name, a header, a link library or an asm family."""
-        found = self.lookup(name) or self._header(name) or self.links.get(name)
+        found = self.lookup(name) or self._header(name) or self._header_directories.get(name) or self.links.get(name)
         return found or next((r for r in self._asm if r.cuda == name), None)
 
     def match_asm(self, template: str) -> Rule | None:

@@ -160,6 +160,9 @@ def parse_entry(source: str, library: str, index: int, raw: Any) -> Rule:
         raise _fail(source, where, f"status '{Status.SUPPORTED}' needs a 'hip' or 'roc' name")
     if bool(values.get("form_args") or values.get("null_args")) != bool(values.get("form_rule")):
         raise _fail(source, where, "key 'form_rule' goes with 'form_args' or 'null_args'")
+    if values["kind"] == "header" and values["cuda"].endswith("/") and (values.get("hip") or values.get("roc")):
+        raise _fail(source, where, "a directory's rule (a path ending in '/') is for the headers below it that no entry "
+                                   "names, and maps none: give each header with a HIP twin its own entry")
     if values["kind"] == "field" and "::" not in values["cuda"]:
         raise _fail(source, where, "kind 'field' needs a name like Struct::member")
     if values["kind"] == "asm":
