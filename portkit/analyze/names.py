@@ -201,6 +201,14 @@ def _spelled(rule: Rule, hip: str) -> Rule:
     return dataclasses.replace(rule, hip=hip, hip_added="", older_hip="", argument_of=(), older_hip_in=())
 
 
+def _rule_of_use(rule: Rule, occurrence: Occurrence, parsed: ParsedFile, context: Context, device: AbstractSet[str]) -> Rule:
+    """The rule this use is of: the form its arguments make (`call_rule`), HIP's lack of a host version, the enum
+    the call it is passed to takes."""
+    rule = call_rule(rule, occurrence, parsed, context)
+    rule = _host_use(rule) if rule.cuda_host and _in_host_code(occurrence, device) else rule
+    return _argument_rule(rule, occurrence, parsed, context) if rule.argument_of or rule.older_hip_in else rule
+
+
 def _in_host_code(occurrence: Occurrence, device: AbstractSet[str]) -> bool:
     """A call in a function no __device__ or __global__ marks (a #define body's could be either)."""
     return occurrence.role is Role.CALL and bool(occurrence.function) and occurrence.function not in device
@@ -266,9 +274,7 @@ def _names(parsed: ParsedFile, context: Context) -> Iterator[Finding]:
             if rule is not None and not in_role(rule, occurrence, parsed, device):
                 continue
             if rule is not None:
-                rule = call_rule(rule, occurrence, parsed, context)
-                rule = _host_use(rule) if rule.cuda_host and _in_host_code(occurrence, device) else rule
-                rule = _argument_rule(rule, occurrence, parsed, context) if rule.argument_of or rule.older_hip_in else rule
+                rule = _rule_of_use(rule, occurrence, parsed, context, device)
                 finding = rule_finding(parsed.path, rule, used or name, occurrence.span, occurrence.position, context,
                                        occurrence.function, occurrence, shadowable=not resolved,
                                        engine=Engine.CLANG if resolved else Engine.TREE_SITTER, resolutions=resolutions)
