@@ -251,19 +251,19 @@ def test_findcuda_variables_become_find_package_hips_or_get_a_marker(database) -
 
     result = convert_cmake(FINDCUDA_CMAKE, database, target=HIP52)
     lines = [line for line in result.text.splitlines() if "# portkit:" not in line]
-    assert lines[2:15] == [
+    assert lines[2:17] == [
         "find_package(hip)", 'option(WITH_GPU "compile with CUDA." ${hip_FOUND})', "IF (WITH_GPU)",
-        '    MESSAGE(STATUS "GPU ON (CUDA ${CUDA_VERSION})")', "    add_library(app SHARED k.cu)",
-        "    set_source_files_properties(k.cu PROPERTIES LANGUAGE HIP)",
-        "    TARGET_LINK_LIBRARIES(app hiprand hipblas ${CUDA_cupti_LIBRARY})",
+        '    MESSAGE(STATUS "GPU ON (CUDA ${CUDA_VERSION})")', "    enable_language(HIP)",
+        "    add_library(app SHARED k.cu)", "    set_source_files_properties(k.cu PROPERTIES LANGUAGE HIP)",
+        "    target_link_libraries(app hip::host)", "    TARGET_LINK_LIBRARIES(app hiprand hipblas ${CUDA_cupti_LIBRARY})",
         "    include_directories(${hip_INCLUDE_DIRS})",
         "    if(CUDA_VERSION VERSION_LESS 9.0 AND CUDA_curand_LIBRARY)", '        message(STATUS "old CUDA")', "    endif()",
         "ELSE()", '    MESSAGE(STATUS "GPU OFF")']
     assert lines[-2:] == ["set(CUDA_HAS_FP16 ON)  # the project's own variable, whatever its name",
                           'message(STATUS "fp16 ${CUDA_HAS_FP16} $ENV{CUDA_VERSION}")']
     assert sorted((n.line, n.code, n.message.split(":")[0]) for n in result.notes) == [
-        (7, "PK405", "CUDA_VERSION"), (11, "PK102", "CUDA_cupti_LIBRARY"),
-        (15, "PK405", "CUDA_VERSION"), (15, "PK405", "CUDA_curand_LIBRARY")]  # lines of the converted file
+        (7, "PK405", "CUDA_VERSION"), (13, "PK102", "CUDA_cupti_LIBRARY"),
+        (17, "PK405", "CUDA_VERSION"), (17, "PK405", "CUDA_curand_LIBRARY")]  # lines of the converted file
     assert "hip_VERSION" in next(n.message for n in result.notes if n.line == 7)
     assert convert_cmake(result.text, database, target=HIP52).text == result.text
 
@@ -294,9 +294,96 @@ def test_cuda_add_commands_in_any_case_and_inserted_lines_indented_as_their_bloc
     text = "IF (WITH_GPU)\n    CUDA_ADD_LIBRARY(a SHARED k.cu)\n\tCuda_Add_Executable(b m.cu)\nENDIF()\n"
     result = convert_cmake(text, database, target=HIP52).text
     assert result.splitlines() == [
-        "IF (WITH_GPU)", "    add_library(a SHARED k.cu)", "    set_source_files_properties(k.cu PROPERTIES LANGUAGE HIP)",
-        "\tadd_executable(b m.cu)", "\tset_source_files_properties(m.cu PROPERTIES LANGUAGE HIP)", "ENDIF()"]
+        "IF (WITH_GPU)", "    enable_language(HIP)", "    add_library(a SHARED k.cu)",
+        "    set_source_files_properties(k.cu PROPERTIES LANGUAGE HIP)", "    target_link_libraries(a hip::host)",
+        "\tadd_executable(b m.cu)", "\tset_source_files_properties(m.cu PROPERTIES LANGUAGE HIP)",
+        "\ttarget_link_libraries(b hip::host)", "ENDIF()"]
     assert convert_cmake(result, database, target=HIP52).text == result
+
+
+# FindCUDA's targets (thundersvm): cuda_add_library compiled the .cu sources with nvcc and linked the CUDA runtime.
+FINDCUDA_TARGETS = """cmake_minimum_required(VERSION 3.10)
+project(svm LANGUAGES C CXX)
+find_package(CUDA REQUIRED QUIET)
+file(GLOB SRC *.cpp kernel/*.cu)
+list(REMOVE_ITEM SRC "${CMAKE_CURRENT_LIST_DIR}/main.cpp")
+cuda_add_library(svm ${SRC})
+cuda_add_executable(svm-train main.cpp)
+target_link_libraries(svm-train svm)
+"""
+# The property lines for the .cu sources of a variable, picked out when CMake runs.
+GLOBBED_CU = ["set(portkit_cu_sources ${SRC})", 'list(FILTER portkit_cu_sources INCLUDE REGEX "\\\\.cu$")',
+              "set_source_files_properties(${portkit_cu_sources} PROPERTIES LANGUAGE HIP)"]
+
+
+def test_findcuda_targets_get_the_hip_language_and_hip_host(database) -> None:
+    """thundersvm: cuda_add_library became add_library and nothing more: CMake skipped its globbed .cu file, and g++
+    compiled the .cpp files that include HIP's headers without HIP's platform define. Now the targets get what
+    the CUDA language's path gives them; --cmake-hipcc makes that hipcc's C++ with -xhip."""
+    from portkit.convert.build_files import convert_cmake
+
+    hip = convert_cmake(FINDCUDA_TARGETS, database, target=HIP52).text
+    assert hip.splitlines()[5:] == [
+        "enable_language(HIP)", "add_library(svm ${SRC})", "target_link_libraries(svm hip::host)", *GLOBBED_CU,
+        "add_executable(svm-train main.cpp)", "target_link_libraries(svm-train hip::host)",
+        "target_link_libraries(svm-train svm)"]
+    assert convert_cmake(hip, database, target=HIP52).text == hip
+    hipcc = convert_cmake(FINDCUDA_TARGETS, database, target=HIP52, hipcc_as_cxx=True).text
+    assert hipcc.splitlines()[5:11] == [
+        "enable_language(CXX)", f'add_link_options("{OFFLOAD_ARCH_OPTIONS}")', "add_library(svm ${SRC})",
+        "target_link_libraries(svm hip::host)", *GLOBBED_CU[:2]]
+    assert hipcc.splitlines()[11] == GLOBBED_CU[2].replace("LANGUAGE HIP", "LANGUAGE CXX COMPILE_OPTIONS "
+                                                           f'"-xhip;{OFFLOAD_ARCH_OPTIONS}"')
+    assert convert_cmake(hipcc, database, target=HIP52, hipcc_as_cxx=True).text == hipcc
+
+
+def test_findcuda_targets_sources_named_kept_unseen_marked(database) -> None:
+    """A list the file writes out gets its property where it is named (no second one at the target); a keyword the
+    project links the target with is kept (CMake refuses both signatures on one target); a generator expression's
+    variables are marked; a project that enables the language already is not enabled again."""
+    from portkit.convert.build_files import convert_cmake
+
+    text = ("project(p LANGUAGES CXX CUDA)\nfind_package(CUDA)\nset(KSRC k.cu)\n"
+            "cuda_add_library(a ${KSRC} $<$<CONFIG:Debug>:${DEBUG_SRC}>)\ntarget_link_libraries(a PRIVATE m)\n")
+    result = convert_cmake(text, database, target=HIP52)
+    assert result.text.splitlines()[2:] == [
+        "set(KSRC k.cu)", "set_source_files_properties(k.cu PROPERTIES LANGUAGE HIP)",
+        result.text.splitlines()[4], "add_library(a ${KSRC} $<$<CONFIG:Debug>:${DEBUG_SRC}>)",
+        "target_link_libraries(a PRIVATE hip::host)", "target_link_libraries(a PRIVATE m)"]
+    assert [(n.code, n.message.split(":")[0]) for n in result.notes] == [("PK400", "$<$<CONFIG")]
+    assert convert_cmake(result.text, database, target=HIP52).text == result.text
+
+
+@pytest.mark.parametrize("sources", ["${SRC}", "mem.cpp kernel/k.cu"], ids=["glob", "named"])
+def test_a_findcuda_project_builds_and_links_its_kernels_with_hipcc(sources: str, tmp_path: Path) -> None:
+    """thundersvm with --cmake-hipcc: a globbed k.cu was never compiled ("undefined reference to run_scale"), and
+    the link had no architecture. Now k.cu is HIP for gfx90a, and the executable links for it. Converting the output
+    again changes nothing."""
+    require_tool("cmake")
+    require_tool("hipcc")
+    source = tmp_path / "in"
+    (source / "kernel").mkdir(parents=True)
+    (source / "CMakeLists.txt").write_text(FINDCUDA_TARGETS.replace("${SRC}", sources))
+    (source / "kernel" / "k.cu").write_text(
+        "__global__ void scale(float* x, float a, int n) { int i = threadIdx.x; if (i < n) x[i] *= a; }\n"
+        "void run_scale(float* x, float a, int n) { scale<<<1, 256>>>(x, a, n); }\n")
+    (source / "mem.cpp").write_text("#include <cuda_runtime.h>\n"
+                                    "float* dev_alloc(int n) { float* p = nullptr; cudaMalloc(&p, n * 4); return p; }\n")
+    (source / "main.cpp").write_text("float* dev_alloc(int n);\nvoid run_scale(float* x, float a, int n);\n"
+                                     "int main() { run_scale(dev_alloc(16), 2.f, 16); return 0; }\n")
+    _portkit_convert(source, tmp_path / "out", "--cmake-hipcc")
+    _portkit_convert(tmp_path / "out", tmp_path / "again", "--cmake-hipcc")
+    converted = (tmp_path / "out" / "CMakeLists.txt").read_text()
+    assert (tmp_path / "again" / "CMakeLists.txt").read_text() == converted
+    out = tmp_path / "out"
+    _run(["cmake", "-S", ".", "-B", "build", "-DCMAKE_CXX_COMPILER=hipcc", "-DCMAKE_HIP_ARCHITECTURES=gfx90a"], out,
+         HIP_PLATFORM="amd")
+    built = _run(["make", "-C", "build", "VERBOSE=1"], out, HIP_PLATFORM="amd")
+    compile_line = next(line for line in built.stdout.splitlines() if " -c " in line and "k.cu" in line)
+    assert "-xhip --offload-arch=gfx90a" in compile_line, compile_line
+    link_line = next(line for line in built.stdout.splitlines() if " -o svm-train " in f"{line} ")
+    assert "--offload-arch=gfx90a" in link_line, link_line  # else hipcc asks the machine's GPU
+    assert (out / "build" / "svm-train").is_file()
 
 
 def test_converted_cmake_builds_with_hipcc_as_the_cxx_compiler(tmp_path: Path, database) -> None:

@@ -13,7 +13,8 @@ from typing import Callable
 from portkit.analyze.builds import (ASSIGNMENT, FINDCUDA_USES, LIBRARY_NAME, LIBRARY_VARIABLE_USE, assigned_variables,
                                     findcuda_advice, findcuda_variable, is_expanded, library_variables)
 from portkit.analyze.environment import patterns
-from portkit.codes import CUDA_PATH, FINDCUDA_VARIABLE, GPU_ARCHITECTURE, NVCC_FLAG, NVIDIA_TOOL, code_for_status
+from portkit.codes import (CMAKE_CUDA_LANGUAGE, CUDA_PATH, FINDCUDA_VARIABLE, GPU_ARCHITECTURE, NVCC_FLAG, NVIDIA_TOOL,
+                           code_for_status)
 from portkit.convert.build_text import SHELL_COMMENT, BuildConversion, Rewriter
 from portkit.rules import Rule, RuleDatabase
 from portkit.rules.build_facts import LEAD, BuildFacts, NvccOption, build_facts
@@ -316,6 +317,7 @@ def convert_cmake(text: str, rules: RuleDatabase, offload_arch: tuple[str, ...] 
     compiled as C++ by hipcc (`cmake -DCMAKE_CXX_COMPILER=hipcc`) where CMake's HIP language does not work."""
     facts = build_facts().for_target(target)
     rw = Rewriter(text)
+    _findcuda_targets(rw, rules, target, facts)
     _cmake_language(rw)
     _cmake_architectures(rw, facts, offload_arch)
     _note_patterns(rw, NVCC_FLAG, "cmake")
@@ -435,6 +437,70 @@ def _findcuda_variables(rw: Rewriter, rules: RuleDatabase, target: Target) -> No
 
     for pattern in FINDCUDA_USES:
         rw.sub(pattern, replace)
+
+
+# FindCUDA's commands for a target of .cu and host sources (_cmake_language makes them add_*): the name, the rest.
+_FINDCUDA_TARGET = r"\bcuda_add_(?:executable|library)\s*\(\s*([\w${}.-]+)([^)]*)\)"
+_TARGET_KEYWORDS = {"STATIC", "SHARED", "MODULE", "OBJECT", "EXCLUDE_FROM_ALL", "WIN32", "MACOSX_BUNDLE"}
+_HIP_ENABLED = r"\benable_language\s*\(\s*(?:CUDA|HIP)\s*\)|\bproject\s*\([^)]*(?<![\w$])(?:CUDA|HIP)(?!\w)"
+# Where a target's sources are in variables the file may not fill with literal names (a glob, a parent's list), its
+# .cu files are picked out when CMake runs.
+_CU_SOURCES = "portkit_cu_sources"
+_UNSEEN_ADVICE = ("FindCUDA compiled this target's .cu sources with nvcc; a variable in a generator expression holds "
+                  "some, which convert cannot see: give those .cu files the source properties it writes for the others "
+                  "(set_source_files_properties), or CMake skips them.")
+
+
+# A command that fills a variable: set() and list() with the names (groups 1, 2), a glob, a directory's sources.
+_SOURCE_LIST = re.compile(r"\b(?:(set)\s*\(|(list)\s*\(\s*(?:APPEND|PREPEND|INSERT)\s+|file\s*\(\s*GLOB\w*\s+"
+                          r"|aux_source_directory\s*\(\s*\S+\s+)\s*(\w+)([^)]*)\)", re.I)
+
+
+def _literal_variables(code: str) -> set[str]:
+    """The variables `code` fills only with names written out (`set(SRC a.cu b.cpp)`): _mark_cu_sources gives their
+    .cu files the HIP language where they are named."""
+    written: dict[str, bool] = {}
+    for match in _SOURCE_LIST.finditer(code):
+        literal = bool(match.group(1) or match.group(2)) and not re.search(r"[$*<]", match.group(4))
+        written[match.group(3)] = written.get(match.group(3), True) and literal
+    return {name for name, literal in written.items() if literal}
+
+
+def _findcuda_targets(rw: Rewriter, rules: RuleDatabase, target: Target, facts: BuildFacts) -> None:
+    """A cuda_add_* target had its .cu sources compiled by nvcc and linked the CUDA runtime; as add_* it gets
+    what CMake's HIP language path gives a target: the language enabled, LANGUAGE HIP on its .cu sources
+    (_mark_cu_sources on those named; those of a variable picked out here), and hip::host, whose platform define
+    g++ needs for the HIP headers its host files include now. hip::device would make every C++ source HIP (-x hip)."""
+    code = blank(rw.text, HASH_COMMENT)
+    enabled = re.search(_HIP_ENABLED, code, re.I) is not None
+    literal = _literal_variables(code)
+    library = _cmake_target(facts.findcuda_target_library, rules, target)
+
+    def convert(match: re.Match) -> str:
+        nonlocal enabled
+        name, indent = match.group(1), _indent(match)
+        sources = [word for word in match.group(2).split() if word.upper() not in _TARGET_KEYWORDS]
+        # Names written out, inside a generator expression too, are _mark_cu_sources'.
+        variables = [word for word in sources if re.fullmatch(r"\$\{.+\}", word) and word[2:-1] not in literal]
+        unseen = [word for word in sources if "$<" in word and "${" in word]
+        call = match.group()
+        if unseen:
+            call = rw.kept("", CMAKE_CUDA_LANGUAGE, f"{' '.join(unseen)}: {_UNSEEN_ADVICE}") + call
+        lines = [call]
+        if not enabled and (unseen or variables or any(word.endswith(".cu") for word in sources)):
+            enabled = True
+            lines = ["enable_language(HIP)", indent + call]
+        if library:
+            keyword = re.search(rf"\btarget_link_libraries\s*\(\s*{re.escape(name)}\s+"
+                                r"(PRIVATE|PUBLIC|INTERFACE|LINK_PRIVATE|LINK_PUBLIC)\b", code, re.I)
+            lines.append(f"{indent}target_link_libraries({name} {keyword.group(1) + ' ' if keyword else ''}{library})")
+        if variables:
+            lines += [f"{indent}set({_CU_SOURCES} {' '.join(variables)})",
+                      f'{indent}list(FILTER {_CU_SOURCES} INCLUDE REGEX "\\\\.cu$")',
+                      f"{indent}set_source_files_properties(${{{_CU_SOURCES}}} PROPERTIES LANGUAGE HIP)"]
+        return "\n".join(lines)
+
+    rw.sub(_FINDCUDA_TARGET, convert, re.I)
 
 
 # The architectures a target's HIP_ARCHITECTURES property holds (set from CMAKE_HIP_ARCHITECTURES, as for the HIP

@@ -117,6 +117,7 @@ class BuildFacts:
     host_hip_flags: str = ""  # what gcc and g++ need to include HIP's headers
     hipcc_variables: tuple[str, ...] = ()  # make and shell variables that name the compiler unassigned
     findcuda_variables: dict[str, FindCudaVariable] = dataclasses.field(default_factory=dict)  # by name
+    findcuda_target_library: str = ""  # what FindCUDA links each of its targets with, as -l names it
 
     def known_offload_targets(self, target: Target) -> list[str]:
         """The AMD GPUs the targeted HIP's compiler knows."""
@@ -170,7 +171,8 @@ def _parse(data: dict) -> BuildFacts:
                       tuple(_option(entry) for entry in data["nvcc_options"]),
                       {str(k): v or {} for k, v in data["offload_targets"].items()}, tuple(data["offload_features"]),
                       str(data["host_hip_flags"]), tuple(str(v) for v in data["hipcc_variables"]),
-                      {v.name: v for entry in data["findcuda_variables"] for v in _findcuda_variables(entry)})
+                      {v.name: v for entry in data["findcuda_variables"] for v in _findcuda_variables(entry)},
+                      str(data["findcuda_target_library"]))
 
 
 @functools.lru_cache(maxsize=1)
