@@ -86,6 +86,21 @@ def test_attribute_macro_keeps_the_device_function() -> None:
     assert parsed.error_line is None
 
 
+def test_attribute_macros_made_of_attribute_macros_and_linkage() -> None:
+    """moderngpu's `MGPU_DEVICE` is `__device__ INLINESYMBOL`, itself `__forceinline__` or `inline`; warp-ctc's
+    `API_REFERENCE` is `extern "C" __declspec(dllexport)` on Windows. 17 of warp-ctc's 36 files parsed with errors."""
+    table = collect_macros([b"#ifdef _MSC_VER\n#define INLINESYMBOL __forceinline__\n#else\n#define INLINESYMBOL inline\n"
+                            b"#endif\n#define MGPU_DEVICE __device__ INLINESYMBOL\n"
+                            b"#define MGPU_HOST_DEVICE __host__ MGPU_DEVICE\n"
+                            b"#ifdef _WIN32\n#define API_REFERENCE extern \"C\" __declspec(dllexport)\n#else\n"
+                            b"#define API_REFERENCE\n#endif\n"])
+    parsed = parse("MGPU_DEVICE void merge(const int* keys, int aBegin,\n    int aEnd) { __syncthreads(); }\n"
+                   "MGPU_HOST_DEVICE int half(int x) { return x / 2; }\n"
+                   "API_REFERENCE int get_version();\nAPI_REFERENCE int compute(float* p, int n);\n", macros=table)
+    assert parsed.error_line is None
+    assert sorted(named(parsed, Role.DEVICE_FUNCTION)) == ["half", "merge"]
+
+
 def test_attribute_macro_defined_for_another_model_as_a_pragma() -> None:
     """One header, several programming models: `_Pragma(...)` is no code, so the macro stays an attribute."""
     parsed = parse("#ifdef HAVE_CUDA\n#define HOST_DEVICE __host__ __device__\n#else\n"

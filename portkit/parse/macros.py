@@ -12,15 +12,18 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import re
-from typing import Iterable, Iterator
+from typing import Iterable, Iterator, Mapping
 
 # name, (parameters) when function-like, body with its continuation lines.
 _DEFINE = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)(\(([^)]*)\))?((?:[^\n\\]|\\.|\\\r?\n)*)", re.M)
 _COMMENT = re.compile(rb"/\*.*?\*/|//[^\n]*", re.S)
+_NAME = re.compile(rb"[A-Za-z_]\w*")
+_KNOWN_NAME = re.compile(rb"\s*([A-Za-z_]\w*)")
 # What an attribute macro may expand to: qualifiers, specifiers, calling conventions (`#define CUDAAPI __stdcall` on
 # Windows), attributes and pragmas (`_Pragma("omp declare target")`, another model's spelling of the same macro) only.
 _ATTRIBUTE = re.compile(
-    rb"\s*(?:__global__|__device__|__host__|__forceinline__|__noinline__|__inline__|__inline|inline|static|extern"
+    rb"\s*(?:__global__|__device__|__host__|__forceinline__|__noinline__|__inline__|__inline|inline|static"
+    rb"|extern(?:\s*\"C(?:\+\+)?\")?"
     rb"|__restrict__|__dpct_inline__|__stdcall|__cdecl|__fastcall|__vectorcall"
     rb"|__attribute__\s*\(\(.*?\)\)|__declspec\s*\(.*?\)|__align__\s*\(.*?\)"
     rb"|__launch_bounds__\s*\(.*?\)|\[\[.*?\]\]|_Pragma\s*\(\s*\"(?:[^\"\\\\]|\\\\.)*\"\s*\))")
@@ -143,18 +146,18 @@ def collect_macros(sources: Iterable[bytes]) -> MacroTable:
 
 def macro_table(per_file: Iterable[FileDefinitions]) -> MacroTable:
     """The macro table of a project, from each source file's #defines (file_definitions)."""
+    found_by_name = {name: found for name, found in definitions(per_file).items()
+                     if not _NEVER.fullmatch(name) and name not in _KEYWORDS}
+    expansions = _attribute_expansions(found_by_name)
     attributes: dict[bytes, bytes] = {}
     attribute_calls, statements, object_statements, identities = set(), set(), set(), set()
-    for name, found in definitions(per_file).items():
-        if _NEVER.fullmatch(name) or name in _KEYWORDS:
-            continue
+    for name, found in found_by_name.items():
         function_like = any(d.parameters is not None for d in found)
-        # An empty function-like macro (`REGISTER(key, ...)`) is a statement, not an attribute.
-        if all(_attribute_only(d.body) for d in found) and not any(d.parameters is not None and not d.body for d in found):
+        if name in expansions:
             if function_like:
                 attribute_calls.add(name)
             else:
-                attributes[name] = _fitting(b" ".join(d.body for d in found), len(name))
+                attributes[name] = _fitting(expansions[name], len(name))
         elif any(d.identity for d in found):
             identities.add(name)
         elif function_like:
@@ -165,11 +168,30 @@ def macro_table(per_file: Iterable[FileDefinitions]) -> MacroTable:
                       frozenset(identities))
 
 
-def _attribute_only(body: bytes) -> bool:
+def _attribute_expansions(found_by_name: dict[bytes, list[Definition]]) -> dict[bytes, bytes]:
+    """The attribute macros, each with every definition's body joined, other attribute macros in it expanded:
+    `#define MGPU_DEVICE __device__ INLINESYMBOL` is one once INLINESYMBOL is (`__forceinline__` or `inline`).
+    Rounds until none is added: as many as macros nest (two or three). An empty function-like macro
+    (`REGISTER(key, ...)`) is a statement, not an attribute."""
+    expansions: dict[bytes, bytes] = {}
+    pending = {name: found for name, found in found_by_name.items()
+               if not any(d.parameters is not None and not d.body for d in found)}
+    while True:
+        added = {name: found for name, found in pending.items()
+                 if all(_attribute_only(d.body, expansions) for d in found)}
+        if not added:
+            return expansions
+        for name, found in added.items():
+            del pending[name]
+            expansions[name] = b" ".join(_NAME.sub(lambda m: expansions.get(m.group(), m.group()), d.body) for d in found)
+
+
+def _attribute_only(body: bytes, known: Mapping[bytes, bytes]) -> bool:
+    """Whether the body is qualifiers and attributes only, or `known` attribute macros."""
     offset = 0
     while offset < len(body):
-        match = _ATTRIBUTE.match(body, offset)
-        if match is None or match.end() == offset:
+        match = _ATTRIBUTE.match(body, offset) or _KNOWN_NAME.match(body, offset)
+        if match is None or match.end() == offset or match.re is _KNOWN_NAME and match.group(1) not in known:
             return not body[offset:].strip()
         offset = match.end()
     return True
