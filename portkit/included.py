@@ -13,6 +13,7 @@ import os
 import re
 from typing import Iterable
 
+from portkit.textutil import line_matches
 from portkit.walk import SourceFile, TooLarge, read_bytes
 
 MAX_FILES = 2000  # headers read for one run's named files: a bound on the work, not a project size
@@ -20,19 +21,8 @@ _QUOTED_INCLUDE = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*"([^"\n]+)"', re.M)
 
 
 def quoted_includes(source: bytes) -> tuple[bytes, ...]:
-    """The names a file's quoted `#include`s spell, in order: tried only on the lines where `include` is (a
-    multi-line regex tries every line of the file)."""
-    found = []
-    end = 0
-    at = source.find(b"include")
-    while at >= 0:
-        line_start = source.rfind(b"\n", 0, at) + 1
-        match = _QUOTED_INCLUDE.match(source, line_start) if line_start >= end else None
-        if match is not None:
-            found.append(match.group(1))
-            end = match.end()
-        at = source.find(b"include", max(at + 7, end))
-    return tuple(found)
+    """The names a file's quoted `#include`s spell, in order."""
+    return tuple(match.group(1) for match in line_matches(source, b"include", _QUOTED_INCLUDE))
 
 
 def _inside(path: str, root: str) -> bool:

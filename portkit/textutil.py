@@ -7,7 +7,7 @@ import itertools
 import operator
 import os
 import re
-from typing import AnyStr, Generic, Iterable, Sequence
+from typing import AnyStr, Generic, Iterable, Iterator, Sequence
 
 from portkit.model import Position
 
@@ -142,3 +142,17 @@ def _tails(members: list[str], width: int) -> list[int]:
         lengths = [len(text) - starts[-1] for text in members if (starts := [m.start() for m in pattern.finditer(text)])]
         ends += [max(lengths)] if lengths else []
     return [tail for tail in ends if 0 < tail <= width - 4] + list(range(width - 4, 0, -1))
+
+
+def line_matches(source: bytes, word: bytes, pattern: re.Pattern[bytes]) -> Iterator[re.Match[bytes]]:
+    """`pattern` matched from the start of each line where `word` is, matches not overlapping (a multi-line
+    regex would try every line of the file): the #defines or #includes of a file."""
+    end = 0
+    found = source.find(word)
+    while found >= 0:
+        line_start = source.rfind(b"\n", 0, found) + 1
+        match = pattern.match(source, line_start) if line_start >= end else None
+        if match is not None:
+            yield match
+            end = match.end()
+        found = source.find(word, max(found + len(word), end))

@@ -12,7 +12,9 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import re
-from typing import Iterable, Iterator, Mapping
+from typing import Iterable, Mapping
+
+from portkit.textutil import line_matches
 
 # name, (parameters) when function-like, body with its continuation lines.
 _DEFINE = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)(\(([^)]*)\))?((?:[^\n\\]|\\.|\\\r?\n)*)", re.M)
@@ -105,27 +107,13 @@ def file_definitions(source: bytes) -> FileDefinitions:
     if b"define" not in source:
         return ()
     found = []
-    for match in _defines(source):
+    for match in line_matches(source, b"define", _DEFINE):
         body = re.sub(rb"\\\r?\n", b" ", match.group(4))
         body = b" ".join(_COMMENT.sub(b" ", body).split())
         parameters = None if match.group(2) is None else tuple(
             p.strip() for p in match.group(3).split(b",") if p.strip())
         found.append((match.group(1), Definition(parameters, body)))
     return tuple(found)
-
-
-def _defines(source: bytes) -> Iterator[re.Match[bytes]]:
-    """`_DEFINE.finditer(source)`, tried only on the lines where `define` is (a multi-line regex tries
-    every line of the file)."""
-    end = 0
-    found = source.find(b"define")
-    while found >= 0:
-        line_start = source.rfind(b"\n", 0, found) + 1
-        match = _DEFINE.match(source, line_start) if line_start >= end else None
-        if match is not None:
-            yield match
-            end = match.end()
-        found = source.find(b"define", max(found + 6, end))
 
 
 def definitions(per_file: Iterable[FileDefinitions]) -> dict[bytes, list[Definition]]:
