@@ -142,7 +142,7 @@ def test_a_define_body_declares_its_variables_outside_comments_and_strings() -> 
     (["CUDART_VERSION >= 12000"], True, 1),
     (["CUDA_VERSION >= 11000UL /* new driver */", "__CUDACC_VER_MAJOR__ == 0"], True, 1),
     (["defined(CUDART_VERSION)"], True, None),  # convert renames it, a shim does not: either branch
-    (["defined(CUDART_VERSION) && CUDART_VERSION < 13000"], False, None),
+    (["defined(CUDART_VERSION) && CUDART_VERSION < 13000"], False, -1),  # compared too: `defined` stays as written
     (["CUDART_VERSION >= 12000"], False, -1),
     (["CUDART_VERSION >= 12000 && USE_FAST"], True, None),  # a project's switch: unknown here
     (["__CUDA_ARCH__ >= 700"], True, None),
@@ -151,3 +151,16 @@ def test_which_branch_of_a_cuda_version_test_hipcc_compiles(tests: list[str], ha
     from portkit.parse.hipcc_branch import hipcc_branch
 
     assert hipcc_branch(tests, has_else) == branch
+
+
+@pytest.mark.parametrize("test, value", [
+    ("defined(CUDA_VERSION) && (CUDA_VERSION < 11000)", 0),  # ginkgo's legacy cuSPARSE: no compiler builds it
+    ("CUDART_VERSION >= 11000", None),  # CUDA 13 builds it, hipcc does not
+    ("CUDA_VERSION < 11031", None),  # hipcc builds it, CUDA 13 does not
+    ("!defined(__CUDACC_VER_MAJOR__) || __CUDACC_VER_MAJOR__ >= 9", 1),
+    ("__CUDACC_VER_BUILD__ > 100", None),  # a value no version says
+])
+def test_a_version_test_both_compilers_read_alike(test: str, value) -> None:
+    from portkit.parse.hipcc_branch import everywhere_value
+
+    assert everywhere_value(test, (13, 0)) == value

@@ -142,8 +142,8 @@ def rule_fix(occurrence: Occurrence | None, spelling: str, resolution: Resolutio
     # A call passes its arguments (a mask CUDA defaults may be absent); elsewhere none can be seen, but in a #define
     # body, where the lexer found a call's parentheses (`__shfl_sync((a), (b), (c))`).
     if occurrence.role is Role.MACRO_BODY and resolution.drop_args:
-        if len(occurrence.parts) < resolution.drop_args:
-            return None  # not a call here: the marker says what to write
+        if len(occurrence.parts) < resolution.drop_args or spelling == occurrence.detail:
+            return None  # not a call here, or the macro's own name (`#define __shfl_down(v, d) __shfl_down_sync(...)`)
         return Fix(FixAction.RENAME, occurrence.span, spelling, occurrence.parts, resolution.drop_args)
     drop = min(resolution.drop_args, len(occurrence.parts)) if call else resolution.drop_args
     return Fix(FixAction.RENAME, occurrence.span, spelling, occurrence.parts if call else (), drop, args=edits)

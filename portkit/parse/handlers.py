@@ -552,8 +552,15 @@ def _body_arguments(body: bytes, after: int, base: int) -> tuple[Span, ...]:
     return ()
 
 
+def _defined_name(body: Node) -> str:
+    """The name of the #define whose body this is."""
+    name = body.parent.child_by_field_name("name") if body.parent is not None else None
+    return node_text(name) if name is not None else ""
+
+
 def _macro_occurrences(node: Node, source: bytes, function: str, keep: Keep | None) -> list[Occurrence]:
-    """Identifiers and inline asm of one #define body."""
+    """Identifiers and inline asm of one #define body (each identifier's detail: the macro's name)."""
+    defined = None  # the macro's name: asked only of a body with a kept name (a step up walks down from the root)
     base = node.start_byte
     body = source[base:node.end_byte]
     position = body_positions(node, body)
@@ -565,8 +572,9 @@ def _macro_occurrences(node: Node, source: bytes, function: str, keep: Keep | No
             continue
         name = spelled.decode("ascii")
         start = base + match.start(1)
+        defined = _defined_name(node) if defined is None else defined
         found.append(Occurrence(Span(start, start + len(name)), Role.MACRO_BODY, name, position(start - base), function,
-                                parts=_body_arguments(body, match.end(1), base)))
+                                defined, _body_arguments(body, match.end(1), base)))
     pragma = _macro_pragma(node, body, base, position, function)
     if pragma is not None:
         found.append(pragma)

@@ -26,19 +26,45 @@ _ARITHMETIC: dict[type, Callable[[int, int], int]] = {
     ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Mod: operator.mod}
 
 
+def _readings(test: str) -> tuple[bool, ...]:
+    """How `defined(...)` may read under hipcc: undefined, as written; or also renamed, where the test does not also
+    compare the macro (convert renames a lone `defined(CUDART_VERSION)` to `defined(HIP_VERSION)`)."""
+    text = LINE_COMMENT.sub(" ", test)
+    tested = {m.group(1) or m.group(2) for m in _DEFINED.finditer(text)}
+    compared = set(_NAME.findall(_DEFINED.sub(" ", text)))
+    return (False,) if tested <= compared else (False, True)
+
+
 def hipcc_branch(tests: Sequence[str], has_else: bool) -> Optional[int]:
     """The index of the branch hipcc compiles in an #if/#elif.../#else chain whose tests read only CUDA's version
     macros (len(tests) for the #else; -1 for none), or None where the tests read anything else or the two
     readings of `defined(...)` disagree."""
-    taken = {_first_true(tests, defined, has_else) for defined in (False, True)}
+    taken = {_first_true(tests, defined, has_else) for defined in _readings(" ".join(tests))}
     return taken.pop() if len(taken) == 1 and None not in taken else None
 
 
 def hipcc_value(test: str) -> Optional[int]:
-    """A test's truth under hipcc where it reads only CUDA's version macros and both readings agree; None otherwise."""
-    values = {_value(test, defined) for defined in (False, True)}
+    """A test's truth under hipcc where it reads only CUDA's version macros and the readings of `defined` agree;
+    None otherwise. `defined` of a macro the test also compares is read as written (convert keeps both)."""
+    values = {_value(test, defined) for defined in _readings(test)}
     value = values.pop() if len(values) == 1 else None
     return None if value is None else int(bool(value))
+
+
+def everywhere_value(test: str, cuda: tuple[int, int]) -> Optional[int]:
+    """A test's truth where hipcc and CUDA `cuda` (major, minor) read it alike; None where they differ or it reads
+    anything but CUDA's version. `#if defined(CUDA_VERSION) && CUDA_VERSION < 11000` is false for both from CUDA 11:
+    its branch is code no compiler of the port builds."""
+    hipcc = hipcc_value(test)
+    cuda_value = _value(test, True, lambda name: _cuda_macro(name, cuda))
+    return hipcc if hipcc is not None and cuda_value is not None and hipcc == int(bool(cuda_value)) else None
+
+
+def _cuda_macro(name: str, cuda: tuple[int, int]) -> Optional[int]:
+    """What CUDA `cuda` defines the version macro as; None for one of unknown value (__CUDACC_VER_BUILD__)."""
+    if name in ("__CUDACC_VER_MAJOR__", "__CUDACC_VER_MINOR__"):
+        return cuda[0] if name.endswith("MAJOR__") else cuda[1]
+    return cuda[0] * 1000 + cuda[1] * 10 if name in ("CUDART_VERSION", "CUDA_VERSION") else None
 
 
 def _first_true(tests: Sequence[str], defined: bool, has_else: bool) -> Optional[int]:
@@ -51,16 +77,18 @@ def _first_true(tests: Sequence[str], defined: bool, has_else: bool) -> Optional
     return len(tests) if has_else else -1
 
 
-def _value(test: str, defined: bool) -> Optional[int]:
-    """The test's value with CUDA's version macros read as 0 and `defined` of them as `defined`; None where it
-    reads another name or spells more than integers, comparisons and logic."""
+def _value(test: str, defined: bool, value_of: Callable[[str], Optional[int]] = lambda name: 0) -> Optional[int]:
+    """The test's value with CUDA's version macros read by `value_of` (hipcc: 0, undefined) and `defined` of them as
+    `defined`; None where it reads another name, a macro of unknown value, or spells more than integers,
+    comparisons and logic."""
     text = LINE_COMMENT.sub(" ", test)
     if any(not CUDA_VERSION_MACROS.fullmatch(m.group(1) or m.group(2)) for m in _DEFINED.finditer(text)):
         return None
-    text = _DEFINED.sub(" 1 " if defined else " 0 ", text)
-    if any(not CUDA_VERSION_MACROS.fullmatch(name) for name in _NAME.findall(_SUFFIX.sub(r"\1", text))):
+    text = _SUFFIX.sub(r"\1", _DEFINED.sub(" 1 " if defined else " 0 ", text))
+    values = {name: value_of(name) for name in _NAME.findall(text)}
+    if any(not CUDA_VERSION_MACROS.fullmatch(name) or value is None for name, value in values.items()):
         return None
-    text = _NAME.sub(" 0 ", _SUFFIX.sub(r"\1", text))
+    text = _NAME.sub(lambda m: f" {values[m.group()]} ", text)
     for pattern, spelled in _LOGIC:
         text = pattern.sub(spelled, text)
     try:
