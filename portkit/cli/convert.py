@@ -63,6 +63,7 @@ def _print_summary(outcome: ConvertOutcome, out: TextIO, details: bool = False) 
     markers = outcome.markers()
     out.write(f"portkit convert: {len(outcome.conversions)} files analysed, {len(changed)} changed, "
               f"{sum(c.edits for c in outcome.conversions)} edits, {len(markers)} markers"
+              + (f", {len(outcome.build_notes)} build-file markers" if outcome.build_notes else "")
               + (f", {outcome.copied - outcome.excluded} other files copied" if outcome.copied > outcome.excluded else "")
               + (f", {outcome.excluded} excluded files copied as they are" if outcome.excluded else "") + "\n")
     if len(markers) > MARKER_LIST_LIMIT and not details:
@@ -76,7 +77,7 @@ def _print_summary(outcome: ConvertOutcome, out: TextIO, details: bool = False) 
         for path, line in outcome.skipped:
             out.write(printable(f"  {path}:{line}") + "\n")
     if outcome.build_notes:
-        out.write("Build files, marked where hipcc has nothing for them:\n")
+        out.write("Build files, marked where they need a hand:\n")
         for path, note in sorted(outcome.build_notes):
             out.write(printable(f"  {path}:{note.line}: {note.code} {note.message}") + "\n")
     if outcome.verified:
