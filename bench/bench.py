@@ -24,8 +24,9 @@ seconds of being read is read again on the next run (portkit/run/statindex.py).
 Python modules are byte-compiled (into the run's own cache, never the package), as in
 an installed package: a sandbox's PYTHONDONTWRITEBYTECODE would otherwise compile every
 module at every start. The cold scan and the floor alternate `--repeat` times (default 3), as
-do the convert row and hipify-perl, and each reports its median; the check and the small file
-are the medians of as many runs. So one slow run on a shared machine does not decide a row.
+do the convert row and hipify-perl, and each reports its median; the check, the small file and the
+linearity ratio (each round's three scans) are the medians of as many runs. So one slow run on a shared
+machine does not decide a row.
 """
 from __future__ import annotations
 
@@ -210,19 +211,25 @@ def latency_rows(portkit: list[str], files: list[Path], env: dict[str, str], wor
     return [("check, 5 touched files (pre-commit)", check, note), ("scan, one small file", small, note)]
 
 
-def linearity_rows(portkit: list[str], tree: Path, jobs: int, env: dict[str, str]) -> list[tuple[str, float, str]]:
+def linearity_rows(portkit: list[str], tree: Path, jobs: int, env: dict[str, str], repeat: int = 1
+                   ) -> list[tuple[str, float, str]]:
     """The halves A and B of the tree scanned cold apart, then together: a per-file cost that grows with the
-    project makes the whole cost more than its parts."""
+    project makes the whole cost more than its parts. `repeat` rounds, each a ratio of its own three scans (the
+    machine's mood moves all three alike): their median, as for the other rows."""
     halves = [tree / "A", tree / "B"]
     if not all(half.is_dir() for half in halves):
         print("linearity: the tree has no A/ and B/ halves; not measured")
         return []
     scan = [*portkit, "scan", "-j", str(jobs), "--no-color", "--no-cache"]
-    apart = [run([*scan, str(half)], env)[0] for half in halves]
-    together, _ = run([*scan, *map(str, halves)], env)
-    print(f"{'linearity: A, B, A and B together':40} {apart[0]:8.2f} s {apart[1]:8.2f} s {together:8.2f} s", flush=True)
-    return [("linearity: together / (A + B)", together / sum(apart),
-             f"({together:.2f} s / {apart[0]:.2f} s + {apart[1]:.2f} s)")]
+    rounds = []
+    for _ in range(repeat):
+        apart = [run([*scan, str(half)], env)[0] for half in halves]
+        together, _ = run([*scan, *map(str, halves)], env)
+        print(f"{'linearity: A, B, A and B together':40} {apart[0]:8.2f} s {apart[1]:8.2f} s {together:8.2f} s", flush=True)
+        rounds.append((together / sum(apart), together, apart))
+    ratio, together, apart = sorted(rounds)[len(rounds) // 2]
+    return [("linearity: together / (A + B)", ratio,
+             f"({together:.2f} s / {apart[0]:.2f} s + {apart[1]:.2f} s{f', median of {repeat}' if repeat > 1 else ''})")]
 
 
 def floor_prepared(tree: Path, env: dict[str, str]) -> Path | None:
@@ -366,7 +373,7 @@ def main() -> int:
         lines = count_lines(sources(tree))
         print(f"tree: {tree} ({len(sources(tree))} files, {lines} lines), {args.jobs} jobs")
         rows = scan_rows(portkit, tree, args.jobs, env, lines, work, max(1, args.repeat)) \
-            + linearity_rows(portkit, tree, args.jobs, env)
+            + linearity_rows(portkit, tree, args.jobs, env, args.repeat)
         real = args.real or tree / "B" / "cuda-samples"
         if real.is_dir():
             rows += convert_rows(portkit, real_cuda(real, work), args.jobs, env, args.hipify_perl, work,
