@@ -61,7 +61,8 @@ def test_convert_honours_the_config(project: Path, capsys) -> None:
     assert "ncclCommShrink" not in capsys.readouterr().out
     assert (project / "out" / "own.cu").read_text().startswith("#include <hip/hip_runtime.h>\nvoid f(float* p) { hipFree(p); }")
     assert "portkit: PK102 teamAlloc" in (project / "out" / "own.cu").read_text()
-    assert not (project / "out" / "third_party").exists(), "excluded files are neither converted nor copied"
+    # Excluded files are not converted, but copied as they are: the converted project still builds with them.
+    assert (project / "out" / "third_party" / "vendored.cu").read_text() == VENDORED
     assert (project / "out" / "helper.cpp").read_text() == OWN, "files outside the extensions are copied unchanged"
 
 
