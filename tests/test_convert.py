@@ -810,14 +810,17 @@ def test_summary_counts_many_markers_by_kind_and_details_lists_each(tmp_path: Pa
 
 
 def test_summary_counts_the_build_file_markers_it_lists(tmp_path: Path, capsys) -> None:
-    """A converted Makefile's markers are counted in the summary line, not only listed below it (mumax3)."""
+    """A converted Makefile's markers are counted in the summary line, not only listed below it (mumax3), and a
+    marker text written on several lines is one row."""
     src = tmp_path / "src"
     src.mkdir()
     (src / "k.cu").write_text("__global__ void k(float* x) { x[0] = 1.0f; }\n")
-    (src / "Makefile").write_text("k.o: k.cu\n\tnvcc -Xptxas -O3 -c k.cu -o k.o\n")
+    (src / "Makefile").write_text("k.o: k.cu\n\tnvcc -Xptxas -O3 -c k.cu -o k.o\n"
+                                  "j.o: k.cu\n\tnvcc -Xptxas -O3 -c k.cu -o j.o\n")
     assert main(["convert", str(src), "-o", str(tmp_path / "out")]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert lines[0].endswith(", 1 build-file markers") and lines[1] == "Build files, marked where they need a hand:"
+    assert lines[0].endswith(", 2 build-file markers") and lines[1] == "Build files, marked where they need a hand:"
+    assert lines[2].startswith(f"  {src / 'Makefile'}:3, 6: PK403 -Xptxas -O3: ") and len(lines) == 3, "one row a text"
 
 
 def test_hipify_perl_found_on_path(tmp_path: Path, monkeypatch) -> None:
