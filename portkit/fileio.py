@@ -20,6 +20,7 @@ import errno
 import hashlib
 import io
 import os
+import signal
 import stat
 import sys
 from pathlib import Path
@@ -27,6 +28,8 @@ from typing import BinaryIO, Callable, Iterator, TextIO
 
 from portkit import temporaries
 from portkit.errors import InputError, OutputError, PortkitError
+
+_STOPS = {signal.SIGINT, signal.SIGTERM}  # what ends a run: held off while a file gets its name
 
 STDOUT = "-"
 DEFAULT_READ_LIMIT = 16 << 20
@@ -66,8 +69,14 @@ def _committing(path: Path, mode: int | None, owner: tuple[int, int] | None = No
     every step goes (a directory swapped for a symlink meanwhile is never followed).
     """
     fd, tmp, registered = temporaries.create(path.parent, directory)
+    handle = None
     try:
-        with os.fdopen(fd, "wb") as handle:
+        held = signal.pthread_sigmask(signal.SIG_BLOCK, _STOPS)  # a stop between the file and its name would leak it
+        try:
+            handle = os.fdopen(fd, "wb")
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, held)  # a stop held off lands here, and the file is closed below
+        with handle:
             yield handle
             handle.flush()
             if owner is not None and owner != (os.geteuid(), os.getegid()):
@@ -79,6 +88,9 @@ def _committing(path: Path, mode: int | None, owner: tuple[int, int] | None = No
             before_replace()
         (place or _replace)(tmp, name_in(path, directory), directory)
     except BaseException:
+        if handle is not None:
+            with contextlib.suppress(OSError):
+                handle.close()  # not entered yet, where a stop landed as the file was made
         with contextlib.suppress(OSError):
             os.unlink(tmp, dir_fd=directory)
         raise
