@@ -24,8 +24,9 @@ seconds of being read is read again on the next run (portkit/run/statindex.py).
 Python modules are byte-compiled (into the run's own cache, never the package), as in
 an installed package: a sandbox's PYTHONDONTWRITEBYTECODE would otherwise compile every
 module at every start. The cold scan and the floor alternate `--repeat` times (default 3), as
-do the convert row and hipify-perl, and each reports its median; the check, the small file and the
-linearity ratio (each round's three scans) are the medians of as many runs. So one slow run on a shared
+do the convert row and hipify-perl, and each reports its median; the warm scan and the scan after touching 10 files
+(each round edits the same files again), the check, the small file and the linearity ratio (each round's three
+scans) are the medians of as many runs. So one slow run on a shared
 machine does not decide a row.
 """
 from __future__ import annotations
@@ -156,25 +157,36 @@ def scan_rows(portkit: list[str], tree: Path, jobs: int, env: dict[str, str], li
     cold, floor, cold_peak = cold_and_floor([*scan, "--no-cache"], tree, jobs, env, repeat)
     print(f"{COLD:40} {cold:8.2f} s  {lines / cold / 1000:8.1f} klines/s  peak {cold_peak:7.0f} MB", flush=True)
     measured: list[tuple[str, float, float]] = [(COLD, cold, cold_peak)]
-    for label, command, before in [
-        ("scan, first run (fills the cache)", scan, None),
-        ("scan, warm (nothing changed)", scan, None),
-        ("scan, warm after touching 10 files", scan, lambda: touch(files, 10, "scan")),
-        ("scan, warm JSON (nothing changed)", [*scan[:-1], "-f", "json", "-o", str(work / "scan.json"), str(tree)], None),
-    ]:
-        if before is not None:
-            before()
-        seconds, peak = run(command, env)
-        measured.append((label, seconds, peak))
-        print(f"{label:40} {seconds:8.2f} s  {lines / seconds / 1000:8.1f} klines/s  peak {peak:7.0f} MB", flush=True)
+    measured.append(timed("scan, first run (fills the cache)", scan, env, lines))
+    # Warm, then warm after an edit of 10 files, `repeat` rounds (each edits the same files again): their medians.
+    warm, touched = [], []
+    for round_number in range(repeat):
+        warm.append(run(scan, env))
+        touch(files, 10, f"scan {round_number}")
+        touched.append(run(scan, env))
+    for label, runs in (("scan, warm (nothing changed)", warm), ("scan, warm after touching 10 files", touched)):
+        measured.append(printed(label, statistics.median(s for s, _ in runs), max(p for _, p in runs), lines))
+    json_scan = [*scan[:-1], "-f", "json", "-o", str(work / "scan.json"), str(tree)]
+    measured.append(timed("scan, warm JSON (nothing changed)", json_scan, env, lines))
     note = f"(median of {repeat})" if repeat > 1 else ""
-    rows = [(label, seconds, note if label == COLD else "") for label, seconds, _ in measured]
+    repeated = (COLD, "scan, warm (nothing changed)", "scan, warm after touching 10 files")
+    rows = [(label, seconds, note if label in repeated else "") for label, seconds, _ in measured]
     rows.insert(1, ("scan, cold per million lines", cold * 1e6 / lines, f"({lines} lines)"))
     if floor is not None:
         rows.insert(2, (FLOOR, floor, f"(bench/parse_floor.py: no scan is faster) {note}".rstrip()))
         rows.insert(3, ("scan, cold / floor", cold / floor, ""))
     rows.append(("peak memory (any scan above)", max(peak for _, _, peak in measured), ""))
     return rows + latency_rows(portkit, files, env, work, repeat)
+
+
+def timed(label: str, command: list[str], env: dict[str, str], lines: int) -> tuple[str, float, float]:
+    """One run of `command`, printed as it ends: its seconds and peak memory."""
+    return printed(label, *run(command, env), lines)
+
+
+def printed(label: str, seconds: float, peak: float, lines: int) -> tuple[str, float, float]:
+    print(f"{label:40} {seconds:8.2f} s  {lines / seconds / 1000:8.1f} klines/s  peak {peak:7.0f} MB", flush=True)
+    return label, seconds, peak
 
 
 def cold_and_floor(command: list[str], tree: Path, jobs: int, env: dict[str, str],
