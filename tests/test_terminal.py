@@ -94,6 +94,16 @@ def test_headline_wraps_between_its_parts_when_narrower(columns: int, capsys, mo
     assert all(line.startswith("  ") for line in head if not line.startswith(("portkit", "at ", "API", "hazards", "CUDA")))
 
 
+def test_a_table_title_wider_than_its_table_stays_on_one_line(tmp_path: Path, capsys, monkeypatch) -> None:
+    """A narrow table (a build file's few columns) kept its title to its own width: "Hazards and build items (0 hazards,
+    1 build and environment" broke before "items)"."""
+    (tmp_path / "CMakeLists.txt").write_text("project(p LANGUAGES CXX CUDA)\n")
+    monkeypatch.setenv("COLUMNS", "80")
+    assert main(["scan", "--no-color", "--rocm-version", "5.2", str(tmp_path)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert "Hazards and build items (0 hazards, 1 build and environment items)" in lines, lines
+
+
 def test_cut_names_stay_distinct() -> None:
     names = ["cooperative_groups::thread_block_tile::meta_group_size",
              "cooperative_groups::thread_block_tile::meta_group_rank", "cooperative_groups::thread_block_tile::shfl",

@@ -42,7 +42,7 @@ def _where(item: dict[str, Any]) -> str:
 
 
 def _table(console: Console, title: str, columns: list[tuple[str, int]], rows: list[list[str]], more: str = "") -> None:
-    """Print a table whose rows never wrap: (header, widest) per column, numbers right-aligned.
+    """Print a title (markup) and a table whose rows never wrap: (header, widest) per column, numbers right-aligned.
 
     A widest of 0 marks the one flexible column, which gets what the others leave of the
     console's width; every cell is cut to its column with an ellipsis.
@@ -53,7 +53,8 @@ def _table(console: Console, title: str, columns: list[tuple[str, int]], rows: l
     if flexible is not None:
         left = console.width - sum(widths) - _GAP * (len(columns) - 1)
         widths[flexible] = max(min(left, max(len(c) for c in [columns[flexible][0]] + [r[flexible] for r in rows])), 8)
-    table = Table(title=title, title_justify="left", title_style="bold", box=None, pad_edge=False, padding=(0, _GAP // 2),
+    _line(console, f"[bold]{title}[/bold]")  # its own line: a table's title wraps at the table's width
+    table = Table(box=None, pad_edge=False, padding=(0, _GAP // 2),
                   header_style="bold dim", caption=more or None, caption_justify="left", caption_style="dim")
     for (header, _), width, index in zip(columns, widths, range(len(columns))):
         numeric = bool(rows) and all(r[index].replace(".", "").isdigit() or r[index] == "-" for r in rows)
