@@ -76,6 +76,18 @@ def test_baseline_survives_moves_and_counts_copies(repo: Path, capsys) -> None:
     assert out.startswith("a.cu:4:3: PK102 ") and "which is also at line 3: any of them may be the added one" in out
 
 
+def test_baseline_says_how_many_of_its_findings_check_counts(repo: Path, capsys) -> None:
+    """A baseline records partial findings too, which check never counts: 658 recorded and then 367 baselined looked
+    like a loss, so the baseline says how many block today."""
+    write(repo / "a.cu", comm_file(SHRINK) + RENAMES)
+    assert main(["baseline"]) == 0
+    said = capsys.readouterr().out
+    recorded = len(json.loads((repo / ".portkit-baseline.json").read_text())["findings"])
+    assert recorded > 1 and f"{recorded} findings recorded" in said and "; 1 of them block today" in said, said
+    assert main(["check"]) == 0
+    assert "0 new, 1 baselined" in capsys.readouterr().err
+
+
 def test_fixed_entries_are_reported_not_fatal(repo: Path, capsys) -> None:
     write(repo / "a.cu", comm_file(SHRINK))
     main(["baseline"])

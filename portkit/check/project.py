@@ -4,7 +4,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from portkit.check.baseline import (
-    Fingerprinted, Verdict, decide, fingerprint_all, is_recorded, read_baseline, relative_path, write_baseline,
+    Fingerprinted, Verdict, decide, fingerprint_all, is_blocking, is_recorded, read_baseline, relative_path,
+    write_baseline,
 )
 from portkit.check.gitdiff import added_lines
 from portkit.config import DEFAULT_BASELINE
@@ -21,8 +22,8 @@ def baseline_path(settings: RunSettings, explicit: Path | None = None) -> Path:
     return explicit or settings.baseline or settings.root / DEFAULT_BASELINE
 
 
-def record_baseline(settings: RunSettings, output: Path | None = None) -> tuple[Path, int]:
-    """Write today's recordable findings to the baseline; (its path, how many)."""
+def record_baseline(settings: RunSettings, output: Path | None = None) -> tuple[Path, int, int]:
+    """Write today's recordable findings to the baseline; (its path, how many, how many of them block today)."""
     target = baseline_path(settings, output)
     if output is not None:  # `-o`: the directory is the user's to make; a configured path's is made (ci/portkit.json)
         refuse_missing_directory(target)
@@ -36,7 +37,7 @@ def record_baseline(settings: RunSettings, output: Path | None = None) -> tuple[
     except OSError as exc:
         raise OutputError(f"{target}: cannot write: {exc.strerror or exc}") from None
     write_output(target, write_baseline(target, recorded))
-    return target, len(recorded)
+    return target, len(recorded), sum(is_blocking(f.finding, settings.blocking) for f in recorded)
 
 
 def run_check(settings: RunSettings, baseline_file: Path | None = None, diff_ref: str | None = None,
