@@ -5,7 +5,9 @@ from pathlib import Path
 import pytest
 
 from portkit.errors import RuleFileError
+from portkit.codes import Status
 from portkit.rules import Rule, Target, load_database, load_file, parse_library
+from portkit.rules.versions import Resolution
 
 GOOD = {"library": "mylib", "entries": [{"cuda": "myCudaThing", "kind": "function", "hip": "myHipThing"}]}
 
@@ -104,6 +106,22 @@ def test_cuda_version_marks_removed_names() -> None:
     rule = Rule(cuda="cudaBindTexture", kind="function", library="r", status="supported", hip="hipBindTexture", cuda_removed="12.0")
     assert rule.resolve(Target(cuda=(11, 8, 0))).status == "supported"
     assert rule.resolve(Target(cuda=(12, 0, 0))).status == "removed"
+
+
+def test_the_targeted_cuda_decides_a_removal_the_rule_implies(database) -> None:
+    """A rule with cuda_removed and no status is removed by default; --cuda-version 11.0 said nothing to it
+    (cudaBindTexture stayed removed, 9.7 h a site). cuDNN's removal versions are cuDNN releases: no CUDA version decides
+    them, and the advice names cuDNN."""
+    texture = database.lookup("cudaBindTexture")
+    assert texture.resolve(Target(rocm=(5, 2, 0))).status == "removed"
+    assert texture.resolve(Target(rocm=(5, 2, 0), cuda=(11, 0, 0))) == Resolution(Status.SUPPORTED, "hipBindTexture", "")
+    assert texture.resolve(Target(cuda=(12, 0, 0))).advice.startswith("removed in CUDA 12.0.")
+    assert database.lookup("cudaBindSurfaceToArray").resolve(Target(cuda=(11, 0, 0))).status == "unsupported"
+    cudnn = database.lookup("CUDNN_CONVOLUTION_FWD_NO_WORKSPACE")
+    for cuda in (None, (11, 0, 0), (12, 0, 0)):
+        resolved = cudnn.resolve(Target(cuda=cuda))
+        assert resolved.status == "removed" and resolved.advice.startswith("removed in cuDNN 8.0.1."), cuda
+    assert database.lookup("cudnnRNNForwardTraining").resolve(Target(cuda=(12, 0, 0))).status == "partial"
 
 
 def test_removed_in_hip() -> None:

@@ -93,7 +93,8 @@ class UsageError(PortkitError):
 
 
 _ROCM_HELP = "Target HIP/ROCm version, e.g. 5.2 or 6.2 ('latest' for the newest). Default: the installed HIP, else latest."
-_CUDA_HELP = "CUDA version the sources are written for; names removed by then are reported as removed."
+_CUDA_HELP = ("CUDA version the sources are written for: names CUDA removed by then are reported as removed, those it "
+              "removed later as their HIP mapping says (default: the newest CUDA; cuDNN's removals follow its own releases).")
 _RULES_HELP = "Extra rule file or directory (repeatable); its entries add to or override the built-in ones."
 _EXTENSIONS_HELP = f"Comma-separated source extensions (default {','.join(DEFAULT_EXTENSIONS)})."
 _EXCLUDE_HELP = "gitignore-style pattern of paths not to scan or rewrite (repeatable); convert copies them as they are."

@@ -44,6 +44,9 @@ class Rule:
     cuda_added: str = ""
     cuda_deprecated: str = ""
     cuda_removed: str = ""
+    # Whose releases the cuda_* versions number: "" for the CUDA toolkit's, else the library's own (cuDNN's), which
+    # the targeted CUDA version does not speak for (the rule file's `versions_of`)
+    versions_of: str = ""
     hip_added: str = ""
     hip_deprecated: str = ""
     hip_removed: str = ""

@@ -21,7 +21,7 @@ _HIP_NAME = {kind: _NAME for kind in KINDS} | {"type": _TYPE, "header": re.compi
 _HIP_NAME_WORDS = {kind: "name (an identifier, qualified or not)" for kind in KINDS} | {
     "type": "type name", "header": "header path", "link": "library name"}
 
-_LIBRARY_KEYS = {"library", "title", "hip_library", "roc_library", "weights", "vendored", "entries"}
+_LIBRARY_KEYS = {"library", "title", "hip_library", "roc_library", "weights", "vendored", "versions_of", "entries"}
 _ENTRY_KEYS = {
     "cuda", "kind", "hip", "roc", "status", "note", "action", "weight", "pattern",
     "cmake", "hip_cmake", "cuda_added", "cuda_deprecated", "cuda_removed",
@@ -137,7 +137,7 @@ def _flattened(source: str, where: str, raw: dict[Any, Any]) -> dict[Any, Any]:
     return {**{key: value for key, value in raw.items() if key != "shape"}, **shape}
 
 
-def parse_entry(source: str, library: str, index: int, raw: Any) -> Rule:
+def parse_entry(source: str, library: str, index: int, raw: Any, versions_of: str = "") -> Rule:
     where = f"entry {index + 1}"
     if not isinstance(raw, dict):
         raise _fail(source, where, "must be a mapping")
@@ -180,7 +180,7 @@ def parse_entry(source: str, library: str, index: int, raw: Any) -> Rule:
         if key in values and not _HIP_NAME[values["kind"]].fullmatch(values[key]):
             raise _fail(source, where, f"key {key!r}: {values[key]!r} is not a {_HIP_NAME_WORDS[values['kind']]}; "
                                        "convert writes it into code as it is")
-    return Rule(library=library, source=source, **values)
+    return Rule(library=library, source=source, versions_of=versions_of, **values)
 
 
 def _weights(source: str, data: dict[str, Any]) -> dict[str, float]:
@@ -207,7 +207,11 @@ def parse_library(source: str, data: Any) -> tuple[Library, list[Rule]]:
     vendored = data.get("vendored", False)
     if not isinstance(vendored, bool):
         raise _fail(source, "", "key 'vendored': must be true or false")
-    rules = [parse_entry(source, library, i, raw) for i, raw in enumerate(entries)]
+    versions_of = data.get("versions_of", "")
+    if not isinstance(versions_of, str):
+        raise _fail(source, "", "key 'versions_of': the product whose releases the entries' cuda_* versions number "
+                                "(cuDNN), a string")
+    rules = [parse_entry(source, library, i, raw, versions_of) for i, raw in enumerate(entries)]
     seen: set[tuple[str, str]] = set()
     for rule in rules:
         key = (rule.kind if rule.kind in SPECIAL_KINDS else "name", rule.cuda)

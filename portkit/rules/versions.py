@@ -61,11 +61,18 @@ def resolve(rule: Rule, target: Target) -> Resolution:
     """The status, HIP spelling and advice for `rule`'s name under `target`.
 
     A name CUDA removed keeps its HIP spelling while the targeted HIP still has it
-    (cudaBindTexture -> hipBindTexture on HIP 5.2): the code compiles, the marker stays.
+    (cudaBindTexture -> hipBindTexture on HIP 5.2): the code compiles, the marker stays. With no CUDA version
+    targeted, a name is removed as its rule says (the newest CUDA); sources written for a CUDA before the removal
+    (--cuda-version 11.0) use it as any other name.
     """
     status, advice = rule.status, rule.action or rule.note
-    if target.cuda and rule.cuda_removed and target.cuda >= parse_version(rule.cuda_removed):
-        status, advice = Status.REMOVED, f"removed in CUDA {rule.cuda_removed}. {advice}".strip()
+    if target.cuda and rule.cuda_removed and not rule.versions_of:  # the CUDA the sources are written for decides
+        if target.cuda >= parse_version(rule.cuda_removed):
+            status = Status.REMOVED
+        elif status is Status.REMOVED:  # the status the removal implies (rules/validate.py), not yet made there
+            status = Status.SUPPORTED if rule.hip or rule.roc else Status.UNSUPPORTED
+    if status is Status.REMOVED and rule.cuda_removed:
+        advice = f"removed in {rule.versions_of or 'CUDA'} {rule.cuda_removed}. {advice}".strip()
     too_new = bool(target.rocm and rule.hip_added and target.rocm < parse_version(rule.hip_added))
     gone = bool(target.rocm and rule.hip_removed and target.rocm >= parse_version(rule.hip_removed))
     if status in (Status.SUPPORTED, Status.PARTIAL):
