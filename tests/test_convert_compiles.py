@@ -348,3 +348,45 @@ def test_nvcc_pragmas_build_without_a_warning_on_amd_and_stay_for_nvidia(tmp_pat
         assert re.search(rf"#\s*pragma\s+{pragma}", kept), pragma
     assert main(["convert", "--no-cache", "--rocm-version", "5.2", str(tmp_path / "out"), "-o", str(tmp_path / "again")]) == 0
     assert (tmp_path / "again" / "pragmas.cu").read_text() == unit.read_text()
+
+
+HOST_RAND = """\
+#include <stdio.h>
+#include <curand.h>
+
+int main(void) {
+    curandGenerator_t gen;
+    float *data = 0;
+    curandCreateGenerator(&gen, CURAND_RNG_PSEUDO_DEFAULT);
+    curandSetPseudoRandomGeneratorSeed(gen, 1234ULL);
+    curandGenerateUniform(gen, data, 100);
+    curandDestroyGenerator(gen);
+    printf("done\\n");
+    return 0;
+}
+"""
+
+
+def test_hiprand_from_c_is_marked_and_builds_as_cxx(tmp_path: Path, capsys) -> None:
+    """On AMD hipRAND's host header is C++ (`typedef __half half;`, HIP's __half a C++ class; HIP 5.2's hiprand_hcc.h
+    also names a struct without its tag): a C unit stops in the header. Convert marks its include, --verify counts
+    the stop as marked, and the unit builds as C++ as the marker says. A C++ unit's include is no work."""
+    hipcc = require_tool("hipcc")
+    tree = tmp_path / "in"
+    tree.mkdir()
+    (tree / "gen.c").write_text(HOST_RAND)
+    (tree / "gen_cxx.cpp").write_text(HOST_RAND)
+    out = tmp_path / "out"
+    assert main(["convert", "--verify", "--no-cache", "--rocm-version", "5.2", str(tree), "-o", str(out)]) == 0
+    report = capsys.readouterr().out
+    assert "hipcc: 1 build, 1 stop at a marked site (expected), 0 fail unmarked" in report
+    text = (out / "gen.c").read_text()
+    assert ("// portkit: PK101 curand.h: hiprand/hiprand.h does not compile as C on AMD: build this file as C++ "
+            "(hipcc -x c++ -D__HIP_PLATFORM_AMD__)") in text
+    assert "portkit:" not in (out / "gen_cxx.cpp").read_text()
+    built = subprocess.run([hipcc, "--offload-arch=gfx90a", "-x", "c++", "-D__HIP_PLATFORM_AMD__", str(out / "gen.c"),
+                            "-x", "none", "-lhiprand", "-o", str(tmp_path / "gen")],
+                           capture_output=True, text=True, env={**os.environ, "HIP_PLATFORM": "amd"})
+    assert built.returncode == 0, built.stderr[-3000:]
+    assert main(["convert", "--no-cache", "--rocm-version", "5.2", str(out), "-o", str(tmp_path / "again")]) == 0
+    assert (tmp_path / "again" / "gen.c").read_text() == text

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import os
 import re
 from typing import AbstractSet, Iterable, Iterator, NamedTuple
 
@@ -242,6 +243,16 @@ def _host_use(rule: Rule) -> Rule:
         action=f"In host code write {rule.cuda_host}.")
 
 
+@functools.lru_cache(maxsize=None)
+def _c_include(rule: Rule) -> Rule:
+    """`rule` for a header a C file includes, where HIP's compiles only as C++ (kept: a finding's resolution is cached
+    by the rule's id)."""
+    return dataclasses.replace(
+        rule, status=Status.PARTIAL, note=rule.hip_cxx_only, hip_cxx_only="",
+        action=f"{rule.hip} does not compile as C on AMD: build this file as C++ (hipcc -x c++ -D__HIP_PLATFORM_AMD__) "
+               "or call the library from a C++ file through extern \"C\" functions.")
+
+
 def _version_test(occurrence: Occurrence, name: str, rule: Rule, status: Status | None, parsed: ParsedFile) -> bool:
     """A version macro the preprocessor tests and convert leaves as written (a comparison the rule keeps, `defined` of
     it in a test that also compares it, or a macro HIP has no name for): no API use, and no build breaks (undefined
@@ -319,6 +330,7 @@ def _names(parsed: ParsedFile, context: Context) -> Iterator[Finding]:
                 continue  # the project's own cuda.h or helper_cuda.h, not NVIDIA's
             rule = context.rules.header(occurrence.text)
             if rule is not None:
+                rule = _c_include(rule) if rule.hip_cxx_only and os.path.splitext(parsed.path)[1] == ".c" else rule
                 finding = rule_finding(parsed.path, rule, occurrence.text, occurrence.span, occurrence.position, context,
                                        occurrence.function, occurrence)
                 yield include_finding(finding, occurrence, parsed, context)

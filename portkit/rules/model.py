@@ -52,6 +52,7 @@ class Rule:
     older_hip_drop_args: int = 0  # ... dropping this many leading call arguments (the mask)
     roc_added: str = ""
     hip_requires: str = ""  # for headers: a HIP header that must be included first
+    hip_cxx_only: str = ""  # for headers: why HIP's compiles only as C++ on AMD (a C file that includes it does not build)
     hip_define: str = ""  # a macro HIP needs defined before its headers for this name
     hip_define_until: str = ""  # ... up to (not including) this HIP version
     cast_args: tuple[tuple[int, str], ...] = ()  # (argument index, type): HIP takes void* where CUDA has a template,

@@ -27,7 +27,7 @@ _ENTRY_KEYS = {
     "cmake", "hip_cmake", "cuda_added", "cuda_deprecated", "cuda_removed",
     "hip_added", "hip_deprecated", "hip_removed", "hip_experimental", "older_hip", "older_hip_drop_args", "roc_added",
     "hip_requires", "hip_define", "hip_define_until", "cast_args", "default_args", "mask_arg", "c_library", "keep_compared",
-    "form_rule", "null_args", "helper", "hip_pointer", "symbol_arg", "cuda_host", "compute_arg",
+    "form_rule", "null_args", "helper", "hip_pointer", "symbol_arg", "cuda_host", "compute_arg", "hip_cxx_only",
 }
 # What convert writes where it depends on the shape of the use (the call's arguments, a comparison, a struct tag, the
 # call a constant is passed to): each key is for a few rules, so they live under one `shape:` sub-map of an entry.
