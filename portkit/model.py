@@ -96,6 +96,7 @@ class Role(str, enum.Enum):
     HANDLE_ARITHMETIC = "handle_arithmetic"  # `base + n` on a handle HIP makes a pointer: text the variable, detail its type
     AUTO_COORDINATE = "auto_coordinate"  # `auto i = threadIdx.x`: text the coordinate, parts[0] the `auto`
     MACRO_PRAGMA = "macro_pragma"  # `#pragma unroll` in a #define body: text the pragma's text, span from `#` to its end
+    PRAGMA = "pragma"  # a #pragma directive: text its words, span from `#` to the line's end, info MacroFacts
 
 
 class CallFacts(NamedTuple):
@@ -213,7 +214,7 @@ class HandleFacts(NamedTuple):
 
 
 class MacroFacts(NamedTuple):
-    """A function-like #define: whether a #if on HIP encloses it."""
+    """A function-like #define or a #pragma directive: whether a #if on HIP encloses it."""
 
     guarded: bool = False
 

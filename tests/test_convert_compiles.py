@@ -2,7 +2,9 @@
 converted and compiled with the real hipcc (HIP 5.2 here), in both launch syntaxes."""
 from __future__ import annotations
 
+import os
 import re
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -306,3 +308,85 @@ def test_symbols_casts_and_dim3_configurations(tmp_path: Path) -> None:
     assert "hipGetSymbolAddress(&address, HIP_SYMBOL(counter));" in text and "hipGetSymbolSize(&size, HIP_SYMBOL(table));" in text
     assert "hipDeviceptr_t base = hipDeviceptr_t(address);" in text
     assert "hipLaunchKernelGGL(fill, dim3(1, 1, 1), dim3(4), 0, 0, reinterpret_cast<float *>(base));" in text
+
+
+NVCC_PRAGMAS = """\
+// nvcc's own pragmas around a kernel
+#pragma nv_diag_suppress 940
+#include <cstdio>
+#pragma nv_diagnostic push
+  #  pragma diag_suppress 550  // set but never used
+#pragma hd_warning_disable
+
+__global__ void fill(int *p) {
+#pragma nv_diag_suppress 177
+    int unused;
+    p[threadIdx.x] = 0;
+}
+#pragma nv_diagnostic pop
+"""
+_PRAGMAS = ("nv_diag_suppress 940", "nv_diagnostic push", "diag_suppress 550", "hd_warning_disable", "nv_diag_suppress 177",
+            "nv_diagnostic pop")
+
+
+def test_nvcc_pragmas_build_without_a_warning_on_amd_and_stay_for_nvidia(tmp_path: Path) -> None:
+    """hipcc on AMD ignores nvcc's pragmas with "unknown pragma ignored" under -Wall (an error with -Werror): convert
+    keeps them from it, and nvcc (HIP on NVIDIA runs it) still reads them."""
+    hipcc = require_tool("hipcc")
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "pragmas.cu").write_text(NVCC_PRAGMAS)
+    assert main(["convert", "--no-cache", "--rocm-version", "5.2", str(tmp_path / "in"), "-o", str(tmp_path / "out")]) == 0
+    unit = tmp_path / "out" / "pragmas.cu"
+    amd = subprocess.run([hipcc, "--offload-arch=gfx90a", "-fsyntax-only", "-x", "hip", "-Wunknown-pragmas",
+                          "-Werror=unknown-pragmas", str(unit)], capture_output=True, text=True,
+                         env={**os.environ, "HIP_PLATFORM": "amd"})
+    assert amd.returncode == 0, amd.stderr[-3000:]
+    nvidia = subprocess.run([require_tool("nvcc"), "-E", "-x", "cu", str(unit)], capture_output=True, text=True)
+    assert nvidia.returncode == 0, nvidia.stderr[-3000:]
+    kept = nvidia.stdout.split("pragmas.cu", 1)[-1]  # the unit's own lines, after its headers'
+    for pragma in _PRAGMAS:
+        assert re.search(rf"#\s*pragma\s+{pragma}", kept), pragma
+    assert main(["convert", "--no-cache", "--rocm-version", "5.2", str(tmp_path / "out"), "-o", str(tmp_path / "again")]) == 0
+    assert (tmp_path / "again" / "pragmas.cu").read_text() == unit.read_text()
+
+
+HOST_RAND = """\
+#include <stdio.h>
+#include <curand.h>
+
+int main(void) {
+    curandGenerator_t gen;
+    float *data = 0;
+    curandCreateGenerator(&gen, CURAND_RNG_PSEUDO_DEFAULT);
+    curandSetPseudoRandomGeneratorSeed(gen, 1234ULL);
+    curandGenerateUniform(gen, data, 100);
+    curandDestroyGenerator(gen);
+    printf("done\\n");
+    return 0;
+}
+"""
+
+
+def test_hiprand_from_c_is_marked_and_builds_as_cxx(tmp_path: Path, capsys) -> None:
+    """On AMD hipRAND's host header is C++ (`typedef __half half;`, HIP's __half a C++ class; HIP 5.2's hiprand_hcc.h
+    also names a struct without its tag): a C unit stops in the header. Convert marks its include, --verify counts
+    the stop as marked, and the unit builds as C++ as the marker says. A C++ unit's include is no work."""
+    hipcc = require_tool("hipcc")
+    tree = tmp_path / "in"
+    tree.mkdir()
+    (tree / "gen.c").write_text(HOST_RAND)
+    (tree / "gen_cxx.cpp").write_text(HOST_RAND)
+    out = tmp_path / "out"
+    assert main(["convert", "--verify", "--no-cache", "--rocm-version", "5.2", str(tree), "-o", str(out)]) == 0
+    report = capsys.readouterr().out
+    assert "hipcc: 1 build, 1 stop at a marked site (expected), 0 fail unmarked" in report
+    text = (out / "gen.c").read_text()
+    assert ("// portkit: PK101 curand.h: hiprand/hiprand.h does not compile as C on AMD: build this file as C++ "
+            "(hipcc -x c++ -D__HIP_PLATFORM_AMD__)") in text
+    assert "portkit:" not in (out / "gen_cxx.cpp").read_text()
+    built = subprocess.run([hipcc, "--offload-arch=gfx90a", "-x", "c++", "-D__HIP_PLATFORM_AMD__", str(out / "gen.c"),
+                            "-x", "none", "-lhiprand", "-o", str(tmp_path / "gen")],
+                           capture_output=True, text=True, env={**os.environ, "HIP_PLATFORM": "amd"})
+    assert built.returncode == 0, built.stderr[-3000:]
+    assert main(["convert", "--no-cache", "--rocm-version", "5.2", str(out), "-o", str(tmp_path / "again")]) == 0
+    assert (tmp_path / "again" / "gen.c").read_text() == text

@@ -1,6 +1,7 @@
 """hipBLAS's Ex calls per targeted HIP: before 6.0 the calls without _v2, whose data and compute types are
 hipblasDatatype_t constants (compiled with hipcc against a stand-in of HIP 5.2's hipblas.h: Debian has no hipBLAS);
-from 6.0 the _v2 calls, which take hipDataType."""
+from 6.0 the _v2 calls, which take hipDataType, and a hipblasComputeType_t for the compute type, also where old code
+passes a cudaDataType constant there (compiled against a stand-in of ROCm 6.0's hipblas.h)."""
 from __future__ import annotations
 
 import os
@@ -11,6 +12,7 @@ from conftest import require_tool
 from portkit.cli import main
 
 STAND_IN = Path(__file__).parent / "data" / "hipblas-5.2"
+STAND_IN_6 = Path(__file__).parent / "data" / "hipblas-6.0"
 SOURCE = """\
 #include <cublas_v2.h>
 cublasStatus_t gemm(cublasHandle_t h, int n, const float *alpha, const void *a, const float *beta, float *c) {
@@ -28,13 +30,42 @@ cudaDataType_t elsewhere = CUDA_R_16F;
 """
 
 
-def converted(tmp_path: Path, version: str) -> Path:
+# cuBLAS takes a cudaDataType as the compute type of its Gemm Ex calls for backward compatibility (cublas_api.h's
+# C++ wrappers, through cublasMigrateComputeType): hipBLAS 2.0's _v2 calls take only a hipblasComputeType_t there.
+# Only the data types HIP 5.2's library_types.h has, so that hipcc 5.2 compiles it against the 6.0 stand-in.
+DATA_TYPE_COMPUTE = """\
+#include <cublas_v2.h>
+cublasStatus_t gemm(cublasHandle_t h, int n, bool half, const float *alpha, const void *a, const float *beta, void *c) {
+  return cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, alpha, a, CUDA_R_16F, n, a, CUDA_R_16F, n, beta, c,
+                      CUDA_R_32F, n, half ? CUDA_R_16F : CUDA_R_32F, CUBLAS_GEMM_DEFAULT);
+}
+cublasStatus_t batched(cublasHandle_t h, int n, const void *alpha, const void *a[], const void *beta, void *c[]) {
+  return cublasGemmBatchedEx(h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, alpha, a, CUDA_C_32F, n, a, CUDA_C_32F, n, beta, c,
+                             CUDA_C_32F, n, 8, CUDA_C_32F, CUBLAS_GEMM_DEFAULT);
+}
+cublasStatus_t strided(cublasHandle_t h, int n, const double *alpha, const void *a, const double *beta, void *c) {
+  return cublasGemmStridedBatchedEx(h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, alpha, a, CUDA_R_64F, n, 0, a, CUDA_R_64F,
+                                    n, 0, beta, c, CUDA_R_64F, n, 0, 4, CUDA_R_64F, CUBLAS_GEMM_DEFAULT);
+}
+cublasStatus_t dot(cublasHandle_t h, int n, const void *x, void *r) {
+  return cublasDotEx(h, n, x, CUDA_R_64F, 1, x, CUDA_R_64F, 1, r, CUDA_R_64F, CUDA_R_64F);
+}
+"""
+
+
+def converted(tmp_path: Path, version: str, source: str = SOURCE) -> Path:
     tree = tmp_path / "in"
     tree.mkdir(exist_ok=True)
-    (tree / "blas.cu").write_text(SOURCE)
+    (tree / "blas.cu").write_text(source)
     out = tmp_path / f"out-{version}"
     assert main(["convert", "--no-cache", "--rocm-version", version, str(tree), "-o", str(out)]) == 0
     return out / "blas.cu"
+
+
+def _hipcc(unit: Path, stand_in: Path) -> subprocess.CompletedProcess:
+    return subprocess.run([require_tool("hipcc"), "--offload-arch=gfx90a", "-fsyntax-only", "-x", "hip", "-w",
+                           "-I", str(stand_in), str(unit)],
+                          capture_output=True, text=True, env={**os.environ, "HIP_PLATFORM": "amd"})
 
 
 def test_before_hip_6_the_calls_take_hipblas_datatypes_and_compile(tmp_path: Path) -> None:
@@ -46,16 +77,36 @@ def test_before_hip_6_the_calls_take_hipblas_datatypes_and_compile(tmp_path: Pat
     assert "n, 0, beta, c, HIPBLAS_R_16B, n, 0, 4, HIPBLAS_R_32F, HIPBLAS_GEMM_DEFAULT);" in text
     assert "hipblasDotEx(h, n, x, HIPBLAS_R_64F, 1, x, HIPBLAS_R_64F, 1, r, HIPBLAS_R_64F, HIPBLAS_R_64F);" in text
     assert "hipDataType elsewhere = HIP_R_16F;" in text  # outside those calls, the runtime's data type
-    hipcc = subprocess.run([require_tool("hipcc"), "--offload-arch=gfx90a", "-fsyntax-only", "-x", "hip", "-w",
-                            "-I", str(STAND_IN), str(unit)],
-                           capture_output=True, text=True, env={**os.environ, "HIP_PLATFORM": "amd"})
+    hipcc = _hipcc(unit, STAND_IN)
     assert hipcc.returncode == 0, hipcc.stderr[-3000:]
 
 
 def test_from_hip_6_the_v2_calls_take_hip_data_types(tmp_path: Path) -> None:
     text = converted(tmp_path, "6.0").read_text()
     assert ("hipblasGemmEx_v2(h, HIPBLAS_OP_N, HIPBLAS_OP_T, n, n, n, alpha, a, HIP_R_16F, n, a, HIP_R_16F, n, beta, c,\n"
-            "                      HIP_R_32F, n, HIP_R_32F, HIPBLAS_GEMM_DEFAULT);") in text
+            "                      HIP_R_32F, n, HIPBLAS_COMPUTE_32F, HIPBLAS_GEMM_DEFAULT);") in text
     assert "n, 0, beta, c, HIP_R_16BF, n, 0, 4, HIPBLAS_COMPUTE_32F, HIPBLAS_GEMM_DEFAULT);" in text
     assert "hipblasDotEx_v2(h, n, x, HIP_R_64F, 1, x, HIP_R_64F, 1, r, HIP_R_64F, HIP_R_64F);" in text
     assert "HIPBLAS_R_" not in text
+
+
+def test_from_hip_6_a_data_type_passed_as_the_compute_type_is_a_compute_type_and_compiles(tmp_path: Path) -> None:
+    unit = converted(tmp_path, "6.0", DATA_TYPE_COMPUTE)
+    text = unit.read_text()
+    assert ("hipblasGemmEx_v2(h, HIPBLAS_OP_N, HIPBLAS_OP_N, n, n, n, alpha, a, HIP_R_16F, n, a, HIP_R_16F, n, beta, c,\n"
+            "                      HIP_R_32F, n, half ? HIPBLAS_COMPUTE_16F : HIPBLAS_COMPUTE_32F, HIPBLAS_GEMM_DEFAULT);") in text
+    assert "HIP_C_32F, n, 8, HIPBLAS_COMPUTE_32F, HIPBLAS_GEMM_DEFAULT);" in text  # complex: cuBLAS's 32F too
+    assert "n, 0, beta, c, HIP_R_64F, n, 0, 4, HIPBLAS_COMPUTE_64F, HIPBLAS_GEMM_DEFAULT);" in text
+    assert "hipblasDotEx_v2(h, n, x, HIP_R_64F, 1, x, HIP_R_64F, 1, r, HIP_R_64F, HIP_R_64F);" in text  # a hipDataType
+    hipcc = _hipcc(unit, STAND_IN_6)
+    assert hipcc.returncode == 0, hipcc.stderr[-3000:]
+    again = tmp_path / "again"
+    assert main(["convert", "--no-cache", "--rocm-version", "6.0", str(unit.parent), "-o", str(again)]) == 0
+    assert (again / "blas.cu").read_text() == text
+
+
+def test_before_hip_6_a_data_type_passed_as_the_compute_type_stays_a_hipblas_datatype(tmp_path: Path) -> None:
+    text = converted(tmp_path, "5.2", DATA_TYPE_COMPUTE).read_text()
+    assert "HIPBLAS_R_32F, n, half ? HIPBLAS_R_16F : HIPBLAS_R_32F, HIPBLAS_GEMM_DEFAULT);" in text
+    assert "HIPBLAS_C_32F, n, 8, HIPBLAS_C_32F, HIPBLAS_GEMM_DEFAULT);" in text
+    assert "HIPBLAS_COMPUTE" not in text

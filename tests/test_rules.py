@@ -54,6 +54,10 @@ GOOD = {"library": "mylib", "entries": [{"cuda": "myCudaThing", "kind": "functio
     ({"library": "x", "entries": [{"cuda": "f", "kind": "function", "hip": "g_v2", "hip_added": "6.0.0"},
                                   {"cuda": "a", "kind": "enum", "hip": "A", "shape": {"older_hip_in": {"f": "B"}}}]},
      "entry a: key 'older_hip_in': 'f' is no entry of this file with an older_hip"),
+    ({"library": "x", "entries": [{"cuda": "a", "kind": "enum", "hip": "A", "shape": {"as_compute": "C"}}]},
+     "entry a: key 'as_compute': 'C' is no entry of this file"),
+    ({"library": "x", "entries": [{"cuda": "f", "kind": "function", "hip": "g", "compute_arg": 40}]},
+     "key 'compute_arg': an argument index from 0 to 31"),
     # The keys for a few rules each live under `shape`: the old top-level spelling is refused, naming the new one.
     ({"library": "x", "entries": [{"cuda": "a", "kind": "macro", "hip": "b", "compare_as": "c"}]},
      "entry 1 (a): key 'compare_as' now goes under 'shape' (shape: {compare_as: ...}): move it"),

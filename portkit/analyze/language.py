@@ -13,19 +13,26 @@ linkage string is what nvcc read.
 
 `x = {}` for a half or half2 variable: HIP's __half and __half2 have several assignment
 operators the empty list fits equally, so hipcc calls it ambiguous; `x = half2{}` is the same zero.
+
+`#pragma nv_diag_suppress 177` and nvcc's other own pragmas (the list is data, rules/_nvcc_pragmas.yaml): clang
+ignores them with a warning under -Wall; under a test that only hipcc on AMD fails they keep their meaning on NVIDIA.
 """
 from __future__ import annotations
 
 import dataclasses
+import functools
 import os
-from typing import Iterable
+from typing import Iterable, NamedTuple
 
 from portkit.analyze.findings import simple_finding
 from portkit.analyze.registry import Context, analyzer
 from portkit.codes import (
-    CODES, HALF_EMPTY_BRACES, HANDLE_ARITHMETIC, LINKAGE_SPACE, MACRO_PRAGMA, REGISTER_STORAGE, UINT3_AS_DIM3,
+    CODES, HALF_EMPTY_BRACES, HANDLE_ARITHMETIC, LINKAGE_SPACE, MACRO_PRAGMA, NVCC_PRAGMA, REGISTER_STORAGE, UINT3_AS_DIM3,
 )
-from portkit.model import CallFacts, Finding, Fix, FixAction, HandleFacts, NameFacts, Occurrence, ParsedFile, Role
+from portkit.model import (
+    CallFacts, Finding, Fix, FixAction, HandleFacts, MacroFacts, NameFacts, Occurrence, ParsedFile, Role, Span,
+)
+from portkit.resources import load_data
 
 # Kept by the parser for the analyzers below (no rule names them: they are spelled the same in HIP).
 DIMENSION_NAMES = frozenset({"dim3", "make_uint3"})
@@ -59,6 +66,29 @@ def analyze_macro_pragmas(parsed: ParsedFile, context: Context) -> Iterable[Find
                                  "where the macro is used", CODES[MACRO_PRAGMA].fix)
         spelled = o.text.replace("\\", "\\\\").replace('"', '\\"')
         yield dataclasses.replace(finding, fix=Fix(FixAction.RENAME, o.span, f'_Pragma("{spelled}")'))
+
+
+class NvccPragmas(NamedTuple):
+    names: frozenset[str]  # a pragma's first word
+    guard: str  # the #if test convert puts one under
+
+
+@functools.lru_cache(maxsize=1)
+def nvcc_pragmas() -> NvccPragmas:
+    return load_data("_nvcc_pragmas.yaml", lambda data: NvccPragmas(frozenset(data["pragmas"]), data["guard"]))
+
+
+@analyzer("source", codes=(NVCC_PRAGMA,), fixes=True)
+def analyze_nvcc_pragmas(parsed: ParsedFile, context: Context) -> Iterable[Finding]:
+    pragmas = parsed.of(Role.PRAGMA)
+    known = nvcc_pragmas() if pragmas else None
+    for o in pragmas:
+        if o.text.split(" ", 1)[0] not in known.names or o.facts(MacroFacts).guarded:
+            continue  # another compiler's pragma, or one the project (or convert) already keeps from hipcc
+        finding = simple_finding(parsed.path, o, NVCC_PRAGMA, f"#pragma {o.text}: only nvcc knows it; hipcc ignores it "
+                                 "and warns under -Wall", CODES[NVCC_PRAGMA].fix)
+        line_start = o.span.start - (o.position.column - 1)
+        yield dataclasses.replace(finding, fix=Fix(FixAction.GUARD, Span(line_start, o.span.end), known.guard))
 
 
 @analyzer("source", codes=(UINT3_AS_DIM3,), fixes=True, arguments_of=("make_uint3",))

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import os
 import re
 from typing import AbstractSet, Iterable, Iterator, NamedTuple
 
@@ -180,7 +181,9 @@ def _argument_rule(rule: Rule, occurrence: Occurrence, parsed: ParsedFile, conte
     """A constant as an argument of a call its rule lists: the rule that call's parameter takes, of the same value
     (`cudaGraphicsMapFlagsWriteDiscard` given to cudaGraphicsGLRegisterBuffer is cudaGraphicsRegisterFlagsWriteDiscard);
     or, where convert writes the call's older_hip, the constant's spelling for that older call (CUDA_R_16F given to
-    cublasGemmEx is HIPBLAS_R_16F for hipBLAS's hipblasGemmEx before HIP 6.0, which takes a hipblasDatatype_t)."""
+    cublasGemmEx is HIPBLAS_R_16F for hipBLAS's hipblasGemmEx before HIP 6.0, which takes a hipblasDatatype_t);
+    or, passed as the compute type of a call convert writes as its `hip`, the spelling of the compute type cuBLAS
+    takes it for (CUDA_R_32F is HIPBLAS_COMPUTE_32F for hipblasGemmEx_v2, whose compute type is no hipDataType)."""
     start, end = occurrence.span.start, occurrence.span.end
     around = [o for o in parsed.of(Role.CALL) if any(p.start <= start and end <= p.end for p in o.parts)]
     innermost = max(around, key=lambda o: o.span.start, default=None)
@@ -190,16 +193,30 @@ def _argument_rule(rule: Rule, occurrence: Occurrence, parsed: ParsedFile, conte
     if other:
         return context.rules.lookup(other) or rule
     older = dict(rule.older_hip_in).get(innermost.text)
-    call = context.rules.lookup(innermost.text) if older else None
-    if call is not None and call.older_hip and call.resolve(context.target).hip == call.older_hip:
+    call = context.rules.lookup(innermost.text) if older or rule.as_compute else None
+    if call is None:
+        return rule
+    written = call.resolve(context.target).hip
+    if older and call.older_hip and written == call.older_hip:
         return _spelled(rule, older)
+    if rule.as_compute and call.compute_arg >= 0 and written == call.hip \
+            and _argument_index(innermost, occurrence) == call.compute_arg:
+        compute = context.rules.lookup(rule.as_compute)
+        spelled = compute.resolve(context.target).hip if compute is not None else ""
+        return _spelled(rule, spelled) if spelled else rule
     return rule
+
+
+def _argument_index(call: Occurrence, occurrence: Occurrence) -> int:
+    """Which of the call's arguments holds the occurrence (-1: none)."""
+    return next((index for index, part in enumerate(call.parts)
+                 if part.start <= occurrence.span.start and occurrence.span.end <= part.end), -1)
 
 
 @functools.lru_cache(maxsize=None)
 def _spelled(rule: Rule, hip: str) -> Rule:
     """`rule` written as `hip` whatever the target (kept: a finding's resolution is cached by the rule's id)."""
-    return dataclasses.replace(rule, hip=hip, hip_added="", older_hip="", argument_of=(), older_hip_in=())
+    return dataclasses.replace(rule, hip=hip, hip_added="", older_hip="", argument_of=(), older_hip_in=(), as_compute="")
 
 
 def _rule_of_use(rule: Rule, occurrence: Occurrence, parsed: ParsedFile, context: Context, device: AbstractSet[str]) -> Rule:
@@ -207,7 +224,8 @@ def _rule_of_use(rule: Rule, occurrence: Occurrence, parsed: ParsedFile, context
     the call it is passed to takes."""
     rule = call_rule(rule, occurrence, parsed, context)
     rule = _host_use(rule) if rule.cuda_host and _in_host_code(occurrence, device) else rule
-    return _argument_rule(rule, occurrence, parsed, context) if rule.argument_of or rule.older_hip_in else rule
+    return _argument_rule(rule, occurrence, parsed, context) if rule.argument_of or rule.older_hip_in or rule.as_compute \
+        else rule
 
 
 def _in_host_code(occurrence: Occurrence, device: AbstractSet[str]) -> bool:
@@ -223,6 +241,16 @@ def _host_use(rule: Rule) -> Rule:
         rule, hip="", older_hip="", hip_added="", status=Status.PARTIAL, cuda_host="",
         note=f"CUDA declares {rule.cuda} for host code too; HIP's is device code's only.",
         action=f"In host code write {rule.cuda_host}.")
+
+
+@functools.lru_cache(maxsize=None)
+def _c_include(rule: Rule) -> Rule:
+    """`rule` for a header a C file includes, where HIP's compiles only as C++ (kept: a finding's resolution is cached
+    by the rule's id)."""
+    return dataclasses.replace(
+        rule, status=Status.PARTIAL, note=rule.hip_cxx_only, hip_cxx_only="",
+        action=f"{rule.hip} does not compile as C on AMD: build this file as C++ (hipcc -x c++ -D__HIP_PLATFORM_AMD__) "
+               "or call the library from a C++ file through extern \"C\" functions.")
 
 
 def _version_test(occurrence: Occurrence, name: str, rule: Rule, status: Status | None, parsed: ParsedFile) -> bool:
@@ -302,6 +330,7 @@ def _names(parsed: ParsedFile, context: Context) -> Iterator[Finding]:
                 continue  # the project's own cuda.h or helper_cuda.h, not NVIDIA's
             rule = context.rules.header(occurrence.text)
             if rule is not None:
+                rule = _c_include(rule) if rule.hip_cxx_only and os.path.splitext(parsed.path)[1] == ".c" else rule
                 finding = rule_finding(parsed.path, rule, occurrence.text, occurrence.span, occurrence.position, context,
                                        occurrence.function, occurrence)
                 yield include_finding(finding, occurrence, parsed, context)

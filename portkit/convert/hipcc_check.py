@@ -25,6 +25,7 @@ HIP_UNITS = (".cu", ".hip")
 HOST_UNITS = (".cpp", ".cc", ".cxx", ".c")
 _MISSING_HEADER = re.compile(r"fatal error: '([^']+)' file not found")
 _ERROR_AT = re.compile(r"^(.+?):(\d+):(?:\d+:)? (?:fatal )?error:", re.M)
+_INCLUDED_FROM = re.compile(r"^In file included from (.+?):(\d+):$")
 _MARKER = "portkit: "
 
 
@@ -93,15 +94,29 @@ def verify_file(hipcc: str, path: Path, include_dirs: tuple[Path, ...], offload_
 
 def _at_marker(output: str) -> bool:
     """Whether hipcc's first error is at a line portkit marked: a block marker on it, or line markers right above
-    (a missing header's error is at its #include, which the marker of a header portkit could not map is above)."""
+    (a missing header's error is at its #include, which the marker of a header portkit could not map is above);
+    or, for an error inside a header, at the unit's #include that brings it in (a HIP header that is not C)."""
     where = _ERROR_AT.search(output)
     if where is None:
         return False
+    if _marked(where.group(1), int(where.group(2))):
+        return True
+    unit = None
+    for line in reversed(output[:where.start()].splitlines()):  # the "In file included from" lines right above
+        included = _INCLUDED_FROM.match(line)  # the error, from the header's includer up to the unit's line
+        if included is None:
+            break
+        unit = included
+    return unit is not None and _marked(unit.group(1), int(unit.group(2)))
+
+
+def _marked(path: str, line: int) -> bool:
+    """Whether line `line` (1-based) of `path` carries a block marker, or has line markers right above."""
     try:
-        lines = Path(where.group(1)).read_text(encoding="utf-8", errors="replace").splitlines()
+        lines = Path(path).read_text(encoding="utf-8", errors="replace").splitlines()
     except OSError:
         return False
-    index = int(where.group(2)) - 1
+    index = line - 1
     if not 0 <= index < len(lines):
         return False
     if "/* " + _MARKER in lines[index]:

@@ -453,10 +453,14 @@ class FileParse:
                 self.emit(node, Role.SUPPRESSION, node_text(node), codes)
 
     def macro_bodies(self, nodes: list[Node]) -> None:
-        """#define bodies are opaque to tree-sitter: lex them for identifiers, the variables they declare and inline asm."""
+        """#define bodies are opaque to tree-sitter: lex them for identifiers, the variables they declare and inline asm.
+        A #pragma's text is the same node: the directive is an occurrence of its own."""
         for node in nodes:
             if _diagnostic_text(node):
                 continue
+            directive = _pragma_directive(node)
+            if directive is not None:
+                self.occurrences.append(_pragma(directive, node, self.scopes.name_at(directive.start_byte)))
             self.occurrences.extend(_macro_occurrences(node, self.source, self.scopes.name_at(node.start_byte), self.keep))
             self.declared.update(_macro_declarations(node.text or b""))
 
@@ -490,6 +494,22 @@ def _macro_code(body: bytes) -> bytes:
     """A #define body with its comments and strings blanked, each byte kept in place."""
     return _MACRO_TOKEN.sub(lambda token: token.group() if token.group(1) is not None else b" " * len(token.group()),
                             body)
+
+
+def _pragma_directive(argument: Node) -> Node | None:
+    """The `#pragma` directive whose text this is, or None."""
+    call = argument.parent
+    directive = call.child_by_field_name("directive") if call is not None and call.type == "preproc_call" else None
+    return call if directive is not None and re.sub(rb"\s+", b"", directive.text or b"") == b"#pragma" else None
+
+
+def _pragma(directive: Node, words: Node, function: str) -> Occurrence:
+    """A #pragma directive: its words (without comments; strings blanked), and its span from `#` to the end of its
+    line (a guard goes around the line)."""
+    end = directive.start_byte + len((directive.text or b"").rstrip(b"\r\n"))
+    spelled = b" ".join(_macro_code(_SPLICE.sub(b" ", words.text or b"")).split()).decode("utf-8", "replace")
+    return Occurrence(Span(directive.start_byte, end), Role.PRAGMA, spelled,
+                      node_position(directive), function, info=MacroFacts(under_hip_test(directive)))
 
 
 def _diagnostic_text(argument: Node) -> bool:

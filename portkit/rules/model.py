@@ -27,7 +27,7 @@ DEFAULT_WEIGHTS = load_data("_effort.yaml", _name_weights)
 @dataclasses.dataclass(frozen=True)
 class Rule:
     """One entry of a rule file, its keys as fields: those a file writes under `shape` (compare_as, hip_struct,
-    hip_for_args, form_args, argument_of, older_hip_in, coordinate_cast: rules/validate.py SHAPE_KEYS) too."""
+    hip_for_args, form_args, argument_of, older_hip_in, as_compute, coordinate_cast: rules/validate.py SHAPE_KEYS) too."""
 
     cuda: str
     kind: str
@@ -55,6 +55,7 @@ class Rule:
     older_hip_drop_args: int = 0  # ... dropping this many leading call arguments (the mask)
     roc_added: str = ""
     hip_requires: str = ""  # for headers: a HIP header that must be included first
+    hip_cxx_only: str = ""  # for headers: why HIP's compiles only as C++ on AMD (a C file that includes it does not build)
     hip_define: str = ""  # a macro HIP needs defined before its headers for this name
     hip_define_until: str = ""  # ... up to (not including) this HIP version
     cast_args: tuple[tuple[int, str], ...] = ()  # (argument index, type): HIP takes void* where CUDA has a template,
@@ -66,6 +67,7 @@ class Rule:
     coordinate_cast: str = ""
     mask_arg: int = -1  # the index of a lane-mask argument (64-bit on HIP), or -1
     symbol_arg: int = -1  # the index of an argument naming a device symbol (HIP_SYMBOL(x) in HIP), or -1
+    compute_arg: int = -1  # the index of a cuBLAS call's compute type (cublasComputeType_t), or -1
     # (argument count, HIP name): a call with that many arguments is written with that name (CUDA 12's
     # cudaGraphInstantiate(exec, graph, flags) is hipGraphInstantiateWithFlags: HIP kept CUDA 11's signature)
     hip_for_args: tuple[tuple[int, str], ...] = ()
@@ -86,6 +88,10 @@ class Rule:
     # (CUDA call, name): passed to that call where convert writes the call's older_hip, the constant is that name (the
     # older call takes another enum: CUDA_R_16F given to cublasGemmEx is HIPBLAS_R_16F for hipblasGemmEx before HIP 6.0)
     older_hip_in: tuple[tuple[str, str], ...] = ()
+    # A cudaDataType constant: the entry (cublasComputeType_t) cuBLAS takes it for where old code passes it as a
+    # call's compute type (its `compute_arg`), where convert writes the call's `hip` (CUDA_R_32F: CUBLAS_COMPUTE_32F,
+    # so HIPBLAS_COMPUTE_32F for hipblasGemmEx_v2, whose compute type is no hipDataType)
+    as_compute: str = ""
     compare_as: str = ""  # for a version macro compared with a number in #if: what AMD device code tests instead
     # A macro whose value is a CUDA version number (CUDART_VERSION): compared with a number in #if it stays as written.
     # Undefined under hipcc, it reads 0 there as in the original; HIP_VERSION >= 12000 would be true on every HIP.

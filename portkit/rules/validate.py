@@ -27,11 +27,12 @@ _ENTRY_KEYS = {
     "cmake", "hip_cmake", "cuda_added", "cuda_deprecated", "cuda_removed",
     "hip_added", "hip_deprecated", "hip_removed", "hip_experimental", "older_hip", "older_hip_drop_args", "roc_added",
     "hip_requires", "hip_define", "hip_define_until", "cast_args", "default_args", "mask_arg", "c_library", "keep_compared",
-    "form_rule", "null_args", "helper", "hip_pointer", "symbol_arg", "cuda_host",
+    "form_rule", "null_args", "helper", "hip_pointer", "symbol_arg", "cuda_host", "compute_arg", "hip_cxx_only",
 }
 # What convert writes where it depends on the shape of the use (the call's arguments, a comparison, a struct tag, the
 # call a constant is passed to): each key is for a few rules, so they live under one `shape:` sub-map of an entry.
-SHAPE_KEYS = ("compare_as", "hip_struct", "hip_for_args", "form_args", "argument_of", "older_hip_in", "coordinate_cast")
+SHAPE_KEYS = ("compare_as", "hip_struct", "hip_for_args", "form_args", "argument_of", "older_hip_in", "as_compute",
+              "coordinate_cast")
 _VERSION_KEYS = ("cuda_added", "cuda_deprecated", "cuda_removed", "hip_added", "hip_deprecated", "hip_removed", "roc_added",
                  "hip_define_until")
 _STATUS_WORDS = ", ".join(RULE_STATUSES)
@@ -55,6 +56,7 @@ def _fail(source: str, where: str, message: str) -> RuleFileError:
     return RuleFileError(f"{source}: {where}: {message}" if where else f"{source}: {message}")
 
 
+MAX_COMPUTE_ARG = 31
 MAX_WEIGHT = 10_000  # hours for one name: anything larger is a typo, and sums of huge weights overflow to inf
 
 
@@ -94,6 +96,10 @@ def _value(source: str, where: str, key: str, value: Any) -> Any:
     if key in ("mask_arg", "symbol_arg"):
         if not _is_index(value):
             raise _fail(source, where, f"key {key!r}: an argument index from 0 to 16")
+        return value
+    if key == "compute_arg":  # the last of cublasGemmStridedBatchedEx's 23 arguments but one
+        if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_COMPUTE_ARG:
+            raise _fail(source, where, f"key 'compute_arg': an argument index from 0 to {MAX_COMPUTE_ARG}")
         return value
     if key in ("hip_experimental", "c_library", "hip_pointer", "keep_compared"):
         if not isinstance(value, bool):
@@ -225,6 +231,8 @@ def parse_library(source: str, data: Any) -> tuple[Library, list[Rule]]:
         for _, other in rule.argument_of:
             if ("name", other) not in seen:
                 raise _fail(source, f"entry {rule.cuda}", f"key 'argument_of': {other!r} is no entry of this file")
+        if rule.as_compute and ("name", rule.as_compute) not in seen:
+            raise _fail(source, f"entry {rule.cuda}", f"key 'as_compute': {rule.as_compute!r} is no entry of this file")
         for call, _ in rule.older_hip_in:
             if call not in older_calls:
                 raise _fail(source, f"entry {rule.cuda}", f"key 'older_hip_in': {call!r} is no entry of this file "
