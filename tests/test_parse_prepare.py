@@ -184,6 +184,95 @@ def test_cluster_dims_is_still_reported_when_blanked() -> None:
     assert "__cluster_dims__" in {o.text for o in parsed.occurrences}
 
 
+NOT_DONE = ("#define NOT_DONE \\\n  { throw NotDone(__FILE__, __LINE__, __func__); } \\\n  static_assert(true, \"\")\n"
+            "#define NOT_BUILT(module) { throw NotBuilt(#module); } static_assert(true, \"\")\n")
+# ginkgo's GKO_NOT_IMPLEMENTED / GKO_NOT_COMPILED(module): a macro that stands for a function's whole body.
+BODY_MACRO_USES = (
+    "namespace kernels {\n"
+    "void fill(float* x, int n) NOT_DONE;\n"
+    "template <typename T>\nvoid Solver<T>::apply(const T* x, T* y,\n                      int n) const\n    NOT_DONE;\n"
+    "template <typename T>\n__global__ void scale_all(T* x, int n) NOT_DONE;\n"
+    "cudaStream_t stream_of(int device) NOT_BUILT(cuda);\n"
+    "Allocator::Allocator(cudaStream_t stream)\n    NOT_BUILT(cuda);\n"
+    "__global__ void reduce(const float* x, float* out) {\n"
+    "  float v = __shfl_down_sync(0xffffffff, x[threadIdx.x], 1);\n  out[0] = v;\n}\n"
+    "void run(const float* x, float* out) {\n  reduce<<<1, 32>>>(x, out);\n  cudaDeviceSynchronize();\n}\n"
+    "}\n")
+
+
+def _after_the_macro_uses(parsed: ParsedFile) -> None:
+    """What follows the uses is read as written: the kernel, its intrinsic, the host launch and call."""
+    assert parsed.error_line is None
+    assert "reduce" in named(parsed, Role.KERNEL)
+    shuffle = next(o for o in parsed.occurrences if o.text == "__shfl_down_sync")
+    assert (shuffle.role, shuffle.function) == (Role.CALL, "reduce")
+    launch = next(o for o in parsed.occurrences if o.role is Role.LAUNCH)
+    assert (launch.text, launch.function) == ("reduce", "run")
+    assert roles(parsed, "cudaDeviceSynchronize") == ["call"]
+
+
+def test_a_macro_that_is_a_function_body_makes_a_definition() -> None:
+    parsed = parse(NOT_DONE + BODY_MACRO_USES)
+    _after_the_macro_uses(parsed)
+    assert named(parsed, Role.KERNEL) == ["scale_all", "reduce"]
+    assert roles(parsed, "cudaStream_t") == ["type", "type"]
+    assert {"fill", "stream_of"} <= parsed.definitions
+
+
+def test_a_function_body_macro_from_another_header() -> None:
+    table = collect_macros([NOT_DONE.encode(), BODY_MACRO_USES.encode()])
+    parsed = parse(BODY_MACRO_USES, macros=table)
+    _after_the_macro_uses(parsed)
+    assert named(parsed, Role.KERNEL) == ["scale_all", "reduce"]
+
+
+def test_a_function_body_macro_defined_nowhere_leaves_declarations() -> None:
+    # Without its #define the use may be a body or a qualifier (`noexcept`): the functions stay declarations.
+    parsed = parse(BODY_MACRO_USES)
+    _after_the_macro_uses(parsed)
+    assert named(parsed, Role.KERNEL) == ["reduce"]
+    assert roles(parsed, "cudaStream_t") == ["type", "type"]
+    assert roles(parsed, "NOT_DONE") == ["identifier"] * 3
+
+
+def test_a_function_body_macro_in_a_statement_stays_a_statement() -> None:
+    parsed = parse(NOT_DONE + "void f(float* d, int n) {\n  if (n > 0) NOT_DONE;\n  else cudaFree(d);\n"
+                   "  CHECK(cudaMalloc(&d, n))\n  k<<<1, 1>>>(d);\n}\n")
+    assert parsed.error_line is None
+    assert roles(parsed, "cudaFree") == ["call"]
+    assert named(parsed, Role.LAUNCH) == ["k"]
+
+
+# moderngpu's DEFINE_LDG_TYPE(T), ginkgo's GKO_CUDA_DATA_TYPE(T, V): macros whose body is a definition, used
+# at namespace scope with or without a `;`, some with arguments no declaration could hold (`long long`).
+DECLARING_MACROS = (
+    "template <typename T> __device__ T ldg(const T* p);\n"
+    "#define DEFINE_LDG_TYPE(T) \\\n  template <> __device__ T ldg(const T* p) { return __ldg(p); }\n"
+    "#define DATA_TYPE(T, V) \\\n  template <> \\\n  struct data_type_of<T> { \\\n"
+    "    constexpr static cudaDataType_t value = V; \\\n  }\n")
+DECLARING_MACRO_USES = (
+    "namespace kernels {\n"
+    "DEFINE_LDG_TYPE(char)\nDEFINE_LDG_TYPE(long long)\n\tDEFINE_LDG_TYPE(unsigned int)\nDEFINE_LDG_TYPE(float)\n"
+    "DATA_TYPE(unsigned long long, CUDA_R_64U);\nDATA_TYPE(std::complex<float>, CUDA_C_32F);\n"
+    "__global__ void reduce(const float* x, float* out) {\n"
+    "  float v = __shfl_down_sync(0xffffffff, ldg(x + threadIdx.x), 1);\n  out[0] = __ldg(x) + v;\n}\n"
+    "void run(const float* x, float* out) {\n  reduce<<<1, 32>>>(x, out);\n  cudaDeviceSynchronize();\n}\n"
+    "}\n")
+
+
+@pytest.mark.parametrize("where", ["file", "header"])
+def test_macros_whose_body_is_a_definition_used_without_a_semicolon(where: str) -> None:
+    if where == "file":
+        parsed = parse(DECLARING_MACROS + DECLARING_MACRO_USES)
+    else:
+        parsed = parse(DECLARING_MACRO_USES, macros=collect_macros([DECLARING_MACROS.encode()]))
+    _after_the_macro_uses(parsed)
+    assert named(parsed, Role.KERNEL) == ["reduce"]
+    ldg = [o for o in parsed.occurrences if o.text == "__ldg" and o.role is Role.CALL]
+    assert [o.function for o in ldg] == ["reduce"]
+    assert roles(parsed, "CUDA_R_64U") == roles(parsed, "CUDA_C_32F") == ["identifier"]
+
+
 def test_ifdef_inside_a_parameter_list_keeps_the_kernel_and_both_branches_names() -> None:
     parsed = parse("__global__ void k(float *a\n#ifdef USE_TEX\n, cudaTextureObject_t t\n#else\n"
                    ", cudaSurfaceObject_t s\n#endif\n) { }\n")

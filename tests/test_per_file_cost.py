@@ -43,7 +43,8 @@ def project_sized(table: MacroTable, extra: int) -> MacroTable:
     attributes.update((name, b" " * len(name)) for name in more(b"ATTR"))
     return MacroTable(UnlistedTable(attributes), Unlisted(table.attribute_calls | more(b"CALL")),
                       Unlisted(table.statements | more(b"STMT")), Unlisted(table.object_statements | more(b"OBJ")),
-                      Unlisted(table.identities | more(b"ID")))
+                      Unlisted(table.identities | more(b"ID")), Unlisted(table.bodies | more(b"BODY")),
+                      Unlisted(table.declarations | more(b"DECL")))
 
 
 @pytest.mark.parametrize("path", CASES, ids=lambda p: p.name)

@@ -50,7 +50,7 @@ def qualified_finding(path: str, occurrence: Occurrence, context: Context) -> Fi
     expanded = f"{aliases[head]}::{rest}" if head in aliases and rest else text
     rule, prefix = context.rules.lookup_qualified(expanded)
     if rule is None:
-        if CUDA_LOOKING.match(expanded):
+        if CUDA_LOOKING.match(expanded) and not context.rules.is_hip_qualified(expanded):
             return simple_finding(path, occurrence, API_UNKNOWN, f"{expanded} looks like a CUDA name, but no rule knows it",
                                   UNKNOWN_ADVICE)
         return None

@@ -40,6 +40,15 @@ _KEYWORDS = frozenset(b"""if else for while do switch case default return break 
     short char float double void bool asm""".split())
 # An object-like macro whose body looks like a statement: `;`, a call, an assignment, a block...
 _STATEMENT_BODY = re.compile(rb";|\bdo\b|\{|\w\s*\(|=|\breturn\b|\bif\b|\bfor\b|\bwhile\b")
+# A body that is a function's whole body: a block of statements (`{ throw NotImplemented(...); }`, maybe
+# followed by more, ginkgo's `static_assert(true, "...")` that takes the use's `;`), not an initializer (`{0, 0}`).
+_FUNCTION_BODY = re.compile(rb"\{\s*\}|\{[^}]*;")
+# A body that is a declaration or a definition: it starts with a word only a declaration starts with, or is a
+# function definition (a return type, a name, parameters, a block), never with a statement's keyword first.
+_DECLARATION_START = re.compile(rb"(?:template|struct|class|union|enum|typedef|using|namespace|extern|static|inline"
+                                rb"|constexpr|friend|__global__|__device__|__host__|__forceinline__)\b")
+_FUNCTION_DEFINITION = re.compile(rb"(?!(?:if|else|for|while|do|switch|return|case|goto)\b)[^;{}()=]*[\w>*&]\s+"
+                                  rb"[*&]*\s*(?:operator\s*[^\s(]+|[~\w:]+)\s*\([^;{}]*\)[\w\s]*\{")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -62,7 +71,9 @@ class MacroTable:
     over a use (the qualifiers that fit in the name, padded with spaces); `attribute_calls`:
     function-like ones (`ALIGN(16)`), blanked with their arguments; `statements` and
     `object_statements`: macros a use of which may be a whole statement; `identities`:
-    `#define M(x) x`.
+    `#define M(x) x`; `bodies`: those among the statement macros that stand for a function's
+    whole body (`void f() NOT_IMPLEMENTED;`); `declarations`: those whose body is a declaration
+    or a definition (`DEFINE_LDG_TYPE(long long)` at namespace scope).
     """
 
     attributes: dict[bytes, bytes] = dataclasses.field(default_factory=dict)
@@ -70,6 +81,8 @@ class MacroTable:
     statements: frozenset[bytes] = frozenset()
     object_statements: frozenset[bytes] = frozenset()
     identities: frozenset[bytes] = frozenset()
+    bodies: frozenset[bytes] = frozenset()
+    declarations: frozenset[bytes] = frozenset()
 
     def fingerprint(self) -> str:
         """Changes whenever what the table makes of some use changes (for the scan cache's key)."""
@@ -77,7 +90,7 @@ class MacroTable:
         for name, replacement in sorted(self.attributes.items()):
             digest.update(b"a" + name + b"=" + replacement + b"\0")
         for tag, names in ((b"c", self.attribute_calls), (b"s", self.statements), (b"o", self.object_statements),
-                           (b"i", self.identities)):
+                           (b"i", self.identities), (b"b", self.bodies), (b"d", self.declarations)):
             digest.update(tag + b"\0".join(sorted(names)) + b"\1")
         return digest.hexdigest()[:16]
 
@@ -86,7 +99,7 @@ class MacroTable:
         reads, so that its cost depends on the file, never on how many macros the project defines."""
         return MacroTable({word: self.attributes[word] for word in words if word in self.attributes},
                           words & self.attribute_calls, words & self.statements, words & self.object_statements,
-                          words & self.identities)
+                          words & self.identities, words & self.bodies, words & self.declarations)
 
 
 # Every byte that cannot be part of a C identifier becomes a space: split() then gives the words at C speed.
@@ -139,6 +152,7 @@ def macro_table(per_file: Iterable[FileDefinitions]) -> MacroTable:
     expansions = _attribute_expansions(found_by_name)
     attributes: dict[bytes, bytes] = {}
     attribute_calls, statements, object_statements, identities = set(), set(), set(), set()
+    bodies, declarations = set(), set()
     for name, found in found_by_name.items():
         function_like = any(d.parameters is not None for d in found)
         if name in expansions:
@@ -152,8 +166,17 @@ def macro_table(per_file: Iterable[FileDefinitions]) -> MacroTable:
             statements.add(name)
         elif any(_STATEMENT_BODY.search(d.body) for d in found):
             object_statements.add(name)
+        if name in statements or name in object_statements:
+            if all(_FUNCTION_BODY.match(d.body) for d in found):
+                bodies.add(name)
+            elif all(_declaration_body(d.body) for d in found):
+                declarations.add(name)
     return MacroTable(attributes, frozenset(attribute_calls), frozenset(statements), frozenset(object_statements),
-                      frozenset(identities))
+                      frozenset(identities), frozenset(bodies), frozenset(declarations))
+
+
+def _declaration_body(body: bytes) -> bool:
+    return _DECLARATION_START.match(body) is not None or _FUNCTION_DEFINITION.match(body) is not None
 
 
 def _attribute_expansions(found_by_name: dict[bytes, list[Definition]]) -> dict[bytes, bytes]:

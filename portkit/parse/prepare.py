@@ -23,7 +23,7 @@ from typing import Callable, Iterator
 from tree_sitter import Node, Tree
 
 from portkit.parse.conditionals import select_branches
-from portkit.parse.lexer import IDENTIFIER, SUPPRESSION, Layout, blank, layout_of
+from portkit.parse.lexer import IDENTIFIER, SUPPRESSION, Layout, blank, layout_of, word_start
 from portkit.parse.macros import MacroTable, words_of
 from portkit.parse.recovery import error_weight
 
@@ -125,7 +125,7 @@ def normalise(source: bytes, table: MacroTable, layout: Layout | None = None) ->
     layout = layout or Layout(source)
     out = bytearray(source)
     for fix in (_define_comments, _grammar_gaps, _attributes, _lambda_qualifiers, _extern_c_guards, _pragmas,
-                _identity_macros, _statement_arguments, _statement_macros):
+                _identity_macros, _function_bodies, _declaring_macros, _statement_arguments, _statement_macros):
         fix(out, layout, table)
     assert len(out) == len(source)
     return bytes(out)
@@ -287,6 +287,87 @@ def _identity_macros(out: bytearray, layout: Layout, table: MacroTable) -> None:
             blank(out, closing, closing + 1)
 
 
+# A name after a `)` (and the qualifiers a member function may have): where a macro standing for a function's
+# body is used, `void f(int a) const NOT_IMPLEMENTED;`. Group 1: the name, a capital's or a body macro's.
+_AFTER_PARENTHESIS = re.compile(rb"\)\s*(?:(?:const|volatile|noexcept|override|final)\s+)*([A-Za-z_]\w*)")
+# Words before a `(` whose `)` ends no function declarator: `decltype(x) NAME;`, a cast after `return`...
+_NOT_A_FUNCTION_NAME = frozenset(b"""decltype alignas alignof sizeof typeof __typeof__ __attribute__ __declspec
+    __align__ __launch_bounds__ return throw case new delete co_return co_yield""".split())
+
+
+def _function_bodies(out: bytearray, layout: Layout, table: MacroTable) -> None:
+    """`void f(int a) NOT_IMPLEMENTED;` with `#define NOT_IMPLEMENTED { throw ...; }` (ginkgo's GKO_NOT_IMPLEMENTED,
+    GKO_NOT_COMPILED(module)): tree-sitter reads a declarator followed by a name, an error that takes the function
+    with it. A use of a macro whose body is a block becomes the empty body `{}` (its arguments and the use's `;`
+    blanked): the definition the preprocessor makes. A capitalised name the table does not know, between a
+    function's `)` and its `;`, is blanked: a declaration, as far as can be told without the macro's definition.
+    A use after a statement's header (`if (x) NOT_IMPLEMENTED;`) reads as written already."""
+    source = layout.source
+    if b")" not in source:
+        return
+    for match in _AFTER_PARENTHESIS.finditer(source):
+        name, start, end = match.group(1), match.start(1), match.end(1)
+        known = name in table.bodies
+        if not known and not _unknown_body_macro(name, table) or not layout.is_code(match.start()) \
+                or not layout.is_code(start) or _header_ends_at(out, layout, match.start()):
+            continue
+        opening = layout.opening(match.start())
+        before = layout.previous_code(source, opening) if opening > 0 else -1
+        word = source[word_start(source, before + 1):before + 1] if before >= 0 else b""
+        if source[before:before + 1] != b">" and (not IDENTIFIER.fullmatch(word) or word in _NOT_A_FUNCTION_NAME):
+            continue  # a cast, a parenthesised expression, a type's operand
+        if not known and (word in table.statements or _ALL_CAPS.fullmatch(word)):
+            continue  # `CHECK(x)` / `SYNC;`: a statement macro's use before another's
+        after = layout.next_code(source, end)
+        if after > 0 and source[after] == ord("(") and b"\n" not in source[end:after]:
+            end = layout.closing(after) + 1
+            after = layout.next_code(source, end) if end > 0 else -1
+        if end <= 0 or not known and (after < 0 or source[after] != ord(";")):
+            continue
+        if known or not _has_return_type(layout, before):
+            # tree-sitter reads a constructor only with its body: a use the table does not know makes one too.
+            if after > 0 and source[after] == ord(";"):
+                end = after + 1
+            blank(out, start, end)
+            out[start:start + 2] = b"{}"
+        else:
+            blank(out, start, end)
+
+
+_QUALIFIED_NAME_BEFORE = re.compile(rb"(?:[A-Za-z_]\w*\s*::\s*)*~?\s*[A-Za-z_]\w*\Z")
+
+
+def _has_return_type(layout: Layout, name_end: int) -> bool:
+    """Whether something stands before the function name that ends at `name_end` (`A::A`, `~A` included)
+    other than the end of a declaration or a directive: a constructor has no return type."""
+    source = layout.source
+    name = _QUALIFIED_NAME_BEFORE.search(source, max(0, name_end - 255), name_end + 1)
+    before = layout.previous_code(source, name.start() if name is not None else name_end)
+    return before >= 0 and source[before] not in b";{}" and not any(layout.directive[before + 1:name_end])
+
+
+def _unknown_body_macro(name: bytes, table: MacroTable) -> bool:
+    return name not in table.statements and name not in table.declarations and _unknown_statement_macro(name, table)
+
+
+def _declaring_macros(out: bytearray, layout: Layout, table: MacroTable) -> None:
+    """`DEFINE_LDG_TYPE(long long)` at namespace scope, with `#define DEFINE_LDG_TYPE(T) template <> ...`: a macro
+    whose body is a declaration or a definition, used where one may stand, with or without its `;`. Read as a
+    statement it takes a `;` and becomes a declaration of a function whose parameters are the arguments, an
+    error where an argument is no parameter (`long long`, `unsigned int`, `+, +=`). Blank the use (its names are
+    matched token by token): what it declares is in the #define."""
+    source = layout.source
+    for match in _code_matches(_uses(table.declarations), source, layout) if table.declarations else ():
+        start, end = match.span()
+        opening = layout.next_code(source, end)
+        if opening > 0 and source[opening] == ord("("):
+            end = layout.closing(opening) + 1
+        if end <= 0 or not _at_statement_start(out, layout, start) or not _statement_follows(layout, end) \
+                and source[layout.next_code(source, end)] != ord(";"):
+            continue
+        blank(out, start, end)
+
+
 # A statement starts with one of these, or ends with a `;`: in a call's arguments, only a macro's.
 _STATEMENT_KEYWORD = re.compile(rb"(?:for|while|if|do|switch|return)\b")
 
@@ -346,8 +427,8 @@ def _statement_macros(out: bytearray, layout: Layout, table: MacroTable) -> None
     blank at all (`TIMER_END()` before a directive), blank the use: its names are matched token by token."""
     source = layout.source
     for line in _statement_starts(source, table.statements | table.object_statements):
-        if not _maybe_statement_macro(line.group(1), table):
-            continue
+        if not _maybe_statement_macro(line.group(1), table) or line.group(1) in table.declarations:
+            continue  # a declaration's use, blanked (`_declaring_macros`)
         use = _macro_use(layout, table, line.start(1))
         if use is None or not _at_statement_start(out, layout, use[0]) or not _statement_follows(layout, use[1]):
             continue

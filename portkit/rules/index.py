@@ -43,6 +43,7 @@ class RuleDatabase:
         # Members of a namespace's classes by member name: `cooperative_groups::thread_block_tile::meta_group_rank`.
         self._namespace_members: dict[str, dict[str, Rule]] = {}
         self._hip_headers: frozenset[str] | None = None
+        self._hip_qualified: frozenset[str] | None = None
         self._qualified: dict[str, tuple[Rule | None, str]] = {}  # lookup_qualified's answers: names recur
         for rule in rules:
             self._add(rule)
@@ -149,6 +150,17 @@ class RuleDatabase:
         if self._hip_headers is None:
             self._hip_headers = frozenset(h for r in self.headers.values() for h in (r.hip, r.roc, r.older_hip) if h)
         return path if path in self._hip_headers else ""
+
+    def is_hip_qualified(self, name: str) -> bool:
+        """Whether the longest part of `a::b::c` that a rule writes is a HIP spelling (`thrust::hip::par`, rocThrust's
+        for `thrust::cuda::par`): a project's HIP branch, or convert's output, not a CUDA name no rule knows. The
+        spellings are read from the rules' HIP column, without building the rules."""
+        if self._hip_qualified is None:
+            spelled = list(self._rows.column("hip")) if self._rows is not None else []
+            spelled += [r.hip for r in self.by_name.values()]
+            self._hip_qualified = frozenset(h for h in spelled if "::" in h)
+        parts = without_template_arguments(name).split("::")
+        return any("::".join(parts[:end]) in self._hip_qualified for end in range(len(parts), 1, -1))
 
     def link(self, name: str) -> Rule | None:
         return self.links.get(name)
