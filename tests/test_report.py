@@ -51,6 +51,11 @@ def test_effort_estimate_follows_the_model(tmp_path: Path) -> None:
         names, billed = sum(1 for a in apis if a["billed"]), sum(a["billed"] for a in apis)
         assert rows[status]["sites"] == sum(a["sites"] for a in apis) >= billed
         assert rows[status]["hours"] == round(names * model["per_name"][status] + billed * model["per_site"][status], 2)
+    for status, row in rows.items():  # the JSON says what each status's hours are made of
+        assert row["billed"] == sum(a["billed"] for a in data["apis"] if a["status"] == status)
+        assert row["site_hours"] == round(row["billed"] * effort["per_site"][status], 2)
+        assert abs(row["name_hours"] + row["site_hours"] - row["hours"]) <= 0.011, row
+    assert effort["per_name"] == {status.value: hours for status, hours in model["per_name"].items()}
     codes = {c["code"]: c["sites"] for c in data["codes"]}
     inventory = {i["code"]: i["hours"] for i in effort["inventory"]}
     assert inventory == {code: round(codes[code] * each, 2) for code, each in model["inventory"].items() if codes.get(code)}

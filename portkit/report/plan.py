@@ -77,11 +77,16 @@ def files_of_kind(data: dict[str, Any]) -> dict[str, set[str]]:
 def estimate(data: dict[str, Any], rules: RuleDatabase, model: dict[str, Any] | None = None) -> dict[str, Any]:
     """The effort in hours and person-days; `model` (rules/_effort.yaml's shape) by default the bundled one."""
     model = model or effort_model()
-    rows: dict[str, dict[str, float]] = collections.defaultdict(lambda: {"names": 0, "sites": 0, "hours": 0.0})
+    # Each status's hours are its names' own costs (per_name, or a rule's weight) and its billed sites' (per_site).
+    rows: dict[str, dict[str, float]] = collections.defaultdict(
+        lambda: {"names": 0, "sites": 0, "billed": 0, "name_hours": 0.0, "site_hours": 0.0, "hours": 0.0})
     for (_, _, status), (sites, billed, per_name) in _name_costs(data, rules, model).items():
         row = rows[status]
         row["names"] += 1
         row["sites"] += sites
+        row["billed"] += billed
+        row["name_hours"] += per_name
+        row["site_hours"] += billed * model["per_site"].get(status, 0.0)
         row["hours"] += per_name + billed * model["per_site"].get(status, 0.0)
     codes = {row["code"]: row["sites"] for row in data["codes"]}
     inventory = []
@@ -98,9 +103,11 @@ def estimate(data: dict[str, Any], rules: RuleDatabase, model: dict[str, Any] | 
         "hours": round(total, 1),
         "person_days": round(total / model["hours_per_day"], 1),
         "hours_per_day": model["hours_per_day"],
-        "by_status": {s: {k: round(v, 2) if k == "hours" else int(v) for k, v in r.items()} for s, r in sorted(rows.items())},
+        "by_status": {s: {k: round(v, 2) if k.endswith("hours") else int(v) for k, v in r.items()}
+                      for s, r in sorted(rows.items())},
         "inventory": inventory,
         "files": files,
+        "per_name": {status.value: hours for status, hours in model["per_name"].items()},
         "per_site": model["per_site"],
     }
 
