@@ -12,6 +12,7 @@ import pytest
 
 from conftest import require
 from portkit.cli.rules import load_targets
+from portkit.rules import Target, parse_version
 from portkit.toolchain import hip_include_dirs, installed_hip_version
 from portkit.rules.verify import INSTALLED_LIBRARIES, present_but_claimed_newer, verify_library
 
@@ -93,3 +94,18 @@ def test_every_hip_version_the_rules_name_is_a_known_target(database) -> None:
              for key in ("hip_added", "hip_deprecated", "hip_removed") if getattr(rule, key)}
     unknown = sorted(v for v in named if not is_known_rocm(parse_version(v)))
     assert len(named) > 40 and unknown == []
+
+
+def test_no_name_of_a_hip_library_is_available_before_the_library(database) -> None:
+    """hipBLASLt first shipped with ROCm 5.5: at 5.2 every cuBLASLt name is unavailable (left with a PK104 marker),
+    cublasLtMatrixLayout_t too, whose HIPIFY row gives no HIP version (convert wrote hipblasLtMatrixLayout_t unmarked);
+    rocWMMA's rocwmma:: names came with ROCm 5.2."""
+    from portkit.codes import Status
+
+    for names, before, first in ((("cublasLt.h", "cublasLtMatrixLayout_t", "cublasLtMatrixLayoutOpaque_t", "cublasLtMatmulDesc_t"),
+                                  "5.2", "5.5"),
+                                 (("mma.h", "wmma::fragment", "nvcuda::wmma::mma_sync"), "5.1", "5.2")):
+        for name in names:
+            rule = database.header(name) if name.endswith(".h") else database.lookup(name)
+            assert rule.resolve(Target(rocm=parse_version(before))).status is Status.UNAVAILABLE, name
+            assert rule.resolve(Target(rocm=parse_version(first))).status is not Status.UNAVAILABLE, name
