@@ -109,3 +109,21 @@ def test_no_name_of_a_hip_library_is_available_before_the_library(database) -> N
             rule = database.header(name) if name.endswith(".h") else database.lookup(name)
             assert rule.resolve(Target(rocm=parse_version(before))).status is Status.UNAVAILABLE, name
             assert rule.resolve(Target(rocm=parse_version(first))).status is not Status.UNAVAILABLE, name
+
+
+def test_cuda_headers_hip_has_no_counterpart_for_are_ruled_not_unknown(tmp_path: Path, capsys) -> None:
+    """cooperative_groups/scan.h (HIP's cooperative groups have no scans) and NVTX's naming of CUDA runtime objects
+    (roctx has none) are unsupported headers with advice, not CUDA-looking headers no rule knows."""
+    import json
+
+    from portkit.cli import main
+
+    source = tmp_path / "k.cu"
+    source.write_text("#include <cooperative_groups.h>\n#include <cooperative_groups/scan.h>\n#include <nvtx3/nvToolsExt.h>\n"
+                      "#include <nvtx3/nvToolsExtCudaRt.h>\n#include <nvToolsExtCudaRt.h>\n")
+    assert main(["scan", "-f", "json", "--no-cache", "--rocm-version", "6.2", str(source)]) == 0
+    found = {f["name"]: (f["code"], f["status"], f["advice"]) for f in json.loads(capsys.readouterr().out)["findings"]}
+    for header in ("cooperative_groups/scan.h", "nvtx3/nvToolsExtCudaRt.h", "nvToolsExtCudaRt.h"):
+        code, status, advice = found[header]
+        assert (code, status) == ("PK102", "unsupported") and advice, header
+    assert "__shfl_up" in found["cooperative_groups/scan.h"][2] and "roctxNameHipStream" in found["nvToolsExtCudaRt.h"][2]
