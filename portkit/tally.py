@@ -16,6 +16,7 @@ from typing import Container, Iterable, NamedTuple
 
 from portkit.codes import API_UNKNOWN, GPU_ARCHITECTURE, KERNEL, Status
 from portkit.model import Finding
+from portkit.textutil import without_template_arguments
 
 # The findings every report lists one by one: few per file.
 LISTED_CODES = frozenset({KERNEL, GPU_ARCHITECTURE})
@@ -145,8 +146,19 @@ def billed_sites(findings: list[Finding]) -> set[int]:
 def dropped(code: str, name: str, shadowable: bool, names: Container[str], anywhere: Container[str]) -> bool:
     """What only the whole project shows: a name another file defines, where the file sees it, is the
     project's own; and a name any file defines or declares (`anywhere`) is no unknown CUDA name, even
-    where no include shows it (a header using its includer's `cudaCheck` macro)."""
-    return (shadowable and name in names) or (code == API_UNKNOWN and name in anywhere)
+    where no include shows it (a header using its includer's `cudaCheck` macro), nor is a qualified name
+    whose namespace and member the project's files define."""
+    return (shadowable and name in names) or (code == API_UNKNOWN and (name in anywhere or _projects(name, anywhere)))
+
+
+def _projects(qualified: str, anywhere: Container[str]) -> bool:
+    """`thrust::global_thread_handle::get_stream` where the project defines a namespace `thrust` of its own (AMGX's
+    amgx::thrust, holding its alias global_thread_handle) and a `get_stream`: its name, not an unknown one of Thrust's.
+    (An alias's name is expanded where the name is analysed: `cg::x` is cooperative_groups::x.)"""
+    if "::" not in qualified:
+        return False
+    parts = without_template_arguments(qualified).replace(" ", "").lstrip(":").split("::")
+    return parts[0] in anywhere and parts[-1] in anywhere
 
 
 def project_tally(found: Tally, names: Container[str], anywhere: Container[str]) -> Tally:

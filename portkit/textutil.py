@@ -58,6 +58,17 @@ def blank(text: str, pattern: re.Pattern[str]) -> str:
 
 
 _NOT_NEWLINE = re.compile(r"[^\n]")
+_TEMPLATE_ARGUMENTS = re.compile(r"<[^<>]*>")
+
+
+def without_template_arguments(name: str) -> str:
+    """`a::b<c<d>>::e` -> `a::b::e`."""
+    while "<" in name:
+        stripped = _TEMPLATE_ARGUMENTS.sub("", name)
+        if stripped == name:
+            break
+        name = stripped
+    return name
 
 
 def _spaces(match: re.Match[str]) -> str:

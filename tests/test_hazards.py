@@ -72,6 +72,26 @@ __global__ void k(float* out, int n) {
     ("cvt.rni.s32.f32 %0, %1;", "cvt", "__float2int_rn"),
     ("ex2.approx.ftz.f32 %0, %1;", "ex2.approx", "__builtin_amdgcn_exp2f"),
     ("rsqrt.approx.f32 %0, %1;", "rsqrt.approx", "__builtin_amdgcn_rsqf"),
+    # One family per HIP function: bfind is the most significant set bit (31 - __clz(x)), not a population count.
+    ("bfind.u32 %0, %1;", "bfind", "__clz"),
+    ("popc.b32 %0, %1;", "popc", "__popc"),
+    ("brev.b32 %0, %1;", "brev", "__brev"),
+    ("atom.global.min.s32 %0, [%1], %2;", "atom/red.min", "atomicMin"),
+    ("red.global.xor.b32 [%0], %1;", "atom/red.xor", "atomicXor"),
+    ("atom.global.dec.u32 %0, [%1], %2;", "atom/red.dec", "atomicDec"),
+    ("vote.sync.all.pred p, q, 0xffffffff;", "vote.all", "__all"),
+    ("vote.sync.ballot.b32 %0, 1, 0xffffffff;", "vote.ballot", "__ballot"),
+    ("shfl.sync.bfly.b32 %0, %1, 1, 0x1f, 0xffffffff;", "shfl.bfly", "__shfl_xor_sync"),
+    ("shfl.sync.idx.b32 %0, %1, 0, 0x1f, 0xffffffff;", "shfl.sync", "__shfl_sync"),
+    ("shf.r.wrap.b32 %0, %1, %2, %3;", "shf.r", "__funnelshift_r"),
+    ("bfi.b32 %0, %1, %2, %3, %4;", "bfi", "__bitinsert_u32"),
+    ("mul.hi.s32 %0, %1, %2;", "mul.hi", "__mulhi"),
+    ("mul.hi.u32 %0, %1, %2;", "mul.hi.u", "__umulhi"),
+    ("cos.approx.f32 %0, %1;", "cos.approx", "__cosf"),
+    ("mov.u32 %0, %%lanemask_gt;", "%lanemask_gt", "__lanemask_gt"),
+    ("mov.u32 %0, %%lanemask_le;", "%lanemask_le/ge", ""),
+    ("mov.u64 %0, %%globaltimer;", "%globaltimer", "wall_clock64"),
+    ("mov.u32 %0, %%clock;", "%clock", "clock64"),
 ])
 def test_inline_ptx_families(tmp_path: Path, database, template: str, family: str, hip: str) -> None:
     findings = scan(tmp_path, {"asm.cu": f'__device__ void f() {{ asm volatile("{template}"); }}\n'}, database)

@@ -12,6 +12,7 @@ import pytest
 
 from conftest import require
 from portkit.cli.rules import load_targets
+from portkit.rules import Target, parse_version
 from portkit.toolchain import hip_include_dirs, installed_hip_version
 from portkit.rules.verify import INSTALLED_LIBRARIES, present_but_claimed_newer, verify_library
 
@@ -93,3 +94,36 @@ def test_every_hip_version_the_rules_name_is_a_known_target(database) -> None:
              for key in ("hip_added", "hip_deprecated", "hip_removed") if getattr(rule, key)}
     unknown = sorted(v for v in named if not is_known_rocm(parse_version(v)))
     assert len(named) > 40 and unknown == []
+
+
+def test_no_name_of_a_hip_library_is_available_before_the_library(database) -> None:
+    """hipBLASLt first shipped with ROCm 5.5: at 5.2 every cuBLASLt name is unavailable (left with a PK104 marker),
+    cublasLtMatrixLayout_t too, whose HIPIFY row gives no HIP version (convert wrote hipblasLtMatrixLayout_t unmarked);
+    rocWMMA's rocwmma:: names came with ROCm 5.2."""
+    from portkit.codes import Status
+
+    for names, before, first in ((("cublasLt.h", "cublasLtMatrixLayout_t", "cublasLtMatrixLayoutOpaque_t", "cublasLtMatmulDesc_t"),
+                                  "5.2", "5.5"),
+                                 (("mma.h", "wmma::fragment", "nvcuda::wmma::mma_sync"), "5.1", "5.2")):
+        for name in names:
+            rule = database.header(name) if name.endswith(".h") else database.lookup(name)
+            assert rule.resolve(Target(rocm=parse_version(before))).status is Status.UNAVAILABLE, name
+            assert rule.resolve(Target(rocm=parse_version(first))).status is not Status.UNAVAILABLE, name
+
+
+def test_cuda_headers_hip_has_no_counterpart_for_are_ruled_not_unknown(tmp_path: Path, capsys) -> None:
+    """cooperative_groups/scan.h (HIP's cooperative groups have no scans) and NVTX's naming of CUDA runtime objects
+    (roctx has none) are unsupported headers with advice, not CUDA-looking headers no rule knows."""
+    import json
+
+    from portkit.cli import main
+
+    source = tmp_path / "k.cu"
+    source.write_text("#include <cooperative_groups.h>\n#include <cooperative_groups/scan.h>\n#include <nvtx3/nvToolsExt.h>\n"
+                      "#include <nvtx3/nvToolsExtCudaRt.h>\n#include <nvToolsExtCudaRt.h>\n")
+    assert main(["scan", "-f", "json", "--no-cache", "--rocm-version", "6.2", str(source)]) == 0
+    found = {f["name"]: (f["code"], f["status"], f["advice"]) for f in json.loads(capsys.readouterr().out)["findings"]}
+    for header in ("cooperative_groups/scan.h", "nvtx3/nvToolsExtCudaRt.h", "nvToolsExtCudaRt.h"):
+        code, status, advice = found[header]
+        assert (code, status) == ("PK102", "unsupported") and advice, header
+    assert "__shfl_up" in found["cooperative_groups/scan.h"][2] and "roctxNameHipStream" in found["nvToolsExtCudaRt.h"][2]

@@ -65,6 +65,12 @@ GOOD = {"library": "mylib", "entries": [{"cuda": "myCudaThing", "kind": "functio
      "entry 1 (a): key 'shape': unknown key 'hip_structure'"),
     ({"library": "x", "entries": [{"cuda": "a", "kind": "type", "hip": "b", "shape": "hip_struct"}]},
      "entry 1 (a): key 'shape': a mapping of one or more of compare_as, hip_struct"),
+    # A library's names are no older than the library (hipBLASLt's names before ROCm 5.5 would be written unmarked).
+    ({"library": "x", "hip_library": "hipX", "hip_library_added": "5.5", "entries": [{"cuda": "a", "kind": "type", "hip": "b"}]},
+     "entry a: key 'hip_added' is missing: hipX first shipped in ROCm 5.5 (hip_library_added)"),
+    ({"library": "x", "hip_library_added": "5.5", "entries": [{"cuda": "a", "kind": "type", "hip": "b", "hip_added": "5.2.0"}]},
+     "entry a: key 'hip_added' is 5.2.0: the HIP library first shipped in ROCm 5.5"),
+    ({"library": "x", "hip_library_added": "soon", "entries": []}, "key 'hip_library_added': 'soon' is not a version"),
     ({"library": "x", "entries": [{"cuda": "x/cuda/", "kind": "header", "hip": "x/hip/"}]},
      "entry 1 (x/cuda/): a directory's rule (a path ending in '/') is for the headers below it that no entry names"),
 ], ids=lambda v: v if isinstance(v, str) else None)

@@ -110,6 +110,27 @@ def test_a_headers_use_of_its_includers_macro_is_no_unknown_cuda_name(tmp_path: 
         assert "CUDA-looking names no rule knows (1): cudaFooBar" in capsys.readouterr().out
 
 
+def test_a_name_in_a_namespace_the_project_defines_is_no_unknown_cuda_name(tmp_path: Path, capsys) -> None:
+    """AMGX's memory.h: `namespace amgx { namespace thrust { namespace global_thread_handle = amgx::memory; } }`, and
+    profile.cu calls `thrust::global_thread_handle::get_stream()` inside amgx: the project's namespace and function,
+    no CUDA name. A Thrust name the project does not define stays unknown, the project's `thrust` namespace or not."""
+    tree = tmp_path / "in"
+    tree.mkdir()
+    (tree / "handle.h").write_text("#pragma once\n#include <cuda_runtime.h>\nnamespace mylib {\n"
+                                   "namespace memory { inline cudaStream_t get_stream() { return 0; } }\n"
+                                   "namespace thrust { namespace global_thread_handle = mylib::memory;\n"
+                                   "template <class T> struct wrapped { static T unwrap(T t) { return t; } }; }\n}\n")
+    (tree / "use.cu").write_text('#include "handle.h"\nnamespace mylib {\n__global__ void k() {}\n'
+                                 "void launch() { k<<<1, 1, 0, thrust::global_thread_handle::get_stream()>>>(); }\n"
+                                 "void other() { thrust::made_up_name(); thrust::wrapped<int>::unwrap(1); }\n}\n")
+    for extra in (["--no-cache"], [], []):  # cold, filling the cache, from the cache (summary-only tallies too)
+        assert main(["scan", "-f", "json", *extra, str(tree)]) == 0
+        unknown = [f["name"] for f in json.loads(capsys.readouterr().out)["findings"] if f["code"] == "PK105"]
+        assert unknown == ["thrust::made_up_name"]
+        assert main(["scan", *extra, str(tree)]) == 0
+        assert "CUDA-looking names no rule knows (1): thrust::made_up_name" in capsys.readouterr().out
+
+
 def test_a_build_switch_the_preprocessor_tests_is_no_unknown_cuda_name(tmp_path: Path, capsys) -> None:
     """darknet's `#ifdef CUDNN`, nccl-tests' `#if defined(NCCL_OS_LINUX)`: switches the build files set with -D, which
     no source defines. Testing one is no use of a CUDA name; the same name used as a value still is."""

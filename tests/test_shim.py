@@ -343,3 +343,31 @@ def test_several_cuda_headers_in_a_row_become_one_include(tmp_path: Path, cuda_h
         assert nvcc.returncode == 0, f"nvcc {flags}: {nvcc.stderr[-2000:]}"
         hipcc = hipcc_compiles(converted, header.parent, *flags)
         assert hipcc.returncode == 0, f"hipcc {flags}: {hipcc.stderr[-2000:]}"
+
+
+SPACED_LAUNCH = """#include <cuda_runtime.h>
+__global__ void k(float* x) { x[threadIdx.x] = 0.f; }
+template <int N> __global__ void t(float* x) { x[threadIdx.x] = N; }
+void run(float* x, cudaStream_t s) {
+  k << <1, 32 >> > (x);
+  t<4> << <dim3(1), 32, 0, s >> > (x);
+}
+"""
+
+
+@pytest.mark.parametrize("style", ["cuda", "neutral"])
+def test_a_launch_spelled_as_clang_format_writes_it_is_written_as_convert_writes_it(
+        style: str, tmp_path: Path, cuda_headers: Path) -> None:
+    """clang-format spaces a launch `k << <grid, block >> > (x)`: nvcc takes it, clang reads `<<` and `>>` as shifts.
+    The shimmed source spells it `<<<...>>>`, as convert does, so hipcc compiles it too."""
+    (tmp_path / "src").mkdir()
+    source = tmp_path / "src" / "launch.cu"
+    source.write_text(SPACED_LAUNCH)
+    header = include_dir(tmp_path) / "portkit_gpu.h"
+    assert main(["shim", str(tmp_path / "src"), "-o", str(header), "--style", style, "--in-place", "--no-backup"]) == 0
+    text = source.read_text()
+    assert "k <<<1, 32 >>> (x);" in text and "t<4> <<<dim3(1), 32, 0, s >>> (x);" in text
+    nvcc = nvcc_compiles(source, header.parent, cuda_headers)
+    assert nvcc.returncode == 0, f"nvcc: {nvcc.stderr[-2000:]}"
+    hipcc = hipcc_compiles(source, header.parent)
+    assert hipcc.returncode == 0, f"hipcc: {hipcc.stderr[-2000:]}"

@@ -65,8 +65,9 @@ def _include(fix: Fix) -> tuple[Edit, ...]:
     return (Edit(fix.span, text.encode()),)
 
 
-def _chevrons(fix: Fix) -> tuple[Edit, ...]:
-    """`<< <` and `>> >`, which nvcc accepts and clang does not, written as `<<<` and `>>>`."""
+def chevron_edits(fix: Fix) -> tuple[Edit, ...]:
+    """`<< <` and `>> >`, which nvcc accepts and clang does not, written as `<<<` and `>>>` (convert's CUDA launch
+    syntax, and the shim's sources, which both compilers read)."""
     if not fix.spaced_chevrons or len(fix.parts) < 4:
         return ()
     return Edit(fix.parts[1], b"<<<"), Edit(fix.parts[-2], b">>>")
@@ -116,7 +117,7 @@ def edits_for(finding: Finding, options: EditOptions) -> tuple[Edit, ...]:
     if fix.action is FixAction.LAUNCH:
         # hipLaunchKernelGGL is a statement: a launch used as a value keeps <<<>>> (hipcc takes both).
         hip = options.launch_syntax is LaunchSyntax.HIP and not fix.launch_as_value
-        return launch_edits(fix) if hip else _chevrons(fix)
+        return launch_edits(fix) if hip else chevron_edits(fix)
     return ()
 
 

@@ -8,19 +8,9 @@ from typing import Iterable, Mapping
 from portkit.codes import Status
 from portkit.rules.model import DEFAULT_WEIGHTS, Library, Rule
 from portkit.rules.rows import RuleRows
+from portkit.textutil import without_template_arguments
 
-_TEMPLATE_ARGUMENTS = re.compile(r"<[^<>]*>")
 _BUILT_AT_ONCE = ("link", "asm")  # kinds indexed by more than their name (headers: by path, when looked up)
-
-
-def without_template_arguments(name: str) -> str:
-    """`a::b<c<d>>::e` -> `a::b::e`."""
-    while "<" in name:
-        stripped = _TEMPLATE_ARGUMENTS.sub("", name)
-        if stripped == name:
-            break
-        name = stripped
-    return name
 
 
 class RuleDatabase:

@@ -10,7 +10,7 @@ from portkit.errors import RuleFileError
 from portkit.rules.snippets import HELPER_PREFIX, helper_named, helper_providing
 from portkit.rules.model import KINDS, SPECIAL_KINDS, Library, Rule
 from portkit.rules.patterns import catastrophic
-from portkit.rules.versions import VERSION_RE
+from portkit.rules.versions import VERSION_RE, parse_version
 
 # What a `hip`/`roc` value may be, by kind: it is written into converted code as it is, so never
 # code (`system("..."); hipCall`), only a name, a type, a header path or a library name.
@@ -21,7 +21,8 @@ _HIP_NAME = {kind: _NAME for kind in KINDS} | {"type": _TYPE, "header": re.compi
 _HIP_NAME_WORDS = {kind: "name (an identifier, qualified or not)" for kind in KINDS} | {
     "type": "type name", "header": "header path", "link": "library name"}
 
-_LIBRARY_KEYS = {"library", "title", "hip_library", "roc_library", "weights", "vendored", "versions_of", "entries"}
+_LIBRARY_KEYS = {"library", "title", "hip_library", "roc_library", "hip_library_added", "weights", "vendored", "versions_of",
+                 "entries"}
 _ENTRY_KEYS = {
     "cuda", "kind", "hip", "roc", "status", "note", "action", "weight", "pattern",
     "cmake", "hip_cmake", "cuda_added", "cuda_deprecated", "cuda_removed",
@@ -196,6 +197,22 @@ def _weights(source: str, data: dict[str, Any]) -> dict[str, float]:
     return {Status(k): float(v) for k, v in weights.items()}  # the rest: DEFAULT_WEIGHTS, when asked
 
 
+def _check_library_added(source: str, data: dict[str, Any], rules: list[Rule]) -> None:
+    """No HIP name of a library is older than the library: a name the tables give no version (hipBLASLt's
+    hipblasLtMatrixLayout_t) would otherwise count as available, and convert write it, where the library is not."""
+    first = data.get("hip_library_added")
+    if first is None:
+        return
+    if not isinstance(first, str) or not VERSION_RE.match(first):
+        raise _fail(source, "", f"key 'hip_library_added': {first!r} is not a version like 6.2 or 6.2.0")
+    for rule in rules:
+        if rule.hip and not rule.hip.startswith(HELPER_PREFIX) and (
+                not rule.hip_added or parse_version(rule.hip_added) < parse_version(first)):
+            added = f"is {rule.hip_added}" if rule.hip_added else "is missing"
+            raise _fail(source, f"entry {rule.cuda}", f"key 'hip_added' {added}: {data.get('hip_library') or 'the HIP library'} "
+                                                      f"first shipped in ROCm {first} (hip_library_added), so its names cannot be older")
+
+
 def parse_library(source: str, data: Any) -> tuple[Library, list[Rule]]:
     """Validate one rule file's contents."""
     if not isinstance(data, dict):
@@ -224,6 +241,7 @@ def parse_library(source: str, data: Any) -> tuple[Library, list[Rule]]:
         if key in seen:
             raise _fail(source, f"entry {rule.cuda}", "defined twice in this file")
         seen.add(key)
+    _check_library_added(source, data, rules)
     older_calls = {rule.cuda for rule in rules if rule.older_hip and rule.hip_added}
     for rule in rules:
         if rule.form_rule and ("name", rule.form_rule) not in seen:

@@ -19,7 +19,8 @@ import re
 from typing import Iterable
 
 from portkit.codes import RENAMED_STATUSES
-from portkit.model import Edit, Finding, Span
+from portkit.convert.edits import chevron_edits
+from portkit.model import Edit, Finding, FixAction, Span
 from portkit.rules import Rule, RuleDatabase, Target, parse_version
 from portkit.rules.snippets import helper_named, helper_providing
 
@@ -235,12 +236,14 @@ def _header(rule: Rule, hip: str, header_name: str, older: str = "") -> Header:
 
 def source_edits(data: bytes, findings: Iterable[Finding], shim: Shim, rules: RuleDatabase) -> list[Edit]:
     """Edits that make a source use the shim: CUDA includes become the include of the header (HIP's own headers)
-    or of their part (a library's), written once where several came in a row, and in the neutral style mapped
-    names become their neutral spelling."""
+    or of their part (a library's), written once where several came in a row, in the neutral style mapped
+    names become their neutral spelling, and a launch spelled `<< <...>> >` (nvcc's, not clang's) `<<<...>>>`."""
     neutral = {m.cuda: m.neutral for m in shim.mappings if m.neutral}
     edits: list[Edit] = []
     written: dict[str, int] = {}  # include -> where the line that has it last ends
     for finding in sorted(findings, key=lambda f: f.span):
+        if finding.fix is not None and finding.fix.action is FixAction.LAUNCH:
+            edits.extend(chevron_edits(finding.fix))
         if not finding.library:
             continue
         if rules.headers.get(finding.name) or rules.header(finding.name):
