@@ -306,3 +306,29 @@ def test_symbols_casts_and_dim3_configurations(tmp_path: Path) -> None:
     assert "hipGetSymbolAddress(&address, HIP_SYMBOL(counter));" in text and "hipGetSymbolSize(&size, HIP_SYMBOL(table));" in text
     assert "hipDeviceptr_t base = hipDeviceptr_t(address);" in text
     assert "hipLaunchKernelGGL(fill, dim3(1, 1, 1), dim3(4), 0, 0, reinterpret_cast<float *>(base));" in text
+
+
+def test_cuda_tests_stay_where_their_chain_has_a_hip_branch(tmp_path: Path, capsys) -> None:
+    """`#if defined(__CUDACC__)` ... `#elif defined(__HIP__)` (glm's platform.h): hipcc compiles the project's HIP
+    branch as written; `__HIPCC__` there would send it into the CUDA branch and its CUDA_VERSION `#error`. A chain
+    with no HIP test of its own still gets `__HIPCC__`, and a HIP test nested in a branch is no test of the chain."""
+    out = verified(tmp_path, capsys, {
+        "platform.h": "#pragma once\n"
+                      "#if defined(__CUDACC__)\n#  if CUDA_VERSION >= 8000\n#    define MYLIB_COMPILER 80\n"
+                      '#  else\n#    error "mylib requires CUDA 8.0 or higher"\n#  endif\n'
+                      "#elif defined(__HIP__)\n#  define MYLIB_COMPILER 1000\n#else\n#  define MYLIB_COMPILER 0\n#endif\n"
+                      "#if defined(__HIP_PLATFORM_AMD__)\n#  define MYLIB_LANES 64\n"
+                      "#elif defined(__CUDACC__)\n#  define MYLIB_LANES 32\n#endif\n"
+                      "#ifdef __CUDACC__\n#  define MYLIB_GPU 1\n#  ifdef __HIP__\n#    define MYLIB_HIP 1\n#  endif\n#endif\n",
+        "k.cu": '#include "platform.h"\n'
+                'static_assert(MYLIB_COMPILER == 1000 && MYLIB_LANES == 64 && MYLIB_HIP == 1, "the HIP branches");\n'
+                "__device__ int lanes() {\n#if __CUDA_ARCH__ >= 700\n  return 32;\n"
+                "#elif defined(__HIP_DEVICE_COMPILE__)\n  return warpSize;\n#else\n  return 0;\n#endif\n}\n"
+                "__global__ void k(int* x) { x[0] = MYLIB_COMPILER + MYLIB_GPU + lanes(); }\n"})
+    header, unit = (out / "platform.h").read_text(), (out / "k.cu").read_text()
+    assert header.count("defined(__CUDACC__)") == 2 and "#ifdef __HIPCC__\n#  define MYLIB_GPU 1" in header
+    assert "#if __CUDA_ARCH__ >= 700\n" in unit
+    assert "// portkit: PK101 __CUDACC__: left as CUDA's test: its #if/#elif chain tests for HIP too" in header
+    assert main(["convert", "--no-cache", "--rocm-version", "5.2", str(out), "-o", str(tmp_path / "again")]) == 0
+    for name in ("platform.h", "k.cu"):
+        assert (tmp_path / "again" / name).read_bytes() == (out / name).read_bytes(), name
