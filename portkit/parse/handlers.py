@@ -313,7 +313,9 @@ class FileParse:
             style = "system" if node.type == "system_lib_string" else "local"
             # Included inside `extern "C" { }`: the file's C++ (templates) would be an error there.
             linkage = _C_LINKAGE_INCLUDE if any(start < node.start_byte < end for start, end in blocks) else None
-            self.emit(node, Role.INCLUDE, node_text(node).strip()[1:-1].strip(), style, info=linkage)
+            directive = node.parent  # `#include <x>` from its `#`: what convert comments out where x is unused
+            whole = (Span(directive.start_byte, node.end_byte),) if directive is not None and directive.type == "preproc_include" else ()
+            self.emit(node, Role.INCLUDE, node_text(node).strip()[1:-1].strip(), style, whole, info=linkage)
 
     def launches(self, nodes: list[Node]) -> None:
         """k<<<config>>>(args): the kernel and the configuration come from the same call node.

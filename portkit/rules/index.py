@@ -43,6 +43,7 @@ class RuleDatabase:
         # Members of a namespace's classes by member name: `cooperative_groups::thread_block_tile::meta_group_rank`.
         self._namespace_members: dict[str, dict[str, Rule]] = {}
         self._hip_headers: frozenset[str] | None = None
+        self._header_names: frozenset[str] | None = None
         self._qualified: dict[str, tuple[Rule | None, str]] = {}  # lookup_qualified's answers: names recur
         for rule in rules:
             self._add(rule)
@@ -149,6 +150,12 @@ class RuleDatabase:
         if self._hip_headers is None:
             self._hip_headers = frozenset(h for r in self.headers.values() for h in (r.hip, r.roc, r.older_hip) if h)
         return path if path in self._hip_headers else ""
+
+    def header_names(self) -> frozenset[str]:
+        """Every name a header's rule `declares`: the uses an include of such a header may be kept for."""
+        if self._header_names is None:
+            self._header_names = frozenset(name for r in self.headers.values() for name in r.declares)
+        return self._header_names
 
     def link(self, name: str) -> Rule | None:
         return self.links.get(name)
