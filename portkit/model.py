@@ -128,6 +128,9 @@ class NameFacts(NamedTuple):
     # to the rest of the group, as (start, end): what a rewritten test would switch on or off.
     branch: tuple[int, int] | None = None
     otherwise: tuple[int, int] | None = None
+    # A tested or compared macro whose #if/#elif chain also tests for HIP (`#elif defined(__HIP__)`): the project's
+    # own HIP branch is what hipcc compiles, so the CUDA test stays as written (analyze/own_hip_branches.py).
+    beside_hip: bool = False
 
 
 class QualifiedFacts(NamedTuple):

@@ -586,6 +586,42 @@ def test_a_header_whose_device_syntax_is_in_macro_bodies_still_builds_as_c(tmp_p
                    env={**os.environ, "HIP_PLATFORM": "amd"}, capture_output=True)
 
 
+# A math library for host and GPU compilers alike (glm): its functions are `__host__ __device__` only where a GPU
+# compiler builds them, through a macro; g++ builds the host program, hipcc the kernels.
+HOST_AND_DEVICE_LIBRARY = {
+    "setup.hpp": "#pragma once\n#include <cmath>\n#include <cstdlib>\n#if defined(__CUDACC__)\n"
+                 "#  define MYLIB_FUNC_QUALIFIER __host__ __device__ inline\n#else\n#  define MYLIB_FUNC_QUALIFIER inline\n#endif\n"
+                 "#if __cplusplus >= 201402L\n#  define MYLIB_CONSTEXPR constexpr\n#else\n#  define MYLIB_CONSTEXPR\n#endif\n",
+    # A C library name called in a function the macro makes a device function for GPU compilers only.
+    "common.inl": '#include "setup.hpp"\nnamespace mylib {\n'
+                  "MYLIB_FUNC_QUALIFIER float magnitude(float x) { return fabsf(x); }\n}\n",
+    # glm's matrix_common.inl: an overload of abs, `MYLIB_CONSTEXPR mat<C, R, T> abs` misread as a qualified name.
+    "mat.inl": '#include "setup.hpp"\nnamespace mylib {\ntemplate<int C, int R, typename T> struct mat { T v[C * R]; };\n'
+               "template<int C, int R, typename T>\n"
+               "MYLIB_FUNC_QUALIFIER MYLIB_CONSTEXPR mat<C, R, T> abs(mat<C, R, T> const& x)\n{\n  return x;\n}\n}\n",
+    "main.cpp": '#include "common.inl"\n#include "mat.inl"\n'
+                "int main() { return mylib::magnitude(-1.0f) == 1.0f && mylib::abs(mylib::mat<2, 2, int>{}).v[0] == 0 ? 0 : 1; }\n",
+    "k.cu": '#include "common.inl"\n#include "mat.inl"\n__global__ void k(float* x) { x[0] = mylib::magnitude(x[0]); }\n',
+}
+
+
+def test_a_host_library_whose_device_functions_come_from_a_guarded_macro_still_builds_with_gxx(tmp_path: Path) -> None:
+    """glm's matrix_common.inl and glm.cpp got an unconditional runtime include, and g++ stopped at HIP's platform
+    check: a C library name is C's to g++, and an overload's misread name no use of CUDA's. What hipcc needs comes
+    under __HIPCC__, as the code's device qualifiers do; converting the output again changes nothing."""
+    gxx = require_tool("g++")
+    require_tool("hipcc")
+    out = convert_tree(tmp_path, HOST_AND_DEVICE_LIBRARY)
+    assert out["main.cpp"] == HOST_AND_DEVICE_LIBRARY["main.cpp"] and out["mat.inl"] == HOST_AND_DEVICE_LIBRARY["mat.inl"]
+    assert out["common.inl"].startswith("#ifdef __HIPCC__\n#include <hip/hip_runtime.h>\n#endif\n")
+    subprocess.run([gxx, "-std=c++17", "-fsyntax-only", str(tmp_path / "out" / "main.cpp")], check=True)
+    subprocess.run(["hipcc", "--offload-arch=gfx90a", "-fsyntax-only", "-x", "hip", str(tmp_path / "out" / "k.cu")],
+                   check=True, env={**os.environ, "HIP_PLATFORM": "amd"}, capture_output=True)
+    assert main(["convert", "--no-cache", "--rocm-version", "5.2", str(tmp_path / "out"), "-o", str(tmp_path / "again")]) == 0
+    for name in HOST_AND_DEVICE_LIBRARY:
+        assert (tmp_path / "again" / name).read_text() == out[name], name
+
+
 def test_converted_makefile_builds_saxpy_with_hipcc(tmp_path: Path) -> None:
     require_tool("hipcc")
     out = tmp_path / "saxpy"

@@ -390,3 +390,64 @@ def test_hiprand_from_c_is_marked_and_builds_as_cxx(tmp_path: Path, capsys) -> N
     assert built.returncode == 0, built.stderr[-3000:]
     assert main(["convert", "--no-cache", "--rocm-version", "5.2", str(out), "-o", str(tmp_path / "again")]) == 0
     assert (tmp_path / "again" / "gen.c").read_text() == text
+
+
+def test_cuda_tests_stay_where_their_chain_has_a_hip_branch(tmp_path: Path, capsys) -> None:
+    """`#if defined(__CUDACC__)` ... `#elif defined(__HIP__)` (glm's platform.h): hipcc compiles the project's HIP
+    branch as written; `__HIPCC__` there would send it into the CUDA branch and its CUDA_VERSION `#error`. A chain
+    with no HIP test of its own still gets `__HIPCC__`, and a HIP test nested in a branch is no test of the chain."""
+    out = verified(tmp_path, capsys, {
+        "platform.h": "#pragma once\n"
+                      "#if defined(__CUDACC__)\n#  if CUDA_VERSION >= 8000\n#    define MYLIB_COMPILER 80\n"
+                      '#  else\n#    error "mylib requires CUDA 8.0 or higher"\n#  endif\n'
+                      "#elif defined(__HIP__)\n#  define MYLIB_COMPILER 1000\n#else\n#  define MYLIB_COMPILER 0\n#endif\n"
+                      "#if defined(__HIP_PLATFORM_AMD__)\n#  define MYLIB_LANES 64\n"
+                      "#elif defined(__CUDACC__)\n#  define MYLIB_LANES 32\n#endif\n"
+                      "#ifdef __CUDACC__\n#  define MYLIB_GPU 1\n#  ifdef __HIP__\n#    define MYLIB_HIP 1\n#  endif\n#endif\n",
+        "k.cu": '#include "platform.h"\n'
+                'static_assert(MYLIB_COMPILER == 1000 && MYLIB_LANES == 64 && MYLIB_HIP == 1, "the HIP branches");\n'
+                "__device__ int lanes() {\n#if __CUDA_ARCH__ >= 700\n  return 32;\n"
+                "#elif defined(__HIP_DEVICE_COMPILE__)\n  return warpSize;\n#else\n  return 0;\n#endif\n}\n"
+                "__global__ void k(int* x) { x[0] = MYLIB_COMPILER + MYLIB_GPU + lanes(); }\n"})
+    header, unit = (out / "platform.h").read_text(), (out / "k.cu").read_text()
+    assert header.count("defined(__CUDACC__)") == 2 and "#ifdef __HIPCC__\n#  define MYLIB_GPU 1" in header
+    assert "#if __CUDA_ARCH__ >= 700\n" in unit
+    assert "// portkit: PK101 __CUDACC__: left as CUDA's test: its #if/#elif chain tests for HIP too" in header
+    assert main(["convert", "--no-cache", "--rocm-version", "5.2", str(out), "-o", str(tmp_path / "again")]) == 0
+    for name in ("platform.h", "k.cu"):
+        assert (tmp_path / "again" / name).read_bytes() == (out / name).read_bytes(), name
+
+
+UNUSED_REDUCE = ("#include <cooperative_groups.h>\n#include <cooperative_groups/reduce.h>\nnamespace cg = cooperative_groups;\n"
+                 "__global__ void k(float* x) {\n  auto block = cg::this_thread_block();\n  x[block.thread_rank()] = 0.f;\n"
+                 "  block.sync();\n}\n")
+
+
+def test_an_unused_header_the_target_lacks_is_commented_out(tmp_path: Path, capsys) -> None:
+    """diff-gaussian-rasterization's units include cooperative_groups/reduce.h and call no cg::reduce: HIP 5.2 ships
+    no such header, and hipcc stopped at the include. Converting the output again changes nothing."""
+    out = verified(tmp_path, capsys, {"k.cu": UNUSED_REDUCE})
+    text = (out / "k.cu").read_text()
+    assert "\n// portkit: PK212 unused here, and the targeted HIP lacks it: #include <cooperative_groups/reduce.h>\n" in text
+    assert main(["convert", "--no-cache", "--rocm-version", "5.2", str(out), "-o", str(tmp_path / "again")]) == 0
+    assert (tmp_path / "again" / "k.cu").read_text() == text
+
+
+def test_a_header_keeps_an_include_its_includer_uses(tmp_path: Path) -> None:
+    """A header that includes cooperative_groups/reduce.h for the units that include it: commented out there, a unit's
+    cg::reduce would lose its declaration. Where no unit that reaches the header uses its names, it goes."""
+    tree, out = tmp_path / "in", tmp_path / "out"
+    tree.mkdir()
+    (tree / "reduce_all.cuh").write_text("#pragma once\n#include <cooperative_groups.h>\n#include <cooperative_groups/reduce.h>\n")
+    (tree / "quiet.cuh").write_text("#pragma once\n#include <cooperative_groups/reduce.h>\n")
+    (tree / "sum.cu").write_text('#include "reduce_all.cuh"\nusing namespace cooperative_groups;\n'
+                                 "__global__ void k(float* x) {\n  auto warp = tiled_partition<32>(this_thread_block());\n"
+                                 "  x[0] = reduce(warp, x[1], plus<float>());\n}\n")
+    (tree / "zero.cu").write_text('#include "quiet.cuh"\n__global__ void z(float* x) { x[0] = 0.f; }\n')
+    assert main(["convert", "--no-cache", "--rocm-version", "5.2", str(tree), "-o", str(out)]) == 0
+    assert ("// portkit: PK212 cooperative_groups/reduce.h: kept as written: sum.cu uses its names, in a translation unit "
+            "that reaches this include\n#include <cooperative_groups/reduce.h>\n") in (out / "reduce_all.cuh").read_text()
+    assert "// portkit: PK212 unused here" in (out / "quiet.cuh").read_text()
+    assert main(["convert", "--no-cache", "--rocm-version", "5.2", str(out), "-o", str(tmp_path / "again")]) == 0
+    for name in ("reduce_all.cuh", "quiet.cuh", "sum.cu", "zero.cu"):
+        assert (tmp_path / "again" / name).read_bytes() == (out / name).read_bytes(), name

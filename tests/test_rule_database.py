@@ -120,7 +120,9 @@ def test_cuda_headers_hip_has_no_counterpart_for_are_ruled_not_unknown(tmp_path:
 
     source = tmp_path / "k.cu"
     source.write_text("#include <cooperative_groups.h>\n#include <cooperative_groups/scan.h>\n#include <nvtx3/nvToolsExt.h>\n"
-                      "#include <nvtx3/nvToolsExtCudaRt.h>\n#include <nvToolsExtCudaRt.h>\n")
+                      "#include <nvtx3/nvToolsExtCudaRt.h>\n#include <nvToolsExtCudaRt.h>\n"
+                      "__device__ int scanned(cooperative_groups::thread_block_tile<32> t, int x) {\n"
+                      "  return cooperative_groups::inclusive_scan(t, x);\n}\n")  # used: an unused one is PK212
     assert main(["scan", "-f", "json", "--no-cache", "--rocm-version", "6.2", str(source)]) == 0
     found = {f["name"]: (f["code"], f["status"], f["advice"]) for f in json.loads(capsys.readouterr().out)["findings"]}
     for header in ("cooperative_groups/scan.h", "nvtx3/nvToolsExtCudaRt.h", "nvToolsExtCudaRt.h"):

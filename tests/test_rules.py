@@ -73,6 +73,10 @@ GOOD = {"library": "mylib", "entries": [{"cuda": "myCudaThing", "kind": "functio
     ({"library": "x", "hip_library_added": "soon", "entries": []}, "key 'hip_library_added': 'soon' is not a version"),
     ({"library": "x", "entries": [{"cuda": "x/cuda/", "kind": "header", "hip": "x/hip/"}]},
      "entry 1 (x/cuda/): a directory's rule (a path ending in '/') is for the headers below it that no entry names"),
+    ({"library": "x", "entries": [{"cuda": "x/r.h", "kind": "header", "declares": "x::reduce"}]},
+     "entry 1 (x/r.h): key 'declares': a list of the CUDA names the header brings"),
+    ({"library": "x", "entries": [{"cuda": "x::reduce", "kind": "function", "declares": ["x::plus"]}]},
+     "entry 1 (x::reduce): key 'declares' is for a header's entry"),
 ], ids=lambda v: v if isinstance(v, str) else None)
 def test_malformed_rules_name_file_entry_and_key(data, message: str) -> None:
     with pytest.raises(RuleFileError) as info:

@@ -58,7 +58,7 @@ def runtime_reason(parsed: ParsedFile, context: Context, runtime: str, included:
     if any(included):
         return None
     device = parsed.device_functions
-    names = tuple(dict.fromkeys(o.text for o in parsed.occurrences if _runtime_name(o, parsed, context, device)
+    names = tuple(dict.fromkeys(o.text for o in parsed.occurrences if _runtime_name(o, parsed, context, device, host)
                                 and not (host and within(o.span.start, parsed.cuda_only))))
     return names or None
 
@@ -79,13 +79,19 @@ def _runtime_bringer(header: str, context: Context) -> str:
     return "" if rule is not None and rule.library in _WITHOUT_RUNTIME else hip
 
 
-def _runtime_name(occurrence: Occurrence, parsed: ParsedFile, context: Context, device: AbstractSet[str]) -> bool:
+def _runtime_name(occurrence: Occurrence, parsed: ParsedFile, context: Context, device: AbstractSet[str],
+                  host: bool = False) -> bool:
+    """Whether the occurrence is a use of a runtime name. `host`: as a host compiler reads it, where a C library
+    name (abs, floorf) is C's: in a function literally `__device__` a host compiler would already meet CUDA's
+    syntax, so such a name only counts in one a project macro makes a device function for GPU compilers alone."""
     if occurrence.role not in _NAME_ROLES or occurrence.text in context.project_names:
         return False
+    if occurrence.facts(NameFacts).scoped and occurrence.clang is None:
+        return False  # `X::name`, or a definition misread as one (glm's `mat<C, R, T, Q> abs(...)`): not CUDA's
     rule = context.rules.lookup(occurrence.text)
     if rule is None or rule.library not in RUNTIME_LIBRARIES or rule.kind == "macro" and _COMPILER_MACRO.match(rule.cuda):
         return False  # nvcc defines __CUDACC__ itself: a file that tests it needs no header
-    return in_role(rule, occurrence, parsed, device)
+    return not (host and rule.c_library) and in_role(rule, occurrence, parsed, device)
 
 
 def _may_be_helper(rule: Rule) -> bool:

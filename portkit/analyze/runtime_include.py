@@ -17,6 +17,7 @@ import dataclasses
 import os
 from typing import Any, Iterable, NamedTuple, Sequence
 
+from portkit.analyze.include_graph import project_includes, reachable, spelled_includes
 from portkit.analyze.preamble import IMPLICIT_CUDA_HEADER, RUNTIME_ADVICE, cuda_includes, preamble_finding, runtime_reason
 from portkit.analyze.registry import Context, ProjectAnalysis, project_analysis
 from portkit.analyze.rewrite import settle_prerequisites
@@ -60,10 +61,7 @@ def runtime_needs(parsed: ParsedFile, context: Context, findings: Sequence[Findi
 
 def _runtime_needs(parsed: ParsedFile, context: Context, findings: Sequence[Finding]) -> RuntimeNeeds:
     runtime = context.rules.hip_header(IMPLICIT_CUDA_HEADER)
-    # Resolved against the project's files in the finish; a CUDA header's name only where the project's file is the
-    # one included (Context.project_header), so that a file's facts do not change with files it does not include.
-    includes = tuple(sorted({o.text for o in parsed.of(Role.INCLUDE)
-                             if context.rules.header(o.text) is None or context.project_header(o.text, parsed.path, o.detail == "system")}))
+    includes = spelled_includes(parsed, context)
     guarded = tuple(sorted(parsed.guarded))
     preambles = [f for f in findings if f.code == HIP_PREAMBLE]
     if not runtime or any(f"<{runtime}>" in f.name.split(", ") for f in preambles):
@@ -89,53 +87,17 @@ def runtime_for_project(files: Iterable[tuple[str, RuntimeNeeds]]) -> list[Findi
     by_path = {os.path.normpath(path): needs for path, needs in files}
     if not any(n.candidate for n in by_path.values()):
         return []
-    included = _project_includes(by_path)
+    included = project_includes(by_path)
     named = {path for path, n in by_path.items() if n.names and not {
-        name for reached in _closure([path], included) for name in by_path[reached].guarded}.issuperset(n.names)}
+        name for reached in reachable([path], included) for name in by_path[reached].guarded}.issuperset(n.names)}
     includers: dict[str, set[str]] = {}
     for path, headers in included.items():
         for header in headers:
             includers.setdefault(header, set()).add(path)
     # Every file that reaches an inserting header: a walk up the include graph from those headers.
-    seen = _closure([path for path, n in by_path.items() if n.inserts or path in named], includers)
+    seen = reachable([path for path, n in by_path.items() if n.inserts or path in named], includers)
     return [n.candidate for path, n in by_path.items()
             if n.candidate is not None and (path in named or n.unit and path in seen)]
-
-
-def _closure(starts: Iterable[str], edges: dict[str, set[str]]) -> set[str]:
-    """The files reachable from `starts` along `edges`, `starts` included."""
-    todo = list(starts)
-    seen = set(todo)
-    while todo:
-        for path in edges.get(todo.pop(), ()):
-            if path not in seen:
-                seen.add(path)
-                todo.append(path)
-    return seen
-
-
-def _project_includes(by_path: dict[str, RuntimeNeeds]) -> dict[str, set[str]]:
-    """Each project file, with the project files it #includes."""
-    # Indexed by file name: every tail of every path as a key was 56,000 strings on a 1M-line tree, for 5,000 includes.
-    by_name: dict[str, list[tuple[str, str]]] = {}
-    for path in by_path:
-        slashed = path.replace(os.sep, "/")
-        by_name.setdefault(slashed.rsplit("/", 1)[-1], []).append((slashed, path))
-    included: dict[str, set[str]] = {}
-    for path, needs in by_path.items():
-        for spelled in needs.includes:
-            beside = os.path.normpath(os.path.join(os.path.dirname(path), spelled))
-            header = beside if beside in by_path else _ending_in(spelled.replace("\\", "/").lstrip("./"), by_name)
-            if header is not None:
-                included.setdefault(path, set()).add(header)
-    return included
-
-
-def _ending_in(tail: str, by_name: dict[str, list[tuple[str, str]]]) -> str | None:
-    """The one project file whose path ends with the components `tail` (None: none, or several)."""
-    found = [path for slashed, path in by_name.get(tail.rsplit("/", 1)[-1], ())
-             if slashed == tail or slashed.endswith("/" + tail)]
-    return found[0] if len(found) == 1 else None
 
 
 def _pack(needs: RuntimeNeeds) -> dict[str, Any]:

@@ -7,7 +7,7 @@ import sys
 from typing import Iterable
 
 from portkit.analyze.inventory import is_version_test
-from portkit.codes import API_UNKNOWN, ATTENTION_STATUSES, in_group
+from portkit.codes import API_UNKNOWN, ATTENTION_STATUSES, UNUSED_HEADER, in_group
 from portkit.model import Edit, Finding, Severity, Span
 from portkit.parse.lexer import OPAQUE
 from portkit.textutil import BOM, LineIndex
@@ -77,6 +77,8 @@ def needs_marker(finding: Finding) -> bool:
         return "::" not in finding.name and not finding.name.startswith("thrust/")
     if is_version_test(finding):  # left as written: say which branch AMD now builds
         return True
+    if finding.code == UNUSED_HEADER:  # kept for an includer that uses its names: hipcc stops there until that is ported
+        return finding.fix is None
     if in_group(finding.code, "hazard"):
         return finding.fix is None or finding.severity is not Severity.ERROR
     return finding.status in ATTENTION_STATUSES and in_group(finding.code, "api")
@@ -84,7 +86,7 @@ def needs_marker(finding: Finding) -> bool:
 
 def may_need_marker(code: str) -> bool:
     """Whether some finding with `code` may need a marker: `needs_marker` read for the code alone."""
-    return code == API_UNKNOWN or in_group(code, "api") or in_group(code, "hazard")
+    return code in (API_UNKNOWN, UNUSED_HEADER) or in_group(code, "api") or in_group(code, "hazard")
 
 
 def _wanted(finding: Finding, hazards: bool) -> bool:

@@ -20,8 +20,8 @@ from portkit.parse.lexer import SUPPRESSION
 from portkit.parse.linkage import internal_linkage
 from portkit.parse.nodes import (
     ARGUMENT_TEXT_LIMIT, CUDA_CONDITION_MACROS, DECLARATIONS, HipAlias, Keep, Scopes, body_positions, c_linkage_blocks, call_facts,
-    compared_with, constant_context, constructs_dim3, declaration_kind, declared_names, defined_types, field_use, function_name,
-    index_guarded, is_hip_alias, named_value, node_position, node_span, node_text, operands,
+    chain_tests_hip, compared_with, constant_context, constructs_dim3, declaration_kind, declared_names, defined_types, field_use,
+    function_name, index_guarded, is_hip_alias, named_value, node_position, node_span, node_text, operands,
     shared_array, signature, under_hip_test,
 )
 from portkit.parse.queries import OPTIONAL_ROLES
@@ -54,6 +54,7 @@ _KERNEL_QUALIFIERS = {"__global__": Role.KERNEL, "__device__": Role.DEVICE_FUNCT
 # The facts many names share: one record each.
 _ACCESSED, _SCOPED, _ELABORATED = NameFacts(accessed=True), NameFacts(scoped=True), NameFacts(elaborated=True)
 _TESTED, _MACRO_NAME = NameFacts(tested=True), NameFacts(macro_name=True)
+_TESTED_BESIDE_HIP = NameFacts(tested=True, beside_hip=True)
 _COORDINATES = frozenset({b"threadIdx", b"blockIdx", b"blockDim", b"gridDim"})
 _TESTS = ("preproc_ifdef", "preproc_elifdef", "preproc_defined")  # `#ifdef X`, `#elifdef X`, `defined(X)`
 
@@ -243,7 +244,7 @@ class FileParse:
                 compared, expression = comparison
                 self.emit(node, role, text, parts=(node_span(expression),), info=compared)
             elif role is Role.IDENTIFIER and _tested(node, parent, kind):
-                self.emit(node, role, text, info=_TESTED)
+                self.emit(node, role, text, info=_TESTED_BESIDE_HIP if chain_tests_hip(node) else _TESTED)
             elif role is Role.IDENTIFIER and kind in ("preproc_def", "preproc_function_def"):
                 self.emit(node, role, text, info=_MACRO_NAME)  # a fallback's own name (definitions are skipped)
             elif role is Role.IDENTIFIER and kind == "field_expression":
@@ -312,7 +313,9 @@ class FileParse:
             style = "system" if node.type == "system_lib_string" else "local"
             # Included inside `extern "C" { }`: the file's C++ (templates) would be an error there.
             linkage = _C_LINKAGE_INCLUDE if any(start < node.start_byte < end for start, end in blocks) else None
-            self.emit(node, Role.INCLUDE, node_text(node).strip()[1:-1].strip(), style, info=linkage)
+            directive = node.parent  # `#include <x>` from its `#`: what convert comments out where x is unused
+            whole = (Span(directive.start_byte, node.end_byte),) if directive is not None and directive.type == "preproc_include" else ()
+            self.emit(node, Role.INCLUDE, node_text(node).strip()[1:-1].strip(), style, whole, info=linkage)
 
     def launches(self, nodes: list[Node]) -> None:
         """k<<<config>>>(args): the kernel and the configuration come from the same call node.

@@ -299,7 +299,8 @@ def compared_with(name: Node, expression: Node | None) -> tuple[NameFacts, Node]
         return None
     op = _FLIPPED[node_text(operator)] if flip else node_text(operator)
     branch, otherwise = _branches(node)
-    return NameFacts(compared=f"{op} {node_text(number)}", branch=branch, otherwise=otherwise), expression
+    return NameFacts(compared=f"{op} {node_text(number)}", branch=branch, otherwise=otherwise,
+                     beside_hip=chain_tests_hip(name)), expression
 
 
 _HIP_TESTS = re.compile(rb"__HIP_PLATFORM_AMD__|__HIP_PLATFORM_HCC__|__HIPCC__|__HIP__|__HIP_DEVICE_COMPILE__")
@@ -333,6 +334,27 @@ def _tests_for_hip(node: Node) -> bool:
         return False  # most of a function's ancestors: not a field looked up
     test = node.child_by_field_name("condition") or node.child_by_field_name("name")
     return test is not None and _HIP_TESTS.search(test.text or b"") is not None
+
+
+_DIRECTIVES = ("preproc_if", "preproc_ifdef", "preproc_elif", "preproc_elifdef")
+_ALTERNATIVES = ("preproc_elif", "preproc_elifdef", "preproc_else")
+
+
+def chain_tests_hip(name: Node) -> bool:
+    """Whether the #if/#elif chain whose test holds `name` tests for HIP in one of its directives, its own
+    included (`#if defined(__CUDACC__)` ... `#elif defined(__HIP__)`): the project already provides for hipcc."""
+    node = name.parent
+    while node is not None and node.type not in _DIRECTIVES:
+        node = node.parent
+    while node is not None and node.type in _ALTERNATIVES and node.parent is not None \
+            and node.parent.type in _DIRECTIVES:
+        node = node.parent  # up to the #if that opens the chain
+    while node is not None and node.type in _DIRECTIVES:
+        test = node.child_by_field_name("condition") or node.child_by_field_name("name")
+        if test is not None and _HIP_TESTS.search(test.text or b"") is not None:
+            return True
+        node = node.child_by_field_name("alternative")
+    return False
 
 
 def under_hip_test(node: Node) -> bool:

@@ -34,6 +34,7 @@ class RuleDatabase:
         self._namespace_members: dict[str, dict[str, Rule]] = {}
         self._hip_headers: frozenset[str] | None = None
         self._hip_qualified: frozenset[str] | None = None
+        self._header_names: frozenset[str] | None = None
         self._qualified: dict[str, tuple[Rule | None, str]] = {}  # lookup_qualified's answers: names recur
         for rule in rules:
             self._add(rule)
@@ -151,6 +152,12 @@ class RuleDatabase:
             self._hip_qualified = frozenset(h for h in spelled if "::" in h)
         parts = without_template_arguments(name).split("::")
         return any("::".join(parts[:end]) in self._hip_qualified for end in range(len(parts), 1, -1))
+
+    def header_names(self) -> frozenset[str]:
+        """Every name a header's rule `declares`: the uses an include of such a header may be kept for."""
+        if self._header_names is None:
+            self._header_names = frozenset(name for r in self.headers.values() for name in r.declares)
+        return self._header_names
 
     def link(self, name: str) -> Rule | None:
         return self.links.get(name)

@@ -22,6 +22,7 @@ from portkit.store import cache_root, code_fingerprint, read_entry, write_entry
 _STATUS = RULE_FIELDS.index("status")
 # Fields of (key, value) pairs: JSON gives them back as lists.
 _PAIRS = tuple(RULE_FIELDS.index(key) for key in (*INDEX_MAPS, "null_args", "argument_of", "older_hip_in"))
+_NAME_LISTS = (RULE_FIELDS.index("declares"),)  # lists of names: JSON gives them back as lists
 
 
 def rule_files(directory: Path) -> list[Path]:
@@ -87,6 +88,8 @@ def _from_data(data: Any) -> tuple[list[Library], RuleRows] | None:
                 values = [statuses[value] for value in values]
             elif field in _PAIRS:
                 values = [tuple((key, text) for key, text in value) for value in values]
+            elif field in _NAME_LISTS:
+                values = [tuple(value) for value in values]
             columns.append((values, counts))
         return libraries, RuleRows(columns)
     except (KeyError, TypeError, ValueError):

@@ -101,6 +101,9 @@ class Rule:
     cuda_host: str = ""
     helper: str = ""  # a helper (rules/_helpers.yaml) a file using the name needs: overloads CUDA has and HIP lacks
     hip_pointer: bool = False  # a type that is an integer in CUDA and a pointer in HIP (CUdeviceptr; hipDeviceptr_t is void*)
+    # For a header HIP lacks: the CUDA names only it brings (cooperative_groups/reduce.h: cooperative_groups::reduce...).
+    # An include of it whose translation units use none of them is dead (analyze/unused_headers.py).
+    declares: tuple[str, ...] = ()
     source: str = ""
 
     def resolve(self, target: Target) -> Resolution:

@@ -28,7 +28,7 @@ _ENTRY_KEYS = {
     "cmake", "hip_cmake", "cuda_added", "cuda_deprecated", "cuda_removed",
     "hip_added", "hip_deprecated", "hip_removed", "hip_experimental", "older_hip", "older_hip_drop_args", "roc_added",
     "hip_requires", "hip_define", "hip_define_until", "cast_args", "default_args", "mask_arg", "c_library", "keep_compared",
-    "form_rule", "null_args", "helper", "hip_pointer", "symbol_arg", "cuda_host", "compute_arg", "hip_cxx_only",
+    "form_rule", "null_args", "helper", "hip_pointer", "symbol_arg", "cuda_host", "compute_arg", "hip_cxx_only", "declares",
 }
 # What convert writes where it depends on the shape of the use (the call's arguments, a comparison, a struct tag, the
 # call a constant is passed to): each key is for a few rules, so they live under one `shape:` sub-map of an entry.
@@ -94,6 +94,11 @@ def _value(source: str, where: str, key: str, value: Any) -> Any:
                                                                for k, v in value.items()):
             raise _fail(source, where, f"key {key!r}: a mapping from a CUDA call to {_CALL_MAPS[key]}")
         return tuple(sorted(value.items()))
+    if key == "declares":
+        if not isinstance(value, list) or not value or not all(isinstance(v, str) and _NAME.fullmatch(v) for v in value):
+            raise _fail(source, where, "key 'declares': a list of the CUDA names the header brings, "
+                                       "e.g. [cooperative_groups::reduce]")
+        return tuple(value)
     if key in ("mask_arg", "symbol_arg"):
         if not _is_index(value):
             raise _fail(source, where, f"key {key!r}: an argument index from 0 to 16")
@@ -170,6 +175,8 @@ def parse_entry(source: str, library: str, index: int, raw: Any, versions_of: st
     if values["kind"] == "header" and values["cuda"].endswith("/") and (values.get("hip") or values.get("roc")):
         raise _fail(source, where, "a directory's rule (a path ending in '/') is for the headers below it that no entry "
                                    "names, and maps none: give each header with a HIP twin its own entry")
+    if values.get("declares") and values["kind"] != "header":
+        raise _fail(source, where, "key 'declares' is for a header's entry")
     if values["kind"] == "field" and "::" not in values["cuda"]:
         raise _fail(source, where, "kind 'field' needs a name like Struct::member")
     if values["kind"] == "asm":

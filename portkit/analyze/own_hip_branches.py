@@ -1,0 +1,27 @@
+"""CUDA tests left as written where their #if/#elif chain already has a branch of its own for HIP.
+
+`#if defined(__CUDACC__)` ... `#elif defined(__HIP__)` (glm's platform.h) compiles the project's HIP branch under
+hipcc, where __CUDACC__ is undefined. Rewritten to `__HIPCC__`, the CUDA branch would win there and the project's
+HIP branch go dead (glm's then reads CUDA_VERSION as 0 and hits its `#error`). So a test in a chain any of whose
+directives tests for HIP (parse/nodes.py: chain_tests_hip) keeps CUDA's macro, and its marker says why; converting
+the converted tree decides the same.
+"""
+from __future__ import annotations
+
+import dataclasses
+from typing import Iterable, Iterator
+
+from portkit.model import Finding, NameFacts, ParsedFile, Role
+
+BESIDE_HIP = ("left as CUDA's test: its #if/#elif chain tests for HIP too, and the project's own HIP branch is "
+              "what hipcc compiles")
+
+
+def keep_tests_beside_hip(parsed: ParsedFile, findings: Iterable[Finding]) -> Iterator[Finding]:
+    """`findings` with no rewrite of a CUDA macro tested in a chain that also tests for HIP."""
+    kept = {o.span for o in parsed.of(Role.IDENTIFIER) if o.facts(NameFacts).beside_hip}
+    for finding in findings:
+        if finding.fix is not None and finding.span in kept:
+            finding = dataclasses.replace(finding, fix=None, message=f"{finding.message}; {BESIDE_HIP}",
+                                          advice=BESIDE_HIP)
+        yield finding
