@@ -386,6 +386,45 @@ def test_a_findcuda_project_builds_and_links_its_kernels_with_hipcc(sources: str
     assert (out / "build" / "svm-train").is_file()
 
 
+# FindCUDA's OPTIONS: nvcc's options for the target's .cu sources, those after a build type's name for that type only.
+FINDCUDA_OPTIONS = """cmake_minimum_required(VERSION 3.10)
+project(opts LANGUAGES CXX)
+find_package(CUDA REQUIRED)
+cuda_add_library(k k.cu STATIC OPTIONS -DSCALE=3 --use_fast_math -Xptxas -v RELEASE -DFAST DEBUG -G)
+cuda_add_executable(app main.cpp OPTIONS -DUNUSED_BY_HOST)
+target_link_libraries(app k)
+"""
+
+
+def test_findcuda_options_become_the_hip_sources_compile_options(tmp_path: Path) -> None:
+    """`cuda_add_library(k k.cu OPTIONS -DSCALE=3 ...)` became `add_library(k k.cu OPTIONS -DSCALE=3 ...)`: CMake
+    stopped at "Cannot find source file: OPTIONS". Now the options are the target's HIP compile options, nvcc's
+    converted (-Xptxas removed, with a marker), a build type's only for it; the project builds with hipcc."""
+    require_tool("cmake")
+    require_tool("hipcc")
+    source = tmp_path / "in"
+    source.mkdir()
+    (source / "CMakeLists.txt").write_text(FINDCUDA_OPTIONS)
+    (source / "k.cu").write_text(
+        "#if SCALE != 3 || !defined(FAST) || defined(DEBUG_ONLY)\n#error options not given\n#endif\n"
+        "__global__ void scale(float* x) { x[threadIdx.x] *= SCALE; }\n"
+        "void run(float* x) { scale<<<1, 32>>>(x); }\n")
+    (source / "main.cpp").write_text("void run(float* x);\nint main() { run(nullptr); return 0; }\n")
+    _portkit_convert(source, tmp_path / "out", "--cmake-hipcc")
+    _portkit_convert(tmp_path / "out", tmp_path / "again", "--cmake-hipcc")
+    converted = (tmp_path / "out" / "CMakeLists.txt").read_text()
+    assert (tmp_path / "again" / "CMakeLists.txt").read_text() == converted
+    assert " OPTIONS " not in converted and "# portkit: PK403 -Xptxas -v:" in converted, converted
+    out = tmp_path / "out"
+    _run(["cmake", "-S", ".", "-B", "build", "-DCMAKE_CXX_COMPILER=hipcc", "-DCMAKE_HIP_ARCHITECTURES=gfx90a",
+          "-DCMAKE_BUILD_TYPE=Release"], out, HIP_PLATFORM="amd")
+    built = _run(["make", "-C", "build", "VERBOSE=1"], out, HIP_PLATFORM="amd")
+    compile_line = next(line for line in built.stdout.splitlines() if " -c " in line and "k.cu" in line)
+    assert "-DSCALE=3 -ffast-math" in compile_line and "-DFAST" in compile_line, compile_line
+    assert "-Xptxas" not in compile_line and " -g " not in compile_line, compile_line
+    assert (out / "build" / "app").is_file()
+
+
 def test_converted_cmake_builds_with_hipcc_as_the_cxx_compiler(tmp_path: Path, database) -> None:
     """Debian 12's CMake 3.25 cannot use its HIP 5.2 as CMake's HIP language (docs/convert.md): the converted
     CMake builds, and links for gfx90a, with hipcc as the C++ compiler."""

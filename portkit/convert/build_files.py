@@ -442,6 +442,11 @@ def _findcuda_variables(rw: Rewriter, rules: RuleDatabase, target: Target) -> No
 # FindCUDA's commands for a target of .cu and host sources (_cmake_language makes them add_*): the name, the rest.
 _FINDCUDA_TARGET = r"\bcuda_add_(?:executable|library)\s*\(\s*([\w${}.-]+)([^)]*)\)"
 _TARGET_KEYWORDS = {"STATIC", "SHARED", "MODULE", "OBJECT", "EXCLUDE_FROM_ALL", "WIN32", "MACOSX_BUNDLE"}
+# FindCUDA's arguments: a quoted one or a word.
+_ARGUMENT = re.compile(r'"(?:[^"\\]|\\.)*"|[^\s"]+')
+# After OPTIONS, a build type's name (FindCUDA's default CUDA_configuration_types, upper case) makes the options
+# after it that build type's only.
+_BUILD_TYPES = ("DEBUG", "MINSIZEREL", "RELEASE", "RELWITHDEBINFO")
 _HIP_ENABLED = r"\benable_language\s*\(\s*(?:CUDA|HIP)\s*\)|\bproject\s*\([^)]*(?<![\w$])(?:CUDA|HIP)(?!\w)"
 # Where a target's sources are in variables the file may not fill with literal names (a glob, a parent's list), its
 # .cu files are picked out when CMake runs.
@@ -479,11 +484,10 @@ def _findcuda_targets(rw: Rewriter, rules: RuleDatabase, target: Target, facts: 
     def convert(match: re.Match) -> str:
         nonlocal enabled
         name, indent = match.group(1), _indent(match)
-        sources = [word for word in match.group(2).split() if word.upper() not in _TARGET_KEYWORDS]
+        call, sources, options = _findcuda_arguments(match)
         # Names written out, inside a generator expression too, are _mark_cu_sources'.
         variables = [word for word in sources if re.fullmatch(r"\$\{.+\}", word) and word[2:-1] not in literal]
         unseen = [word for word in sources if "$<" in word and "${" in word]
-        call = match.group()
         if unseen:
             call = rw.kept("", CMAKE_CUDA_LANGUAGE, f"{' '.join(unseen)}: {_UNSEEN_ADVICE}") + call
         lines = [call]
@@ -498,9 +502,42 @@ def _findcuda_targets(rw: Rewriter, rules: RuleDatabase, target: Target, facts: 
             lines += [f"{indent}set({_CU_SOURCES} {' '.join(variables)})",
                       f'{indent}list(FILTER {_CU_SOURCES} INCLUDE REGEX "\\\\.cu$")',
                       f"{indent}set_source_files_properties(${{{_CU_SOURCES}}} PROPERTIES LANGUAGE HIP)"]
+        if options:
+            lines.append(f"{indent}target_compile_options({name} PRIVATE {' '.join(options)})")
         return "\n".join(lines)
 
     rw.sub(_FINDCUDA_TARGET, convert, re.I)
+
+
+def _findcuda_arguments(match: re.Match) -> tuple[str, list[str], list[str]]:
+    """A cuda_add_* call of _FINDCUDA_TARGET as add_* takes it, its sources, and its OPTIONS (nvcc's for its .cu
+    sources, all build types' first, then those after a build type's name) as target_compile_options' arguments:
+    the options of the HIP sources as one shell-quoted string each, which _translate_flags converts as hipcc's.
+    FindCUDA reads STATIC, SHARED and the other keywords anywhere; add_* before the sources."""
+    keywords, sources, options = [], [], {"": []}
+    build_type = None
+    for argument in _ARGUMENT.finditer(match.group(2)):
+        word = argument.group()
+        if word.upper() in _TARGET_KEYWORDS:
+            keywords.append(word)
+        elif word == "OPTIONS":
+            build_type = ""
+        elif build_type is None:
+            sources.append(word)
+        elif word in _BUILD_TYPES:
+            build_type = word
+            options.setdefault(word, [])
+        else:
+            options[build_type].append(word.replace('"', '\\"') if word.startswith('"') else word)
+    if build_type is None:
+        return match.group(), sources, []
+    call = match.group()[:match.start(2) - match.start()].rstrip() + " " + " ".join(keywords + sources) + ")"
+    genexes = []
+    for build_type, words in options.items():
+        condition = "$<COMPILE_LANGUAGE:HIP>" if not build_type else f"$<AND:$<COMPILE_LANGUAGE:HIP>,$<CONFIG:{build_type}>>"
+        if words:
+            genexes.append(f'"$<{condition}:SHELL:{" ".join(words)}>"')
+    return call, sources, genexes
 
 
 # The architectures a target's HIP_ARCHITECTURES property holds (set from CMAKE_HIP_ARCHITECTURES, as for the HIP
