@@ -207,8 +207,10 @@ def _marked_names(text: str) -> set[tuple[str, str]]:
     return marked
 
 
-@pytest.mark.parametrize(("name", "text"), [("Makefile", MAKEFILE), ("CMakeLists.txt", CMAKE), ("CMakeLists.txt", FINDCUDA_CMAKE)],
-                         ids=["make", "cmake", "cmake-findcuda"])
+@pytest.mark.parametrize(("name", "text"), [("Makefile", MAKEFILE), ("CMakeLists.txt", CMAKE), ("CMakeLists.txt", FINDCUDA_CMAKE),
+                                            ("CMakeLists.txt", "find_package(CUDA)\ncuda_compile_ptx(P k.cu)\n"
+                                             "cuda_add_library(a k.cu OPTIONS -Xptxas -v)\ncuda_build_clean_target()\n")],
+                         ids=["make", "cmake", "cmake-findcuda", "cmake-findcuda-commands"])
 def test_scan_lists_exactly_what_convert_marks(name: str, text: str, tmp_path: Path) -> None:
     """The build items scan reports as needing work are the ones convert writes a marker for."""
     (tmp_path / "in").mkdir()
@@ -422,6 +424,91 @@ def test_findcuda_options_become_the_hip_sources_compile_options(tmp_path: Path)
     compile_line = next(line for line in built.stdout.splitlines() if " -c " in line and "k.cu" in line)
     assert "-DSCALE=3 -ffast-math" in compile_line and "-DFAST" in compile_line, compile_line
     assert "-Xptxas" not in compile_line and " -g " not in compile_line, compile_line
+    assert (out / "build" / "app").is_file()
+
+
+# FindCUDA's other commands, which find_package(hip) does not define.
+FINDCUDA_COMMANDS = """cmake_minimum_required(VERSION 3.10)
+project(cmds LANGUAGES CXX)
+find_package(CUDA REQUIRED)
+cuda_select_nvcc_arch_flags(ARCH_FLAGS Auto)
+list(APPEND CUDA_NVCC_FLAGS ${ARCH_FLAGS})
+cuda_include_directories(${CMAKE_CURRENT_SOURCE_DIR}/inc)
+cuda_compile(KERNEL_OBJECTS k.cu OPTIONS -DSCALE=2 DEBUG -G)
+add_executable(app main.cpp ${KERNEL_OBJECTS})
+cuda_add_cublas_to_target(app)
+CUDA_ADD_CUFFT_TO_TARGET(app)
+cuda_build_clean_target()
+"""
+
+
+def test_findcuda_commands_become_hips_or_get_a_marker(database) -> None:
+    """cuda_compile, cuda_include_directories, cuda_add_cublas_to_target... were left as they were, and CMake stopped
+    at the first ("Unknown CMake command"). Now each becomes its HIP equivalent, or gets a PK406 marker: kept where
+    the project needs another step (PTX files), removed where HIP needs nothing in its place. A command the file
+    defines itself is the project's."""
+    from portkit.convert.build_files import convert_cmake
+
+    text = FINDCUDA_COMMANDS + ("cuda_compile_ptx(PTX_FILES k.cu)\ncuda_wrap_srcs(app PTX PTX_FILES k.cu)\n"
+                                "function(cuda_compile_fatbin out)\nendfunction()\ncuda_compile_fatbin(F k.cu)\n")
+    result = convert_cmake(text, database, target=HIP52)
+    lines = result.text.splitlines()
+    assert lines[2:6] == ["find_package(hip REQUIRED)", "find_package(hipblas REQUIRED)", "find_package(hipfft REQUIRED)",
+                          lines[5]]
+    assert lines[5].startswith("# portkit: PK406 cuda_select_nvcc_arch_flags: ") and lines[6] == ""
+    assert lines[8:] == [
+        "list(APPEND CUDA_NVCC_FLAGS ${ARCH_FLAGS})", "include_directories(${CMAKE_CURRENT_SOURCE_DIR}/inc)",
+        "enable_language(HIP)", "set(KERNEL_OBJECTS k.cu)",
+        "set_source_files_properties(k.cu PROPERTIES LANGUAGE HIP)",
+        'set_property(SOURCE k.cu APPEND_STRING PROPERTY COMPILE_FLAGS " -DSCALE=2 $<$<CONFIG:DEBUG>:-g>")',
+        "add_executable(app main.cpp ${KERNEL_OBJECTS})", "target_link_libraries(app roc::hipblas)",
+        "target_link_libraries(app hip::hipfft)", lines[17], "", lines[19], "cuda_compile_ptx(PTX_FILES k.cu)",
+        lines[21], "cuda_wrap_srcs(app PTX PTX_FILES k.cu)", "function(cuda_compile_fatbin out)", "endfunction()",
+        "cuda_compile_fatbin(F k.cu)"]
+    assert [(n.code, n.message.split(":")[0]) for n in result.notes] == [
+        ("PK406", "cuda_select_nvcc_arch_flags"), ("PK403", "CUDA_NVCC_FLAGS"), ("PK406", "cuda_build_clean_target"),
+        ("PK406", "cuda_compile_ptx"), ("PK406", "cuda_wrap_srcs")]
+    assert convert_cmake(result.text, database, target=HIP52).text == result.text
+    text = "project(p CXX)\nfile(GLOB KS k/*.cu)\ncuda_compile(OBJS ${KS} main.cu SHARED OPTIONS -DA)\n"
+    globbed = convert_cmake(text, database, target=HIP52).text
+    assert globbed.splitlines()[2:] == [
+        "enable_language(HIP)", "set(OBJS ${KS} main.cu)", "set_source_files_properties(main.cu PROPERTIES LANGUAGE HIP)",
+        *[line.replace("${SRC}", "${KS}") for line in GLOBBED_CU],
+        'set_property(SOURCE main.cu ${portkit_cu_sources} APPEND_STRING PROPERTY COMPILE_FLAGS " -DA")']
+
+
+def test_a_project_of_findcuda_commands_builds_with_hipcc(tmp_path: Path) -> None:
+    """The commands above, converted: CMake configures (hipBLAS's and hipFFT's packages stand-ins that define the
+    targets the rules give) and hipcc builds k.cu with its options and include directory, linked into app with the
+    libraries' targets. Converting the output again changes nothing."""
+    require_tool("cmake")
+    require_tool("hipcc")
+    source = tmp_path / "in"
+    (source / "inc").mkdir(parents=True)
+    (source / "CMakeLists.txt").write_text(FINDCUDA_COMMANDS)
+    (source / "inc" / "factor.h").write_text("#define FACTOR SCALE\n")
+    (source / "k.cu").write_text("#include \"factor.h\"\n#if SCALE != 2\n#error no options\n#endif\n"
+                                 "__global__ void k(int* x) { *x *= FACTOR; }\n"
+                                 "int scaled(int x) { k<<<1, 1>>>(nullptr); return x * FACTOR; }\n")
+    (source / "main.cpp").write_text("#if !defined(HIPBLAS_STANDIN) || !defined(HIPFFT_STANDIN)\n#error not linked\n"
+                                     "#endif\nint scaled(int x);\nint main() { return scaled(1) == 2 ? 0 : 1; }\n")
+    packages = []
+    for package, target in (("hipblas", "roc::hipblas"), ("hipfft", "hip::hipfft")):
+        (tmp_path / package).mkdir()
+        (tmp_path / package / f"{package}-config.cmake").write_text(
+            f"add_library({target} INTERFACE IMPORTED)\n"
+            f"set_target_properties({target} PROPERTIES INTERFACE_COMPILE_DEFINITIONS {package.upper()}_STANDIN)\n")
+        packages.append(f"-D{package}_DIR={tmp_path / package}")
+    _portkit_convert(source, tmp_path / "out", "--cmake-hipcc")
+    _portkit_convert(tmp_path / "out", tmp_path / "again", "--cmake-hipcc")
+    converted = (tmp_path / "out" / "CMakeLists.txt").read_text()
+    assert (tmp_path / "again" / "CMakeLists.txt").read_text() == converted
+    out = tmp_path / "out"
+    _run(["cmake", "-S", ".", "-B", "build", "-DCMAKE_CXX_COMPILER=hipcc", "-DCMAKE_HIP_ARCHITECTURES=gfx90a",
+          "-DCMAKE_BUILD_TYPE=Release", *packages], out, HIP_PLATFORM="amd")
+    built = _run(["make", "-C", "build", "VERBOSE=1"], out, HIP_PLATFORM="amd")
+    compile_line = next(line for line in built.stdout.splitlines() if " -c " in line and "k.cu" in line)
+    assert "-DSCALE=2" in compile_line and "/inc" in compile_line and " -g " not in compile_line, compile_line
     assert (out / "build" / "app").is_file()
 
 
