@@ -512,6 +512,57 @@ def test_a_project_of_findcuda_commands_builds_with_hipcc(tmp_path: Path) -> Non
     assert (out / "build" / "app").is_file()
 
 
+def test_a_cuda_language_project_that_globs_its_sources_builds_them_as_hip(tmp_path: Path) -> None:
+    """`project(... CUDA)`, `file(GLOB SRC src/*.cu src/*.cpp)`, `add_executable(app ${SRC})`: CMake's CUDA language
+    compiled the globbed .cu files; HIP's takes only .hip files, and nothing gave them LANGUAGE HIP, so CMake left
+    them out. Now their .cu files are picked out when CMake runs, as a FindCUDA target's are, in the project's file
+    and in a subdirectory's that globs .cu files (target_sources); hipcc builds both for gfx90a. Converting the
+    output again changes nothing."""
+    require_tool("cmake")
+    require_tool("hipcc")
+    source = tmp_path / "in"
+    (source / "src").mkdir(parents=True)
+    (source / "sub").mkdir()
+    (source / "CMakeLists.txt").write_text(
+        "cmake_minimum_required(VERSION 3.18)\nproject(globbed LANGUAGES CXX CUDA)\nset(CMAKE_CUDA_ARCHITECTURES 80)\n"
+        "file(GLOB SRC src/*.cu src/*.cpp)\nadd_subdirectory(sub)\nadd_executable(app ${SRC})\n"
+        "target_link_libraries(app sub)\n")
+    (source / "sub" / "CMakeLists.txt").write_text(
+        "file(GLOB_RECURSE SUB_SOURCES *.cu)\nadd_library(sub STATIC)\ntarget_sources(sub PRIVATE ${SUB_SOURCES})\n")
+    for name, function in (("src/a.cu", "run_a"), ("sub/b.cu", "run_b")):
+        (source / name).write_text(f"__global__ void {function}_k(float* x) {{ x[threadIdx.x] = 1.f; }}\n"
+                                   f"void {function}(float* x) {{ {function}_k<<<1, 32>>>(x); }}\n")
+    (source / "src" / "main.cpp").write_text("void run_a(float*);\nvoid run_b(float*);\n"
+                                             "int main() { run_a(nullptr); run_b(nullptr); return 0; }\n")
+    _portkit_convert(source, tmp_path / "out", "--cmake-hipcc")
+    _portkit_convert(tmp_path / "out", tmp_path / "again", "--cmake-hipcc")
+    for name in ("CMakeLists.txt", "sub/CMakeLists.txt"):
+        assert (tmp_path / "again" / name).read_text() == (tmp_path / "out" / name).read_text()
+    out = tmp_path / "out"
+    _run(["cmake", "-S", ".", "-B", "build", "-DCMAKE_CXX_COMPILER=hipcc"], out, HIP_PLATFORM="amd")
+    built = _run(["make", "-C", "build", "VERBOSE=1"], out, HIP_PLATFORM="amd")
+    for name in ("a.cu", "b.cu"):
+        compile_line = next(line for line in built.stdout.splitlines() if " -c " in line and name in line)
+        assert "-xhip --offload-arch=gfx90a" in compile_line, compile_line
+    assert (out / "build" / "app").is_file()
+
+
+def test_cuda_language_targets_of_variables_get_their_cu_files_picked_out(database) -> None:
+    """Where the file enables the language, each target's variables that the file does not fill with names written
+    out; elsewhere, those a glob of .cu files fills. Not an imported target's; not a second time."""
+    from portkit.convert.build_files import convert_cmake
+
+    text = ("project(p LANGUAGES CXX CUDA)\nset(NAMED k.cu)\nfile(GLOB SRC *.cu)\nadd_library(a ${NAMED} ${SRC})\n"
+            "add_library(b IMPORTED ${SRC})\n")
+    result = convert_cmake(text, database, target=HIP52).text
+    assert result.splitlines()[4:] == ["add_library(a ${NAMED} ${SRC})", *GLOBBED_CU, "add_library(b IMPORTED ${SRC})"]
+    assert convert_cmake(result, database, target=HIP52).text == result
+    sub = "file(GLOB K *.cu)\nfile(GLOB H *.cpp)\nadd_executable(x ${K} ${H})\n"
+    assert convert_cmake(sub, database, target=HIP52).text.splitlines()[2:] == [
+        "add_executable(x ${K} ${H})", *[line.replace("${SRC}", "${K}") for line in GLOBBED_CU]]
+    assert convert_cmake("file(GLOB H *.cpp)\nadd_executable(x ${H})\n", database, target=HIP52).text.count("\n") == 2
+
+
 def test_converted_cmake_builds_with_hipcc_as_the_cxx_compiler(tmp_path: Path, database) -> None:
     """Debian 12's CMake 3.25 cannot use its HIP 5.2 as CMake's HIP language (docs/convert.md): the converted
     CMake builds, and links for gfx90a, with hipcc as the C++ compiler."""

@@ -11,7 +11,7 @@ import dataclasses
 import re
 from typing import Callable
 
-from portkit.analyze.builds import (ASSIGNMENT, FINDCUDA_CALL, FINDCUDA_USES, LIBRARY_NAME, LIBRARY_VARIABLE_USE,
+from portkit.analyze.builds import (ASSIGNMENT, CMAKE_ARGUMENT, FINDCUDA_CALL, FINDCUDA_USES, LIBRARY_NAME, LIBRARY_VARIABLE_USE,
                                     assigned_variables, command_arguments, defined_commands, findcuda_advice,
                                     findcuda_command, findcuda_variable, is_expanded, library_variables)
 from portkit.analyze.environment import patterns
@@ -320,6 +320,7 @@ def convert_cmake(text: str, rules: RuleDatabase, offload_arch: tuple[str, ...] 
     facts = build_facts().for_target(target)
     rw = Rewriter(text)
     _findcuda_commands(rw, rules, target, facts)
+    _language_targets(rw)
     _cmake_language(rw)
     _cmake_architectures(rw, facts, offload_arch)
     _note_patterns(rw, NVCC_FLAG, "cmake")
@@ -621,6 +622,44 @@ class _FindCudaCommands:
             code = _code(rule, self.target) if rule else FINDCUDA_COMMAND
             return self.rw.kept(match.group(), code, f"{written}: {advice}")
         return f"target_link_libraries({words[0]} {_link_keyword(self.code, words[0])}{hip})"
+
+
+# A target's sources: add_executable/add_library (not IMPORTED, ALIAS or INTERFACE: no sources) or target_sources;
+# the call up to its first argument, the rest.
+_TARGET_SOURCES = r"\b(?:add_executable|add_library|target_sources)\s*\(\s*[\w${}.-]+([^)]*)\)"
+_NO_SOURCES = re.compile(r"\b(?:IMPORTED|ALIAS|INTERFACE)\b")
+_SCOPES = {"PRIVATE", "PUBLIC", "INTERFACE"}
+# A glob whose patterns name .cu files: the variable it fills.
+_CU_GLOB = re.compile(r"\bfile\s*\(\s*GLOB\w*\s+(\w+)[^)]*\.cu\b[^)]*\)", re.I)
+_NEXT_TARGET = re.compile(r"\b(?:add_executable|add_library|target_sources|cuda_add_\w+)\s*\(", re.I)
+
+
+def _language_targets(rw: Rewriter) -> None:
+    """CMake's CUDA language compiles a .cu file as CUDA whatever list holds it; HIP's takes only .hip files, so a
+    target whose .cu sources are in a variable (`file(GLOB SRC *.cu)`, `add_library(x ${SRC})`) gets them picked out
+    when CMake runs, as a FindCUDA target does, where the file enables the language or globs .cu files into the
+    variable (a subdirectory's file; the project enables the language)."""
+    code = blank(rw.text, HASH_COMMENT)
+    literal = _literal_variables(code)
+    globbed = {match.group(1) for match in _CU_GLOB.finditer(code)}
+    enabled = re.search(_HIP_ENABLED, code, re.I) is not None
+
+    def picked(match: re.Match) -> str:
+        if _NO_SOURCES.search(match.group(1)):
+            return match.group()
+        variables = [word for word in CMAKE_ARGUMENT.findall(match.group(1)) if word not in _SCOPES
+                     and re.fullmatch(r"\$\{\w+\}", word) and word[2:-1] not in literal
+                     and (enabled or word[2:-1] in globbed)]
+        if not variables:
+            return match.group()
+        lines = _picked_cu_sources(variables, _indent(match))
+        following = match.string[match.end():]
+        until = _NEXT_TARGET.search(following)
+        if lines[0].strip() in following[:until.start() if until else len(following)]:
+            return match.group()  # converted before, or a FindCUDA target's
+        return "\n".join([match.group(), *lines])
+
+    rw.sub(_TARGET_SOURCES, picked, re.I)
 
 
 def _link_keyword(code: str, name: str) -> str:
