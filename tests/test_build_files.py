@@ -1,4 +1,5 @@
-"""Build files: Makefiles, scripts and CMake rewritten from nvcc/CUDA to hipcc/HIP (portkit/convert/build_files.py)."""
+"""Build files: Makefiles, scripts and CMake rewritten from nvcc/CUDA to hipcc/HIP (portkit/convert/build_files.py,
+cmake_files.py, findcuda.py, cmake_sources.py, build_flags.py)."""
 from __future__ import annotations
 
 import json
@@ -46,7 +47,8 @@ def test_makefile_rewrite(database) -> None:
 def test_build_files_keep_a_library_the_target_lacks(database) -> None:
     """hipBLASLt came with HIP 5.5: for an older target the cuBLASLt link stays CUDA's, with a note, in a Makefile
     and in CMake; for a newer one it is renamed like the others."""
-    from portkit.convert.build_files import convert_cmake, convert_makefile
+    from portkit.convert.build_files import convert_makefile
+    from portkit.convert.cmake_files import convert_cmake
 
     make = "app: app.cu\n\t$(NVCC) $< -lcublas -lcublasLt -o $@\n"
     kept = convert_makefile(make, database, target=HIP52)
@@ -75,7 +77,7 @@ def test_makefile_architecture_variable(database) -> None:
 
 
 def test_cmake_rewrite_of_the_example(database) -> None:
-    from portkit.convert.build_files import convert_cmake
+    from portkit.convert.cmake_files import convert_cmake
 
     result = convert_cmake((EXAMPLES / "option-pricer" / "CMakeLists.txt").read_text(), database)
     lines = result.text.splitlines()
@@ -96,7 +98,7 @@ def test_cmake_rewrite_of_the_example(database) -> None:
 
 
 def test_cmake_reports_what_it_cannot_rewrite(database) -> None:
-    from portkit.convert.build_files import convert_cmake
+    from portkit.convert.cmake_files import convert_cmake
 
     text = "set_target_properties(app PROPERTIES CUDA_SEPARABLE_COMPILATION ON CUDA_ARCHITECTURES \"70;80\")\n" \
            "target_link_libraries(app CUDA::cufft_static CUDA::cusparseLt)\n"
@@ -109,7 +111,7 @@ def test_cmake_reports_what_it_cannot_rewrite(database) -> None:
 
 def test_cmake_architectures_are_rewritten_where_set_and_only_renamed_where_read(database) -> None:
     """tiny-cuda-nn sorts its list and reads its first entry: `COMPARE` and the index 0 are no architectures."""
-    from portkit.convert.build_files import convert_cmake
+    from portkit.convert.cmake_files import convert_cmake
 
     text = ("set(CMAKE_CUDA_ARCHITECTURES 80 70)\nlist(APPEND CMAKE_CUDA_ARCHITECTURES 90)\n"
             "list(SORT CMAKE_CUDA_ARCHITECTURES COMPARE NATURAL ORDER ASCENDING)\n"
@@ -145,7 +147,7 @@ def test_nvidia_tools_in_a_makefile_are_marked_as_scan_lists_them(database) -> N
 
 
 def test_cmake_nvcc_variables_get_their_own_advice(database) -> None:
-    from portkit.convert.build_files import convert_cmake
+    from portkit.convert.cmake_files import convert_cmake
 
     text = ('list(APPEND CUDA_NVCC_FLAGS "-Xcompiler=-fno-strict-aliasing")\n'
             "set_target_properties(app PROPERTIES CUDA_SEPARABLE_COMPILATION ON)\n")
@@ -227,7 +229,7 @@ def test_scan_lists_exactly_what_convert_marks(name: str, text: str, tmp_path: P
 
 
 def test_cmake_forms(database) -> None:
-    from portkit.convert.build_files import convert_cmake
+    from portkit.convert.cmake_files import convert_cmake
 
     result = convert_cmake(CMAKE, database, target=HIP52).text
     for expected in ("project(app LANGUAGES CXX HIP)", "find_package(hip REQUIRED)", "set(CMAKE_HIP_ARCHITECTURES gfx90a)",
@@ -249,7 +251,7 @@ def test_cmake_forms(database) -> None:
 def test_findcuda_variables_become_find_package_hips_or_get_a_marker(database) -> None:
     """warp-ctc: find_package(CUDA) becomes find_package(hip), so FindCUDA's variables would be empty: the HIP
     package's own where it has one, the HIP library for a library's variable, a marker for the rest."""
-    from portkit.convert.build_files import convert_cmake
+    from portkit.convert.cmake_files import convert_cmake
 
     result = convert_cmake(FINDCUDA_CMAKE, database, target=HIP52)
     lines = [line for line in result.text.splitlines() if "# portkit:" not in line]
@@ -291,7 +293,7 @@ def test_a_findcuda_project_configures_with_its_gpu_option_on(tmp_path: Path) ->
 
 def test_cuda_add_commands_in_any_case_and_inserted_lines_indented_as_their_block(database) -> None:
     """warp-ctc: CUDA_ADD_LIBRARY became `add_LIBRARY`, and its .cu file's property line was written at column 0."""
-    from portkit.convert.build_files import convert_cmake
+    from portkit.convert.cmake_files import convert_cmake
 
     text = "IF (WITH_GPU)\n    CUDA_ADD_LIBRARY(a SHARED k.cu)\n\tCuda_Add_Executable(b m.cu)\nENDIF()\n"
     result = convert_cmake(text, database, target=HIP52).text
@@ -322,7 +324,7 @@ def test_findcuda_targets_get_the_hip_language_and_hip_host(database) -> None:
     """thundersvm: cuda_add_library became add_library and nothing more: CMake skipped its globbed .cu file, and g++
     compiled the .cpp files that include HIP's headers without HIP's platform define. Now the targets get what
     the CUDA language's path gives them; --cmake-hipcc makes that hipcc's C++ with -xhip."""
-    from portkit.convert.build_files import convert_cmake
+    from portkit.convert.cmake_files import convert_cmake
 
     hip = convert_cmake(FINDCUDA_TARGETS, database, target=HIP52).text
     assert hip.splitlines()[5:] == [
@@ -343,7 +345,7 @@ def test_findcuda_targets_sources_named_kept_unseen_marked(database) -> None:
     """A list the file writes out gets its property where it is named (no second one at the target); a keyword the
     project links the target with is kept (CMake refuses both signatures on one target); a generator expression's
     variables are marked; a project that enables the language already is not enabled again."""
-    from portkit.convert.build_files import convert_cmake
+    from portkit.convert.cmake_files import convert_cmake
 
     text = ("project(p LANGUAGES CXX CUDA)\nfind_package(CUDA)\nset(KSRC k.cu)\n"
             "cuda_add_library(a ${KSRC} $<$<CONFIG:Debug>:${DEBUG_SRC}>)\ntarget_link_libraries(a PRIVATE m)\n")
@@ -447,7 +449,7 @@ def test_findcuda_commands_become_hips_or_get_a_marker(database) -> None:
     at the first ("Unknown CMake command"). Now each becomes its HIP equivalent, or gets a PK406 marker: kept where
     the project needs another step (PTX files), removed where HIP needs nothing in its place. A command the file
     defines itself is the project's."""
-    from portkit.convert.build_files import convert_cmake
+    from portkit.convert.cmake_files import convert_cmake
 
     text = FINDCUDA_COMMANDS + ("cuda_compile_ptx(PTX_FILES k.cu)\ncuda_wrap_srcs(app PTX PTX_FILES k.cu)\n"
                                 "function(cuda_compile_fatbin out)\nendfunction()\ncuda_compile_fatbin(F k.cu)\n")
@@ -550,7 +552,7 @@ def test_a_cuda_language_project_that_globs_its_sources_builds_them_as_hip(tmp_p
 def test_cuda_language_targets_of_variables_get_their_cu_files_picked_out(database) -> None:
     """Where the file enables the language, each target's variables that the file does not fill with names written
     out; elsewhere, those a glob of .cu files fills. Not an imported target's; not a second time."""
-    from portkit.convert.build_files import convert_cmake
+    from portkit.convert.cmake_files import convert_cmake
 
     text = ("project(p LANGUAGES CXX CUDA)\nset(NAMED k.cu)\nfile(GLOB SRC *.cu)\nadd_library(a ${NAMED} ${SRC})\n"
             "add_library(b IMPORTED ${SRC})\n")
@@ -566,7 +568,7 @@ def test_cuda_language_targets_of_variables_get_their_cu_files_picked_out(databa
 def test_converted_cmake_builds_with_hipcc_as_the_cxx_compiler(tmp_path: Path, database) -> None:
     """Debian 12's CMake 3.25 cannot use its HIP 5.2 as CMake's HIP language (docs/convert.md): the converted
     CMake builds, and links for gfx90a, with hipcc as the C++ compiler."""
-    from portkit.convert.build_files import convert_cmake
+    from portkit.convert.cmake_files import convert_cmake
 
     require_tool("cmake")
     require_tool("hipcc")
@@ -615,7 +617,7 @@ def _run(command: list[str], cwd: Path, **env: str) -> subprocess.CompletedProce
 
 def test_a_gencode_in_a_cmake_string_keeps_the_string_closed(tmp_path: Path, database) -> None:
     """gpu-burn's win/CMakeLists.txt: the quote after `code=sm_${ARCH}` closes CMake's string, not the option."""
-    from portkit.convert.build_files import convert_cmake
+    from portkit.convert.cmake_files import convert_cmake
 
     text = ('cmake_minimum_required(VERSION 3.18)\nproject(t LANGUAGES CXX)\nset(ARCHS 75 80)\nset(NVCC_FLAGS "")\n'
             'foreach(ARCH IN LISTS ARCHS)\n    list(APPEND NVCC_FLAGS "-gencode=arch=compute_${ARCH},code=sm_${ARCH}")\n'
@@ -640,7 +642,7 @@ def convert_makefile_line(line: str, database) -> str:
 @pytest.mark.parametrize("hipcc_as_cxx", [False, True], ids=["hip", "cmake-hipcc"])
 def test_a_flag_removed_inside_a_generator_expression_leaves_it_closed(hipcc_as_cxx: bool, database) -> None:
     """nccl-tests: the `>` that closes `$<...:-Xcompiler=/FS>` is CMake's, not the option's value."""
-    from portkit.convert.build_files import convert_cmake
+    from portkit.convert.cmake_files import convert_cmake
 
     text = ("target_compile_options(t PRIVATE\n    $<$<COMPILE_LANGUAGE:CUDA>:-Xcompiler=/FS>\n"
             "    $<$<COMPILE_LANGUAGE:CUDA>:-Xcompiler=-fPIC>\n    $<$<COMPILE_LANGUAGE:CUDA>:-Xptxas=-v>)\n")
@@ -654,7 +656,7 @@ def test_a_flag_removed_inside_a_generator_expression_leaves_it_closed(hipcc_as_
 
 def test_host_options_quoted_inside_a_cmake_string_lose_their_quotes(database) -> None:
     """darknet: `\\"` inside a CMake string quotes nvcc's value; kept, hipcc would get the flags as one argument."""
-    from portkit.convert.build_files import convert_cmake
+    from portkit.convert.cmake_files import convert_cmake
 
     text = ('set(HOSTFLAGS "--compiler-options \\" -fPIC -Wall \\"")\n'
             'set(MORE "-Wno-deprecated-declarations -Xcompiler=\\"${COMMA_LIST}\\"")\n')
@@ -684,7 +686,7 @@ add_executable(t k.cu)
 def test_check_language_follows_the_language_and_all_major_becomes_the_target(database) -> None:
     """darknet: check_language(CUDA) then `if(NOT CMAKE_CUDA_COMPILER)`; `all-major` and NVIDIA numbers in a test of
     the architectures mean nothing to HIP."""
-    from portkit.convert.build_files import convert_cmake
+    from portkit.convert.cmake_files import convert_cmake
 
     hip = convert_cmake(CHECKED_LANGUAGE, database, target=HIP52)
     lines = hip.text.splitlines()
@@ -832,7 +834,8 @@ def test_a_standard_before_cxx11_is_raised_where_hipcc_gets_it(text: str, expect
 
 
 def test_a_standard_before_cxx11_in_scripts_and_cmake(database) -> None:
-    from portkit.convert.build_files import convert_cmake, convert_makefile
+    from portkit.convert.build_files import convert_makefile
+    from portkit.convert.cmake_files import convert_cmake
 
     script = 'FLAGS="-std=c++03 -O2"\nHOST="-std=c++98"\nnvcc $FLAGS -c k.cu\ng++ $HOST -c h.cpp\n'
     assert convert_makefile(script, database, shell=True, target=HIP52).text == (
