@@ -565,6 +565,20 @@ def test_cuda_language_targets_of_variables_get_their_cu_files_picked_out(databa
     assert convert_cmake("file(GLOB H *.cpp)\nadd_executable(x ${H})\n", database, target=HIP52).text.count("\n") == 2
 
 
+def test_a_findcuda_target_of_a_glob_and_other_variables_converts_once(database) -> None:
+    """Velocity-Bench's ethash-cuda: `cuda_add_library(x ${sources} ${headers})`, with only `sources` globbing .cu
+    files, got its variables picked out; converted again with --cmake-hipcc (no HIP language in the file by then),
+    `${sources}` alone was picked out a second time."""
+    from portkit.convert.cmake_files import convert_cmake
+
+    text = ('find_package(CUDA)\nfile(GLOB sources "*.cpp" "*.cu")\nfile(GLOB headers "*.h")\n'
+            "cuda_add_library(x STATIC ${sources} ${headers})\n")
+    for hipcc_as_cxx in (False, True):
+        once = convert_cmake(text, database, target=HIP52, hipcc_as_cxx=hipcc_as_cxx).text
+        assert once.count("set(portkit_cu_sources") == 1, once
+        assert convert_cmake(once, database, target=HIP52, hipcc_as_cxx=hipcc_as_cxx).text == once
+
+
 def test_converted_cmake_builds_with_hipcc_as_the_cxx_compiler(tmp_path: Path, database) -> None:
     """Debian 12's CMake 3.25 cannot use its HIP 5.2 as CMake's HIP language (docs/convert.md): the converted
     CMake builds, and links for gfx90a, with hipcc as the C++ compiler."""

@@ -69,8 +69,8 @@ def pick_cu_sources_of_variables(rw: Rewriter) -> None:
         lines = picked_cu_sources(variables, line_indent(match))
         following = match.string[match.end():]
         until = _NEXT_TARGET.search(following)
-        if lines[0].strip() in following[:until.start() if until else len(following)]:
-            return match.group()  # converted before, or a FindCUDA target's
+        if f"set({CU_SOURCES} " in following[:until.start() if until else len(following)]:
+            return match.group()  # converted before, or a FindCUDA target's (of all its variables)
         return "\n".join([match.group(), *lines])
 
     rw.sub(_TARGET_SOURCES, picked, re.I)
