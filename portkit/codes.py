@@ -138,6 +138,7 @@ GPU_ARCHITECTURE = _named("gpu-architecture")
 NVCC_FLAG = _named("nvcc-flag")
 CUDA_PATH = _named("cuda-install-path")
 FINDCUDA_VARIABLE = _named("findcuda-variable")
+FINDCUDA_COMMAND = _named("findcuda-command")
 FIND_CUDA = _named("cmake-find-cuda")
 NVIDIA_TOOL = _named("nvidia-tool")
 # What a name matched against the rules may be reported as: the code of its status (findings.rule_finding).

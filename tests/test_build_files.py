@@ -1,4 +1,5 @@
-"""Build files: Makefiles, scripts and CMake rewritten from nvcc/CUDA to hipcc/HIP (portkit/convert/build_files.py)."""
+"""Build files: Makefiles, scripts and CMake rewritten from nvcc/CUDA to hipcc/HIP (portkit/convert/build_files.py,
+cmake_files.py, findcuda.py, cmake_sources.py, build_flags.py)."""
 from __future__ import annotations
 
 import json
@@ -46,7 +47,8 @@ def test_makefile_rewrite(database) -> None:
 def test_build_files_keep_a_library_the_target_lacks(database) -> None:
     """hipBLASLt came with HIP 5.5: for an older target the cuBLASLt link stays CUDA's, with a note, in a Makefile
     and in CMake; for a newer one it is renamed like the others."""
-    from portkit.convert.build_files import convert_cmake, convert_makefile
+    from portkit.convert.build_files import convert_makefile
+    from portkit.convert.cmake_files import convert_cmake
 
     make = "app: app.cu\n\t$(NVCC) $< -lcublas -lcublasLt -o $@\n"
     kept = convert_makefile(make, database, target=HIP52)
@@ -75,7 +77,7 @@ def test_makefile_architecture_variable(database) -> None:
 
 
 def test_cmake_rewrite_of_the_example(database) -> None:
-    from portkit.convert.build_files import convert_cmake
+    from portkit.convert.cmake_files import convert_cmake
 
     result = convert_cmake((EXAMPLES / "option-pricer" / "CMakeLists.txt").read_text(), database)
     lines = result.text.splitlines()
@@ -96,7 +98,7 @@ def test_cmake_rewrite_of_the_example(database) -> None:
 
 
 def test_cmake_reports_what_it_cannot_rewrite(database) -> None:
-    from portkit.convert.build_files import convert_cmake
+    from portkit.convert.cmake_files import convert_cmake
 
     text = "set_target_properties(app PROPERTIES CUDA_SEPARABLE_COMPILATION ON CUDA_ARCHITECTURES \"70;80\")\n" \
            "target_link_libraries(app CUDA::cufft_static CUDA::cusparseLt)\n"
@@ -109,7 +111,7 @@ def test_cmake_reports_what_it_cannot_rewrite(database) -> None:
 
 def test_cmake_architectures_are_rewritten_where_set_and_only_renamed_where_read(database) -> None:
     """tiny-cuda-nn sorts its list and reads its first entry: `COMPARE` and the index 0 are no architectures."""
-    from portkit.convert.build_files import convert_cmake
+    from portkit.convert.cmake_files import convert_cmake
 
     text = ("set(CMAKE_CUDA_ARCHITECTURES 80 70)\nlist(APPEND CMAKE_CUDA_ARCHITECTURES 90)\n"
             "list(SORT CMAKE_CUDA_ARCHITECTURES COMPARE NATURAL ORDER ASCENDING)\n"
@@ -145,7 +147,7 @@ def test_nvidia_tools_in_a_makefile_are_marked_as_scan_lists_them(database) -> N
 
 
 def test_cmake_nvcc_variables_get_their_own_advice(database) -> None:
-    from portkit.convert.build_files import convert_cmake
+    from portkit.convert.cmake_files import convert_cmake
 
     text = ('list(APPEND CUDA_NVCC_FLAGS "-Xcompiler=-fno-strict-aliasing")\n'
             "set_target_properties(app PROPERTIES CUDA_SEPARABLE_COMPILATION ON)\n")
@@ -207,8 +209,10 @@ def _marked_names(text: str) -> set[tuple[str, str]]:
     return marked
 
 
-@pytest.mark.parametrize(("name", "text"), [("Makefile", MAKEFILE), ("CMakeLists.txt", CMAKE), ("CMakeLists.txt", FINDCUDA_CMAKE)],
-                         ids=["make", "cmake", "cmake-findcuda"])
+@pytest.mark.parametrize(("name", "text"), [("Makefile", MAKEFILE), ("CMakeLists.txt", CMAKE), ("CMakeLists.txt", FINDCUDA_CMAKE),
+                                            ("CMakeLists.txt", "find_package(CUDA)\ncuda_compile_ptx(P k.cu)\n"
+                                             "cuda_add_library(a k.cu OPTIONS -Xptxas -v)\ncuda_build_clean_target()\n")],
+                         ids=["make", "cmake", "cmake-findcuda", "cmake-findcuda-commands"])
 def test_scan_lists_exactly_what_convert_marks(name: str, text: str, tmp_path: Path) -> None:
     """The build items scan reports as needing work are the ones convert writes a marker for."""
     (tmp_path / "in").mkdir()
@@ -225,7 +229,7 @@ def test_scan_lists_exactly_what_convert_marks(name: str, text: str, tmp_path: P
 
 
 def test_cmake_forms(database) -> None:
-    from portkit.convert.build_files import convert_cmake
+    from portkit.convert.cmake_files import convert_cmake
 
     result = convert_cmake(CMAKE, database, target=HIP52).text
     for expected in ("project(app LANGUAGES CXX HIP)", "find_package(hip REQUIRED)", "set(CMAKE_HIP_ARCHITECTURES gfx90a)",
@@ -247,7 +251,7 @@ def test_cmake_forms(database) -> None:
 def test_findcuda_variables_become_find_package_hips_or_get_a_marker(database) -> None:
     """warp-ctc: find_package(CUDA) becomes find_package(hip), so FindCUDA's variables would be empty: the HIP
     package's own where it has one, the HIP library for a library's variable, a marker for the rest."""
-    from portkit.convert.build_files import convert_cmake
+    from portkit.convert.cmake_files import convert_cmake
 
     result = convert_cmake(FINDCUDA_CMAKE, database, target=HIP52)
     lines = [line for line in result.text.splitlines() if "# portkit:" not in line]
@@ -289,7 +293,7 @@ def test_a_findcuda_project_configures_with_its_gpu_option_on(tmp_path: Path) ->
 
 def test_cuda_add_commands_in_any_case_and_inserted_lines_indented_as_their_block(database) -> None:
     """warp-ctc: CUDA_ADD_LIBRARY became `add_LIBRARY`, and its .cu file's property line was written at column 0."""
-    from portkit.convert.build_files import convert_cmake
+    from portkit.convert.cmake_files import convert_cmake
 
     text = "IF (WITH_GPU)\n    CUDA_ADD_LIBRARY(a SHARED k.cu)\n\tCuda_Add_Executable(b m.cu)\nENDIF()\n"
     result = convert_cmake(text, database, target=HIP52).text
@@ -320,7 +324,7 @@ def test_findcuda_targets_get_the_hip_language_and_hip_host(database) -> None:
     """thundersvm: cuda_add_library became add_library and nothing more: CMake skipped its globbed .cu file, and g++
     compiled the .cpp files that include HIP's headers without HIP's platform define. Now the targets get what
     the CUDA language's path gives them; --cmake-hipcc makes that hipcc's C++ with -xhip."""
-    from portkit.convert.build_files import convert_cmake
+    from portkit.convert.cmake_files import convert_cmake
 
     hip = convert_cmake(FINDCUDA_TARGETS, database, target=HIP52).text
     assert hip.splitlines()[5:] == [
@@ -341,7 +345,7 @@ def test_findcuda_targets_sources_named_kept_unseen_marked(database) -> None:
     """A list the file writes out gets its property where it is named (no second one at the target); a keyword the
     project links the target with is kept (CMake refuses both signatures on one target); a generator expression's
     variables are marked; a project that enables the language already is not enabled again."""
-    from portkit.convert.build_files import convert_cmake
+    from portkit.convert.cmake_files import convert_cmake
 
     text = ("project(p LANGUAGES CXX CUDA)\nfind_package(CUDA)\nset(KSRC k.cu)\n"
             "cuda_add_library(a ${KSRC} $<$<CONFIG:Debug>:${DEBUG_SRC}>)\ntarget_link_libraries(a PRIVATE m)\n")
@@ -386,10 +390,199 @@ def test_a_findcuda_project_builds_and_links_its_kernels_with_hipcc(sources: str
     assert (out / "build" / "svm-train").is_file()
 
 
+# FindCUDA's OPTIONS: nvcc's options for the target's .cu sources, those after a build type's name for that type only.
+FINDCUDA_OPTIONS = """cmake_minimum_required(VERSION 3.10)
+project(opts LANGUAGES CXX)
+find_package(CUDA REQUIRED)
+cuda_add_library(k k.cu STATIC OPTIONS -DSCALE=3 --use_fast_math -Xptxas -v RELEASE -DFAST DEBUG -G)
+cuda_add_executable(app main.cpp OPTIONS -DUNUSED_BY_HOST)
+target_link_libraries(app k)
+"""
+
+
+def test_findcuda_options_become_the_hip_sources_compile_options(tmp_path: Path) -> None:
+    """`cuda_add_library(k k.cu OPTIONS -DSCALE=3 ...)` became `add_library(k k.cu OPTIONS -DSCALE=3 ...)`: CMake
+    stopped at "Cannot find source file: OPTIONS". Now the options are the target's HIP compile options, nvcc's
+    converted (-Xptxas removed, with a marker), a build type's only for it; the project builds with hipcc."""
+    require_tool("cmake")
+    require_tool("hipcc")
+    source = tmp_path / "in"
+    source.mkdir()
+    (source / "CMakeLists.txt").write_text(FINDCUDA_OPTIONS)
+    (source / "k.cu").write_text(
+        "#if SCALE != 3 || !defined(FAST) || defined(DEBUG_ONLY)\n#error options not given\n#endif\n"
+        "__global__ void scale(float* x) { x[threadIdx.x] *= SCALE; }\n"
+        "void run(float* x) { scale<<<1, 32>>>(x); }\n")
+    (source / "main.cpp").write_text("void run(float* x);\nint main() { run(nullptr); return 0; }\n")
+    _portkit_convert(source, tmp_path / "out", "--cmake-hipcc")
+    _portkit_convert(tmp_path / "out", tmp_path / "again", "--cmake-hipcc")
+    converted = (tmp_path / "out" / "CMakeLists.txt").read_text()
+    assert (tmp_path / "again" / "CMakeLists.txt").read_text() == converted
+    assert " OPTIONS " not in converted and "# portkit: PK403 -Xptxas -v:" in converted, converted
+    out = tmp_path / "out"
+    _run(["cmake", "-S", ".", "-B", "build", "-DCMAKE_CXX_COMPILER=hipcc", "-DCMAKE_HIP_ARCHITECTURES=gfx90a",
+          "-DCMAKE_BUILD_TYPE=Release"], out, HIP_PLATFORM="amd")
+    built = _run(["make", "-C", "build", "VERBOSE=1"], out, HIP_PLATFORM="amd")
+    compile_line = next(line for line in built.stdout.splitlines() if " -c " in line and "k.cu" in line)
+    assert "-DSCALE=3 -ffast-math" in compile_line and "-DFAST" in compile_line, compile_line
+    assert "-Xptxas" not in compile_line and " -g " not in compile_line, compile_line
+    assert (out / "build" / "app").is_file()
+
+
+# FindCUDA's other commands, which find_package(hip) does not define.
+FINDCUDA_COMMANDS = """cmake_minimum_required(VERSION 3.10)
+project(cmds LANGUAGES CXX)
+find_package(CUDA REQUIRED)
+cuda_select_nvcc_arch_flags(ARCH_FLAGS Auto)
+list(APPEND CUDA_NVCC_FLAGS ${ARCH_FLAGS})
+cuda_include_directories(${CMAKE_CURRENT_SOURCE_DIR}/inc)
+cuda_compile(KERNEL_OBJECTS k.cu OPTIONS -DSCALE=2 DEBUG -G)
+add_executable(app main.cpp ${KERNEL_OBJECTS})
+cuda_add_cublas_to_target(app)
+CUDA_ADD_CUFFT_TO_TARGET(app)
+cuda_build_clean_target()
+"""
+
+
+def test_findcuda_commands_become_hips_or_get_a_marker(database) -> None:
+    """cuda_compile, cuda_include_directories, cuda_add_cublas_to_target... were left as they were, and CMake stopped
+    at the first ("Unknown CMake command"). Now each becomes its HIP equivalent, or gets a PK406 marker: kept where
+    the project needs another step (PTX files), removed where HIP needs nothing in its place. A command the file
+    defines itself is the project's."""
+    from portkit.convert.cmake_files import convert_cmake
+
+    text = FINDCUDA_COMMANDS + ("cuda_compile_ptx(PTX_FILES k.cu)\ncuda_wrap_srcs(app PTX PTX_FILES k.cu)\n"
+                                "function(cuda_compile_fatbin out)\nendfunction()\ncuda_compile_fatbin(F k.cu)\n")
+    result = convert_cmake(text, database, target=HIP52)
+    lines = result.text.splitlines()
+    assert lines[2:6] == ["find_package(hip REQUIRED)", "find_package(hipblas REQUIRED)", "find_package(hipfft REQUIRED)",
+                          lines[5]]
+    assert lines[5].startswith("# portkit: PK406 cuda_select_nvcc_arch_flags: ") and lines[6] == ""
+    assert lines[8:] == [
+        "list(APPEND CUDA_NVCC_FLAGS ${ARCH_FLAGS})", "include_directories(${CMAKE_CURRENT_SOURCE_DIR}/inc)",
+        "enable_language(HIP)", "set(KERNEL_OBJECTS k.cu)",
+        "set_source_files_properties(k.cu PROPERTIES LANGUAGE HIP)",
+        'set_property(SOURCE k.cu APPEND_STRING PROPERTY COMPILE_FLAGS " -DSCALE=2 $<$<CONFIG:DEBUG>:-g>")',
+        "add_executable(app main.cpp ${KERNEL_OBJECTS})", "target_link_libraries(app roc::hipblas)",
+        "target_link_libraries(app hip::hipfft)", lines[17], "", lines[19], "cuda_compile_ptx(PTX_FILES k.cu)",
+        lines[21], "cuda_wrap_srcs(app PTX PTX_FILES k.cu)", "function(cuda_compile_fatbin out)", "endfunction()",
+        "cuda_compile_fatbin(F k.cu)"]
+    assert [(n.code, n.message.split(":")[0]) for n in result.notes] == [
+        ("PK406", "cuda_select_nvcc_arch_flags"), ("PK403", "CUDA_NVCC_FLAGS"), ("PK406", "cuda_build_clean_target"),
+        ("PK406", "cuda_compile_ptx"), ("PK406", "cuda_wrap_srcs")]
+    assert convert_cmake(result.text, database, target=HIP52).text == result.text
+    text = "project(p CXX)\nfile(GLOB KS k/*.cu)\ncuda_compile(OBJS ${KS} main.cu SHARED OPTIONS -DA)\n"
+    globbed = convert_cmake(text, database, target=HIP52).text
+    assert globbed.splitlines()[2:] == [
+        "enable_language(HIP)", "set(OBJS ${KS} main.cu)", "set_source_files_properties(main.cu PROPERTIES LANGUAGE HIP)",
+        *[line.replace("${SRC}", "${KS}") for line in GLOBBED_CU],
+        'set_property(SOURCE main.cu ${portkit_cu_sources} APPEND_STRING PROPERTY COMPILE_FLAGS " -DA")']
+
+
+def test_a_project_of_findcuda_commands_builds_with_hipcc(tmp_path: Path) -> None:
+    """The commands above, converted: CMake configures (hipBLAS's and hipFFT's packages stand-ins that define the
+    targets the rules give) and hipcc builds k.cu with its options and include directory, linked into app with the
+    libraries' targets. Converting the output again changes nothing."""
+    require_tool("cmake")
+    require_tool("hipcc")
+    source = tmp_path / "in"
+    (source / "inc").mkdir(parents=True)
+    (source / "CMakeLists.txt").write_text(FINDCUDA_COMMANDS)
+    (source / "inc" / "factor.h").write_text("#define FACTOR SCALE\n")
+    (source / "k.cu").write_text("#include \"factor.h\"\n#if SCALE != 2\n#error no options\n#endif\n"
+                                 "__global__ void k(int* x) { *x *= FACTOR; }\n"
+                                 "int scaled(int x) { k<<<1, 1>>>(nullptr); return x * FACTOR; }\n")
+    (source / "main.cpp").write_text("#if !defined(HIPBLAS_STANDIN) || !defined(HIPFFT_STANDIN)\n#error not linked\n"
+                                     "#endif\nint scaled(int x);\nint main() { return scaled(1) == 2 ? 0 : 1; }\n")
+    packages = []
+    for package, target in (("hipblas", "roc::hipblas"), ("hipfft", "hip::hipfft")):
+        (tmp_path / package).mkdir()
+        (tmp_path / package / f"{package}-config.cmake").write_text(
+            f"add_library({target} INTERFACE IMPORTED)\n"
+            f"set_target_properties({target} PROPERTIES INTERFACE_COMPILE_DEFINITIONS {package.upper()}_STANDIN)\n")
+        packages.append(f"-D{package}_DIR={tmp_path / package}")
+    _portkit_convert(source, tmp_path / "out", "--cmake-hipcc")
+    _portkit_convert(tmp_path / "out", tmp_path / "again", "--cmake-hipcc")
+    converted = (tmp_path / "out" / "CMakeLists.txt").read_text()
+    assert (tmp_path / "again" / "CMakeLists.txt").read_text() == converted
+    out = tmp_path / "out"
+    _run(["cmake", "-S", ".", "-B", "build", "-DCMAKE_CXX_COMPILER=hipcc", "-DCMAKE_HIP_ARCHITECTURES=gfx90a",
+          "-DCMAKE_BUILD_TYPE=Release", *packages], out, HIP_PLATFORM="amd")
+    built = _run(["make", "-C", "build", "VERBOSE=1"], out, HIP_PLATFORM="amd")
+    compile_line = next(line for line in built.stdout.splitlines() if " -c " in line and "k.cu" in line)
+    assert "-DSCALE=2" in compile_line and "/inc" in compile_line and " -g " not in compile_line, compile_line
+    assert (out / "build" / "app").is_file()
+
+
+def test_a_cuda_language_project_that_globs_its_sources_builds_them_as_hip(tmp_path: Path) -> None:
+    """`project(... CUDA)`, `file(GLOB SRC src/*.cu src/*.cpp)`, `add_executable(app ${SRC})`: CMake's CUDA language
+    compiled the globbed .cu files; HIP's takes only .hip files, and nothing gave them LANGUAGE HIP, so CMake left
+    them out. Now their .cu files are picked out when CMake runs, as a FindCUDA target's are, in the project's file
+    and in a subdirectory's that globs .cu files (target_sources); hipcc builds both for gfx90a. Converting the
+    output again changes nothing."""
+    require_tool("cmake")
+    require_tool("hipcc")
+    source = tmp_path / "in"
+    (source / "src").mkdir(parents=True)
+    (source / "sub").mkdir()
+    (source / "CMakeLists.txt").write_text(
+        "cmake_minimum_required(VERSION 3.18)\nproject(globbed LANGUAGES CXX CUDA)\nset(CMAKE_CUDA_ARCHITECTURES 80)\n"
+        "file(GLOB SRC src/*.cu src/*.cpp)\nadd_subdirectory(sub)\nadd_executable(app ${SRC})\n"
+        "target_link_libraries(app sub)\n")
+    (source / "sub" / "CMakeLists.txt").write_text(
+        "file(GLOB_RECURSE SUB_SOURCES *.cu)\nadd_library(sub STATIC)\ntarget_sources(sub PRIVATE ${SUB_SOURCES})\n")
+    for name, function in (("src/a.cu", "run_a"), ("sub/b.cu", "run_b")):
+        (source / name).write_text(f"__global__ void {function}_k(float* x) {{ x[threadIdx.x] = 1.f; }}\n"
+                                   f"void {function}(float* x) {{ {function}_k<<<1, 32>>>(x); }}\n")
+    (source / "src" / "main.cpp").write_text("void run_a(float*);\nvoid run_b(float*);\n"
+                                             "int main() { run_a(nullptr); run_b(nullptr); return 0; }\n")
+    _portkit_convert(source, tmp_path / "out", "--cmake-hipcc")
+    _portkit_convert(tmp_path / "out", tmp_path / "again", "--cmake-hipcc")
+    for name in ("CMakeLists.txt", "sub/CMakeLists.txt"):
+        assert (tmp_path / "again" / name).read_text() == (tmp_path / "out" / name).read_text()
+    out = tmp_path / "out"
+    _run(["cmake", "-S", ".", "-B", "build", "-DCMAKE_CXX_COMPILER=hipcc"], out, HIP_PLATFORM="amd")
+    built = _run(["make", "-C", "build", "VERBOSE=1"], out, HIP_PLATFORM="amd")
+    for name in ("a.cu", "b.cu"):
+        compile_line = next(line for line in built.stdout.splitlines() if " -c " in line and name in line)
+        assert "-xhip --offload-arch=gfx90a" in compile_line, compile_line
+    assert (out / "build" / "app").is_file()
+
+
+def test_cuda_language_targets_of_variables_get_their_cu_files_picked_out(database) -> None:
+    """Where the file enables the language, each target's variables that the file does not fill with names written
+    out; elsewhere, those a glob of .cu files fills. Not an imported target's; not a second time."""
+    from portkit.convert.cmake_files import convert_cmake
+
+    text = ("project(p LANGUAGES CXX CUDA)\nset(NAMED k.cu)\nfile(GLOB SRC *.cu)\nadd_library(a ${NAMED} ${SRC})\n"
+            "add_library(b IMPORTED ${SRC})\n")
+    result = convert_cmake(text, database, target=HIP52).text
+    assert result.splitlines()[4:] == ["add_library(a ${NAMED} ${SRC})", *GLOBBED_CU, "add_library(b IMPORTED ${SRC})"]
+    assert convert_cmake(result, database, target=HIP52).text == result
+    sub = "file(GLOB K *.cu)\nfile(GLOB H *.cpp)\nadd_executable(x ${K} ${H})\n"
+    assert convert_cmake(sub, database, target=HIP52).text.splitlines()[2:] == [
+        "add_executable(x ${K} ${H})", *[line.replace("${SRC}", "${K}") for line in GLOBBED_CU]]
+    assert convert_cmake("file(GLOB H *.cpp)\nadd_executable(x ${H})\n", database, target=HIP52).text.count("\n") == 2
+
+
+def test_a_findcuda_target_of_a_glob_and_other_variables_converts_once(database) -> None:
+    """Velocity-Bench's ethash-cuda: `cuda_add_library(x ${sources} ${headers})`, with only `sources` globbing .cu
+    files, got its variables picked out; converted again with --cmake-hipcc (no HIP language in the file by then),
+    `${sources}` alone was picked out a second time."""
+    from portkit.convert.cmake_files import convert_cmake
+
+    text = ('find_package(CUDA)\nfile(GLOB sources "*.cpp" "*.cu")\nfile(GLOB headers "*.h")\n'
+            "cuda_add_library(x STATIC ${sources} ${headers})\n")
+    for hipcc_as_cxx in (False, True):
+        once = convert_cmake(text, database, target=HIP52, hipcc_as_cxx=hipcc_as_cxx).text
+        assert once.count("set(portkit_cu_sources") == 1, once
+        assert convert_cmake(once, database, target=HIP52, hipcc_as_cxx=hipcc_as_cxx).text == once
+
+
 def test_converted_cmake_builds_with_hipcc_as_the_cxx_compiler(tmp_path: Path, database) -> None:
     """Debian 12's CMake 3.25 cannot use its HIP 5.2 as CMake's HIP language (docs/convert.md): the converted
     CMake builds, and links for gfx90a, with hipcc as the C++ compiler."""
-    from portkit.convert.build_files import convert_cmake
+    from portkit.convert.cmake_files import convert_cmake
 
     require_tool("cmake")
     require_tool("hipcc")
@@ -438,7 +631,7 @@ def _run(command: list[str], cwd: Path, **env: str) -> subprocess.CompletedProce
 
 def test_a_gencode_in_a_cmake_string_keeps_the_string_closed(tmp_path: Path, database) -> None:
     """gpu-burn's win/CMakeLists.txt: the quote after `code=sm_${ARCH}` closes CMake's string, not the option."""
-    from portkit.convert.build_files import convert_cmake
+    from portkit.convert.cmake_files import convert_cmake
 
     text = ('cmake_minimum_required(VERSION 3.18)\nproject(t LANGUAGES CXX)\nset(ARCHS 75 80)\nset(NVCC_FLAGS "")\n'
             'foreach(ARCH IN LISTS ARCHS)\n    list(APPEND NVCC_FLAGS "-gencode=arch=compute_${ARCH},code=sm_${ARCH}")\n'
@@ -463,7 +656,7 @@ def convert_makefile_line(line: str, database) -> str:
 @pytest.mark.parametrize("hipcc_as_cxx", [False, True], ids=["hip", "cmake-hipcc"])
 def test_a_flag_removed_inside_a_generator_expression_leaves_it_closed(hipcc_as_cxx: bool, database) -> None:
     """nccl-tests: the `>` that closes `$<...:-Xcompiler=/FS>` is CMake's, not the option's value."""
-    from portkit.convert.build_files import convert_cmake
+    from portkit.convert.cmake_files import convert_cmake
 
     text = ("target_compile_options(t PRIVATE\n    $<$<COMPILE_LANGUAGE:CUDA>:-Xcompiler=/FS>\n"
             "    $<$<COMPILE_LANGUAGE:CUDA>:-Xcompiler=-fPIC>\n    $<$<COMPILE_LANGUAGE:CUDA>:-Xptxas=-v>)\n")
@@ -477,7 +670,7 @@ def test_a_flag_removed_inside_a_generator_expression_leaves_it_closed(hipcc_as_
 
 def test_host_options_quoted_inside_a_cmake_string_lose_their_quotes(database) -> None:
     """darknet: `\\"` inside a CMake string quotes nvcc's value; kept, hipcc would get the flags as one argument."""
-    from portkit.convert.build_files import convert_cmake
+    from portkit.convert.cmake_files import convert_cmake
 
     text = ('set(HOSTFLAGS "--compiler-options \\" -fPIC -Wall \\"")\n'
             'set(MORE "-Wno-deprecated-declarations -Xcompiler=\\"${COMMA_LIST}\\"")\n')
@@ -507,7 +700,7 @@ add_executable(t k.cu)
 def test_check_language_follows_the_language_and_all_major_becomes_the_target(database) -> None:
     """darknet: check_language(CUDA) then `if(NOT CMAKE_CUDA_COMPILER)`; `all-major` and NVIDIA numbers in a test of
     the architectures mean nothing to HIP."""
-    from portkit.convert.build_files import convert_cmake
+    from portkit.convert.cmake_files import convert_cmake
 
     hip = convert_cmake(CHECKED_LANGUAGE, database, target=HIP52)
     lines = hip.text.splitlines()
@@ -655,7 +848,8 @@ def test_a_standard_before_cxx11_is_raised_where_hipcc_gets_it(text: str, expect
 
 
 def test_a_standard_before_cxx11_in_scripts_and_cmake(database) -> None:
-    from portkit.convert.build_files import convert_cmake, convert_makefile
+    from portkit.convert.build_files import convert_makefile
+    from portkit.convert.cmake_files import convert_cmake
 
     script = 'FLAGS="-std=c++03 -O2"\nHOST="-std=c++98"\nnvcc $FLAGS -c k.cu\ng++ $HOST -c h.cpp\n'
     assert convert_makefile(script, database, shell=True, target=HIP52).text == (

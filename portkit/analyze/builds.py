@@ -1,4 +1,4 @@
-"""Link libraries named in CMake files and Makefiles, and FindCUDA's variables used in CMake files."""
+"""Link libraries named in CMake files and Makefiles, and FindCUDA's variables and commands used in CMake files."""
 from __future__ import annotations
 
 import re
@@ -6,9 +6,9 @@ from typing import Iterable
 
 from portkit.analyze.findings import rule_finding
 from portkit.analyze.registry import Context, TextFile, analyzer
-from portkit.codes import CODES, FIND_CUDA, FINDCUDA_VARIABLE, GPU_ARCHITECTURE, RULE_CODES
+from portkit.codes import CODES, FIND_CUDA, FINDCUDA_COMMAND, FINDCUDA_VARIABLE, GPU_ARCHITECTURE, RULE_CODES
 from portkit.model import Finding, Position, Span
-from portkit.rules.build_facts import FindCudaVariable, build_facts
+from portkit.rules.build_facts import FindCudaCommand, FindCudaVariable, build_facts
 from portkit.textutil import HASH_COMMENT, LineIndex, blank
 
 # Each pattern starts with its literal text and looks behind only after it: a pattern that starts with `\b` or a
@@ -92,6 +92,29 @@ def is_expanded(use: re.Match) -> bool:
     return use.group() != use.group("name")
 
 
+# A call of a command of FindCUDA's (rules/_build.yaml's findcuda_commands; cuda_add_library and cuda_add_executable):
+# its name and arguments. Each of CMake's arguments is a quoted string or a word.
+FINDCUDA_CALL = re.compile(r"cuda_(?<!\wcuda_)\w+\s*\(([^)]*)\)", re.I)
+CMAKE_ARGUMENT = re.compile(r'"(?:[^"\\]|\\.)*"|[^\s"]+')
+_DEFINED = re.compile(r"\b(?:function|macro)\s*\(\s*(\w+)", re.I)
+
+
+def defined_commands(text: str) -> set[str]:
+    """The commands a CMake file defines, function() or macro(), in lower case (`text`: its comments blanked)."""
+    return {m.group(1).lower() for m in _DEFINED.finditer(text)}
+
+
+def findcuda_command(call: re.Match, defined: set[str]) -> FindCudaCommand | None:
+    """The FindCUDA command a match of FINDCUDA_CALL calls, or None: another command, or one the file defines."""
+    name = call.group().split("(")[0].strip().lower()
+    return None if name in defined else build_facts().findcuda_commands.get(name)
+
+
+def command_arguments(call: re.Match) -> list[str]:
+    """The arguments of a call matched by FINDCUDA_CALL."""
+    return CMAKE_ARGUMENT.findall(call.group(1))
+
+
 def text_location(lines: LineIndex[str], offset: int, length: int) -> tuple[Span, Position]:
     """The byte span and the 1-based position of `length` bytes at character `offset` of a text file."""
     start = len(lines.text[:offset].encode())
@@ -121,6 +144,30 @@ def _findcuda_uses(file: TextFile, code: str, lines: LineIndex[str], context: Co
                       message=message, advice=findcuda_advice(variable), span=span)
 
 
+def _findcuda_commands(file: TextFile, code: str, lines: LineIndex[str], context: Context) -> Iterable[Finding]:
+    """Calls of FindCUDA's commands: the HIP library one links, a command convert writes a HIP equivalent for, or (the
+    rest) a marker convert writes."""
+    if "cuda_" not in code.lower():
+        return
+    defined = defined_commands(code)
+    for call, command in ((c, findcuda_command(c, defined)) for c in FINDCUDA_CALL.finditer(code)):
+        if command is None:
+            continue
+        written = call.group().split("(")[0].strip()
+        span, position = text_location(lines, call.start(), len(written))
+        rule = context.rules.link(command.link) if command.link else None
+        if rule is not None:
+            yield rule_finding(file.path, rule, written, span, position, context)
+            continue
+        compiled = command.compiled(command_arguments(call)) if command.compiles else None
+        equivalent = command.hip or (compiled is not None and "HIP sources")
+        found = CODES[FIND_CUDA if equivalent else FINDCUDA_COMMAND]
+        message = f"FindCUDA's {written}, which convert writes as {equivalent}" if equivalent \
+            else f"{found.summary}: {written}"
+        yield Finding(path=file.path, position=position, code=found.code, name=written, severity=found.severity,
+                      message=message, advice=command.advice or f"convert writes {equivalent}.", span=span)
+
+
 def findcuda_advice(variable: FindCudaVariable) -> str:
     """What a use of `variable` needs, other than a library variable's `${NAME}`: what convert writes, or does not."""
     if variable.hip:
@@ -131,7 +178,7 @@ def findcuda_advice(variable: FindCudaVariable) -> str:
     return variable.advice
 
 
-@analyzer("cmake", "make", codes=(GPU_ARCHITECTURE, FIND_CUDA, FINDCUDA_VARIABLE, *RULE_CODES))
+@analyzer("cmake", "make", codes=(GPU_ARCHITECTURE, FIND_CUDA, FINDCUDA_VARIABLE, FINDCUDA_COMMAND, *RULE_CODES))
 def analyze_build_file(file: TextFile, context: Context) -> Iterable[Finding]:
     lines = LineIndex(file.text)
     code = blank(file.text, HASH_COMMENT)
@@ -142,6 +189,7 @@ def analyze_build_file(file: TextFile, context: Context) -> Iterable[Finding]:
             yield rule_finding(file.path, rule, name, span, position, context)
     if file.file_type == "cmake":
         yield from _findcuda_uses(file, code, lines, context)
+        yield from _findcuda_commands(file, code, lines, context)
     facts = build_facts()
     for offset, capability in architectures(file.file_type, code):
         span, position = text_location(lines, offset, len(capability))

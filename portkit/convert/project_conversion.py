@@ -9,8 +9,9 @@ import dataclasses
 import os
 from pathlib import Path
 
-from portkit.convert.build_files import convert_cmake, convert_makefile
+from portkit.convert.build_files import convert_makefile
 from portkit.convert.build_text import BuildNote
+from portkit.convert.cmake_files import convert_cmake
 from portkit.convert.edits import EditOptions
 from portkit.convert.hipify import HipifyFailure, find_hipify_perl, hipify_files
 from portkit.convert.markers import Marker

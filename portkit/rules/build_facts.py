@@ -1,5 +1,5 @@
 """Build-system facts (rules/_build.yaml): GPU architecture pairs, nvcc options with what hipcc takes, and FindCUDA's
-variables with what find_package(hip) gives instead."""
+variables and commands with what find_package(hip) gives instead."""
 from __future__ import annotations
 
 import dataclasses
@@ -108,6 +108,46 @@ def _findcuda_variables(entry: dict) -> list[FindCudaVariable]:
 
 
 @dataclasses.dataclass(frozen=True)
+class FindCudaCommand:
+    """A command FindCUDA defines: the HIP command written instead, the CUDA library it links its target with, the
+    order of its arguments where it compiles sources into a variable, or the advice of the marker it gets (and
+    whether the call goes with it)."""
+
+    name: str
+    hip: str = ""
+    link: str = ""
+    compiles: tuple[str, ...] = ()  # OUT, SOURCES, `*` or a word the call must have there
+    advice: str = ""
+    drop: bool = False
+
+    def compiled(self, arguments: list[str]) -> tuple[str, list[str]] | None:
+        """The variable a `compiles` call fills and the arguments from its sources on, or None: the arguments are
+        not in the order `compiles` gives (cuda_wrap_srcs for PTX)."""
+        *leading, _ = self.compiles
+        if not self.compiles or len(arguments) < len(leading):
+            return None
+        if any(spec not in ("OUT", "*") and spec != word for spec, word in zip(leading, arguments)):
+            return None
+        return arguments[leading.index("OUT")], arguments[len(leading):]
+
+
+def _findcuda_commands(entry: dict) -> list[FindCudaCommand]:
+    name = entry["names"][0]
+    given = [key for key in ("hip", "link", "compiles") if entry.get(key)]
+    if len(given) > 1 or not (given or entry.get("advice")):
+        raise ValueError(f"FindCUDA command {name}: needs one of 'hip', 'link', 'compiles' or 'advice'")
+    compiles = tuple(str(word) for word in entry.get("compiles", ()))
+    if compiles and (compiles.count("OUT") != 1 or compiles[-1:] != ("SOURCES",)):
+        raise ValueError(f"FindCUDA command {name}: 'compiles' names OUT once and ends with SOURCES")
+    if set(compiles) - {"OUT", "SOURCES", "*"} and not entry.get("advice"):
+        raise ValueError(f"FindCUDA command {name}: a call without the words 'compiles' names needs an 'advice'")
+    if entry.get("drop") and (given or not entry.get("advice")):
+        raise ValueError(f"FindCUDA command {name}: 'drop' goes with an 'advice' only")
+    return [FindCudaCommand(str(n), str(entry.get("hip", "")), str(entry.get("link", "")), compiles,
+                            str(entry.get("advice", "")), bool(entry.get("drop", False))) for n in entry["names"]]
+
+
+@dataclasses.dataclass(frozen=True)
 class BuildFacts:
     default_arch: str
     architectures: dict[str, dict[str, str]]
@@ -118,6 +158,7 @@ class BuildFacts:
     hipcc_variables: tuple[str, ...] = ()  # make and shell variables that name the compiler unassigned
     findcuda_variables: dict[str, FindCudaVariable] = dataclasses.field(default_factory=dict)  # by name
     findcuda_target_library: str = ""  # what FindCUDA links each of its targets with, as -l names it
+    findcuda_commands: dict[str, FindCudaCommand] = dataclasses.field(default_factory=dict)  # by name, lower case
 
     def known_offload_targets(self, target: Target) -> list[str]:
         """The AMD GPUs the targeted HIP's compiler knows."""
@@ -172,7 +213,8 @@ def _parse(data: dict) -> BuildFacts:
                       {str(k): v or {} for k, v in data["offload_targets"].items()}, tuple(data["offload_features"]),
                       str(data["host_hip_flags"]), tuple(str(v) for v in data["hipcc_variables"]),
                       {v.name: v for entry in data["findcuda_variables"] for v in _findcuda_variables(entry)},
-                      str(data["findcuda_target_library"]))
+                      str(data["findcuda_target_library"]),
+                      {c.name.lower(): c for entry in data["findcuda_commands"] for c in _findcuda_commands(entry)})
 
 
 @functools.lru_cache(maxsize=1)

@@ -1,0 +1,193 @@
+"""Rewrite CMake files from the CUDA language or FindCUDA to CMake's HIP language (or, for a CMake whose HIP language
+does not work, hipcc as the C++ compiler).
+
+Text rewrites by pattern, outside comments (build_text.py): the language, the architectures, the libraries' packages
+and targets; FindCUDA's commands and variables are findcuda.py's, the .cu sources' language cmake_sources.py's, the
+nvcc options and link flags every kind of build file shares build_flags.py's. What cannot be rewritten gets a marker
+comment in the file and a note, never silently dropped.
+"""
+from __future__ import annotations
+
+import re
+
+from portkit.codes import GPU_ARCHITECTURE, NVCC_FLAG
+from portkit.convert.build_flags import (arch_list, cmake_target, hip_library, library_code, link_flags, note_patterns,
+                                         translate_flags, unported_advice)
+from portkit.convert.build_text import BuildConversion, Rewriter
+from portkit.convert.cmake_sources import (CXX_LANGUAGE, OFFLOAD_ARCH_OPTIONS, line_indent, mark_cu_sources,
+                                           pick_cu_sources_of_variables)
+from portkit.convert.findcuda import rewrite_findcuda_commands, rewrite_findcuda_variables
+from portkit.rules import RuleDatabase
+from portkit.rules.build_facts import BuildFacts, build_facts
+from portkit.rules.versions import Target
+
+
+_GENEX_CUDA = re.compile(r"(?<![\w-])CUDA(?![\w-])")
+_GENEX_NVIDIA = re.compile(r"(?<![\w-])NVIDIA(?![\w-])")
+
+
+def _genex_arguments(expression: str, arguments: str) -> str:
+    """CUDA -> HIP in a language generator expression; in *_LANG_AND_ID, nvcc's id NVIDIA -> Clang."""
+    arguments = _GENEX_CUDA.sub("HIP", arguments)
+    return _GENEX_NVIDIA.sub("Clang", arguments) if expression.endswith("_AND_ID") else arguments
+
+
+# CMake commands whose options hipcc gets (CMAKE_CUDA_FLAGS is CMAKE_HIP_FLAGS by then).
+_CMAKE_HIPCC = re.compile(r"\b(?:CMAKE_HIP_FLAGS|CUDA_NVCC_FLAGS|HIP_HIPCC_FLAGS)\w*|COMPILE_LANG(?:UAGE|_AND_ID):HIP\b")
+
+
+def _cmake_for_hipcc(match: re.Match) -> bool:
+    command = _OPEN_COMMAND.search(match.string, max(0, match.start() - 4000), match.start())
+    return command is not None and _CMAKE_HIPCC.search(command.group()) is not None
+
+
+def _cmake_packages(text: str) -> list[str]:
+    """The find_package() names the HIP targets in `text` need, hip first."""
+    packages = ["hip"]
+    for namespace, name in re.findall(r"\b(hip|roc)::(\w+)", text):
+        package = "hip" if (namespace, name) in (("hip", "host"), ("hip", "device")) else name
+        if package not in packages:
+            packages.append(package)
+    return packages
+
+
+def convert_cmake(text: str, rules: RuleDatabase, offload_arch: tuple[str, ...] = (),
+                  target: Target = Target(), hipcc_as_cxx: bool = False) -> BuildConversion:
+    """CMake with CUDA -> CMake with HIP: the HIP language (CMake 3.21+), or, `hipcc_as_cxx`, HIP sources
+    compiled as C++ by hipcc (`cmake -DCMAKE_CXX_COMPILER=hipcc`) where CMake's HIP language does not work."""
+    facts = build_facts().for_target(target)
+    rw = Rewriter(text)
+    rewrite_findcuda_commands(rw, rules, target, facts)
+    pick_cu_sources_of_variables(rw)
+    _cmake_language(rw)
+    _cmake_architectures(rw, facts, offload_arch)
+    note_patterns(rw, NVCC_FLAG, "cmake")
+    translate_flags(rw, facts, offload_arch, _cmake_for_hipcc)
+    _cmake_libraries(rw, rules, target)
+    rewrite_findcuda_variables(rw, rules, target)
+    link_flags(rw, rules, target, "cmake")
+    mark_cu_sources(rw)
+    if hipcc_as_cxx:
+        _hip_as_cxx(rw)
+    return rw.finish()
+
+
+def _cmake_language(rw: Rewriter) -> None:
+    language = r"(?<![\w$])CUDA(?![\w])"
+    rw.sub(r"\bproject\s*\([^)]*\)", lambda m: re.sub(language, "HIP", m.group()), re.I)
+    rw.sub(r"\b(enable|check)_language\s*\(\s*CUDA\s*\)", lambda m: f"{m.group(1)}_language(HIP)", re.I)
+    rw.sub(r"\bLANGUAGE\s+CUDA\b", lambda m: "LANGUAGE HIP")
+    # Generator expressions name the language too: $<COMPILE_LANGUAGE:CUDA> would silently stop applying.
+    rw.sub(r"\$<((?:COMPILE|LINK)_LANG(?:UAGE|_AND_ID)):([^>]*)>",
+           lambda m: "$<" + m.group(1) + ":" + _genex_arguments(m.group(1), m.group(2)) + ">")
+    rw.sub(r"\bcuda_add_(executable|library)\b", lambda m: f"add_{m.group(1).lower()}", re.I)
+
+
+# The command whose argument list an offset is in, and the arguments before it (CMake's commands do not nest).
+_OPEN_COMMAND = re.compile(r"(\w+)\s*\(([^()]*)\Z")
+_PROPERTY_SETTERS = ("set_property", "set_target_properties", "set_directory_properties",
+                     "set_source_files_properties")
+
+
+def _sets_architectures(text: str, offset: int) -> bool:
+    """Whether the CUDA_ARCHITECTURES at `offset` is given its values there (`set(VAR 70 80)`, `list(APPEND VAR 90)`,
+    a property setter), not read: `list(SORT VAR COMPARE NATURAL)`, `list(GET VAR 0 out)`, `if(VAR ...)` only rename."""
+    found = _OPEN_COMMAND.search(text, max(0, offset - 4000), offset)
+    if found is None:
+        return True  # the command opened before a comment: as set() and the setters, the common case
+    command, before = found.group(1).lower(), found.group(2).split()
+    if command == "set":
+        return not before
+    if command == "list":
+        return len(before) == 1 and before[0].upper() in ("APPEND", "PREPEND")
+    return command in _PROPERTY_SETTERS
+
+
+# A test of the CUDA architectures against an NVIDIA one, false for HIP's: `70 IN_LIST CMAKE_CUDA_ARCHITECTURES`,
+# `CMAKE_CUDA_ARCHITECTURES STREQUAL "all-major"`.
+_NVIDIA_ARCH = r"\"?(?:\d{2,3}[af]?|all|all-major|native)\"?"
+_ARCHITECTURE_TEST = (rf"{_NVIDIA_ARCH}\s+IN_LIST\s+(?:CMAKE_)?CUDA_ARCHITECTURES\b"
+                      rf"|\b(?:CMAKE_)?CUDA_ARCHITECTURES\s+(?:STREQUAL|EQUAL|MATCHES|VERSION_\w+|LESS\w*|GREATER\w*)\s+{_NVIDIA_ARCH}")
+_ARCHITECTURE_TEST_ADVICE = ("HIP's architectures are AMD GPU names (gfx90a, gfx942): compare with those, or test the "
+                             "feature the branch needs.")
+
+
+def _cmake_architectures(rw: Rewriter, facts: BuildFacts, offload_arch: tuple[str, ...]) -> None:
+    def architectures(match: re.Match) -> str:
+        name, space, values = match.group(1).replace("CUDA", "HIP"), match.group(2), match.group(3)
+        if not _sets_architectures(match.string, match.start()):
+            return f"{name}{space}{values}"
+        return f"{name} {' '.join(arch_list(values, facts, offload_arch))}"  # all, all-major, native: the default
+
+    tests = {}  # one note per command: darknet's if() tests seven architectures, a line each
+    for offset, match in rw.find(_ARCHITECTURE_TEST):
+        command = _OPEN_COMMAND.search(rw.text, max(0, offset - 4000), offset)
+        tests.setdefault(command.start() if command else offset, (offset, " ".join(match.group().split())))
+    for offset, test in tests.values():
+        rw.note(offset, GPU_ARCHITECTURE, f"{test}: {_ARCHITECTURE_TEST_ADVICE}")
+    rw.sub(r"\b((?:CMAKE_)?CUDA_ARCHITECTURES)(\s+)(\"[^\"]*\"|[\w;\s-]*?)(?=\s*[)\n]|\s+[A-Z_]{4,}\b)", architectures)
+    rw.sub(r"\bCMAKE_CUDA_(\w+)", lambda m: f"CMAKE_HIP_{m.group(1)}")
+    rw.sub(r"\bCUDA_(STANDARD|ARCHITECTURES)\b", lambda m: f"HIP_{m.group(1)}")  # the property where it is read
+
+
+def _cmake_libraries(rw: Rewriter, rules: RuleDatabase, target: Target) -> None:
+    """CUDA:: targets, find_package(CUDA|CUDAToolkit), library names in target_link_libraries and find_library."""
+    def hip_target(match: re.Match) -> str:
+        return cmake_target(match.group(), rules, target) or match.group()
+
+    rw.sub(r"\b(?:CUDA|NCCL)::\w+", hip_target)
+    for offset, match in rw.find(r"\b(?:CUDA|NCCL)::\w+"):
+        rule = rules.link(match.group())
+        advice = unported_advice(rule, target) or "no HIP target known; link the ROCm library by hand."
+        rw.note(offset, library_code(rule, target) if rule is not None else NVCC_FLAG, f"{match.group()}: {advice}")
+
+    def find_package(match: re.Match) -> str:
+        required = " REQUIRED" if re.search(r"\bREQUIRED\b", match.group()) else ""
+        return "\n".join(f"find_package({p}{required})" for p in _cmake_packages(rw.text))
+
+    rw.sub(r"\bfind_package\s*\(\s*(?:CUDAToolkit|CUDA)\b[^)]*\)", find_package, re.I)
+
+    def link_words(match: re.Match) -> str:
+        def word(w: re.Match) -> str:
+            rule = hip_library(rules.link(w.group()), target)
+            return rule.hip if rule is not None and "::" not in w.group() else w.group()
+        return match.group(1) + re.sub(r"(?<![\w:${])[A-Za-z_]\w*(?![\w:}])", word, match.group(2)) + ")"
+
+    rw.sub(r"\b(target_link_libraries\s*\(\s*[\w${}.-]+)([^)]*)\)", link_words, re.I)
+    rw.sub(r"\b(find_library\s*\(\s*\w+)([^)]*)\)", link_words, re.I)
+
+
+# Without them hipcc links for the GPUs of the machine (rocm_agent_enumerator), a traceback on one without a GPU.
+_LINK_ARCHITECTURES = f'add_link_options("{OFFLOAD_ARCH_OPTIONS}")'
+
+
+def _hip_as_cxx(rw: Rewriter) -> None:
+    """The HIP language written above, made C++ compiled by hipcc (Debian's CMake 3.25 cannot use its HIP 5.2
+    as the HIP language: docs/convert.md says why)."""
+    linked = _LINK_ARCHITECTURES in rw.text
+
+    def with_link_architectures(call: str, match: re.Match) -> str:
+        nonlocal linked
+        if linked:
+            return call
+        linked = True
+        return f"{call}\n{line_indent(match)}{_LINK_ARCHITECTURES}"
+
+    def project(match: re.Match) -> str:
+        call = match.group()
+        if not re.search(r"(?<![\w$])HIP(?![\w])", call):
+            return call
+        if re.search(r"(?<![\w$])CXX(?!\w)", call):
+            return with_link_architectures(re.sub(r"[ \t]+HIP(?![\w])", "", call), match)
+        return with_link_architectures(re.sub(r"(?<![\w$])HIP(?![\w])", "CXX", call), match)
+
+    rw.sub(r"\bproject\s*\([^)]*\)", project, re.I)
+    rw.sub(r"\benable_language\s*\(\s*HIP\s*\)", lambda m: with_link_architectures("enable_language(CXX)", m), re.I)
+    # CXX is enabled already: check_language(CXX) finds its compiler set, and the tests of it hold.
+    rw.sub(r"\bcheck_language\s*\(\s*HIP\s*\)", lambda m: "check_language(CXX)", re.I)
+    rw.sub(r"\bCMAKE_HIP_COMPILER(\w*)", lambda m: f"CMAKE_CXX_COMPILER{m.group(1)}")
+    rw.sub(r"\bLANGUAGE\s+HIP\b(?!\s+COMPILE_OPTIONS)", lambda m: CXX_LANGUAGE)
+    rw.sub(r"\$<((?:COMPILE|LINK)_LANG(?:UAGE|_AND_ID)):([^>]*)>",
+           lambda m: "$<" + m.group(1) + ":" + re.sub(r"(?<![\w-])HIP(?![\w-])", "CXX", m.group(2)) + ">")
+    rw.sub(r"\bCMAKE_HIP_((?:FLAGS|STANDARD|EXTENSIONS)\w*)", lambda m: f"CMAKE_CXX_{m.group(1)}")
+    rw.sub(r"\bHIP_STANDARD\b", lambda m: "CXX_STANDARD")
