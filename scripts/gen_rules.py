@@ -190,6 +190,9 @@ def merge(existing: list[dict], generated: list[dict]) -> list[dict]:
         for key in ("hip_added", "roc_added"):
             if key in old:
                 new[key] = old[key]
+        # A removal the tables do not list, curated against the library's headers (MIOpen dropped miopenInt8x4 in 6.1).
+        if "hip_removed" in old and "hip_removed" not in entry:
+            new["hip_removed"] = old["hip_removed"]
         merged.append(new)
     names = {e["cuda"] for e in generated}
     kept = [e for e in existing if e.get("kind") in ("header", "link", "asm") or e["cuda"] not in names]

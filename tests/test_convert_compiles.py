@@ -274,6 +274,24 @@ def test_device_properties_older_hip_lacks(tmp_path: Path, capsys) -> None:
     assert "prop.sharedMemPerMultiprocessor, prop.deviceOverlap" in (tmp_path / "new" / "query.cu").read_text()
 
 
+@pytest.mark.parametrize("files", [
+    {"common.hpp": "#pragma once\n#include <cmath>\nvoid copy(void* d, const void* s, unsigned long n, cudaStream_t st);\n",
+     "layer.cpp": '#include "common.hpp"\nbool bad(double base) { return isnan(log(base)); }\n'},
+    {"guarded.cpp": "#include <cmath>\n#ifdef __CUDACC__\n__global__ void k(float* x) { x[0] = 1; }\n#endif\n"
+                    "bool bad(double base) { return isnan(log(base)); }\n"},
+], ids=["project-wide", "under-hipcc"])
+def test_a_runtime_include_brings_math_h_with_it_in_one_pass(files: dict[str, str], tmp_path: Path, capsys) -> None:
+    """The runtime header decided for the whole project (a unit reaching a header that uses CUDA), or added under
+    `#ifdef __HIPCC__`, comes with <math.h> where host code calls isnan: hipcc's host pass finds no isnan(double)
+    with HIP's header alone, and a second convert (which sees a HIP include) added <math.h> then."""
+    out = verified(tmp_path, capsys, files)
+    unit = next(name for name in files if name.endswith(".cpp"))
+    assert "#include <math.h>\n" in (out / unit).read_text()
+    assert main(["convert", "--no-cache", "--rocm-version", "5.2", str(out), "-o", str(tmp_path / "again")]) == 0
+    for name in files:
+        assert (tmp_path / "again" / name).read_bytes() == (out / name).read_bytes(), name
+
+
 def test_names_hip_declares_alike_are_not_marked_missing(tmp_path: Path) -> None:
     text = converted(tmp_path, "classification_intrinsics.cu", "--rocm-version", "5.2")
     assert "portkit:" not in text and "__isnanf(x[i])" in text and "make_half2(" in text

@@ -129,3 +129,34 @@ def test_cuda_headers_hip_has_no_counterpart_for_are_ruled_not_unknown(tmp_path:
         code, status, advice = found[header]
         assert (code, status) == ("PK102", "unsupported") and advice, header
     assert "__shfl_up" in found["cooperative_groups/scan.h"][2] and "roctxNameHipStream" in found["nvToolsExtCudaRt.h"][2]
+
+
+MIOPEN_NAMES = Path(__file__).parent / "data" / "miopen" / "miopen-6.2.2-names.txt"
+
+
+def test_every_miopen_name_a_cudnn_rule_gives_is_in_miopens_header(database) -> None:
+    """Debian packages no MIOpen: its header's names, recorded as data, stand in for verify_library's installed headers."""
+    from portkit.rules.versions import parse_version
+
+    declared = {line.strip() for line in MIOPEN_NAMES.read_text().splitlines() if line.strip() and line[0] != "#"}
+    named = [rule for rule in database.all_rules() if rule.library.startswith("cudnn") and rule.hip
+             and rule.kind not in ("header", "link")
+             and not (rule.hip_removed and parse_version(rule.hip_removed) <= parse_version("6.2.2"))]
+    assert len(named) > 500
+    assert sorted((rule.cuda, rule.hip) for rule in named if rule.hip not in declared) == []
+
+
+@pytest.mark.parametrize("cuda, miopen, differs", [
+    ("cudnnPoolingForward", "miopenPoolingForward", "workSpace"),
+    ("cudnnConvolutionBackwardFilter", "miopenConvolutionBackwardWeights", "miopenFindConvolutionBackwardWeightsAlgorithm"),
+    ("cudnnSetActivationDescriptor", "miopenSetActivationDescriptor", "activAlpha"),
+    ("cudnnSetConvolution2dDescriptor", "miopenInitConvolutionDescriptor", "mode comes first"),
+    ("cudnnLRNCrossChannelForward", "miopenLRNForward", "workspace"),
+    ("cudnnConvolutionBwdFilterAlgo_t", "miopenConvBwdWeightsAlgorithm_t", "miopenFindConvolutionBackwardWeightsAlgorithm"),
+    ("cudnnConvolutionForward", "miopenConvolutionForward", "workspace"),
+])
+def test_cudnn_names_with_a_miopen_counterpart_name_it(cuda: str, miopen: str, differs: str, database) -> None:
+    """Partial, with what differs (arguments, workspace, the find step), as hipCaffe's hand port calls them: not
+    'no MIOpen equivalent'."""
+    rule = database.lookup(cuda)
+    assert (rule.hip, rule.status.value) == (miopen, "partial") and differs in rule.note

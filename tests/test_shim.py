@@ -235,6 +235,40 @@ def test_the_shim_defines_only_identifiers_and_never_cuda_arch(tmp_path: Path, c
             assert " *   cudaDeviceProp::sharedMemPerBlockOptin: HIP 6.0.0" in text
 
 
+def test_members_older_hip_spells_otherwise_are_listed_for_a_hand_edit_that_compiles(tmp_path: Path) -> None:
+    """hipDeviceProp_t before HIP 6.0 has no deviceOverlap (convert writes 1) and calls sharedMemPerMultiprocessor
+    maxSharedMemoryPerMultiProcessor: no macro renames a member, so the header lists both with the #if to write
+    the older spelling under; done as it says, the unit compiles with the installed hipcc (HIP 5.2)."""
+    header, converted, text = _shim(tmp_path, "props", PROPERTIES)
+    edits = {}
+    for member, older in (("deviceOverlap", "1"), ("sharedMemPerMultiprocessor", "maxSharedMemoryPerMultiProcessor")):
+        line = next((line for line in text.splitlines() if line.startswith(f" *   cudaDeviceProp::{member} -> ")), "")
+        assert f"-> {member} from HIP 6.0.0, {older} before: " in line, text
+        edits[member] = (older, line.split(" in its place under `")[1].rstrip("`"))
+    failed = hipcc_compiles(converted, header.parent)
+    assert failed.returncode != 0 and "no member named 'deviceOverlap'" in failed.stderr
+    guard = edits["deviceOverlap"][1]
+    assert guard == edits["sharedMemPerMultiprocessor"][1] == "#if defined(__HIPCC__) && HIP_VERSION < 60000000"
+    use = '  std::printf("%d %zu\\n", prop.deviceOverlap, prop.sharedMemPerMultiprocessor);\n'
+    older = use.replace("prop.deviceOverlap", "1").replace("sharedMemPerMultiprocessor", "maxSharedMemoryPerMultiProcessor")
+    source = converted.read_text()
+    assert use in source
+    converted.write_text(source.replace(use, f"{guard}\n{older}#else\n{use}#endif\n"))
+    hipcc = hipcc_compiles(converted, header.parent)
+    assert hipcc.returncode == 0, hipcc.stderr[-2000:]
+
+
+PROPERTIES = """#include <cstdio>
+#include <cuda_runtime.h>
+int main() {
+  cudaDeviceProp prop;
+  cudaGetDeviceProperties(&prop, 0);
+  std::printf("%d %zu\\n", prop.deviceOverlap, prop.sharedMemPerMultiprocessor);
+  return 0;
+}
+"""
+
+
 def test_a_header_in_a_missing_directory_is_refused_as_scan_refuses_its_output(tmp_path: Path, capsys) -> None:
     """scan -o and report -o do not make a missing directory: one line, exit 2; the shim and baseline neither,
     before they scan."""

@@ -150,14 +150,18 @@ def analyze_preamble(parsed: ParsedFile, context: Context) -> Iterable[Finding]:
             and runtime_reason(parsed, context, runtime, included, host=True) is None:
         # Its CUDA is all in `#ifdef __CUDACC__` branches (convert writes __HIPCC__): a host compiler builds
         # the rest, and must not meet the runtime header (it refuses to compile without a HIP platform).
-        yield preamble_finding(parsed, [f"#ifdef {_HIP_COMPILER}", f"#include <{runtime}>", "#endif"],
-                               f"<{runtime}> (under {_HIP_COMPILER})", _GUARDED_ADVICE)
+        # <math.h> as a second convert would add it: hipcc's host pass finds no isnan(double) without it.
+        math = ["math.h"] if host_classification(parsed, context) else []
+        yield preamble_finding(parsed, [f"#ifdef {_HIP_COMPILER}", f"#include <{runtime}>", "#endif",
+                                        *(f"#include <{h}>" for h in math)],
+                               ", ".join([f"<{runtime}> (under {_HIP_COMPILER})", *(f"<{h}>" for h in math)]),
+                               _GUARDED_ADVICE)
         return
     # Runtime names alone, outside a CUDA file, may be ones the project defines for compilers without CUDA:
     # decided project-wide. A .cu file is CUDA's, whatever its names: nvcc gave it the runtime.
     deferred = bool(reason) and not defines and not helpers and not cuda_file
     headers = [runtime] if reason is not None and not deferred else []
-    math = (cuda_file or any(included)) and _host_classification(parsed, context)
+    math = (cuda_file or any(included)) and host_classification(parsed, context)
     if not defines and not headers and not helpers and not math:
         return
     advice = _MATH_ADVICE if math and not (defines or headers or helpers) else _DEFINE_ADVICE if early else RUNTIME_ADVICE
@@ -175,8 +179,9 @@ _MATH_ADVICE = ("CUDA's runtime header brings <math.h>, and with it isfinite, is
                 "HIP's declares only their device versions.")
 
 
-def _host_classification(parsed: ParsedFile, context: Context) -> bool:
-    """Whether host code calls one of C's classification functions, unqualified, in a file without <math.h>."""
+def host_classification(parsed: ParsedFile, context: Context) -> bool:
+    """Whether host code calls one of C's classification functions, unqualified, in a file without <math.h>: the
+    file needs <math.h> wherever it gets a HIP header (here, or from the project-wide runtime include)."""
     calls = [o for o in parsed.of(Role.CALL) if o.text in _HOST_MATH and not o.facts(NameFacts).scoped
              and o.text not in context.project_names]
     if not calls or any(os.path.basename(o.text) == "math.h" for o in parsed.of(Role.INCLUDE)):

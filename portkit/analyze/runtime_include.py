@@ -18,7 +18,8 @@ import os
 from typing import Any, Iterable, NamedTuple, Sequence
 
 from portkit.analyze.include_graph import project_includes, reachable, spelled_includes
-from portkit.analyze.preamble import IMPLICIT_CUDA_HEADER, RUNTIME_ADVICE, cuda_includes, preamble_finding, runtime_reason
+from portkit.analyze.preamble import (IMPLICIT_CUDA_HEADER, RUNTIME_ADVICE, cuda_includes, host_classification, preamble_finding,
+                                      runtime_reason)
 from portkit.analyze.registry import Context, ProjectAnalysis, project_analysis
 from portkit.analyze.rewrite import settle_prerequisites
 from portkit.codes import HIP_PREAMBLE
@@ -73,8 +74,11 @@ def _runtime_needs(parsed: ParsedFile, context: Context, findings: Sequence[Find
     unit = os.path.splitext(parsed.path)[1] in UNIT_SUFFIXES and not any(included)
     if not reason and not unit:
         return RuntimeNeeds(includes, guarded=guarded)
-    candidate = preamble_finding(parsed, [*_host_c_platform(parsed), f"#include <{runtime}>"], f"<{runtime}>",
-                                 RUNTIME_ADVICE if reason else _UNIT_ADVICE)
+    # With the runtime header comes what the preamble adds beside a HIP include (analyze/preamble.py), so that
+    # the first convert writes what a second would: <math.h> for host calls of isnan and the like.
+    headers = [runtime, *(["math.h"] if host_classification(parsed, context) else [])]
+    candidate = preamble_finding(parsed, [*_host_c_platform(parsed), *(f"#include <{h}>" for h in headers)],
+                                 ", ".join(f"<{h}>" for h in headers), RUNTIME_ADVICE if reason else _UNIT_ADVICE)
     return RuntimeNeeds(includes, False, reason or (), unit, candidate, guarded)
 
 

@@ -189,7 +189,9 @@ def build_shim(findings: Iterable[Finding], rules: RuleDatabase, style: str, hea
         spelled = rule.cuda.rsplit("::", 1)[-1] if rule.kind == "field" else rule.cuda  # `p.x` spells the member
         compared = rule.compare_as or rule.keep_compared  # a #define would change what its #if tests decide
         if rule.kind == "field" or compared or not _MACRO_NAME.fullmatch(spelled):
-            if spelled != resolution.hip:
+            if older := _older_by_hand(rule, resolution.hip):
+                unmapped.setdefault(rule.cuda, older)
+            elif spelled != resolution.hip:
                 why = resolution.advice if compared else _UNMAPPED
                 unmapped.setdefault(rule.cuda, (rule.cuda, resolution.hip, why or finding.message))
             continue
@@ -212,6 +214,17 @@ def build_shim(findings: Iterable[Finding], rules: RuleDatabase, style: str, hea
     return Shim(style, header_name, tuple(headers.values()), tuple(sorted(mappings.values())),
                 tuple(sorted(fallbacks.values())), tuple(sorted(unportable.values())), tuple(helpers.values()),
                 tuple(sorted(unmapped.values())), tuple(sorted(newer.values())))
+
+
+def _older_by_hand(rule: Rule, hip: str) -> tuple[str, str, str] | None:
+    """A member (or qualified name) older HIP spells otherwise, `cudaDeviceProp::deviceOverlap` before HIP 6.0:
+    convert writes the older spelling where it targets such a HIP, but no macro can, so the header lists it for a
+    hand edit (a name with no older spelling is listed as newer, with the HIP version that has it)."""
+    if not (rule.hip_added and rule.older_hip and hip == rule.hip) or parse_version(rule.hip_added) < _LISTED_FROM:
+        return None
+    guard = f"#if defined(__HIPCC__) && HIP_VERSION < {hip_version_number(rule.hip_added)}"
+    return (rule.cuda, f"{hip} from HIP {rule.hip_added}, {rule.older_hip} before",
+            f"{rule.note} No macro renames a member or qualified name: write {rule.older_hip} in its place under `{guard}`".strip())
 
 
 def _older_in_calls(findings: tuple[Finding, ...], rules: RuleDatabase) -> dict[str, tuple[str, str, str]]:
