@@ -10,6 +10,7 @@ from typing import AbstractSet, Iterable, Iterator, NamedTuple
 from portkit.analyze.arch_branches import keep_nvidia_branches_off
 from portkit.analyze.dead_branches import dead_ranges
 from portkit.analyze.findings import Resolved, rule_finding, simple_finding
+from portkit.analyze.nvidia_side import keep_nvidia_side
 from portkit.analyze.rewrite import NULL_POINTERS, extra_argument, include_finding
 from portkit.analyze.registry import Context, analyzer
 from portkit.codes import API_UNKNOWN, RENAMED_STATUSES, RULE_CODES, Status
@@ -276,7 +277,7 @@ def _compared_in_its_test(occurrence: Occurrence, name: str, parsed: ParsedFile)
 
 @analyzer("source", codes=(API_UNKNOWN, *RULE_CODES), fixes=True)
 def analyze_names(parsed: ParsedFile, context: Context) -> Iterable[Finding]:
-    findings = keep_nvidia_branches_off(parsed, _names(parsed, context), context)
+    findings = keep_nvidia_side(parsed, keep_nvidia_branches_off(parsed, _names(parsed, context), context), context)
     dead = dead_ranges(parsed, context.target) if parsed.of(Role.PREPROCESSOR_CONDITION) else []
     return [f for f in findings if not any(start <= f.span.start < end for start, end in dead)] if dead else findings
 
