@@ -469,3 +469,58 @@ def test_a_header_keeps_an_include_its_includer_uses(tmp_path: Path) -> None:
     assert main(["convert", "--no-cache", "--rocm-version", "5.2", str(out), "-o", str(tmp_path / "again")]) == 0
     for name in ("reduce_all.cuh", "quiet.cuh", "sum.cu", "zero.cu"):
         assert (tmp_path / "again" / name).read_bytes() == (out / name).read_bytes(), name
+
+
+OWN_HIP_BRANCHES = """\
+#include <cuda_runtime.h>
+#include <thrust/execution_policy.h>
+
+#if defined(__HIP_PLATFORM_AMD__)
+#define POLICY thrust::hip::par
+#else
+#define POLICY thrust::cuda::par
+#endif
+
+void run(float **d, int n, cudaStream_t stream)
+{
+    auto on_stream = POLICY.on(stream);
+#if defined(__HIP_PLATFORM_AMD__)
+    auto plain = thrust::hip::par;
+#else
+    auto plain = thrust::cuda::par;
+#endif
+#if !defined(__HIP_PLATFORM_AMD__)
+    auto nvidia_only = thrust::cuda::par.on(stream);
+    (void)nvidia_only;
+#endif
+    (void)on_stream;
+    (void)plain;
+    cudaMalloc((void **)d, n * sizeof(float));
+}
+"""
+DATA = Path(__file__).parent / "data"
+
+
+def test_a_projects_own_nvidia_side_keeps_nvidias_thrust(tmp_path: Path) -> None:
+    """A project with HIP branches of its own: the branches hipcc never compiles for AMD are its NVIDIA side, which HIP
+    on NVIDIA builds with NVIDIA's Thrust. thrust::cuda::par stays there (rocThrust's thrust::hip::par broke it);
+    cudaMalloc becomes hipMalloc, which HIP on NVIDIA maps back. The AMD side builds with hipcc, the NVIDIA side with
+    nvcc (stand-ins: rocThrust's policy, HIP on NVIDIA's runtime header)."""
+    hipcc, nvcc = require_tool("hipcc"), require_tool("nvcc")
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "policies.cu").write_text(OWN_HIP_BRANCHES)
+    assert main(["convert", "--no-cache", "--rocm-version", "5.2", str(tmp_path / "in"), "-o", str(tmp_path / "out")]) == 0
+    unit = tmp_path / "out" / "policies.cu"
+    text = unit.read_text()
+    code = "\n".join(line for line in text.splitlines() if "// portkit:" not in line)
+    assert code.count("thrust::cuda::par") == 3 and code.count("thrust::hip::par") == 2, text
+    assert "hipMalloc((void **)d" in code and text.count("// portkit: PK101 thrust::cuda::par: Left as written") == 3
+    amd = subprocess.run([hipcc, "--offload-arch=gfx90a", "-fsyntax-only", "-x", "hip", "-std=c++17",
+                          "-I", str(DATA / "rocthrust-stand-in"), str(unit)], capture_output=True, text=True,
+                         env={**os.environ, "HIP_PLATFORM": "amd"})
+    assert amd.returncode == 0, amd.stderr[-3000:]
+    nvidia = subprocess.run([nvcc, "-x", "cu", "-cuda", "-I", str(DATA / "hip-on-nvidia"), str(unit),
+                             "-o", str(tmp_path / "policies.ii")], capture_output=True, text=True)
+    assert nvidia.returncode == 0, nvidia.stderr[-3000:]
+    assert main(["convert", "--no-cache", "--rocm-version", "5.2", str(tmp_path / "out"), "-o", str(tmp_path / "again")]) == 0
+    assert (tmp_path / "again" / "policies.cu").read_text() == text

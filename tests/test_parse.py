@@ -1,8 +1,10 @@
 from __future__ import annotations
 
+import re
+
 import pytest
 
-from portkit.model import Role as K
+from portkit.model import QualifiedFacts, Role as K
 from portkit.parse import parse_source
 
 
@@ -41,6 +43,67 @@ def test_macro_bodies_are_lexed_with_positions() -> None:
     error_t = next(o for o in body if o.text == "cudaError_t")
     assert src.encode()[error_t.span.start:error_t.span.end] == b"cudaError_t"
     assert error_t.position.column == src.index("cudaError_t") + 1
+
+
+def test_a_qualified_name_in_a_macro_body_is_one_name_as_in_code() -> None:
+    """`#define POLICY thrust::cuda::par` was lexed as thrust, cuda, par: no rule saw the name."""
+    code = "auto a = thrust::cuda::par;\nauto b = thrust :: cuda::par.on(s);\nauto c = cg::this_grid();\n"
+    macros = "#define A thrust::cuda::par\n#define B(s) thrust :: cuda::par.on(s)\n#define C() cg::this_grid()\n"
+
+    def qualified(src: str) -> list[tuple[int, str, bytes, object]]:
+        parsed = parse_source("t.cu", src.encode())
+        return [(o.position.line, o.text, src.encode()[o.span.start:o.span.end], o.info)
+                for o in parsed.occurrences if o.role is K.QUALIFIED]
+    assert qualified(macros) == qualified(code) == [
+        (1, "thrust::cuda::par", b"thrust::cuda::par", None),
+        (2, "thrust::cuda::par", b"thrust :: cuda::par", QualifiedFacts(6)),
+        (3, "cg::this_grid", b"cg::this_grid", None)]
+    body = [o.text for o in parse_source("t.cu", macros.encode()).occurrences if o.role is K.MACRO_BODY]
+    assert not {"thrust", "cuda", "par", "cg", "this_grid"} & set(body), "its parts are no names of their own"
+
+
+NVIDIA_SIDE = """\
+#if defined(__HIP_PLATFORM_AMD__)
+int amd_1;
+#else
+int nvidia_1;
+#endif
+#ifdef __HIPCC__
+int amd_2;
+#else
+int nvidia_2;
+#endif
+#ifndef __HIP_PLATFORM_AMD__
+int nvidia_3;
+#endif
+#if X
+int either_1;
+#elif defined(__HIP_PLATFORM_NVIDIA__)
+int nvidia_4;
+#elif defined(__HIP__) || defined(__HIP_PLATFORM_HCC__)
+int either_2;
+#else
+int nvidia_5;
+#endif
+#ifdef USE_HIP
+int either_3;
+#else
+int either_4;
+#endif
+#if defined(__HIPCC__) && X
+int either_5;
+#else
+int either_6;
+#endif
+"""
+
+
+def test_the_branches_hipcc_never_compiles_for_amd_are_the_nvidia_side() -> None:
+    """Decided by HIP's platform macros alone: a test that also reads the project's (USE_HIP, X) decides nothing."""
+    parsed = parse_source("t.cu", NVIDIA_SIDE.encode())
+    side = {m.group(1) for m in re.finditer(r"int (\w+);", NVIDIA_SIDE)
+            if any(start <= m.start() < end for start, end in parsed.nvidia_side)}
+    assert side == {"nvidia_1", "nvidia_2", "nvidia_3", "nvidia_4", "nvidia_5"}
 
 
 def test_error_and_warning_messages_are_text_not_code() -> None:

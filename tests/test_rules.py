@@ -19,6 +19,7 @@ GOOD = {"library": "mylib", "entries": [{"cuda": "myCudaThing", "kind": "functio
     ({"library": "x"}, "key 'entries': required, a list"),
     ({"library": "x", "entries": [], "extra": 1}, "unknown top-level key 'extra'"),
     ({"library": "x", "entries": [], "vendored": "yes"}, "key 'vendored': must be true or false"),
+    ({"library": "x", "entries": [], "hip_amd_only": 1}, "key 'hip_amd_only': must be true or false"),
     ({"library": "x", "entries": ["cudaMalloc"]}, "entry 1: must be a mapping"),
     ({"library": "x", "entries": [{"kind": "function"}]}, "entry 1: key 'cuda': required"),
     ({"library": "x", "entries": [{"cuda": "a", "kind": "widget"}]}, "entry 1 (a): key 'kind': 'widget' is not one of"),
@@ -248,6 +249,16 @@ def test_vendored_library_names_are_not_declared_by_cuda(tmp_path: Path, monkeyp
         database = load_database()
         assert database.is_api("checkCudaErrors") and not database.is_cuda_declared("checkCudaErrors")
         assert database.is_cuda_declared("cudnnHandle_t") and not database.is_cuda_declared("floor")
+    assert list(tmp_path.glob("rules-*.json"))
+
+
+def test_a_library_whose_hip_spellings_only_amd_has_is_marked(tmp_path: Path, monkeypatch) -> None:
+    """rocThrust's thrust::hip::par: HIP on NVIDIA builds with NVIDIA's Thrust; hipCUB wraps CUB there. The flag
+    survives the rule cache."""
+    monkeypatch.setenv("PORTKIT_CACHE_DIR", str(tmp_path))
+    for _ in range(2):  # written to the cache, then read from it
+        libraries = load_database().libraries
+        assert libraries["thrust"].hip_amd_only and not libraries["cub"].hip_amd_only
     assert list(tmp_path.glob("rules-*.json"))
 
 

@@ -33,14 +33,14 @@ def include_guard(node: Node) -> bool:
     return guard is not None and defined is not None and defined.text == guard.group(1)
 
 
-def _group(branch: Node) -> Node:
+def opening_group(branch: Node) -> Node:
     """The #if/#ifdef that opens the group an #else or #elif belongs to."""
     while branch.type in _ALTERNATIVES and branch.parent is not None and branch.parent.type in _BRANCHES:
         branch = branch.parent
     return branch
 
 
-def _chain(group: Node) -> tuple[list[Node], list[tuple[int, int]], bool]:
+def branch_chain(group: Node) -> tuple[list[Node], list[tuple[int, int]], bool]:
     """The group's tests, each branch's byte range, and whether it has an #else."""
     tests, ranges, node = [], [], group
     while True:
@@ -57,7 +57,7 @@ def _chain(group: Node) -> tuple[list[Node], list[tuple[int, int]], bool]:
         node = alternative
 
 
-def _spelled_test(test: Node) -> str | None:
+def spelled_test(test: Node) -> str | None:
     """A test as `#if` spells it: `#ifdef X` is `defined(X)`; None for `#elifdef`, which no test here needs."""
     directive = test.parent.children[0].type if test.parent is not None and test.parent.children else ""
     text = (test.text or b"").decode("utf-8", "replace")
@@ -98,7 +98,7 @@ class GuardedDefinitions:
         groups, parent = [], node.parent
         while parent is not None:
             if parent.type in _BRANCHES:
-                parent = _group(parent)
+                parent = opening_group(parent)
                 groups.append(parent)
             parent = parent.parent
         return groups
@@ -106,19 +106,19 @@ class GuardedDefinitions:
     @staticmethod
     def _conditional(group: Node, node: Node) -> bool:
         """An include guard's body is no branch; its #else (if it had one) would be."""
-        return not include_guard(group) or _chain(group)[1][0][1] <= node.start_byte
+        return not include_guard(group) or branch_chain(group)[1][0][1] <= node.start_byte
 
     def _decided(self, group: Node) -> bool:
         """Whether every name the group's tests read is a macro the file #defines before it, unconditionally."""
-        names = {n for test in _chain(group)[0] for n in _NAME.findall(test.text or b"")} - {b"defined"}
+        names = {n for test in branch_chain(group)[0] for n in _NAME.findall(test.text or b"")} - {b"defined"}
         own = self.own_macros() if names else {}
         return bool(names) and all(n in own and own[n] < group.start_byte for n in names)
 
     @staticmethod
     def _hipcc_compiles(name: Node, group: Node) -> bool:
         """Whether the name's branch is the one hipcc compiles, the group testing only CUDA's version."""
-        tests, ranges, has_else = _chain(group)
-        texts = [_spelled_test(test) for test in tests]
+        tests, ranges, has_else = branch_chain(group)
+        texts = [spelled_test(test) for test in tests]
         if None in texts:
             return False
         taken = hipcc_branch(texts, has_else)
@@ -126,6 +126,6 @@ class GuardedDefinitions:
 
     def _everywhere(self, name: Node, group: Node) -> bool:
         """Whether each branch of the group, #else included, defines the name."""
-        _, ranges, has_else = _chain(group)
+        _, ranges, has_else = branch_chain(group)
         starts = self.at.get(name.text or b"", [])
         return has_else and all(any(start <= at < end for at in starts) for start, end in ranges)

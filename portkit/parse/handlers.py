@@ -27,8 +27,10 @@ from portkit.parse.nodes import (
 from portkit.parse.queries import OPTIONAL_ROLES
 from portkit.parse.spaces import function_declarator, member_owner, parameter_count, spaces_of, spelled_spaces
 
+# A #define body's tokens: literals and comments whole, and names, a qualified one whole (`thrust::cuda::par`, blanks
+# around `::` allowed): decided by its whole spelling, as the tree's qualified names are.
 _MACRO_TOKEN = re.compile(
-    rb'"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'|/\*.*?\*/|//[^\n]*|([A-Za-z_]\w*)', re.S
+    rb'"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'|/\*.*?\*/|//[^\n]*|([A-Za-z_]\w*(?:[ \t]*::[ \t]*[A-Za-z_]\w*)*)', re.S
 )
 # In a #define body blanks include a backslash-newline (`asm( \` with its template on the next line), and a template
 # may splice in a parameter (`"{.reg ."#ptx_type" r0;"`); one spelled by a macro of its own reads as "".
@@ -589,12 +591,23 @@ def _macro_occurrences(node: Node, source: bytes, function: str, keep: Keep | No
     position = body_positions(node, body)
     found: list[Occurrence] = []
     kept = kept_spellings(keep)  # by the bytes, remembered: a #define body repeats the file's names
+    kept_qualified = _kept_qualified(keep)
     for match in _MACRO_TOKEN.finditer(body):
         spelled = match.group(1)
-        if spelled is None or not kept(spelled):
+        if spelled is None:
+            continue
+        start = base + match.start(1)
+        if b":" in spelled:  # `thrust::cuda::par`: a QUALIFIED name, as in code
+            qualified = kept_qualified(spelled)
+            if qualified is not None:
+                blank = _BLANK.search(spelled) if len(qualified) != len(spelled) else None
+                found.append(Occurrence(Span(start, base + match.end(1)), Role.QUALIFIED, qualified,
+                                        position(start - base), function,
+                                        info=QualifiedFacts(blank.start()) if blank else None))
+            continue
+        if not kept(spelled):
             continue
         name = spelled.decode("ascii")
-        start = base + match.start(1)
         defined = _defined_name(node) if defined is None else defined
         found.append(Occurrence(Span(start, start + len(name)), Role.MACRO_BODY, name, position(start - base), function,
                                 defined, _body_arguments(body, match.end(1), base)))

@@ -5,6 +5,9 @@ declares (llama.cpp's `__hgt2_mask`). Under hipcc CUDA's version macros are unde
 fallback is what a HIP build gets. `defined(CUDART_VERSION)` is the one part that depends on how the
 tree is ported (convert renames it to `defined(HIP_VERSION)`, a shim leaves it), so a branch counts as
 hipcc's only where both readings take it. A test that reads any other macro is not decided here.
+
+A test of HIP's own platform macros (`#if defined(__HIP_PLATFORM_AMD__)`, `#ifdef __HIPCC__`) is decided for hipcc
+compiling for AMD: a project with HIP branches of its own keeps its NVIDIA side in the branches it leaves.
 """
 from __future__ import annotations
 
@@ -24,6 +27,11 @@ _COMPARE: dict[type, Callable[[int, int], bool]] = {
     ast.NotEq: operator.ne}
 _ARITHMETIC: dict[type, Callable[[int, int], int]] = {
     ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Mod: operator.mod}
+# HIP's platform macros as hipcc compiling for AMD has them: defined (1) or not (0). __HIP_PLATFORM_HCC__ is AMD's
+# older name, which HIP's headers define with __HIP_PLATFORM_AMD__ up to ROCm 5.x.
+_AMD_PLATFORM = {"__HIP_PLATFORM_AMD__": 1, "__HIP_PLATFORM_HCC__": 1, "__HIPCC__": 1, "__HIP__": 1,
+                 "__HIP_PLATFORM_NVIDIA__": 0, "__HIP_PLATFORM_NVCC__": 0}
+_AMD_MACROS = re.compile("|".join(_AMD_PLATFORM))
 
 
 def _readings(test: str) -> tuple[bool, ...]:
@@ -60,6 +68,13 @@ def everywhere_value(test: str, cuda: tuple[int, int]) -> Optional[int]:
     return hipcc if hipcc is not None and cuda_value is not None and hipcc == int(bool(cuda_value)) else None
 
 
+def amd_value(test: str) -> Optional[int]:
+    """A test's truth under hipcc compiling for AMD where it reads only HIP's platform macros (`__HIP_PLATFORM_AMD__`,
+    `__HIPCC__`, `__HIP_PLATFORM_NVIDIA__`...); None where it reads anything else."""
+    value = _value(test, lambda name: bool(_AMD_PLATFORM[name]), _AMD_PLATFORM.get, _AMD_MACROS)
+    return None if value is None else int(bool(value))
+
+
 def _cuda_macro(name: str, cuda: tuple[int, int]) -> Optional[int]:
     """What CUDA `cuda` defines the version macro as; None for one of unknown value (__CUDACC_VER_BUILD__)."""
     if name in ("__CUDACC_VER_MAJOR__", "__CUDACC_VER_MINOR__"):
@@ -77,16 +92,18 @@ def _first_true(tests: Sequence[str], defined: bool, has_else: bool) -> Optional
     return len(tests) if has_else else -1
 
 
-def _value(test: str, defined: bool, value_of: Callable[[str], Optional[int]] = lambda name: 0) -> Optional[int]:
-    """The test's value with CUDA's version macros read by `value_of` (hipcc: 0, undefined) and `defined` of them as
-    `defined`; None where it reads another name, a macro of unknown value, or spells more than integers,
-    comparisons and logic."""
+def _value(test: str, defined: bool | Callable[[str], bool], value_of: Callable[[str], Optional[int]] = lambda name: 0,
+           macros: re.Pattern[str] = CUDA_VERSION_MACROS) -> Optional[int]:
+    """The test's value with `macros` (CUDA's version macros) read by `value_of` (hipcc: 0, undefined) and `defined`
+    of them as `defined` (the same for each, or by the macro's name); None where it reads another name, a macro of
+    unknown value, or spells more than integers, comparisons and logic."""
     text = LINE_COMMENT.sub(" ", test)
-    if any(not CUDA_VERSION_MACROS.fullmatch(m.group(1) or m.group(2)) for m in _DEFINED.finditer(text)):
+    if any(not macros.fullmatch(m.group(1) or m.group(2)) for m in _DEFINED.finditer(text)):
         return None
-    text = _SUFFIX.sub(r"\1", _DEFINED.sub(" 1 " if defined else " 0 ", text))
+    is_defined = defined if callable(defined) else lambda name: defined
+    text = _SUFFIX.sub(r"\1", _DEFINED.sub(lambda m: " 1 " if is_defined(m.group(1) or m.group(2)) else " 0 ", text))
     values = {name: value_of(name) for name in _NAME.findall(text)}
-    if any(not CUDA_VERSION_MACROS.fullmatch(name) or value is None for name, value in values.items()):
+    if any(not macros.fullmatch(name) or value is None for name, value in values.items()):
         return None
     text = _NAME.sub(lambda m: f" {values[m.group()]} ", text)
     for pattern, spelled in _LOGIC:

@@ -11,7 +11,8 @@ one opaque region is a `#define` body, which is lexed separately.
 
 This module runs a parse: the query's captures go through the handler table
 (handlers.py, which reads nodes with nodes.py); it also finds what a file needs
-before its code (the preamble's end, CUDA's language extensions, CUDA-only branches).
+before its code (the preamble's end, CUDA's language extensions, CUDA-only branches, and the branches hipcc never
+compiles for AMD: a project's own NVIDIA side).
 """
 from __future__ import annotations
 
@@ -22,8 +23,10 @@ from typing import Iterator
 from tree_sitter import Node, Parser
 
 from portkit.model import ParsedFile, Role
+from portkit.parse.guarded import branch_chain, opening_group, spelled_test
 from portkit.parse.handlers import FileParse, HANDLERS, kept_spellings
 from portkit.parse.handles import handle_arithmetic
+from portkit.parse.hipcc_branch import amd_value
 from portkit.parse.macros import MacroTable, collect_macros
 from portkit.parse.nodes import CUDA_CONDITION_MACROS, HipAlias, Keep, LINE_COMMENT, node_text, position_key
 from portkit.parse.prepare import Prepared, prepare
@@ -150,6 +153,30 @@ def _cuda_only(conditions: list[Node], groups: list[Node]) -> tuple[tuple[int, i
     return tuple(spans)
 
 
+def _nvidia_side(conditions: list[Node]) -> tuple[tuple[int, int], ...]:
+    """The byte ranges of the branches hipcc never compiles for AMD: those a test of HIP's platform macros leaves
+    there (the #else of `#if defined(__HIP_PLATFORM_AMD__)` or `#ifdef __HIPCC__`, `#if !defined(__HIP_PLATFORM_AMD__)`
+    itself), where a project with HIP branches of its own keeps the code its NVIDIA builds compile. A chain whose
+    other tests read other macros counts from a test that decides it (`#if X` / `#elif defined(__HIPCC__)` / `#else`:
+    the #else)."""
+    openings = {}
+    for condition in conditions:
+        if b"__HIP" in (condition.text or b"") and condition.parent is not None:  # few files: the walk up is rare
+            group = opening_group(condition.parent)
+            openings[group.start_byte] = group
+    spans = []
+    for group in openings.values():
+        tests, ranges, _ = branch_chain(group)
+        taken = False  # whether an earlier branch is the one hipcc takes for AMD
+        for index, branch in enumerate(ranges):
+            spelled = spelled_test(tests[index]) if index < len(tests) else "1"  # the #else
+            value = amd_value(spelled) if spelled is not None else None
+            if taken or value == 0:
+                spans.append(branch)
+            taken = taken or value == 1
+    return tuple(sorted(spans))
+
+
 def _first_define(definitions: list[Node], preamble_end: int) -> int:
     """The offset of the first #define after the preamble (not one configuring HIP's headers), or -1. The
     definitions in order, up to it: each asks for its parent, a walk down from the root."""
@@ -228,6 +255,7 @@ def parse_source(path: str, source: bytes, keep: Keep | None = None, literals: f
         newline="\r\n" if b"\r\n" in source[:4096] else "\n",
         device_syntax=device_syntax,
         cuda_only=cuda_only,
+        nvidia_side=_nvidia_side(state.get("condition")),
         first_define=first_define,
         unguarded_device_syntax=unguarded_device_syntax,
         guarded=frozenset(state.guarded),

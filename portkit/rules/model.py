@@ -130,3 +130,5 @@ class Library:
     weights: dict[str, float]  # effort in person-hours per distinct name, by status
     source: str
     vendored: bool = False  # no CUDA header declares its names: projects copy its code in (the CUDA Samples' helpers)
+    # Its HIP spellings exist only on AMD (rocThrust's thrust::hip): HIP on NVIDIA builds with NVIDIA's library
+    hip_amd_only: bool = False

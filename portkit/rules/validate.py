@@ -21,8 +21,8 @@ _HIP_NAME = {kind: _NAME for kind in KINDS} | {"type": _TYPE, "header": re.compi
 _HIP_NAME_WORDS = {kind: "name (an identifier, qualified or not)" for kind in KINDS} | {
     "type": "type name", "header": "header path", "link": "library name"}
 
-_LIBRARY_KEYS = {"library", "title", "hip_library", "roc_library", "hip_library_added", "weights", "vendored", "versions_of",
-                 "entries"}
+_LIBRARY_KEYS = {"library", "title", "hip_library", "roc_library", "hip_library_added", "weights", "vendored", "hip_amd_only",
+                 "versions_of", "entries"}
 _ENTRY_KEYS = {
     "cuda", "kind", "hip", "roc", "status", "note", "action", "weight", "pattern",
     "cmake", "hip_cmake", "cuda_added", "cuda_deprecated", "cuda_removed",
@@ -237,6 +237,9 @@ def parse_library(source: str, data: Any) -> tuple[Library, list[Rule]]:
     vendored = data.get("vendored", False)
     if not isinstance(vendored, bool):
         raise _fail(source, "", "key 'vendored': must be true or false")
+    hip_amd_only = data.get("hip_amd_only", False)
+    if not isinstance(hip_amd_only, bool):
+        raise _fail(source, "", "key 'hip_amd_only': must be true or false")
     versions_of = data.get("versions_of", "")
     if not isinstance(versions_of, str):
         raise _fail(source, "", "key 'versions_of': the product whose releases the entries' cuda_* versions number "
@@ -263,5 +266,6 @@ def parse_library(source: str, data: Any) -> tuple[Library, list[Rule]]:
                 raise _fail(source, f"entry {rule.cuda}", f"key 'older_hip_in': {call!r} is no entry of this file "
                                                           "with an older_hip")
     lib = Library(id=library, title=str(data.get("title") or library), hip_library=str(data.get("hip_library") or ""),
-                  roc_library=str(data.get("roc_library") or ""), weights=weights, source=source, vendored=vendored)
+                  roc_library=str(data.get("roc_library") or ""), weights=weights, source=source, vendored=vendored,
+                  hip_amd_only=hip_amd_only)
     return lib, rules
