@@ -128,6 +128,9 @@ class NameFacts(NamedTuple):
     # to the rest of the group, as (start, end): what a rewritten test would switch on or off.
     branch: tuple[int, int] | None = None
     otherwise: tuple[int, int] | None = None
+    # ... the device-only functions each declares (portkit/parse/device_declarations.py); None where it holds more.
+    branch_functions: tuple[str, ...] | None = ()
+    otherwise_functions: tuple[str, ...] | None = ()
 
 
 class QualifiedFacts(NamedTuple):
