@@ -131,6 +131,9 @@ class NameFacts(NamedTuple):
     # A tested or compared macro whose #if/#elif chain also tests for HIP (`#elif defined(__HIP__)`): the project's
     # own HIP branch is what hipcc compiles, so the CUDA test stays as written (analyze/own_hip_branches.py).
     beside_hip: bool = False
+    # ... the device-only functions each declares (portkit/parse/device_declarations.py); None where it holds more.
+    branch_functions: tuple[str, ...] | None = ()
+    otherwise_functions: tuple[str, ...] | None = ()
 
 
 class QualifiedFacts(NamedTuple):

@@ -93,9 +93,31 @@ def test_arch_comparisons_keep_their_meaning_on_amd(tmp_path: Path) -> None:
 
 def test_a_nested_ptx_branch_does_not_hold_back_the_test_around_it(tmp_path: Path) -> None:
     text = converted(tmp_path, "arch_guarded_ptx.cu", "--rocm-version", "5.2")
-    assert "#if defined(__HIP_DEVICE_COMPILE__) && defined(__HIP_DEVICE_COMPILE__)\n" in text  # the outer test
+    # The outer test only declares a device function: AMD's host pass takes it too (arch_guarded_declarations.cu).
+    assert "#if defined(__HIP__) || defined(__HIP_DEVICE_COMPILE__)\n__device__ void add_twice(" in text
     assert "#if __CUDA_ARCH__ >= 700\n" in text and "#if __CUDA_ARCH__ >= 900\n" in text  # those guarding PTX
     assert "#if defined(__HIP_DEVICE_COMPILE__) && __CUDA_ARCH__ >= 300\n" in text  # PTX in a #define body
+
+
+def test_arch_tests_around_device_functions_hold_in_amds_host_pass(tmp_path: Path) -> None:
+    """nvcc builds the original; clang's host pass instantiates the kernel templates that call the functions, so the
+    converted tests must hold there too (a full compile: the failure was the host pass's), written once each."""
+    hipcc, nvcc = require_tool("hipcc"), require_tool("nvcc")
+    name = "arch_guarded_declarations.cu"
+    nvidia = subprocess.run([nvcc, "-arch=sm_80", "-c", str(INPUTS / name), "-o", str(tmp_path / "nvidia.o")],
+                            capture_output=True, text=True)
+    assert nvidia.returncode == 0, nvidia.stderr[-3000:]
+    text = converted(tmp_path, name, "--rocm-version", "5.2")
+    both = "#if defined(__HIP__) || defined(__HIP_DEVICE_COMPILE__)"
+    assert text.count(f"{both}  // atomicAdd(double) needs sm_60\n") == 1
+    assert f"{both}\n__device__ inline void add_float(" in text and f"{both}\n__device__ float add_max(" in text
+    assert "#if __CUDA_ARCH__ >= 700\n" in text  # PTX: left as CUDA's
+    assert "#if defined(__HIP_DEVICE_COMPILE__)\n__device__ double add_or_store(" in text, "the host keeps its fallback"
+    assert "defined(__HIP_DEVICE_COMPILE__) && defined(__HIP_DEVICE_COMPILE__)" not in text
+    amd = subprocess.run([hipcc, "--offload-arch=gfx90a", "-c", "-x", "hip", str(tmp_path / "out" / name),
+                          "-o", str(tmp_path / "amd.o")], capture_output=True, text=True,
+                         env={**os.environ, "HIP_PLATFORM": "amd"})
+    assert amd.returncode == 0, amd.stderr[-3000:]
 
 
 def test_a_cuda_version_compared_in_if_stays_cudas(tmp_path: Path) -> None:

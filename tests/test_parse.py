@@ -227,3 +227,40 @@ def test_a_version_test_both_compilers_read_alike(test: str, value) -> None:
     from portkit.parse.hipcc_branch import everywhere_value
 
     assert everywhere_value(test, (13, 0)) == value
+
+
+@pytest.mark.parametrize("source, branch, otherwise", [
+    ("#if __CUDA_ARCH__ >= 600  // sm_60\n// a comment\n__device__ void add(double *p, double v);\n"
+     "template <typename T> __device__ T twice(T v) { return v + v; }\n#pragma unroll\n#endif\n", ("add", "twice"), ()),
+    ("#if __CUDA_ARCH__ >= 600\n__device__ float f(float *p) {\n#if __CUDA_ARCH__ >= 700\n  return 1.0f;\n#endif\n"
+     "  return 0.0f;\n}\n#else\n__device__ float f(float *p) { return 2.0f; }\n#endif\n", ("f",), ("f",)),
+    ("#if __CUDA_ARCH__ >= 600\n__device__ float f(float);\n#else\n__host__ __device__ float f(float);\n#endif\n",
+     ("f",), None),  # a fallback host code may call
+    ("#if __CUDA_ARCH__ >= 600\n__global__ void k();\n#define FAST 1\n#endif\n", None, ()),  # a kernel's host stub
+    ("#if __CUDA_ARCH__ >= 600\n__device__ int counter;\n#endif\n", None, ()),  # a variable the host registers
+    ("#if __CUDA_ARCH__ >= 600\n#include <cstdio>\n#endif\n", None, ()),
+])
+def test_what_an_arch_test_branch_declares(source: str, branch, otherwise) -> None:
+    """An architecture test's branches: the device-only functions each declares, None where it holds more."""
+    from portkit.model import NameFacts
+
+    parsed = parse_source("t.cu", source.encode())
+    facts = [o.facts(NameFacts) for o in parsed.of(K.IDENTIFIER) if o.facts(NameFacts).compared][0]
+    assert (facts.branch_functions, facts.otherwise_functions) == (branch, otherwise)
+
+
+@pytest.mark.parametrize("test, rewritten", [
+    ("defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 600", "defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 600"),
+    ("defined(__CUDACC__) && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 600", "defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 600"),
+    ("defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 600", "__CUDA_ARCH__ < 600"),  # `defined` says more than `!defined`
+    ("defined(OTHER) && __CUDA_ARCH__ >= 600", "__CUDA_ARCH__ >= 600"),
+])
+def test_what_a_rewrite_of_an_arch_comparison_replaces(test: str, rewritten: str) -> None:
+    """With the `defined(X) &&` before a `>` comparison of X, which the rewritten comparison says already."""
+    from portkit.model import NameFacts
+
+    source = f"#if {test}\n#endif\n"
+    parsed = parse_source("t.cu", source.encode())
+    compared = [o for o in parsed.of(K.IDENTIFIER) if o.facts(NameFacts).compared][0]
+    replaced = compared.parts[1]
+    assert source.encode()[replaced.start:replaced.end].decode() == rewritten

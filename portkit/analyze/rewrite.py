@@ -94,16 +94,40 @@ def _defaulted(occurrence: Occurrence, rule: Rule) -> Append | None:
     return Append(given - 1, ", " + ", ".join(missing))
 
 
-def _comparison_fix(occurrence: Occurrence, compared: str, test: str) -> Fix | None:
+def _comparison_fix(occurrence: Occurrence, rule: Rule) -> Fix | None:
     """`__CUDA_ARCH__ >= 600` asks for a device new enough: AMD device code counts as new enough
     (`defined(__HIP_DEVICE_COMPILE__)`), and as not older than anything (`<` becomes its negation).
-    Host code keeps CUDA's meaning, where the macro is undefined and compares as 0."""
-    operator = compared.split()[0]
+    Host code keeps CUDA's meaning, where the macro is undefined and compares as 0; but for a branch that only
+    declares device functions AMD's host pass counts too (`declares_for_both_passes`). A `defined(X) &&` before
+    a `>` comparison of X is rewritten with it: the rewritten comparison says it already."""
+    facts = occurrence.facts(NameFacts)
+    operator = facts.compared.split()[0]
+    comparison = occurrence.parts[0]
+    rewritten = occurrence.parts[1] if len(occurrence.parts) > 1 else comparison
+    whole = len(occurrence.parts) > 2 and rewritten == occurrence.parts[2]
+    test = rule.compare_as_declarations if rule.compare_as_declarations and declares_for_both_passes(facts) \
+        else rule.compare_as
     if operator in (">", ">="):
-        return Fix(FixAction.RENAME, occurrence.parts[0], test)
+        return Fix(FixAction.RENAME, rewritten, test if whole else _grouped(test))
     if operator in ("<", "<="):
-        return Fix(FixAction.RENAME, occurrence.parts[0], f"!{test}")
+        return Fix(FixAction.RENAME, comparison, f"!{_grouped(test)}")
     return None  # == and != name one NVIDIA generation: the marker says what to do
+
+
+def declares_for_both_passes(facts: NameFacts) -> bool:
+    """Whether a compared architecture test may hold in AMD's host pass too: the branch its rewrite switches on
+    (`>`: its own; `<`: the rest of the group) only declares device functions, and the side it switches off
+    declares no function the other does not and holds nothing else. clang parses kernel bodies in the host pass
+    (nvcc's does not), so a kernel calling such a function needs its declaration there; the host never emits it."""
+    newer = facts.compared.split()[0] in (">", ">=")
+    on, off = (facts.branch_functions, facts.otherwise_functions) if newer else \
+        (facts.otherwise_functions, facts.branch_functions)
+    return bool(on) and off is not None and set(off) <= set(on or ())
+
+
+def _grouped(test: str) -> str:
+    """A test in parentheses where it has an operator of its own and stands inside a larger one."""
+    return f"({test})" if "||" in test or "&&" in test else test
 
 
 def rule_fix(occurrence: Occurrence | None, spelling: str, resolution: Resolution, context: Context,
@@ -127,7 +151,7 @@ def rule_fix(occurrence: Occurrence | None, spelling: str, resolution: Resolutio
     if compared and rule.keep_compared:
         return None
     if compared and rule.compare_as:
-        return _comparison_fix(occurrence, compared, rule.compare_as)
+        return _comparison_fix(occurrence, rule)
     if occurrence.role is Role.FIELD and rule.older_hip and spelling == rule.older_hip and occurrence.parts \
             and not spelling.isidentifier():  # a name is the member older HIP calls it: renamed below
         return Fix(FixAction.RENAME, occurrence.parts[0], spelling)  # a member HIP lacks: its value, for the whole access

@@ -243,8 +243,8 @@ class FileParse:
             kind = parent.type if parent is not None else ""
             comparison = compared_with(node, parent) if role is Role.IDENTIFIER and kind == "binary_expression" else None
             if comparison is not None:
-                compared, expression = comparison
-                self.emit(node, role, text, parts=(node_span(expression),), info=compared)
+                compared, parts = comparison
+                self.emit(node, role, text, parts=parts, info=compared)
             elif role is Role.IDENTIFIER and _tested(node, parent, kind):
                 self.emit(node, role, text, info=_TESTED_BESIDE_HIP if chain_tests_hip(node) else _TESTED)
             elif role is Role.IDENTIFIER and kind in ("preproc_def", "preproc_function_def"):

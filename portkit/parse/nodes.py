@@ -10,6 +10,7 @@ from typing import Callable
 from tree_sitter import Node
 
 from portkit.model import CallFacts, FieldFacts, NameFacts, Occurrence, OperandFacts, Position, Role, SharedArrayFacts, Span
+from portkit.parse.device_declarations import branch_items, device_functions
 from portkit.parse.lexer import layout_of
 from portkit.parse.spaces import function_declarator
 
@@ -261,15 +262,17 @@ class Scopes:
 _FLIPPED = {">": "<", ">=": "<=", "<": ">", "<=": ">=", "==": "==", "!=": "!="}
 
 
-def _branches(directive: Node) -> tuple[tuple[int, int] | None, tuple[int, int] | None]:
+def _branches(directive: Node) -> NameFacts:
     """The bytes an #if/#elif selects (up to its #elif, #else or #endif) and those it leaves to the rest of the
-    group, as (start, end): what a rewritten test would switch on or off."""
+    group, as (start, end): what a rewritten test would switch on or off; and the device functions each declares."""
     condition, alternative = directive.child_by_field_name("condition"), directive.child_by_field_name("alternative")
     if condition is None:
-        return None, None
+        return NameFacts()
     end = alternative.start_byte if alternative is not None else directive.end_byte
     otherwise = (alternative.start_byte, alternative.end_byte) if alternative is not None else None
-    return (condition.end_byte, end), otherwise
+    return NameFacts(branch=(condition.end_byte, end), otherwise=otherwise,
+                     branch_functions=device_functions(branch_items(directive)),
+                     otherwise_functions=device_functions([alternative] if alternative is not None else []))
 
 
 def constructs_dim3(node: Node) -> bool:
@@ -278,11 +281,11 @@ def constructs_dim3(node: Node) -> bool:
     return function is not None and function.text == b"dim3"
 
 
-def compared_with(name: Node, expression: Node | None) -> tuple[NameFacts, Node] | None:
+def compared_with(name: Node, expression: Node | None) -> tuple[NameFacts, tuple[Span, ...]] | None:
     """For a macro compared with a number in #if/#elif (`__CUDA_ARCH__ >= 600`, `530 <= __CUDA_ARCH__`), or a version
     macro with a named version (`CUDART_VERSION >= CUDART_HMAX`):
-    its facts ("<operator> <number>", read as the macro on the left, and the directive's branches), and the
-    comparison node. `expression`: the name's parent."""
+    its facts ("<operator> <number>", read as the macro on the left, and the directive's branches), and its parts: the
+    comparison, what a rewrite of it replaces (`_rewritten`) and the whole test. `expression`: the name's parent."""
     if expression is None or expression.type != "binary_expression":
         return None
     operator = expression.child_by_field_name("operator")
@@ -295,12 +298,29 @@ def compared_with(name: Node, expression: Node | None) -> tuple[NameFacts, Node]
     node = expression.parent
     while node is not None and node.type not in ("preproc_if", "preproc_elif"):
         node = node.parent
-    if node is None:
+    condition = node.child_by_field_name("condition") if node is not None else None
+    if node is None or condition is None:
         return None
     op = _FLIPPED[node_text(operator)] if flip else node_text(operator)
-    branch, otherwise = _branches(node)
-    return NameFacts(compared=f"{op} {node_text(number)}", branch=branch, otherwise=otherwise,
-                     beside_hip=chain_tests_hip(name)), expression
+    facts = _branches(node)._replace(compared=f"{op} {node_text(number)}", beside_hip=chain_tests_hip(name))
+    return facts, (node_span(expression), _rewritten(expression, name, op), node_span(condition))
+
+
+def _rewritten(comparison: Node, name: Node, op: str) -> Span:
+    """What a rewrite of the comparison replaces: itself, or with the `defined(X) &&` before it where that tests the
+    same macro (`defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 600`), which a `>` rewrite makes say the same twice."""
+    parent = comparison.parent
+    operator = parent.child_by_field_name("operator") if parent is not None else None
+    if op not in (">", ">=") or operator is None or node_text(operator) != "&&" \
+            or parent.child_by_field_name("right") != comparison:
+        return node_span(comparison)
+    before = parent.child_by_field_name("left")
+    while before is not None and before.type == "binary_expression" and node_text(before.child_by_field_name("operator")) == "&&":
+        before = before.child_by_field_name("right")  # `a && defined(X) && X >= 600` is `(a && defined(X)) && ...`
+    tested = [c for c in before.named_children if c.type == "identifier"] if before is not None else []
+    if before is None or before.type != "preproc_defined" or [node_text(c) for c in tested] != [node_text(name)]:
+        return node_span(comparison)
+    return Span(before.start_byte, comparison.end_byte)
 
 
 _HIP_TESTS = re.compile(rb"__HIP_PLATFORM_AMD__|__HIP_PLATFORM_HCC__|__HIPCC__|__HIP__|__HIP_DEVICE_COMPILE__")

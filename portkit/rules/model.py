@@ -27,7 +27,8 @@ DEFAULT_WEIGHTS = load_data("_effort.yaml", _name_weights)
 @dataclasses.dataclass(frozen=True)
 class Rule:
     """One entry of a rule file, its keys as fields: those a file writes under `shape` (compare_as, hip_struct,
-    hip_for_args, form_args, argument_of, older_hip_in, as_compute, coordinate_cast: rules/validate.py SHAPE_KEYS) too."""
+    hip_for_args, form_args, argument_of, older_hip_in, as_compute, coordinate_cast, compare_as_declarations:
+    rules/validate.py SHAPE_KEYS) too."""
 
     cuda: str
     kind: str
@@ -93,6 +94,9 @@ class Rule:
     # so HIPBLAS_COMPUTE_32F for hipblasGemmEx_v2, whose compute type is no hipDataType)
     as_compute: str = ""
     compare_as: str = ""  # for a version macro compared with a number in #if: what AMD device code tests instead
+    # ... where the branch only declares device functions: a test that holds in AMD's host pass as well (clang parses
+    # kernel bodies there, which call them)
+    compare_as_declarations: str = ""
     # A macro whose value is a CUDA version number (CUDART_VERSION): compared with a number in #if it stays as written.
     # Undefined under hipcc, it reads 0 there as in the original; HIP_VERSION >= 12000 would be true on every HIP.
     keep_compared: bool = False

@@ -33,7 +33,7 @@ _ENTRY_KEYS = {
 # What convert writes where it depends on the shape of the use (the call's arguments, a comparison, a struct tag, the
 # call a constant is passed to): each key is for a few rules, so they live under one `shape:` sub-map of an entry.
 SHAPE_KEYS = ("compare_as", "hip_struct", "hip_for_args", "form_args", "argument_of", "older_hip_in", "as_compute",
-              "coordinate_cast")
+              "coordinate_cast", "compare_as_declarations")
 _VERSION_KEYS = ("cuda_added", "cuda_deprecated", "cuda_removed", "hip_added", "hip_deprecated", "hip_removed", "roc_added",
                  "hip_define_until")
 _STATUS_WORDS = ", ".join(RULE_STATUSES)
