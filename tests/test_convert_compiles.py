@@ -248,6 +248,21 @@ def test_nvrtc_options_driver_fields_and_hxx_headers(tmp_path: Path, capsys) -> 
     assert "prop.requestedHandleType = hipMemHandleTypePosixFileDescriptor;" in (out / "alloc.hxx").read_text()
 
 
+def test_compute_capability_read_through_device_attributes_is_marked(tmp_path: Path, capsys) -> None:
+    """A compute capability read through a device attribute (runtime or driver API) holds the gfx generation on
+    AMD, as cudaDeviceProp::major does (PK335): the renamed read is marked, and the file builds."""
+    out = verified(tmp_path, capsys, {
+        "arch.cu": "#include <cuda.h>\n#include <cuda_runtime.h>\n#include <string>\n"
+                   "std::string arch(int d, CUdevice dev) {\n  int major = 0, minor = 0;\n"
+                   "  cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, d);\n"
+                   "  cuDeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev);\n"
+                   '  return "-arch=compute_" + std::to_string(10 * major + minor);\n}\n'})
+    text = (out / "arch.cu").read_text()
+    assert "// portkit: PK335 cudaDevAttrComputeCapabilityMajor: Identify the GPU with gcnArchName" in text
+    assert "// portkit: PK335 CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR: Identify the GPU with gcnArchName" in text
+    assert "hipDeviceGetAttribute(&major, hipDeviceAttributeComputeCapabilityMajor, d);" in text
+
+
 def test_struct_spelled_cuda_types_get_hips_struct_tag(tmp_path: Path, capsys) -> None:
     """`struct cudaGraphicsResource` (how CUDA declares it): HIP's hipGraphicsResource is a typedef, and
     `struct hipGraphicsResource` an error; its struct tag serves, as in the shim's macro."""
