@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from portkit.model import Role as K
+from portkit.model import Role as K, StringFacts
 from portkit.parse import parse_source
 
 
@@ -164,3 +164,20 @@ def test_a_version_test_both_compilers_read_alike(test: str, value) -> None:
     from portkit.parse.hipcc_branch import everywhere_value
 
     assert everywhere_value(test, (13, 0)) == value
+
+
+def test_string_literals_are_read_only_where_a_named_call_is_made() -> None:
+    """The values of a file's string literals (escapes decoded, raw strings as written, a concatenation once), with
+    the variable each initialises: only in a file that calls one of `strings`."""
+    source = ('static const char* kSrc = R"k(\n__global__ void k() {}\n)k";\n'
+              'const char two[] = "a\\n" "b\\x41\\t\\"q\\"" u8"c";\n'
+              'std::string s(R"(x)");\n'
+              'void f() { std::string t; t = "abc"; nvrtcCreateProgram(&p, "--x", L"y\\101"); }\n')
+    parsed = parse_source("s.cpp", source.encode(), strings=frozenset({"nvrtcCreateProgram"}))
+    found = [(o.position.line, o.text, o.facts(StringFacts).variable) for o in parsed.of(K.STRING)]
+    assert found == [(1, "\n__global__ void k() {}\n", "kSrc"), (4, 'a\nbA\t"q"c', "two"), (5, "x", "s"),
+                     (6, "abc", "t"), (6, "--x", ""), (6, "yA", "")]
+    kernel = parsed.of(K.STRING)[0]
+    assert kernel.facts(StringFacts).line_of(kernel.text.index("__global__"), kernel.text) == 2
+    assert not parse_source("s.cpp", source.encode(), strings=frozenset({"nvrtcCompileProgram"})).of(K.STRING)
+    assert not parse_source("s.cpp", source.encode()).of(K.STRING)
