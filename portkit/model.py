@@ -97,6 +97,7 @@ class Role(str, enum.Enum):
     AUTO_COORDINATE = "auto_coordinate"  # `auto i = threadIdx.x`: text the coordinate, parts[0] the `auto`
     MACRO_PRAGMA = "macro_pragma"  # `#pragma unroll` in a #define body: text the pragma's text, span from `#` to its end
     PRAGMA = "pragma"  # a #pragma directive: text its words, span from `#` to the line's end, info MacroFacts
+    STRING = "string"  # a string literal, in a file that calls a name the analyzers read strings for: text its value
 
 
 class CallFacts(NamedTuple):
@@ -225,9 +226,28 @@ class MacroFacts(NamedTuple):
     guarded: bool = False
 
 
+class StringFacts(NamedTuple):
+    """A string literal's: the variable it initialises or is assigned to, and per piece of a concatenation
+    (`"a" "b"`) where its value starts in the whole value, the line it is on, and whether it is a raw string
+    (whose lines are the file's)."""
+
+    variable: str = ""
+    starts: tuple[int, ...] = ()
+    lines: tuple[int, ...] = ()
+    raw: tuple[bool, ...] = ()
+
+    def line_of(self, offset: int, value: str) -> int:
+        """The file's line of the value's character at `offset`: in a raw string its own line, else its piece's."""
+        if not self.starts:
+            return 0
+        piece = max(i for i, start in enumerate(self.starts) if start <= offset)
+        start = self.starts[piece]
+        return self.lines[piece] + (value.count("\n", start, offset) if self.raw[piece] else 0)
+
+
 # Syntactic facts about one occurrence, one record per role (portkit/parse fills them, analyzers read them).
 Facts = Union[CallFacts, NameFacts, QualifiedFacts, LaunchFacts, FieldFacts, OperandFacts, SharedArrayFacts,
-              FunctionFacts, ValueFacts, SubscriptFacts, IncludeFacts, HandleFacts, MacroFacts]
+              FunctionFacts, ValueFacts, SubscriptFacts, IncludeFacts, HandleFacts, MacroFacts, StringFacts]
 FACT_RECORDS = {record.__name__: record for record in Facts.__args__}  # type: ignore[attr-defined]
 _NO_FACTS = {record: record() for record in FACT_RECORDS.values()}
 _Facts = TypeVar("_Facts", *Facts.__args__)  # type: ignore[misc, attr-defined]

@@ -11,6 +11,7 @@ import pytest
 
 from conftest import require_tool
 from portkit.cli import main
+from portkit.rules.build_facts import build_facts
 
 INPUTS = Path(__file__).parent / "convert" / "compiles"
 UNITS = sorted(p.name for p in INPUTS.glob("*.cu"))
@@ -270,6 +271,82 @@ def test_nvrtc_options_driver_fields_and_hxx_headers(tmp_path: Path, capsys) -> 
                   "  return nvrtcCompileProgram(program, 2, options);\n}\n"})
     assert "hiprtcCompileProgram(program, 2, const_cast<const char**>(options))" in (out / "jit.cu").read_text()
     assert "prop.requestedHandleType = hipMemHandleTypePosixFileDescriptor;" in (out / "alloc.hxx").read_text()
+
+
+def test_compute_capability_read_through_device_attributes_is_marked(tmp_path: Path, capsys) -> None:
+    """A compute capability read through a device attribute (runtime or driver API) holds the gfx generation on
+    AMD, as cudaDeviceProp::major does (PK335): the renamed read is marked, and the file builds."""
+    out = verified(tmp_path, capsys, {
+        "arch.cu": "#include <cuda.h>\n#include <cuda_runtime.h>\n#include <string>\n"
+                   "std::string arch(int d, CUdevice dev) {\n  int major = 0, minor = 0;\n"
+                   "  cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, d);\n"
+                   "  cuDeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev);\n"
+                   '  return "-arch=compute_" + std::to_string(10 * major + minor);\n}\n'})
+    text = (out / "arch.cu").read_text()
+    assert "// portkit: PK335 cudaDevAttrComputeCapabilityMajor: Identify the GPU with gcnArchName" in text
+    assert "// portkit: PK335 CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR: Identify the GPU with gcnArchName" in text
+    assert "hipDeviceGetAttribute(&major, hipDeviceAttributeComputeCapabilityMajor, d);" in text
+
+
+def test_nvrtc_kernel_text_and_options_are_marked(tmp_path: Path, capsys) -> None:
+    """A kernel NVRTC compiles from a string stays CUDA text after convert, and NVIDIA's options stay in theirs: each is
+    marked with what it holds or what hiprtc takes (PK342, PK343), nvrtcGetPTX's code object too (PK101); it builds."""
+    kernel = ('R"(\nextern "C" __global__ void red(float* x) {\n  float v = x[threadIdx.x];\n'
+              "  for (int o = 16; o > 0; o /= 2) v += __shfl_xor_sync(0xffffffff, v, o);\n"
+              '  if (threadIdx.x % 32 == 0) x[threadIdx.x / 32] = v;\n})"')
+    out = verified(tmp_path, capsys, {
+        "jit.cpp": "#include <nvrtc.h>\n#include <cuda.h>\n#include <string>\n"
+                   f"static const char* kSrc = {kernel};\n"
+                   "CUfunction build(int cc) {\n  nvrtcProgram p;\n"
+                   '  nvrtcCreateProgram(&p, kSrc, "red.cu", 0, nullptr, nullptr);\n'
+                   '  std::string arch = "--gpu-architecture=compute_" + std::to_string(cc);\n'
+                   '  const char* opts[] = {arch.c_str(), "--use_fast_math", "-default-device"};\n'
+                   "  nvrtcCompileProgram(p, 3, opts);\n  size_t n; nvrtcGetPTXSize(p, &n);\n"
+                   "  std::string ptx(n, '\\0'); nvrtcGetPTX(p, &ptx[0]);\n"
+                   "  CUmodule m; cuModuleLoadDataEx(&m, ptx.c_str(), 0, nullptr, nullptr);\n"
+                   '  CUfunction f; cuModuleGetFunction(&f, m, "red");\n  return f;\n}\n'})
+    text = (out / "jit.cpp").read_text()
+    assert f"static const char* kSrc = {kernel};" in text  # the string as it was
+    assert ("// portkit: PK342 kSrc: hiprtc compiles this text as written: port it to HIP (CUDA names hiprtc needs as "
+            "HIP's: __shfl_xor_sync -> __shfl_xor; hazards: PK300 warp-size-literal (lines 7, 8), PK301 full-warp-mask "
+            "(line 7))\nstatic const char* kSrc") in text
+    assert "// portkit: PK343 --gpu-architecture=compute_: hiprtc reads --gpu-architecture=X as --offload-arch=X" in text
+    assert "// portkit: PK343 --use_fast_math -default-device: --use_fast_math: clang spells it -ffast-math;" in text
+    assert "// portkit: PK101 nvrtcGetPTX: hiprtcGetCode gives an AMD code object (binary), not PTX text" in text
+    assert 'const char* opts[] = {arch.c_str(), "--use_fast_math", "-default-device"};' in text
+
+
+_HIPRTC_PROGRAM = """#include <hip/hiprtc.h>
+int main(int argc, char** argv) {
+  const char* source = "extern \\"C\\" __global__ void k(float* x) { x[threadIdx.x] = 0; }";
+  hiprtcProgram program;
+  hiprtcCreateProgram(&program, source, "k.cu", 0, nullptr, nullptr);
+  const char* options[] = {"--gpu-architecture=gfx90a", argv[1]};
+  return hiprtcCompileProgram(program, 2, options) != HIPRTC_SUCCESS;
+}
+"""
+
+
+def test_the_nvrtc_options_marked_are_those_hiprtc_rejects(tmp_path: Path) -> None:
+    """hiprtc (HIP 5.2's, offline for gfx90a) compiles a kernel with the options PK343 leaves alone and with the
+    spelling its advice gives, and refuses the NVRTC spellings it marks."""
+    require_tool("hipcc")
+    (tmp_path / "rtc.cpp").write_text(_HIPRTC_PROGRAM)
+    environment = {**os.environ, "HIP_PLATFORM": "amd"}
+    subprocess.run(["hipcc", "--offload-arch=gfx90a", str(tmp_path / "rtc.cpp"), "-o", str(tmp_path / "rtc")],
+                   check=True, capture_output=True, env=environment)
+
+    def compiles(option: str) -> bool:
+        return subprocess.run([str(tmp_path / "rtc"), option], capture_output=True, timeout=120).returncode == 0
+
+    facts = build_facts()
+    for option in ("-O3", "--std=c++17", "-DN=4", "--gpu-architecture=gfx90a"):
+        assert facts.nvrtc_advice(option) is None and compiles(option), option
+    for option in ("--use_fast_math", "--fmad=false", "--extra-device-vectorization", "--expt-relaxed-constexpr"):
+        advice = facts.nvrtc_advice(option)
+        assert advice is not None and not compiles(option), option
+        if advice.startswith("clang spells it "):
+            assert compiles(advice.removeprefix("clang spells it ")), advice
 
 
 def test_struct_spelled_cuda_types_get_hips_struct_tag(tmp_path: Path, capsys) -> None:

@@ -4,7 +4,7 @@ import re
 
 import pytest
 
-from portkit.model import QualifiedFacts, Role as K
+from portkit.model import QualifiedFacts, Role as K, StringFacts
 from portkit.parse import parse_source
 
 
@@ -264,3 +264,20 @@ def test_what_a_rewrite_of_an_arch_comparison_replaces(test: str, rewritten: str
     compared = [o for o in parsed.of(K.IDENTIFIER) if o.facts(NameFacts).compared][0]
     replaced = compared.parts[1]
     assert source.encode()[replaced.start:replaced.end].decode() == rewritten
+
+
+def test_string_literals_are_read_only_where_a_named_call_is_made() -> None:
+    """The values of a file's string literals (escapes decoded, raw strings as written, a concatenation once), with
+    the variable each initialises: only in a file that calls one of `strings`."""
+    source = ('static const char* kSrc = R"k(\n__global__ void k() {}\n)k";\n'
+              'const char two[] = "a\\n" "b\\x41\\t\\"q\\"" u8"c";\n'
+              'std::string s(R"(x)");\n'
+              'void f() { std::string t; t = "abc"; nvrtcCreateProgram(&p, "--x", L"y\\101"); }\n')
+    parsed = parse_source("s.cpp", source.encode(), strings=frozenset({"nvrtcCreateProgram"}))
+    found = [(o.position.line, o.text, o.facts(StringFacts).variable) for o in parsed.of(K.STRING)]
+    assert found == [(1, "\n__global__ void k() {}\n", "kSrc"), (4, 'a\nbA\t"q"c', "two"), (5, "x", "s"),
+                     (6, "abc", "t"), (6, "--x", ""), (6, "yA", "")]
+    kernel = parsed.of(K.STRING)[0]
+    assert kernel.facts(StringFacts).line_of(kernel.text.index("__global__"), kernel.text) == 2
+    assert not parse_source("s.cpp", source.encode(), strings=frozenset({"nvrtcCompileProgram"})).of(K.STRING)
+    assert not parse_source("s.cpp", source.encode()).of(K.STRING)

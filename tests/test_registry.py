@@ -10,11 +10,11 @@ import pytest
 
 from conftest import EXAMPLES, ROOT
 from portkit.analyze import Context, TextFile, analyze
-from portkit.analyze.registry import Registration, analyzers_for, registrations, roles_read
+from portkit.analyze.registry import Registration, analyzers_for, registrations, roles_read, strings_read
 from portkit.codes import CODES, Status
 from portkit.convert.markers import may_need_marker, needs_marker
 from portkit.convert.sources import acting
-from portkit.model import Finding, Position
+from portkit.model import Finding, Position, Role
 from portkit.parse.queries import OPTIONAL_ROLES
 from portkit.run.file import Job, held_job, parse_bytes
 from portkit.run.project import run_project
@@ -146,3 +146,17 @@ def test_every_analyzer_declares_the_calls_whose_arguments_it_reads(database, ta
     # The rules' own: a call whose form, cast or mask depends on an argument; a name no rule knows.
     assert database.reads_arguments("__shfl_sync") and database.reads_arguments("no_such_call")
     assert not database.reads_arguments("cudaDeviceSynchronize")
+
+
+def test_every_analyzer_declares_the_calls_that_make_it_read_string_literals(database) -> None:
+    """Each analyzer finds the same over a parse that reads the string literals of only the files calling what it
+    declares (`strings_of`) as over one that reads them for every analyzer's: the parser reads no other file's."""
+    context = Context(rules=database, target=HIP52)
+    job = held_job(context, None)
+    compared = _trimmed_parses_agree(
+        CORPUS, context, job,
+        lambda r: dataclasses.replace(job, analyzers=lambda codes, fixes, own=r.codes: codes == own), "string literals")
+    assert {r.function.__name__ for r in registrations("source") if r.strings_of} <= compared
+    # And a file that calls none of those has none read.
+    parsed = parse_bytes("opts.cpp", b'const char* o[] = {"--use_fast_math"};\nvoid f() { g(o); }\n', job)
+    assert not parsed.of(Role.STRING) and strings_read(None)

@@ -36,9 +36,15 @@ HOPPER = {"__cluster_dims__", "this_cluster", "cluster_group", "cudaLaunchKernel
 DEVICE_PROPERTY_FIELDS = {"warpSize", "major", "minor", "multiProcessorCount", "sharedMemPerBlock",
                           "sharedMemPerBlockOptin", "sharedMemPerMultiprocessor", "regsPerBlock", "regsPerMultiprocessor",
                           "maxThreadsPerMultiProcessor", "l2CacheSize", "maxBlocksPerMultiProcessor"}
+# Device attributes that read the compute capability, which on AMD is the gfx generation as cudaDeviceProp::major/minor
+# are (HIP's spellings too: a file converted already).
+CAPABILITY_ATTRIBUTES = {"cudaDevAttrComputeCapabilityMajor", "cudaDevAttrComputeCapabilityMinor",
+                         "CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR", "CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR",
+                         "hipDeviceAttributeComputeCapabilityMajor", "hipDeviceAttributeComputeCapabilityMinor"}
 TEXTURE_TEMPLATES = {"texture", "surface"}
 # Names the hazards look at: the parser must keep them even though no rule maps them.
 INTERESTING_NAMES = frozenset(COOPERATIVE | STREAM_PRIORITY | HOPPER | DEVICE_PROPERTY_FIELDS | TEXTURE_TEMPLATES
+                              | CAPABILITY_ATTRIBUTES
                               | {"warpSize", "cudaFuncSetAttribute", "cudaFuncAttributeMaxDynamicSharedMemorySize",
                                  "this_grid", "grid_group", "sync"})
 
@@ -235,23 +241,36 @@ _SHOWN = re.compile(r"(?i)print|log|puts|cerr|cout|format|fmt|write|str\b|messag
 
 @analyzer("source", codes=(codes.DEVICE_PROPERTY_MEANING,))
 def device_properties(parsed: ParsedFile, context: Context) -> Iterator[Finding]:
-    """A compute capability used as a number (`major * 10 + minor`, `"sm_" + to_string(major)`, `switch (major)`).
+    """A compute capability used as a number (`major * 10 + minor`, `"sm_" + to_string(major)`, `switch (major)`),
+    and every read of it through a device attribute (`cudaDevAttrComputeCapabilityMajor`), whose value is not
+    followed to its uses: on AMD both hold the gfx generation.
 
     Fields that carry AMD's own values (multiProcessorCount, warpSize, sharedMemPerBlock...) are right
     to size work with on AMD, and printing any field is harmless: neither is reported.
     """
-    fields = [o for o in parsed.of(K.FIELD) if o.text in ("major", "minor")]
-    if not fields or not _uses_device_properties(parsed):  # the fields first: the test reads every occurrence
-        return
     lines: set[int] = set()
-    for o in fields:
-        use = o.facts(FieldFacts)
-        if use.operator not in _COMPARISONS \
-                and use.operator != "<<" and not _SHOWN.search(use.calls) and not use.assigned \
-                and o.position.line not in lines:
+    for o in _capability_fields(parsed):
+        if o.position.line not in lines:
             lines.add(o.position.line)
             yield hazard(parsed, o, codes.DEVICE_PROPERTY_MEANING,
                          f".{o.text} used as a compute capability; on AMD it holds the gfx generation")
+    for o in parsed.of(K.IDENTIFIER):  # an attribute is an argument: the identifiers alone, a third of the names to walk
+        if o.text in CAPABILITY_ATTRIBUTES and o.text not in context.project_names and o.position.line not in lines:
+            lines.add(o.position.line)
+            yield hazard(parsed, o, codes.DEVICE_PROPERTY_MEANING,
+                         f"{o.text} reads the compute capability; on AMD it holds the gfx generation (9.0 for gfx90a)",
+                         shadowable=True)
+
+
+def _capability_fields(parsed: ParsedFile) -> Iterator[Occurrence]:
+    """`prop.major` and `prop.minor` read as numbers: not compared (PK320), printed, or written."""
+    fields = [o for o in parsed.of(K.FIELD) if o.text in ("major", "minor")]
+    if not fields or not _uses_device_properties(parsed):  # the fields first: the test reads every occurrence
+        return
+    for o in fields:
+        use = o.facts(FieldFacts)
+        if use.operator not in _COMPARISONS and use.operator != "<<" and not _SHOWN.search(use.calls) and not use.assigned:
+            yield o
 
 
 @analyzer("source", codes=(codes.LAUNCH_BOUNDS,), reads=(K.LAUNCH_BOUNDS,))

@@ -94,27 +94,30 @@ class Registration:
     fixes: bool  # whether its findings may say what convert writes
     reads: frozenset[Role]  # the parser's optional roles it reads (parse.queries.OPTIONAL_ROLES; tests/test_registry.py)
     arguments_of: Names  # the calls whose argument texts it reads besides those the rules ask for (the same tests)
+    strings_of: frozenset[str] = frozenset()  # the calls that make it read the file's string literals (Role.STRING)
 
 
 _ANALYZERS: dict[str, list[Registration]] = {}
 
 
 def analyzer(*file_types: str, codes: Iterable[str], fixes: bool = False, reads: Iterable[Role] = (),
-             arguments_of: Names = frozenset()) -> Callable[[Analyzer], Analyzer]:
+             arguments_of: Names = frozenset(), strings_of: Iterable[str] = ()) -> Callable[[Analyzer], Analyzer]:
     """Register a function for `file_types`; `codes` and `fixes` say what its findings may be, so that a caller
     acting on some findings only (convert without a cache to fill) runs only the analyzers that can make them;
     `reads`, which of the occurrences the parser makes only when asked it reads, so that such a run asks only
     for those; `arguments_of`, the calls whose argument texts (and what they initialise) it reads, so that the
-    parser spells out no others (the rules' own: `RuleDatabase.reads_arguments`)."""
+    parser spells out no others (the rules' own: `RuleDatabase.reads_arguments`); `strings_of`, the calls a file
+    must make for it to read the file's string literals, so that the parser reads no other file's."""
     names = arguments_of if isinstance(arguments_of, re.Pattern) else frozenset(arguments_of)
 
     def register(function: Analyzer) -> Analyzer:
         for file_type in file_types:
             _ANALYZERS.setdefault(file_type, []).append(
-                Registration(function, frozenset(codes), fixes, frozenset(reads), names))
+                Registration(function, frozenset(codes), fixes, frozenset(reads), names, frozenset(strings_of)))
         analyzers_for.cache_clear()
         roles_read.cache_clear()
         arguments_read.cache_clear()
+        strings_read.cache_clear()
         return function
     return register
 
@@ -144,6 +147,12 @@ def roles_read(select: Select | None) -> frozenset[Role] | None:
 def arguments_read(select: Select | None) -> tuple[Names, ...]:
     """The calls whose argument texts the source analyzers `select` keeps (all without it) read besides the rules'."""
     return tuple(r.arguments_of for r in _selected("source", select) if r.arguments_of)
+
+
+@functools.lru_cache(maxsize=16)
+def strings_read(select: Select | None) -> frozenset[str]:
+    """The calls that make the source analyzers `select` keeps (all without it) read a file's string literals."""
+    return frozenset().union(*(r.strings_of for r in _selected("source", select)))
 
 
 @dataclasses.dataclass(frozen=True)

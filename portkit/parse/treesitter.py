@@ -5,9 +5,10 @@ token is (a call, a type, an include, a kernel...) and where. tree-sitter-cuda
 is used rather than tree-sitter-cpp because the latter turns `<<<...>>>` and
 `__global__` into syntax errors (docs/parser.md).
 
-Comments and string literals never produce occurrences: the query (queries.py) only
+Comments and string literals never produce name occurrences: the query (queries.py) only
 captures identifier-like nodes, which tree-sitter never creates inside them. The
-one opaque region is a `#define` body, which is lexed separately.
+one opaque region is a `#define` body, which is lexed separately. A file that calls a name
+whose string arguments the analyzers read (NVRTC's) gets its literals' values (strings.py).
 
 This module runs a parse: the query's captures go through the handler table
 (handlers.py, which reads nodes with nodes.py); it also finds what a file needs
@@ -22,7 +23,7 @@ from typing import Iterator
 
 from tree_sitter import Node, Parser
 
-from portkit.model import ParsedFile, Role
+from portkit.model import Occurrence, ParsedFile, Role
 from portkit.parse.guarded import branch_chain, opening_group, spelled_test
 from portkit.parse.handlers import FileParse, HANDLERS, kept_spellings
 from portkit.parse.handles import handle_arithmetic
@@ -31,6 +32,7 @@ from portkit.parse.macros import MacroTable, collect_macros
 from portkit.parse.nodes import CUDA_CONDITION_MACROS, HipAlias, Keep, LINE_COMMENT, node_text, position_key
 from portkit.parse.prepare import Prepared, prepare
 from portkit.parse.queries import OPTIONAL_ROLES, captures, grammar
+from portkit.parse.strings import calls_one_of, string_literals
 from portkit.parse.recovery import error_sites, first_error_line, too_deep_line, tree_shape, unparsed_occurrences
 from portkit.textutil import BOM, within
 
@@ -200,11 +202,23 @@ def _without_bom(source: bytes) -> bytes:
     return b"   " + source[3:] if source.startswith(BOM) else source
 
 
+def _searched(root: Node, parse_bytes: bytes, state: FileParse, hip_pointer: Keep | None,
+              strings: frozenset[str]) -> list[Occurrence]:
+    """What only some files are searched for, once the query's occurrences are made: arithmetic on handles (in a
+    file that declares one) and string literals' values (in a file that calls one of `strings`)."""
+    found = handle_arithmetic(root, parse_bytes, state.occurrences, hip_pointer, state.scopes.name_at) \
+        if hip_pointer is not None else []
+    if strings and calls_one_of(parse_bytes, state.occurrences, strings):
+        found += string_literals(root, parse_bytes, state.scopes.name_at)
+    return found
+
+
 def parse_source(path: str, source: bytes, keep: Keep | None = None, literals: frozenset[str] = frozenset(),
                  api: Keep | None = None, macros: MacroTable | None = None,
                  cuda_declared: Keep | None = None, hip_alias: HipAlias | None = None,
                  prepared: Prepared | None = None, hip_pointer: Keep | None = None,
-                 roles: frozenset[Role] | None = None, arguments: Keep | None = None, shape: bool = True) -> ParsedFile:
+                 roles: frozenset[Role] | None = None, arguments: Keep | None = None, shape: bool = True,
+                 strings: frozenset[str] = frozenset()) -> ParsedFile:
     """Parse one file into its occurrences, definitions and declared names.
 
     `api` says whether a name is a CUDA API a rule knows (which a misparse must not make the
@@ -219,7 +233,8 @@ def parse_source(path: str, source: bytes, keep: Keep | None = None, literals: f
     `prepared`: what `prepare_source` gave for these bytes and macros, when the caller has it. `roles`: the
     OPTIONAL_ROLES to make (all of them by default). `arguments`: whether a call of a name is read by its
     arguments' texts and what it initialises (by default every call is). `shape`: whether a file parsed with errors
-    gets its tree's shape (`ParsedFile.shape`: only convert reads it).
+    gets its tree's shape (`ParsedFile.shape`: only convert reads it). `strings`: the names a call of which makes the
+    file's string literals STRING occurrences (portkit/parse/strings.py).
     """
     prepared = prepared or prepare_source(source, macros)
     parse_bytes = _without_bom(source)
@@ -238,9 +253,7 @@ def parse_source(path: str, source: bytes, keep: Keep | None = None, literals: f
     state.occurrences.extend(unparsed_occurrences(sites, parse_bytes, prepared.text, state.occurrences,
                                                   state.skip, kept_spellings(keep), state.scopes.name_at,
                                                   CUDA_CONDITION_MACROS))
-    if hip_pointer is not None:
-        state.occurrences.extend(handle_arithmetic(tree.root_node, parse_bytes, state.occurrences, hip_pointer,
-                                                   state.scopes.name_at))
+    state.occurrences.extend(_searched(tree.root_node, parse_bytes, state, hip_pointer, strings))
     return ParsedFile(
         path=path,
         occurrences=tuple(sorted(state.occurrences, key=position_key)),

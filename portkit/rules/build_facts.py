@@ -159,6 +159,8 @@ class BuildFacts:
     findcuda_variables: dict[str, FindCudaVariable] = dataclasses.field(default_factory=dict)  # by name
     findcuda_target_library: str = ""  # what FindCUDA links each of its targets with, as -l names it
     findcuda_commands: dict[str, FindCudaCommand] = dataclasses.field(default_factory=dict)  # by name, lower case
+    nvrtc_arch_options: tuple[str, ...] = ()  # NVRTC's options that name the GPU (--gpu-architecture, -arch)
+    nvrtc_options: tuple[NvccOption, ...] = ()  # NVRTC's own options, each with what to do instead
 
     def known_offload_targets(self, target: Target) -> list[str]:
         """The AMD GPUs the targeted HIP's compiler knows."""
@@ -190,6 +192,35 @@ class BuildFacts:
             return f"sm_{compute_capability} (no known pair) -> {self.default_arch} (the default)"
         return f"sm_{compute_capability} ({entry['nvidia']}) -> {entry['gfx']} ({entry['amd']})"
 
+    def nvrtc_advice(self, option: str) -> str | None:
+        """What hiprtc takes for one word of an NVRTC option string (`--use_fast_math`, `-arch=compute_75`), or None
+        where it takes the word as it is. hiprtc hands its options to clang, reading --gpu-architecture=X as
+        --offload-arch=X: an nvcc option is given clang's spelling, which is hipcc's."""
+        name, _, value = option.partition("=")
+        if name in self.nvrtc_arch_options:
+            read = name == self.nvrtc_arch_options[0]  # the one hiprtc reads (as --offload-arch); -arch it does not
+            if read and value.startswith("gfx"):
+                return None
+            capability = value.partition("_")[2]
+            pair = f"{self.describe(capability)}; " if capability[:1].isdigit() else ""
+            how = f"reads {name}=X as --offload-arch=X" if read else \
+                f"does not read {name}: give --offload-arch=X or {self.nvrtc_arch_options[0]}=X"
+            return f"hiprtc {how}, X an AMD GPU ({pair}at run time the device's hipDeviceProp_t::gcnArchName)"
+        for entry in self.nvrtc_options:
+            if name in entry.names:
+                return entry.advice
+        for entry in self.nvcc_options:
+            match = entry.found.fullmatch(option)
+            if match is None:
+                continue
+            hipcc = entry.replacement(match.group("value") if "value" in entry.pattern.groupindex else None)
+            if hipcc is None:
+                return f"clang has nothing for it: {entry.advice}"
+            if hipcc.lstrip("-") == option.lstrip("-"):
+                return None
+            return f"clang spells it {hipcc}" if hipcc else "clang does not take it: drop it"
+        return None
+
     def marked(self, text: str):
         """(offset, option as written, advice) of each nvcc option in `text` convert marks: hipcc has nothing for it,
         or what hipcc takes instead has a note."""
@@ -214,7 +245,8 @@ def _parse(data: dict) -> BuildFacts:
                       str(data["host_hip_flags"]), tuple(str(v) for v in data["hipcc_variables"]),
                       {v.name: v for entry in data["findcuda_variables"] for v in _findcuda_variables(entry)},
                       str(data["findcuda_target_library"]),
-                      {c.name.lower(): c for entry in data["findcuda_commands"] for c in _findcuda_commands(entry)})
+                      {c.name.lower(): c for entry in data["findcuda_commands"] for c in _findcuda_commands(entry)},
+                      tuple(str(n) for n in data["nvrtc_arch_options"]), tuple(_option(entry) for entry in data["nvrtc_options"]))
 
 
 @functools.lru_cache(maxsize=1)

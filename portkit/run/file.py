@@ -12,12 +12,11 @@ import os
 import re
 from typing import Callable
 
-from portkit.analyze import Context, Select, TextFile, analyze
-from portkit.analyze.hazards import INTERESTING_NAMES, WARP_LITERALS
-from portkit.analyze.language import DIMENSION_NAMES, HALF_TYPES
+from portkit.analyze import ANALYZER_NAMES, Context, Select, TextFile, analyze
+from portkit.analyze.hazards import WARP_LITERALS
 from portkit.analyze.names import is_interesting
 from portkit.analyze.registry import project_analyses
-from portkit.analyze.registry import Names, arguments_read, roles_read
+from portkit.analyze.registry import Names, arguments_read, roles_read, strings_read
 from portkit.analyze.rewrite import settle_prerequisites
 from portkit.model import Finding, ParsedFile, Role
 from portkit.parse import MacroTable, parse_source, prepare_source
@@ -29,10 +28,6 @@ from portkit.run.cache import FileResult, ScanCache
 from portkit.run.engines import CLANG_UNITS, ClangJob, digests
 from portkit.run.request import Wanted
 from portkit.walk import DEFAULT_MAX_FILE_SIZE, SourceFile, classify, read_source
-
-
-# Names the parser keeps for the analyzers besides those a rule knows.
-ANALYZER_NAMES = INTERESTING_NAMES | DIMENSION_NAMES | HALF_TYPES
 
 
 @dataclasses.dataclass(frozen=True)
@@ -112,7 +107,8 @@ def parse_bytes(path: str, data: bytes, job: Job, prepared: Prepared | None = No
     return parse_source(path, data, keep=job.keep, literals=WARP_LITERALS, api=rules.is_api,
                         cuda_declared=rules.is_cuda_declared, hip_alias=rules.is_hip_alias, macros=job.macros,
                         prepared=prepared, hip_pointer=rules.is_hip_pointer, roles=job.roles,
-                        arguments=job.arguments_read, shape=job.keep_sources or job.cache is not None)
+                        arguments=job.arguments_read, shape=job.keep_sources or job.cache is not None,
+                        strings=strings_read(job.analyzers))
 
 
 def _file_context(parsed: ParsedFile, job: Job) -> Context:

@@ -110,3 +110,18 @@ __global__ void grid_stride(float* out, int n) {  // expect: PK200
   auto grid = cooperative_groups::this_grid();  // ok: PK332 PK101
   for (int i = grid.thread_rank(); i < n; i += grid.size()) out[i] = 0.0f;  // ok: PK332
 }
+
+// The compute capability read through a device attribute: on AMD the gfx generation too (PK335, as prop.major).
+int compute_capability(int device) {
+  int major = 0, minor = 0;
+  cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device);  // expect: PK100 PK100 PK335
+  cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device);  // expect: PK100 PK100 PK335
+  int count = 0;
+  cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, device);  // expect: PK100 PK100  // ok: PK335
+  return major * 10 + minor + count;
+}
+int driver_capability(CUdevice device) {  // expect: PK100
+  int major = 0, minor = 0;
+  cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, device);  // expect: PK100 PK100 PK335
+  return major * 10 + minor;
+}
