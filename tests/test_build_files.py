@@ -103,7 +103,7 @@ def test_cmake_reports_what_it_cannot_rewrite(database) -> None:
     text = "set_target_properties(app PROPERTIES CUDA_SEPARABLE_COMPILATION ON CUDA_ARCHITECTURES \"70;80\")\n" \
            "target_link_libraries(app CUDA::cufft_static CUDA::cusparseLt)\n"
     result = convert_cmake(text, database)
-    assert 'HIP_ARCHITECTURES gfx906 gfx90a' in result.text
+    assert 'HIP_ARCHITECTURES "gfx906;gfx90a"' in result.text
     messages = [n.message for n in result.notes]
     assert any(m.startswith("CUDA_SEPARABLE_COMPILATION") for m in messages)
     assert any(m.startswith("CUDA::cusparseLt") for m in messages)
@@ -124,6 +124,26 @@ def test_cmake_architectures_are_rewritten_where_set_and_only_renamed_where_read
                          "list(GET CMAKE_HIP_ARCHITECTURES 0 MIN_GPU_ARCH)",
                          'if(CMAKE_HIP_ARCHITECTURES STREQUAL "80")', "endif()"]
     assert lines[6] == "get_target_property(found app HIP_ARCHITECTURES)"
+
+
+def test_a_quoted_architecture_list_stays_one_argument(tmp_path: Path, database) -> None:
+    """diff-gaussian-rasterization: `set_target_properties(x PROPERTIES CUDA_ARCHITECTURES "70;75;86")` became
+    `HIP_ARCHITECTURES gfx906 gfx1030`, two arguments, and CMake stopped ("set_target_properties called with
+    incorrect number of arguments"). A list written as one quoted argument stays one."""
+    from portkit.convert.cmake_files import convert_cmake
+
+    require_tool("cmake")
+    text = ('set_target_properties(t PROPERTIES CUDA_ARCHITECTURES "70;75;86" POSITION_INDEPENDENT_CODE ON)\n'
+            'set(CMAKE_CUDA_ARCHITECTURES "70;86")\n')
+    converted = convert_cmake(text, database, target=HIP52).text
+    assert 'HIP_ARCHITECTURES "gfx906;gfx1030" POSITION_INDEPENDENT_CODE ON' in converted, converted
+    assert convert_cmake(converted, database, target=HIP52).text == converted
+    (tmp_path / "a.cpp").write_text("int f() { return 0; }\n")
+    (tmp_path / "CMakeLists.txt").write_text(
+        "cmake_minimum_required(VERSION 3.20)\nproject(p LANGUAGES CXX)\nadd_library(t STATIC a.cpp)\n" + converted
+        + 'get_target_property(archs t HIP_ARCHITECTURES)\nmessage(STATUS "archs=${archs} all=${CMAKE_HIP_ARCHITECTURES}")\n')
+    configured = _run(["cmake", "-S", ".", "-B", "build"], tmp_path)
+    assert "archs=gfx906;gfx1030 all=gfx906;gfx1030" in configured.stdout, configured.stdout
 
 
 def test_msvc_host_options_are_marked_and_gnu_ones_unwrapped(database) -> None:

@@ -117,7 +117,10 @@ def _cmake_architectures(rw: Rewriter, facts: BuildFacts, offload_arch: tuple[st
         name, space, values = match.group(1).replace("CUDA", "HIP"), match.group(2), match.group(3)
         if not _sets_architectures(match.string, match.start()):
             return f"{name}{space}{values}"
-        return f"{name} {' '.join(arch_list(values, facts, offload_arch))}"  # all, all-major, native: the default
+        archs = arch_list(values, facts, offload_arch)  # all, all-major, native: the default
+        if values.startswith('"'):  # one argument, a ;-list: unquoted, a property setter would get several
+            return f'{name} "{";".join(archs)}"'
+        return f"{name} {' '.join(archs)}"
 
     tests = {}  # one note per command: darknet's if() tests seven architectures, a line each
     for offset, match in rw.find(_ARCHITECTURE_TEST):
