@@ -534,6 +534,51 @@ def test_a_project_of_findcuda_commands_builds_with_hipcc(tmp_path: Path) -> Non
     assert (out / "build" / "app").is_file()
 
 
+FINDCUDA_MACROS = """cmake_minimum_required(VERSION 3.16)
+project(demo C CXX)
+find_package(CUDA 5.5 QUIET)
+cuda_unset_include_and_libraries()
+find_cuda_helper_libs(curand)
+cuda_find_library_local_first(CUDA_cusparse_LIBRARY cusparse "cusparse library")
+if(NOT CUDA_FOUND)
+  return()
+endif()
+cuda_compile(objs k.cu)
+add_executable(demo main.cpp ${objs})
+target_link_libraries(demo ${CUDA_curand_LIBRARY} ${CUDA_cusparse_LIBRARY})
+"""
+
+
+def test_findcuda_internal_macros_a_project_calls_become_hips_or_get_a_marker(tmp_path: Path, database) -> None:
+    """caffe's Cuda.cmake calls FindCUDA's own macros: find_cuda_helper_libs(nppi) was left after find_package(CUDA)
+    became find_package(hip), and CMake stopped ("Unknown CMake command"). Now a library found that way is the HIP
+    one found into the same variable, a HIP-less one is marked, and the cache reset goes."""
+    from portkit.convert.cmake_files import convert_cmake
+
+    require_tool("cmake")
+    require_tool("hipcc")
+    marked = convert_cmake("find_cuda_helper_libs(nppi)\ncuda_find_helper_file(run_nvcc cmake)\n", database,
+                           target=HIP52)
+    assert [(n.code, n.message.split(":")[0]) for n in marked.notes] == [
+        ("PK406", "find_cuda_helper_libs"), ("PK406", "cuda_find_helper_file")]
+    source = tmp_path / "in"
+    source.mkdir()
+    (source / "CMakeLists.txt").write_text(FINDCUDA_MACROS)
+    (source / "k.cu").write_text("__global__ void k() {}\nvoid run() { k<<<1, 1>>>(); }\n")
+    (source / "main.cpp").write_text("void run();\nint main() { run(); return 0; }\n")
+    _portkit_convert(source, tmp_path / "out", "--cmake-hipcc")
+    _portkit_convert(tmp_path / "out", tmp_path / "again", "--cmake-hipcc")
+    converted = (tmp_path / "out" / "CMakeLists.txt").read_text()
+    assert (tmp_path / "again" / "CMakeLists.txt").read_text() == converted
+    assert "find_library(CUDA_curand_LIBRARY hiprand)" in converted, converted
+    out = tmp_path / "out"
+    _run(["cmake", "-S", ".", "-B", "build", "-DCMAKE_CXX_COMPILER=hipcc", "-DCMAKE_HIP_ARCHITECTURES=gfx90a"], out,
+         HIP_PLATFORM="amd")
+    _run(["make", "-C", "build"], out, HIP_PLATFORM="amd")
+    link = (out / "build" / "CMakeFiles" / "demo.dir" / "link.txt").read_text()
+    assert "libhiprand" in link and "libhipsparse" in link, link
+
+
 def test_a_cuda_language_project_that_globs_its_sources_builds_them_as_hip(tmp_path: Path) -> None:
     """`project(... CUDA)`, `file(GLOB SRC src/*.cu src/*.cpp)`, `add_executable(app ${SRC})`: CMake's CUDA language
     compiled the globbed .cu files; HIP's takes only .hip files, and nothing gave them LANGUAGE HIP, so CMake left

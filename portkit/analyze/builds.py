@@ -94,7 +94,7 @@ def is_expanded(use: re.Match) -> bool:
 
 # A call of a command of FindCUDA's (rules/_build.yaml's findcuda_commands; cuda_add_library and cuda_add_executable):
 # its name and arguments. Each of CMake's arguments is a quoted string or a word.
-FINDCUDA_CALL = re.compile(r"cuda_(?<!\wcuda_)\w+\s*\(([^)]*)\)", re.I)
+FINDCUDA_CALL = re.compile(r"(?:cuda_(?<!\wcuda_)|find_cuda_(?<!\wfind_cuda_))\w+\s*\(([^)]*)\)", re.I)
 CMAKE_ARGUMENT = re.compile(r'"(?:[^"\\]|\\.)*"|[^\s"]+')
 _DEFINED = re.compile(r"\b(?:function|macro)\s*\(\s*(\w+)", re.I)
 
@@ -155,7 +155,8 @@ def _findcuda_commands(file: TextFile, code: str, lines: LineIndex[str], context
             continue
         written = call.group().split("(")[0].strip()
         span, position = text_location(lines, call.start(), len(written))
-        rule = context.rules.link(command.link) if command.link else None
+        library = command.library(command_arguments(call))
+        rule = context.rules.link(library) if library else None
         if rule is not None:
             yield rule_finding(file.path, rule, written, span, position, context)
             continue

@@ -137,6 +137,8 @@ class _FindCudaCommands:
             return command.hip + match.group()[len(written):]
         if command.link:
             return self._link_call(match, written, command)
+        if command.finds:
+            return self._find_call(match, written, command)
         if command.compiles and command.compiled(command_arguments(match)) is not None:
             return self._compile_call(match, command)
         if command.drop:
@@ -196,6 +198,18 @@ class _FindCudaCommands:
             code = library_code(rule, self.target) if rule else FINDCUDA_COMMAND
             return self.rw.kept(match.group(), code, f"{written}: {advice}")
         return f"target_link_libraries({words[0]} {_link_keyword(self.code, words[0])}{hip})"
+
+    def _find_call(self, match: re.Match, written: str, command: FindCudaCommand) -> str:
+        """find_library of the HIP library into the variable FindCUDA set: the project's uses of it stay."""
+        words = command_arguments(match)
+        library = command.library(words)
+        rule = self.rules.link(library) if library else None
+        found = hip_library(rule, self.target) if rule is not None else None
+        if found is None:
+            advice = (unported_advice(rule, self.target) if rule else None) or command.advice
+            code = library_code(rule, self.target) if rule else FINDCUDA_COMMAND
+            return self.rw.kept(match.group(), code or FINDCUDA_COMMAND, f"{written}: {advice}")
+        return f"find_library({command.finds.format(library=library)} {found.hip})"
 
 
 def _link_keyword(code: str, name: str) -> str:

@@ -119,6 +119,11 @@ class FindCudaCommand:
     compiles: tuple[str, ...] = ()  # OUT, SOURCES, `*` or a word the call must have there
     advice: str = ""
     drop: bool = False
+    finds: str = ""  # the variable a call finding the library its argument names sets, {library} that name
+
+    def library(self, arguments: list[str]) -> str:
+        """The CUDA library a call links its target with or finds (as -l names it), or ""."""
+        return self.link or (arguments[0] if self.finds and len(arguments) == 1 else "")
 
     def compiled(self, arguments: list[str]) -> tuple[str, list[str]] | None:
         """The variable a `compiles` call fills and the arguments from its sources on, or None: the arguments are
@@ -133,9 +138,11 @@ class FindCudaCommand:
 
 def _findcuda_commands(entry: dict) -> list[FindCudaCommand]:
     name = entry["names"][0]
-    given = [key for key in ("hip", "link", "compiles") if entry.get(key)]
+    given = [key for key in ("hip", "link", "compiles", "finds") if entry.get(key)]
     if len(given) > 1 or not (given or entry.get("advice")):
-        raise ValueError(f"FindCUDA command {name}: needs one of 'hip', 'link', 'compiles' or 'advice'")
+        raise ValueError(f"FindCUDA command {name}: needs one of 'hip', 'link', 'compiles', 'finds' or 'advice'")
+    if entry.get("finds") and "{library}" not in str(entry["finds"]):
+        raise ValueError(f"FindCUDA command {name}: 'finds' names the variable with {{library}}")
     compiles = tuple(str(word) for word in entry.get("compiles", ()))
     if compiles and (compiles.count("OUT") != 1 or compiles[-1:] != ("SOURCES",)):
         raise ValueError(f"FindCUDA command {name}: 'compiles' names OUT once and ends with SOURCES")
@@ -144,7 +151,8 @@ def _findcuda_commands(entry: dict) -> list[FindCudaCommand]:
     if entry.get("drop") and (given or not entry.get("advice")):
         raise ValueError(f"FindCUDA command {name}: 'drop' goes with an 'advice' only")
     return [FindCudaCommand(str(n), str(entry.get("hip", "")), str(entry.get("link", "")), compiles,
-                            str(entry.get("advice", "")), bool(entry.get("drop", False))) for n in entry["names"]]
+                            str(entry.get("advice", "")), bool(entry.get("drop", False)), str(entry.get("finds", "")))
+            for n in entry["names"]]
 
 
 @dataclasses.dataclass(frozen=True)
