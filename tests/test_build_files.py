@@ -146,6 +146,30 @@ def test_a_quoted_architecture_list_stays_one_argument(tmp_path: Path, database)
     assert "archs=gfx906;gfx1030 all=gfx906;gfx1030" in configured.stdout, configured.stdout
 
 
+def test_cmake_cuda_variables_become_hips_only_where_cmake_defines_them(tmp_path: Path, database) -> None:
+    """`${CMAKE_CUDA_TOOLKIT_INCLUDE_DIRECTORIES}` became `${CMAKE_HIP_TOOLKIT_INCLUDE_DIRECTORIES}`, a variable CMake
+    does not define. A CMAKE_CUDA_ variable becomes CMAKE_HIP_'s only where CMake's HIP language has one; the others
+    stay, with a marker, as scan lists them."""
+    from portkit.convert.cmake_files import convert_cmake
+
+    require_tool("cmake")
+    text = ("set(CMAKE_CUDA_STANDARD 17)\nset(CMAKE_CUDA_FLAGS_RELEASE -O3)\nset(CMAKE_CUDA_SEPARABLE_COMPILATION ON)\n"
+            "message(STATUS \"dirs=${CMAKE_CUDA_TOOLKIT_INCLUDE_DIRECTORIES} std=${CMAKE_CUDA_STANDARD}\")\n")
+    result = convert_cmake(text, database, target=HIP52)
+    code = [line for line in result.text.splitlines() if not line.startswith("# portkit: ")]
+    assert code == ["set(CMAKE_HIP_STANDARD 17)", "set(CMAKE_HIP_FLAGS_RELEASE -O3)",
+                    "set(CMAKE_CUDA_SEPARABLE_COMPILATION ON)",
+                    'message(STATUS "dirs=${CMAKE_CUDA_TOOLKIT_INCLUDE_DIRECTORIES} std=${CMAKE_HIP_STANDARD}")']
+    assert [(n.code, n.message.split(":")[0]) for n in result.notes] == [
+        ("PK403", "CMAKE_CUDA_SEPARABLE_COMPILATION"), ("PK403", "CMAKE_CUDA_TOOLKIT_INCLUDE_DIRECTORIES")]
+    assert convert_cmake(result.text, database, target=HIP52).text == result.text
+    (tmp_path / "CMakeLists.txt").write_text("cmake_minimum_required(VERSION 3.20)\nproject(p LANGUAGES NONE)\n"
+                                             + result.text)
+    configured = _run(["cmake", "-S", ".", "-B", "build", "--warn-uninitialized"], tmp_path)
+    assert "dirs= std=17" in configured.stdout, configured.stdout
+    assert "CMAKE_HIP_TOOLKIT" not in configured.stdout + configured.stderr
+
+
 def test_msvc_host_options_are_marked_and_gnu_ones_unwrapped(database) -> None:
     """`-Xcompiler "/EHsc /W0"` unwrapped would be file names to hipcc's clang driver (llm.c's Windows branch)."""
     from portkit.convert.build_files import convert_makefile

@@ -6,7 +6,8 @@ from typing import Iterable
 
 from portkit.analyze.findings import rule_finding
 from portkit.analyze.registry import Context, TextFile, analyzer
-from portkit.codes import CODES, FIND_CUDA, FINDCUDA_COMMAND, FINDCUDA_VARIABLE, GPU_ARCHITECTURE, RULE_CODES
+from portkit.codes import (CODES, FIND_CUDA, FINDCUDA_COMMAND, FINDCUDA_VARIABLE, GPU_ARCHITECTURE, NVCC_FLAG,
+                           RULE_CODES)
 from portkit.model import Finding, Position, Span
 from portkit.rules.build_facts import FindCudaCommand, FindCudaVariable, build_facts
 from portkit.textutil import HASH_COMMENT, LineIndex, blank
@@ -115,6 +116,21 @@ def command_arguments(call: re.Match) -> list[str]:
     return CMAKE_ARGUMENT.findall(call.group(1))
 
 
+# A variable of CMake's CUDA language, CMAKE_CUDA_<NAME>: group 1, the name (literal first, as those above).
+CMAKE_CUDA_VARIABLE = re.compile(r"CMAKE_CUDA_(?<!\wCMAKE_CUDA_)(\w+)")
+
+
+def _cmake_cuda_only(file: TextFile, code: str, lines: LineIndex[str]) -> Iterable[Finding]:
+    """CMAKE_CUDA_<NAME> variables CMake's HIP language does not define (convert keeps them, with a marker)."""
+    found = CODES[NVCC_FLAG]
+    for use in CMAKE_CUDA_VARIABLE.finditer(code):
+        advice = build_facts().cmake_cuda_only(use.group(1))
+        if advice is not None:
+            span, position = text_location(lines, use.start(), len(use.group()))
+            yield Finding(path=file.path, position=position, code=NVCC_FLAG, name=use.group(), severity=found.severity,
+                          message=f"{found.summary}: {use.group()}", advice=advice, span=span)
+
+
 def text_location(lines: LineIndex[str], offset: int, length: int) -> tuple[Span, Position]:
     """The byte span and the 1-based position of `length` bytes at character `offset` of a text file."""
     start = len(lines.text[:offset].encode())
@@ -179,7 +195,8 @@ def findcuda_advice(variable: FindCudaVariable) -> str:
     return variable.advice
 
 
-@analyzer("cmake", "make", codes=(GPU_ARCHITECTURE, FIND_CUDA, FINDCUDA_VARIABLE, FINDCUDA_COMMAND, *RULE_CODES))
+@analyzer("cmake", "make", codes=(GPU_ARCHITECTURE, FIND_CUDA, FINDCUDA_VARIABLE, FINDCUDA_COMMAND, NVCC_FLAG,
+                                  *RULE_CODES))
 def analyze_build_file(file: TextFile, context: Context) -> Iterable[Finding]:
     lines = LineIndex(file.text)
     code = blank(file.text, HASH_COMMENT)
@@ -191,6 +208,7 @@ def analyze_build_file(file: TextFile, context: Context) -> Iterable[Finding]:
     if file.file_type == "cmake":
         yield from _findcuda_uses(file, code, lines, context)
         yield from _findcuda_commands(file, code, lines, context)
+        yield from _cmake_cuda_only(file, code, lines)
     facts = build_facts()
     for offset, capability in architectures(file.file_type, code):
         span, position = text_location(lines, offset, len(capability))

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 
+from portkit.analyze.builds import CMAKE_CUDA_VARIABLE
 from portkit.codes import GPU_ARCHITECTURE, NVCC_FLAG
 from portkit.convert.build_flags import (arch_list, cmake_target, hip_library, library_code, link_flags, note_patterns,
                                          translate_flags, unported_advice)
@@ -129,7 +130,14 @@ def _cmake_architectures(rw: Rewriter, facts: BuildFacts, offload_arch: tuple[st
     for offset, test in tests.values():
         rw.note(offset, GPU_ARCHITECTURE, f"{test}: {_ARCHITECTURE_TEST_ADVICE}")
     rw.sub(r"\b((?:CMAKE_)?CUDA_ARCHITECTURES)(\s+)(\"[^\"]*\"|[\w;\s-]*?)(?=\s*[)\n]|\s+[A-Z_]{4,}\b)", architectures)
-    rw.sub(r"\bCMAKE_CUDA_(\w+)", lambda m: f"CMAKE_HIP_{m.group(1)}")
+
+    def language_variable(match: re.Match) -> str:
+        advice = facts.cmake_cuda_only(match.group(1))
+        if advice is None:
+            return f"CMAKE_HIP_{match.group(1)}"
+        return rw.kept(match.group(), NVCC_FLAG, f"{match.group()}: {advice}")
+
+    rw.sub(CMAKE_CUDA_VARIABLE, language_variable)
     rw.sub(r"\bCUDA_(STANDARD|ARCHITECTURES)\b", lambda m: f"HIP_{m.group(1)}")  # the property where it is read
 
 

@@ -167,6 +167,14 @@ class BuildFacts:
     findcuda_variables: dict[str, FindCudaVariable] = dataclasses.field(default_factory=dict)  # by name
     findcuda_target_library: str = ""  # what FindCUDA links each of its targets with, as -l names it
     findcuda_commands: dict[str, FindCudaCommand] = dataclasses.field(default_factory=dict)  # by name, lower case
+    cmake_hip_names: re.Pattern[str] = re.compile(".*")  # the <NAME>s of CMAKE_CUDA_<NAME> CMake's HIP has too
+    cmake_cuda_only_advice: dict[str, str] = dataclasses.field(default_factory=dict)  # by <NAME>, else "default"
+
+    def cmake_cuda_only(self, name: str) -> str | None:
+        """The advice for CMAKE_CUDA_<name>, a variable CMake's HIP language does not define, or None."""
+        if self.cmake_hip_names.fullmatch(name):
+            return None
+        return self.cmake_cuda_only_advice.get(name, self.cmake_cuda_only_advice["default"])
 
     def known_offload_targets(self, target: Target) -> list[str]:
         """The AMD GPUs the targeted HIP's compiler knows."""
@@ -222,7 +230,9 @@ def _parse(data: dict) -> BuildFacts:
                       str(data["host_hip_flags"]), tuple(str(v) for v in data["hipcc_variables"]),
                       {v.name: v for entry in data["findcuda_variables"] for v in _findcuda_variables(entry)},
                       str(data["findcuda_target_library"]),
-                      {c.name.lower(): c for entry in data["findcuda_commands"] for c in _findcuda_commands(entry)})
+                      {c.name.lower(): c for entry in data["findcuda_commands"] for c in _findcuda_commands(entry)},
+                      re.compile("|".join(f"(?:{name})" for name in data["cmake_language_variables"]["hip"])),
+                      {str(k): str(v) for k, v in data["cmake_language_variables"]["advice"].items()})
 
 
 @functools.lru_cache(maxsize=1)
