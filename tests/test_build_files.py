@@ -573,6 +573,31 @@ target_link_libraries(demo ${CUDA_curand_LIBRARY} ${CUDA_cusparse_LIBRARY})
 """
 
 
+def test_a_findcuda_library_variable_read_as_a_path_becomes_the_hip_librarys_path(tmp_path: Path, database) -> None:
+    """`get_filename_component(CUDA_LIB_DIR ${CUDA_CUDART_LIBRARY} PATH)` became `get_filename_component(... amdhip64
+    PATH)`: the library's name where its path was read, an empty directory. A command that reads the variable as a
+    path gets the HIP library's path in HIP's library directory; a link still gets the name."""
+    from portkit.convert.cmake_files import convert_cmake
+
+    require_tool("cmake")
+    require_tool("hipcc")
+    text = ("cmake_minimum_required(VERSION 3.16)\nproject(p CXX)\nfind_package(CUDA REQUIRED)\n"
+            "get_filename_component(CUDA_LIB_DIR ${CUDA_CUDART_LIBRARY} PATH)\n"
+            "get_filename_component(RAND ${CUDA_curand_LIBRARY} NAME)\n"
+            "add_library(x SHARED x.cpp)\ntarget_link_libraries(x ${CUDA_CUDART_LIBRARY})\n"
+            'message(STATUS "dir=${CUDA_LIB_DIR};rand=${RAND}")\n')
+    converted = convert_cmake(text, database, target=HIP52).text
+    assert "target_link_libraries(x amdhip64)" in converted, converted
+    assert convert_cmake(converted, database, target=HIP52).text == converted
+    (tmp_path / "CMakeLists.txt").write_text(converted)
+    (tmp_path / "x.cpp").write_text("int f() { return 0; }\n")
+    configured = _run(["cmake", "-S", ".", "-B", "build", "-DCMAKE_CXX_COMPILER=hipcc"], tmp_path, HIP_PLATFORM="amd")
+    line = next(line for line in configured.stdout.splitlines() if "dir=" in line)
+    directory, name = line.split("dir=")[1].split(";rand=")
+    assert (Path(directory) / "libamdhip64.so").exists(), line
+    assert name == "libhiprand.so", line
+
+
 def test_findcuda_internal_macros_a_project_calls_become_hips_or_get_a_marker(tmp_path: Path, database) -> None:
     """caffe's Cuda.cmake calls FindCUDA's own macros: find_cuda_helper_libs(nppi) was left after find_package(CUDA)
     became find_package(hip), and CMake stopped ("Unknown CMake command"). Now a library found that way is the HIP

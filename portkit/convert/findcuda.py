@@ -14,7 +14,7 @@ from portkit.convert.build_flags import cmake_target, hip_library, library_code,
 from portkit.convert.build_text import Rewriter
 from portkit.convert.cmake_sources import CU_SOURCES, HIP_ENABLED, line_indent, literal_variables, picked_cu_sources
 from portkit.rules import RuleDatabase
-from portkit.rules.build_facts import BuildFacts, FindCudaCommand
+from portkit.rules.build_facts import BuildFacts, FindCudaCommand, build_facts
 from portkit.rules.versions import Target
 from portkit.textutil import HASH_COMMENT, blank
 
@@ -23,6 +23,7 @@ def rewrite_findcuda_variables(rw: Rewriter, rules: RuleDatabase, target: Target
     """FindCUDA's variables, which find_package(hip) does not set: its own of the same meaning, the HIP library a
     library variable's `${NAME}` holds, or else a marker (scan lists the same uses: analyze/builds.py)."""
     assigned = assigned_variables(blank(rw.text, HASH_COMMENT))
+    facts = build_facts()
 
     def replace(use: re.Match) -> str:
         variable = findcuda_variable(use, assigned)
@@ -35,11 +36,21 @@ def rewrite_findcuda_variables(rw: Rewriter, rules: RuleDatabase, target: Target
             return rw.kept(use.group(), FINDCUDA_VARIABLE, f"{variable.name}: {findcuda_advice(variable)}")
         found = hip_library(rule, target)
         if found is not None:
-            return found.hip
+            return facts.library_path.replace("{library}", found.hip) if _reads_path(use, facts) else found.hip
         return rw.kept(use.group(), library_code(rule, target), f"{variable.name}: {rule.resolve(target).advice}")
 
     for pattern in FINDCUDA_USES:
         rw.sub(pattern, replace)
+
+
+# The command whose argument list an offset is in (CMake's commands do not nest).
+_OPEN_COMMAND = re.compile(r"(\w+)\s*\([^()]*\Z")
+
+
+def _reads_path(use: re.Match, facts: BuildFacts) -> bool:
+    """Whether the command a variable's use is an argument of reads it as a path, not a library to link."""
+    command = _OPEN_COMMAND.search(use.string, max(0, use.start() - 4000), use.start())
+    return command is not None and command.group(1).lower() in facts.library_path_commands
 
 
 # FindCUDA's commands for a target of .cu and host sources (_cmake_language makes them add_*).

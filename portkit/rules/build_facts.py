@@ -169,6 +169,8 @@ class BuildFacts:
     findcuda_commands: dict[str, FindCudaCommand] = dataclasses.field(default_factory=dict)  # by name, lower case
     cmake_hip_names: re.Pattern[str] = re.compile(".*")  # the <NAME>s of CMAKE_CUDA_<NAME> CMake's HIP has too
     cmake_cuda_only_advice: dict[str, str] = dataclasses.field(default_factory=dict)  # by <NAME>, else "default"
+    library_path_commands: frozenset[str] = frozenset()  # CMake commands reading a library variable as a path, lower
+    library_path: str = "{library}"  # the path of a HIP library such a command reads
 
     def cmake_cuda_only(self, name: str) -> str | None:
         """The advice for CMAKE_CUDA_<name>, a variable CMake's HIP language does not define, or None."""
@@ -232,7 +234,9 @@ def _parse(data: dict) -> BuildFacts:
                       str(data["findcuda_target_library"]),
                       {c.name.lower(): c for entry in data["findcuda_commands"] for c in _findcuda_commands(entry)},
                       re.compile("|".join(f"(?:{name})" for name in data["cmake_language_variables"]["hip"])),
-                      {str(k): str(v) for k, v in data["cmake_language_variables"]["advice"].items()})
+                      {str(k): str(v) for k, v in data["cmake_language_variables"]["advice"].items()},
+                      frozenset(str(c).lower() for c in data["findcuda_library_path"]["commands"]),
+                      str(data["findcuda_library_path"]["path"]))
 
 
 @functools.lru_cache(maxsize=1)
