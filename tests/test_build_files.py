@@ -170,6 +170,29 @@ def test_cmake_cuda_variables_become_hips_only_where_cmake_defines_them(tmp_path
     assert "CMAKE_HIP_TOOLKIT" not in configured.stdout + configured.stderr
 
 
+def test_an_option_removed_beside_another_keeps_both_markers_and_converts_once(tmp_path: Path) -> None:
+    """nccl: `--ptxas-options=-maxrregcount=96 -Xcompiler /Zc:preprocessor`: the MSVC option's removal left its note's
+    tag where the ptxas option's value then took it in; the tag went into the ptxas marker's text (invisible
+    characters), the MSVC marker was lost, and the next convert read the tag as its own first note (a CUDA_VERSION
+    marker above the ptxas one). Now both markers are written, with no tag, and converting again changes nothing."""
+    require_tool("cmake")
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "CMakeLists.txt").write_text(
+        "cmake_minimum_required(VERSION 3.20)\nproject(p LANGUAGES NONE)\nif(CUDA_VERSION VERSION_LESS 12)\nendif()\n"
+        'set(CMAKE_CUDA_FLAGS "${CMAKE_CUDA_FLAGS} --compress-mode=balance --ptxas-options=-maxrregcount=96 '
+        '-Xcompiler /Zc:preprocessor")\nmessage(STATUS "flags=${CMAKE_HIP_FLAGS}")\n')
+    _portkit_convert(tmp_path / "in", tmp_path / "out")
+    _portkit_convert(tmp_path / "out", tmp_path / "again")
+    converted = (tmp_path / "out" / "CMakeLists.txt").read_text()
+    assert (tmp_path / "again" / "CMakeLists.txt").read_text() == converted
+    assert all(ord(char) < 0xE000 for char in converted), ascii(converted)
+    markers = [line.split(":")[1].strip() for line in converted.splitlines() if line.startswith("# portkit: ")]
+    assert markers == ["PK405 CUDA_VERSION", "PK403 --ptxas-options=-maxrregcount=96",
+                       "PK403 -Xcompiler /Zc"], converted
+    configured = _run(["cmake", "-S", "out", "-B", "build"], tmp_path)
+    assert "flags= --compress-mode=balance" in configured.stdout, configured.stdout
+
+
 def test_msvc_host_options_are_marked_and_gnu_ones_unwrapped(database) -> None:
     """`-Xcompiler "/EHsc /W0"` unwrapped would be file names to hipcc's clang driver (llm.c's Windows branch)."""
     from portkit.convert.build_files import convert_makefile
