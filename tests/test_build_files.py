@@ -651,6 +651,29 @@ def test_findcuda_internal_macros_a_project_calls_become_hips_or_get_a_marker(tm
     assert "libhiprand" in link and "libhipsparse" in link, link
 
 
+def test_the_hip_language_is_enabled_at_file_scope_not_in_a_definition(tmp_path: Path, database) -> None:
+    """caffe's Cuda.cmake: `caffe_cuda_compile` (a macro; a function alike) calls cuda_compile, and convert enabled
+    the HIP language inside the definition, where CMake sets the language's variables in the function's scope only
+    (enable_language must be called at file scope). Now it is enabled before the definition. Debian's CMake cannot
+    enable HIP 5.2 as a language, so CMake runs the output with C in HIP's place: enabled in the function, the
+    compiler is not loaded at file scope."""
+    from portkit.convert.cmake_files import convert_cmake
+
+    require_tool("cmake")
+    text = ("cmake_minimum_required(VERSION 3.16)\nproject(p NONE)\nfind_package(CUDA)\n"
+            "function(my_cuda_compile out)\n  # cuda_compile in a comment\n  cuda_compile(objs ${ARGN})\n"
+            "  set(${out} ${objs} PARENT_SCOPE)\nendfunction()\nmy_cuda_compile(kernels k.cu)\n")
+    converted = convert_cmake(text, database, target=HIP52).text
+    lines = converted.splitlines()
+    assert lines.index("enable_language(HIP)") == lines.index("function(my_cuda_compile out)") - 1, converted
+    assert converted.count("enable_language(HIP)") == 1
+    assert convert_cmake(converted, database, target=HIP52).text == converted
+    runnable = converted.replace("enable_language(HIP)", "enable_language(C)").replace("find_package(hip)", "")
+    (tmp_path / "CMakeLists.txt").write_text(runnable + 'message(STATUS "k=${kernels} C=${CMAKE_C_COMPILER_LOADED}")\n')
+    configured = _run(["cmake", "-S", ".", "-B", "build"], tmp_path)
+    assert "k=k.cu C=1" in configured.stdout, configured.stdout
+
+
 def test_a_cuda_language_project_that_globs_its_sources_builds_them_as_hip(tmp_path: Path) -> None:
     """`project(... CUDA)`, `file(GLOB SRC src/*.cu src/*.cpp)`, `add_executable(app ${SRC})`: CMake's CUDA language
     compiled the globbed .cu files; HIP's takes only .hip files, and nothing gave them LANGUAGE HIP, so CMake left

@@ -118,7 +118,30 @@ def _source_flags(sources: list[str], options: dict[str, list[str]]) -> str:
 
 def rewrite_findcuda_commands(rw: Rewriter, rules: RuleDatabase, target: Target, facts: BuildFacts) -> None:
     """FindCUDA's commands, which find_package(hip) does not define: _FindCudaCommands says what each becomes."""
-    rw.sub(FINDCUDA_CALL, _FindCudaCommands(rw, rules, target, facts).convert)
+    commands = _FindCudaCommands(rw, rules, target, facts)
+    rw.sub(FINDCUDA_CALL, commands.convert)
+    if commands.enable_before:  # CMake enables a language at file scope only: before the definition that needs it
+        rw.sub(rf"^([ \t]*)((?:function|macro)\s*\(\s*{re.escape(commands.enable_before)}(?!\w))",
+               lambda m: f"{m.group(1)}enable_language(HIP)\n{m.group(1)}{m.group(2)}", re.I | re.M)
+
+
+# Where a command is defined (function or macro) or its definition ends: CMake's definitions nest.
+_DEFINITION = re.compile(r"\b(?:(function|macro)|end(?:function|macro))\s*\(\s*(\w*)", re.I)
+
+
+def _definitions(code: str) -> list[tuple[int, int, str]]:
+    """(start, end, name) of each outermost function or macro definition of a CMake file (comments blanked)."""
+    found, depth, start, name = [], 0, 0, ""
+    for match in _DEFINITION.finditer(code):
+        if match.group(1):
+            if depth == 0:
+                start, name = match.start(), match.group(2)
+            depth += 1
+        elif depth:
+            depth -= 1
+            if depth == 0:
+                found.append((start, match.end(), name))
+    return found
 
 
 class _FindCudaCommands:
@@ -136,8 +159,14 @@ class _FindCudaCommands:
         self.literal = literal_variables(self.code)
         self.defined = defined_commands(self.code)
         self.library = cmake_target(facts.findcuda_target_library, rules, target)
+        self.definitions = _definitions(self.code)
+        self.enable_before = ""  # the definition the HIP language is enabled before, where a call in one needs it
+        self.cursor = 0  # where the call converted last is in `code` (a rewrite sees code between comments only)
 
     def convert(self, match: re.Match) -> str:
+        found = self.code.find(match.group(), self.cursor)
+        self.cursor = found + len(match.group()) if found >= 0 else self.cursor
+        self.definition = next((name for start, end, name in self.definitions if start <= found < end), None)
         written = match.group().split("(")[0].strip()
         if written.lower() in _FINDCUDA_TARGETS:
             return self._target_call(match, written)
@@ -166,6 +195,9 @@ class _FindCudaCommands:
         if self.enabled or not (unseen or variables or any(word.endswith(".cu") for word in sources)):
             return [call], variables
         self.enabled = True
+        if self.definition is not None:
+            self.enable_before = self.definition
+            return [call], variables
         return ["enable_language(HIP)", indent + call], variables
 
     def _target_call(self, match: re.Match, written: str) -> str:
