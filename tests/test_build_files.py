@@ -103,7 +103,7 @@ def test_cmake_reports_what_it_cannot_rewrite(database) -> None:
     text = "set_target_properties(app PROPERTIES CUDA_SEPARABLE_COMPILATION ON CUDA_ARCHITECTURES \"70;80\")\n" \
            "target_link_libraries(app CUDA::cufft_static CUDA::cusparseLt)\n"
     result = convert_cmake(text, database)
-    assert 'HIP_ARCHITECTURES gfx906 gfx90a' in result.text
+    assert 'HIP_ARCHITECTURES "gfx906;gfx90a"' in result.text
     messages = [n.message for n in result.notes]
     assert any(m.startswith("CUDA_SEPARABLE_COMPILATION") for m in messages)
     assert any(m.startswith("CUDA::cusparseLt") for m in messages)
@@ -124,6 +124,73 @@ def test_cmake_architectures_are_rewritten_where_set_and_only_renamed_where_read
                          "list(GET CMAKE_HIP_ARCHITECTURES 0 MIN_GPU_ARCH)",
                          'if(CMAKE_HIP_ARCHITECTURES STREQUAL "80")', "endif()"]
     assert lines[6] == "get_target_property(found app HIP_ARCHITECTURES)"
+
+
+def test_a_quoted_architecture_list_stays_one_argument(tmp_path: Path, database) -> None:
+    """diff-gaussian-rasterization: `set_target_properties(x PROPERTIES CUDA_ARCHITECTURES "70;75;86")` became
+    `HIP_ARCHITECTURES gfx906 gfx1030`, two arguments, and CMake stopped ("set_target_properties called with
+    incorrect number of arguments"). A list written as one quoted argument stays one."""
+    from portkit.convert.cmake_files import convert_cmake
+
+    require_tool("cmake")
+    text = ('set_target_properties(t PROPERTIES CUDA_ARCHITECTURES "70;75;86" POSITION_INDEPENDENT_CODE ON)\n'
+            'set(CMAKE_CUDA_ARCHITECTURES "70;86")\n')
+    converted = convert_cmake(text, database, target=HIP52).text
+    assert 'HIP_ARCHITECTURES "gfx906;gfx1030" POSITION_INDEPENDENT_CODE ON' in converted, converted
+    assert convert_cmake(converted, database, target=HIP52).text == converted
+    (tmp_path / "a.cpp").write_text("int f() { return 0; }\n")
+    (tmp_path / "CMakeLists.txt").write_text(
+        "cmake_minimum_required(VERSION 3.20)\nproject(p LANGUAGES CXX)\nadd_library(t STATIC a.cpp)\n" + converted
+        + 'get_target_property(archs t HIP_ARCHITECTURES)\nmessage(STATUS "archs=${archs} all=${CMAKE_HIP_ARCHITECTURES}")\n')
+    configured = _run(["cmake", "-S", ".", "-B", "build"], tmp_path)
+    assert "archs=gfx906;gfx1030 all=gfx906;gfx1030" in configured.stdout, configured.stdout
+
+
+def test_cmake_cuda_variables_become_hips_only_where_cmake_defines_them(tmp_path: Path, database) -> None:
+    """`${CMAKE_CUDA_TOOLKIT_INCLUDE_DIRECTORIES}` became `${CMAKE_HIP_TOOLKIT_INCLUDE_DIRECTORIES}`, a variable CMake
+    does not define. A CMAKE_CUDA_ variable becomes CMAKE_HIP_'s only where CMake's HIP language has one; the others
+    stay, with a marker, as scan lists them."""
+    from portkit.convert.cmake_files import convert_cmake
+
+    require_tool("cmake")
+    text = ("set(CMAKE_CUDA_STANDARD 17)\nset(CMAKE_CUDA_FLAGS_RELEASE -O3)\nset(CMAKE_CUDA_SEPARABLE_COMPILATION ON)\n"
+            "message(STATUS \"dirs=${CMAKE_CUDA_TOOLKIT_INCLUDE_DIRECTORIES} std=${CMAKE_CUDA_STANDARD}\")\n")
+    result = convert_cmake(text, database, target=HIP52)
+    code = [line for line in result.text.splitlines() if not line.startswith("# portkit: ")]
+    assert code == ["set(CMAKE_HIP_STANDARD 17)", "set(CMAKE_HIP_FLAGS_RELEASE -O3)",
+                    "set(CMAKE_CUDA_SEPARABLE_COMPILATION ON)",
+                    'message(STATUS "dirs=${CMAKE_CUDA_TOOLKIT_INCLUDE_DIRECTORIES} std=${CMAKE_HIP_STANDARD}")']
+    assert [(n.code, n.message.split(":")[0]) for n in result.notes] == [
+        ("PK403", "CMAKE_CUDA_SEPARABLE_COMPILATION"), ("PK403", "CMAKE_CUDA_TOOLKIT_INCLUDE_DIRECTORIES")]
+    assert convert_cmake(result.text, database, target=HIP52).text == result.text
+    (tmp_path / "CMakeLists.txt").write_text("cmake_minimum_required(VERSION 3.20)\nproject(p LANGUAGES NONE)\n"
+                                             + result.text)
+    configured = _run(["cmake", "-S", ".", "-B", "build", "--warn-uninitialized"], tmp_path)
+    assert "dirs= std=17" in configured.stdout, configured.stdout
+    assert "CMAKE_HIP_TOOLKIT" not in configured.stdout + configured.stderr
+
+
+def test_an_option_removed_beside_another_keeps_both_markers_and_converts_once(tmp_path: Path) -> None:
+    """nccl: `--ptxas-options=-maxrregcount=96 -Xcompiler /Zc:preprocessor`: the MSVC option's removal left its note's
+    tag where the ptxas option's value then took it in; the tag went into the ptxas marker's text (invisible
+    characters), the MSVC marker was lost, and the next convert read the tag as its own first note (a CUDA_VERSION
+    marker above the ptxas one). Now both markers are written, with no tag, and converting again changes nothing."""
+    require_tool("cmake")
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "CMakeLists.txt").write_text(
+        "cmake_minimum_required(VERSION 3.20)\nproject(p LANGUAGES NONE)\nif(CUDA_VERSION VERSION_LESS 12)\nendif()\n"
+        'set(CMAKE_CUDA_FLAGS "${CMAKE_CUDA_FLAGS} --compress-mode=balance --ptxas-options=-maxrregcount=96 '
+        '-Xcompiler /Zc:preprocessor")\nmessage(STATUS "flags=${CMAKE_HIP_FLAGS}")\n')
+    _portkit_convert(tmp_path / "in", tmp_path / "out")
+    _portkit_convert(tmp_path / "out", tmp_path / "again")
+    converted = (tmp_path / "out" / "CMakeLists.txt").read_text()
+    assert (tmp_path / "again" / "CMakeLists.txt").read_text() == converted
+    assert all(ord(char) < 0xE000 for char in converted), ascii(converted)
+    markers = [line.split(":")[1].strip() for line in converted.splitlines() if line.startswith("# portkit: ")]
+    assert markers == ["PK405 CUDA_VERSION", "PK403 --ptxas-options=-maxrregcount=96",
+                       "PK403 -Xcompiler /Zc"], converted
+    configured = _run(["cmake", "-S", "out", "-B", "build"], tmp_path)
+    assert "flags= --compress-mode=balance" in configured.stdout, configured.stdout
 
 
 def test_msvc_host_options_are_marked_and_gnu_ones_unwrapped(database) -> None:
@@ -512,6 +579,99 @@ def test_a_project_of_findcuda_commands_builds_with_hipcc(tmp_path: Path) -> Non
     compile_line = next(line for line in built.stdout.splitlines() if " -c " in line and "k.cu" in line)
     assert "-DSCALE=2" in compile_line and "/inc" in compile_line and " -g " not in compile_line, compile_line
     assert (out / "build" / "app").is_file()
+
+
+FINDCUDA_MACROS = """cmake_minimum_required(VERSION 3.16)
+project(demo C CXX)
+find_package(CUDA 5.5 QUIET)
+cuda_unset_include_and_libraries()
+find_cuda_helper_libs(curand)
+cuda_find_library_local_first(CUDA_cusparse_LIBRARY cusparse "cusparse library")
+if(NOT CUDA_FOUND)
+  return()
+endif()
+cuda_compile(objs k.cu)
+add_executable(demo main.cpp ${objs})
+target_link_libraries(demo ${CUDA_curand_LIBRARY} ${CUDA_cusparse_LIBRARY})
+"""
+
+
+def test_a_findcuda_library_variable_read_as_a_path_becomes_the_hip_librarys_path(tmp_path: Path, database) -> None:
+    """`get_filename_component(CUDA_LIB_DIR ${CUDA_CUDART_LIBRARY} PATH)` became `get_filename_component(... amdhip64
+    PATH)`: the library's name where its path was read, an empty directory. A command that reads the variable as a
+    path gets the HIP library's path in HIP's library directory; a link still gets the name."""
+    from portkit.convert.cmake_files import convert_cmake
+
+    require_tool("cmake")
+    require_tool("hipcc")
+    text = ("cmake_minimum_required(VERSION 3.16)\nproject(p CXX)\nfind_package(CUDA REQUIRED)\n"
+            "get_filename_component(CUDA_LIB_DIR ${CUDA_CUDART_LIBRARY} PATH)\n"
+            "get_filename_component(RAND ${CUDA_curand_LIBRARY} NAME)\n"
+            "add_library(x SHARED x.cpp)\ntarget_link_libraries(x ${CUDA_CUDART_LIBRARY})\n"
+            'message(STATUS "dir=${CUDA_LIB_DIR};rand=${RAND}")\n')
+    converted = convert_cmake(text, database, target=HIP52).text
+    assert "target_link_libraries(x amdhip64)" in converted, converted
+    assert convert_cmake(converted, database, target=HIP52).text == converted
+    (tmp_path / "CMakeLists.txt").write_text(converted)
+    (tmp_path / "x.cpp").write_text("int f() { return 0; }\n")
+    configured = _run(["cmake", "-S", ".", "-B", "build", "-DCMAKE_CXX_COMPILER=hipcc"], tmp_path, HIP_PLATFORM="amd")
+    line = next(line for line in configured.stdout.splitlines() if "dir=" in line)
+    directory, name = line.split("dir=")[1].split(";rand=")
+    assert (Path(directory) / "libamdhip64.so").exists(), line
+    assert name == "libhiprand.so", line
+
+
+def test_findcuda_internal_macros_a_project_calls_become_hips_or_get_a_marker(tmp_path: Path, database) -> None:
+    """caffe's Cuda.cmake calls FindCUDA's own macros: find_cuda_helper_libs(nppi) was left after find_package(CUDA)
+    became find_package(hip), and CMake stopped ("Unknown CMake command"). Now a library found that way is the HIP
+    one found into the same variable, a HIP-less one is marked, and the cache reset goes."""
+    from portkit.convert.cmake_files import convert_cmake
+
+    require_tool("cmake")
+    require_tool("hipcc")
+    marked = convert_cmake("find_cuda_helper_libs(nppi)\ncuda_find_helper_file(run_nvcc cmake)\n", database,
+                           target=HIP52)
+    assert [(n.code, n.message.split(":")[0]) for n in marked.notes] == [
+        ("PK406", "find_cuda_helper_libs"), ("PK406", "cuda_find_helper_file")]
+    source = tmp_path / "in"
+    source.mkdir()
+    (source / "CMakeLists.txt").write_text(FINDCUDA_MACROS)
+    (source / "k.cu").write_text("__global__ void k() {}\nvoid run() { k<<<1, 1>>>(); }\n")
+    (source / "main.cpp").write_text("void run();\nint main() { run(); return 0; }\n")
+    _portkit_convert(source, tmp_path / "out", "--cmake-hipcc")
+    _portkit_convert(tmp_path / "out", tmp_path / "again", "--cmake-hipcc")
+    converted = (tmp_path / "out" / "CMakeLists.txt").read_text()
+    assert (tmp_path / "again" / "CMakeLists.txt").read_text() == converted
+    assert "find_library(CUDA_curand_LIBRARY hiprand)" in converted, converted
+    out = tmp_path / "out"
+    _run(["cmake", "-S", ".", "-B", "build", "-DCMAKE_CXX_COMPILER=hipcc", "-DCMAKE_HIP_ARCHITECTURES=gfx90a"], out,
+         HIP_PLATFORM="amd")
+    _run(["make", "-C", "build"], out, HIP_PLATFORM="amd")
+    link = (out / "build" / "CMakeFiles" / "demo.dir" / "link.txt").read_text()
+    assert "libhiprand" in link and "libhipsparse" in link, link
+
+
+def test_the_hip_language_is_enabled_at_file_scope_not_in_a_definition(tmp_path: Path, database) -> None:
+    """caffe's Cuda.cmake: `caffe_cuda_compile` (a macro; a function alike) calls cuda_compile, and convert enabled
+    the HIP language inside the definition, where CMake sets the language's variables in the function's scope only
+    (enable_language must be called at file scope). Now it is enabled before the definition. Debian's CMake cannot
+    enable HIP 5.2 as a language, so CMake runs the output with C in HIP's place: enabled in the function, the
+    compiler is not loaded at file scope."""
+    from portkit.convert.cmake_files import convert_cmake
+
+    require_tool("cmake")
+    text = ("cmake_minimum_required(VERSION 3.16)\nproject(p NONE)\nfind_package(CUDA)\n"
+            "function(my_cuda_compile out)\n  # cuda_compile in a comment\n  cuda_compile(objs ${ARGN})\n"
+            "  set(${out} ${objs} PARENT_SCOPE)\nendfunction()\nmy_cuda_compile(kernels k.cu)\n")
+    converted = convert_cmake(text, database, target=HIP52).text
+    lines = converted.splitlines()
+    assert lines.index("enable_language(HIP)") == lines.index("function(my_cuda_compile out)") - 1, converted
+    assert converted.count("enable_language(HIP)") == 1
+    assert convert_cmake(converted, database, target=HIP52).text == converted
+    runnable = converted.replace("enable_language(HIP)", "enable_language(C)").replace("find_package(hip)", "")
+    (tmp_path / "CMakeLists.txt").write_text(runnable + 'message(STATUS "k=${kernels} C=${CMAKE_C_COMPILER_LOADED}")\n')
+    configured = _run(["cmake", "-S", ".", "-B", "build"], tmp_path)
+    assert "k=k.cu C=1" in configured.stdout, configured.stdout
 
 
 def test_a_cuda_language_project_that_globs_its_sources_builds_them_as_hip(tmp_path: Path) -> None:

@@ -6,7 +6,8 @@ from typing import Iterable
 
 from portkit.analyze.findings import rule_finding
 from portkit.analyze.registry import Context, TextFile, analyzer
-from portkit.codes import CODES, FIND_CUDA, FINDCUDA_COMMAND, FINDCUDA_VARIABLE, GPU_ARCHITECTURE, RULE_CODES
+from portkit.codes import (CODES, FIND_CUDA, FINDCUDA_COMMAND, FINDCUDA_VARIABLE, GPU_ARCHITECTURE, NVCC_FLAG,
+                           RULE_CODES)
 from portkit.model import Finding, Position, Span
 from portkit.rules.build_facts import FindCudaCommand, FindCudaVariable, build_facts
 from portkit.textutil import HASH_COMMENT, LineIndex, blank
@@ -94,7 +95,7 @@ def is_expanded(use: re.Match) -> bool:
 
 # A call of a command of FindCUDA's (rules/_build.yaml's findcuda_commands; cuda_add_library and cuda_add_executable):
 # its name and arguments. Each of CMake's arguments is a quoted string or a word.
-FINDCUDA_CALL = re.compile(r"cuda_(?<!\wcuda_)\w+\s*\(([^)]*)\)", re.I)
+FINDCUDA_CALL = re.compile(r"(?:cuda_(?<!\wcuda_)|find_cuda_(?<!\wfind_cuda_))\w+\s*\(([^)]*)\)", re.I)
 CMAKE_ARGUMENT = re.compile(r'"(?:[^"\\]|\\.)*"|[^\s"]+')
 _DEFINED = re.compile(r"\b(?:function|macro)\s*\(\s*(\w+)", re.I)
 
@@ -113,6 +114,21 @@ def findcuda_command(call: re.Match, defined: set[str]) -> FindCudaCommand | Non
 def command_arguments(call: re.Match) -> list[str]:
     """The arguments of a call matched by FINDCUDA_CALL."""
     return CMAKE_ARGUMENT.findall(call.group(1))
+
+
+# A variable of CMake's CUDA language, CMAKE_CUDA_<NAME>: group 1, the name (literal first, as those above).
+CMAKE_CUDA_VARIABLE = re.compile(r"CMAKE_CUDA_(?<!\wCMAKE_CUDA_)(\w+)")
+
+
+def _cmake_cuda_only(file: TextFile, code: str, lines: LineIndex[str]) -> Iterable[Finding]:
+    """CMAKE_CUDA_<NAME> variables CMake's HIP language does not define (convert keeps them, with a marker)."""
+    found = CODES[NVCC_FLAG]
+    for use in CMAKE_CUDA_VARIABLE.finditer(code):
+        advice = build_facts().cmake_cuda_only(use.group(1))
+        if advice is not None:
+            span, position = text_location(lines, use.start(), len(use.group()))
+            yield Finding(path=file.path, position=position, code=NVCC_FLAG, name=use.group(), severity=found.severity,
+                          message=f"{found.summary}: {use.group()}", advice=advice, span=span)
 
 
 def text_location(lines: LineIndex[str], offset: int, length: int) -> tuple[Span, Position]:
@@ -155,7 +171,8 @@ def _findcuda_commands(file: TextFile, code: str, lines: LineIndex[str], context
             continue
         written = call.group().split("(")[0].strip()
         span, position = text_location(lines, call.start(), len(written))
-        rule = context.rules.link(command.link) if command.link else None
+        library = command.library(command_arguments(call))
+        rule = context.rules.link(library) if library else None
         if rule is not None:
             yield rule_finding(file.path, rule, written, span, position, context)
             continue
@@ -178,7 +195,8 @@ def findcuda_advice(variable: FindCudaVariable) -> str:
     return variable.advice
 
 
-@analyzer("cmake", "make", codes=(GPU_ARCHITECTURE, FIND_CUDA, FINDCUDA_VARIABLE, FINDCUDA_COMMAND, *RULE_CODES))
+@analyzer("cmake", "make", codes=(GPU_ARCHITECTURE, FIND_CUDA, FINDCUDA_VARIABLE, FINDCUDA_COMMAND, NVCC_FLAG,
+                                  *RULE_CODES))
 def analyze_build_file(file: TextFile, context: Context) -> Iterable[Finding]:
     lines = LineIndex(file.text)
     code = blank(file.text, HASH_COMMENT)
@@ -190,6 +208,7 @@ def analyze_build_file(file: TextFile, context: Context) -> Iterable[Finding]:
     if file.file_type == "cmake":
         yield from _findcuda_uses(file, code, lines, context)
         yield from _findcuda_commands(file, code, lines, context)
+        yield from _cmake_cuda_only(file, code, lines)
     facts = build_facts()
     for offset, capability in architectures(file.file_type, code):
         span, position = text_location(lines, offset, len(capability))

@@ -61,12 +61,15 @@ class Rewriter:
     def note(self, offset: int, code: str, message: str) -> None:
         """A note about what is at `offset` of the current text, which stays."""
         self._pending.append((offset, len(self._notes)))
-        self._notes.append((code, message))
+        self._notes.append((code, _TAG.sub("", message)))
 
     def removed(self, code: str, message: str) -> str:
-        """The replacement for something removed: its note's tag."""
-        self._notes.append((code, message))
-        return _tag(len(self._notes) - 1)
+        """The replacement for something removed: its note's tag, and the tags of the notes the removed text had."""
+        # A message quotes the text it is about, which may hold another note's tag (nccl's `-Xptxas` option swallowed
+        # the tag of an MSVC option removed beside it): in the message the tag would be written out in the marker,
+        # and read as a note of the next convert's own; the note it stands for stays on the line.
+        self._notes.append((code, _TAG.sub("", message)))
+        return _tag(len(self._notes) - 1) + "".join(tag.group() for tag in _TAG.finditer(message))
 
     def kept(self, text: str, code: str, message: str) -> str:
         """The replacement for something that stays as it is but needs a note: `text` and its note's tag."""

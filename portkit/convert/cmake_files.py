@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 
+from portkit.analyze.builds import CMAKE_CUDA_VARIABLE
 from portkit.codes import GPU_ARCHITECTURE, NVCC_FLAG
 from portkit.convert.build_flags import (arch_list, cmake_target, hip_library, library_code, link_flags, note_patterns,
                                          translate_flags, unported_advice)
@@ -117,7 +118,10 @@ def _cmake_architectures(rw: Rewriter, facts: BuildFacts, offload_arch: tuple[st
         name, space, values = match.group(1).replace("CUDA", "HIP"), match.group(2), match.group(3)
         if not _sets_architectures(match.string, match.start()):
             return f"{name}{space}{values}"
-        return f"{name} {' '.join(arch_list(values, facts, offload_arch))}"  # all, all-major, native: the default
+        archs = arch_list(values, facts, offload_arch)  # all, all-major, native: the default
+        if values.startswith('"'):  # one argument, a ;-list: unquoted, a property setter would get several
+            return f'{name} "{";".join(archs)}"'
+        return f"{name} {' '.join(archs)}"
 
     tests = {}  # one note per command: darknet's if() tests seven architectures, a line each
     for offset, match in rw.find(_ARCHITECTURE_TEST):
@@ -126,7 +130,14 @@ def _cmake_architectures(rw: Rewriter, facts: BuildFacts, offload_arch: tuple[st
     for offset, test in tests.values():
         rw.note(offset, GPU_ARCHITECTURE, f"{test}: {_ARCHITECTURE_TEST_ADVICE}")
     rw.sub(r"\b((?:CMAKE_)?CUDA_ARCHITECTURES)(\s+)(\"[^\"]*\"|[\w;\s-]*?)(?=\s*[)\n]|\s+[A-Z_]{4,}\b)", architectures)
-    rw.sub(r"\bCMAKE_CUDA_(\w+)", lambda m: f"CMAKE_HIP_{m.group(1)}")
+
+    def language_variable(match: re.Match) -> str:
+        advice = facts.cmake_cuda_only(match.group(1))
+        if advice is None:
+            return f"CMAKE_HIP_{match.group(1)}"
+        return rw.kept(match.group(), NVCC_FLAG, f"{match.group()}: {advice}")
+
+    rw.sub(CMAKE_CUDA_VARIABLE, language_variable)
     rw.sub(r"\bCUDA_(STANDARD|ARCHITECTURES)\b", lambda m: f"HIP_{m.group(1)}")  # the property where it is read
 
 

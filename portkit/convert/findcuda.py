@@ -14,7 +14,7 @@ from portkit.convert.build_flags import cmake_target, hip_library, library_code,
 from portkit.convert.build_text import Rewriter
 from portkit.convert.cmake_sources import CU_SOURCES, HIP_ENABLED, line_indent, literal_variables, picked_cu_sources
 from portkit.rules import RuleDatabase
-from portkit.rules.build_facts import BuildFacts, FindCudaCommand
+from portkit.rules.build_facts import BuildFacts, FindCudaCommand, build_facts
 from portkit.rules.versions import Target
 from portkit.textutil import HASH_COMMENT, blank
 
@@ -23,6 +23,7 @@ def rewrite_findcuda_variables(rw: Rewriter, rules: RuleDatabase, target: Target
     """FindCUDA's variables, which find_package(hip) does not set: its own of the same meaning, the HIP library a
     library variable's `${NAME}` holds, or else a marker (scan lists the same uses: analyze/builds.py)."""
     assigned = assigned_variables(blank(rw.text, HASH_COMMENT))
+    facts = build_facts()
 
     def replace(use: re.Match) -> str:
         variable = findcuda_variable(use, assigned)
@@ -35,11 +36,21 @@ def rewrite_findcuda_variables(rw: Rewriter, rules: RuleDatabase, target: Target
             return rw.kept(use.group(), FINDCUDA_VARIABLE, f"{variable.name}: {findcuda_advice(variable)}")
         found = hip_library(rule, target)
         if found is not None:
-            return found.hip
+            return facts.library_path.replace("{library}", found.hip) if _reads_path(use, facts) else found.hip
         return rw.kept(use.group(), library_code(rule, target), f"{variable.name}: {rule.resolve(target).advice}")
 
     for pattern in FINDCUDA_USES:
         rw.sub(pattern, replace)
+
+
+# The command whose argument list an offset is in (CMake's commands do not nest).
+_OPEN_COMMAND = re.compile(r"(\w+)\s*\([^()]*\Z")
+
+
+def _reads_path(use: re.Match, facts: BuildFacts) -> bool:
+    """Whether the command a variable's use is an argument of reads it as a path, not a library to link."""
+    command = _OPEN_COMMAND.search(use.string, max(0, use.start() - 4000), use.start())
+    return command is not None and command.group(1).lower() in facts.library_path_commands
 
 
 # FindCUDA's commands for a target of .cu and host sources (_cmake_language makes them add_*).
@@ -107,7 +118,30 @@ def _source_flags(sources: list[str], options: dict[str, list[str]]) -> str:
 
 def rewrite_findcuda_commands(rw: Rewriter, rules: RuleDatabase, target: Target, facts: BuildFacts) -> None:
     """FindCUDA's commands, which find_package(hip) does not define: _FindCudaCommands says what each becomes."""
-    rw.sub(FINDCUDA_CALL, _FindCudaCommands(rw, rules, target, facts).convert)
+    commands = _FindCudaCommands(rw, rules, target, facts)
+    rw.sub(FINDCUDA_CALL, commands.convert)
+    if commands.enable_before:  # CMake enables a language at file scope only: before the definition that needs it
+        rw.sub(rf"^([ \t]*)((?:function|macro)\s*\(\s*{re.escape(commands.enable_before)}(?!\w))",
+               lambda m: f"{m.group(1)}enable_language(HIP)\n{m.group(1)}{m.group(2)}", re.I | re.M)
+
+
+# Where a command is defined (function or macro) or its definition ends: CMake's definitions nest.
+_DEFINITION = re.compile(r"\b(?:(function|macro)|end(?:function|macro))\s*\(\s*(\w*)", re.I)
+
+
+def _definitions(code: str) -> list[tuple[int, int, str]]:
+    """(start, end, name) of each outermost function or macro definition of a CMake file (comments blanked)."""
+    found, depth, start, name = [], 0, 0, ""
+    for match in _DEFINITION.finditer(code):
+        if match.group(1):
+            if depth == 0:
+                start, name = match.start(), match.group(2)
+            depth += 1
+        elif depth:
+            depth -= 1
+            if depth == 0:
+                found.append((start, match.end(), name))
+    return found
 
 
 class _FindCudaCommands:
@@ -125,8 +159,14 @@ class _FindCudaCommands:
         self.literal = literal_variables(self.code)
         self.defined = defined_commands(self.code)
         self.library = cmake_target(facts.findcuda_target_library, rules, target)
+        self.definitions = _definitions(self.code)
+        self.enable_before = ""  # the definition the HIP language is enabled before, where a call in one needs it
+        self.cursor = 0  # where the call converted last is in `code` (a rewrite sees code between comments only)
 
     def convert(self, match: re.Match) -> str:
+        found = self.code.find(match.group(), self.cursor)
+        self.cursor = found + len(match.group()) if found >= 0 else self.cursor
+        self.definition = next((name for start, end, name in self.definitions if start <= found < end), None)
         written = match.group().split("(")[0].strip()
         if written.lower() in _FINDCUDA_TARGETS:
             return self._target_call(match, written)
@@ -137,6 +177,8 @@ class _FindCudaCommands:
             return command.hip + match.group()[len(written):]
         if command.link:
             return self._link_call(match, written, command)
+        if command.finds:
+            return self._find_call(match, written, command)
         if command.compiles and command.compiled(command_arguments(match)) is not None:
             return self._compile_call(match, command)
         if command.drop:
@@ -153,6 +195,9 @@ class _FindCudaCommands:
         if self.enabled or not (unseen or variables or any(word.endswith(".cu") for word in sources)):
             return [call], variables
         self.enabled = True
+        if self.definition is not None:
+            self.enable_before = self.definition
+            return [call], variables
         return ["enable_language(HIP)", indent + call], variables
 
     def _target_call(self, match: re.Match, written: str) -> str:
@@ -196,6 +241,18 @@ class _FindCudaCommands:
             code = library_code(rule, self.target) if rule else FINDCUDA_COMMAND
             return self.rw.kept(match.group(), code, f"{written}: {advice}")
         return f"target_link_libraries({words[0]} {_link_keyword(self.code, words[0])}{hip})"
+
+    def _find_call(self, match: re.Match, written: str, command: FindCudaCommand) -> str:
+        """find_library of the HIP library into the variable FindCUDA set: the project's uses of it stay."""
+        words = command_arguments(match)
+        library = command.library(words)
+        rule = self.rules.link(library) if library else None
+        found = hip_library(rule, self.target) if rule is not None else None
+        if found is None:
+            advice = (unported_advice(rule, self.target) if rule else None) or command.advice
+            code = library_code(rule, self.target) if rule else FINDCUDA_COMMAND
+            return self.rw.kept(match.group(), code or FINDCUDA_COMMAND, f"{written}: {advice}")
+        return f"find_library({command.finds.format(library=library)} {found.hip})"
 
 
 def _link_keyword(code: str, name: str) -> str:

@@ -119,6 +119,11 @@ class FindCudaCommand:
     compiles: tuple[str, ...] = ()  # OUT, SOURCES, `*` or a word the call must have there
     advice: str = ""
     drop: bool = False
+    finds: str = ""  # the variable a call finding the library its argument names sets, {library} that name
+
+    def library(self, arguments: list[str]) -> str:
+        """The CUDA library a call links its target with or finds (as -l names it), or ""."""
+        return self.link or (arguments[0] if self.finds and len(arguments) == 1 else "")
 
     def compiled(self, arguments: list[str]) -> tuple[str, list[str]] | None:
         """The variable a `compiles` call fills and the arguments from its sources on, or None: the arguments are
@@ -133,9 +138,11 @@ class FindCudaCommand:
 
 def _findcuda_commands(entry: dict) -> list[FindCudaCommand]:
     name = entry["names"][0]
-    given = [key for key in ("hip", "link", "compiles") if entry.get(key)]
+    given = [key for key in ("hip", "link", "compiles", "finds") if entry.get(key)]
     if len(given) > 1 or not (given or entry.get("advice")):
-        raise ValueError(f"FindCUDA command {name}: needs one of 'hip', 'link', 'compiles' or 'advice'")
+        raise ValueError(f"FindCUDA command {name}: needs one of 'hip', 'link', 'compiles', 'finds' or 'advice'")
+    if entry.get("finds") and "{library}" not in str(entry["finds"]):
+        raise ValueError(f"FindCUDA command {name}: 'finds' names the variable with {{library}}")
     compiles = tuple(str(word) for word in entry.get("compiles", ()))
     if compiles and (compiles.count("OUT") != 1 or compiles[-1:] != ("SOURCES",)):
         raise ValueError(f"FindCUDA command {name}: 'compiles' names OUT once and ends with SOURCES")
@@ -144,7 +151,8 @@ def _findcuda_commands(entry: dict) -> list[FindCudaCommand]:
     if entry.get("drop") and (given or not entry.get("advice")):
         raise ValueError(f"FindCUDA command {name}: 'drop' goes with an 'advice' only")
     return [FindCudaCommand(str(n), str(entry.get("hip", "")), str(entry.get("link", "")), compiles,
-                            str(entry.get("advice", "")), bool(entry.get("drop", False))) for n in entry["names"]]
+                            str(entry.get("advice", "")), bool(entry.get("drop", False)), str(entry.get("finds", "")))
+            for n in entry["names"]]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -161,6 +169,16 @@ class BuildFacts:
     findcuda_commands: dict[str, FindCudaCommand] = dataclasses.field(default_factory=dict)  # by name, lower case
     nvrtc_arch_options: tuple[str, ...] = ()  # NVRTC's options that name the GPU (--gpu-architecture, -arch)
     nvrtc_options: tuple[NvccOption, ...] = ()  # NVRTC's own options, each with what to do instead
+    cmake_hip_names: re.Pattern[str] = re.compile(".*")  # the <NAME>s of CMAKE_CUDA_<NAME> CMake's HIP has too
+    cmake_cuda_only_advice: dict[str, str] = dataclasses.field(default_factory=dict)  # by <NAME>, else "default"
+    library_path_commands: frozenset[str] = frozenset()  # CMake commands reading a library variable as a path, lower
+    library_path: str = "{library}"  # the path of a HIP library such a command reads
+
+    def cmake_cuda_only(self, name: str) -> str | None:
+        """The advice for CMAKE_CUDA_<name>, a variable CMake's HIP language does not define, or None."""
+        if self.cmake_hip_names.fullmatch(name):
+            return None
+        return self.cmake_cuda_only_advice.get(name, self.cmake_cuda_only_advice["default"])
 
     def known_offload_targets(self, target: Target) -> list[str]:
         """The AMD GPUs the targeted HIP's compiler knows."""
@@ -246,7 +264,11 @@ def _parse(data: dict) -> BuildFacts:
                       {v.name: v for entry in data["findcuda_variables"] for v in _findcuda_variables(entry)},
                       str(data["findcuda_target_library"]),
                       {c.name.lower(): c for entry in data["findcuda_commands"] for c in _findcuda_commands(entry)},
-                      tuple(str(n) for n in data["nvrtc_arch_options"]), tuple(_option(entry) for entry in data["nvrtc_options"]))
+                      tuple(str(n) for n in data["nvrtc_arch_options"]), tuple(_option(entry) for entry in data["nvrtc_options"]),
+                      re.compile("|".join(f"(?:{name})" for name in data["cmake_language_variables"]["hip"])),
+                      {str(k): str(v) for k, v in data["cmake_language_variables"]["advice"].items()},
+                      frozenset(str(c).lower() for c in data["findcuda_library_path"]["commands"]),
+                      str(data["findcuda_library_path"]["path"]))
 
 
 @functools.lru_cache(maxsize=1)
