@@ -896,3 +896,49 @@ def test_library_names_held_in_make_variables(tmp_path: Path, database) -> None:
     assert convert_makefile(result.text, database, target=HIP52).text == result.text
     (tmp_path / "Makefile").write_text(result.text)
     assert _run(["make", "-s"], tmp_path).stdout.split() == ["-lamdhip64", "-lrccl", "-lcublasLt", "-lm"]
+
+
+# caffe's Makefile, cut down: its settings come from Makefile.config, which the user copies from the
+# Makefile.config.example the project ships; libraries are linked from a variable of names; `$(Q)` is make's quiet `@`.
+CAFFE_MAKEFILE = """CONFIG_FILE := Makefile.config
+include $(CONFIG_FILE)
+LIBRARIES := cudart curand
+LDFLAGS += $(foreach library,$(LIBRARIES),-l$(library))
+build/%.o: %.cu
+\t@mkdir -p $(@D)
+\t$(Q)$(CUDA_DIR)/bin/nvcc $(CUDA_ARCH) -M $< -o ${@:.o=.d} -odir $(@D)
+\t$(Q)$(CUDA_DIR)/bin/nvcc $(CUDA_ARCH) -c $< -o $@
+app: build/k.o
+\t$(CUDA_DIR)/bin/nvcc $^ -o $@ $(LDFLAGS)
+"""
+CAFFE_CONFIG = "CUDA_DIR := /usr/local/cuda\nCUDA_ARCH := -gencode arch=compute_80,code=sm_80\nQ ?= @\n"
+
+
+def test_a_config_makefile_libraries_listed_in_a_variable_and_nvcc_options_of_the_dependency_step(tmp_path: Path) -> None:
+    """caffe: `include $(CONFIG_FILE)` names Makefile.config, whose template Makefile.config.example is a makefile too;
+    `$(foreach library,$(LIBRARIES),-l$(library))` links the names in LIBRARIES; nvcc's -odir (clang reads `-o dir`)
+    goes with a marker; `$(Q)` before nvcc's path stays. The converted tree builds with make and hipcc."""
+    require_tool("hipcc")
+    require_tool("make")
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "Makefile").write_text(CAFFE_MAKEFILE)
+    (tmp_path / "in" / "Makefile.config.example").write_text(CAFFE_CONFIG)
+    (tmp_path / "in" / "k.cu").write_text("#include <curand_kernel.h>\n__global__ void k(float* x) { x[0] = 1.0f; }\n"
+                                          "int main() { float* x; cudaMalloc(&x, 4); k<<<1, 1>>>(x); return 0; }\n")
+    scan = subprocess.run([sys.executable, "-m", "portkit", "scan", str(tmp_path / "in"), "--format", "json",
+                           "--rocm-version", "5.2", "--no-cache"], capture_output=True, text=True, check=False)
+    found = {(Path(f["path"]).name, f["line"], f["name"]) for f in json.loads(scan.stdout)["findings"]}
+    assert {("Makefile", 3, "cudart"), ("Makefile", 3, "curand"), ("Makefile", 7, "-odir $(@D)"),
+            ("Makefile.config.example", 1, "/usr/local/cuda"), ("Makefile.config.example", 2, "sm_80")} <= found, found
+    _portkit_convert(tmp_path / "in", tmp_path / "out")
+    out = tmp_path / "out"
+    makefile = (out / "Makefile").read_text()
+    assert "LIBRARIES := amdhip64 hiprand\n" in makefile
+    assert "\t$(Q)hipcc $(CUDA_ARCH) -M $< -o ${@:.o=.d}\n" in makefile
+    assert "# portkit: PK403 -odir $(@D): " in makefile
+    config = (out / "Makefile.config.example").read_text()
+    assert "CUDA_ARCH := --offload-arch=gfx90a\n" in config and "# portkit: PK404 /usr/local/cuda: " in config
+    (out / "Makefile.config").write_text(config)  # what the user does
+    result = _run(["make", "app"], out, HIP_PLATFORM="amd")
+    assert result.stdout.splitlines()[-1].startswith("hipcc build/k.o -o app ")  # the compiles are quiet: $(Q)
+    assert (out / "app").is_file() and (out / "build" / "k.d").is_file()

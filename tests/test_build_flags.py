@@ -68,7 +68,7 @@ REMOVED = [
     "-dlink", "--device-link", "--machine 32", "-cudart static", "--prec-div=false", "-prec-sqrt false",
     "-Werror cross-execution-space-call", "--Werror reorder,deprecated-declarations", "-optix-ir",
     "--optix-ir", "-dlto", "--dlink-time-opt", "-cuda", "--cuda",
-    "-deviceemu", "--device-emulation",
+    "-deviceemu", "--device-emulation", "-odir $(@D)", "--output-directory=build",
 ]
 # CUDA link libraries: what the converted link line must let hipcc link on HIP 5.2 (Debian's packages).
 LIBRARIES = ["-lcudart", "-lcudart_static", "-lcuda", "-lcurand", "-lcudadevrt", "-lculibos"]
