@@ -209,10 +209,24 @@ def _marked_names(text: str) -> set[tuple[str, str]]:
     return marked
 
 
+# llm.c's dev/cuda/Makefile: nvcc's helper __nvcc_device_query chooses the architecture, as nvidia-smi could.
+LLMC_DEVICE_QUERY = """GPU_CC = $(shell __nvcc_device_query)
+ifeq ($(GPU_CC),)
+  CFLAGS = -O3
+else
+  CFLAGS = -O3 --generate-code arch=compute_$(GPU_CC),code=sm_$(GPU_CC)
+endif
+SMI := $(shell nvidia-smi --query-gpu=name --format=csv,noheader)
+k: k.cu
+\tnvcc $(CFLAGS) k.cu -o k
+"""
+
+
 @pytest.mark.parametrize(("name", "text"), [("Makefile", MAKEFILE), ("CMakeLists.txt", CMAKE), ("CMakeLists.txt", FINDCUDA_CMAKE),
                                             ("CMakeLists.txt", "find_package(CUDA)\ncuda_compile_ptx(P k.cu)\n"
-                                             "cuda_add_library(a k.cu OPTIONS -Xptxas -v)\ncuda_build_clean_target()\n")],
-                         ids=["make", "cmake", "cmake-findcuda", "cmake-findcuda-commands"])
+                                             "cuda_add_library(a k.cu OPTIONS -Xptxas -v)\ncuda_build_clean_target()\n"),
+                                            ("Makefile", LLMC_DEVICE_QUERY)],
+                         ids=["make", "cmake", "cmake-findcuda", "cmake-findcuda-commands", "make-device-query"])
 def test_scan_lists_exactly_what_convert_marks(name: str, text: str, tmp_path: Path) -> None:
     """The build items scan reports as needing work are the ones convert writes a marker for."""
     (tmp_path / "in").mkdir()
@@ -226,6 +240,8 @@ def test_scan_lists_exactly_what_convert_marks(name: str, text: str, tmp_path: P
     converted = (tmp_path / "out" / name).read_text()
     assert listed == _marked_names(converted)
     assert listed  # the cases have items of each kind
+    for tool in ("nvidia-smi", "__nvcc_device_query"):  # not on a ROCm machine
+        assert tool not in text or ("PK411", tool) in listed
 
 
 def test_cmake_forms(database) -> None:
