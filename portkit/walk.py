@@ -242,6 +242,12 @@ def _suggestion(pattern: str, roots: list[str]) -> str:
 
 # `include`, `-include` and `sinclude` lines: the makefiles a makefile reads (make.defs, config.mak...).
 _MAKE_INCLUDE = re.compile(r"^[ \t]*(?:-include|sinclude|include)[ \t]+([^\n#]+)", re.M)
+# `CONFIG_FILE := Makefile.config` then `include $(CONFIG_FILE)` (caffe): a variable set to one plain word.
+_MAKE_WORD_ASSIGNMENT = re.compile(r"^[ \t]*(\w+)[ \t]*(?::=|::=|\?=|=)[ \t]*([^\s$#*?\[]+)[ \t]*(?:#.*)?$", re.M)
+_MAKE_VARIABLE = re.compile(r"\$[({](\w+)[)}]")
+# The copy a project ships of a makefile it includes, which the user copies to that name (Makefile.config.example:
+# the included Makefile.config is not in the tree, or is only a local copy): a makefile too.
+_TEMPLATE_SUFFIXES = (".example", ".template", ".sample", ".dist", ".in")
 _MAKEFILE_LIMIT = 1 << 20
 
 
@@ -258,15 +264,19 @@ def _make_fragments(makefiles: list[str], walked: dict[str, list[tuple[str, Igno
             text = read_bytes(makefile, _MAKEFILE_LIMIT).decode("utf-8", "replace")
         except (OSError, TooLarge):
             continue  # reported when the file itself is read
+        words = {m.group(1): m.group(2) for m in _MAKE_WORD_ASSIGNMENT.finditer(text)}
         for match in _MAKE_INCLUDE.finditer(text):
-            for word in match.group(1).split():
-                path = os.path.normpath(os.path.join(os.path.dirname(makefile), word))
-                specs = walked.get(os.path.dirname(path))
-                if "$" in word or any(c in word for c in "*?[") or path in known or path in found or specs is None \
-                        or os.path.islink(path) or not os.path.isfile(path) or _ignored(path, False, specs):
+            for word in _MAKE_VARIABLE.sub(lambda m: words.get(m.group(1), m.group()), match.group(1)).split():
+                if "$" in word or any(c in word for c in "*?["):
                     continue
-                found.add(path)
-                todo.append(path)
+                included = os.path.normpath(os.path.join(os.path.dirname(makefile), word))
+                for path in (included, *(included + suffix for suffix in _TEMPLATE_SUFFIXES)):
+                    specs = walked.get(os.path.dirname(path))
+                    if path in known or path in found or specs is None or os.path.islink(path) \
+                            or not os.path.isfile(path) or _ignored(path, False, specs):
+                        continue
+                    found.add(path)
+                    todo.append(path)
     return sorted(found)
 
 

@@ -276,10 +276,24 @@ def _marked_names(text: str) -> set[tuple[str, str]]:
     return marked
 
 
+# llm.c's dev/cuda/Makefile: nvcc's helper __nvcc_device_query chooses the architecture, as nvidia-smi could.
+LLMC_DEVICE_QUERY = """GPU_CC = $(shell __nvcc_device_query)
+ifeq ($(GPU_CC),)
+  CFLAGS = -O3
+else
+  CFLAGS = -O3 --generate-code arch=compute_$(GPU_CC),code=sm_$(GPU_CC)
+endif
+SMI := $(shell nvidia-smi --query-gpu=name --format=csv,noheader)
+k: k.cu
+\tnvcc $(CFLAGS) k.cu -o k
+"""
+
+
 @pytest.mark.parametrize(("name", "text"), [("Makefile", MAKEFILE), ("CMakeLists.txt", CMAKE), ("CMakeLists.txt", FINDCUDA_CMAKE),
                                             ("CMakeLists.txt", "find_package(CUDA)\ncuda_compile_ptx(P k.cu)\n"
-                                             "cuda_add_library(a k.cu OPTIONS -Xptxas -v)\ncuda_build_clean_target()\n")],
-                         ids=["make", "cmake", "cmake-findcuda", "cmake-findcuda-commands"])
+                                             "cuda_add_library(a k.cu OPTIONS -Xptxas -v)\ncuda_build_clean_target()\n"),
+                                            ("Makefile", LLMC_DEVICE_QUERY)],
+                         ids=["make", "cmake", "cmake-findcuda", "cmake-findcuda-commands", "make-device-query"])
 def test_scan_lists_exactly_what_convert_marks(name: str, text: str, tmp_path: Path) -> None:
     """The build items scan reports as needing work are the ones convert writes a marker for."""
     (tmp_path / "in").mkdir()
@@ -293,6 +307,8 @@ def test_scan_lists_exactly_what_convert_marks(name: str, text: str, tmp_path: P
     converted = (tmp_path / "out" / name).read_text()
     assert listed == _marked_names(converted)
     assert listed  # the cases have items of each kind
+    for tool in ("nvidia-smi", "__nvcc_device_query"):  # not on a ROCm machine
+        assert tool not in text or ("PK411", tool) in listed
 
 
 def test_cmake_forms(database) -> None:
@@ -1056,3 +1072,49 @@ def test_library_names_held_in_make_variables(tmp_path: Path, database) -> None:
     assert convert_makefile(result.text, database, target=HIP52).text == result.text
     (tmp_path / "Makefile").write_text(result.text)
     assert _run(["make", "-s"], tmp_path).stdout.split() == ["-lamdhip64", "-lrccl", "-lcublasLt", "-lm"]
+
+
+# caffe's Makefile, cut down: its settings come from Makefile.config, which the user copies from the
+# Makefile.config.example the project ships; libraries are linked from a variable of names; `$(Q)` is make's quiet `@`.
+CAFFE_MAKEFILE = """CONFIG_FILE := Makefile.config
+include $(CONFIG_FILE)
+LIBRARIES := cudart curand
+LDFLAGS += $(foreach library,$(LIBRARIES),-l$(library))
+build/%.o: %.cu
+\t@mkdir -p $(@D)
+\t$(Q)$(CUDA_DIR)/bin/nvcc $(CUDA_ARCH) -M $< -o ${@:.o=.d} -odir $(@D)
+\t$(Q)$(CUDA_DIR)/bin/nvcc $(CUDA_ARCH) -c $< -o $@
+app: build/k.o
+\t$(CUDA_DIR)/bin/nvcc $^ -o $@ $(LDFLAGS)
+"""
+CAFFE_CONFIG = "CUDA_DIR := /usr/local/cuda\nCUDA_ARCH := -gencode arch=compute_80,code=sm_80\nQ ?= @\n"
+
+
+def test_a_config_makefile_libraries_listed_in_a_variable_and_nvcc_options_of_the_dependency_step(tmp_path: Path) -> None:
+    """caffe: `include $(CONFIG_FILE)` names Makefile.config, whose template Makefile.config.example is a makefile too;
+    `$(foreach library,$(LIBRARIES),-l$(library))` links the names in LIBRARIES; nvcc's -odir (clang reads `-o dir`)
+    goes with a marker; `$(Q)` before nvcc's path stays. The converted tree builds with make and hipcc."""
+    require_tool("hipcc")
+    require_tool("make")
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "Makefile").write_text(CAFFE_MAKEFILE)
+    (tmp_path / "in" / "Makefile.config.example").write_text(CAFFE_CONFIG)
+    (tmp_path / "in" / "k.cu").write_text("#include <curand_kernel.h>\n__global__ void k(float* x) { x[0] = 1.0f; }\n"
+                                          "int main() { float* x; cudaMalloc(&x, 4); k<<<1, 1>>>(x); return 0; }\n")
+    scan = subprocess.run([sys.executable, "-m", "portkit", "scan", str(tmp_path / "in"), "--format", "json",
+                           "--rocm-version", "5.2", "--no-cache"], capture_output=True, text=True, check=False)
+    found = {(Path(f["path"]).name, f["line"], f["name"]) for f in json.loads(scan.stdout)["findings"]}
+    assert {("Makefile", 3, "cudart"), ("Makefile", 3, "curand"), ("Makefile", 7, "-odir $(@D)"),
+            ("Makefile.config.example", 1, "/usr/local/cuda"), ("Makefile.config.example", 2, "sm_80")} <= found, found
+    _portkit_convert(tmp_path / "in", tmp_path / "out")
+    out = tmp_path / "out"
+    makefile = (out / "Makefile").read_text()
+    assert "LIBRARIES := amdhip64 hiprand\n" in makefile
+    assert "\t$(Q)hipcc $(CUDA_ARCH) -M $< -o ${@:.o=.d}\n" in makefile
+    assert "# portkit: PK403 -odir $(@D): " in makefile
+    config = (out / "Makefile.config.example").read_text()
+    assert "CUDA_ARCH := --offload-arch=gfx90a\n" in config and "# portkit: PK404 /usr/local/cuda: " in config
+    (out / "Makefile.config").write_text(config)  # what the user does
+    result = _run(["make", "app"], out, HIP_PLATFORM="amd")
+    assert result.stdout.splitlines()[-1].startswith("hipcc build/k.o -o app ")  # the compiles are quiet: $(Q)
+    assert (out / "app").is_file() and (out / "build" / "k.d").is_file()

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -856,7 +857,42 @@ def test_summary_counts_the_build_file_markers_it_lists(tmp_path: Path, capsys) 
     assert main(["convert", str(src), "-o", str(tmp_path / "out")]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert lines[0].endswith(", 2 build-file markers") and lines[1] == "Build files, marked where they need a hand:"
-    assert lines[2].startswith(f"  {src / 'Makefile'}:3, 6: PK403 -Xptxas -O3: ") and len(lines) == 3, "one row a text"
+    assert lines[2].startswith(f"  {src / 'Makefile'}:2, 4: PK403 -Xptxas -O3: ") and len(lines) == 3, "one row a text"
+
+
+def test_summary_names_build_files_with_their_input_lines(tmp_path: Path, capsys) -> None:
+    """The build-file list names the input file with the input's lines, as scan and the source markers do, not the
+    converted file's lines shifted by the markers written above them (caffe: scan's CMakeLists.txt:89, convert's :90)."""
+    src = tmp_path / "in"
+    src.mkdir()
+    (src / "CMakeLists.txt").write_text("cmake_minimum_required(VERSION 3.16)\nproject(demo C CXX)\n"
+                                        "find_package(CUDA REQUIRED)\nlist(APPEND CUDA_NVCC_FLAGS -Xcompiler -fPIC)\n"
+                                        "list(APPEND CUDA_NVCC_FLAGS -Xcudafe --diag_suppress=set_but_not_used)\n")
+    (src / "Makefile").write_text("k.o: k.cu\n\tnvcc -Xptxas -v -c k.cu -o k.o\n\tnvcc -Xcudafe -w -c k.cu -o j.o\n")
+    assert main(["scan", "--format", "json", "--no-cache", str(src)]) in (0, 1)
+    scanned = {(Path(f["path"]).name, f["code"], f["name"], f["line"]) for f in json.loads(capsys.readouterr().out)["findings"]
+               if f["code"] == "PK403"}
+    assert main(["convert", str(src), "-o", str(tmp_path / "out")]) == 0
+    listed = set()
+    for row in capsys.readouterr().out.split("Build files, marked where they need a hand:\n")[1].splitlines():
+        path, numbers, code, name = re.fullmatch(r"  (.+):([\d, ]+): (PK\d+) (.+?): .*", row).groups()
+        listed |= {(Path(path).name, code, name, int(n)) for n in numbers.split(", ")}
+    assert listed == scanned == {
+        ("CMakeLists.txt", "PK403", "CUDA_NVCC_FLAGS", 4), ("CMakeLists.txt", "PK403", "CUDA_NVCC_FLAGS", 5),
+        ("CMakeLists.txt", "PK403", "-Xcudafe --diag_suppress=set_but_not_used", 5),
+        ("Makefile", "PK403", "-Xptxas -v", 2), ("Makefile", "PK403", "-Xcudafe -w", 3)}
+
+
+def test_build_notes_give_the_input_line_where_convert_adds_lines(database) -> None:
+    """cuda_add_library becomes several lines: a note below them still names its line of the input."""
+    from portkit.convert.cmake_files import convert_cmake
+
+    text = ("find_package(CUDA)\nfile(GLOB SRC *.cu)\ncuda_add_library(a ${SRC})\n"
+            "list(APPEND CUDA_NVCC_FLAGS -Xptxas -v)\nmessage(done)\n")
+    result = convert_cmake(text, database, target=HIP52)
+    assert result.text.count("\n") > text.count("\n") + 2
+    assert [(n.input_line, n.message.split(":")[0]) for n in result.notes] == [(4, "-Xptxas -v"), (4, "CUDA_NVCC_FLAGS")]
+    assert [result.text.splitlines()[n.line - 1] for n in result.notes] == ["list(APPEND CUDA_NVCC_FLAGS)"] * 2
 
 
 def test_hipify_perl_found_on_path(tmp_path: Path, monkeypatch) -> None:

@@ -52,6 +52,17 @@ def test_files_a_makefile_includes_are_makefiles(tmp_path: Path) -> None:
     assert only_src == {"src/Makefile", "src/k.cu"}  # ../common was not walked
 
 
+def test_a_makefile_included_through_a_variable_and_its_template_are_makefiles(tmp_path: Path) -> None:
+    """caffe: `CONFIG_FILE := Makefile.config` then `include $(CONFIG_FILE)`; the tree ships Makefile.config.example,
+    which the user copies to Makefile.config. A variable of other words, or of none, names nothing."""
+    tree(tmp_path, {
+        "Makefile": "CONFIG_FILE := Makefile.config\nDEPS = $(OBJS:.o=.d)\ninclude $(CONFIG_FILE)\n-include $(DEPS)\n",
+        "Makefile.config.example": "CUDA_DIR := /usr/local/cuda\n", "Makefile.config.unused": "", "k.d": "",
+    })
+    kinds = {Path(f.path).name: f.file_type for f in discover([str(tmp_path)])[0]}
+    assert kinds == {"Makefile": "make", "Makefile.config.example": "make"}
+
+
 def test_files_a_source_includes_are_sources_whatever_their_names(tmp_path: Path) -> None:
     """`#include "memory.nvidia.hpp.inc"`: a source, and what it includes too, found beside the includer or
     from a directory above it (a project root on the -I path); not a file the walk ignores or excludes, one

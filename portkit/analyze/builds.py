@@ -24,9 +24,12 @@ _CMAKE_ARCHS = re.compile(r"CUDA_ARCHITECTURES\s+\"?([\d;\s]+(?:-real|-virtual)?
 
 
 # Where a make or shell variable holds library names: `-l$(LIB)`, `-l${LIB}`, `-l$LIB`, `$(LIBS:%=-l%)`,
-# `$(addprefix -l,$(LIBS))`, `$(patsubst %,-l%,$(LIBS))`. Group `name`, `listed` or `prefixed`.
+# `$(addprefix -l,$(LIBS))`, `$(patsubst %,-l%,$(LIBS))`, `$(foreach lib,$(LIBS),-l$(lib))` (caffe). Group `name`,
+# `listed`, `prefixed` or `each`.
 LIBRARY_VARIABLE_USE = re.compile(r"-l(?<![\w-]-l)\$[({]?(?P<name>\w+)|\$[({](?P<listed>\w+):%=-l%[)}]"
-                                  r"|\$\((?:addprefix[ \t]+-l,|patsubst[ \t]+%,-l%,)[ \t]*\$[({](?P<prefixed>\w+)[)}]")
+                                  r"|\$\((?:addprefix[ \t]+-l,|patsubst[ \t]+%,-l%,)[ \t]*\$[({](?P<prefixed>\w+)[)}]"
+                                  r"|\$\(foreach[ \t]+(?P<loop>\w+)[ \t]*,[ \t]*\$[({](?P<each>\w+)[)}][ \t]*,"
+                                  r"[^\n]*?-l\$[({](?P=loop)[)}]")
 # `NAME = value`, `override NAME += value`, `export NAME ?= value`, a script's `NAME="value"`, on one line: the
 # assignment up to the value, the name, the value.
 ASSIGNMENT = re.compile(r"(?m)^([ \t]*(?:(?:override|export)[ \t]+)*(\w+)[ \t]*(?:\+=|::?=|\?=|=)[ \t]*)([^\n#]*)")
@@ -36,7 +39,8 @@ LIBRARY_NAME = re.compile(r"(?<![\w$(){}/.+-])[A-Za-z][\w+-]*(?![\w/.+-])")
 
 def library_variables(text: str) -> set[str]:
     """The variables whose values a build file links as libraries (`text`: its comments blanked)."""
-    return {m.group("name") or m.group("listed") or m.group("prefixed") for m in LIBRARY_VARIABLE_USE.finditer(text)}
+    return {m.group("name") or m.group("listed") or m.group("prefixed") or m.group("each")
+            for m in LIBRARY_VARIABLE_USE.finditer(text)}
 
 
 def _assigned_libraries(text: str) -> list[tuple[int, str]]:

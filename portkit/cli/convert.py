@@ -80,9 +80,9 @@ def _print_summary(outcome: ConvertOutcome, out: TextIO, details: bool = False) 
         out.write("Build files, marked where they need a hand:\n")
         lines: dict[tuple[str, str, str], list[int]] = {}  # one row a marker text: warp-ctc's CMake wrote one 18 times
         for path, note in sorted(outcome.build_notes):
-            lines.setdefault((path, note.code, note.message), []).append(note.line)
+            lines.setdefault((path, note.code, note.message), []).append(note.input_line)  # the input's, as scan's
         for (path, code, message), numbers in lines.items():
-            out.write(printable(f"  {path}:{', '.join(map(str, numbers))}: {code} {message}") + "\n")
+            out.write(printable(f"  {path}:{', '.join(map(str, dict.fromkeys(numbers)))}: {code} {message}") + "\n")
     if outcome.verified:
         _print_verified(outcome, out, details)
 

@@ -91,8 +91,11 @@ def _logical_line(text: str, offset: int) -> tuple[str, int]:
     return text[start:end if end >= 0 else len(text)], offset - start
 
 
-# nvcc called by its path: $(CUDA_HOME)/bin/nvcc, /usr/local/cuda/bin/nvcc, "${CUDA_PATH}/bin/nvcc".
-_NVCC_PATH = r"[\w$(){}./-]*/bin/nvcc(?![\w-])"
+# nvcc called by its path: $(CUDA_HOME)/bin/nvcc, /usr/local/cuda/bin/nvcc, "${CUDA_PATH}/bin/nvcc", $CUDA/bin/nvcc,
+# $(ROOT)/cuda-$(V)/bin/nvcc. Of two variables side by side only the second is the path's: `$(Q)$(CUDA_DIR)/bin/nvcc`
+# (caffe) is make's quiet prefix `@` before the path, which stays.
+_PATH_VARIABLE = r"\$\$?(?:\(\w+\)|\{\w+(?::-[^}\s]*)?\}|\w+)"  # $(V), ${V}, ${V:-default}, $V; a recipe's $$V
+_NVCC_PATH = rf"(?:{_PATH_VARIABLE})?(?:[\w./-]+{_PATH_VARIABLE})*[\w./-]*/bin/nvcc(?![\w-])"
 
 
 def _library_variables(rw: Rewriter, rules: RuleDatabase, target: Target) -> None:

@@ -246,11 +246,15 @@ class BuildFacts:
         # none of the 42 options, so one set test each (over the 1M-line scale tree's 1,418 build files and
         # scripts: 86 ms of CPU with a substring test per name, 13 ms).
         words = set(_OPTION_WORD.findall(text))
+        removed: list[tuple[int, int]] = []  # what convert removes is gone for the later entries: `-Xcudafe --diag_suppress=1`
         for option in self.nvcc_options:
             if words.isdisjoint(option.names):
                 continue
             for match in option.found.finditer(text):
+                if any(start < match.end() and match.start() < end for start, end in removed):
+                    continue
                 if option.replacement(match.group("value") if "value" in option.pattern.groupindex else None) is None:
+                    removed.append(match.span())
                     yield match.start("name"), match.group().strip(), option.advice
                 elif option.note:
                     yield match.start("name"), match.group().strip(), option.note
