@@ -147,3 +147,12 @@ def test_every_option_of_the_table_has_a_case() -> None:
     spelled = {re.split(r"[= ]", case)[0] for case in [c for c, _ in TRANSLATED] + NOTED + REMOVED}
     missing = [name for option in build_facts().nvcc_options for name in option.names if name not in spelled]
     assert not missing
+
+
+def test_an_older_hips_gpu_is_named_by_its_own_label() -> None:
+    """Before HIP 6.0 sm_90's pair is the older gfx90a: its label is gfx90a's (MI210/MI250), not MI300X's."""
+    from portkit.rules import Target
+
+    older = build_facts().for_target(Target(rocm=(5, 2, 0)))
+    assert older.describe("90") == "sm_90 (H100/H200) -> gfx90a (MI210/MI250)"
+    assert build_facts().for_target(Target(rocm=(6, 2, 0))).describe("90") == "sm_90 (H100/H200) -> gfx942 (MI300X)"

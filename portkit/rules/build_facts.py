@@ -199,7 +199,9 @@ class BuildFacts:
         """The pairs a compiler of the targeted HIP knows: a newer GPU's is its `older` one there."""
         if target.rocm is None:
             return self
-        known = {cc: {**e, "gfx": e["older"]} if "hip" in e and target.rocm < parse_version(str(e["hip"])) else e
+        labels = {e["gfx"]: e["amd"] for e in self.architectures.values()}  # an older GPU's label is its own entry's
+        known = {cc: {**e, "gfx": e["older"], "amd": labels.get(e["older"], e["older"])}
+                 if "hip" in e and target.rocm < parse_version(str(e["hip"])) else e
                  for cc, e in self.architectures.items()}
         return dataclasses.replace(self, architectures=known)
 
