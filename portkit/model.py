@@ -135,6 +135,9 @@ class NameFacts(NamedTuple):
     # ... the device-only functions each declares (portkit/parse/device_declarations.py); None where it holds more.
     branch_functions: tuple[str, ...] | None = ()
     otherwise_functions: tuple[str, ...] | None = ()
+    # A tested macro that is its directive's whole test: how (`#ifdef`, `#ifndef`, `defined`, `!defined`); its
+    # branches above say what a rewritten test switches on and off.
+    alone: str = ""
 
 
 class QualifiedFacts(NamedTuple):
@@ -321,6 +324,9 @@ class ParsedFile:
     # Byte ranges of the branches hipcc never compiles for AMD (`#else` of `#if defined(__HIP_PLATFORM_AMD__)`): the
     # project's own NVIDIA side, where a name's HIP spelling that only AMD's library has would break NVIDIA builds.
     nvidia_side: tuple[tuple[int, int], ...] = ()
+    # ... and the project's CUDA branches of a chain that also tests for HIP (`#if defined(__CUDACC__)` ... `#elif
+    # defined(__HIP__)`): their tests stay CUDA's, so hipcc never compiles them for AMD, and they stay as written.
+    cuda_side: tuple[tuple[int, int], ...] = ()
     first_define: int = -1  # the offset of its first #define after the preamble (an include guard's is in it)
     guarded: frozenset[str] = frozenset()  # CUDA names it defines in a preprocessor branch (for other compilers)
     shape: str = ""  # with a syntax error, the tree's structure (portkit/parse/recovery.py:tree_shape)

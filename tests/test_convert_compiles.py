@@ -121,6 +121,81 @@ def test_arch_tests_around_device_functions_hold_in_amds_host_pass(tmp_path: Pat
     assert amd.returncode == 0, amd.stderr[-3000:]
 
 
+def test_lone_arch_tests_around_device_functions_hold_in_amds_host_pass(tmp_path: Path) -> None:
+    """`#ifdef __CUDA_ARCH__`, `#if defined(...)`, `#ifndef ... #else` around device functions only: as for the compared
+    tests, the rewritten test holds in both of AMD's passes (a full compile: the host pass failed), written once."""
+    hipcc, nvcc = require_tool("hipcc"), require_tool("nvcc")
+    name = "arch_defined_declarations.cu"
+    nvidia = subprocess.run([nvcc, "-arch=sm_80", "-c", str(INPUTS / name), "-o", str(tmp_path / "nvidia.o")],
+                            capture_output=True, text=True)
+    assert nvidia.returncode == 0, nvidia.stderr[-3000:]
+    text = converted(tmp_path, name, "--rocm-version", "5.2")
+    both = "defined(__HIP__) || defined(__HIP_DEVICE_COMPILE__)"
+    assert f"#if {both}\n__device__ void add_to(" in text and f"#if {both}\ntemplate <typename T>" in text
+    assert f"#if !({both})\n__device__ float halve(" in text
+    assert f"#if !({both})\n__device__ double add_slowly(" in text, "the `!defined(X) ||` said once"
+    assert "#ifdef __HIP_DEVICE_COMPILE__\n__device__ float scale(" in text, "the host keeps its fallback"
+    amd = subprocess.run([hipcc, "--offload-arch=gfx90a", "-c", "-x", "hip", str(tmp_path / "out" / name),
+                          "-o", str(tmp_path / "amd.o")], capture_output=True, text=True,
+                         env={**os.environ, "HIP_PLATFORM": "amd"})
+    assert amd.returncode == 0, amd.stderr[-3000:]
+
+
+def test_a_negated_defined_before_an_older_than_test_is_said_once(tmp_path: Path) -> None:
+    """`!defined(__CUDA_ARCH__) || __CUDA_ARCH__ < 600` was `!defined(X) || !defined(X)`: now written whole, once."""
+    source = tmp_path / "older.cu"
+    source.write_text("#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ < 600\n#define SLOW 1\n#endif\n"
+                      "#if defined(__CUDACC__) && (!defined(__CUDA_ARCH__) || __CUDA_ARCH__ < 600)\n#define OLD 1\n#endif\n"
+                      "__global__ void k(int *p) { p[0] = 1; }\n")
+    assert main(["convert", "--no-cache", "--rocm-version", "5.2", str(source), "-o", str(tmp_path / "out")]) == 0
+    text = (tmp_path / "out" / "older.cu").read_text()
+    assert "#if !defined(__HIP_DEVICE_COMPILE__)\n#define SLOW" in text
+    assert "#if defined(__HIPCC__) && (!defined(__HIP_DEVICE_COMPILE__))\n#define OLD" in text
+
+
+def test_the_cuda_branch_beside_a_projects_hip_branch_stays_as_written(tmp_path: Path) -> None:
+    """Its test stays CUDA's, so hipcc never compiles it for AMD; nvcc (HIP on NVIDIA) builds it as the original did:
+    HIP 5.2's `__shfl_down` and `hip/hip_fp16.h` written there stopped that build."""
+    hipcc, nvcc = require_tool("hipcc"), require_tool("nvcc")
+    name = "own_cuda_branch.cu"
+    text = converted(tmp_path, name, "--rocm-version", "5.2")
+    original = (INPUTS / name).read_text()
+    branch = original[original.index("#if defined(__CUDACC__)"):original.index("#elif defined(__HIP__)")]
+    assert branch in "\n".join(line for line in text.splitlines() if not line.startswith("// portkit:"))
+    assert "left as written: the project's CUDA branch" in text
+    assert "hipMalloc(&d" in text, "outside the chain, names are HIP's as before"
+    unit = tmp_path / "out" / name
+    amd = subprocess.run([hipcc, "--offload-arch=gfx90a", "-c", "-x", "hip", str(unit), "-o", str(tmp_path / "amd.o")],
+                         capture_output=True, text=True, env={**os.environ, "HIP_PLATFORM": "amd"})
+    assert amd.returncode == 0, amd.stderr[-3000:]
+    nvidia = subprocess.run([nvcc, "-arch=sm_80", "-c", "-x", "cu", "-I", str(DATA / "hip-on-nvidia"), str(unit),
+                             "-o", str(tmp_path / "nvidia.o")], capture_output=True, text=True)
+    assert nvidia.returncode == 0, nvidia.stderr[-3000:]
+
+
+def test_hips_older_platform_macros_take_their_rocm_6_names(tmp_path: Path, capsys) -> None:
+    """ROCm 6.0 dropped __HIP_PLATFORM_HCC__/__HIP_PLATFORM_NVCC__: reported with the replacement, and written as
+    __HIP_PLATFORM_AMD__/__HIP_PLATFORM_NVIDIA__ (ROCm 4.2's), which read the same, where the target has them."""
+    hipcc = require_tool("hipcc")
+    name = "hip_platform_macros.cu"
+    text = converted(tmp_path, name, "--rocm-version", "5.2")
+    report = capsys.readouterr().out
+    assert "PK103 __HIP_PLATFORM_HCC__: removed in ROCm 6.0.0. Test __HIP_PLATFORM_AMD__" in report
+    assert "PK103 __HIP_PLATFORM_NVCC__: removed in ROCm 6.0.0. Test __HIP_PLATFORM_NVIDIA__" in report
+    code = "\n".join(line for line in text.splitlines() if not line.startswith("// portkit:"))
+    assert "#if defined(__HIP_PLATFORM_AMD__)\n" in code and "#elif defined(__HIP_PLATFORM_NVIDIA__)\n" in code
+    assert "#ifdef __HIP_PLATFORM_AMD__\n" in code and "PLATFORM_HCC" not in code and "PLATFORM_NVCC" not in code
+    amd = subprocess.run([hipcc, "--offload-arch=gfx90a", "-c", "-x", "hip", str(tmp_path / "out" / name),
+                          "-o", str(tmp_path / "amd.o")], capture_output=True, text=True,
+                         env={**os.environ, "HIP_PLATFORM": "amd"})
+    assert amd.returncode == 0, amd.stderr[-3000:]  # the static_assert: hipcc took the AMD branch
+    older = converted(tmp_path / "older", name, "--rocm-version", "4.0")  # before ROCm 4.2: the old names stay
+    assert "#if defined(__HIP_PLATFORM_HCC__)\n" in older
+    # A shim's `#define __HIP_PLATFORM_NVCC__ __HIP_PLATFORM_NVIDIA__` would make the NVIDIA test true on AMD.
+    assert main(["shim", str(INPUTS / name), "-o", str(tmp_path / "shim.h")]) == 0
+    assert "#define __HIP_PLATFORM" not in (tmp_path / "shim.h").read_text()
+
+
 def test_a_cuda_version_compared_in_if_stays_cudas(tmp_path: Path) -> None:
     """`HIP_VERSION >= 12000` holds on every HIP: the comparison stays as written, other uses are renamed."""
     text = converted(tmp_path, "cuda_version_tests.cu", "--rocm-version", "5.2")

@@ -11,7 +11,7 @@ from portkit.analyze.arch_branches import keep_nvidia_branches_off
 from portkit.analyze.dead_branches import dead_ranges
 from portkit.analyze.findings import Resolved, rule_finding, simple_finding
 from portkit.analyze.nvidia_side import keep_nvidia_side
-from portkit.analyze.own_hip_branches import keep_tests_beside_hip
+from portkit.analyze.own_hip_branches import keep_cuda_branches, keep_tests_beside_hip
 from portkit.analyze.unused_headers import comment_out_unused
 from portkit.analyze.rewrite import NULL_POINTERS, extra_argument, include_finding
 from portkit.analyze.registry import Context, analyzer
@@ -280,7 +280,7 @@ def _compared_in_its_test(occurrence: Occurrence, name: str, parsed: ParsedFile)
 @analyzer("source", codes=(API_UNKNOWN, UNUSED_HEADER, *RULE_CODES), fixes=True)
 def analyze_names(parsed: ParsedFile, context: Context) -> Iterable[Finding]:
     findings = keep_tests_beside_hip(parsed, keep_nvidia_branches_off(parsed, _names(parsed, context), context))
-    findings = keep_nvidia_side(parsed, findings, context)
+    findings = keep_cuda_branches(parsed, keep_nvidia_side(parsed, findings, context))
     findings = comment_out_unused(parsed, findings, context) if parsed.of(Role.INCLUDE) else findings
     dead = dead_ranges(parsed, context.target) if parsed.of(Role.PREPROCESSOR_CONDITION) else []
     return [f for f in findings if not any(start <= f.span.start < end for start, end in dead)] if dead else findings

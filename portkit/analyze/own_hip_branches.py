@@ -12,16 +12,35 @@ import dataclasses
 from typing import Iterable, Iterator
 
 from portkit.model import Finding, NameFacts, ParsedFile, Role
+from portkit.parse.hipcc_branch import same_platform_macro
+from portkit.textutil import within
 
 BESIDE_HIP = ("left as CUDA's test: its #if/#elif chain tests for HIP too, and the project's own HIP branch is "
               "what hipcc compiles")
 
 
 def keep_tests_beside_hip(parsed: ParsedFile, findings: Iterable[Finding]) -> Iterator[Finding]:
-    """`findings` with no rewrite of a CUDA macro tested in a chain that also tests for HIP."""
+    """`findings` with no rewrite of a CUDA macro tested in a chain that also tests for HIP. HIP's own platform macro
+    respelled (`__HIP_PLATFORM_HCC__`, which ROCm 6 dropped, as `__HIP_PLATFORM_AMD__`) keeps its meaning there."""
     kept = {o.span for o in parsed.of(Role.IDENTIFIER) if o.facts(NameFacts).beside_hip}
     for finding in findings:
-        if finding.fix is not None and finding.span in kept:
+        if finding.fix is not None and finding.span in kept and not same_platform_macro(finding.name, finding.fix.text):
             finding = dataclasses.replace(finding, fix=None, message=f"{finding.message}; {BESIDE_HIP}",
                                           advice=BESIDE_HIP)
+        yield finding
+
+
+CUDA_BRANCH = ("left as written: the project's CUDA branch, whose test stays CUDA's beside its own HIP branch, so hipcc "
+               "never compiles it for AMD; NVIDIA builds compile it as the original")
+
+
+def keep_cuda_branches(parsed: ParsedFile, findings: Iterable[Finding]) -> Iterator[Finding]:
+    """`findings` with no rewrite in a CUDA branch of a chain that also tests for HIP (ParsedFile.cuda_side)."""
+    if not parsed.cuda_side:
+        yield from findings
+        return
+    for finding in findings:
+        if finding.fix is not None and within(finding.span.start, parsed.cuda_side):
+            finding = dataclasses.replace(finding, fix=None, message=f"{finding.message}; {CUDA_BRANCH}",
+                                          advice=CUDA_BRANCH)
         yield finding

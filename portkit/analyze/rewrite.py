@@ -99,7 +99,8 @@ def _comparison_fix(occurrence: Occurrence, rule: Rule) -> Fix | None:
     (`defined(__HIP_DEVICE_COMPILE__)`), and as not older than anything (`<` becomes its negation).
     Host code keeps CUDA's meaning, where the macro is undefined and compares as 0; but for a branch that only
     declares device functions AMD's host pass counts too (`declares_for_both_passes`). A `defined(X) &&` before
-    a `>` comparison of X is rewritten with it: the rewritten comparison says it already."""
+    a `>` comparison of X, or a `!defined(X) ||` before a `<` one, is rewritten with it: the rewritten comparison
+    says it already."""
     facts = occurrence.facts(NameFacts)
     operator = facts.compared.split()[0]
     comparison = occurrence.parts[0]
@@ -110,19 +111,24 @@ def _comparison_fix(occurrence: Occurrence, rule: Rule) -> Fix | None:
     if operator in (">", ">="):
         return Fix(FixAction.RENAME, rewritten, test if whole else _grouped(test))
     if operator in ("<", "<="):
-        return Fix(FixAction.RENAME, comparison, f"!{_grouped(test)}")
+        return Fix(FixAction.RENAME, rewritten, f"!{_grouped(test)}")
     return None  # == and != name one NVIDIA generation: the marker says what to do
 
 
 def declares_for_both_passes(facts: NameFacts) -> bool:
-    """Whether a compared architecture test may hold in AMD's host pass too: the branch its rewrite switches on
-    (`>`: its own; `<`: the rest of the group) only declares device functions, and the side it switches off
-    declares no function the other does not and holds nothing else. clang parses kernel bodies in the host pass
-    (nvcc's does not), so a kernel calling such a function needs its declaration there; the host never emits it."""
-    newer = facts.compared.split()[0] in (">", ">=")
-    on, off = (facts.branch_functions, facts.otherwise_functions) if newer else \
+    """Whether an architecture test may hold in AMD's host pass too: the branch its rewrite switches on (`>`,
+    `#ifdef`, `defined`: its own; `<`, `#ifndef`, `!defined`: the rest of the group) only declares device functions,
+    and the side it switches off declares no function the other does not and holds nothing else. clang parses
+    kernel bodies in the host pass (nvcc's does not), so a kernel calling such a function needs its declaration
+    there; the host never emits it."""
+    own = facts.alone in ("#ifdef", "defined") if facts.alone else facts.compared.split()[0] in (">", ">=")
+    on, off = (facts.branch_functions, facts.otherwise_functions) if own else \
         (facts.otherwise_functions, facts.branch_functions)
     return bool(on) and off is not None and set(off) <= set(on or ())
+
+
+# How a test that holds in both passes is written over a macro that is its directive's whole test.
+_ALONE = {"#ifdef": "#if {}", "#ifndef": "#if !({})", "defined": "{}", "!defined": "!({})"}
 
 
 def _grouped(test: str) -> str:
@@ -145,6 +151,8 @@ def rule_fix(occurrence: Occurrence | None, spelling: str, resolution: Resolutio
         return Fix(FixAction.INCLUDE, occurrence.span, _delimited(spelling, occurrence.detail),
                    prerequisite=rule.hip_requires)
     facts = occurrence.facts(NameFacts)
+    if facts.alone and rule.compare_as_declarations and occurrence.parts and declares_for_both_passes(facts):
+        return Fix(FixAction.RENAME, occurrence.parts[0], _ALONE[facts.alone].format(rule.compare_as_declarations))
     if (facts.macro_name or facts.tested) and not spelling.isidentifier():
         return None  # `#ifndef CUDART_NAN_F` / `#define CUDART_NAN_F ...` stay names: uses become HIP's expression
     compared = facts.compared

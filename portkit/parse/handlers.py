@@ -21,7 +21,7 @@ from portkit.parse.linkage import internal_linkage
 from portkit.parse.nodes import (
     ARGUMENT_TEXT_LIMIT, CUDA_CONDITION_MACROS, DECLARATIONS, HipAlias, Keep, Scopes, body_positions, c_linkage_blocks, call_facts,
     chain_tests_hip, compared_with, constant_context, constructs_dim3, declaration_kind, declared_names, defined_types, field_use,
-    function_name, index_guarded, is_hip_alias, named_value, node_position, node_span, node_text, operands,
+    function_name, index_guarded, is_hip_alias, lone_test, named_value, node_position, node_span, node_text, operands,
     shared_array, signature, under_hip_test,
 )
 from portkit.parse.queries import OPTIONAL_ROLES
@@ -246,7 +246,12 @@ class FileParse:
                 compared, parts = comparison
                 self.emit(node, role, text, parts=parts, info=compared)
             elif role is Role.IDENTIFIER and _tested(node, parent, kind):
-                self.emit(node, role, text, info=_TESTED_BESIDE_HIP if chain_tests_hip(node) else _TESTED)
+                beside_hip = chain_tests_hip(node)
+                alone = lone_test(node, parent) if kind in _TESTS else None
+                if alone is not None:  # `#ifdef X`: a rewrite may replace the whole test
+                    self.emit(node, role, text, parts=(alone[1],), info=alone[0]._replace(beside_hip=beside_hip))
+                else:
+                    self.emit(node, role, text, info=_TESTED_BESIDE_HIP if beside_hip else _TESTED)
             elif role is Role.IDENTIFIER and kind in ("preproc_def", "preproc_function_def"):
                 self.emit(node, role, text, info=_MACRO_NAME)  # a fallback's own name (definitions are skipped)
             elif role is Role.IDENTIFIER and kind == "field_expression":

@@ -32,6 +32,10 @@ _ARITHMETIC: dict[type, Callable[[int, int], int]] = {
 _AMD_PLATFORM = {"__HIP_PLATFORM_AMD__": 1, "__HIP_PLATFORM_HCC__": 1, "__HIPCC__": 1, "__HIP__": 1,
                  "__HIP_PLATFORM_NVIDIA__": 0, "__HIP_PLATFORM_NVCC__": 0}
 _AMD_MACROS = re.compile("|".join(_AMD_PLATFORM))
+# CUDA's compiler macros, none of which hipcc defines for AMD: where convert leaves a test of them as CUDA's (its chain
+# has a HIP branch of its own: analyze/own_hip_branches.py) they read undefined there.
+_CUDA_COMPILER = re.compile(r"__CUDACC\w*__|__NVCC__|__CUDA_ARCH\w*__")
+_AMD_OR_CUDA_MACROS = re.compile(f"{_AMD_MACROS.pattern}|{_CUDA_COMPILER.pattern}")
 
 
 def _readings(test: str) -> tuple[bool, ...]:
@@ -68,11 +72,25 @@ def everywhere_value(test: str, cuda: tuple[int, int]) -> Optional[int]:
     return hipcc if hipcc is not None and cuda_value is not None and hipcc == int(bool(cuda_value)) else None
 
 
-def amd_value(test: str) -> Optional[int]:
+def amd_value(test: str, cuda_kept: bool = False) -> Optional[int]:
     """A test's truth under hipcc compiling for AMD where it reads only HIP's platform macros (`__HIP_PLATFORM_AMD__`,
-    `__HIPCC__`, `__HIP_PLATFORM_NVIDIA__`...); None where it reads anything else."""
-    value = _value(test, lambda name: bool(_AMD_PLATFORM[name]), _AMD_PLATFORM.get, _AMD_MACROS)
+    `__HIPCC__`, `__HIP_PLATFORM_NVIDIA__`...), and with `cuda_kept` CUDA's compiler macros as written (`__CUDACC__`,
+    undefined there); None where it reads anything else."""
+    macros = _AMD_OR_CUDA_MACROS if cuda_kept else _AMD_MACROS
+    value = _value(test, lambda name: bool(_AMD_PLATFORM.get(name, 0)), lambda name: _AMD_PLATFORM.get(name, 0), macros)
     return None if value is None else int(bool(value))
+
+
+def same_platform_macro(name: str, other: str) -> bool:
+    """Whether two of HIP's platform macros read alike under hipcc for AMD (`__HIP_PLATFORM_HCC__`, the older name of
+    `__HIP_PLATFORM_AMD__`): a test that respells one as the other keeps its meaning there. A shim's #define of one as
+    the other would not (`#define __HIP_PLATFORM_NVCC__ __HIP_PLATFORM_NVIDIA__` is defined, so true, on AMD)."""
+    return name in _AMD_PLATFORM and other in _AMD_PLATFORM and _AMD_PLATFORM[name] == _AMD_PLATFORM[other]
+
+
+def reads_cuda_compiler(test: str) -> bool:
+    """Whether a test reads one of CUDA's compiler macros (`defined(__CUDACC__)`, `__CUDA_ARCH__ >= 700`)."""
+    return _CUDA_COMPILER.search(test) is not None
 
 
 def _cuda_macro(name: str, cuda: tuple[int, int]) -> Optional[int]:

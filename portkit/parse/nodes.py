@@ -263,16 +263,48 @@ _FLIPPED = {">": "<", ">=": "<=", "<": ">", "<=": ">=", "==": "==", "!=": "!="}
 
 
 def _branches(directive: Node) -> NameFacts:
-    """The bytes an #if/#elif selects (up to its #elif, #else or #endif) and those it leaves to the rest of the
+    """The bytes an #if/#elif/#ifdef selects (up to its #elif, #else or #endif) and those it leaves to the rest of the
     group, as (start, end): what a rewritten test would switch on or off; and the device functions each declares."""
-    condition, alternative = directive.child_by_field_name("condition"), directive.child_by_field_name("alternative")
-    if condition is None:
+    test = directive.child_by_field_name("condition") or directive.child_by_field_name("name")
+    alternative = directive.child_by_field_name("alternative")
+    if test is None:
         return NameFacts()
     end = alternative.start_byte if alternative is not None else directive.end_byte
     otherwise = (alternative.start_byte, alternative.end_byte) if alternative is not None else None
-    return NameFacts(branch=(condition.end_byte, end), otherwise=otherwise,
+    return NameFacts(branch=(test.end_byte, end), otherwise=otherwise,
                      branch_functions=device_functions(branch_items(directive)),
                      otherwise_functions=device_functions([alternative] if alternative is not None else []))
+
+
+def lone_test(name: Node, parent: Node) -> tuple[NameFacts, Span] | None:
+    """For a macro that is the whole test of its directive (`#ifdef X`, `#ifndef X`, `#if defined(X)`,
+    `#elif !defined(X)`): its facts (how it is tested, `NameFacts.alone`, and the directive's branches) and what a
+    rewrite of the test replaces (the `#ifdef X` of a directive, the condition of an #if). None for anything else."""
+    if parent.type == "preproc_ifdef":
+        directive = parent.children[0].type if parent.children else ""
+        if parent.child_by_field_name("name") != name or directive not in ("#ifdef", "#ifndef"):
+            return None
+        return _branches(parent)._replace(tested=True, alone=directive), Span(parent.start_byte, name.end_byte)
+    if parent.type != "preproc_defined":
+        return None
+    node, negated = parent.parent, False
+    while node is not None and (node.type == "parenthesized_expression" or _negated_operand(node) is not None):
+        negated ^= node.type == "unary_expression"
+        node = node.parent
+    condition = node.child_by_field_name("condition") if node is not None and node.type in ("preproc_if", "preproc_elif") else None
+    if condition is None or not (condition.start_byte <= parent.start_byte and parent.end_byte <= condition.end_byte) \
+            or _lone_defined(condition) != parent:
+        return None
+    return _branches(node)._replace(tested=True, alone="!defined" if negated else "defined"), node_span(condition)
+
+
+def _lone_defined(condition: Node) -> Node | None:
+    """The `defined(X)` a condition is, through parentheses and `!`; None where it is anything more."""
+    node: Node | None = condition
+    while node is not None and node.type in ("parenthesized_expression", "unary_expression"):
+        node = _negated_operand(node) if node.type == "unary_expression" else \
+            node.named_children[0] if node.named_child_count == 1 else None
+    return node if node is not None and node.type == "preproc_defined" else None
 
 
 def constructs_dim3(node: Node) -> bool:
@@ -307,23 +339,37 @@ def compared_with(name: Node, expression: Node | None) -> tuple[NameFacts, tuple
 
 
 def _rewritten(comparison: Node, name: Node, op: str) -> Span:
-    """What a rewrite of the comparison replaces: itself, or with the `defined(X) &&` before it where that tests the
-    same macro (`defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 600`), which a `>` rewrite makes say the same twice."""
+    """What a rewrite of the comparison replaces: itself, or with the test of the same macro before it that the
+    rewrite makes say the same twice: `defined(X) &&` before a `>` comparison (`defined(__CUDA_ARCH__) &&
+    __CUDA_ARCH__ >= 600`), `!defined(X) ||` before a `<` one (`!defined(__CUDA_ARCH__) || __CUDA_ARCH__ < 600`)."""
+    joined, negated = ("&&", False) if op in (">", ">=") else ("||", True) if op in ("<", "<=") else ("", False)
     parent = comparison.parent
     operator = parent.child_by_field_name("operator") if parent is not None else None
-    if op not in (">", ">=") or operator is None or node_text(operator) != "&&" \
-            or parent.child_by_field_name("right") != comparison:
+    if not joined or operator is None or node_text(operator) != joined or parent.child_by_field_name("right") != comparison:
         return node_span(comparison)
     before = parent.child_by_field_name("left")
-    while before is not None and before.type == "binary_expression" and node_text(before.child_by_field_name("operator")) == "&&":
+    while before is not None and before.type == "binary_expression" and node_text(before.child_by_field_name("operator")) == joined:
         before = before.child_by_field_name("right")  # `a && defined(X) && X >= 600` is `(a && defined(X)) && ...`
+    start = before.start_byte if before is not None else 0
+    if negated:
+        before = _negated_operand(before)
     tested = [c for c in before.named_children if c.type == "identifier"] if before is not None else []
     if before is None or before.type != "preproc_defined" or [node_text(c) for c in tested] != [node_text(name)]:
         return node_span(comparison)
-    return Span(before.start_byte, comparison.end_byte)
+    return Span(start, comparison.end_byte)
 
 
-_HIP_TESTS = re.compile(rb"__HIP_PLATFORM_AMD__|__HIP_PLATFORM_HCC__|__HIPCC__|__HIP__|__HIP_DEVICE_COMPILE__")
+def _negated_operand(node: Node | None) -> Node | None:
+    """What `!` negates in `!defined(X)` (or `!(defined(X))`); None where `node` is no negation."""
+    if node is None or node.type != "unary_expression" or node_text(node.child_by_field_name("operator")) != "!":
+        return None
+    operand = node.child_by_field_name("argument")
+    while operand is not None and operand.type == "parenthesized_expression" and operand.named_child_count == 1:
+        operand = operand.named_children[0]
+    return operand
+
+
+HIP_TESTS = re.compile(rb"__HIP_PLATFORM_AMD__|__HIP_PLATFORM_HCC__|__HIPCC__|__HIP__|__HIP_DEVICE_COMPILE__")
 
 
 def signature(function: Node) -> tuple[tuple[str, ...], bool, bool]:
@@ -353,7 +399,7 @@ def _tests_for_hip(node: Node) -> bool:
     if not node.type.startswith("preproc_if"):
         return False  # most of a function's ancestors: not a field looked up
     test = node.child_by_field_name("condition") or node.child_by_field_name("name")
-    return test is not None and _HIP_TESTS.search(test.text or b"") is not None
+    return test is not None and HIP_TESTS.search(test.text or b"") is not None
 
 
 _DIRECTIVES = ("preproc_if", "preproc_ifdef", "preproc_elif", "preproc_elifdef")
@@ -371,7 +417,7 @@ def chain_tests_hip(name: Node) -> bool:
         node = node.parent  # up to the #if that opens the chain
     while node is not None and node.type in _DIRECTIVES:
         test = node.child_by_field_name("condition") or node.child_by_field_name("name")
-        if test is not None and _HIP_TESTS.search(test.text or b"") is not None:
+        if test is not None and HIP_TESTS.search(test.text or b"") is not None:
             return True
         node = node.child_by_field_name("alternative")
     return False

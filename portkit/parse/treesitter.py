@@ -27,9 +27,9 @@ from portkit.model import Occurrence, ParsedFile, Role
 from portkit.parse.guarded import branch_chain, opening_group, spelled_test
 from portkit.parse.handlers import FileParse, HANDLERS, kept_spellings
 from portkit.parse.handles import handle_arithmetic
-from portkit.parse.hipcc_branch import amd_value
+from portkit.parse.hipcc_branch import amd_value, reads_cuda_compiler
 from portkit.parse.macros import MacroTable, collect_macros
-from portkit.parse.nodes import CUDA_CONDITION_MACROS, HipAlias, Keep, LINE_COMMENT, node_text, position_key
+from portkit.parse.nodes import CUDA_CONDITION_MACROS, HIP_TESTS, HipAlias, Keep, LINE_COMMENT, node_text, position_key
 from portkit.parse.prepare import Prepared, prepare
 from portkit.parse.queries import OPTIONAL_ROLES, captures, grammar
 from portkit.parse.strings import calls_one_of, string_literals
@@ -155,28 +155,36 @@ def _cuda_only(conditions: list[Node], groups: list[Node]) -> tuple[tuple[int, i
     return tuple(spans)
 
 
-def _nvidia_side(conditions: list[Node]) -> tuple[tuple[int, int], ...]:
+def _nvidia_side(conditions: list[Node]) -> dict[str, tuple[tuple[int, int], ...]]:
     """The byte ranges of the branches hipcc never compiles for AMD: those a test of HIP's platform macros leaves
     there (the #else of `#if defined(__HIP_PLATFORM_AMD__)` or `#ifdef __HIPCC__`, `#if !defined(__HIP_PLATFORM_AMD__)`
     itself), where a project with HIP branches of its own keeps the code its NVIDIA builds compile. A chain whose
     other tests read other macros counts from a test that decides it (`#if X` / `#elif defined(__HIPCC__)` / `#else`:
-    the #else)."""
+    the #else).
+    And, apart (its cuda_side), the project's CUDA branches: in a chain that tests for HIP, where convert leaves CUDA's tests as
+    written (analyze/own_hip_branches.py), a branch whose own test reads CUDA's compiler macros (`#if
+    defined(__CUDACC__)` ... `#elif defined(__HIP__)`) and that hipcc so never compiles for AMD."""
     openings = {}
     for condition in conditions:
         if b"__HIP" in (condition.text or b"") and condition.parent is not None:  # few files: the walk up is rare
             group = opening_group(condition.parent)
             openings[group.start_byte] = group
-    spans = []
+    spans, cuda = [], []
     for group in openings.values():
         tests, ranges, _ = branch_chain(group)
-        taken = False  # whether an earlier branch is the one hipcc takes for AMD
+        spelled = [spelled_test(test) for test in tests] + ["1"]  # the #else, if any
+        hip_chain = any(HIP_TESTS.search(test.text or b"") for test in tests)
+        taken = kept_taken = False  # whether an earlier branch is the one hipcc takes for AMD (its CUDA tests kept)
         for index, branch in enumerate(ranges):
-            spelled = spelled_test(tests[index]) if index < len(tests) else "1"  # the #else
-            value = amd_value(spelled) if spelled is not None else None
+            value = amd_value(spelled[index]) if spelled[index] is not None else None
             if taken or value == 0:
                 spans.append(branch)
             taken = taken or value == 1
-    return tuple(sorted(spans))
+            kept = amd_value(spelled[index], cuda_kept=True) if hip_chain and spelled[index] is not None else None
+            if (kept_taken or kept == 0) and index < len(tests) and reads_cuda_compiler(spelled[index] or ""):
+                cuda.append(branch)
+            kept_taken = kept_taken or kept == 1
+    return {"nvidia_side": tuple(sorted(spans)), "cuda_side": tuple(sorted(cuda))}
 
 
 def _first_define(definitions: list[Node], preamble_end: int) -> int:
@@ -268,7 +276,7 @@ def parse_source(path: str, source: bytes, keep: Keep | None = None, literals: f
         newline="\r\n" if b"\r\n" in source[:4096] else "\n",
         device_syntax=device_syntax,
         cuda_only=cuda_only,
-        nvidia_side=_nvidia_side(state.get("condition")),
+        **_nvidia_side(state.get("condition")),
         first_define=first_define,
         unguarded_device_syntax=unguarded_device_syntax,
         guarded=frozenset(state.guarded),

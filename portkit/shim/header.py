@@ -21,6 +21,7 @@ from typing import Iterable
 from portkit.codes import RENAMED_STATUSES
 from portkit.convert.edits import chevron_edits
 from portkit.model import Edit, Finding, FixAction, Span
+from portkit.parse.hipcc_branch import same_platform_macro
 from portkit.rules import Rule, RuleDatabase, Target, parse_version
 from portkit.rules.snippets import helper_named, helper_providing
 
@@ -187,7 +188,7 @@ def build_shim(findings: Iterable[Finding], rules: RuleDatabase, style: str, hea
                 and parse_version(rule.hip_added) >= _LISTED_FROM:
             newer.setdefault(rule.cuda, (rule.cuda, rule.hip_added))
         spelled = rule.cuda.rsplit("::", 1)[-1] if rule.kind == "field" else rule.cuda  # `p.x` spells the member
-        compared = rule.compare_as or rule.keep_compared  # a #define would change what its #if tests decide
+        compared = rule.compare_as or rule.keep_compared or same_platform_macro(rule.cuda, resolution.hip)  # #if tests
         if rule.kind == "field" or compared or not _MACRO_NAME.fullmatch(spelled):
             if older := _older_by_hand(rule, resolution.hip):
                 unmapped.setdefault(rule.cuda, older)
