@@ -649,3 +649,31 @@ def test_a_projects_header_whose_path_ends_in_a_cuda_headers_name_is_its_own(tmp
     report = capsys.readouterr().out
     assert "third_party/gpus/cuda/include/cuda.h -> hip/hip_runtime.h (cuda-driver" in report
     assert "mylib/util/cuda.h" not in report
+
+
+COMPAT_HEADER = """#pragma once
+#if defined(__HIP_PLATFORM_AMD__) || defined(USE_HIP)
+#include <hip/hip_runtime.h>
+using cudaError_t = hipError_t;
+typedef hipEvent_t cudaEvent_t;
+#define cudaSuccess hipSuccess
+#define cudaDeviceSynchronize() hipDeviceSynchronize()
+#else
+#include <cuda_runtime.h>
+#endif
+"""
+
+
+def test_a_projects_own_cuda_to_hip_aliases_are_left_as_written(tmp_path: Path, capsys) -> None:
+    """colmap's util/cuda_to_hip.h defines CUDA's names as HIP's under its own HIP test: the project's compat layer.
+    Renamed, it defined each HIP name as itself (`using hipError_t = hipError_t;`, `#define hipSuccess hipSuccess`);
+    each alias is left as written and is no site to port, while the uses elsewhere are renamed as ever."""
+    out = verified(tmp_path, capsys, {
+        "cuda_to_hip.h": COMPAT_HEADER,
+        "use.cu": '#include "cuda_to_hip.h"\n'
+                  "int sync_all() { cudaError_t e = cudaDeviceSynchronize(); return e == cudaSuccess ? 0 : 1; }\n"})
+    kept = COMPAT_HEADER.split("#else")[0]
+    assert (out / "cuda_to_hip.h").read_text().startswith(kept)
+    assert "hipError_t e = hipDeviceSynchronize(); return e == hipSuccess" in (out / "use.cu").read_text()
+    assert main(["scan", "--no-cache", "--rocm-version", "5.2", "--details", str(tmp_path / "in")]) == 0
+    assert set(re.findall(r"cuda_to_hip\.h:(\d+)", capsys.readouterr().out)) == {"9"}  # the #else's include only
