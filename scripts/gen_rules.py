@@ -56,6 +56,10 @@ LIBRARIES = {
 # Names a table lists with one library that portkit keeps as a library of their own:
 # table library -> (new library id, name pattern, title, HIP library)
 SPLITS = {"cublas": ("cublaslt", re.compile(r"^(cublasLt|CUBLASLT_)"), "cuBLASLt", "hipBLASLt")}
+# Names a table lists that are another API's, not CUDA's: OpenGL's types, which appear in the driver API's
+# GL-interop signatures (cuGraphicsGLRegisterBuffer(..., GLuint, ...)). Made rules, every OpenGL program's
+# GLuint was billed as a CUDA driver name (colmap's SiftGPU: 78 sites).
+OTHER_APIS = {"GLenum", "GLuint"}
 # Extra facts per library, applied to every table entry that has a target.
 LIBRARY_STATUS = {
     "cudnn": ("partial", "MIOpen's API differs from cuDNN's in descriptors, algorithm search and workspace handling; "
@@ -229,7 +233,7 @@ def main(argv: list[str] | None = None) -> int:
         elsewhere = set().union(*(names for lib, names in manual.items() if lib != library))
         generated = []
         for section, cells in rows[library]:
-            if cells[0] in claimed or cells[0] in elsewhere:
+            if cells[0] in claimed or cells[0] in elsewhere or cells[0] in OTHER_APIS:
                 continue
             claimed.add(cells[0])
             generated.append(entry_from_row(library, section, cells, headers))

@@ -271,3 +271,12 @@ def test_the_command_exits_without_teardown_yet_loses_nothing(tmp_path: Path) ->
     # What a command leaves for the process's end to free is kept only under `run`: in-process, it is freed.
     assert main(["convert", "--no-cache", str(tree), "-o", str(tmp_path / "out")]) == 0
     assert sys.modules["portkit.cli.app"]._left_for_exit is None
+
+
+def test_a_test_of_nvccs_compiler_macro_is_no_driver_api_use() -> None:
+    """`#if defined(__CUDACC__) || __HIP__ == 1` in a file with no driver call: __CUDACC__ is the CUDA language's
+    compiler macro, listed with __CUDA_ARCH__ among the device language's names, not a "CUDA driver API" row; and the
+    test accepts hipcc too, so it is no CUDA-only branch."""
+    data = scan_json(str(Path(__file__).parent / "cases" / "hip_accepting_tests.cu"))
+    assert [lib["id"] for lib in data["libraries"]] == ["cuda-device", "cuda-runtime"]
+    assert sorted(f["line"] for f in data["findings"] if f["code"] == "PK203") == [12, 15]

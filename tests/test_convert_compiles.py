@@ -698,3 +698,57 @@ def test_a_projects_own_nvidia_side_keeps_nvidias_thrust(tmp_path: Path) -> None
     assert nvidia.returncode == 0, nvidia.stderr[-3000:]
     assert main(["convert", "--no-cache", "--rocm-version", "5.2", str(tmp_path / "out"), "-o", str(tmp_path / "again")]) == 0
     assert (tmp_path / "again" / "policies.cu").read_text() == text
+
+
+def test_a_projects_header_whose_path_ends_in_a_cuda_headers_name_is_its_own(tmp_path: Path, capsys) -> None:
+    """colmap includes its colmap/util/cuda.h as "colmap/util/cuda.h" through -Isrc: the project's header, kept, not
+    NVIDIA's cuda.h made hip/hip_runtime.h (which lost its declarations: an unmarked compile failure)."""
+    require_tool("hipcc")
+    tree, out = tmp_path / "in", tmp_path / "out"
+    for path, text in {
+        "CMakeLists.txt": "cmake_minimum_required(VERSION 3.18)\nproject(mylib LANGUAGES CXX CUDA)\n"
+                          "include_directories(src)\nadd_library(mylib src/mylib/mvs/use.cc src/mylib/mvs/tf.cc)\n",
+        "src/mylib/util/cuda.h": "#pragma once\nint GetNumGpus();\n",
+        "src/mylib/mvs/use.cc": '#include "mylib/util/cuda.h"\n#include <cuda_runtime.h>\n'
+                                "int n() { cudaDeviceSynchronize(); return GetNumGpus(); }\n",
+        # TensorFlow's spelling of NVIDIA's header, which no file of the tree ends with: still NVIDIA's.
+        "src/mylib/mvs/tf.cc": '#include "third_party/gpus/cuda/include/cuda.h"\nint d() { return (int)CU_DEVICE_ATTRIBUTE_WARP_SIZE; }\n',
+    }.items():
+        (tree / path).parent.mkdir(parents=True, exist_ok=True)
+        (tree / path).write_text(text)
+    assert main(["convert", "--verify", "--no-cache", "--rocm-version", "5.2", str(tree), "-o", str(out)]) == 0
+    assert "hipcc: 2 build, 0 stop at a marked site (expected), 0 fail unmarked" in capsys.readouterr().out
+    assert (out / "src/mylib/mvs/tf.cc").read_text().startswith('#include "hip/hip_runtime.h"\n')
+    assert (out / "src/mylib/mvs/use.cc").read_text().startswith('#include "mylib/util/cuda.h"\n#include <hip/hip_runtime.h>\n')
+    assert main(["scan", "--no-cache", "--rocm-version", "5.2", "--details", str(tree)]) == 0
+    report = capsys.readouterr().out
+    assert "third_party/gpus/cuda/include/cuda.h -> hip/hip_runtime.h (cuda-driver" in report
+    assert "mylib/util/cuda.h" not in report
+
+
+COMPAT_HEADER = """#pragma once
+#if defined(__HIP_PLATFORM_AMD__) || defined(USE_HIP)
+#include <hip/hip_runtime.h>
+using cudaError_t = hipError_t;
+typedef hipEvent_t cudaEvent_t;
+#define cudaSuccess hipSuccess
+#define cudaDeviceSynchronize() hipDeviceSynchronize()
+#else
+#include <cuda_runtime.h>
+#endif
+"""
+
+
+def test_a_projects_own_cuda_to_hip_aliases_are_left_as_written(tmp_path: Path, capsys) -> None:
+    """colmap's util/cuda_to_hip.h defines CUDA's names as HIP's under its own HIP test: the project's compat layer.
+    Renamed, it defined each HIP name as itself (`using hipError_t = hipError_t;`, `#define hipSuccess hipSuccess`);
+    each alias is left as written and is no site to port, while the uses elsewhere are renamed as ever."""
+    out = verified(tmp_path, capsys, {
+        "cuda_to_hip.h": COMPAT_HEADER,
+        "use.cu": '#include "cuda_to_hip.h"\n'
+                  "int sync_all() { cudaError_t e = cudaDeviceSynchronize(); return e == cudaSuccess ? 0 : 1; }\n"})
+    kept = COMPAT_HEADER.split("#else")[0]
+    assert (out / "cuda_to_hip.h").read_text().startswith(kept)
+    assert "hipError_t e = hipDeviceSynchronize(); return e == hipSuccess" in (out / "use.cu").read_text()
+    assert main(["scan", "--no-cache", "--rocm-version", "5.2", "--details", str(tmp_path / "in")]) == 0
+    assert set(re.findall(r"cuda_to_hip\.h:(\d+)", capsys.readouterr().out)) == {"9"}  # the #else's include only

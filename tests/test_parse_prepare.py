@@ -430,3 +430,13 @@ def test_project_macros_reach_every_file_and_the_cache_follows_them(tmp_path: Pa
     assert broken() == []  # cached
     (tmp_path / "defs.h").write_text("#define DEV_INLINE int x = 1;\n")  # k.cu's bytes are unchanged
     assert broken() == ["k.cu"]
+
+
+def test_an_ifdef_in_a_member_initializer_list_keeps_the_constructor() -> None:
+    """`WarpThing()` / `#ifndef USE_ROCM` / `: lane_id(threadIdx.x & 0x1f)` / `#else` / `: lane_id(...)`: both
+    branches at once are no C++; the first branch goes on with the constructor, as an `else` goes on with its `if`."""
+    parsed = parse("struct WarpThing {\n  unsigned lane_id, warp;\n  __device__ WarpThing(unsigned w)\n#ifndef USE_ROCM\n"
+                   "      : lane_id(threadIdx.x & 0x1f)\n#else\n      : lane_id(threadIdx.x & 63)\n#endif\n"
+                   "#ifdef TRACK_WARP\n      , warp(w)\n#endif\n  {}\n};\n")
+    assert parsed.error_line is None
+    assert named(parsed, Role.DEVICE_FUNCTION) == ["WarpThing"]

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import runpy
 from pathlib import Path
 
 import pytest
@@ -284,3 +285,22 @@ def test_cached_database_is_the_validated_one_and_a_damaged_entry_is_rebuilt(tmp
     write_entry(entry, data)
     assert load_database().all_rules() == validated.all_rules()
     assert len(read_entry(entry)["columns"][0][0]) == len(values) + 1
+
+
+def test_the_generator_makes_no_rule_of_an_opengl_name_a_cuda_table_lists(tmp_path: Path) -> None:
+    """HIPIFY's driver table lists OpenGL's GLuint and GLenum (CUDA's GL-interop functions take them): as rules they
+    billed every OpenGL program's types as CUDA driver names. The generator leaves them out; the CUDA names stay."""
+    generator = runpy.run_path(str(Path(__file__).resolve().parent.parent / "scripts" / "gen_rules.py"))
+    tables = tmp_path / "hipify" / "docs" / "tables"
+    tables.mkdir(parents=True)
+    for table, *_rest in generator["LIBRARIES"].values():
+        (tables / table).write_text("", encoding="utf-8")
+    row = "|`{}`| | | | |`{}`|5.1.0| | | | |\n"
+    (tables / "CUDA_Driver_API_functions_supported_by_HIP.md").write_text(
+        "## **36. Data types used by CUDA driver**\n\n" + row.format("GLuint", "GLuint") + row.format("GLenum", "GLenum")
+        + row.format("CUdeviceptr", "hipDeviceptr_t"), encoding="utf-8")
+    out = tmp_path / "rules"
+    out.mkdir()
+    assert generator["main"]([str(tmp_path / "hipify"), "--out", str(out)]) == 0
+    _library, rules = load_file(out / "cuda_driver.yaml")
+    assert {rule.cuda for rule in rules} == {"CUdeviceptr"}

@@ -10,7 +10,7 @@ from portkit.analyze.registry import Context, analyzer
 from portkit.analyze.rewrite import launch_fix
 from portkit.codes import API_UNSUPPORTED, CUDA_BRANCH, DEVICE_FUNCTION, KERNEL, KERNEL_LAUNCH, RULE_CODES, Status
 from portkit.model import Finding, Occurrence, ParsedFile, Role
-from portkit.parse.hipcc_branch import hipcc_value
+from portkit.parse.hipcc_branch import amd_accepts, hipcc_value
 
 GENERIC_ASM_ADVICE = ("PTX is NVIDIA's ISA and no AMD compiler accepts it: rewrite the block in HIP C++ "
                       "(builtins such as __lane_id, __ballot, __shfl) or in AMDGCN inline asm.")
@@ -56,14 +56,19 @@ def analyze_inventory(parsed: ParsedFile, context: Context) -> Iterable[Finding]
         elif role is Role.INLINE_ASM and (occurrence.function in device or PTX_LOOKING.search(occurrence.text)) \
                 and not _amdgcn(occurrence.text):
             yield _asm_finding(parsed, occurrence, context)
-        elif role is Role.PREPROCESSOR_CONDITION:
+        elif role is Role.PREPROCESSOR_CONDITION and not amd_accepts(_as_test(occurrence)):
             yield simple_finding(parsed.path, occurrence, CUDA_BRANCH, f"{occurrence.detail} {occurrence.text}",
                                  _branch_advice(occurrence))
 
 
+def _as_test(condition: Occurrence) -> str:
+    """The condition as an #if's test: `#ifdef X` as `defined(X)`."""
+    return {"#ifdef": "defined({})", "#ifndef": "!defined({})"}.get(condition.detail, "{}").format(condition.text)
+
+
 def _branch_advice(condition: Occurrence) -> str:
     """What AMD builds where the test reads only CUDA's version; the general advice otherwise."""
-    test = {"#ifdef": "defined({})", "#ifndef": "!defined({})"}.get(condition.detail, "{}").format(condition.text)
+    test = _as_test(condition)
     value = hipcc_value(test) if condition.detail in ("#if", "#elif", "#ifdef", "#ifndef") else None
     return BRANCH_ADVICE if value is None else VERSION_ADVICE.format(*_READS[value])
 

@@ -48,15 +48,19 @@ class Context:
         A CUDA toolkit header's name (`cuda.h`) is the project's only where a quoted include finds the file at that
         path from the includer's directory: one program's util/cuda/cuda.h is not its neighbour's `<cuda.h>`, nor a
         `#include "cuda.h"` with none beside it, and never an angled include, which does not look there (llama.cpp's
-        vendors/cuda.h includes `<cuda.h>`). Any other name (a CUDA Samples helper a project ships in its include
-        directory) is the project's wherever a file ends with it."""
+        vendors/cuda.h includes `<cuda.h>`). Nor where a quoted path, directories and all, ends one of the project's
+        files and the header's name is only its last part: colmap includes its colmap/util/cuda.h as
+        "colmap/util/cuda.h" through -Isrc (a vendored CUB's "cub/cub.cuh" stays CUB's, and TensorFlow's
+        "third_party/gpus/cuda/include/cuda.h", in no scanned tree, NVIDIA's). Any other name (a CUDA Samples
+        helper a project ships in its include directory) is the project's wherever a file ends with it."""
         spelled = include.replace("\\", "/")
         rule = self.rules.header(spelled)
         if rule is not None and rule.library != CUDA_SAMPLES:
             if angled:
                 return False
             beside = posixpath.normpath(posixpath.join(posixpath.dirname(includer.replace(os.sep, "/")), spelled))
-            return beside in self.project_files
+            return beside in self.project_files or (
+                self.rules.header_by_file_name_only(spelled.lstrip("./")) and spelled.lstrip("./") in self.project_paths)
         return spelled.lstrip("./") in self.project_paths
 
 

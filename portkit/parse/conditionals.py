@@ -19,6 +19,9 @@ from portkit.parse.lexer import Layout, blank
 
 _CONDITIONAL = re.compile(rb"^[ \t]*#[ \t]*(if|ifdef|ifndef|elif|else|endif|elifdef|elifndef)\b", re.M)
 _PAIRS = ((b"(", b")"), (b"[", b"]"), (b"{", b"}"))
+# A branch that opens with these goes on with the construct before the group: an `else`, a constructor's member
+# initializer list (`WarpThing()` / `#ifndef USE_ROCM` / `: lane_id(threadIdx.x & 0x1f)`) or one of its members.
+_CONTINUES = re.compile(rb"else\b|:(?!:)|,")
 
 
 @dataclasses.dataclass
@@ -77,13 +80,13 @@ class _ByStart:
 def _fragmentary(group: _Group, groups: _ByStart, text: bytes, layout: Layout) -> bool:
     """A branch with unbalanced brackets (inner groups counted by their first branch), a group that
     opens where no statement or declaration can start (after `,`, `(`, an operator or a name), or one
-    that goes on with the statement before it (`}` / `#if X` / `else {...}`)."""
+    that goes on with the construct before it (`}` / `#if X` / `else {...}`, `T()` / `#if X` / `: member(0)`)."""
     for start, end in group.branches:
         skipped = [b for inner in groups.opening_in(start, end) if inner is not group for b in inner.branches[1:]]
         if not _balanced(layout.code_only(text, start, end), start, skipped):
             return True
     first = layout.next_code(text, group.directives[0][1])
-    if first >= 0 and re.match(rb"else\b", text[first:first + 5]):
+    if first >= 0 and _CONTINUES.match(text, first):
         return True
     before = layout.previous_code(text, group.directives[0][0])
     if before < 0 or text[before] in b";{}:)":

@@ -152,7 +152,9 @@ class FileParse:
         # A CUDA API "defined" in a preprocessor branch that stands in for CUDA's header is no project name:
         # its uses stay CUDA's. A name no CUDA header declares (a copied CUDA Samples helper) stands in for none.
         is_cuda = cuda_declared or api
-        candidates = [n for n in definition_nodes if is_cuda is not None and is_cuda(node_text(n))]
+        # A port's alias (`#define cudaSuccess hipSuccess` under its own HIP test) stands in for nothing: left as written.
+        candidates = [n for n in definition_nodes if is_cuda is not None and is_cuda(node_text(n))
+                      and not is_hip_alias(n, hip_alias)]
         branches = GuardedDefinitions(definition_nodes) if candidates else None
         guarded = [n for n in candidates if branches is not None and branches.is_guarded(n)]
         starts = {n.start_byte for n in guarded}

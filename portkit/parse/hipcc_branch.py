@@ -16,7 +16,7 @@ import operator
 import re
 from typing import Callable, Optional, Sequence
 
-from portkit.parse.nodes import CUDA_VERSION_MACROS, LINE_COMMENT
+from portkit.parse.nodes import CUDA_CONDITION_MACROS, CUDA_VERSION_MACROS, LINE_COMMENT
 
 _DEFINED = re.compile(r"\bdefined\s*(?:\(\s*(\w+)\s*\)|(\w+))")
 _NAME = re.compile(r"\b[A-Za-z_]\w*")
@@ -36,6 +36,10 @@ _AMD_MACROS = re.compile("|".join(_AMD_PLATFORM))
 # has a HIP branch of its own: analyze/own_hip_branches.py) they read undefined there.
 _CUDA_COMPILER = re.compile(r"__CUDACC\w*__|__NVCC__|__CUDA_ARCH\w*__")
 _AMD_OR_CUDA_MACROS = re.compile(f"{_AMD_MACROS.pattern}|{_CUDA_COMPILER.pattern}")
+# CUDA's compiler and version macros, which hipcc leaves undefined, or HIP's macros: its platform's, and the one
+# its device pass defines.
+_DEVICE_PASS = "__HIP_DEVICE_COMPILE__"
+_CUDA_OR_AMD = re.compile(f"{CUDA_CONDITION_MACROS.pattern}|{_AMD_MACROS.pattern}|{_DEVICE_PASS}")
 
 
 def _readings(test: str) -> tuple[bool, ...]:
@@ -91,6 +95,20 @@ def same_platform_macro(name: str, other: str) -> bool:
 def reads_cuda_compiler(test: str) -> bool:
     """Whether a test reads one of CUDA's compiler macros (`defined(__CUDACC__)`, `__CUDA_ARCH__ >= 700`)."""
     return _CUDA_COMPILER.search(test) is not None
+
+
+def amd_accepts(test: str) -> bool:
+    """Whether hipcc compiling for AMD takes, in its host or its device pass, a test of CUDA's macros that accepts
+    HIP beside them (`#if defined(__CUDACC__) || __HIP__ == 1`, `defined(__CUDA_ARCH__) ||
+    defined(__HIP_DEVICE_COMPILE__)`): no CUDA-only branch. CUDA's macros read as undefined, and also as defined
+    where the test does not compare them (convert renames `defined(__CUDACC__)`); a test that reads any other name
+    is not decided here, nor one that names none of HIP's (`__CUDACC_VER_MAJOR__ < 12` is true under hipcc only as
+    CUDA's version reads 0 there: the branch AMD builds by accident, a CUDA-only test)."""
+    if not _AMD_MACROS.search(test) and _DEVICE_PASS not in test:
+        return False
+    return any({_value(test, lambda name, renamed=renamed: bool(macros.get(name, renamed)),
+                       lambda name: macros.get(name, 0), _CUDA_OR_AMD) for renamed in _readings(test)} == {1}
+               for macros in ({**_AMD_PLATFORM, _DEVICE_PASS: device} for device in (0, 1)))
 
 
 def _cuda_macro(name: str, cuda: tuple[int, int]) -> Optional[int]:

@@ -467,15 +467,27 @@ _FIRST_NAME = re.compile(rb"\s*([A-Za-z_]\w*)")
 
 
 def is_hip_alias(name: Node, hip_alias: HipAlias | None) -> bool:
-    """`#define cudaMalloc hipMalloc`: a porting shim's alias of a CUDA API for the HIP name convert
-    writes. Renaming the uses means the same where the shim is seen and is needed where it is not:
-    the name stays CUDA's."""
+    """`#define cudaMalloc hipMalloc`, `using cudaError_t = hipError_t;`, `typedef hipEvent_t cudaEvent_t;`: a porting
+    shim's alias of a CUDA API for the HIP name convert writes (colmap's util/cuda_to_hip.h). Renaming the uses means
+    the same where the shim is seen and is needed where it is not: the name stays CUDA's. The alias itself is left as
+    written: renamed, it would define the HIP name as itself."""
     definition = name.parent
-    if hip_alias is None or definition is None or definition.type not in ("preproc_def", "preproc_function_def"):
+    if hip_alias is None or definition is None:
         return False
-    value = definition.child_by_field_name("value")
-    first = _FIRST_NAME.match(value.text or b"") if value is not None else None
-    return first is not None and hip_alias(node_text(name), first.group(1).decode("ascii"))
+    if definition.type in ("preproc_def", "preproc_function_def"):
+        value = definition.child_by_field_name("value")
+        first = _FIRST_NAME.match(value.text or b"") if value is not None else None
+        aliased = first.group(1) if first is not None else None
+    elif definition.type in ("alias_declaration", "type_definition") and name.type == "type_identifier":
+        value = definition.child_by_field_name("type")
+        aliased = value.text.strip() if value is not None and value.text is not None else None
+        aliased = aliased if aliased is not None and _ONE_NAME.fullmatch(aliased) else None
+    else:
+        return False
+    return aliased is not None and hip_alias(node_text(name), aliased.decode("ascii"))
+
+
+_ONE_NAME = re.compile(rb"[A-Za-z_]\w*")
 
 
 _C_LINKAGE = re.compile(rb'\bextern\s*"C"\s*\{')

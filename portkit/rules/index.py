@@ -124,6 +124,12 @@ class RuleDatabase:
         """The rule for the header at `path`: its own, else its directory's (the nearest), else its file name's."""
         return self._header(path) or self._directory(path) or self._header(path.rsplit("/", 1)[-1])
 
+    def header_by_file_name_only(self, path: str) -> bool:
+        """Whether `path` is a CUDA header's only by its file name: its directories are no part of the header's
+        name (`mylib/util/cuda.h` for cuda.h, where `cub/cub.cuh` is CUB's by its whole path)."""
+        return "/" in path and not (self._header(path) or self._directory(path)) \
+            and self._header(path.rsplit("/", 1)[-1]) is not None
+
     def _directory(self, path: str) -> Rule | None:
         slash = path.rfind("/")
         while self._header_directories and slash > 0:

@@ -82,3 +82,16 @@ __global__ void block_reduce(float* out) {  // expect: PK200
   int warps = blockDim.x / warpSize;  // expect: PK100
   out[0] = lane < warps ? sums[lane] : 0.0f;  // ok: PK300
 }
+// A constructor's member initializers under #ifdef (PyTorch's CUB copies): the group is one branch for the parse.
+template <int LOGICAL>
+struct WarpLane {
+  unsigned lane_id, warp;
+  __device__ WarpLane(unsigned w)
+#ifndef USE_ROCM
+      : lane_id(threadIdx.x & 0x1f)  // expect: PK300
+#else
+      : lane_id(threadIdx.x & 63)
+#endif
+      , warp(w)
+  {}
+};
