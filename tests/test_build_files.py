@@ -545,7 +545,7 @@ def test_findcuda_commands_become_hips_or_get_a_marker(database) -> None:
         "list(APPEND CUDA_NVCC_FLAGS ${ARCH_FLAGS})", "include_directories(${CMAKE_CURRENT_SOURCE_DIR}/inc)",
         "enable_language(HIP)", "set(KERNEL_OBJECTS k.cu)",
         "set_source_files_properties(k.cu PROPERTIES LANGUAGE HIP)",
-        'set_property(SOURCE k.cu APPEND_STRING PROPERTY COMPILE_FLAGS " -DSCALE=2 $<$<CONFIG:DEBUG>:-g>")',
+        'set_property(SOURCE k.cu APPEND_STRING PROPERTY COMPILE_FLAGS " $<$<COMPILE_LANGUAGE:HIP>:-DSCALE=2 $<$<CONFIG:DEBUG>:-g>>")',
         "add_executable(app main.cpp ${KERNEL_OBJECTS})", "target_link_libraries(app roc::hipblas)",
         "target_link_libraries(app hip::hipfft)", lines[17], "", lines[19], "cuda_compile_ptx(PTX_FILES k.cu)",
         lines[21], "cuda_wrap_srcs(app PTX PTX_FILES k.cu)", "function(cuda_compile_fatbin out)", "endfunction()",
@@ -559,7 +559,7 @@ def test_findcuda_commands_become_hips_or_get_a_marker(database) -> None:
     assert globbed.splitlines()[2:] == [
         "enable_language(HIP)", "set(OBJS ${KS} main.cu)", "set_source_files_properties(main.cu PROPERTIES LANGUAGE HIP)",
         *[line.replace("${SRC}", "${KS}") for line in GLOBBED_CU],
-        'set_property(SOURCE main.cu ${portkit_cu_sources} APPEND_STRING PROPERTY COMPILE_FLAGS " -DA")']
+        'set_property(SOURCE main.cu ${portkit_cu_sources} APPEND_STRING PROPERTY COMPILE_FLAGS " $<$<COMPILE_LANGUAGE:HIP>:-DA>")']
 
 
 def test_a_project_of_findcuda_commands_builds_with_hipcc(tmp_path: Path) -> None:
@@ -1118,3 +1118,61 @@ def test_a_config_makefile_libraries_listed_in_a_variable_and_nvcc_options_of_th
     result = _run(["make", "app"], out, HIP_PLATFORM="amd")
     assert result.stdout.splitlines()[-1].startswith("hipcc build/k.o -o app ")  # the compiles are quiet: $(Q)
     assert (out / "app").is_file() and (out / "build" / "k.d").is_file()
+
+
+def test_findcuda_target_options_reach_its_cu_sources_only(tmp_path: Path) -> None:
+    """`cuda_add_library(k k.cu host.cpp OPTIONS -DKERNEL_ONLY)` with --cmake-hipcc: the options became the target's
+    `$<COMPILE_LANGUAGE:CXX>` options, and host.cpp, C++ too there, got them. FindCUDA gives OPTIONS to nvcc's .cu
+    sources only: now they are those sources' compile flags, named or picked out of a variable."""
+    require_tool("cmake")
+    require_tool("hipcc")
+    source = tmp_path / "in"
+    source.mkdir()
+    (source / "CMakeLists.txt").write_text(
+        "cmake_minimum_required(VERSION 3.10)\nproject(p LANGUAGES CXX)\nfind_package(CUDA REQUIRED)\n"
+        "set(MORE more.cu more_host.cpp)\n"
+        "cuda_add_library(k STATIC k.cu host.cpp ${MORE} OPTIONS -DKERNEL_ONLY RELEASE -DFAST)\n")
+    kernel = ("#if !defined(KERNEL_ONLY) || !defined(FAST)\n#error options not given\n#endif\n"
+              "__global__ void {0}(float* x) {{ x[threadIdx.x] = 1.f; }}\n")
+    (source / "k.cu").write_text(kernel.format("k"))
+    (source / "more.cu").write_text(kernel.format("more"))
+    host = "#ifdef KERNEL_ONLY\n#error nvcc's options reached a host source\n#endif\nint {0}() {{ return 0; }}\n"
+    (source / "host.cpp").write_text(host.format("host"))
+    (source / "more_host.cpp").write_text(host.format("more_host"))
+    _portkit_convert(source, tmp_path / "out", "--cmake-hipcc")
+    _portkit_convert(tmp_path / "out", tmp_path / "again", "--cmake-hipcc")
+    converted = (tmp_path / "out" / "CMakeLists.txt").read_text()
+    assert (tmp_path / "again" / "CMakeLists.txt").read_text() == converted
+    out = tmp_path / "out"
+    _run(["cmake", "-S", ".", "-B", "build", "-DCMAKE_CXX_COMPILER=hipcc", "-DCMAKE_HIP_ARCHITECTURES=gfx90a",
+          "-DCMAKE_BUILD_TYPE=Release"], out, HIP_PLATFORM="amd")
+    built = _run(["make", "-C", "build", "VERBOSE=1"], out, HIP_PLATFORM="amd")
+    compiles = [line for line in built.stdout.splitlines() if " -c " in line]
+    assert len(compiles) == 4 and all(("-DKERNEL_ONLY" in line) == (".cu" in line) for line in compiles), compiles
+
+
+def test_cuda_compile_options_get_hipccs_rewrites(tmp_path: Path, database) -> None:
+    """cuda_compile's OPTIONS became the source's COMPILE_FLAGS, which translate_flags did not read as hipcc's: nvcc's
+    `-std=c++03` stayed (HIP's headers need C++11) and hipcc stopped. Now the flags name the HIP language, and hipcc's
+    rewrites apply; COMPILE_FLAGS, not COMPILE_OPTIONS, whose `SHELL:` CMake 3.25 leaves unexpanded for a source."""
+    from portkit.convert.cmake_files import convert_cmake
+
+    require_tool("cmake")
+    require_tool("hipcc")
+    text = ("cmake_minimum_required(VERSION 3.10)\nproject(p LANGUAGES CXX)\nfind_package(CUDA REQUIRED)\n"
+            'cuda_compile(OBJS k.cu OPTIONS -std=c++03 -Xcompiler "-DHOST_A -DHOST_B" DEBUG -G)\n'
+            "add_executable(app main.cpp ${OBJS})\n")
+    hip = convert_cmake(text, database, target=HIP52).text
+    assert ('set_property(SOURCE k.cu APPEND_STRING PROPERTY COMPILE_FLAGS '
+            '" $<$<COMPILE_LANGUAGE:HIP>:-std=c++11 -DHOST_A -DHOST_B $<$<CONFIG:DEBUG>:-g>>")') in hip.splitlines()
+    (tmp_path / "CMakeLists.txt").write_text(convert_cmake(text, database, target=HIP52, hipcc_as_cxx=True).text)
+    (tmp_path / "k.cu").write_text("#if !defined(HOST_A) || !defined(HOST_B)\n#error options not given\n#endif\n"
+                                   "#include <hip/hip_runtime.h>\n__global__ void k() {}\n"
+                                   "int run() { k<<<1, 1>>>(); return 0; }\n")
+    (tmp_path / "main.cpp").write_text("int run();\nint main() { return run(); }\n")
+    _run(["cmake", "-S", ".", "-B", "build", "-DCMAKE_CXX_COMPILER=hipcc", "-DCMAKE_HIP_ARCHITECTURES=gfx90a"],
+         tmp_path, HIP_PLATFORM="amd")
+    built = _run(["make", "-C", "build", "VERBOSE=1"], tmp_path, HIP_PLATFORM="amd")
+    compile_line = next(line for line in built.stdout.splitlines() if " -c " in line and "k.cu" in line)
+    assert "-std=c++11 -DHOST_A -DHOST_B" in compile_line and "c++03" not in compile_line, compile_line
+    assert (tmp_path / "build" / "app").is_file()
