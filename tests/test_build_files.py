@@ -1176,3 +1176,29 @@ def test_cuda_compile_options_get_hipccs_rewrites(tmp_path: Path, database) -> N
     compile_line = next(line for line in built.stdout.splitlines() if " -c " in line and "k.cu" in line)
     assert "-std=c++11 -DHOST_A -DHOST_B" in compile_line and "c++03" not in compile_line, compile_line
     assert (tmp_path / "build" / "app").is_file()
+
+
+def test_a_cuda_version_the_project_parses_from_a_string_is_its_own(tmp_path: Path, database) -> None:
+    """NCCL-style `string(REGEX MATCH "^[0-9]+\\.[0-9]+" CUDA_VERSION "${...}")` sets the project's own CUDA_VERSION
+    from a string, as set() does: its uses got FindCUDA's PK405 marker. Now they are the project's (scan agrees); a
+    file that reads FindCUDA's version without setting it still gets the marker."""
+    from portkit.convert.cmake_files import convert_cmake
+
+    require_tool("cmake")
+    text = ('cmake_minimum_required(VERSION 3.10)\nproject(p LANGUAGES CXX)\nset(NVCC_REPORT "release 12.4, V12.4.131")\n'
+            'string(REGEX MATCH "[0-9]+\\\\.[0-9]+" CUDA_VERSION "${NVCC_REPORT}")\n'
+            'string(REGEX REPLACE "\\\\..*" "" CUDA_VERSION_MAJOR "${CUDA_VERSION}")\n'
+            'message(STATUS "parsed ${CUDA_VERSION} major ${CUDA_VERSION_MAJOR}")\n')
+    converted = convert_cmake(text, database, target=HIP52)
+    assert converted.text == text and not converted.notes, converted.text
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "CMakeLists.txt").write_text(text)
+    (tmp_path / "in" / "Reads.cmake").write_text("if(CUDA_VERSION VERSION_LESS 9.0)\nendif()\n")
+    scan = subprocess.run([sys.executable, "-m", "portkit", "scan", str(tmp_path / "in"), "--format", "json",
+                           "--rocm-version", "5.2", "--no-cache"], capture_output=True, text=True, check=False)
+    found = {(Path(f["path"]).name, f["code"]) for f in json.loads(scan.stdout)["findings"]}
+    assert ("CMakeLists.txt", "PK405") not in found and ("Reads.cmake", "PK405") in found, found
+    read = convert_cmake("if(CUDA_VERSION VERSION_LESS 9.0)\nendif()\n", database, target=HIP52)
+    assert [(n.code, n.message.split(":")[0]) for n in read.notes] == [("PK405", "CUDA_VERSION")]
+    configured = _run(["cmake", "-S", "in", "-B", "build"], tmp_path)
+    assert "parsed 12.4 major 12" in configured.stdout
