@@ -1202,3 +1202,31 @@ def test_a_cuda_version_the_project_parses_from_a_string_is_its_own(tmp_path: Pa
     assert [(n.code, n.message.split(":")[0]) for n in read.notes] == [("PK405", "CUDA_VERSION")]
     configured = _run(["cmake", "-S", "in", "-B", "build"], tmp_path)
     assert "parsed 12.4 major 12" in configured.stdout
+
+
+def test_a_library_found_local_first_that_hip_lacks_is_marked(tmp_path: Path, database) -> None:
+    """`cuda_find_library_local_first(VAR nppi "doc")` became a plain find_library of nppi, unmarked, though HIP has no
+    NPP. Now a library the rules give a HIP one is that one (nvidia-ml: rocm_smi64, a name find_library's word rename
+    missed); one without is marked (PK406, which scan lists too); CMake configures the result."""
+    from portkit.convert.cmake_files import convert_cmake
+
+    require_tool("cmake")
+    text = ("cmake_minimum_required(VERSION 3.10)\nproject(p LANGUAGES CXX)\n"
+            'cuda_find_library_local_first(CUDA_nppi_LIBRARY nppi "NPP library")\n'
+            'cuda_find_library_local_first(CUDA_nvml_LIBRARY nvidia-ml "NVML library")\n'
+            'message(STATUS "npp=${CUDA_nppi_LIBRARY}")\n')
+    converted = convert_cmake(text, database, target=HIP52)
+    lines = converted.text.splitlines()
+    assert lines[2].startswith("# portkit: PK406 cuda_find_library_local_first: ")
+    assert lines[3:5] == ['find_library(CUDA_nppi_LIBRARY nppi "NPP library")',
+                          'find_library(CUDA_nvml_LIBRARY rocm_smi64 "NVML library")']
+    assert convert_cmake(converted.text, database, target=HIP52).text == converted.text
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "CMakeLists.txt").write_text(text)
+    scan = subprocess.run([sys.executable, "-m", "portkit", "scan", str(tmp_path / "in"), "--format", "json",
+                           "--rocm-version", "5.2", "--no-cache"], capture_output=True, text=True, check=False)
+    found = {(f["line"], f["code"]) for f in json.loads(scan.stdout)["findings"]}
+    assert (3, "PK406") in found, found
+    (tmp_path / "CMakeLists.txt").write_text(converted.text)
+    configured = _run(["cmake", "-S", ".", "-B", "build"], tmp_path)
+    assert "npp=CUDA_nppi_LIBRARY-NOTFOUND" in configured.stdout

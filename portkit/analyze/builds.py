@@ -193,7 +193,8 @@ def _findcuda_commands(file: TextFile, code: str, lines: LineIndex[str], context
             yield rule_finding(file.path, rule, written, span, position, context)
             continue
         compiled = command.compiled(command_arguments(call)) if command.compiles else None
-        equivalent = command.hip or (compiled is not None and "HIP sources")
+        # A library the rules do not know: convert marks the call.
+        equivalent = not library and (command.hip or (compiled is not None and "HIP sources"))
         found = CODES[FIND_CUDA if equivalent else FINDCUDA_COMMAND]
         message = f"FindCUDA's {written}, which convert writes as {equivalent}" if equivalent \
             else f"{found.summary}: {written}"

@@ -170,7 +170,7 @@ class _FindCudaCommands:
         if command is None:
             return match.group()
         if command.hip:
-            return command.hip + match.group()[len(written):]
+            return self._hip_call(match, written, command)
         if command.link:
             return self._link_call(match, written, command)
         if command.finds:
@@ -234,6 +234,23 @@ class _FindCudaCommands:
         if not arguments.options or not sources:
             return []
         return lines + [indent + _source_options(sources, arguments.options)]
+
+    def _hip_call(self, match: re.Match, written: str, command: FindCudaCommand) -> str:
+        """The HIP command with the call's arguments, the CUDA library one names HIP's (or marked: HIP lacks it)."""
+        words = command_arguments(match)
+        library = command.library(words)
+        if not library:
+            return command.hip + match.group()[len(written):]
+        rule = self.rules.link(library)
+        found = hip_library(rule, self.target)
+        if found is not None:
+            words[command.library_argument] = found.hip
+            return f"{command.hip}({' '.join(words)})"
+        call = command.hip + match.group()[len(written):]
+        if rule is None:
+            return self.rw.kept(call, FINDCUDA_COMMAND, f"{written}: {command.advice}")
+        advice = unported_advice(rule, self.target) or rule.resolve(self.target).advice
+        return self.rw.kept(call, library_code(rule, self.target), f"{written}: {advice}")
 
     def _link_call(self, match: re.Match, written: str, command: FindCudaCommand) -> str:
         hip = cmake_target(command.link, self.rules, self.target)

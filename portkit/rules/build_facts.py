@@ -120,9 +120,12 @@ class FindCudaCommand:
     advice: str = ""
     drop: bool = False
     finds: str = ""  # the variable a call finding the library its argument names sets, {library} that name
+    library_argument: int = -1  # with `hip`: the argument (from 0) that names a CUDA library, else -1
 
     def library(self, arguments: list[str]) -> str:
         """The CUDA library a call links its target with or finds (as -l names it), or ""."""
+        if 0 <= self.library_argument < len(arguments):
+            return arguments[self.library_argument].strip('"')
         return self.link or (arguments[0] if self.finds and len(arguments) == 1 else "")
 
     def compiled(self, arguments: list[str]) -> tuple[str, list[str]] | None:
@@ -148,10 +151,13 @@ def _findcuda_commands(entry: dict) -> list[FindCudaCommand]:
         raise ValueError(f"FindCUDA command {name}: 'compiles' names OUT once and ends with SOURCES")
     if set(compiles) - {"OUT", "SOURCES", "*"} and not entry.get("advice"):
         raise ValueError(f"FindCUDA command {name}: a call without the words 'compiles' names needs an 'advice'")
+    if "library_argument" in entry and not (entry.get("hip") and entry.get("advice")):
+        raise ValueError(f"FindCUDA command {name}: 'library_argument' goes with 'hip' and an 'advice'")
     if entry.get("drop") and (given or not entry.get("advice")):
         raise ValueError(f"FindCUDA command {name}: 'drop' goes with an 'advice' only")
     return [FindCudaCommand(str(n), str(entry.get("hip", "")), str(entry.get("link", "")), compiles,
-                            str(entry.get("advice", "")), bool(entry.get("drop", False)), str(entry.get("finds", "")))
+                            str(entry.get("advice", "")), bool(entry.get("drop", False)), str(entry.get("finds", "")),
+                            int(entry.get("library_argument", -1)))
             for n in entry["names"]]
 
 
