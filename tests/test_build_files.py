@@ -1230,3 +1230,27 @@ def test_a_library_found_local_first_that_hip_lacks_is_marked(tmp_path: Path, da
     (tmp_path / "CMakeLists.txt").write_text(converted.text)
     configured = _run(["cmake", "-S", ".", "-B", "build"], tmp_path)
     assert "npp=CUDA_nppi_LIBRARY-NOTFOUND" in configured.stdout
+
+
+def test_nvccs_path_goes_whole_after_other_variables_and_a_quiet_prefix_stays(tmp_path: Path, database) -> None:
+    """`$(DESTDIR)$(PREFIX)/bin/nvcc` became `$(DESTDIR)hipcc` (only the variable before /bin/nvcc went): with DESTDIR
+    set, make ran a hipcc in no directory. Now the path's variables go with it; a quiet prefix before it (`$(Q)`, the
+    rules' names or one the file sets to `@`) stays. The converted Makefile builds with hipcc."""
+    from portkit.convert.build_files import convert_makefile
+
+    require_tool("hipcc")
+    require_tool("make")
+    text = ("DESTDIR = /staging\nPREFIX = /opt/nvidia\nAT = @\nMUTE ?= @\nARCH = -arch=sm_80\n"
+            "app: k.o main.o\n\t$(Q)$(DESTDIR)$(PREFIX)/bin/nvcc $(ARCH) $^ -o $@\n"
+            "k.o: k.cu\n\t$(MUTE)$(DESTDIR)$(CUDA_HOME)/bin/nvcc $(ARCH) -c $< -o $@\n"
+            "main.o: main.cu\n\t$(AT)${DESTDIR}${PREFIX}/bin/nvcc $(ARCH) -c $< -o $@\n")
+    converted = convert_makefile(text, database, target=HIP52).text
+    assert converted.splitlines()[5:] == [
+        "app: k.o main.o", "\t$(Q)hipcc $(ARCH) $^ -o $@", "k.o: k.cu", "\t$(MUTE)hipcc $(ARCH) -c $< -o $@",
+        "main.o: main.cu", "\t$(AT)hipcc $(ARCH) -c $< -o $@"], converted
+    (tmp_path / "Makefile").write_text(converted)
+    (tmp_path / "k.cu").write_text("#include <hip/hip_runtime.h>\n__global__ void k() {}\nvoid run() { k<<<1, 1>>>(); }\n")
+    (tmp_path / "main.cu").write_text("void run();\nint main() { run(); return 0; }\n")
+    built = _run(["make", "app"], tmp_path, HIP_PLATFORM="amd")
+    assert built.stdout == "hipcc --offload-arch=gfx90a k.o main.o -o app\n", built.stdout  # MUTE and AT are `@`
+    assert (tmp_path / "app").is_file()

@@ -92,10 +92,26 @@ def _logical_line(text: str, offset: int) -> tuple[str, int]:
 
 
 # nvcc called by its path: $(CUDA_HOME)/bin/nvcc, /usr/local/cuda/bin/nvcc, "${CUDA_PATH}/bin/nvcc", $CUDA/bin/nvcc,
-# $(ROOT)/cuda-$(V)/bin/nvcc. Of two variables side by side only the second is the path's: `$(Q)$(CUDA_DIR)/bin/nvcc`
-# (caffe) is make's quiet prefix `@` before the path, which stays.
+# $(ROOT)/cuda-$(V)/bin/nvcc, $(DESTDIR)$(PREFIX)/bin/nvcc; group `leading`: the variables it starts with, of which a
+# recipe's quiet prefix (`$(Q)$(CUDA_DIR)/bin/nvcc`, caffe: make's `@`) is no part of the path and stays.
 _PATH_VARIABLE = r"\$\$?(?:\(\w+\)|\{\w+(?::-[^}\s]*)?\}|\w+)"  # $(V), ${V}, ${V:-default}, $V; a recipe's $$V
-_NVCC_PATH = rf"(?:{_PATH_VARIABLE})?(?:[\w./-]+{_PATH_VARIABLE})*[\w./-]*/bin/nvcc(?![\w-])"
+_NVCC_PATH = rf"(?P<leading>(?:{_PATH_VARIABLE})*)(?:[\w./-]+{_PATH_VARIABLE})*[\w./-]*/bin/nvcc(?![\w-])"
+# A make variable assigned a value starting with `@`: a quiet prefix (`Q ?= @`).
+_QUIET_ASSIGNMENT = re.compile(r"(?m)^[ \t]*(?:override[ \t]+)?(\w+)[ \t]*(?::=|\?=|\+=|=)[ \t]*@")
+
+
+def _nvcc_path_to_hipcc(text: str, facts: BuildFacts) -> Callable[[re.Match], str]:
+    """hipcc for nvcc's path, after the quiet prefixes the path starts with (the file's and rules/_build.yaml's)."""
+    quiet = set(facts.command_prefix_variables) | set(_QUIET_ASSIGNMENT.findall(text))
+
+    def replace(match: re.Match) -> str:
+        kept = ""
+        for variable in re.findall(_PATH_VARIABLE, match.group("leading")):
+            if re.sub(r"[^\w]", "", variable) not in quiet:
+                break
+            kept += variable
+        return kept + "hipcc"
+    return replace
 
 
 def _library_variables(rw: Rewriter, rules: RuleDatabase, target: Target) -> None:
@@ -164,7 +180,7 @@ def convert_makefile(text: str, rules: RuleDatabase, offload_arch: tuple[str, ..
         rewriter.sub(rf"(?<![\w-])(-[efx][ \t]+)[\"']?{_NVCC_PATH}[\"']?", lambda m: f'{m.group(1)}"$(command -v hipcc)"')
     else:
         rewriter.sub(rf"\$\(wildcard[ \t]+{_NVCC_PATH}[ \t]*\)", lambda m: "$(shell command -v hipcc)")
-    rewriter.sub(_NVCC_PATH, lambda m: "hipcc")
+    rewriter.sub(_NVCC_PATH, _nvcc_path_to_hipcc(blank(text, rewriter.comment), facts))
     rewriter.sub(r"(?:(?<![\w/.-])|(?<=:-))nvcc(?![\w-])", lambda m: "hipcc")  # `${NVCC:-nvcc}` too
     _arch_variables(rewriter, facts, offload_arch)
     _architecture_loops(rewriter)

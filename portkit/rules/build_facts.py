@@ -179,6 +179,7 @@ class BuildFacts:
     cmake_cuda_only_advice: dict[str, str] = dataclasses.field(default_factory=dict)  # by <NAME>, else "default"
     library_path_commands: frozenset[str] = frozenset()  # CMake commands reading a library variable as a path, lower
     library_path: str = "{library}"  # the path of a HIP library such a command reads
+    command_prefix_variables: tuple[str, ...] = ()  # make variables a recipe starts with, not part of a path (`@`)
 
     def cmake_cuda_only(self, name: str) -> str | None:
         """The advice for CMAKE_CUDA_<name>, a variable CMake's HIP language does not define, or None."""
@@ -280,7 +281,8 @@ def _parse(data: dict) -> BuildFacts:
                       re.compile("|".join(f"(?:{name})" for name in data["cmake_language_variables"]["hip"])),
                       {str(k): str(v) for k, v in data["cmake_language_variables"]["advice"].items()},
                       frozenset(str(c).lower() for c in data["findcuda_library_path"]["commands"]),
-                      str(data["findcuda_library_path"]["path"]))
+                      str(data["findcuda_library_path"]["path"]),
+                      tuple(str(v) for v in data["command_prefix_variables"]))
 
 
 @functools.lru_cache(maxsize=1)
