@@ -1093,7 +1093,7 @@ CAFFE_CONFIG = "CUDA_DIR := /usr/local/cuda\nCUDA_ARCH := -gencode arch=compute_
 def test_a_config_makefile_libraries_listed_in_a_variable_and_nvcc_options_of_the_dependency_step(tmp_path: Path) -> None:
     """caffe: `include $(CONFIG_FILE)` names Makefile.config, whose template Makefile.config.example is a makefile too;
     `$(foreach library,$(LIBRARIES),-l$(library))` links the names in LIBRARIES; nvcc's -odir (clang reads `-o dir`)
-    goes with a marker; `$(Q)` before nvcc's path stays. The converted tree builds with make and hipcc."""
+    becomes the -MT of the target it named; `$(Q)` before nvcc's path stays. The converted tree builds with make and hipcc."""
     require_tool("hipcc")
     require_tool("make")
     (tmp_path / "in").mkdir()
@@ -1110,14 +1110,13 @@ def test_a_config_makefile_libraries_listed_in_a_variable_and_nvcc_options_of_th
     out = tmp_path / "out"
     makefile = (out / "Makefile").read_text()
     assert "LIBRARIES := amdhip64 hiprand\n" in makefile
-    assert "\t$(Q)hipcc $(CUDA_ARCH) -M $< -o ${@:.o=.d}\n" in makefile
-    assert "# portkit: PK403 -odir $(@D): " in makefile
+    assert "\t$(Q)hipcc $(CUDA_ARCH) -M $< -o ${@:.o=.d} -MT $(@D)/$(basename $(notdir $<)).o\n" in makefile
     config = (out / "Makefile.config.example").read_text()
     assert "CUDA_ARCH := --offload-arch=gfx90a\n" in config and "# portkit: PK404 /usr/local/cuda: " in config
     (out / "Makefile.config").write_text(config)  # what the user does
     result = _run(["make", "app"], out, HIP_PLATFORM="amd")
     assert result.stdout.splitlines()[-1].startswith("hipcc build/k.o -o app ")  # the compiles are quiet: $(Q)
-    assert (out / "app").is_file() and (out / "build" / "k.d").is_file()
+    assert (out / "app").is_file() and (out / "build" / "k.d").read_text().startswith("build/k.o:")
 
 
 def test_findcuda_target_options_reach_its_cu_sources_only(tmp_path: Path) -> None:
@@ -1254,3 +1253,23 @@ def test_nvccs_path_goes_whole_after_other_variables_and_a_quiet_prefix_stays(tm
     built = _run(["make", "app"], tmp_path, HIP_PLATFORM="amd")
     assert built.stdout == "hipcc --offload-arch=gfx90a k.o main.o -o app\n", built.stdout  # MUTE and AT are `@`
     assert (tmp_path / "app").is_file()
+
+
+def test_nvccs_output_directory_of_the_dependency_step_becomes_the_rules_target(tmp_path: Path, database) -> None:
+    """nvcc's `-odir DIR` with -M names the dependency rule's target DIR/NAME.o (`nvcc -M src/k.cu -odir build` writes
+    `build/k.o : src/k.cu`); clang has no -odir, so it went with a marker and make's rule for build/k.o got a .d file
+    for k.o. In a Makefile recipe of `$<` it is now `-MT DIR/$(basename $(notdir $<)).o`; elsewhere the marker stays."""
+    from portkit.convert.build_files import convert_makefile
+
+    require_tool("hipcc")
+    require_tool("make")
+    text = ("build/%.o: src/%.cu\n\t@mkdir -p $(@D)\n\tnvcc -arch=sm_80 -M $< -o $(@:.o=.d) -odir $(@D)\n"
+            "\tnvcc -arch=sm_80 -c $< -o $@ -odir $(@D)\n")
+    converted = convert_makefile(text, database, target=HIP52).text
+    assert converted.splitlines()[2] == "\thipcc --offload-arch=gfx90a -M $< -o $(@:.o=.d) -MT $(@D)/$(basename $(notdir $<)).o"
+    assert converted.splitlines()[3].startswith("# portkit: PK403 -odir $(@D): ")  # no -M: nvcc ignores it
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "k.cu").write_text("#include <hip/hip_runtime.h>\n__global__ void k() {}\n")
+    (tmp_path / "Makefile").write_text(converted)
+    _run(["make", "build/k.o"], tmp_path, HIP_PLATFORM="amd")
+    assert (tmp_path / "build" / "k.d").read_text().startswith("build/k.o: src/k.cu"), (tmp_path / "build" / "k.d").read_text()

@@ -167,6 +167,29 @@ def _host_hip_flags(rw: Rewriter, facts: BuildFacts) -> None:
     rw.sub(rf"{_CUDA_INCLUDE}(?![ \t]+{flags})", lambda m: f"{m.group()} {facts.host_hip_flags}")
 
 
+# nvcc's -odir DIR with -M names the target of the dependency rule DIR/NAME.o (NAME: the source's file name without
+# its directory and suffix: `nvcc -M src/k.cu -odir build` writes `build/k.o : src/k.cu`); clang has no -odir (it reads
+# `-o dir`) and names that target NAME.o, or what -MT gives. In a recipe the source is `$<`.
+_OUTPUT_DIRECTORY = r"(?<![ \t])[ \t]*(?<![\w-])(?:--output-directory|-odir)(?:=|[ \t]+)(?P<directory>[^\s\"';|&]+)"
+_DEPENDENCY_STEP = re.compile(r"(?<![\w-])-MM?(?![\w-])")
+
+
+def _dependency_targets(rw: Rewriter, for_hipcc: Callable[[re.Match], bool]) -> None:
+    """A Makefile recipe's `hipcc -M $< ... -odir DIR`: the target nvcc wrote, named with -MT. Elsewhere (no -M, a
+    script, another source) -odir keeps its marker (rules/_build.yaml)."""
+    def replace(match: re.Match) -> str:
+        line, at = _logical_line(match.string, match.start())
+        begin = max([0] + [end.end() for end in _COMMAND_END.finditer(line, 0, at)])
+        end = _COMMAND_END.search(line, at)
+        command = line[begin:end.start() if end else len(line)]
+        if not for_hipcc(match) or not _DEPENDENCY_STEP.search(command) or "$<" not in command:
+            return match.group()
+        directory = match.group("directory").rstrip("/")
+        return f" -MT {directory}/$(basename $(notdir $<)).o"
+
+    rw.sub(_OUTPUT_DIRECTORY, replace)
+
+
 def convert_makefile(text: str, rules: RuleDatabase, offload_arch: tuple[str, ...] = (),
                      shell: bool = False, target: Target = Target()) -> BuildConversion:
     """A Makefile's, or (`shell`) a shell script's, nvcc command lines: the two share `NAME=value`
@@ -184,7 +207,10 @@ def convert_makefile(text: str, rules: RuleDatabase, offload_arch: tuple[str, ..
     rewriter.sub(r"(?:(?<![\w/.-])|(?<=:-))nvcc(?![\w-])", lambda m: "hipcc")  # `${NVCC:-nvcc}` too
     _arch_variables(rewriter, facts, offload_arch)
     _architecture_loops(rewriter)
-    translate_flags(rewriter, facts, offload_arch, _hipcc_options(blank(rewriter.text, rewriter.comment), facts))
+    for_hipcc = _hipcc_options(blank(rewriter.text, rewriter.comment), facts)
+    if not shell:
+        _dependency_targets(rewriter, for_hipcc)
+    translate_flags(rewriter, facts, offload_arch, for_hipcc)
     _host_hip_flags(rewriter, facts)
     link_flags(rewriter, rules, target, "script" if shell else "make")
     _library_variables(rewriter, rules, target)
