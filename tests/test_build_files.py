@@ -545,7 +545,7 @@ def test_findcuda_commands_become_hips_or_get_a_marker(database) -> None:
         "list(APPEND CUDA_NVCC_FLAGS ${ARCH_FLAGS})", "include_directories(${CMAKE_CURRENT_SOURCE_DIR}/inc)",
         "enable_language(HIP)", "set(KERNEL_OBJECTS k.cu)",
         "set_source_files_properties(k.cu PROPERTIES LANGUAGE HIP)",
-        'set_property(SOURCE k.cu APPEND_STRING PROPERTY COMPILE_FLAGS " -DSCALE=2 $<$<CONFIG:DEBUG>:-g>")',
+        'set_property(SOURCE k.cu APPEND_STRING PROPERTY COMPILE_FLAGS " $<$<COMPILE_LANGUAGE:HIP>:-DSCALE=2 $<$<CONFIG:DEBUG>:-g>>")',
         "add_executable(app main.cpp ${KERNEL_OBJECTS})", "target_link_libraries(app roc::hipblas)",
         "target_link_libraries(app hip::hipfft)", lines[17], "", lines[19], "cuda_compile_ptx(PTX_FILES k.cu)",
         lines[21], "cuda_wrap_srcs(app PTX PTX_FILES k.cu)", "function(cuda_compile_fatbin out)", "endfunction()",
@@ -559,7 +559,7 @@ def test_findcuda_commands_become_hips_or_get_a_marker(database) -> None:
     assert globbed.splitlines()[2:] == [
         "enable_language(HIP)", "set(OBJS ${KS} main.cu)", "set_source_files_properties(main.cu PROPERTIES LANGUAGE HIP)",
         *[line.replace("${SRC}", "${KS}") for line in GLOBBED_CU],
-        'set_property(SOURCE main.cu ${portkit_cu_sources} APPEND_STRING PROPERTY COMPILE_FLAGS " -DA")']
+        'set_property(SOURCE main.cu ${portkit_cu_sources} APPEND_STRING PROPERTY COMPILE_FLAGS " $<$<COMPILE_LANGUAGE:HIP>:-DA>")']
 
 
 def test_a_project_of_findcuda_commands_builds_with_hipcc(tmp_path: Path) -> None:
@@ -1093,7 +1093,7 @@ CAFFE_CONFIG = "CUDA_DIR := /usr/local/cuda\nCUDA_ARCH := -gencode arch=compute_
 def test_a_config_makefile_libraries_listed_in_a_variable_and_nvcc_options_of_the_dependency_step(tmp_path: Path) -> None:
     """caffe: `include $(CONFIG_FILE)` names Makefile.config, whose template Makefile.config.example is a makefile too;
     `$(foreach library,$(LIBRARIES),-l$(library))` links the names in LIBRARIES; nvcc's -odir (clang reads `-o dir`)
-    goes with a marker; `$(Q)` before nvcc's path stays. The converted tree builds with make and hipcc."""
+    becomes the -MT of the target it named; `$(Q)` before nvcc's path stays. The converted tree builds with make and hipcc."""
     require_tool("hipcc")
     require_tool("make")
     (tmp_path / "in").mkdir()
@@ -1110,11 +1110,166 @@ def test_a_config_makefile_libraries_listed_in_a_variable_and_nvcc_options_of_th
     out = tmp_path / "out"
     makefile = (out / "Makefile").read_text()
     assert "LIBRARIES := amdhip64 hiprand\n" in makefile
-    assert "\t$(Q)hipcc $(CUDA_ARCH) -M $< -o ${@:.o=.d}\n" in makefile
-    assert "# portkit: PK403 -odir $(@D): " in makefile
+    assert "\t$(Q)hipcc $(CUDA_ARCH) -M $< -o ${@:.o=.d} -MT $(@D)/$(basename $(notdir $<)).o\n" in makefile
     config = (out / "Makefile.config.example").read_text()
     assert "CUDA_ARCH := --offload-arch=gfx90a\n" in config and "# portkit: PK404 /usr/local/cuda: " in config
     (out / "Makefile.config").write_text(config)  # what the user does
     result = _run(["make", "app"], out, HIP_PLATFORM="amd")
     assert result.stdout.splitlines()[-1].startswith("hipcc build/k.o -o app ")  # the compiles are quiet: $(Q)
-    assert (out / "app").is_file() and (out / "build" / "k.d").is_file()
+    assert (out / "app").is_file() and (out / "build" / "k.d").read_text().startswith("build/k.o:")
+
+
+def test_findcuda_target_options_reach_its_cu_sources_only(tmp_path: Path) -> None:
+    """`cuda_add_library(k k.cu host.cpp OPTIONS -DKERNEL_ONLY)` with --cmake-hipcc: the options became the target's
+    `$<COMPILE_LANGUAGE:CXX>` options, and host.cpp, C++ too there, got them. FindCUDA gives OPTIONS to nvcc's .cu
+    sources only: now they are those sources' compile flags, named or picked out of a variable."""
+    require_tool("cmake")
+    require_tool("hipcc")
+    source = tmp_path / "in"
+    source.mkdir()
+    (source / "CMakeLists.txt").write_text(
+        "cmake_minimum_required(VERSION 3.10)\nproject(p LANGUAGES CXX)\nfind_package(CUDA REQUIRED)\n"
+        "set(MORE more.cu more_host.cpp)\n"
+        "cuda_add_library(k STATIC k.cu host.cpp ${MORE} OPTIONS -DKERNEL_ONLY RELEASE -DFAST)\n")
+    kernel = ("#if !defined(KERNEL_ONLY) || !defined(FAST)\n#error options not given\n#endif\n"
+              "__global__ void {0}(float* x) {{ x[threadIdx.x] = 1.f; }}\n")
+    (source / "k.cu").write_text(kernel.format("k"))
+    (source / "more.cu").write_text(kernel.format("more"))
+    host = "#ifdef KERNEL_ONLY\n#error nvcc's options reached a host source\n#endif\nint {0}() {{ return 0; }}\n"
+    (source / "host.cpp").write_text(host.format("host"))
+    (source / "more_host.cpp").write_text(host.format("more_host"))
+    _portkit_convert(source, tmp_path / "out", "--cmake-hipcc")
+    _portkit_convert(tmp_path / "out", tmp_path / "again", "--cmake-hipcc")
+    converted = (tmp_path / "out" / "CMakeLists.txt").read_text()
+    assert (tmp_path / "again" / "CMakeLists.txt").read_text() == converted
+    out = tmp_path / "out"
+    _run(["cmake", "-S", ".", "-B", "build", "-DCMAKE_CXX_COMPILER=hipcc", "-DCMAKE_HIP_ARCHITECTURES=gfx90a",
+          "-DCMAKE_BUILD_TYPE=Release"], out, HIP_PLATFORM="amd")
+    built = _run(["make", "-C", "build", "VERBOSE=1"], out, HIP_PLATFORM="amd")
+    compiles = [line for line in built.stdout.splitlines() if " -c " in line]
+    assert len(compiles) == 4 and all(("-DKERNEL_ONLY" in line) == (".cu" in line) for line in compiles), compiles
+
+
+def test_cuda_compile_options_get_hipccs_rewrites(tmp_path: Path, database) -> None:
+    """cuda_compile's OPTIONS became the source's COMPILE_FLAGS, which translate_flags did not read as hipcc's: nvcc's
+    `-std=c++03` stayed (HIP's headers need C++11) and hipcc stopped. Now the flags name the HIP language, and hipcc's
+    rewrites apply; COMPILE_FLAGS, not COMPILE_OPTIONS, whose `SHELL:` CMake 3.25 leaves unexpanded for a source."""
+    from portkit.convert.cmake_files import convert_cmake
+
+    require_tool("cmake")
+    require_tool("hipcc")
+    text = ("cmake_minimum_required(VERSION 3.10)\nproject(p LANGUAGES CXX)\nfind_package(CUDA REQUIRED)\n"
+            'cuda_compile(OBJS k.cu OPTIONS -std=c++03 -Xcompiler "-DHOST_A -DHOST_B" DEBUG -G)\n'
+            "add_executable(app main.cpp ${OBJS})\n")
+    hip = convert_cmake(text, database, target=HIP52).text
+    assert ('set_property(SOURCE k.cu APPEND_STRING PROPERTY COMPILE_FLAGS '
+            '" $<$<COMPILE_LANGUAGE:HIP>:-std=c++11 -DHOST_A -DHOST_B $<$<CONFIG:DEBUG>:-g>>")') in hip.splitlines()
+    (tmp_path / "CMakeLists.txt").write_text(convert_cmake(text, database, target=HIP52, hipcc_as_cxx=True).text)
+    (tmp_path / "k.cu").write_text("#if !defined(HOST_A) || !defined(HOST_B)\n#error options not given\n#endif\n"
+                                   "#include <hip/hip_runtime.h>\n__global__ void k() {}\n"
+                                   "int run() { k<<<1, 1>>>(); return 0; }\n")
+    (tmp_path / "main.cpp").write_text("int run();\nint main() { return run(); }\n")
+    _run(["cmake", "-S", ".", "-B", "build", "-DCMAKE_CXX_COMPILER=hipcc", "-DCMAKE_HIP_ARCHITECTURES=gfx90a"],
+         tmp_path, HIP_PLATFORM="amd")
+    built = _run(["make", "-C", "build", "VERBOSE=1"], tmp_path, HIP_PLATFORM="amd")
+    compile_line = next(line for line in built.stdout.splitlines() if " -c " in line and "k.cu" in line)
+    assert "-std=c++11 -DHOST_A -DHOST_B" in compile_line and "c++03" not in compile_line, compile_line
+    assert (tmp_path / "build" / "app").is_file()
+
+
+def test_a_cuda_version_the_project_parses_from_a_string_is_its_own(tmp_path: Path, database) -> None:
+    """NCCL-style `string(REGEX MATCH "^[0-9]+\\.[0-9]+" CUDA_VERSION "${...}")` sets the project's own CUDA_VERSION
+    from a string, as set() does: its uses got FindCUDA's PK405 marker. Now they are the project's (scan agrees); a
+    file that reads FindCUDA's version without setting it still gets the marker."""
+    from portkit.convert.cmake_files import convert_cmake
+
+    require_tool("cmake")
+    text = ('cmake_minimum_required(VERSION 3.10)\nproject(p LANGUAGES CXX)\nset(NVCC_REPORT "release 12.4, V12.4.131")\n'
+            'string(REGEX MATCH "[0-9]+\\\\.[0-9]+" CUDA_VERSION "${NVCC_REPORT}")\n'
+            'string(REGEX REPLACE "\\\\..*" "" CUDA_VERSION_MAJOR "${CUDA_VERSION}")\n'
+            'message(STATUS "parsed ${CUDA_VERSION} major ${CUDA_VERSION_MAJOR}")\n')
+    converted = convert_cmake(text, database, target=HIP52)
+    assert converted.text == text and not converted.notes, converted.text
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "CMakeLists.txt").write_text(text)
+    (tmp_path / "in" / "Reads.cmake").write_text("if(CUDA_VERSION VERSION_LESS 9.0)\nendif()\n")
+    scan = subprocess.run([sys.executable, "-m", "portkit", "scan", str(tmp_path / "in"), "--format", "json",
+                           "--rocm-version", "5.2", "--no-cache"], capture_output=True, text=True, check=False)
+    found = {(Path(f["path"]).name, f["code"]) for f in json.loads(scan.stdout)["findings"]}
+    assert ("CMakeLists.txt", "PK405") not in found and ("Reads.cmake", "PK405") in found, found
+    read = convert_cmake("if(CUDA_VERSION VERSION_LESS 9.0)\nendif()\n", database, target=HIP52)
+    assert [(n.code, n.message.split(":")[0]) for n in read.notes] == [("PK405", "CUDA_VERSION")]
+    configured = _run(["cmake", "-S", "in", "-B", "build"], tmp_path)
+    assert "parsed 12.4 major 12" in configured.stdout
+
+
+def test_a_library_found_local_first_that_hip_lacks_is_marked(tmp_path: Path, database) -> None:
+    """`cuda_find_library_local_first(VAR nppi "doc")` became a plain find_library of nppi, unmarked, though HIP has no
+    NPP. Now a library the rules give a HIP one is that one (nvidia-ml: rocm_smi64, a name find_library's word rename
+    missed); one without is marked (PK406, which scan lists too); CMake configures the result."""
+    from portkit.convert.cmake_files import convert_cmake
+
+    require_tool("cmake")
+    text = ("cmake_minimum_required(VERSION 3.10)\nproject(p LANGUAGES CXX)\n"
+            'cuda_find_library_local_first(CUDA_nppi_LIBRARY nppi "NPP library")\n'
+            'cuda_find_library_local_first(CUDA_nvml_LIBRARY nvidia-ml "NVML library")\n'
+            'message(STATUS "npp=${CUDA_nppi_LIBRARY}")\n')
+    converted = convert_cmake(text, database, target=HIP52)
+    lines = converted.text.splitlines()
+    assert lines[2].startswith("# portkit: PK406 cuda_find_library_local_first: ")
+    assert lines[3:5] == ['find_library(CUDA_nppi_LIBRARY nppi "NPP library")',
+                          'find_library(CUDA_nvml_LIBRARY rocm_smi64 "NVML library")']
+    assert convert_cmake(converted.text, database, target=HIP52).text == converted.text
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "CMakeLists.txt").write_text(text)
+    scan = subprocess.run([sys.executable, "-m", "portkit", "scan", str(tmp_path / "in"), "--format", "json",
+                           "--rocm-version", "5.2", "--no-cache"], capture_output=True, text=True, check=False)
+    found = {(f["line"], f["code"]) for f in json.loads(scan.stdout)["findings"]}
+    assert (3, "PK406") in found, found
+    (tmp_path / "CMakeLists.txt").write_text(converted.text)
+    configured = _run(["cmake", "-S", ".", "-B", "build"], tmp_path)
+    assert "npp=CUDA_nppi_LIBRARY-NOTFOUND" in configured.stdout
+
+
+def test_nvccs_path_goes_whole_after_other_variables_and_a_quiet_prefix_stays(tmp_path: Path, database) -> None:
+    """`$(DESTDIR)$(PREFIX)/bin/nvcc` became `$(DESTDIR)hipcc` (only the variable before /bin/nvcc went): with DESTDIR
+    set, make ran a hipcc in no directory. Now the path's variables go with it; a quiet prefix before it (`$(Q)`, the
+    rules' names or one the file sets to `@`) stays. The converted Makefile builds with hipcc."""
+    from portkit.convert.build_files import convert_makefile
+
+    require_tool("hipcc")
+    require_tool("make")
+    text = ("DESTDIR = /staging\nPREFIX = /opt/nvidia\nAT = @\nMUTE ?= @\nARCH = -arch=sm_80\n"
+            "app: k.o main.o\n\t$(Q)$(DESTDIR)$(PREFIX)/bin/nvcc $(ARCH) $^ -o $@\n"
+            "k.o: k.cu\n\t$(MUTE)$(DESTDIR)$(CUDA_HOME)/bin/nvcc $(ARCH) -c $< -o $@\n"
+            "main.o: main.cu\n\t$(AT)${DESTDIR}${PREFIX}/bin/nvcc $(ARCH) -c $< -o $@\n")
+    converted = convert_makefile(text, database, target=HIP52).text
+    assert converted.splitlines()[5:] == [
+        "app: k.o main.o", "\t$(Q)hipcc $(ARCH) $^ -o $@", "k.o: k.cu", "\t$(MUTE)hipcc $(ARCH) -c $< -o $@",
+        "main.o: main.cu", "\t$(AT)hipcc $(ARCH) -c $< -o $@"], converted
+    (tmp_path / "Makefile").write_text(converted)
+    (tmp_path / "k.cu").write_text("#include <hip/hip_runtime.h>\n__global__ void k() {}\nvoid run() { k<<<1, 1>>>(); }\n")
+    (tmp_path / "main.cu").write_text("void run();\nint main() { run(); return 0; }\n")
+    built = _run(["make", "app"], tmp_path, HIP_PLATFORM="amd")
+    assert built.stdout == "hipcc --offload-arch=gfx90a k.o main.o -o app\n", built.stdout  # MUTE and AT are `@`
+    assert (tmp_path / "app").is_file()
+
+
+def test_nvccs_output_directory_of_the_dependency_step_becomes_the_rules_target(tmp_path: Path, database) -> None:
+    """nvcc's `-odir DIR` with -M names the dependency rule's target DIR/NAME.o (`nvcc -M src/k.cu -odir build` writes
+    `build/k.o : src/k.cu`); clang has no -odir, so it went with a marker and make's rule for build/k.o got a .d file
+    for k.o. In a Makefile recipe of `$<` it is now `-MT DIR/$(basename $(notdir $<)).o`; elsewhere the marker stays."""
+    from portkit.convert.build_files import convert_makefile
+
+    require_tool("hipcc")
+    require_tool("make")
+    text = ("build/%.o: src/%.cu\n\t@mkdir -p $(@D)\n\tnvcc -arch=sm_80 -M $< -o $(@:.o=.d) -odir $(@D)\n"
+            "\tnvcc -arch=sm_80 -c $< -o $@ -odir $(@D)\n")
+    converted = convert_makefile(text, database, target=HIP52).text
+    assert converted.splitlines()[2] == "\thipcc --offload-arch=gfx90a -M $< -o $(@:.o=.d) -MT $(@D)/$(basename $(notdir $<)).o"
+    assert converted.splitlines()[3].startswith("# portkit: PK403 -odir $(@D): ")  # no -M: nvcc ignores it
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "k.cu").write_text("#include <hip/hip_runtime.h>\n__global__ void k() {}\n")
+    (tmp_path / "Makefile").write_text(converted)
+    _run(["make", "build/k.o"], tmp_path, HIP_PLATFORM="amd")
+    assert (tmp_path / "build" / "k.d").read_text().startswith("build/k.o: src/k.cu"), (tmp_path / "build" / "k.d").read_text()

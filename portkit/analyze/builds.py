@@ -81,9 +81,21 @@ _ASSIGNED = re.compile(r"\b(?:set|option|find_library|find_path|find_file|find_p
                        r"|\blist\s*\(\s*(?:APPEND|PREPEND|INSERT|REMOVE_\w+)\s+(\w+)", re.I)
 
 
+# The commands that write a variable after other arguments, the variable (group 1): string()'s that parse or build a
+# string (`string(REGEX MATCH "^[0-9]+\\.[0-9]+" CUDA_VERSION "${CMAKE_CUDA_COMPILER_VERSION}")` sets the project's
+# own CUDA_VERSION from another string), math(EXPR), get_filename_component, file(STRINGS|READ).
+_ARGUMENT = r'(?:"(?:[^"\\]|\\.)*"|[^\s"()]+)'
+_WRITTEN = re.compile(rf"\bstring\s*\(\s*(?:REGEX\s+(?:MATCH|MATCHALL)\s+{_ARGUMENT}|REGEX\s+REPLACE\s+{_ARGUMENT}\s+{_ARGUMENT}"
+                      rf"|REPLACE\s+{_ARGUMENT}\s+{_ARGUMENT}|(?:STRIP|TOLOWER|TOUPPER|LENGTH|MAKE_C_IDENTIFIER)\s+{_ARGUMENT}"
+                      rf"|JOIN\s+{_ARGUMENT}|CONCAT|APPEND|PREPEND)\s+(\w+)"
+                      rf"|\bmath\s*\(\s*EXPR\s+(\w+)|\bget_filename_component\s*\(\s*(\w+)"
+                      rf"|\bfile\s*\(\s*(?:STRINGS|READ)\s+{_ARGUMENT}\s+(\w+)", re.I)
+
+
 def assigned_variables(text: str) -> set[str]:
     """The variables a CMake file sets (`text`: its comments blanked)."""
-    return {m.group(1) or m.group(2) for m in _ASSIGNED.finditer(text)}
+    return ({m.group(1) or m.group(2) for m in _ASSIGNED.finditer(text)}
+            | {next(name for name in m.groups() if name) for m in _WRITTEN.finditer(text)})
 
 
 def findcuda_variable(use: re.Match, assigned: set[str]) -> FindCudaVariable | None:
@@ -181,7 +193,8 @@ def _findcuda_commands(file: TextFile, code: str, lines: LineIndex[str], context
             yield rule_finding(file.path, rule, written, span, position, context)
             continue
         compiled = command.compiled(command_arguments(call)) if command.compiles else None
-        equivalent = command.hip or (compiled is not None and "HIP sources")
+        # A library the rules do not know: convert marks the call.
+        equivalent = not library and (command.hip or (compiled is not None and "HIP sources"))
         found = CODES[FIND_CUDA if equivalent else FINDCUDA_COMMAND]
         message = f"FindCUDA's {written}, which convert writes as {equivalent}" if equivalent \
             else f"{found.summary}: {written}"

@@ -92,10 +92,26 @@ def _logical_line(text: str, offset: int) -> tuple[str, int]:
 
 
 # nvcc called by its path: $(CUDA_HOME)/bin/nvcc, /usr/local/cuda/bin/nvcc, "${CUDA_PATH}/bin/nvcc", $CUDA/bin/nvcc,
-# $(ROOT)/cuda-$(V)/bin/nvcc. Of two variables side by side only the second is the path's: `$(Q)$(CUDA_DIR)/bin/nvcc`
-# (caffe) is make's quiet prefix `@` before the path, which stays.
+# $(ROOT)/cuda-$(V)/bin/nvcc, $(DESTDIR)$(PREFIX)/bin/nvcc; group `leading`: the variables it starts with, of which a
+# recipe's quiet prefix (`$(Q)$(CUDA_DIR)/bin/nvcc`, caffe: make's `@`) is no part of the path and stays.
 _PATH_VARIABLE = r"\$\$?(?:\(\w+\)|\{\w+(?::-[^}\s]*)?\}|\w+)"  # $(V), ${V}, ${V:-default}, $V; a recipe's $$V
-_NVCC_PATH = rf"(?:{_PATH_VARIABLE})?(?:[\w./-]+{_PATH_VARIABLE})*[\w./-]*/bin/nvcc(?![\w-])"
+_NVCC_PATH = rf"(?P<leading>(?:{_PATH_VARIABLE})*)(?:[\w./-]+{_PATH_VARIABLE})*[\w./-]*/bin/nvcc(?![\w-])"
+# A make variable assigned a value starting with `@`: a quiet prefix (`Q ?= @`).
+_QUIET_ASSIGNMENT = re.compile(r"(?m)^[ \t]*(?:override[ \t]+)?(\w+)[ \t]*(?::=|\?=|\+=|=)[ \t]*@")
+
+
+def _nvcc_path_to_hipcc(text: str, facts: BuildFacts) -> Callable[[re.Match], str]:
+    """hipcc for nvcc's path, after the quiet prefixes the path starts with (the file's and rules/_build.yaml's)."""
+    quiet = set(facts.command_prefix_variables) | set(_QUIET_ASSIGNMENT.findall(text))
+
+    def replace(match: re.Match) -> str:
+        kept = ""
+        for variable in re.findall(_PATH_VARIABLE, match.group("leading")):
+            if re.sub(r"[^\w]", "", variable) not in quiet:
+                break
+            kept += variable
+        return kept + "hipcc"
+    return replace
 
 
 def _library_variables(rw: Rewriter, rules: RuleDatabase, target: Target) -> None:
@@ -151,6 +167,29 @@ def _host_hip_flags(rw: Rewriter, facts: BuildFacts) -> None:
     rw.sub(rf"{_CUDA_INCLUDE}(?![ \t]+{flags})", lambda m: f"{m.group()} {facts.host_hip_flags}")
 
 
+# nvcc's -odir DIR with -M names the target of the dependency rule DIR/NAME.o (NAME: the source's file name without
+# its directory and suffix: `nvcc -M src/k.cu -odir build` writes `build/k.o : src/k.cu`); clang has no -odir (it reads
+# `-o dir`) and names that target NAME.o, or what -MT gives. In a recipe the source is `$<`.
+_OUTPUT_DIRECTORY = r"(?<![ \t])[ \t]*(?<![\w-])(?:--output-directory|-odir)(?:=|[ \t]+)(?P<directory>[^\s\"';|&]+)"
+_DEPENDENCY_STEP = re.compile(r"(?<![\w-])-MM?(?![\w-])")
+
+
+def _dependency_targets(rw: Rewriter, for_hipcc: Callable[[re.Match], bool]) -> None:
+    """A Makefile recipe's `hipcc -M $< ... -odir DIR`: the target nvcc wrote, named with -MT. Elsewhere (no -M, a
+    script, another source) -odir keeps its marker (rules/_build.yaml)."""
+    def replace(match: re.Match) -> str:
+        line, at = _logical_line(match.string, match.start())
+        begin = max([0] + [end.end() for end in _COMMAND_END.finditer(line, 0, at)])
+        end = _COMMAND_END.search(line, at)
+        command = line[begin:end.start() if end else len(line)]
+        if not for_hipcc(match) or not _DEPENDENCY_STEP.search(command) or "$<" not in command:
+            return match.group()
+        directory = match.group("directory").rstrip("/")
+        return f" -MT {directory}/$(basename $(notdir $<)).o"
+
+    rw.sub(_OUTPUT_DIRECTORY, replace)
+
+
 def convert_makefile(text: str, rules: RuleDatabase, offload_arch: tuple[str, ...] = (),
                      shell: bool = False, target: Target = Target()) -> BuildConversion:
     """A Makefile's, or (`shell`) a shell script's, nvcc command lines: the two share `NAME=value`
@@ -164,11 +203,14 @@ def convert_makefile(text: str, rules: RuleDatabase, offload_arch: tuple[str, ..
         rewriter.sub(rf"(?<![\w-])(-[efx][ \t]+)[\"']?{_NVCC_PATH}[\"']?", lambda m: f'{m.group(1)}"$(command -v hipcc)"')
     else:
         rewriter.sub(rf"\$\(wildcard[ \t]+{_NVCC_PATH}[ \t]*\)", lambda m: "$(shell command -v hipcc)")
-    rewriter.sub(_NVCC_PATH, lambda m: "hipcc")
+    rewriter.sub(_NVCC_PATH, _nvcc_path_to_hipcc(blank(text, rewriter.comment), facts))
     rewriter.sub(r"(?:(?<![\w/.-])|(?<=:-))nvcc(?![\w-])", lambda m: "hipcc")  # `${NVCC:-nvcc}` too
     _arch_variables(rewriter, facts, offload_arch)
     _architecture_loops(rewriter)
-    translate_flags(rewriter, facts, offload_arch, _hipcc_options(blank(rewriter.text, rewriter.comment), facts))
+    for_hipcc = _hipcc_options(blank(rewriter.text, rewriter.comment), facts)
+    if not shell:
+        _dependency_targets(rewriter, for_hipcc)
+    translate_flags(rewriter, facts, offload_arch, for_hipcc)
     _host_hip_flags(rewriter, facts)
     link_flags(rewriter, rules, target, "script" if shell else "make")
     _library_variables(rewriter, rules, target)

@@ -31,10 +31,15 @@ def literal_variables(code: str) -> set[str]:
     return {name for name, literal in written.items() if literal}
 
 
+def cu_sources_of(variables: list[str], indent: str) -> list[str]:
+    """The lines that put the .cu files of `variables` in ${portkit_cu_sources} when CMake runs."""
+    return [f"{indent}set({CU_SOURCES} {' '.join(variables)})",
+            f'{indent}list(FILTER {CU_SOURCES} INCLUDE REGEX "\\\\.cu$")']
+
+
 def picked_cu_sources(variables: list[str], indent: str) -> list[str]:
     """The lines that give the .cu files of `variables` the HIP language when CMake runs."""
-    return [f"{indent}set({CU_SOURCES} {' '.join(variables)})",
-            f'{indent}list(FILTER {CU_SOURCES} INCLUDE REGEX "\\\\.cu$")',
+    return [*cu_sources_of(variables, indent),
             f"{indent}set_source_files_properties(${{{CU_SOURCES}}} PROPERTIES LANGUAGE HIP)"]
 
 

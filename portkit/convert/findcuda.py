@@ -12,7 +12,8 @@ from portkit.analyze.builds import (FINDCUDA_CALL, FINDCUDA_USES, assigned_varia
 from portkit.codes import CMAKE_CUDA_LANGUAGE, FINDCUDA_COMMAND, FINDCUDA_VARIABLE
 from portkit.convert.build_flags import cmake_target, hip_library, library_code, unported_advice
 from portkit.convert.build_text import Rewriter
-from portkit.convert.cmake_sources import CU_SOURCES, HIP_ENABLED, line_indent, literal_variables, picked_cu_sources
+from portkit.convert.cmake_sources import (CU_SOURCES, HIP_ENABLED, cu_sources_of, line_indent, literal_variables,
+                                           picked_cu_sources)
 from portkit.rules import RuleDatabase
 from portkit.rules.build_facts import BuildFacts, FindCudaCommand, build_facts
 from portkit.rules.versions import Target
@@ -99,21 +100,15 @@ def _shell_words(words: list[str]) -> str:
     return " ".join(word.replace('"', '\\"') if word.startswith('"') else word for word in words)
 
 
-def _target_options(name: str, options: dict[str, list[str]]) -> str:
-    """A target's OPTIONS, nvcc's for its .cu sources, as the compile options of its HIP sources: each build type's
-    one shell-quoted string, which translate_flags converts as hipcc's (the command names the HIP language)."""
-    strings = []
-    for build_type, words in options.items():
-        condition = f"$<AND:$<COMPILE_LANGUAGE:HIP>,$<CONFIG:{build_type}>>" if build_type else "$<COMPILE_LANGUAGE:HIP>"
-        strings.append(f'"$<{condition}:SHELL:{_shell_words(words)}>"')
-    return f"target_compile_options({name} PRIVATE {' '.join(strings)})"
-
-
-def _source_flags(sources: list[str], options: dict[str, list[str]]) -> str:
-    """Sources' OPTIONS as their compile flags (a source's COMPILE_OPTIONS take no SHELL: group)."""
+def _source_options(sources: list[str], options: dict[str, list[str]]) -> str:
+    """OPTIONS, nvcc's for the .cu sources only (FindCUDA gives a target's host sources none), as those sources' compile
+    flags, which translate_flags converts as hipcc's (the generator expression names the HIP language; hipcc as the C++
+    compiler: a target's compile options would reach its host sources too). COMPILE_FLAGS, a string the command line
+    gets as it is: CMake 3.25 takes a source's COMPILE_OPTIONS word by word, `SHELL:` unexpanded."""
     flags = " ".join(_shell_words(words) if not build_type else f"$<$<CONFIG:{build_type}>:{_shell_words(words)}>"
                      for build_type, words in options.items())
-    return f'set_property(SOURCE {" ".join(sources)} APPEND_STRING PROPERTY COMPILE_FLAGS " {flags}")'
+    return (f'set_property(SOURCE {" ".join(sources)} APPEND_STRING PROPERTY COMPILE_FLAGS '
+            f'" $<$<COMPILE_LANGUAGE:HIP>:{flags}>")')
 
 
 def rewrite_findcuda_commands(rw: Rewriter, rules: RuleDatabase, target: Target, facts: BuildFacts) -> None:
@@ -160,6 +155,7 @@ class _FindCudaCommands:
         self.defined = defined_commands(self.code)
         self.library = cmake_target(facts.findcuda_target_library, rules, target)
         self.definitions = _definitions(self.code)
+        self.compiled: set[str] = set()  # the variables cuda_compile filled
         self.enable_before = ""  # the definition the HIP language is enabled before, where a call in one needs it
         self.cursor = 0  # where the call converted last is in `code` (a rewrite sees code between comments only)
 
@@ -174,7 +170,7 @@ class _FindCudaCommands:
         if command is None:
             return match.group()
         if command.hip:
-            return command.hip + match.group()[len(written):]
+            return self._hip_call(match, written, command)
         if command.link:
             return self._link_call(match, written, command)
         if command.finds:
@@ -213,9 +209,7 @@ class _FindCudaCommands:
             lines.append(f"{indent}target_link_libraries({name} {_link_keyword(self.code, name)}{self.library})")
         if variables:
             lines += picked_cu_sources(variables, indent)
-        if arguments.options:
-            lines.append(indent + _target_options(name, arguments.options))
-        return "\n".join(lines)
+        return "\n".join(lines + self._options_lines(arguments, variables, indent))
 
     def _compile_call(self, match: re.Match, command: FindCudaCommand) -> str:
         """The variable of objects holds the HIP sources, which the target that lists it compiles."""
@@ -224,13 +218,39 @@ class _FindCudaCommands:
         lines, variables = self._hip_sources(f"set({' '.join([out] + arguments.sources)})", arguments.sources, indent)
         if not variables and all("$" not in word for word in arguments.sources):
             self.literal.add(out)
+        self.compiled.add(out)  # its sources have their own OPTIONS: FindCUDA links their objects
         if variables:
             lines += picked_cu_sources(variables, indent)
-        cu_sources = [word for word in arguments.sources if word.endswith(".cu") and "$<" not in word]
-        if arguments.options and (cu_sources or variables):
-            lines.append(indent + _source_flags(cu_sources + ([f"${{{CU_SOURCES}}}"] if variables else []),
-                                                arguments.options))
-        return "\n".join(lines)
+        return "\n".join(lines + self._options_lines(arguments, variables, indent))
+
+    def _options_lines(self, arguments: _FindCudaArguments, picked: list[str], indent: str) -> list[str]:
+        """The lines that give the OPTIONS to the .cu sources: those named, and those of variables (`picked`: those
+        picked out already; the .cu files of a variable of names written out are picked out here)."""
+        named = [word for word in arguments.sources if word.endswith(".cu") and "$<" not in word]
+        literal = [word for word in arguments.sources if re.fullmatch(r"\$\{.+\}", word) and word not in picked
+                   and word[2:-1] in self.literal - self.compiled]
+        lines = cu_sources_of(picked + literal, indent) if literal else []
+        sources = named + ([f"${{{CU_SOURCES}}}"] if picked or literal else [])
+        if not arguments.options or not sources:
+            return []
+        return lines + [indent + _source_options(sources, arguments.options)]
+
+    def _hip_call(self, match: re.Match, written: str, command: FindCudaCommand) -> str:
+        """The HIP command with the call's arguments, the CUDA library one names HIP's (or marked: HIP lacks it)."""
+        words = command_arguments(match)
+        library = command.library(words)
+        if not library:
+            return command.hip + match.group()[len(written):]
+        rule = self.rules.link(library)
+        found = hip_library(rule, self.target)
+        if found is not None:
+            words[command.library_argument] = found.hip
+            return f"{command.hip}({' '.join(words)})"
+        call = command.hip + match.group()[len(written):]
+        if rule is None:
+            return self.rw.kept(call, FINDCUDA_COMMAND, f"{written}: {command.advice}")
+        advice = unported_advice(rule, self.target) or rule.resolve(self.target).advice
+        return self.rw.kept(call, library_code(rule, self.target), f"{written}: {advice}")
 
     def _link_call(self, match: re.Match, written: str, command: FindCudaCommand) -> str:
         hip = cmake_target(command.link, self.rules, self.target)

@@ -120,9 +120,12 @@ class FindCudaCommand:
     advice: str = ""
     drop: bool = False
     finds: str = ""  # the variable a call finding the library its argument names sets, {library} that name
+    library_argument: int = -1  # with `hip`: the argument (from 0) that names a CUDA library, else -1
 
     def library(self, arguments: list[str]) -> str:
         """The CUDA library a call links its target with or finds (as -l names it), or ""."""
+        if 0 <= self.library_argument < len(arguments):
+            return arguments[self.library_argument].strip('"')
         return self.link or (arguments[0] if self.finds and len(arguments) == 1 else "")
 
     def compiled(self, arguments: list[str]) -> tuple[str, list[str]] | None:
@@ -148,10 +151,13 @@ def _findcuda_commands(entry: dict) -> list[FindCudaCommand]:
         raise ValueError(f"FindCUDA command {name}: 'compiles' names OUT once and ends with SOURCES")
     if set(compiles) - {"OUT", "SOURCES", "*"} and not entry.get("advice"):
         raise ValueError(f"FindCUDA command {name}: a call without the words 'compiles' names needs an 'advice'")
+    if "library_argument" in entry and not (entry.get("hip") and entry.get("advice")):
+        raise ValueError(f"FindCUDA command {name}: 'library_argument' goes with 'hip' and an 'advice'")
     if entry.get("drop") and (given or not entry.get("advice")):
         raise ValueError(f"FindCUDA command {name}: 'drop' goes with an 'advice' only")
     return [FindCudaCommand(str(n), str(entry.get("hip", "")), str(entry.get("link", "")), compiles,
-                            str(entry.get("advice", "")), bool(entry.get("drop", False)), str(entry.get("finds", "")))
+                            str(entry.get("advice", "")), bool(entry.get("drop", False)), str(entry.get("finds", "")),
+                            int(entry.get("library_argument", -1)))
             for n in entry["names"]]
 
 
@@ -173,6 +179,7 @@ class BuildFacts:
     cmake_cuda_only_advice: dict[str, str] = dataclasses.field(default_factory=dict)  # by <NAME>, else "default"
     library_path_commands: frozenset[str] = frozenset()  # CMake commands reading a library variable as a path, lower
     library_path: str = "{library}"  # the path of a HIP library such a command reads
+    command_prefix_variables: tuple[str, ...] = ()  # make variables a recipe starts with, not part of a path (`@`)
 
     def cmake_cuda_only(self, name: str) -> str | None:
         """The advice for CMAKE_CUDA_<name>, a variable CMake's HIP language does not define, or None."""
@@ -274,7 +281,8 @@ def _parse(data: dict) -> BuildFacts:
                       re.compile("|".join(f"(?:{name})" for name in data["cmake_language_variables"]["hip"])),
                       {str(k): str(v) for k, v in data["cmake_language_variables"]["advice"].items()},
                       frozenset(str(c).lower() for c in data["findcuda_library_path"]["commands"]),
-                      str(data["findcuda_library_path"]["path"]))
+                      str(data["findcuda_library_path"]["path"]),
+                      tuple(str(v) for v in data["command_prefix_variables"]))
 
 
 @functools.lru_cache(maxsize=1)
