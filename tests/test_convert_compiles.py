@@ -281,8 +281,10 @@ def test_compute_capability_read_through_device_attributes_is_marked(tmp_path: P
                    "std::string arch(int d, CUdevice dev) {\n  int major = 0, minor = 0;\n"
                    "  cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, d);\n"
                    "  cuDeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev);\n"
+                   "  cuDeviceComputeCapability(&major, &minor, dev);\n"
                    '  return "-arch=compute_" + std::to_string(10 * major + minor);\n}\n'})
     text = (out / "arch.cu").read_text()
+    assert "// portkit: PK335 cuDeviceComputeCapability: Identify the GPU with gcnArchName" in text
     assert "// portkit: PK335 cudaDevAttrComputeCapabilityMajor: Identify the GPU with gcnArchName" in text
     assert "// portkit: PK335 CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR: Identify the GPU with gcnArchName" in text
     assert "hipDeviceGetAttribute(&major, hipDeviceAttributeComputeCapabilityMajor, d);" in text
@@ -314,6 +316,31 @@ def test_nvrtc_kernel_text_and_options_are_marked(tmp_path: Path, capsys) -> Non
     assert "// portkit: PK343 --use_fast_math -default-device: --use_fast_math: clang spells it -ffast-math;" in text
     assert "// portkit: PK101 nvrtcGetPTX: hiprtcGetCode gives an AMD code object (binary), not PTX text" in text
     assert 'const char* opts[] = {arch.c_str(), "--use_fast_math", "-default-device"};' in text
+
+
+def test_kernel_text_held_in_a_file_that_does_not_compile_it_is_marked(tmp_path: Path, capsys) -> None:
+    """The kernel's text in a header (a raw string, and a plain one with `extern "C" __global__`), compiled by NVRTC in
+    another file: each literal that defines a kernel is analysed as a source wherever it is held (PK342); a string
+    of options in a file that does not call NVRTC is no NVRTC option (PK343)."""
+    out = verified(tmp_path, capsys, {
+        "kernels.h": "#pragma once\n"
+                     'inline const char* kReduce = R"(\n__global__ void red(float* x) {\n'
+                     "  float v = x[threadIdx.x];\n  v += __shfl_xor_sync(0xffffffff, v, 16);\n  x[0] = v;\n})\";\n"
+                     'inline const char* kFill = "extern \\"C\\" __global__ void fill(float* x) '
+                     '{ x[threadIdx.x] = __shfl_down_sync(0xffffffff, 1.0f, 1); }";\n'
+                     'inline const char* kFlags = "-O3 --use_fast_math";\n',
+        "jit.cpp": '#include <nvrtc.h>\n#include "kernels.h"\n'
+                   "nvrtcResult build(const char* src) {\n  nvrtcProgram p;\n"
+                   '  nvrtcCreateProgram(&p, src, "k.cu", 0, nullptr, nullptr);\n'
+                   '  const char* options[] = {"-default-device"};\n'
+                   "  return nvrtcCompileProgram(p, 1, options);\n}\n"})
+    text = (out / "kernels.h").read_text()
+    assert ("// portkit: PK342 kReduce: hiprtc compiles this text as written: port it to HIP (CUDA names hiprtc needs "
+            "as HIP's: __shfl_xor_sync -> __shfl_xor; hazards: PK301 full-warp-mask (line 5))\ninline const char* kReduce")\
+        in text
+    assert "// portkit: PK342 kFill: hiprtc compiles this text as written: port it to HIP (CUDA names hiprtc needs as " \
+        "HIP's: __shfl_down_sync -> __shfl_down" in text
+    assert "PK343" not in text
 
 
 _HIPRTC_PROGRAM = """#include <hip/hiprtc.h>

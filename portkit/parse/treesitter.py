@@ -32,7 +32,7 @@ from portkit.parse.macros import MacroTable, collect_macros
 from portkit.parse.nodes import CUDA_CONDITION_MACROS, HipAlias, Keep, LINE_COMMENT, node_text, position_key
 from portkit.parse.prepare import Prepared, prepare
 from portkit.parse.queries import OPTIONAL_ROLES, captures, grammar
-from portkit.parse.strings import calls_one_of, string_literals
+from portkit.parse.strings import calls_one_of, may_hold_kernel_text, string_literals
 from portkit.parse.recovery import error_sites, first_error_line, too_deep_line, tree_shape, unparsed_occurrences
 from portkit.textutil import BOM, within
 
@@ -205,10 +205,11 @@ def _without_bom(source: bytes) -> bytes:
 def _searched(root: Node, parse_bytes: bytes, state: FileParse, hip_pointer: Keep | None,
               strings: frozenset[str]) -> list[Occurrence]:
     """What only some files are searched for, once the query's occurrences are made: arithmetic on handles (in a
-    file that declares one) and string literals' values (in a file that calls one of `strings`)."""
+    file that declares one) and string literals' values (in a file that calls one of `strings`, or whose literals
+    may define a kernel)."""
     found = handle_arithmetic(root, parse_bytes, state.occurrences, hip_pointer, state.scopes.name_at) \
         if hip_pointer is not None else []
-    if strings and calls_one_of(parse_bytes, state.occurrences, strings):
+    if strings and (calls_one_of(parse_bytes, state.occurrences, strings) or may_hold_kernel_text(parse_bytes)):
         found += string_literals(root, parse_bytes, state.scopes.name_at)
     return found
 
