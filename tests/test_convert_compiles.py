@@ -494,6 +494,48 @@ def test_nvcc_pragmas_build_without_a_warning_on_amd_and_stay_for_nvidia(tmp_pat
     assert (tmp_path / "again" / "pragmas.cu").read_text() == unit.read_text()
 
 
+PRAGMA_OPERATORS = """\
+// nvcc's pragmas as _Pragma operators: in code, and in #defines of pragmas only
+#define SUPPRESS_177 _Pragma("nv_diag_suppress 177")
+#define PUSH_QUIET _Pragma("nv_diagnostic push") \\
+    _Pragma("nv_diag_suppress 550") _Pragma("GCC diagnostic ignored \\"-Wunused-variable\\"")
+#define POP_QUIET _Pragma("nv_diagnostic pop")
+_Pragma("nv_diag_suppress 940")
+PUSH_QUIET
+__global__ void fill(int *p) {
+    SUPPRESS_177
+    _Pragma("nv_diag_suppress 186") int unused;
+    for (int i = 0; i < 4; ++i) p[i] = 0;
+}
+POP_QUIET
+"""
+_OPERATOR_PRAGMAS = ("nv_diag_suppress 177", "nv_diagnostic push", "nv_diag_suppress 550", "nv_diag_suppress 940",
+                     "nv_diag_suppress 186", "nv_diagnostic pop")
+
+
+def test_nvcc_pragma_operators_build_without_a_warning_on_amd_and_stay_for_nvidia(tmp_path: Path) -> None:
+    """`_Pragma("nv_diag_suppress 177")` is the directive: hipcc on AMD warns on it, in code or where a macro
+    expands it. Convert guards the operator in code, and a #define of pragmas only is defined twice: as it was for
+    nvcc, and on AMD without nvcc's pragmas (the others kept), so that its uses still expand."""
+    hipcc = require_tool("hipcc")
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "operators.cu").write_text(PRAGMA_OPERATORS)
+    assert main(["convert", "--no-cache", "--rocm-version", "5.2", str(tmp_path / "in"), "-o", str(tmp_path / "out")]) == 0
+    unit = tmp_path / "out" / "operators.cu"
+    assert '#else\n#define PUSH_QUIET _Pragma("GCC diagnostic ignored \\"-Wunused-variable\\"")\n#endif' in unit.read_text()
+    amd = subprocess.run([hipcc, "--offload-arch=gfx90a", "-fsyntax-only", "-x", "hip", "-Wunknown-pragmas",
+                          "-Werror=unknown-pragmas", str(unit)], capture_output=True, text=True,
+                         env={**os.environ, "HIP_PLATFORM": "amd"})
+    assert amd.returncode == 0, amd.stderr[-3000:]
+    nvidia = subprocess.run([require_tool("nvcc"), "-E", "-x", "cu", str(unit)], capture_output=True, text=True)
+    assert nvidia.returncode == 0, nvidia.stderr[-3000:]
+    kept = nvidia.stdout.split("operators.cu", 1)[-1]
+    for pragma in _OPERATOR_PRAGMAS:
+        assert re.search(rf"#\s*pragma\s+{pragma}", kept), pragma
+    assert main(["convert", "--no-cache", "--rocm-version", "5.2", str(tmp_path / "out"), "-o", str(tmp_path / "again")]) == 0
+    assert (tmp_path / "again" / "operators.cu").read_text() == unit.read_text()
+
+
 HOST_RAND = """\
 #include <stdio.h>
 #include <curand.h>

@@ -15,6 +15,7 @@ from portkit.model import (
     CallFacts, Facts, FunctionFacts, IncludeFacts, LaunchFacts, MacroFacts, NameFacts, Occurrence, Position, QualifiedFacts,
     Role, Span, SubscriptFacts, ValueFacts,
 )
+from portkit.parse import pragma_operators
 from portkit.parse.guarded import GuardedDefinitions
 from portkit.parse.lexer import SUPPRESSION
 from portkit.parse.linkage import internal_linkage
@@ -467,6 +468,7 @@ class FileParse:
             if directive is not None:
                 self.occurrences.append(_pragma(directive, node, self.scopes.name_at(directive.start_byte)))
             self.occurrences.extend(_macro_occurrences(node, self.source, self.scopes.name_at(node.start_byte), self.keep))
+            self.occurrences.extend(pragma_operators.in_define(node, self.source, _macro_code))
             self.declared.update(_macro_declarations(node.text or b""))
 
 

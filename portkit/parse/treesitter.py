@@ -24,6 +24,7 @@ from typing import Iterator
 from tree_sitter import Node, Parser
 
 from portkit.model import Occurrence, ParsedFile, Role
+from portkit.parse import pragma_operators
 from portkit.parse.guarded import branch_chain, opening_group, spelled_test
 from portkit.parse.handlers import FileParse, HANDLERS, kept_spellings
 from portkit.parse.handles import handle_arithmetic
@@ -205,10 +206,12 @@ def _without_bom(source: bytes) -> bytes:
 def _searched(root: Node, parse_bytes: bytes, state: FileParse, hip_pointer: Keep | None,
               strings: frozenset[str]) -> list[Occurrence]:
     """What only some files are searched for, once the query's occurrences are made: arithmetic on handles (in a
-    file that declares one) and string literals' values (in a file that calls one of `strings`, or whose literals
-    may define a kernel)."""
+    file that declares one), string literals' values (in a file that calls one of `strings`, or whose literals
+    may define a kernel) and `_Pragma` operators in code."""
     found = handle_arithmetic(root, parse_bytes, state.occurrences, hip_pointer, state.scopes.name_at) \
         if hip_pointer is not None else []
+    if b"_Pragma" in parse_bytes:
+        found += pragma_operators.in_code(root, parse_bytes, state.scopes.name_at)
     if strings and (calls_one_of(parse_bytes, state.occurrences, strings) or may_hold_kernel_text(parse_bytes)):
         found += string_literals(root, parse_bytes, state.scopes.name_at)
     return found
