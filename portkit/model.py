@@ -91,6 +91,7 @@ class Role(str, enum.Enum):
     OVERLOAD = "overload"  # a host function defined more than once in its file (info: its signature)
     STORAGE_CLASS = "storage_class"  # `register` (C++17 removed it): parts[0] runs to the next token
     MACRO_DEFINITION = "macro_definition"  # a function-like #define: text its name, parts[0] the line without newline
+    # (an object-like one of a kept name too: detail "object", no parts)
     EMPTY_BRACES = "empty_braces"  # `x = {}`: text the variable, parts[0] the braces
     USING = "using"  # `using namespace X;` (text X, detail "namespace") or `using X::name;` (text X::name, detail "name")
     HANDLE_ARITHMETIC = "handle_arithmetic"  # `base + n` on a handle HIP makes a pointer: text the variable, detail its type

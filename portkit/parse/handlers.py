@@ -159,6 +159,11 @@ class FileParse:
         starts = {n.start_byte for n in guarded}
         defined = [n for n in definition_nodes if n.start_byte not in starts and not is_hip_alias(n, hip_alias)]
         self.definitions = {node_text(n) for n in defined}
+        # Object-like #defines of kept names (a library's switch the project sets): their name, no parts.
+        self.occurrences.extend(Occurrence(node_span(n), Role.MACRO_DEFINITION, node_text(n), node_position(n), "",
+                                           "object", info=MacroFacts(under_hip_test(n)))
+                                for n in defined if n.parent is not None and n.parent.type == "preproc_def"
+                                and kept(n.text or b""))
         self.guarded = {node_text(n) for n in guarded}
         # Names this file defines only with internal linkage: no other translation unit can call them.
         # Only an anonymous namespace or `static` gives it: most files have neither (the fixes only blank bytes).
