@@ -333,6 +333,7 @@ def test_kernel_text_held_in_a_file_that_does_not_compile_it_is_marked(tmp_path:
                    "nvrtcResult build(const char* src) {\n  nvrtcProgram p;\n"
                    '  nvrtcCreateProgram(&p, src, "k.cu", 0, nullptr, nullptr);\n'
                    '  const char* options[] = {"-default-device"};\n'
+                   "  if (nvrtcCompileProgram(p, 0, nullptr) == NVRTC_SUCCESS) return NVRTC_SUCCESS;\n"
                    "  return nvrtcCompileProgram(p, 1, options);\n}\n"})
     text = (out / "kernels.h").read_text()
     assert ("// portkit: PK342 kReduce: hiprtc compiles this text as written: port it to HIP (CUDA names hiprtc needs "
@@ -341,6 +342,8 @@ def test_kernel_text_held_in_a_file_that_does_not_compile_it_is_marked(tmp_path:
     assert "// portkit: PK342 kFill: hiprtc compiles this text as written: port it to HIP (CUDA names hiprtc needs as " \
         "HIP's: __shfl_down_sync -> __shfl_down" in text
     assert "PK343" not in text
+    # No options: a null pointer needs no cast to hiprtc's const char** (const_cast rejects nullptr's type).
+    assert "hiprtcCompileProgram(p, 0, nullptr)" in (out / "jit.cpp").read_text()
 
 
 _HIPRTC_PROGRAM = """#include <hip/hiprtc.h>
