@@ -91,12 +91,14 @@ class Role(str, enum.Enum):
     OVERLOAD = "overload"  # a host function defined more than once in its file (info: its signature)
     STORAGE_CLASS = "storage_class"  # `register` (C++17 removed it): parts[0] runs to the next token
     MACRO_DEFINITION = "macro_definition"  # a function-like #define: text its name, parts[0] the line without newline
+    # (an object-like one of a kept name too: detail "object", no parts)
     EMPTY_BRACES = "empty_braces"  # `x = {}`: text the variable, parts[0] the braces
     USING = "using"  # `using namespace X;` (text X, detail "namespace") or `using X::name;` (text X::name, detail "name")
     HANDLE_ARITHMETIC = "handle_arithmetic"  # `base + n` on a handle HIP makes a pointer: text the variable, detail its type
     AUTO_COORDINATE = "auto_coordinate"  # `auto i = threadIdx.x`: text the coordinate, parts[0] the `auto`
     MACRO_PRAGMA = "macro_pragma"  # `#pragma unroll` in a #define body: text the pragma's text, span from `#` to its end
-    PRAGMA = "pragma"  # a #pragma directive: text its words, span from `#` to the line's end, info MacroFacts
+    PRAGMA = "pragma"  # a #pragma directive: text its words, span from `#` to the line's end, info MacroFacts; or a
+    # `_Pragma("...")` operator (detail "operator" in code, "define" in a #define body: portkit/parse/pragma_operators.py)
     STRING = "string"  # a string literal, in a file that calls a name the analyzers read strings for: text its value
 
 
@@ -224,9 +226,11 @@ class HandleFacts(NamedTuple):
 
 
 class MacroFacts(NamedTuple):
-    """A function-like #define or a #pragma directive: whether a #if on HIP encloses it."""
+    """A function-like #define or a #pragma directive (or `_Pragma` operator): whether a #if on HIP encloses it; for an
+    operator in a #define body, the #define's `#define NAME(params)`."""
 
     guarded: bool = False
+    definition: str = ""
 
 
 class StringFacts(NamedTuple):
@@ -409,7 +413,7 @@ class Edit:
 class FixAction(str, enum.Enum):
     RENAME = "rename"  # write `text` over `span` (dropping `drop_args` leading call arguments; empty: arguments only)
     INSERT = "insert"  # write `text` at `span` (an empty span: an insertion)
-    GUARD = "guard"  # put the lines of `span` under `#if text` ... `#endif`
+    GUARD = "guard"  # put the lines of `span` under `#if text` ... `#endif` (with `otherwise` as its #else, if any)
     INCLUDE = "include"  # write the include target `text` (with its delimiters) over `span`
     LAUNCH = "launch"  # k<<<...>>>(...) -> hipLaunchKernelGGL(k, ...), from `parts`
 
@@ -470,6 +474,7 @@ class Fix:
     # a launch's grid and block written `dim3(...)` already: wrapped again they would read dim3(dim3(...))
     grid_is_dim3: bool = False
     block_is_dim3: bool = False
+    otherwise: str = ""  # a guard's #else lines (a macro's definition without what the guard keeps from hipcc)
 
     @property
     def arguments_only(self) -> bool:

@@ -147,8 +147,16 @@ def dropped(code: str, name: str, shadowable: bool, names: Container[str], anywh
     """What only the whole project shows: a name another file defines, where the file sees it, is the
     project's own; and a name any file defines or declares (`anywhere`) is no unknown CUDA name, even
     where no include shows it (a header using its includer's `cudaCheck` macro), nor is a qualified name
-    whose namespace and member the project's files define."""
-    return (shadowable and name in names) or (code == API_UNKNOWN and (name in anywhere or _projects(name, anywhere)))
+    whose namespace and member the project's files define. A name whose namespace is an alias the project defines
+    to a namespace of its own (`namespace cub = mylib::blocks;`, a definition spelled `cub::`), where the file sees
+    it, is the project's too: not hipCUB's `cub::f`."""
+    return (shadowable and name in names) or (code == API_UNKNOWN and (name in anywhere or _projects(name, anywhere))) \
+        or _own_alias(name, names)
+
+
+def _own_alias(name: str, names: Container[str]) -> bool:
+    """Whether the name (`cub::BlockReduce`, or a prefix rule's `cub`) starts with a project alias the file sees."""
+    return f"{name.lstrip(':').partition('::')[0]}::" in names
 
 
 def _projects(qualified: str, anywhere: Container[str]) -> bool:

@@ -356,8 +356,10 @@ def test_compute_capability_read_through_device_attributes_is_marked(tmp_path: P
                    "std::string arch(int d, CUdevice dev) {\n  int major = 0, minor = 0;\n"
                    "  cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, d);\n"
                    "  cuDeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev);\n"
+                   "  cuDeviceComputeCapability(&major, &minor, dev);\n"
                    '  return "-arch=compute_" + std::to_string(10 * major + minor);\n}\n'})
     text = (out / "arch.cu").read_text()
+    assert "// portkit: PK335 cuDeviceComputeCapability: Identify the GPU with gcnArchName" in text
     assert "// portkit: PK335 cudaDevAttrComputeCapabilityMajor: Identify the GPU with gcnArchName" in text
     assert "// portkit: PK335 CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR: Identify the GPU with gcnArchName" in text
     assert "hipDeviceGetAttribute(&major, hipDeviceAttributeComputeCapabilityMajor, d);" in text
@@ -389,6 +391,34 @@ def test_nvrtc_kernel_text_and_options_are_marked(tmp_path: Path, capsys) -> Non
     assert "// portkit: PK343 --use_fast_math -default-device: --use_fast_math: clang spells it -ffast-math;" in text
     assert "// portkit: PK101 nvrtcGetPTX: hiprtcGetCode gives an AMD code object (binary), not PTX text" in text
     assert 'const char* opts[] = {arch.c_str(), "--use_fast_math", "-default-device"};' in text
+
+
+def test_kernel_text_held_in_a_file_that_does_not_compile_it_is_marked(tmp_path: Path, capsys) -> None:
+    """The kernel's text in a header (a raw string, and a plain one with `extern "C" __global__`), compiled by NVRTC in
+    another file: each literal that defines a kernel is analysed as a source wherever it is held (PK342); a string
+    of options in a file that does not call NVRTC is no NVRTC option (PK343)."""
+    out = verified(tmp_path, capsys, {
+        "kernels.h": "#pragma once\n"
+                     'inline const char* kReduce = R"(\n__global__ void red(float* x) {\n'
+                     "  float v = x[threadIdx.x];\n  v += __shfl_xor_sync(0xffffffff, v, 16);\n  x[0] = v;\n})\";\n"
+                     'inline const char* kFill = "extern \\"C\\" __global__ void fill(float* x) '
+                     '{ x[threadIdx.x] = __shfl_down_sync(0xffffffff, 1.0f, 1); }";\n'
+                     'inline const char* kFlags = "-O3 --use_fast_math";\n',
+        "jit.cpp": '#include <nvrtc.h>\n#include "kernels.h"\n'
+                   "nvrtcResult build(const char* src) {\n  nvrtcProgram p;\n"
+                   '  nvrtcCreateProgram(&p, src, "k.cu", 0, nullptr, nullptr);\n'
+                   '  const char* options[] = {"-default-device"};\n'
+                   "  if (nvrtcCompileProgram(p, 0, nullptr) == NVRTC_SUCCESS) return NVRTC_SUCCESS;\n"
+                   "  return nvrtcCompileProgram(p, 1, options);\n}\n"})
+    text = (out / "kernels.h").read_text()
+    assert ("// portkit: PK342 kReduce: hiprtc compiles this text as written: port it to HIP (CUDA names hiprtc needs "
+            "as HIP's: __shfl_xor_sync -> __shfl_xor; hazards: PK301 full-warp-mask (line 5))\ninline const char* kReduce")\
+        in text
+    assert "// portkit: PK342 kFill: hiprtc compiles this text as written: port it to HIP (CUDA names hiprtc needs as " \
+        "HIP's: __shfl_down_sync -> __shfl_down" in text
+    assert "PK343" not in text
+    # No options: a null pointer needs no cast to hiprtc's const char** (const_cast rejects nullptr's type).
+    assert "hiprtcCompileProgram(p, 0, nullptr)" in (out / "jit.cpp").read_text()
 
 
 _HIPRTC_PROGRAM = """#include <hip/hiprtc.h>
@@ -540,6 +570,48 @@ def test_nvcc_pragmas_build_without_a_warning_on_amd_and_stay_for_nvidia(tmp_pat
         assert re.search(rf"#\s*pragma\s+{pragma}", kept), pragma
     assert main(["convert", "--no-cache", "--rocm-version", "5.2", str(tmp_path / "out"), "-o", str(tmp_path / "again")]) == 0
     assert (tmp_path / "again" / "pragmas.cu").read_text() == unit.read_text()
+
+
+PRAGMA_OPERATORS = """\
+// nvcc's pragmas as _Pragma operators: in code, and in #defines of pragmas only
+#define SUPPRESS_177 _Pragma("nv_diag_suppress 177")
+#define PUSH_QUIET _Pragma("nv_diagnostic push") \\
+    _Pragma("nv_diag_suppress 550") _Pragma("GCC diagnostic ignored \\"-Wunused-variable\\"")
+#define POP_QUIET _Pragma("nv_diagnostic pop")
+_Pragma("nv_diag_suppress 940")
+PUSH_QUIET
+__global__ void fill(int *p) {
+    SUPPRESS_177
+    _Pragma("nv_diag_suppress 186") int unused;
+    for (int i = 0; i < 4; ++i) p[i] = 0;
+}
+POP_QUIET
+"""
+_OPERATOR_PRAGMAS = ("nv_diag_suppress 177", "nv_diagnostic push", "nv_diag_suppress 550", "nv_diag_suppress 940",
+                     "nv_diag_suppress 186", "nv_diagnostic pop")
+
+
+def test_nvcc_pragma_operators_build_without_a_warning_on_amd_and_stay_for_nvidia(tmp_path: Path) -> None:
+    """`_Pragma("nv_diag_suppress 177")` is the directive: hipcc on AMD warns on it, in code or where a macro
+    expands it. Convert guards the operator in code, and a #define of pragmas only is defined twice: as it was for
+    nvcc, and on AMD without nvcc's pragmas (the others kept), so that its uses still expand."""
+    hipcc = require_tool("hipcc")
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "operators.cu").write_text(PRAGMA_OPERATORS)
+    assert main(["convert", "--no-cache", "--rocm-version", "5.2", str(tmp_path / "in"), "-o", str(tmp_path / "out")]) == 0
+    unit = tmp_path / "out" / "operators.cu"
+    assert '#else\n#define PUSH_QUIET _Pragma("GCC diagnostic ignored \\"-Wunused-variable\\"")\n#endif' in unit.read_text()
+    amd = subprocess.run([hipcc, "--offload-arch=gfx90a", "-fsyntax-only", "-x", "hip", "-Wunknown-pragmas",
+                          "-Werror=unknown-pragmas", str(unit)], capture_output=True, text=True,
+                         env={**os.environ, "HIP_PLATFORM": "amd"})
+    assert amd.returncode == 0, amd.stderr[-3000:]
+    nvidia = subprocess.run([require_tool("nvcc"), "-E", "-x", "cu", str(unit)], capture_output=True, text=True)
+    assert nvidia.returncode == 0, nvidia.stderr[-3000:]
+    kept = nvidia.stdout.split("operators.cu", 1)[-1]
+    for pragma in _OPERATOR_PRAGMAS:
+        assert re.search(rf"#\s*pragma\s+{pragma}", kept), pragma
+    assert main(["convert", "--no-cache", "--rocm-version", "5.2", str(tmp_path / "out"), "-o", str(tmp_path / "again")]) == 0
+    assert (tmp_path / "again" / "operators.cu").read_text() == unit.read_text()
 
 
 HOST_RAND = """\

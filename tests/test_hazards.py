@@ -122,3 +122,27 @@ def test_nvcc_version_macros_outside_if_are_found(tmp_path: Path, database) -> N
     found = {(f.name, f.position.line, f.code) for f in findings if f.name.startswith("__CUDACC")}
     assert ("__CUDACC_VER_MAJOR__", 1, "PK102") in found and ("__CUDACC_VER_MINOR__", 2, "PK102") not in found
     assert any(f.code == "PK203" and f.position.line == 2 for f in findings)
+
+
+WRAPPED = {
+    "CMakeLists.txt": "cmake_minimum_required(VERSION 3.18)\nproject(w LANGUAGES CXX CUDA)\n"
+                      "set(CUDA_NVCC_FLAGS ${CUDA_NVCC_FLAGS} -DTHRUST_CUB_WRAPPED_NAMESPACE=amgx)\n"
+                      "add_library(w wrap.cu)\ntarget_compile_definitions(w PRIVATE THRUST_CUB_WRAPPED_NAMESPACE=amgx)\n"
+                      "# -DTHRUST_CUB_WRAPPED_NAMESPACE=commented\n",
+    "wrap.cu": "#define THRUST_CUB_WRAPPED_NAMESPACE amgx\n#include <thrust/device_vector.h>\n"
+               "#ifdef THRUST_CUB_WRAPPED_NAMESPACE\nint wrapped = 1;\n#endif\n"
+               "namespace amgx { int n() { thrust::device_vector<int> v(4); return (int)v.size(); } }\n",
+}
+
+
+@pytest.mark.parametrize("rocm, expected", [((5, 2, 0), [("CMakeLists.txt", 3), ("CMakeLists.txt", 5), ("wrap.cu", 1)]),
+                                            ((5, 7, 0), [])])
+def test_thrust_wrapped_namespace_is_reported_where_rocthrust_breaks_on_it(tmp_path: Path, database, rocm, expected) -> None:
+    """AMGX's THRUST_CUB_WRAPPED_NAMESPACE, set in a build file or a #define (not where a test reads it): rocThrust
+    before ROCm 5.7 opens plain `namespace thrust` in three HIP backend headers and stops there (PK344)."""
+    for name, text in WRAPPED.items():
+        (tmp_path / name).write_text(text)
+    settings = RunSettings(paths=(str(tmp_path),), root=tmp_path, target=Target(rocm=rocm), jobs=1, cache=False)
+    findings = [f for f in run_project(settings, RunRequest(rules=database)).findings if f.code == "PK344"]
+    assert [(Path(f.path).name, f.position.line) for f in findings] == expected
+    assert all("ROCm 5.7" in f.advice and "namespace thrust" in f.message for f in findings)

@@ -1,9 +1,14 @@
 """Qualified names another file's namespace alias resolves (portkit/analyze/namespace_aliases.py): a project analysis."""
 from __future__ import annotations
 
+import os
+import subprocess
 from pathlib import Path
 
 import pytest
+
+from conftest import require_tool
+from portkit.cli import main
 
 from portkit.analyze.namespace_aliases import NAMESPACE_ALIASES, AliasFacts
 from portkit.analyze.registry import project_analyses
@@ -11,6 +16,7 @@ from portkit.rules import Target
 from portkit.run.cache import pack_result, unpack_result
 from portkit.run.plan import collect_run
 from portkit.run.project import finish_run
+from portkit.run.request import RunRequest
 from portkit.settings import RunSettings
 
 TREE = {
@@ -44,3 +50,48 @@ def test_the_project_resolves_names_through_another_files_alias(tmp_path: Path, 
     assert result.context.aliases == (("cg", "cooperative_groups"),)
     names = {(Path(f.path).name, f.name) for f in result.findings if f.name.startswith("cooperative_groups::")}
     assert names == {("k.cu", "cooperative_groups::thread_block"), ("k.cu", "cooperative_groups::this_thread_block")}
+
+
+OWN_ALIAS = {
+    "blocks.h": "#pragma once\nnamespace mylib { namespace blocks {\ninline int f() { return 1; }\n"
+                "struct BlockReduce { int n; };\n} }\nnamespace cub = mylib::blocks;  // the project's own cub\n",
+    "use.cu": '#include "blocks.h"\nint h() { cub::BlockReduce r{2}; return r.n + cub::f(); }\n',
+}
+
+
+@pytest.mark.parametrize("summary_only", [False, True], ids=["findings", "summary"])
+def test_an_alias_to_the_projects_own_namespace_makes_its_names_the_projects(tmp_path: Path, summary_only: bool) -> None:
+    """`namespace cub = mylib::blocks;` in a header: `cub::f()` in another file is the project's, no hipCUB rename."""
+    (tmp_path / "src").mkdir()
+    for name, text in OWN_ALIAS.items():
+        (tmp_path / "src" / name).write_text(text)
+    settings = RunSettings(paths=(str(tmp_path / "src"),), root=tmp_path, target=Target(rocm=(5, 2, 0)), jobs=1,
+                           cache=False)
+    result = finish_run(collect_run(settings, RunRequest(summary_only=summary_only)))
+    sites = [s.name for tally in result.tallies.values() for s in tally.rows] if summary_only \
+        else [f.name for f in result.findings]
+    assert not [name for name in sites if name.startswith("cub")], sites
+
+
+def test_the_converted_project_alias_builds_with_hipcc(tmp_path: Path) -> None:
+    hipcc = require_tool("hipcc")
+    (tmp_path / "src").mkdir()
+    for name, text in OWN_ALIAS.items():
+        (tmp_path / "src" / name).write_text(text)
+    assert main(["convert", "--no-cache", "--rocm-version", "5.2", str(tmp_path / "src"), "-o", str(tmp_path / "out")]) == 0
+    assert (tmp_path / "out" / "use.cu").read_text() == OWN_ALIAS["use.cu"]
+    built = subprocess.run([hipcc, "--offload-arch=gfx90a", "-fsyntax-only", "-x", "hip", str(tmp_path / "out" / "use.cu")],
+                           capture_output=True, text=True, env={**os.environ, "HIP_PLATFORM": "amd"})
+    assert built.returncode == 0, built.stderr[-2000:]
+
+
+def test_a_globally_qualified_name_is_read_as_the_name(tmp_path: Path, capsys) -> None:
+    """`::thrust::made_up()` is as unknown as `thrust::made_up()`, and `::cub::BlockReduce` renamed as `cub::` is."""
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "g.cu").write_text(
+        "#include <thrust/device_vector.h>\n#include <cub/cub.cuh>\n"
+        "void g() { ::thrust::made_up(); }\ntypedef ::cub::BlockReduce<int, 128> Reduce;\n")
+    assert main(["scan", "--no-cache", "--rocm-version", "5.2", "-v", str(tmp_path / "src")]) == 0
+    assert "g.cu:3: ::thrust::made_up" in capsys.readouterr().out
+    assert main(["convert", "--no-cache", "--rocm-version", "5.2", str(tmp_path / "src"), "-o", str(tmp_path / "out")]) == 0
+    assert "typedef ::hipcub::BlockReduce<int, 128> Reduce;" in (tmp_path / "out" / "g.cu").read_text()

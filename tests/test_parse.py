@@ -268,7 +268,7 @@ def test_what_a_rewrite_of_an_arch_comparison_replaces(test: str, rewritten: str
 
 def test_string_literals_are_read_only_where_a_named_call_is_made() -> None:
     """The values of a file's string literals (escapes decoded, raw strings as written, a concatenation once), with
-    the variable each initialises: only in a file that calls one of `strings`."""
+    the variable each initialises: only in a file that calls one of `strings`, or whose literals may define a kernel."""
     source = ('static const char* kSrc = R"k(\n__global__ void k() {}\n)k";\n'
               'const char two[] = "a\\n" "b\\x41\\t\\"q\\"" u8"c";\n'
               'std::string s(R"(x)");\n'
@@ -279,5 +279,12 @@ def test_string_literals_are_read_only_where_a_named_call_is_made() -> None:
                      (6, "abc", "t"), (6, "--x", ""), (6, "yA", "")]
     kernel = parsed.of(K.STRING)[0]
     assert kernel.facts(StringFacts).line_of(kernel.text.index("__global__"), kernel.text) == 2
-    assert not parse_source("s.cpp", source.encode(), strings=frozenset({"nvrtcCompileProgram"})).of(K.STRING)
+    without_kernel = source.split("\n", 3)[3]
+    assert not parse_source("s.cpp", without_kernel.encode(), strings=frozenset({"nvrtcCompileProgram"})).of(K.STRING)
     assert not parse_source("s.cpp", source.encode()).of(K.STRING)
+    # A literal that may define a kernel has the file's literals read, whoever compiles it.
+    assert len(parse_source("s.cpp", source.encode(), strings=frozenset({"nvrtcCompileProgram"})).of(K.STRING)) == 6
+    quoted = 'const char* k = "extern \\"C\\" __global__ void k() {}";\nextern "C" __global__ void g() {}\n'
+    assert parse_source("q.cu", quoted.encode(), strings=frozenset({"nvrtcCompileProgram"})).of(K.STRING)
+    code = 'extern "C" __global__ void g() { printf("%d", 1); }\n'  # a kernel in code, not in a string
+    assert not parse_source("c.cu", code.encode(), strings=frozenset({"nvrtcCompileProgram"})).of(K.STRING)

@@ -440,3 +440,30 @@ def test_an_ifdef_in_a_member_initializer_list_keeps_the_constructor() -> None:
                    "#ifdef TRACK_WARP\n      , warp(w)\n#endif\n  {}\n};\n")
     assert parsed.error_line is None
     assert named(parsed, Role.DEVICE_FUNCTION) == ["WarpThing"]
+
+
+SHORT_ATTRIBUTE_MACROS = {
+    "attributes.h": "#pragma once\n#define MY_FUNC __host__ __device__\n#define HD __host__ __device__ __forceinline__\n"
+                    "#define KERNEL __global__\n",
+    "use.cu": '#include "attributes.h"\nMY_FUNC float twice(float x) { return 2.0f * x; }\n'
+              "template <typename T>\nHD T half(T x) { return x / 2; }\n"
+              "KERNEL void k(float *p) { p[threadIdx.x] = twice(half(p[threadIdx.x])); }\n"
+              "struct S { MY_FUNC int get() const; };\nfloat host_only(float x) { return x; }\n",
+}
+
+
+def test_an_attribute_macro_of_any_name_makes_device_code(tmp_path: Path) -> None:
+    """`#define MY_FUNC __host__ __device__` (in a header): a name too short for the qualifiers it stands for still makes
+    the functions it stands before device code, for the analyzers (kernels and device functions found, PK200/PK202)."""
+    for name, text in SHORT_ATTRIBUTE_MACROS.items():
+        (tmp_path / name).write_text(text)
+    macros = collect_macros(text.encode() for text in SHORT_ATTRIBUTE_MACROS.values())
+    parsed = parse_source("use.cu", SHORT_ATTRIBUTE_MACROS["use.cu"].encode(), macros=macros)
+    assert sorted(parsed.device_functions) == ["half", "k", "twice"]
+    twice = next(o for o in parsed.of(Role.DEVICE_FUNCTION) if o.text == "twice")
+    assert (twice.info.spaces, twice.info.spelled) == ("__host__ __device__", "MY_FUNC")
+    assert next(o for o in parsed.of(Role.MEMBER_DECLARATION)).detail == "__host__ __device__"
+    settings = RunSettings(paths=(str(tmp_path),), root=tmp_path, target=Target(rocm=(5, 2, 0)), jobs=1, cache=False)
+    findings = run_project(settings, RunRequest()).findings
+    assert sorted((f.code, f.name) for f in findings if f.code in ("PK200", "PK202")) == [
+        ("PK200", "k"), ("PK202", "half"), ("PK202", "twice")]

@@ -44,7 +44,8 @@ def project_sized(table: MacroTable, extra: int) -> MacroTable:
     return MacroTable(UnlistedTable(attributes), Unlisted(table.attribute_calls | more(b"CALL")),
                       Unlisted(table.statements | more(b"STMT")), Unlisted(table.object_statements | more(b"OBJ")),
                       Unlisted(table.identities | more(b"ID")), Unlisted(table.bodies | more(b"BODY")),
-                      Unlisted(table.declarations | more(b"DECL")))
+                      Unlisted(table.declarations | more(b"DECL")),
+                      UnlistedTable({**table.spaces, **{name: ("__device__",) for name in more(b"SPACES")}}))
 
 
 @pytest.mark.parametrize("path", CASES, ids=lambda p: p.name)

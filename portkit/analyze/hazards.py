@@ -41,10 +41,12 @@ DEVICE_PROPERTY_FIELDS = {"warpSize", "major", "minor", "multiProcessorCount", "
 CAPABILITY_ATTRIBUTES = {"cudaDevAttrComputeCapabilityMajor", "cudaDevAttrComputeCapabilityMinor",
                          "CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR", "CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR",
                          "hipDeviceAttributeComputeCapabilityMajor", "hipDeviceAttributeComputeCapabilityMinor"}
+# Calls that fill a compute capability's major and minor (the driver API's, deprecated since CUDA 9.2, and HIP's).
+CAPABILITY_CALLS = {"cuDeviceComputeCapability", "hipDeviceComputeCapability"}
 TEXTURE_TEMPLATES = {"texture", "surface"}
 # Names the hazards look at: the parser must keep them even though no rule maps them.
 INTERESTING_NAMES = frozenset(COOPERATIVE | STREAM_PRIORITY | HOPPER | DEVICE_PROPERTY_FIELDS | TEXTURE_TEMPLATES
-                              | CAPABILITY_ATTRIBUTES
+                              | CAPABILITY_ATTRIBUTES | CAPABILITY_CALLS
                               | {"warpSize", "cudaFuncSetAttribute", "cudaFuncAttributeMaxDynamicSharedMemorySize",
                                  "this_grid", "grid_group", "sync"})
 
@@ -242,8 +244,8 @@ _SHOWN = re.compile(r"(?i)print|log|puts|cerr|cout|format|fmt|write|str\b|messag
 @analyzer("source", codes=(codes.DEVICE_PROPERTY_MEANING,))
 def device_properties(parsed: ParsedFile, context: Context) -> Iterator[Finding]:
     """A compute capability used as a number (`major * 10 + minor`, `"sm_" + to_string(major)`, `switch (major)`),
-    and every read of it through a device attribute (`cudaDevAttrComputeCapabilityMajor`), whose value is not
-    followed to its uses: on AMD both hold the gfx generation.
+    and every read of it through a device attribute (`cudaDevAttrComputeCapabilityMajor`) or the driver API's
+    `cuDeviceComputeCapability`, whose values are not followed to their uses: on AMD both hold the gfx generation.
 
     Fields that carry AMD's own values (multiProcessorCount, warpSize, sharedMemPerBlock...) are right
     to size work with on AMD, and printing any field is harmless: neither is reported.
@@ -259,6 +261,12 @@ def device_properties(parsed: ParsedFile, context: Context) -> Iterator[Finding]
             lines.add(o.position.line)
             yield hazard(parsed, o, codes.DEVICE_PROPERTY_MEANING,
                          f"{o.text} reads the compute capability; on AMD it holds the gfx generation (9.0 for gfx90a)",
+                         shadowable=True)
+    for o in parsed.of(K.CALL):
+        if o.text in CAPABILITY_CALLS and o.text not in context.project_names and o.position.line not in lines:
+            lines.add(o.position.line)
+            yield hazard(parsed, o, codes.DEVICE_PROPERTY_MEANING,
+                         f"{o.text} reads the compute capability; on AMD it gives the gfx generation (9, 0 for gfx90a)",
                          shadowable=True)
 
 

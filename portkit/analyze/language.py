@@ -83,12 +83,44 @@ def analyze_nvcc_pragmas(parsed: ParsedFile, context: Context) -> Iterable[Findi
     pragmas = parsed.of(Role.PRAGMA)
     known = nvcc_pragmas() if pragmas else None
     for o in pragmas:
-        if o.text.split(" ", 1)[0] not in known.names or o.facts(MacroFacts).guarded:
+        if not _nvcc_only(o.text, known) or o.facts(MacroFacts).guarded:
             continue  # another compiler's pragma, or one the project (or convert) already keeps from hipcc
-        finding = simple_finding(parsed.path, o, NVCC_PRAGMA, f"#pragma {o.text}: only nvcc knows it; hipcc ignores it "
-                                 "and warns under -Wall", CODES[NVCC_PRAGMA].fix)
-        line_start = o.span.start - (o.position.column - 1)
-        yield dataclasses.replace(finding, fix=Fix(FixAction.GUARD, Span(line_start, o.span.end), known.guard))
+        spelled = f"#pragma {o.text}" if not o.detail else f'_Pragma("{_escaped(o.text)}")'
+        fix = _pragma_guard(o, pragmas, known)
+        advice = CODES[NVCC_PRAGMA].fix if fix is not None else (
+            f"the #define holds more than pragmas: define the macro twice, under #if {known.guard} as it is and in "
+            f"its #else without {spelled}")
+        finding = simple_finding(parsed.path, o, NVCC_PRAGMA, f"{spelled}: only nvcc knows it; hipcc ignores it "
+                                 "and warns under -Wall", advice)
+        yield dataclasses.replace(finding, fix=fix)
+
+
+def _nvcc_only(text: str, known: NvccPragmas) -> bool:
+    return text.split(" ", 1)[0] in known.names
+
+
+def _escaped(text: str) -> str:
+    return text.replace("\\", "\\\\").replace('"', '\\"')
+
+
+def _pragma_guard(pragma: Occurrence, pragmas: tuple[Occurrence, ...], known: NvccPragmas) -> Fix | None:
+    """The guard that keeps nvcc's pragma from hipcc. A directive: its line. A `_Pragma` in code: its line where it
+    is alone on it, else the operator itself, on lines of its own. A `_Pragma` in a #define of `_Pragma`s only: the
+    #define, whose #else defines the macro with the others only (a use must still expand on AMD). One in a #define
+    that holds more: no fix (the finding says what to do)."""
+    if not pragma.detail:
+        line_start = pragma.span.start - (pragma.position.column - 1)
+        return Fix(FixAction.GUARD, Span(line_start, pragma.span.end), known.guard)
+    if pragma.detail == "operator":
+        if pragma.parts:
+            return Fix(FixAction.GUARD, pragma.parts[0], known.guard)
+        return Fix(FixAction.RENAME, pragma.span, f'\n#if {known.guard}\n_Pragma("{_escaped(pragma.text)}")\n#endif\n')
+    if not pragma.parts:
+        return None
+    kept = [f'_Pragma("{_escaped(o.text)}")' for o in pragmas
+            if o.parts == pragma.parts and o.detail == "define" and not _nvcc_only(o.text, known)]
+    definition = " ".join([pragma.facts(MacroFacts).definition] + kept)
+    return Fix(FixAction.GUARD, pragma.parts[0], known.guard, otherwise=definition)
 
 
 @analyzer("source", codes=(UINT3_AS_DIM3,), fixes=True, arguments_of=("make_uint3",))

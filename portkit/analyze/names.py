@@ -42,12 +42,13 @@ UNKNOWN_ADVICE = "No rule maps it to HIP, and convert leaves it: find its HIP eq
 
 def is_interesting(name: str, known: frozenset[str]) -> bool:
     """What the parser should keep: names a rule knows, or that look like CUDA."""
-    return name in known or CUDA_LOOKING.match(name) is not None
+    return name in known or CUDA_LOOKING.match(name.lstrip(":")) is not None  # `::thrust::x` too
 
 
 def qualified_finding(path: str, occurrence: Occurrence, context: Context) -> Finding | None:
     """`thrust::cuda::par`, `cg::this_grid()` (through the alias), `cutlass::gemm::device::Gemm<...>`."""
-    text = occurrence.text
+    written = occurrence.text
+    text = written.lstrip(":")  # `::thrust::x` names what `thrust::x` does
     head, _, rest = text.partition("::")
     aliases = dict(context.aliases)
     expanded = f"{aliases[head]}::{rest}" if head in aliases and rest else text
@@ -57,12 +58,13 @@ def qualified_finding(path: str, occurrence: Occurrence, context: Context) -> Fi
             return simple_finding(path, occurrence, API_UNKNOWN, f"{expanded} looks like a CUDA name, but no rule knows it",
                                   UNKNOWN_ADVICE)
         return None
-    written = occurrence.span.end - occurrence.span.start
+    lead = len(written) - len(text)  # the `::` before the name: the rename starts after it
+    length = occurrence.span.end - occurrence.span.start
     # The name is renamed where the rule's prefix is spelled as the text has it (no alias, no spaces in it).
-    verbatim = written if written == len(text.encode()) else occurrence.facts(QualifiedFacts).verbatim
+    verbatim = length - lead if length == len(written.encode()) else occurrence.facts(QualifiedFacts).verbatim - lead
     exact = expanded == text and len(prefix.encode()) <= verbatim
-    target = occurrence.spelled(Span(occurrence.span.start, occurrence.span.start + len(prefix.encode())),
-                                prefix) if exact else None
+    start = occurrence.span.start + lead
+    target = occurrence.spelled(Span(start, start + len(prefix.encode())), prefix) if exact else None
     return rule_finding(path, rule, rule.cuda, occurrence.span, occurrence.position, context, occurrence.function, target)
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any, Iterator, NamedTuple, Sequence
 
-from portkit.analyze.names import qualified_finding
+from portkit.analyze.names import CUDA_LOOKING, qualified_finding
 from portkit.analyze.registry import Context, ProjectAnalysis, project_analysis
 from portkit.model import Finding, Occurrence, ParsedFile, Role
 from portkit.packing import pack_occurrence, unpack_occurrence
@@ -22,6 +22,22 @@ from portkit.packing import pack_occurrence, unpack_occurrence
 class AliasFacts(NamedTuple):
     aliases: tuple[tuple[str, str], ...] = ()  # the file's namespace aliases: (cg, cooperative_groups)
     pending: tuple[Occurrence, ...] = ()  # its qualified names that only another file's alias may resolve
+
+
+# How a project definition spells a namespace alias of its own (`namespace cub = mylib::blocks;`): the alias's name
+# with `::` after it, never a C++ name, so that a namespace the project reopens (`namespace cub { ... }`) is not one.
+OWN_ALIAS_SUFFIX = "::"
+
+
+def own_namespace_aliases(parsed: ParsedFile, context: Context) -> frozenset[str]:
+    """The file's namespace aliases to a namespace that is not CUDA's (no rule knows it, and it does not look like
+    CUDA's), spelled `cub::`: a name the alias starts is the project's, wherever a file sees the alias."""
+    own = set()
+    for alias in parsed.of(Role.NAMESPACE_ALIAS):
+        member = f"{alias.detail.lstrip(':')}::_"
+        if CUDA_LOOKING.match(member) is None and context.rules.lookup_qualified(member)[0] is None:
+            own.add(alias.text + OWN_ALIAS_SUFFIX)
+    return frozenset(own)
 
 
 def needs_aliases(occurrence: Occurrence, context: Context) -> bool:

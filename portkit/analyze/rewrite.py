@@ -54,7 +54,7 @@ def _mask_edit(occurrence: Occurrence, rule: Rule, resolution: Resolution) -> Ar
 
 
 def argument_edits(occurrence: Occurrence, rule: Rule, resolution: Resolution) -> tuple[ArgEdit, ...]:
-    """Casts where HIP takes void* and CUDA a template, or where HIP's overloads make CUDA's one conversion
+    """Casts (of anything but a null pointer) where HIP takes void* and CUDA a template, or where HIP's overloads make CUDA's one conversion
     ambiguous; lane masks widened to 64 bits; a device symbol as HIP_SYMBOL(x); the trailing arguments CUDA
     defaults and HIP requires, written after the last one given; an argument HIP's signature lacks, passed
     empty, dropped."""
@@ -62,7 +62,8 @@ def argument_edits(occurrence: Occurrence, rule: Rule, resolution: Resolution) -
     for index, type_name in rule.cast_args:
         text = occurrence.facts(CallFacts).arg(index)
         cast = _cast(index, type_name)
-        if text and not text.startswith((f"{cast.cast}<{type_name}>", f"({type_name})")):
+        # A null pointer converts to any pointer type as it is (and const_cast rejects nullptr's type).
+        if text and text not in NULL_POINTERS and not text.startswith((f"{cast.cast}<{type_name}>", f"({type_name})")):
             edits.append(cast)
     mask = _mask_edit(occurrence, rule, resolution)
     if mask is not None:

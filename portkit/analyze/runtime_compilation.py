@@ -4,7 +4,9 @@ convert renames the NVRTC calls to hiprtc's, but a string is data: the kernel's 
 spellings reach hiprtc as written. A kernel source the file spells as a literal (in the call, or in a variable it
 initialises from one) is analysed as a source of its own, and the finding says what that text holds; a source
 built at run time is reported at the call. Each option NVRTC takes and hiprtc (clang) does not gets a finding
-with what hiprtc takes instead. Only files that call NVRTC have their literals read (`strings_of`).
+with what hiprtc takes instead. Only files that call NVRTC have their literals read (`strings_of`), and those
+whose literals may define a kernel (portkit/parse/strings.py): a literal that defines one (`__global__`) is kernel
+source wherever it is held, compiled at run time by whatever file passes it to NVRTC.
 """
 from __future__ import annotations
 
@@ -29,21 +31,44 @@ _SOURCE_ARGUMENT = 1  # nvrtcCreateProgram(&program, source, name, headers, ...)
 # What names the variable an argument reads: `kSrc`, `ns::kSrc`, `src.c_str()`, `src.data()`.
 _VARIABLE = re.compile(r"(?:\w+::)*(\w+)(?:\s*(?:\.|->)\s*(?:c_str|data)\s*\(\s*\))?")
 _LISTED = 6  # names and hazards a message lists before "..."
+# A kernel's definition in a literal's text: `__global__`, then a name and its parameters, no statement between.
+_KERNEL_DEFINITION = re.compile(r"\b__global__\b[^;{}()]*\w\s*\(")
 
 
 @analyzer("source", codes=(codes.RUNTIME_KERNEL_SOURCE, codes.NVRTC_OPTION), arguments_of={CREATE_PROGRAM},
           strings_of={CREATE_PROGRAM, COMPILE_PROGRAM})
 def runtime_compilation(parsed: ParsedFile, context: Context) -> Iterator[Finding]:
-    strings = parsed.of(K.STRING)  # made only in a file that calls NVRTC, which has literals (the program's name)
+    strings = parsed.of(K.STRING)  # made only in a file that calls NVRTC, or whose literals may define a kernel
     if not strings:
         return  # most files: no pass over their calls
-    creates = [o for o in parsed.of(K.CALL) if o.text == CREATE_PROGRAM]
-    yield from _kernel_sources(parsed, creates, strings, context)
-    yield from _options(parsed, strings)
-
-
-def _kernel_sources(parsed: ParsedFile, creates, strings: tuple[Occurrence, ...], context: Context) -> Iterator[Finding]:
+    calls = [o for o in parsed.of(K.CALL) if o.text in (CREATE_PROGRAM, COMPILE_PROGRAM)]
     reported: set[int] = set()
+    yield from _kernel_sources(parsed, [o for o in calls if o.text == CREATE_PROGRAM], strings, context, reported)
+    yield from _kernel_definitions(parsed, strings, context, reported)
+    if calls:  # a file's option strings are NVRTC's only where it calls NVRTC
+        yield from _options(parsed, strings)
+
+
+def _kernel_definitions(parsed: ParsedFile, strings: tuple[Occurrence, ...], context: Context,
+                        reported: set[int]) -> Iterator[Finding]:
+    """The literals that define a kernel (`__global__ void k(...)`), those no call in the file compiles too: the
+    text a program compiles at run time, often held in one file and compiled in another, and text nothing else
+    compiles (nvcc never sees a string)."""
+    for literal in strings:
+        if literal.span.start in reported or _KERNEL_DEFINITION.search(literal.text) is None:
+            continue
+        reported.add(literal.span.start)
+        holds = _holds(literal, context)
+        if holds:
+            name = literal.facts(StringFacts).variable or "kernel source"
+            yield _finding(parsed, literal, codes.RUNTIME_KERNEL_SOURCE, name,
+                           f"{name}: a string that defines a kernel, compiled at run time (NVRTC, where the program "
+                           f"passes it); convert leaves the string CUDA, and it holds {holds}",
+                           f"hiprtc compiles this text as written: port it to HIP ({holds})")
+
+
+def _kernel_sources(parsed: ParsedFile, creates, strings: tuple[Occurrence, ...], context: Context,
+                    reported: set[int]) -> Iterator[Finding]:
     for call in creates:
         literal = _source_literal(call, strings)
         if literal is None:

@@ -110,8 +110,9 @@ def edits_for(finding: Finding, options: EditOptions) -> tuple[Edit, ...]:
     if fix.action is FixAction.INSERT:
         return (Edit(fix.span, fix.text.encode()),)
     if fix.action is FixAction.GUARD:  # the span starts at a line start
+        otherwise = f"\n#else\n{fix.otherwise}" if fix.otherwise else ""
         return (Edit(Span(fix.span.start, fix.span.start), f"#if {fix.text}\n".encode()),
-                Edit(Span(fix.span.end, fix.span.end), b"\n#endif"))
+                Edit(Span(fix.span.end, fix.span.end), f"{otherwise}\n#endif".encode()))
     if fix.action is FixAction.INCLUDE:
         return _include(fix)
     if fix.action is FixAction.LAUNCH:

@@ -4,6 +4,7 @@
 """
 from __future__ import annotations
 
+import bisect
 import collections
 import functools
 import re
@@ -15,6 +16,7 @@ from portkit.model import (
     CallFacts, Facts, FunctionFacts, IncludeFacts, LaunchFacts, MacroFacts, NameFacts, Occurrence, Position, QualifiedFacts,
     Role, Span, SubscriptFacts, ValueFacts,
 )
+from portkit.parse import pragma_operators
 from portkit.parse.guarded import GuardedDefinitions
 from portkit.parse.lexer import SUPPRESSION
 from portkit.parse.linkage import internal_linkage
@@ -25,7 +27,8 @@ from portkit.parse.nodes import (
     shared_array, signature, under_hip_test,
 )
 from portkit.parse.queries import OPTIONAL_ROLES
-from portkit.parse.spaces import function_declarator, member_owner, parameter_count, spaces_of, spelled_spaces
+from portkit.parse.prepare import MacroSpaces
+from portkit.parse.spaces import SPACES, function_declarator, member_owner, parameter_count, spaces_of, spelled_spaces
 
 # A #define body's tokens: literals and comments whole, and names, a qualified one whole (`thrust::cuda::par`, blanks
 # around `::` allowed): decided by its whole spelling, as the tree's qualified names are.
@@ -120,8 +123,9 @@ class FileParse:
     def __init__(self, source: bytes, parse_bytes: bytes, captures: dict[str, list[Node]], keep: Keep | None,
                  literals: frozenset[str], api: Keep | None = None, cuda_declared: Keep | None = None,
                  hip_alias: HipAlias | None = None, roles: frozenset[Role] = OPTIONAL_ROLES,
-                 arguments: Keep | None = None):
+                 arguments: Keep | None = None, macro_spaces: MacroSpaces = ()):
         self.source = source
+        self.macro_spaces = macro_spaces  # short attribute macros' uses, and the spaces each stands for
         self.roles = roles  # the optional roles to make (OPTIONAL_ROLES)
         self.arguments = arguments  # whose calls' argument texts to spell out (None: every call's)
         self.parse_bytes = parse_bytes
@@ -160,6 +164,11 @@ class FileParse:
         starts = {n.start_byte for n in guarded}
         defined = [n for n in definition_nodes if n.start_byte not in starts and not is_hip_alias(n, hip_alias)]
         self.definitions = {node_text(n) for n in defined}
+        # Object-like #defines of kept names (a library's switch the project sets): their name, no parts.
+        self.occurrences.extend(Occurrence(node_span(n), Role.MACRO_DEFINITION, node_text(n), node_position(n), "",
+                                           "object", info=MacroFacts(under_hip_test(n)))
+                                for n in defined if n.parent is not None and n.parent.type == "preproc_def"
+                                and kept(n.text or b""))
         self.guarded = {node_text(n) for n in guarded}
         # Names this file defines only with internal linkage: no other translation unit can call them.
         # Only an anonymous namespace or `static` gives it: most files have neither (the fixes only blank bytes).
@@ -196,6 +205,7 @@ class FileParse:
         for node, name in zip(nodes, named):
             spans.append((node.start_byte, node.end_byte, name))
             qualifiers = {c.type for c in node.children if not c.is_named}
+            qualifiers.update(space for _, space in self._macro_spaces(node))
             role = next((r for q, r in _KERNEL_QUALIFIERS.items() if q in qualifiers), None)
             if role is None and name in overloaded:
                 role = Role.OVERLOAD
@@ -209,7 +219,35 @@ class FileParse:
         """A function's signature, execution spaces, their spelling and its parameter count."""
         declarator = function_declarator(node)
         count = str(parameter_count(declarator)) if declarator is not None else ""
-        return FunctionFacts(*signature(node), " ".join(spaces_of(node)), spelled_spaces(node, self.source), count)
+        return FunctionFacts(*signature(node), *self._spaces(node), count)
+
+    def _spaces(self, node: Node) -> tuple[str, str]:
+        """A declaration's execution spaces and how the source spells them, short attribute macros' included."""
+        used = self._macro_spaces(node)
+        if not used:
+            return " ".join(spaces_of(node)), spelled_spaces(node, self.source)
+        found = set(spaces_of(node)) | {space for _, space in used}
+        spelled = [spelled_spaces(node, self.source)] + list(dict.fromkeys(name for name, _ in used))
+        return " ".join(s for s in SPACES if s in found), " ".join(filter(None, spelled))
+
+    def _macro_spaces(self, node: Node) -> list[tuple[str, str]]:
+        """(macro name, space) for each short attribute macro written among the declaration's leading words: before
+        its declarator, or just before the node (blanked, the macro is no token of the tree)."""
+        if not self.macro_spaces:
+            return []
+        declarator = function_declarator(node)
+        limit = declarator.start_byte if declarator is not None else node.start_byte
+        start = node.start_byte
+        found = []
+        for index in range(bisect.bisect_left(self.macro_spaces, (limit,)) - 1, -1, -1):
+            use_start, use_end, spaces = self.macro_spaces[index]
+            if use_start >= node.start_byte or not self.parse_bytes[use_end:start].strip():
+                start = min(start, use_start)
+                name = self.parse_bytes[use_start:use_end].decode("ascii", "replace")
+                found.extend((name, space) for space in spaces)
+            elif use_end <= start:
+                break
+        return found
 
     def members(self, nodes: list[Node]) -> None:
         """Member functions declared in a class body without a definition: `T *get();`."""
@@ -219,7 +257,7 @@ class FileParse:
             name = declarator.child_by_field_name("declarator") if declarator is not None else None
             if name is None or not owner or name.type != "field_identifier":
                 continue
-            self.emit(node, Role.MEMBER_DECLARATION, f"{owner}::{node_text(name)}", " ".join(spaces_of(node)),
+            self.emit(node, Role.MEMBER_DECLARATION, f"{owner}::{node_text(name)}", self._spaces(node)[0],
                       info=FunctionFacts(params=str(parameter_count(declarator))))
 
     def names(self, nodes: list[Node], role: Role) -> None:
@@ -474,6 +512,7 @@ class FileParse:
             if directive is not None:
                 self.occurrences.append(_pragma(directive, node, self.scopes.name_at(directive.start_byte)))
             self.occurrences.extend(_macro_occurrences(node, self.source, self.scopes.name_at(node.start_byte), self.keep))
+            self.occurrences.extend(pragma_operators.in_define(node, self.source, _macro_code))
             self.declared.update(_macro_declarations(node.text or b""))
 
 

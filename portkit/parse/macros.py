@@ -14,6 +14,7 @@ import hashlib
 import re
 from typing import Iterable, Mapping
 
+from portkit.parse.spaces import SPACES
 from portkit.textutil import line_matches
 
 # name, (parameters) when function-like, body with its continuation lines.
@@ -83,6 +84,9 @@ class MacroTable:
     identities: frozenset[bytes] = frozenset()
     bodies: frozenset[bytes] = frozenset()
     declarations: frozenset[bytes] = frozenset()
+    # Attribute macros whose name is too short for the execution spaces they stand for (`#define HD __host__
+    # __device__`): those spaces, which the parse adds to the function a use stands before (prepare.macro_spaces).
+    spaces: dict[bytes, tuple[str, ...]] = dataclasses.field(default_factory=dict)
 
     def fingerprint(self) -> str:
         """Changes whenever what the table makes of some use changes (for the scan cache's key)."""
@@ -92,6 +96,8 @@ class MacroTable:
         for tag, names in ((b"c", self.attribute_calls), (b"s", self.statements), (b"o", self.object_statements),
                            (b"i", self.identities), (b"b", self.bodies), (b"d", self.declarations)):
             digest.update(tag + b"\0".join(sorted(names)) + b"\1")
+        for name, spaces in sorted(self.spaces.items()):
+            digest.update(b"e" + name + b"=" + " ".join(spaces).encode() + b"\0")
         return digest.hexdigest()[:16]
 
     def narrowed(self, words: frozenset[bytes]) -> MacroTable:
@@ -99,7 +105,8 @@ class MacroTable:
         reads, so that its cost depends on the file, never on how many macros the project defines."""
         return MacroTable({word: self.attributes[word] for word in words if word in self.attributes},
                           words & self.attribute_calls, words & self.statements, words & self.object_statements,
-                          words & self.identities, words & self.bodies, words & self.declarations)
+                          words & self.identities, words & self.bodies, words & self.declarations,
+                          {word: self.spaces[word] for word in words if word in self.spaces})
 
 
 # Every byte that cannot be part of a C identifier becomes a space: split() then gives the words at C speed.
@@ -151,6 +158,7 @@ def macro_table(per_file: Iterable[FileDefinitions]) -> MacroTable:
                      if not _NEVER.fullmatch(name) and name not in _KEYWORDS}
     expansions = _attribute_expansions(found_by_name)
     attributes: dict[bytes, bytes] = {}
+    spaces: dict[bytes, tuple[str, ...]] = {}
     attribute_calls, statements, object_statements, identities = set(), set(), set(), set()
     bodies, declarations = set(), set()
     for name, found in found_by_name.items():
@@ -160,6 +168,9 @@ def macro_table(per_file: Iterable[FileDefinitions]) -> MacroTable:
                 attribute_calls.add(name)
             else:
                 attributes[name] = _fitting(expansions[name], len(name))
+                lost = _spaces(expansions[name], attributes[name])
+                if lost:
+                    spaces[name] = lost
         elif any(d.identity for d in found):
             identities.add(name)
         elif function_like:
@@ -172,7 +183,7 @@ def macro_table(per_file: Iterable[FileDefinitions]) -> MacroTable:
             elif all(_declaration_body(d.body) for d in found):
                 declarations.add(name)
     return MacroTable(attributes, frozenset(attribute_calls), frozenset(statements), frozenset(object_statements),
-                      frozenset(identities), frozenset(bodies), frozenset(declarations))
+                      frozenset(identities), frozenset(bodies), frozenset(declarations), spaces)
 
 
 def _declaration_body(body: bytes) -> bool:
@@ -206,6 +217,13 @@ def _attribute_only(body: bytes, known: Mapping[bytes, bytes]) -> bool:
             return not body[offset:].strip()
         offset = match.end()
     return True
+
+
+def _spaces(expansion: bytes, fitted: bytes) -> tuple[str, ...]:
+    """The execution spaces of `expansion` (in CUDA's order), when its fitted replacement lacks one; else ()."""
+    words = set(expansion.split())
+    spaces = tuple(s for s in SPACES if s.encode() in words)
+    return spaces if any(s.encode() not in fitted.split() for s in spaces) else ()
 
 
 def _fitting(expansion: bytes, width: int) -> bytes:

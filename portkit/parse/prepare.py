@@ -46,18 +46,28 @@ _COMMENT_THEN_TEXT = re.compile(rb"\*/[ \t]*[^ \t\r\n]")  # a block comment's en
 # the arguments (an init declarator whose value is an argument list).
 
 
+MacroSpaces = tuple[tuple[int, int, tuple[str, ...]], ...]  # a use's start, end, and the spaces it stands for
+
+
 @dataclasses.dataclass(frozen=True)
 class Prepared:
-    """What to parse (the source's length and newlines) and its tree."""
+    """What to parse (the source's length and newlines) and its tree; `spaces`, what the bytes cannot say: the
+    uses of attribute macros too short for the execution spaces they stand for (`macro_spaces`)."""
 
     text: bytes
     tree: Tree
+    spaces: MacroSpaces = ()
 
 
 def prepare(source: bytes, table: MacroTable, parse: Callable[[bytes], Tree]) -> Prepared:
     """The source's own tree, unless the fixes give one with no more errors (and, to keep only the
     first branch of split #if groups, fewer)."""
     table = table.narrowed(words_of(source))
+    prepared = _prepared(source, table, parse)
+    return dataclasses.replace(prepared, spaces=macro_spaces(source, table)) if table.spaces else prepared
+
+
+def _prepared(source: bytes, table: MacroTable, parse: Callable[[bytes], Tree]) -> Prepared:
     tree = parse(source)
     # Each tree's error weight is computed once and carried with it (it was computed again for every
     # comparison: 2 of the 6 walks of a fixed file's error sites).
@@ -233,6 +243,17 @@ def _attributes(out: bytearray, layout: Layout, table: MacroTable) -> None:
             closing = layout.closing(opening) if opening > 0 and layout.source[opening] == ord("(") else -1
             if closing > 0:
                 blank(out, match.start(), closing + 1)
+
+
+def macro_spaces(source: bytes, table: MacroTable) -> MacroSpaces:
+    """The uses of attribute macros too short for the spaces they stand for (`#define HD __host__ __device__`:
+    `_attributes` writes spaces over `HD`), in code, in order: the parse gives those spaces to the function
+    each use stands before (the bytes cannot)."""
+    names = frozenset(table.spaces) & words_of(source) if table.spaces else frozenset()
+    if not names:
+        return ()
+    layout = layout_of(source)
+    return tuple((m.start(), m.end(), table.spaces[m.group()]) for m in _code_matches(_uses(names), source, layout))
 
 
 _LAMBDA_QUALIFIERS = re.compile(rb"\]\s*(?:mutable\s+)?((?:(?:__host__|__device__)\s*)+)(?=\(|\{|->)")

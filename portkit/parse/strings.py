@@ -3,7 +3,9 @@
 A kernel compiled at run time (NVRTC) is C++ text in a string literal, and its compiler's options are strings
 too: reading them needs the literals' values, which the query never captures (a scan of every literal of every
 file would cost every file for the few that compile kernels at run time). Which calls make a file's literals
-worth reading is the analyzers' word, given here as names: the parser knows no CUDA library.
+worth reading is the analyzers' word, given here as names: the parser knows no CUDA library. A file whose
+literals may define a kernel (`__global__`, CUDA's own keyword) has them read too, whoever compiles them: the
+kernel's text is often held in one file and compiled in another.
 
 Each literal (adjacent literals, concatenated, are one) becomes a STRING occurrence: its text the value (escape
 sequences decoded, a raw string as written), its span the whole literal, and its StringFacts the variable it
@@ -39,6 +41,19 @@ def calls_one_of(source: bytes, occurrences: Iterable[Occurrence], names: frozen
     """Whether the file calls one of `names`: its bytes spell one (at C speed: most files spell none), and then
     one of its calls is one."""
     return any(name.encode() in source for name in names) and any(o.role is Role.CALL and o.text in names for o in occurrences)
+
+
+# A literal that may hold a kernel definition: `__global__` after a quote on its line, or anywhere in a file with a
+# raw string (`R"(` and the kernel on the lines after). A C-speed test, before any literal is read.
+_KERNEL_QUOTED = re.compile(rb'(?<!C)"[^"\n]*\b__global__\b')  # not `extern "C" __global__` in code
+_RAW_OPENING = re.compile(rb'\bR"[^(\s"\\]{0,16}\(')
+
+
+def may_hold_kernel_text(source: bytes) -> bool:
+    """Whether a string literal of the file may define a kernel (`__global__`): CUDA text some program compiles at
+    run time (NVRTC), in this file or another (a header that holds the kernel, a source that compiles it)."""
+    return b"__global__" in source and (_KERNEL_QUOTED.search(source) is not None
+                                        or _RAW_OPENING.search(source) is not None)
 
 
 def string_literals(root: Node, source: bytes, function_at: Callable[[int], str]) -> list[Occurrence]:

@@ -24,6 +24,7 @@ from typing import Iterator
 from tree_sitter import Node, Parser
 
 from portkit.model import Occurrence, ParsedFile, Role
+from portkit.parse import pragma_operators
 from portkit.parse.guarded import branch_chain, opening_group, spelled_test
 from portkit.parse.handlers import FileParse, HANDLERS, kept_spellings
 from portkit.parse.handles import handle_arithmetic
@@ -32,7 +33,7 @@ from portkit.parse.macros import MacroTable, collect_macros
 from portkit.parse.nodes import CUDA_CONDITION_MACROS, HIP_TESTS, HipAlias, Keep, LINE_COMMENT, node_text, position_key
 from portkit.parse.prepare import Prepared, prepare
 from portkit.parse.queries import OPTIONAL_ROLES, captures, grammar
-from portkit.parse.strings import calls_one_of, string_literals
+from portkit.parse.strings import calls_one_of, may_hold_kernel_text, string_literals
 from portkit.parse.recovery import error_sites, first_error_line, too_deep_line, tree_shape, unparsed_occurrences
 from portkit.textutil import BOM, within
 
@@ -213,10 +214,13 @@ def _without_bom(source: bytes) -> bytes:
 def _searched(root: Node, parse_bytes: bytes, state: FileParse, hip_pointer: Keep | None,
               strings: frozenset[str]) -> list[Occurrence]:
     """What only some files are searched for, once the query's occurrences are made: arithmetic on handles (in a
-    file that declares one) and string literals' values (in a file that calls one of `strings`)."""
+    file that declares one), string literals' values (in a file that calls one of `strings`, or whose literals
+    may define a kernel) and `_Pragma` operators in code."""
     found = handle_arithmetic(root, parse_bytes, state.occurrences, hip_pointer, state.scopes.name_at) \
         if hip_pointer is not None else []
-    if strings and calls_one_of(parse_bytes, state.occurrences, strings):
+    if b"_Pragma" in parse_bytes:
+        found += pragma_operators.in_code(root, parse_bytes, state.scopes.name_at)
+    if strings and (calls_one_of(parse_bytes, state.occurrences, strings) or may_hold_kernel_text(parse_bytes)):
         found += string_literals(root, parse_bytes, state.scopes.name_at)
     return found
 
@@ -251,7 +255,7 @@ def parse_source(path: str, source: bytes, keep: Keep | None = None, literals: f
     error_line = min(filter(None, (first_error_line(sites), too_deep_line(tree.root_node))), default=None)
     roles = OPTIONAL_ROLES if roles is None else roles
     state = FileParse(source, parse_bytes, captures(tree, roles), keep, literals, api,
-                      cuda_declared, hip_alias, roles, arguments)
+                      cuda_declared, hip_alias, roles, arguments, prepared.spaces)
     preamble_end = _preamble_end(source)
     cuda_only = _cuda_only(state.get("condition"), state.get("condition_group"))
     first_define = _first_define(state.get("definition"), preamble_end)

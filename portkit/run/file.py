@@ -14,6 +14,7 @@ from typing import Callable
 
 from portkit.analyze import ANALYZER_NAMES, Context, Select, TextFile, analyze
 from portkit.analyze.hazards import WARP_LITERALS
+from portkit.analyze.namespace_aliases import own_namespace_aliases
 from portkit.analyze.names import is_interesting
 from portkit.analyze.registry import project_analyses
 from portkit.analyze.registry import Names, arguments_read, roles_read, strings_read
@@ -153,7 +154,7 @@ def process_file(job: Job, file: SourceFile, data: bytes | None = None) -> FileR
         warning="; ".join(filter(None, [read.warning, engine.problem])),
         problem=read.problem or ("engine" if engine.problem else ""), data=kept,
         findings=findings,
-        definitions=parsed.definitions, declared=parsed.declared,
+        definitions=parsed.definitions | own_namespace_aliases(parsed, job.context), declared=parsed.declared,
         suppressions=tuple((o.position.line, o.detail) for o in parsed.of(Role.SUPPRESSION)),
         headers=tuple((h.path, tuple(analyze(h, _file_context(h, job), job.analyzers))) for h in engine.headers),
         depends=digests(engine.depends),
