@@ -170,17 +170,21 @@ class FileParse:
                                 for n in defined if n.parent is not None and n.parent.type == "preproc_def"
                                 and kept(n.text or b""))
         self.guarded = {node_text(n) for n in guarded}
-        # Names this file defines only with internal linkage: no other translation unit can call them.
-        # Only an anonymous namespace or `static` gives it: most files have neither (the fixes only blank bytes).
-        namespaces, members, functions = self.get("anonymous_namespace"), self.get("member_scope"), self.get("function")
-        self.internal = self.definitions - {node_text(n) for n, internal in zip(
-            defined, internal_linkage(defined, namespaces, members, functions)) if not internal} \
-            if namespaces or b"static" in parse_bytes else set()
+        self.internal = self._internal(defined)
         self.declared = {node_text(n) for n in declared_nodes + local_nodes}
         # A guarded definition's name is a use: renamed with the uses it stands in for (`#else typedef void* cudaStream_t;`).
         self.skip = {n.start_byte for n in definition_nodes + declared_nodes + local_nodes} - starts
         self.calls = {n.start_byte for n in self.get("call")}
         self.shared: set[str] = set()  # the names of its __shared__ arrays (`shared_arrays`)
+
+    def _internal(self, defined: list[Node]) -> set[str]:
+        """The names this file defines only with internal linkage: no other translation unit can call them.
+        Only an anonymous namespace or `static` gives it: most files have neither (the fixes only blank bytes)."""
+        namespaces, members, functions = self.get("anonymous_namespace"), self.get("member_scope"), self.get("function")
+        if not namespaces and b"static" not in self.parse_bytes:
+            return set()
+        return self.definitions - {node_text(n) for n, internal in zip(
+            defined, internal_linkage(defined, namespaces, members, functions)) if not internal}
 
     def get(self, capture: str) -> list[Node]:
         return self.captures.get(capture, [])
