@@ -14,6 +14,7 @@ from portkit.convert.edits import EditOptions
 from portkit.convert.sources import convert_stable
 from portkit.model import CallFacts, LaunchSyntax, ParsedFile, Role
 from portkit.parse import collect_macros, parse_source
+from portkit.parse.macros import file_definitions
 from portkit.parse.prepare import normalise
 from portkit.run.project import run_project
 from portkit.run.request import RunRequest
@@ -440,3 +441,14 @@ def test_an_ifdef_in_a_member_initializer_list_keeps_the_constructor() -> None:
                    "#ifdef TRACK_WARP\n      , warp(w)\n#endif\n  {}\n};\n")
     assert parsed.error_line is None
     assert named(parsed, Role.DEVICE_FUNCTION) == ["WarpThing"]
+
+
+def test_project_table_leaves_defines_no_build_of_the_port_sees() -> None:
+    header = (b"#ifndef COMPAT_H\n#define COMPAT_H\n#ifdef _WIN32\n#define EXPORT __declspec(dllexport) // Windows\n"
+              b"#elif defined(__GNUC__)\n#define EXPORT __attribute__((visibility(\"default\")))\n#else\n#define EXPORT\n#endif\n"
+              b"#if !defined(_MSC_VER) || defined(LEGACY)\n#define HOST_ONLY __host__\n#endif\n"
+              b"#if defined(LEGACY)\n#define noexcept\n#endif\n#define constexpr_if_ok inline\n#define nullptr 0\n#endif\n")
+    names = [name for name, _ in file_definitions(header)]
+    # The Windows branch goes, the branches a Linux build may take stay; a keyword's only where it is unconditional
+    # (an include guard is no condition).
+    assert names == [b"COMPAT_H", b"EXPORT", b"EXPORT", b"HOST_ONLY", b"constexpr_if_ok", b"nullptr"]
