@@ -824,3 +824,31 @@ def test_a_projects_own_cuda_to_hip_aliases_are_left_as_written(tmp_path: Path, 
     assert "hipError_t e = hipDeviceSynchronize(); return e == hipSuccess" in (out / "use.cu").read_text()
     assert main(["scan", "--no-cache", "--rocm-version", "5.2", "--details", str(tmp_path / "in")]) == 0
     assert set(re.findall(r"cuda_to_hip\.h:(\d+)", capsys.readouterr().out)) == {"9"}  # the #else's include only
+
+
+THRUST_ERRORS = {
+    "category.cu": "#include <thrust/system/cuda/error.h>\n#include <thrust/system_error.h>\n#include <string>\n"
+                   "std::string describe(cudaError_t code) { return thrust::system_error(code, thrust::cuda_category()).what(); }\n"
+                   "std::string in_system(cudaError_t code) {\n"
+                   "  return thrust::system_error(code, thrust::system::cuda_category()).what();\n}\n",
+    # No rule knows Thrust's CUDA backend namespace: left as written, and marked (rocThrust's is spelled hip_rocprim).
+    "backend.cu": "#include <thrust/system/cuda/error.h>\n"
+                  "void check(cudaError_t code) { thrust::cuda_cub::throw_on_error(code, \"check\"); }\n",
+}
+
+
+def test_thrusts_cuda_backend_names_are_renamed_or_marked(tmp_path: Path, capsys) -> None:
+    """thrust::cuda_category() was left as written and unmarked once its header became thrust/system/hip/error.h,
+    which declares hip_category: a qualified thrust:: name no rule knew was taken for one rocThrust mirrors, even
+    where it names CUDA's backend. The category is renamed; an unknown backend name is marked (stand-in: rocThrust's
+    declarations)."""
+    require_tool("hipcc")
+    for name, text in THRUST_ERRORS.items():
+        (tmp_path / "in" / name).parent.mkdir(exist_ok=True)
+        (tmp_path / "in" / name).write_text(text)
+    assert main(["convert", "--verify", "--no-cache", "--rocm-version", "5.2", str(tmp_path / "in"), "-o", str(tmp_path / "out"),
+                 f"--verify-flag=-I{DATA / 'rocthrust-stand-in'}"]) == 0
+    assert "hipcc: 1 build, 1 stop at a marked site (expected), 0 fail unmarked" in capsys.readouterr().out
+    assert "thrust::hip_category()" in (tmp_path / "out" / "category.cu").read_text()
+    assert "thrust::system::hip_category()" in (tmp_path / "out" / "category.cu").read_text()
+    assert "// portkit: PK105 thrust::cuda_cub::throw_on_error" in (tmp_path / "out" / "backend.cu").read_text()

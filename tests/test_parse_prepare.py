@@ -14,6 +14,7 @@ from portkit.convert.edits import EditOptions
 from portkit.convert.sources import convert_stable
 from portkit.model import CallFacts, LaunchSyntax, ParsedFile, Role
 from portkit.parse import collect_macros, parse_source
+from portkit.parse.macros import file_definitions
 from portkit.parse.prepare import normalise
 from portkit.run.project import run_project
 from portkit.run.request import RunRequest
@@ -467,3 +468,14 @@ def test_an_attribute_macro_of_any_name_makes_device_code(tmp_path: Path) -> Non
     findings = run_project(settings, RunRequest()).findings
     assert sorted((f.code, f.name) for f in findings if f.code in ("PK200", "PK202")) == [
         ("PK200", "k"), ("PK202", "half"), ("PK202", "twice")]
+
+
+def test_project_table_leaves_defines_no_build_of_the_port_sees() -> None:
+    header = (b"#ifndef COMPAT_H\n#define COMPAT_H\n#ifdef _WIN32\n#define EXPORT __declspec(dllexport) // Windows\n"
+              b"#elif defined(__GNUC__)\n#define EXPORT __attribute__((visibility(\"default\")))\n#else\n#define EXPORT\n#endif\n"
+              b"#if !defined(_MSC_VER) || defined(LEGACY)\n#define HOST_ONLY __host__\n#endif\n"
+              b"#if defined(LEGACY)\n#define noexcept\n#endif\n#define constexpr_if_ok inline\n#define nullptr 0\n#endif\n")
+    names = [name for name, _ in file_definitions(header)]
+    # The Windows branch goes, the branches a Linux build may take stay; a keyword's only where it is unconditional
+    # (an include guard is no condition).
+    assert names == [b"COMPAT_H", b"EXPORT", b"EXPORT", b"HOST_ONLY", b"constexpr_if_ok", b"nullptr"]

@@ -2,7 +2,8 @@
 
 `__shared__ float t[TILE][TILE]` or `k<<<g, b, 96 * 1024>>>` only say how much
 memory they take once TILE and the arithmetic are known. The values come from the
-file's own `#define N 96`, `constexpr int N = 96` and enumerators (the parser's
+file's own `#define N 96`, `constexpr int N = 96`, enumerators and calls of
+parameterless constexpr functions that return one (`WarpThreads()`: the parser's
 CONSTANT occurrences); nothing is ever executed: the expression is parsed with
 Python's `ast` and only integer literals, known names, `sizeof` of a known type
 and the operators below are evaluated.
@@ -92,6 +93,8 @@ def _value(node: ast.AST, names: dict[str, str] | None, depth: int, budget: list
         known = evaluate(names[node.id], {k: v for k, v in names.items() if k != node.id}, depth + 1, budget)
         if known is not None:
             return known
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and not node.args and not node.keywords:
+        return _value(node.func, names, depth, budget)  # `WarpThreads()`: a constexpr function returning a constant
     if isinstance(node, ast.BinOp) and type(node.op) in _BINARY:
         left, right = _value(node.left, names, depth, budget), _value(node.right, names, depth, budget)
         if isinstance(node.op, (ast.LShift, ast.RShift)) and not 0 <= right < _BITS:

@@ -142,7 +142,8 @@ def _mask_problem(mask: str, constants: dict[str, str]) -> str:
         return ""  # a variable or an expression we cannot see through
     if value == 0xFFFFFFFF:
         return "a 32-bit full mask (lanes 0-31 of a 64-lane wavefront)"
-    if mask not in constants and not _LONG_LONG.search(mask) and not _WIDE_CAST.search(mask):
+    named = re.sub(r"\s*\(\s*\)$", "", mask) in constants  # a constant's type is its own: `FULL`, `FullMask()`
+    if not named and not _LONG_LONG.search(mask) and not _WIDE_CAST.search(mask):
         return "a 32-bit mask (HIP's _sync intrinsics take a 64-bit one)"
     return ""
 

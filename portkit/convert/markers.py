@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import bisect
 import dataclasses
+import re
 import sys
 from typing import Iterable
 
@@ -66,15 +67,20 @@ def _block_marked(source: bytes, offset: int, comment: bytes, code: str) -> bool
     return start >= 0 and source[start:offset].startswith(b"/* " + MARKER_TAG + code.encode() + b" ")
 
 
+# A name in a namespace rocThrust or hipCUB mirrors, none of whose parts names CUDA's backend.
+_MIRRORED = re.compile(r"(thrust|cub)::(?!(?:\w+::)*cuda)")
+
+
 def needs_marker(finding: Finding) -> bool:
-    """Uses that need manual work; of the names no rule knows, a CUDA header or a plain CUDA name, which convert
-    leaves as they are and hipcc will not find. A qualified `thrust::` or `cub::` name, or a `thrust/` header,
-    most likely has its twin in rocThrust or hipCUB, which mirror those namespaces and rocThrust Thrust's headers.
+    """Uses that need manual work; of the names no rule knows, every one convert leaves as it is and hipcc will not
+    find. A qualified `thrust::` or `cub::` name, or a `thrust/` header, most likely has its twin in rocThrust or
+    hipCUB, which mirror those namespaces and rocThrust Thrust's headers, unless it names CUDA's backend
+    (`thrust::cuda_category`, `thrust::system::cuda::...`: rocThrust's is spelled `hip`).
     Every hazard but an error convert repairs: code that compiles for AMD and then misbehaves must stay visible
     where the code is, even where convert changed it (a 64-bit mask still assumes what the code does with 32
     lanes); a definition HIP already makes, once kept out of the HIP build, asks nothing more."""
     if finding.code == API_UNKNOWN:
-        return "::" not in finding.name and not finding.name.startswith("thrust/")
+        return not finding.name.startswith("thrust/") and not _MIRRORED.match(finding.name)
     if is_version_test(finding):  # left as written: say which branch AMD now builds
         return True
     if finding.code == UNUSED_HEADER:  # kept for an includer that uses its names: hipcc stops there until that is ported

@@ -14,6 +14,7 @@ import hashlib
 import re
 from typing import Iterable, Mapping
 
+from portkit.parse.foreign_branches import branches, foreign_macros
 from portkit.parse.spaces import SPACES
 from portkit.textutil import line_matches
 
@@ -39,6 +40,12 @@ _KEYWORDS = frozenset(b"""if else for while do switch case default return break 
     sizeof typedef struct class union enum template typename using namespace public private protected new delete
     operator const volatile static extern inline friend virtual explicit auto register unsigned signed int long
     short char float double void bool asm""".split())
+# The other keywords (`#define constexpr` for old MSVC, `#define noexcept throw()`): taken from a #define under no
+# condition, which every file that includes it sees; one under an #if would hide the keyword in every other file.
+_CONDITIONAL_KEYWORDS = frozenset(b"""constexpr consteval constinit noexcept nullptr decltype alignas alignof
+    thread_local static_assert mutable this true false wchar_t char8_t char16_t char32_t typeid dynamic_cast
+    static_cast reinterpret_cast const_cast export concept requires co_await co_return co_yield and or not xor
+    bitand bitor compl and_eq or_eq xor_eq not_eq""".split())
 # An object-like macro whose body looks like a statement: `;`, a call, an assignment, a block...
 _STATEMENT_BODY = re.compile(rb";|\bdo\b|\{|\w\s*\(|=|\breturn\b|\bif\b|\bfor\b|\bwhile\b")
 # A body that is a function's whole body: a block of statements (`{ throw NotImplemented(...); }`, maybe
@@ -123,11 +130,19 @@ FileDefinitions = tuple[tuple[bytes, Definition], ...]
 
 def file_definitions(source: bytes) -> FileDefinitions:
     """The #defines of one file, in order: what the project's table is built from (and what
-    a warm run keeps per file instead of reading the file again)."""
+    a warm run keeps per file instead of reading the file again). Not those in a branch no build
+    of the port takes, nor a keyword's under any #if (portkit/parse/foreign_branches.py)."""
     if b"define" not in source:
         return ()
     found = []
+    structure = None  # the file's #if branches, read only where a define may be under a foreign or keyword test
+    foreign = [name.encode() for name in foreign_macros()]
     for match in line_matches(source, b"define", _DEFINE):
+        if structure is None and (match.group(1) in _CONDITIONAL_KEYWORDS or any(name in source for name in foreign)):
+            structure = branches(source)
+        if structure is not None and (structure.never_taken(match.start()) or match.group(1) in _CONDITIONAL_KEYWORDS
+                                      and structure.conditional(match.start())):
+            continue  # a #define no build of the port sees, or a keyword's under some #if
         body = re.sub(rb"\\\r?\n", b" ", match.group(4))
         body = b" ".join(_COMMENT.sub(b" ", body).split())
         parameters = None if match.group(2) is None else tuple(

@@ -130,6 +130,8 @@ def named_value(name: Node, initializers: bool = True) -> tuple[Role, str] | Non
     value) for any other variable initialised from names (`int lane = tid & 31`) and for a for-loop's
     variable; else None."""
     parent = name.parent
+    if parent is not None and parent.type == "function_declarator":
+        return _returned_constant(parent)
     value = parent.child_by_field_name("value") if parent is not None else None
     if parent is None or value is None:
         return None
@@ -149,6 +151,26 @@ def named_value(name: Node, initializers: bool = True) -> tuple[Role, str] | Non
         return Role.INITIALIZER, text
     loop = holder.parent if holder is not None else None  # for (int o = 16; ...): a loop's start, asked last
     return (Role.INITIALIZER, text) if loop is not None and loop.type == "for_statement" else None
+
+
+def _returned_constant(declarator: Node) -> tuple[Role, str] | None:
+    """(CONSTANT, value) for a constexpr or inline function without parameters whose body is `return <constant>;`
+    (`constexpr int WarpThreads() { return 32; }`): a call of it is that constant, as a named one's use is."""
+    definition = declarator.parent
+    parameters = declarator.child_by_field_name("parameters")
+    if definition is None or definition.type != "function_definition" or parameters is None or any(
+            c.type != "comment" and node_text(c) != "void" for c in parameters.named_children):
+        return None
+    if not any(c.type in ("type_qualifier", "storage_class_specifier") and c.text in (b"constexpr", b"inline")
+               for c in definition.children):
+        return None
+    body = definition.child_by_field_name("body")
+    statements = [c for c in body.named_children if c.type != "comment"] if body is not None else []
+    if len(statements) != 1 or statements[0].type != "return_statement":
+        return None
+    returned = [c for c in statements[0].named_children if c.type != "comment"]
+    text = " ".join(LINE_COMMENT.sub(" ", node_text(returned[0])).split())[:ARGUMENT_TEXT_LIMIT] if len(returned) == 1 else ""
+    return (Role.CONSTANT, text) if _CONSTANT_VALUE.fullmatch(text) else None
 
 
 def field_use(field: Node | None, expression: Node | None, operator: str) -> FieldFacts:

@@ -56,6 +56,8 @@ _QUERY = """
 (preproc_def name: (identifier) @constant value: (preproc_arg))
 (init_declarator declarator: (identifier) @constant value: (_))
 (enumerator name: (identifier) @constant value: (_))
+(function_definition declarator: (function_declarator declarator: [(identifier) (field_identifier)] @constant)
+  body: (compound_statement (return_statement)))
 (assignment_expression left: (identifier) @empty_braces right: (initializer_list))
 (declaration type: (placeholder_type_specifier) declarator: (init_declarator value: (field_expression argument: (identifier) @auto_value)))
 """

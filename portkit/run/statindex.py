@@ -22,7 +22,7 @@ from portkit.parse.macros import Definition, FileDefinitions, file_definitions
 from portkit.store import cache_root, read_entry, roots_key, write_entry
 
 _RACY_NS = 2_000_000_000
-_FORMAT = 2
+_FORMAT = 3  # 3: no #defines from branches no build of the port takes
 
 Stat = tuple[int, int, int, int]  # size, mtime_ns, ctime_ns, inode
 Scanned = tuple[FileDefinitions, tuple[bytes, ...]]  # what a plan reads of a file: its #defines, its quoted includes

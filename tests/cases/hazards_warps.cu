@@ -95,3 +95,19 @@ struct WarpLane {
       , warp(w)
   {}
 };
+// The warp size and full mask as constexpr functions (XGBoost's WarpThreads()): a call is the constant it returns.
+constexpr std::int32_t WarpThreads() { return 32; }  // expect: PK300
+__host__ __device__ constexpr uint32_t WarpFullMask(void) { return 0xffffffffu; }
+__host__ __device__ constexpr uint64_t WavefrontMask() { return ~0ull; }
+__host__ __device__ constexpr uint64_t LowLanes() { return 0xffffull; }
+constexpr int Half() { int h = 16; return h; }
+int Sixteen() { return 16; }
+
+__device__ float function_constants(float v) {  // expect: PK202
+  for (int o = WarpThreads() / 2; o > 0; o /= 2) v += __shfl_xor_sync(WarpFullMask(), v, o);  // expect: PK300 PK301 PK104
+  v += __shfl_xor_sync(WavefrontMask(), v, 1);  // expect: PK104  // ok: PK301
+  v += __shfl_xor_sync(LowLanes(), v, 1);  // expect: PK104  // ok: PK301
+  for (int o = Half(); o > 0; o /= 2) v += __shfl_down(v, o);  // expect: PK100  // ok: PK300
+  for (int o = Sixteen(); o > 0; o /= 2) v += __shfl_down(v, o);  // expect: PK100  // ok: PK300
+  return v;
+}
