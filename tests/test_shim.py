@@ -405,3 +405,46 @@ def test_a_launch_spelled_as_clang_format_writes_it_is_written_as_convert_writes
     assert nvcc.returncode == 0, f"nvcc: {nvcc.stderr[-2000:]}"
     hipcc = hipcc_compiles(source, header.parent)
     assert hipcc.returncode == 0, f"hipcc: {hipcc.stderr[-2000:]}"
+
+
+IMPLICIT_RUNTIME = {
+    "reduce.cuh": """// Reached only from units that rely on nvcc's implicit cuda_runtime.h.
+#pragma once
+__device__ inline float warp_sum(float v) {
+  for (int offset = 16; offset > 0; offset /= 2) v += __shfl_down_sync(0xffffffff, v, offset);
+  return v;
+}
+""",
+    "sum.cu": """// No CUDA header: nvcc includes cuda_runtime.h by itself.
+#include "reduce.cuh"
+__global__ void sum(float* x) { x[threadIdx.x] = warp_sum(x[threadIdx.x]); }
+cudaError_t launch(float* x, cudaStream_t stream) {
+  sum<<<1, 32, 0, stream>>>(x);
+  return cudaGetLastError();
+}
+""",
+}
+
+
+def test_a_source_that_relies_on_nvccs_implicit_runtime_include_includes_the_header(
+        tmp_path: Path, cuda_headers: Path) -> None:
+    """nvcc includes cuda_runtime.h in every .cu file; hipcc includes nothing. The files convert gives hip_runtime.h
+    for that (a unit with no CUDA include, a .cuh that uses CUDA's device syntax) include the shim header instead,
+    else its mappings never reach them; nvcc still builds them."""
+    (tmp_path / "src").mkdir()
+    for name, text in IMPLICIT_RUNTIME.items():
+        (tmp_path / "src" / name).write_text(text)
+    header = include_dir(tmp_path) / "portkit_gpu.h"
+    out = tmp_path / "out"
+    assert main(["shim", str(tmp_path / "src"), "-o", str(header), "--sources", str(out)]) == 0
+    for name in IMPLICIT_RUNTIME:
+        assert '#include "portkit_gpu.h"\n' in (out / name).read_text(), name
+    source = out / "sum.cu"
+    assert source.read_text().startswith('// No CUDA header: nvcc includes cuda_runtime.h by itself.\n#include "portkit_gpu.h"\n')
+    nvcc = nvcc_compiles(source, header.parent, cuda_headers)
+    assert nvcc.returncode == 0, f"nvcc: {nvcc.stderr[-2000:]}"
+    hipcc = hipcc_compiles(source, header.parent)
+    assert hipcc.returncode == 0, f"hipcc: {hipcc.stderr[-2000:]}"
+    shimmed = source.read_text()
+    assert main(["shim", str(out), "-o", str(header), "--in-place", "--no-backup"]) == 0
+    assert source.read_text() == shimmed  # included once, however often the shim runs
