@@ -448,3 +448,31 @@ def test_a_source_that_relies_on_nvccs_implicit_runtime_include_includes_the_hea
     shimmed = source.read_text()
     assert main(["shim", str(out), "-o", str(header), "--in-place", "--no-backup"]) == 0
     assert source.read_text() == shimmed  # included once, however often the shim runs
+
+
+AUTO_COORDINATE = """#include <cuda_runtime.h>
+__global__ void clear(float* x, unsigned n) {
+  for (auto i = blockIdx.y; i < n; i += gridDim.y) x[i] = 0.f;
+  unsigned step = min(n, blockDim.x);
+  x[step] = 1.f;
+}
+"""
+
+
+@pytest.mark.parametrize("style", ["cuda", "neutral"])
+def test_a_coordinate_declared_auto_or_passed_to_min_is_written_as_convert_writes_it(
+        style: str, tmp_path: Path, cuda_headers: Path) -> None:
+    """`auto i = blockIdx.y` is an unsigned int in CUDA and a proxy object in HIP (`i += gridDim.y` has no operator);
+    `min(n, blockDim.x)` is ambiguous in HIP. The shimmed source declares and casts to unsigned int, as convert does."""
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "clear.cu").write_text(AUTO_COORDINATE)
+    header = include_dir(tmp_path) / "portkit_gpu.h"
+    assert main(["shim", str(tmp_path / "src"), "-o", str(header), "--style", style, "--sources", str(tmp_path / "out")]) == 0
+    source = tmp_path / "out" / "clear.cu"
+    text = source.read_text()
+    assert "for (unsigned int i = blockIdx.y; i < n; i += gridDim.y)" in text
+    assert "min(n, static_cast<unsigned int>(blockDim.x))" in text
+    nvcc = nvcc_compiles(source, header.parent, cuda_headers)
+    assert nvcc.returncode == 0, f"nvcc: {nvcc.stderr[-2000:]}"
+    hipcc = hipcc_compiles(source, header.parent)
+    assert hipcc.returncode == 0, f"hipcc: {hipcc.stderr[-2000:]}"

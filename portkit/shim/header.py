@@ -20,8 +20,8 @@ from typing import Iterable
 
 from portkit.analyze.preamble import IMPLICIT_CUDA_HEADER
 from portkit.analyze.runtime_include import HOST_C_PLATFORM
-from portkit.codes import HIP_PREAMBLE, RENAMED_STATUSES
-from portkit.convert.edits import chevron_edits
+from portkit.codes import COORDINATE_ARGUMENT, HIP_PREAMBLE, RENAMED_STATUSES
+from portkit.convert.edits import EditOptions, chevron_edits, edits_for
 from portkit.model import Edit, Finding, Fix, FixAction, Span
 from portkit.parse.hipcc_branch import same_platform_macro
 from portkit.rules import Rule, RuleDatabase, Target, parse_version
@@ -256,7 +256,8 @@ def source_edits(data: bytes, findings: Iterable[Finding], shim: Shim, rules: Ru
     """Edits that make a source use the shim: CUDA includes become the include of the header (HIP's own headers)
     or of their part (a library's), written once where several came in a row; a file convert gives HIP's runtime
     header (nvcc included CUDA's by itself) gets the header there; in the neutral style mapped names become their
-    neutral spelling; and a launch spelled `<< <...>> >` (nvcc's, not clang's) `<<<...>>>`."""
+    neutral spelling; a launch spelled `<< <...>> >` (nvcc's, not clang's) `<<<...>>>`; and a built-in coordinate
+    declared `auto` or passed to min or max is written as convert writes it, as the unsigned int it is in CUDA."""
     neutral = {m.cuda: m.neutral for m in shim.mappings if m.neutral}
     edits: list[Edit] = []
     written: dict[str, int] = {}  # include -> where the line that has it last ends
@@ -264,6 +265,8 @@ def source_edits(data: bytes, findings: Iterable[Finding], shim: Shim, rules: Ru
     for finding in sorted(findings, key=lambda f: f.span):
         if finding.fix is not None and finding.fix.action is FixAction.LAUNCH:
             edits.extend(chevron_edits(finding.fix))
+        if finding.code == COORDINATE_ARGUMENT:  # valid CUDA too: the type is CUDA's own
+            edits.extend(edits_for(finding, EditOptions()))
         if finding.code == HIP_PREAMBLE and finding.fix is not None and runtime:
             text = _shim_preamble(finding.fix, runtime, shim.header_name)
             if text and not _includes(data, shim.header_name):  # a source the shim rewrote before
