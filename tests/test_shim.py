@@ -476,3 +476,47 @@ def test_a_coordinate_declared_auto_or_passed_to_min_is_written_as_convert_write
     assert nvcc.returncode == 0, f"nvcc: {nvcc.stderr[-2000:]}"
     hipcc = hipcc_compiles(source, header.parent)
     assert hipcc.returncode == 0, f"hipcc: {hipcc.stderr[-2000:]}"
+
+
+COMPUTE_TYPE = """#include <cublas_v2.h>
+cublasStatus_t gemm(cublasHandle_t h, int n, const float *alpha, const void *a, const float *beta, float *c) {
+  return cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, alpha, a, CUDA_R_16F, n, a, CUDA_R_16F, n, beta, c,
+                      CUDA_R_32F, n, CUDA_R_32F, CUBLAS_GEMM_DEFAULT);
+}
+"""
+# The installed hipcc is HIP 5.2: the unit is compiled as the header reads at HIP 6.0 (HIP_VERSION set after the
+# runtime header defines it), against the stand-in of ROCm 6.0's hipblas.h that tests/test_convert_hipblas_ex.py uses.
+AT_HIP_6 = """#include <hip/hip_runtime.h>
+#undef HIP_VERSION
+#define HIP_VERSION 60000000
+#include "blas.cu"
+"""
+HIPBLAS_6 = Path(__file__).parent / "data" / "hipblas-6.0"
+
+
+def test_a_data_type_passed_as_a_compute_type_is_listed_for_a_hand_edit_that_compiles(
+        tmp_path: Path, cuda_headers: Path) -> None:
+    """cuBLAS takes CUDA_R_32F as cublasGemmEx's compute type; from HIP 6.0 the header maps cublasGemmEx to
+    hipblasGemmEx_v2, whose compute type is a hipblasComputeType_t, and CUDA_R_32F to HIP_R_32F for every use
+    (convert writes HIPBLAS_COMPUTE_32F there). The header lists the use with its edit; done as it says, the unit
+    compiles with hipcc at HIP 6.0 and with nvcc."""
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "blas.cu").write_text(COMPUTE_TYPE)
+    (tmp_path / "hip6.cu").write_text(AT_HIP_6)
+    header, out = include_dir(tmp_path) / "portkit_gpu.h", tmp_path / "out"
+    assert main(["shim", str(tmp_path / "src"), "-o", str(header), "--sources", str(out)]) == 0
+    listed = [line for line in header.read_text().splitlines() if " compute type -> " in line]
+    assert listed == [" *   CUDA_R_32F as cublasGemmEx's compute type -> HIPBLAS_COMPUTE_32F: the header maps cublasGemmEx "
+                      "to hipblasGemmEx_v2 from HIP 6.0.0, which takes the compute type as HIPBLAS_COMPUTE_32F; it maps "
+                      "CUDA_R_32F to HIP_R_32F for every use: write CUBLAS_COMPUTE_32F there, which cuBLAS takes too, and "
+                      "run the shim again to map it"]
+    failed = hipcc_compiles(tmp_path / "hip6.cu", header.parent, "-I", str(out), "-I", str(HIPBLAS_6))
+    assert failed.returncode != 0 and "no matching function for call to 'hipblasGemmEx_v2'" in failed.stderr
+    (tmp_path / "src" / "blas.cu").write_text(COMPUTE_TYPE.replace("CUDA_R_32F, CUBLAS_GEMM", "CUBLAS_COMPUTE_32F, CUBLAS_GEMM"))
+    shutil.rmtree(out)
+    assert main(["shim", str(tmp_path / "src"), "-o", str(header), "--sources", str(out)]) == 0
+    assert " compute type -> " not in header.read_text()
+    hipcc = hipcc_compiles(tmp_path / "hip6.cu", header.parent, "-I", str(out), "-I", str(HIPBLAS_6))
+    assert hipcc.returncode == 0, f"hipcc: {hipcc.stderr[-2000:]}"
+    nvcc = nvcc_compiles(out / "blas.cu", header.parent, cuda_headers)
+    assert nvcc.returncode == 0, f"nvcc: {nvcc.stderr[-2000:]}"

@@ -215,7 +215,7 @@ def build_shim(findings: Iterable[Finding], rules: RuleDatabase, style: str, hea
                        helper_named(rule.helper) if rule.helper else None):
             if helper is not None:
                 helpers.setdefault((rule.library, helper.name), (rule.library, helper.text))
-    unmapped.update(_older_in_calls(findings, rules))
+    unmapped.update({**_older_in_calls(findings, rules), **_compute_types(findings, rules)})
     return Shim(style, header_name, tuple(headers.values()), tuple(sorted(mappings.values())),
                 tuple(sorted(fallbacks.values())), tuple(sorted(unportable.values())), tuple(helpers.values()),
                 tuple(sorted(unmapped.values())), tuple(sorted(newer.values())))
@@ -244,6 +244,33 @@ def _older_in_calls(findings: tuple[Finding, ...], rules: RuleDatabase) -> dict[
                 why = (f"passed to {call} before HIP {older.hip_added}, where the header maps {call} to {older.older_hip}; "
                        f"it maps {rule.cuda} to {rule.hip} for every use: edit such calls by hand for older HIP")
                 listed[f"{rule.cuda} in {call}"] = (f"{rule.cuda} in {call}", hip, why)
+    return listed
+
+
+def _compute_types(findings: tuple[Finding, ...], rules: RuleDatabase) -> dict[str, tuple[str, str, str]]:
+    """Data-type constants passed as the compute type of a call (its rule's `compute_arg`) that, from the HIP that
+    added the call's counterpart, takes another type there: convert spells such a use as that compute type
+    (CUDA_R_32F in cublasGemmEx: HIPBLAS_COMPUTE_32F, names.py), but the header's macro maps the constant for
+    every use, as the data type. The call's finding holds its arguments, the constant's its own spelling."""
+    compute_arguments: dict[str, list[tuple[Span, Rule]]] = {}
+    for finding in findings:
+        call = rules.find(finding.name) if finding.library else None
+        if call is not None and call.compute_arg >= 0 and finding.fix is not None and len(finding.fix.parts) > call.compute_arg:
+            compute_arguments.setdefault(finding.path, []).append((finding.fix.parts[call.compute_arg], call))
+    listed = {}
+    for finding in findings:
+        rule = rules.find(finding.name) if finding.library and finding.path in compute_arguments else None
+        if rule is None or not rule.as_compute or finding.fix is None or finding.fix.text == rule.hip:
+            continue
+        call = next((c for span, c in compute_arguments[finding.path]
+                     if span.start <= finding.span.start and finding.span.end <= span.end), None)
+        if call is not None:
+            since = f" from HIP {call.hip_added}" if call.hip_added else ""
+            why = (f"the header maps {call.cuda} to {call.hip}{since}, which takes the compute type as {finding.fix.text}; "
+                   f"it maps {rule.cuda} to {rule.hip} for every use: write {rule.as_compute} there, which cuBLAS takes "
+                   "too, and run the shim again to map it")
+            listed[f"{rule.cuda} as {call.cuda}'s compute type"] = (f"{rule.cuda} as {call.cuda}'s compute type",
+                                                                    finding.fix.text, why)
     return listed
 
 
