@@ -405,3 +405,118 @@ def test_a_launch_spelled_as_clang_format_writes_it_is_written_as_convert_writes
     assert nvcc.returncode == 0, f"nvcc: {nvcc.stderr[-2000:]}"
     hipcc = hipcc_compiles(source, header.parent)
     assert hipcc.returncode == 0, f"hipcc: {hipcc.stderr[-2000:]}"
+
+
+IMPLICIT_RUNTIME = {
+    "reduce.cuh": """// Reached only from units that rely on nvcc's implicit cuda_runtime.h.
+#pragma once
+__device__ inline float warp_sum(float v) {
+  for (int offset = 16; offset > 0; offset /= 2) v += __shfl_down_sync(0xffffffff, v, offset);
+  return v;
+}
+""",
+    "sum.cu": """// No CUDA header: nvcc includes cuda_runtime.h by itself.
+#include "reduce.cuh"
+__global__ void sum(float* x) { x[threadIdx.x] = warp_sum(x[threadIdx.x]); }
+cudaError_t launch(float* x, cudaStream_t stream) {
+  sum<<<1, 32, 0, stream>>>(x);
+  return cudaGetLastError();
+}
+""",
+}
+
+
+def test_a_source_that_relies_on_nvccs_implicit_runtime_include_includes_the_header(
+        tmp_path: Path, cuda_headers: Path) -> None:
+    """nvcc includes cuda_runtime.h in every .cu file; hipcc includes nothing. The files convert gives hip_runtime.h
+    for that (a unit with no CUDA include, a .cuh that uses CUDA's device syntax) include the shim header instead,
+    else its mappings never reach them; nvcc still builds them."""
+    (tmp_path / "src").mkdir()
+    for name, text in IMPLICIT_RUNTIME.items():
+        (tmp_path / "src" / name).write_text(text)
+    header = include_dir(tmp_path) / "portkit_gpu.h"
+    out = tmp_path / "out"
+    assert main(["shim", str(tmp_path / "src"), "-o", str(header), "--sources", str(out)]) == 0
+    for name in IMPLICIT_RUNTIME:
+        assert '#include "portkit_gpu.h"\n' in (out / name).read_text(), name
+    source = out / "sum.cu"
+    assert source.read_text().startswith('// No CUDA header: nvcc includes cuda_runtime.h by itself.\n#include "portkit_gpu.h"\n')
+    nvcc = nvcc_compiles(source, header.parent, cuda_headers)
+    assert nvcc.returncode == 0, f"nvcc: {nvcc.stderr[-2000:]}"
+    hipcc = hipcc_compiles(source, header.parent)
+    assert hipcc.returncode == 0, f"hipcc: {hipcc.stderr[-2000:]}"
+    shimmed = source.read_text()
+    assert main(["shim", str(out), "-o", str(header), "--in-place", "--no-backup"]) == 0
+    assert source.read_text() == shimmed  # included once, however often the shim runs
+
+
+AUTO_COORDINATE = """#include <cuda_runtime.h>
+__global__ void clear(float* x, unsigned n) {
+  for (auto i = blockIdx.y; i < n; i += gridDim.y) x[i] = 0.f;
+  unsigned step = min(n, blockDim.x);
+  x[step] = 1.f;
+}
+"""
+
+
+@pytest.mark.parametrize("style", ["cuda", "neutral"])
+def test_a_coordinate_declared_auto_or_passed_to_min_is_written_as_convert_writes_it(
+        style: str, tmp_path: Path, cuda_headers: Path) -> None:
+    """`auto i = blockIdx.y` is an unsigned int in CUDA and a proxy object in HIP (`i += gridDim.y` has no operator);
+    `min(n, blockDim.x)` is ambiguous in HIP. The shimmed source declares and casts to unsigned int, as convert does."""
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "clear.cu").write_text(AUTO_COORDINATE)
+    header = include_dir(tmp_path) / "portkit_gpu.h"
+    assert main(["shim", str(tmp_path / "src"), "-o", str(header), "--style", style, "--sources", str(tmp_path / "out")]) == 0
+    source = tmp_path / "out" / "clear.cu"
+    text = source.read_text()
+    assert "for (unsigned int i = blockIdx.y; i < n; i += gridDim.y)" in text
+    assert "min(n, static_cast<unsigned int>(blockDim.x))" in text
+    nvcc = nvcc_compiles(source, header.parent, cuda_headers)
+    assert nvcc.returncode == 0, f"nvcc: {nvcc.stderr[-2000:]}"
+    hipcc = hipcc_compiles(source, header.parent)
+    assert hipcc.returncode == 0, f"hipcc: {hipcc.stderr[-2000:]}"
+
+
+COMPUTE_TYPE = """#include <cublas_v2.h>
+cublasStatus_t gemm(cublasHandle_t h, int n, const float *alpha, const void *a, const float *beta, float *c) {
+  return cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, alpha, a, CUDA_R_16F, n, a, CUDA_R_16F, n, beta, c,
+                      CUDA_R_32F, n, CUDA_R_32F, CUBLAS_GEMM_DEFAULT);
+}
+"""
+# The installed hipcc is HIP 5.2: the unit is compiled as the header reads at HIP 6.0 (HIP_VERSION set after the
+# runtime header defines it), against the stand-in of ROCm 6.0's hipblas.h that tests/test_convert_hipblas_ex.py uses.
+AT_HIP_6 = """#include <hip/hip_runtime.h>
+#undef HIP_VERSION
+#define HIP_VERSION 60000000
+#include "blas.cu"
+"""
+HIPBLAS_6 = Path(__file__).parent / "data" / "hipblas-6.0"
+
+
+def test_a_data_type_passed_as_a_compute_type_is_listed_for_a_hand_edit_that_compiles(
+        tmp_path: Path, cuda_headers: Path) -> None:
+    """cuBLAS takes CUDA_R_32F as cublasGemmEx's compute type; from HIP 6.0 the header maps cublasGemmEx to
+    hipblasGemmEx_v2, whose compute type is a hipblasComputeType_t, and CUDA_R_32F to HIP_R_32F for every use
+    (convert writes HIPBLAS_COMPUTE_32F there). The header lists the use with its edit; done as it says, the unit
+    compiles with hipcc at HIP 6.0 and with nvcc."""
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "blas.cu").write_text(COMPUTE_TYPE)
+    (tmp_path / "hip6.cu").write_text(AT_HIP_6)
+    header, out = include_dir(tmp_path) / "portkit_gpu.h", tmp_path / "out"
+    assert main(["shim", str(tmp_path / "src"), "-o", str(header), "--sources", str(out)]) == 0
+    listed = [line for line in header.read_text().splitlines() if " compute type -> " in line]
+    assert listed == [" *   CUDA_R_32F as cublasGemmEx's compute type -> HIPBLAS_COMPUTE_32F: the header maps cublasGemmEx "
+                      "to hipblasGemmEx_v2 from HIP 6.0.0, which takes the compute type as HIPBLAS_COMPUTE_32F; it maps "
+                      "CUDA_R_32F to HIP_R_32F for every use: write CUBLAS_COMPUTE_32F there, which cuBLAS takes too, and "
+                      "run the shim again to map it"]
+    failed = hipcc_compiles(tmp_path / "hip6.cu", header.parent, "-I", str(out), "-I", str(HIPBLAS_6))
+    assert failed.returncode != 0 and "no matching function for call to 'hipblasGemmEx_v2'" in failed.stderr
+    (tmp_path / "src" / "blas.cu").write_text(COMPUTE_TYPE.replace("CUDA_R_32F, CUBLAS_GEMM", "CUBLAS_COMPUTE_32F, CUBLAS_GEMM"))
+    shutil.rmtree(out)
+    assert main(["shim", str(tmp_path / "src"), "-o", str(header), "--sources", str(out)]) == 0
+    assert " compute type -> " not in header.read_text()
+    hipcc = hipcc_compiles(tmp_path / "hip6.cu", header.parent, "-I", str(out), "-I", str(HIPBLAS_6))
+    assert hipcc.returncode == 0, f"hipcc: {hipcc.stderr[-2000:]}"
+    nvcc = nvcc_compiles(out / "blas.cu", header.parent, cuda_headers)
+    assert nvcc.returncode == 0, f"nvcc: {nvcc.stderr[-2000:]}"

@@ -44,14 +44,15 @@ class RuntimeNeeds(NamedTuple):
     c_included: tuple[str, ...] = ()  # the file names it #includes inside an `extern "C" { }` block
 
 
+# A .c file is compiled by the host compiler (nvcc hands C to it too), which, unlike hipcc, does not
+# define the HIP platform the runtime header insists on (`#error "Must define exactly one of
+# __HIP_PLATFORM_AMD__ or __HIP_PLATFORM_NVIDIA__"`).
+HOST_C_PLATFORM = ("#if !defined(__HIP_PLATFORM_AMD__) && !defined(__HIP_PLATFORM_NVIDIA__)", "#define __HIP_PLATFORM_AMD__",
+                   "#endif")
+
+
 def _host_c_platform(parsed: ParsedFile) -> list[str]:
-    """A .c file is compiled by the host compiler (nvcc hands C to it too), which, unlike hipcc, does not
-    define the HIP platform the runtime header insists on (`#error "Must define exactly one of
-    __HIP_PLATFORM_AMD__ or __HIP_PLATFORM_NVIDIA__"`)."""
-    if os.path.splitext(parsed.path)[1] != ".c":
-        return []
-    return ["#if !defined(__HIP_PLATFORM_AMD__) && !defined(__HIP_PLATFORM_NVIDIA__)", "#define __HIP_PLATFORM_AMD__",
-            "#endif"]
+    return list(HOST_C_PLATFORM) if os.path.splitext(parsed.path)[1] == ".c" else []
 
 
 def runtime_needs(parsed: ParsedFile, context: Context, findings: Sequence[Finding]) -> RuntimeNeeds:

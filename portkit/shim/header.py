@@ -18,12 +18,14 @@ import dataclasses
 import re
 from typing import Iterable
 
-from portkit.codes import RENAMED_STATUSES
-from portkit.convert.edits import chevron_edits
-from portkit.model import Edit, Finding, FixAction, Span
+from portkit.analyze.preamble import IMPLICIT_CUDA_HEADER
+from portkit.analyze.runtime_include import HOST_C_PLATFORM
+from portkit.codes import COORDINATE_ARGUMENT, HIP_PREAMBLE, RENAMED_STATUSES
+from portkit.convert.edits import EditOptions, chevron_edits, edits_for
+from portkit.model import Edit, Finding, Fix, FixAction, Span
 from portkit.parse.hipcc_branch import same_platform_macro
 from portkit.rules import Rule, RuleDatabase, Target, parse_version
-from portkit.rules.snippets import helper_named, helper_providing
+from portkit.rules.snippets import all_helpers, helper_named, helper_providing
 
 STYLES = ("cuda", "neutral")
 
@@ -34,6 +36,8 @@ MAX_DISPATCHED_ARGUMENTS = 12
 _MACRO_NAME = re.compile(r"[A-Za-z_]\w*")
 _NOT_WORD = re.compile(r"\W")
 _INCLUDE_START = re.compile(rb"[ \t]*#[ \t]*include[ \t]*")
+# A feature macro a preamble defines before HIP's headers (rules' hip_define), for HIP only.
+_DEFINE = re.compile(r"[ \t]*#[ \t]*define\b")
 # A directive that starts, switches or ends a conditional group: an include after it may be seen where one above is not.
 _CONDITIONAL = re.compile(rb"^[ \t]*#[ \t]*(?:if|ifdef|ifndef|elif|elifdef|elifndef|else|endif)\b", re.MULTILINE)
 # Names HIP added before ROCm 5.0 (HIP 1.x to 4.x, long out of support) are not listed as needing a newer HIP.
@@ -211,7 +215,7 @@ def build_shim(findings: Iterable[Finding], rules: RuleDatabase, style: str, hea
                        helper_named(rule.helper) if rule.helper else None):
             if helper is not None:
                 helpers.setdefault((rule.library, helper.name), (rule.library, helper.text))
-    unmapped.update(_older_in_calls(findings, rules))
+    unmapped.update({**_older_in_calls(findings, rules), **_compute_types(findings, rules)})
     return Shim(style, header_name, tuple(headers.values()), tuple(sorted(mappings.values())),
                 tuple(sorted(fallbacks.values())), tuple(sorted(unportable.values())), tuple(helpers.values()),
                 tuple(sorted(unmapped.values())), tuple(sorted(newer.values())))
@@ -243,6 +247,33 @@ def _older_in_calls(findings: tuple[Finding, ...], rules: RuleDatabase) -> dict[
     return listed
 
 
+def _compute_types(findings: tuple[Finding, ...], rules: RuleDatabase) -> dict[str, tuple[str, str, str]]:
+    """Data-type constants passed as the compute type of a call (its rule's `compute_arg`) that, from the HIP that
+    added the call's counterpart, takes another type there: convert spells such a use as that compute type
+    (CUDA_R_32F in cublasGemmEx: HIPBLAS_COMPUTE_32F, names.py), but the header's macro maps the constant for
+    every use, as the data type. The call's finding holds its arguments, the constant's its own spelling."""
+    compute_arguments: dict[str, list[tuple[Span, Rule]]] = {}
+    for finding in findings:
+        call = rules.find(finding.name) if finding.library else None
+        if call is not None and call.compute_arg >= 0 and finding.fix is not None and len(finding.fix.parts) > call.compute_arg:
+            compute_arguments.setdefault(finding.path, []).append((finding.fix.parts[call.compute_arg], call))
+    listed = {}
+    for finding in findings:
+        rule = rules.find(finding.name) if finding.library and finding.path in compute_arguments else None
+        if rule is None or not rule.as_compute or finding.fix is None or finding.fix.text == rule.hip:
+            continue
+        call = next((c for span, c in compute_arguments[finding.path]
+                     if span.start <= finding.span.start and finding.span.end <= span.end), None)
+        if call is not None:
+            since = f" from HIP {call.hip_added}" if call.hip_added else ""
+            why = (f"the header maps {call.cuda} to {call.hip}{since}, which takes the compute type as {finding.fix.text}; "
+                   f"it maps {rule.cuda} to {rule.hip} for every use: write {rule.as_compute} there, which cuBLAS takes "
+                   "too, and run the shim again to map it")
+            listed[f"{rule.cuda} as {call.cuda}'s compute type"] = (f"{rule.cuda} as {call.cuda}'s compute type",
+                                                                    finding.fix.text, why)
+    return listed
+
+
 def _header(rule: Rule, hip: str, header_name: str, older: str = "") -> Header:
     part = "" if ships_with_hip(hip) else part_name(header_name, rule.cuda)
     return Header(rule.cuda, hip, older, rule.hip_added if older else "", rule.library, part)
@@ -250,14 +281,25 @@ def _header(rule: Rule, hip: str, header_name: str, older: str = "") -> Header:
 
 def source_edits(data: bytes, findings: Iterable[Finding], shim: Shim, rules: RuleDatabase) -> list[Edit]:
     """Edits that make a source use the shim: CUDA includes become the include of the header (HIP's own headers)
-    or of their part (a library's), written once where several came in a row, in the neutral style mapped
-    names become their neutral spelling, and a launch spelled `<< <...>> >` (nvcc's, not clang's) `<<<...>>>`."""
+    or of their part (a library's), written once where several came in a row; a file convert gives HIP's runtime
+    header (nvcc included CUDA's by itself) gets the header there; in the neutral style mapped names become their
+    neutral spelling; a launch spelled `<< <...>> >` (nvcc's, not clang's) `<<<...>>>`; and a built-in coordinate
+    declared `auto` or passed to min or max is written as convert writes it, as the unsigned int it is in CUDA."""
     neutral = {m.cuda: m.neutral for m in shim.mappings if m.neutral}
     edits: list[Edit] = []
     written: dict[str, int] = {}  # include -> where the line that has it last ends
+    runtime = rules.hip_header(IMPLICIT_CUDA_HEADER)
     for finding in sorted(findings, key=lambda f: f.span):
         if finding.fix is not None and finding.fix.action is FixAction.LAUNCH:
             edits.extend(chevron_edits(finding.fix))
+        if finding.code == COORDINATE_ARGUMENT:  # valid CUDA too: the type is CUDA's own
+            edits.extend(edits_for(finding, EditOptions()))
+        if finding.code == HIP_PREAMBLE and finding.fix is not None and runtime:
+            text = _shim_preamble(finding.fix, runtime, shim.header_name)
+            if text and not _includes(data, shim.header_name):  # a source the shim rewrote before
+                edits.append(Edit(finding.fix.span, text.encode()))
+                if not _CONDITIONAL.search(text.encode()):  # an include of the header below it is written already
+                    written[shim.header_name] = finding.fix.span.end
         if not finding.library:
             continue
         if rules.headers.get(finding.name) or rules.header(finding.name):
@@ -268,6 +310,31 @@ def source_edits(data: bytes, findings: Iterable[Finding], shim: Shim, rules: Ru
         elif finding.name in neutral and not finding.span.empty:
             edits.append(Edit(finding.span, neutral[finding.name].encode()))
     return edits
+
+
+def _shim_preamble(fix: Fix, runtime: str, header_name: str) -> str:
+    """The preamble convert inserts where a file needs HIP's runtime header (analyze/preamble.py and, where the
+    project decides, analyze/runtime_include.py), with the shim header in the runtime header's place, and as
+    convert wraps it (under `#ifdef __HIPCC__`, in an `extern "C++"` block); "" where it brings no runtime header.
+    What else it brings only for HIP (feature macros, portkit's helpers, a C file's HIP platform) the header
+    has or a CUDA build must not see; <math.h> serves both."""
+    if fix.action is not FixAction.INSERT:
+        return ""
+    newline = "\r\n" if "\r\n" in fix.text else "\n"
+    text = fix.text
+    for block in (*(h.text.rstrip("\n").replace("\n", newline) for h in all_helpers()), newline.join(HOST_C_PLATFORM)):
+        text = text.replace(block + newline, "")  # first: a helper may include the runtime header itself
+    line = f"#include <{runtime}>"
+    if line not in text:
+        return ""
+    text = text.replace(line, f'#include "{header_name}"', 1)
+    return "".join(kept for kept in text.splitlines(keepends=True) if not _DEFINE.match(kept))
+
+
+def _includes(data: bytes, header_name: str) -> bool:
+    """Whether the source has an #include of the header (by its name, in any directory)."""
+    name = re.escape(header_name.encode())
+    return re.search(rb'^[ \t]*#[ \t]*include[ \t]*["<](?:[^">\n]*/)?' + name + rb'[">]', data, re.MULTILINE) is not None
 
 
 def _include_once(data: bytes, span: Span, include: str, written: dict[str, int]) -> Edit:
