@@ -1,0 +1,55 @@
+"""CUB code converted to hipCUB and compiled with the real hipcc (HIP 5.2 here) against a stand-in of hipCUB 5.2's
+headers (tests/data/hipcub-5.2: hipCUB is not installed; its primitives are the installed rocPRIM's)."""
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+from conftest import require_tool
+from portkit.cli import main
+
+STAND_IN = Path(__file__).parent / "data" / "hipcub-5.2"
+
+BLOCK_SUM = """\
+#include <cub/block/block_reduce.cuh>
+template <int N>
+__global__ void sum_k(const float *in, float *out) {
+  using BlockReduceT = cub::BlockReduce<float, N>;
+  __shared__ typename BlockReduceT::TempStorage tmp;
+  float s = BlockReduceT(tmp).Sum(in[threadIdx.x]);
+  if (threadIdx.x == 0) *out = s;
+}
+template __global__ void sum_k<128>(const float *, float *);
+"""
+
+
+def convert(tmp_path: Path, name: str, text: str, *options: str) -> Path:
+    (tmp_path / "in").mkdir(exist_ok=True)
+    (tmp_path / "in" / name).write_text(text)
+    out = tmp_path / "out"
+    assert main(["convert", "--no-cache", *options, str(tmp_path / "in"), "-o", str(out)]) == 0
+    return out / name
+
+
+def hipcc_errors(unit: Path, *defines: str) -> str:
+    """hipcc's errors for the unit compiled for gfx90a against the hipCUB stand-in, or ""."""
+    hipcc = require_tool("hipcc")
+    run = subprocess.run([hipcc, "--offload-arch=gfx90a", "-fsyntax-only", "-x", "hip", "-std=c++17", *defines,
+                          "-I", str(STAND_IN), str(unit)], capture_output=True, text=True,
+                         env={**os.environ, "HIP_PLATFORM": "amd"})
+    return "" if run.returncode == 0 else run.stderr[-3000:]
+
+
+def test_a_per_primitive_header_is_hipcubs_umbrella_before_rocm_6_3(tmp_path: Path, capsys) -> None:
+    """hipCUB's per-primitive headers compile on their own only from ROCm 6.3 (before, the rocPRIM backend's block
+    headers do not include config.hpp: unknown type name 'BEGIN_HIPCUB_NAMESPACE'): for older targets the include is
+    hipcub/hipcub.hpp, as hipify-perl writes, with no marker (the same header, spelled as that release needs)."""
+    unit = convert(tmp_path, "block_sum.cu", BLOCK_SUM, "--rocm-version", "5.2")
+    text = unit.read_text()
+    assert "#include <hipcub/hipcub.hpp>\n" in text and "// portkit:" not in text, text
+    assert "0 markers" in capsys.readouterr().out
+    assert hipcc_errors(unit) == ""
+    (tmp_path / "newer").mkdir()
+    newer = convert(tmp_path / "newer", "block_sum.cu", BLOCK_SUM, "--rocm-version", "6.3")
+    assert "#include <hipcub/block/block_reduce.hpp>\n" in newer.read_text()
