@@ -53,3 +53,20 @@ def test_a_per_primitive_header_is_hipcubs_umbrella_before_rocm_6_3(tmp_path: Pa
     (tmp_path / "newer").mkdir()
     newer = convert(tmp_path / "newer", "block_sum.cu", BLOCK_SUM, "--rocm-version", "6.3")
     assert "#include <hipcub/block/block_reduce.hpp>\n" in newer.read_text()
+
+
+def test_cub_warp_threads_is_hipcubs_without_its_argument(tmp_path: Path) -> None:
+    """CUB_WARP_THREADS(arch) is hipCUB's HIPCUB_WARP_THREADS, which takes no argument (portkit's helper drops it)."""
+    unit = convert(tmp_path, "lanes.cu", "#include <cub/cub.cuh>\n#define LANES CUB_WARP_THREADS(0)\n"
+                                         "__global__ void k(int *out) {\n"
+                                         "  if (threadIdx.x % LANES == 0) out[threadIdx.x / LANES] = LANES;\n}\n",
+                   "--rocm-version", "5.2")
+    assert "#define LANES portkit_cub_warp_threads(0)\n" in unit.read_text()
+    assert hipcc_errors(unit) == ""
+
+
+def test_a_cub_macro_no_rule_knows_is_listed(tmp_path: Path, capsys) -> None:
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "a.cu").write_text("#include <cub/cub.cuh>\nint lanes() { return CUB_SOMETHING_NEW(0); }\n")
+    assert main(["scan", "--no-cache", "--details", str(tmp_path / "in")]) == 0
+    assert "CUDA-looking names no rule knows (1): CUB_SOMETHING_NEW" in capsys.readouterr().out

@@ -25,7 +25,7 @@ CUDA_LOOKING = re.compile(
     r"^(cuda[A-Z_]\w*|cu[A-Z][a-z]\w*|CU_\w+|CUDA_\w+|CU[a-z]\w+|curand\w*|CURAND_\w+|cublas\w*|CUBLAS\w*"
     r"|cusolver\w*|CUSOLVER\w*|cusparse\w*|CUSPARSE\w*|cufft\w*|CUFFT\w*|cudnn\w*|CUDNN\w*|nccl[A-Z]\w*|NCCL_\w+"
     r"|nvtx[A-Z]\w*|NVTX_\w+|nvml[A-Z]\w*|NVML_\w+|cupti[A-Z]\w*|CUPTI_\w+|nvrtc[A-Z]\w*|NVRTC_\w+|__nv_\w+"
-    r"|nvshmemx?_\w+|NVSHMEMX?_\w+"
+    r"|nvshmemx?_\w+|NVSHMEMX?_\w+|CUB_\w+"
     r"|(thrust|cub|cooperative_groups|nvcuda|wmma|cuda|cutlass|cute|nvinfer1|nvonnxparser|cudnn_frontend)::\w[\w:<>,\s*]*)$"
 )
 # NVIDIA libraries' headers, named so that no project names its own after them: CUDA-looking in "quotes" too
