@@ -321,6 +321,9 @@ class ParsedFile:
     # Byte ranges of the branches hipcc never compiles for AMD (`#else` of `#if defined(__HIP_PLATFORM_AMD__)`): the
     # project's own NVIDIA side, where a name's HIP spelling that only AMD's library has would break NVIDIA builds.
     nvidia_side: tuple[tuple[int, int], ...] = ()
+    # Byte ranges of the branches only a compile for some AMD GPUs takes (`#if defined(__gfx1100__)`): the project's
+    # own AMD code, which knows its wavefront size.
+    amd_only: tuple[tuple[int, int], ...] = ()
     first_define: int = -1  # the offset of its first #define after the preamble (an include guard's is in it)
     guarded: frozenset[str] = frozenset()  # CUDA names it defines in a preprocessor branch (for other compilers)
     shape: str = ""  # with a syntax error, the tree's structure (portkit/parse/recovery.py:tree_shape)

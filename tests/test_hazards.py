@@ -122,3 +122,16 @@ def test_nvcc_version_macros_outside_if_are_found(tmp_path: Path, database) -> N
     found = {(f.name, f.position.line, f.code) for f in findings if f.name.startswith("__CUDACC")}
     assert ("__CUDACC_VER_MAJOR__", 1, "PK102") in found and ("__CUDACC_VER_MINOR__", 2, "PK102") not in found
     assert any(f.code == "PK203" and f.position.line == 2 for f in findings)
+
+
+def test_warp_sizes_in_branches_only_amd_targets_compile_are_the_projects_own(tmp_path: Path, database) -> None:
+    """RDNA runs 32-lane wavefronts: a 32 under `#elif defined(__gfx1100__)` or `#if __AMDGCN_WAVEFRONT_SIZE == 32` is
+    the project's own AMD code, no hazard; under a CUDA test (which convert makes AMD's device test) it is one, and
+    `< 64` holds for nvcc too (the macro reads 0 there)."""
+    findings = scan(tmp_path, {"w.cu": "#if defined(__CUDA_ARCH__)\n#define WARP_THREADS 32\n"
+                                       "#elif defined(__gfx1100__) || defined(__gfx1101__)\n#define WARP_THREADS 32\n"
+                                       "#elif __AMDGCN_WAVEFRONT_SIZE == 32\n#define WARP_SIZE 32\n"
+                                       "#elif __AMDGCN_WAVEFRONT_SIZE < 64\n#define LANES_PER_WARP 32\n#endif\n"
+                                       "__global__ void k(int *o) {\n#if defined(__gfx1100__)\n  o[threadIdx.x / 32] = 1;\n"
+                                       "#endif\n  o[threadIdx.x % 32] = 2;\n}\n"}, database)
+    assert sorted(f.position.line for f in findings if f.code == "PK300") == [2, 8, 14]

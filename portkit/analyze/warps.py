@@ -8,8 +8,9 @@ is and is never reported.
 """
 from __future__ import annotations
 
+import functools
 import re
-from typing import Iterator
+from typing import Callable, Iterator
 
 from portkit import codes
 from portkit.analyze.constants import evaluate
@@ -18,6 +19,7 @@ from portkit.analyze.registry import Context, analyzer
 from portkit.model import (
     CallFacts, Finding, NameFacts, Occurrence, OperandFacts, ParsedFile, Role as K, SharedArrayFacts, SubscriptFacts, ValueFacts,
 )
+from portkit.textutil import within
 
 SYNC_MASKED = re.compile(r"^__(shfl(_up|_down|_xor)?|ballot|any|all|match_any|match_all|reduce_\w+)_sync$|^__syncwarp$")
 BALLOTS = {"__ballot_sync", "__ballot", "__activemask"}
@@ -34,6 +36,21 @@ BLOCK_SIZE_NAME = re.compile(r"(?i)k?_?(block|cta)(_?(size|dim|threads))?|\w*thr
 WARP_SIZE_NAME = re.compile(r"(?i)^k?_?(warp_?(size|sz|width|threads|lanes)|threads_?per_?warp|lanes_?per_?warp)$")
 _THREAD_INDEX = re.compile(r"\bthreadIdx\b|__lane_id|\blaneid\b")
 _WORD = re.compile(r"[A-Za-z_]\w*")
+
+
+WarpAnalyzer = Callable[[ParsedFile, Context], Iterator[Finding]]
+
+
+def outside_amd_code(analyze: WarpAnalyzer) -> WarpAnalyzer:
+    """The analyzer's findings but those in the project's own AMD code (ParsedFile.amd_only: `#elif
+    defined(__gfx1100__)` ... `#define WARP_THREADS 32`, RDNA's wave32), which knows its wavefront size. Not for
+    what HIP refuses on every AMD GPU (a 32-bit mask, warpSize as a constant)."""
+    @functools.wraps(analyze)
+    def outside(parsed: ParsedFile, context: Context) -> Iterator[Finding]:
+        for finding in analyze(parsed, context):
+            if not within(finding.span.start, parsed.amd_only):
+                yield finding
+    return outside
 
 
 def thread_derived(parsed: ParsedFile) -> dict[str, set[str]]:
@@ -67,6 +84,7 @@ def _lane_arithmetic(o: Occurrence, derived: set[str]) -> bool:
 
 
 @analyzer("source", codes=(codes.WARP_SIZE_LITERAL,), reads=(K.LITERAL, K.INITIALIZER))
+@outside_amd_code
 def warp_size_literals(parsed: ParsedFile, context: Context) -> Iterator[Finding]:
     """32, 31 and 5 in lane and warp arithmetic (`threadIdx.x % 32`, `lane = tid & 31`, `idx >> 5`)."""
     device = device_code(parsed)
@@ -85,6 +103,7 @@ SHUFFLE_OFFSET_ARG = {"__shfl_down_sync": 2, "__shfl_up_sync": 2, "__shfl_xor_sy
 
 
 @analyzer("source", codes=(codes.WARP_SIZE_LITERAL,), reads=(K.LITERAL, K.INITIALIZER), arguments_of=SHUFFLE_OFFSET_ARG)
+@outside_amd_code
 def shuffle_loops(parsed: ParsedFile, context: Context) -> Iterator[Finding]:
     """`for (int o = 16; o > 0; o /= 2) v += __shfl_down_sync(m, v, o)` and `for (int m = 1; m < 32; m *= 2)`:
     a shuffle reduction over 32 lanes, which leaves half a 64-lane wavefront out."""
@@ -105,6 +124,7 @@ def shuffle_loops(parsed: ParsedFile, context: Context) -> Iterator[Finding]:
 
 
 @analyzer("source", codes=(codes.WARP_SIZE_LITERAL,))
+@outside_amd_code
 def warp_size_constants(parsed: ParsedFile, context: Context) -> Iterator[Finding]:
     """`#define WARP_SIZE 32`, `constexpr int kWarpSize = 32`: the warp size fixed at 32 lanes."""
     constants = parsed.constants
@@ -114,6 +134,7 @@ def warp_size_constants(parsed: ParsedFile, context: Context) -> Iterator[Findin
 
 
 @analyzer("source", codes=(codes.WARP_SIZE_LITERAL,), reads=(K.SUBSCRIPT,))
+@outside_amd_code
 def lane_indexed_arrays(parsed: ParsedFile, context: Context) -> Iterator[Finding]:
     """A `__shared__ T s[32]` indexed by lane id: lanes 32-63 of a wavefront index past its end."""
     constants = parsed.constants
@@ -157,6 +178,7 @@ def full_warp_masks(parsed: ParsedFile, context: Context) -> Iterator[Finding]:
 
 
 @analyzer("source", codes=(codes.BALLOT_IN_32_BITS,), arguments_of=BALLOTS)
+@outside_amd_code
 def ballots_in_32_bits(parsed: ParsedFile, context: Context) -> Iterator[Finding]:
     for o in calls(parsed, BALLOTS):
         declared = o.facts(CallFacts).assigned_type.replace("const ", "").strip()
@@ -172,6 +194,7 @@ def warpsize_constants(parsed: ParsedFile, context: Context) -> Iterator[Finding
 
 
 @analyzer("source", codes=(codes.SHUFFLE_WIDTH_32,), arguments_of=SHUFFLE_WIDTH_ARG)
+@outside_amd_code
 def shuffle_widths(parsed: ParsedFile, context: Context) -> Iterator[Finding]:
     for o in calls(parsed, SHUFFLE_WIDTH_ARG):
         width = o.facts(CallFacts).arg(SHUFFLE_WIDTH_ARG[o.text])
