@@ -70,3 +70,40 @@ def test_a_cub_macro_no_rule_knows_is_listed(tmp_path: Path, capsys) -> None:
     (tmp_path / "in" / "a.cu").write_text("#include <cub/cub.cuh>\nint lanes() { return CUB_SOMETHING_NEW(0); }\n")
     assert main(["scan", "--no-cache", "--details", str(tmp_path / "in")]) == 0
     assert "CUDA-looking names no rule knows (1): CUB_SOMETHING_NEW" in capsys.readouterr().out
+
+
+ALIAS_IN_ELSE = """\
+#ifndef USE_ROCM
+  #include <cub/block/block_reduce.cuh>
+  #define LANES CUB_WARP_THREADS(0)
+#else
+  #include <hipcub/hipcub.hpp>
+  namespace cub = hipcub;
+  using SumOp = cub::BlockReduce<float, 64>;
+  #define LANES 64
+#endif
+__global__ void sum_k(const float *in, float *out) {
+  using BlockReduceT = cub::BlockReduce<float, 128>;
+  __shared__ typename BlockReduceT::TempStorage tmp;
+  float s = BlockReduceT(tmp).Sum(in[threadIdx.x]);
+  if (threadIdx.x % LANES == 0) out[threadIdx.x / LANES] = s;
+}
+"""
+
+
+def test_an_alias_to_hipcub_in_the_rocm_branch_holds_only_there(tmp_path: Path) -> None:
+    """`namespace cub = hipcub;` in the #else of `#ifndef USE_ROCM` holds only where USE_ROCM is defined: elsewhere
+    `cub::` is CUDA's, whose headers convert made hipCUB's, so it becomes hipcub:: (which the ROCm branch has too)."""
+    unit = convert(tmp_path, "alias.cu", ALIAS_IN_ELSE, "--rocm-version", "5.2")
+    text = unit.read_text()
+    assert "  using BlockReduceT = hipcub::BlockReduce<float, 128>;\n" in text
+    assert "  namespace cub = hipcub;\n  using SumOp = cub::BlockReduce<float, 64>;\n" in text  # in the alias's branch
+    assert hipcc_errors(unit) == ""
+    assert hipcc_errors(unit, "-DUSE_ROCM") == ""
+
+
+def test_an_alias_in_a_branch_hipcc_takes_holds_for_the_whole_file(tmp_path: Path) -> None:
+    unit = convert(tmp_path, "taken.cu", ALIAS_IN_ELSE.replace("#ifndef USE_ROCM", "#ifndef __HIPCC__"),
+                   "--rocm-version", "5.2")
+    assert "  using BlockReduceT = cub::BlockReduce<float, 128>;\n" in unit.read_text()
+    assert hipcc_errors(unit) == ""

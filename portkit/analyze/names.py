@@ -10,6 +10,7 @@ from typing import AbstractSet, Iterable, Iterator, NamedTuple
 from portkit.analyze.arch_branches import keep_nvidia_branches_off
 from portkit.analyze.dead_branches import dead_ranges
 from portkit.analyze.findings import Resolved, rule_finding, simple_finding
+from portkit.analyze.alias_scope import with_branch_aliases
 from portkit.analyze.nvidia_side import keep_nvidia_side
 from portkit.analyze.own_hip_branches import keep_tests_beside_hip
 from portkit.analyze.unused_headers import comment_out_unused
@@ -294,7 +295,7 @@ def _names(parsed: ParsedFile, context: Context) -> Iterator[Finding]:
     resolutions: dict[tuple[int, str], Resolved] = {}  # the file's rules live as long as its run: an id stays theirs
     for occurrence in parsed.occurrences:
         if occurrence.role is Role.QUALIFIED:
-            finding = qualified_finding(parsed.path, occurrence, context)
+            finding = qualified_finding(parsed.path, occurrence, with_branch_aliases(parsed, context, occurrence.span.start))
             if finding is not None:
                 yield dataclasses.replace(finding, engine=Engine.CLANG) if occurrence.clang is not None else finding
         elif occurrence.role in NAME_ROLES:
