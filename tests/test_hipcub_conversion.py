@@ -107,3 +107,32 @@ def test_an_alias_in_a_branch_hipcc_takes_holds_for_the_whole_file(tmp_path: Pat
                    "--rocm-version", "5.2")
     assert "  using BlockReduceT = cub::BlockReduce<float, 128>;\n" in unit.read_text()
     assert hipcc_errors(unit) == ""
+
+
+WARP_TRANSPOSE = """\
+#include <cub/cub.cuh>
+template <int kNThreads, int kNItems>
+__global__ void copy_k(const float *in, float *out) {
+  using LoadT = cub::BlockLoad<float, kNThreads, kNItems, cub::BLOCK_LOAD_WARP_TRANSPOSE>;
+  __shared__ typename LoadT::TempStorage tmp;
+  float v[kNItems];
+  LoadT(tmp).Load(in + blockIdx.x * kNThreads * kNItems, v);
+  for (int i = 0; i < kNItems; ++i) out[threadIdx.x * kNItems + i] = v[i];
+}
+void launch(const float *in, float *out, int n) {
+  copy_k<THREADS, 4><<<n / (THREADS * 4), THREADS>>>(in, out);
+}
+"""
+
+
+def test_a_warp_transpose_load_for_a_32_thread_block_is_marked_where_rocprim_refuses_it(tmp_path: Path) -> None:
+    """rocPRIM's warp_transpose load static_asserts a block size that is a multiple of the wavefront: a kernel launched
+    with 32-thread blocks does not compile for gfx90a, and convert marks the primitive (PK305); 64 threads compile."""
+    unit = convert(tmp_path, "copy.cu", WARP_TRANSPOSE.replace("THREADS", "32"), "--rocm-version", "5.2")
+    text = unit.read_text()
+    assert "  // portkit: PK305 cub::BlockLoad<float,kNThreads,kNItems,cub::BLOCK_LOAD_WARP_TRANSPOSE>: " \
+           "Use 64 threads or a multiple" in text, text
+    assert "BlockSize must be a multiple of hardware warpsize" in hipcc_errors(unit)
+    (tmp_path / "wide").mkdir()
+    wide = convert(tmp_path / "wide", "copy.cu", WARP_TRANSPOSE.replace("THREADS", "64"), "--rocm-version", "5.2")
+    assert "PK305" not in wide.read_text() and hipcc_errors(wide) == ""

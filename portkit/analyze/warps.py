@@ -13,12 +13,13 @@ import re
 from typing import Callable, Iterator
 
 from portkit import codes
-from portkit.analyze.constants import evaluate
+from portkit.analyze.constants import evaluate, split_arguments
 from portkit.analyze.hazards import WARP_OPERATORS, calls, device_code, hazard
 from portkit.analyze.registry import Context, analyzer
 from portkit.model import (
     CallFacts, Finding, NameFacts, Occurrence, OperandFacts, ParsedFile, Role as K, SharedArrayFacts, SubscriptFacts, ValueFacts,
 )
+from portkit.resources import load_data
 from portkit.textutil import within
 
 SYNC_MASKED = re.compile(r"^__(shfl(_up|_down|_xor)?|ballot|any|all|match_any|match_all|reduce_\w+)_sync$|^__syncwarp$")
@@ -200,3 +201,56 @@ def shuffle_widths(parsed: ParsedFile, context: Context) -> Iterator[Finding]:
         width = o.facts(CallFacts).arg(SHUFFLE_WIDTH_ARG[o.text])
         if width in ("32", "32u"):
             yield hazard(parsed, o, codes.SHUFFLE_WIDTH_32, f"{o.text} with width {width} splits a 64-lane wavefront in two")
+
+
+# The wavefront a block size must be a multiple of for the primitives below: CDNA's (RDNA's 32 divides it).
+WAVEFRONT = 64
+_PRIMITIVE = re.compile(r"^(?:::)?(?:hip)?cub::(\w+)<(.*)>(?:::\w+)*$", re.S)  # `cub::BlockLoad<...>::TempStorage` too
+
+
+def _block_primitives(data: list) -> dict[str, tuple[int, int, frozenset[str]]]:
+    return {str(p["name"]): (int(p["block_dim_arg"]), int(p["algorithm_arg"]), frozenset(map(str, p["algorithms"])))
+            for p in data}
+
+
+BLOCK_PRIMITIVES = load_data("_block_primitives.yaml", _block_primitives)
+
+
+def _launch_blocks(parsed: ParsedFile) -> dict[str, list[int]]:
+    """Per kernel, the block sizes (threads in x) the file launches it with, where its constants give them."""
+    constants, blocks = parsed.constants, {}
+    for o in parsed.of(K.LAUNCH):
+        configuration = split_arguments(o.detail)
+        value = evaluate(configuration[1], constants) if len(configuration) > 1 else None
+        if value is not None:
+            blocks.setdefault(o.text, []).append(value)
+    return blocks
+
+
+@analyzer("source", codes=(codes.BLOCK_SIZE_UNDER_WAVEFRONT,))
+@outside_amd_code
+def block_primitives_under_a_wavefront(parsed: ParsedFile, context: Context) -> Iterator[Finding]:
+    """`cub::BlockLoad<float, 32, 4, cub::BLOCK_LOAD_WARP_TRANSPOSE>`: rocPRIM static_asserts a block size that is a
+    multiple of the wavefront. The size is a number, or a kernel's template parameter its launches give."""
+    constants, launches = parsed.constants, None
+    for o in parsed.of(K.QUALIFIED):
+        match = _PRIMITIVE.match(o.text)
+        primitive = BLOCK_PRIMITIVES.get(match.group(1)) if match else None
+        if primitive is None:
+            continue
+        arguments = split_arguments(match.group(2))
+        block_arg, algorithm_arg, algorithms = primitive
+        algorithm = arguments[algorithm_arg].rpartition("::")[2] if len(arguments) > max(block_arg, algorithm_arg) else ""
+        if algorithm not in algorithms:
+            continue
+        value = evaluate(arguments[block_arg], constants)
+        if value is None:
+            launches = _launch_blocks(parsed) if launches is None else launches
+            value = next((v for v in launches.get(o.function, ()) if v % WAVEFRONT), None)
+            where = f" ({o.function} is launched with blocks of {value} threads)"
+        else:
+            where = ""
+        if value is not None and value % WAVEFRONT:
+            size = arguments[block_arg] if where else value
+            yield hazard(parsed, o, codes.BLOCK_SIZE_UNDER_WAVEFRONT, f"{o.text} for a block of {size} threads{where}: "
+                                                                      f"rocPRIM needs a multiple of the {WAVEFRONT}-lane wavefront")
