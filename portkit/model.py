@@ -331,6 +331,9 @@ class ParsedFile:
     # ... and the project's CUDA branches of a chain that also tests for HIP (`#if defined(__CUDACC__)` ... `#elif
     # defined(__HIP__)`): their tests stay CUDA's, so hipcc never compiles them for AMD, and they stay as written.
     cuda_side: tuple[tuple[int, int], ...] = ()
+    # Byte ranges of the branches only a compile for some AMD GPUs takes (`#if defined(__gfx1100__)`): the project's
+    # own AMD code, which knows its wavefront size.
+    amd_only: tuple[tuple[int, int], ...] = ()
     first_define: int = -1  # the offset of its first #define after the preamble (an include guard's is in it)
     guarded: frozenset[str] = frozenset()  # CUDA names it defines in a preprocessor branch (for other compilers)
     shape: str = ""  # with a syntax error, the tree's structure (portkit/parse/recovery.py:tree_shape)

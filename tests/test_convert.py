@@ -193,7 +193,10 @@ def test_cub_headers_map_to_hipcub_where_hipcub_has_them(tmp_path: Path, databas
     source = (b"#include <cub/util_type.cuh>\n#include <cub/block/block_load.cuh>\n#include <cub/device/device_copy.cuh>\n"
               b"#include <cub/util_debug.cuh>\n__global__ void k() {}\n")
     out = convert_bytes(tmp_path, source, database=database, target=Target(rocm=(5, 2, 0))).decode()
-    assert "#include <hipcub/util_type.hpp>\n#include <hipcub/block/block_load.hpp>\n" in out
+    # Before ROCm 6.3 hipCUB's per-primitive headers do not compile on their own: the umbrella header instead.
+    assert "#include <hipcub/util_type.hpp>\n#include <hipcub/hipcub.hpp>\n" in out
+    newer = convert_bytes(tmp_path, source, database=database, target=Target(rocm=(6, 3, 0))).decode()
+    assert "#include <hipcub/util_type.hpp>\n#include <hipcub/block/block_load.hpp>\n" in newer
     assert "// portkit: PK104 cub/device/device_copy.cuh: hipcub/device/device_copy.hpp needs HIP 6.2.0" in out
     assert "// portkit: PK105 cub/util_debug.cuh: " in out  # hipCUB has no util_debug
 

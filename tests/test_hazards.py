@@ -146,3 +146,35 @@ def test_thrust_wrapped_namespace_is_reported_where_rocthrust_breaks_on_it(tmp_p
     findings = [f for f in run_project(settings, RunRequest(rules=database)).findings if f.code == "PK344"]
     assert [(Path(f.path).name, f.position.line) for f in findings] == expected
     assert all("ROCm 5.7" in f.advice and "namespace thrust" in f.message for f in findings)
+
+
+def test_warp_sizes_in_branches_only_amd_targets_compile_are_the_projects_own(tmp_path: Path, database) -> None:
+    """RDNA runs 32-lane wavefronts: a 32 under `#elif defined(__gfx1100__)` or `#if __AMDGCN_WAVEFRONT_SIZE == 32` is
+    the project's own AMD code, no hazard; under a CUDA test (which convert makes AMD's device test) it is one, and
+    `< 64` holds for nvcc too (the macro reads 0 there)."""
+    findings = scan(tmp_path, {"w.cu": "#if defined(__CUDA_ARCH__)\n#define WARP_THREADS 32\n"
+                                       "#elif defined(__gfx1100__) || defined(__gfx1101__)\n#define WARP_THREADS 32\n"
+                                       "#elif __AMDGCN_WAVEFRONT_SIZE == 32\n#define WARP_SIZE 32\n"
+                                       "#elif __AMDGCN_WAVEFRONT_SIZE < 64\n#define LANES_PER_WARP 32\n#endif\n"
+                                       "__global__ void k(int *o) {\n#if defined(__gfx1100__)\n  o[threadIdx.x / 32] = 1;\n"
+                                       "#endif\n  o[threadIdx.x % 32] = 2;\n}\n"}, database)
+    assert sorted(f.position.line for f in findings if f.code == "PK300") == [2, 8, 14]
+
+
+@pytest.mark.parametrize("kernel, reported", [
+    ("__global__ void k() { __shared__ cub::BlockLoad<float, 32, 4, cub::BLOCK_LOAD_WARP_TRANSPOSE>::TempStorage t; }\n",
+     True),
+    ("constexpr int kThreads = 96;\n__global__ void k() {\n"
+     "  using S = cub::BlockStore<float, kThreads, 4, cub::BLOCK_STORE_WARP_TRANSPOSE_TIMESLICED>;\n}\n", True),
+    ("template <int N> __global__ void k() { using L = cub::BlockLoad<float, N, 4, cub::BLOCK_LOAD_WARP_TRANSPOSE>; }\n"
+     "void go() { k<32><<<8, 32>>>(); }\n", True),
+    # a multiple of the wavefront, an algorithm rocPRIM does not hold to it, a launch the file does not size
+    ("__global__ void k() { using L = cub::BlockLoad<float, 128, 4, cub::BLOCK_LOAD_WARP_TRANSPOSE>; }\n", False),
+    ("__global__ void k() { using L = cub::BlockLoad<float, 32, 4, cub::BLOCK_LOAD_TRANSPOSE>; }\n", False),
+    ("template <int N> __global__ void k() { using L = cub::BlockLoad<float, N, 4, cub::BLOCK_LOAD_WARP_TRANSPOSE>; }\n"
+     "void go(int b) { k<32><<<8, b>>>(); }\n", False),
+])
+def test_block_primitives_for_blocks_under_a_wavefront(tmp_path: Path, database, kernel: str, reported: bool) -> None:
+    """rocPRIM's warp_transpose load and store static_assert a block size that is a multiple of the wavefront."""
+    findings = scan(tmp_path, {"b.cu": "#include <cub/cub.cuh>\n" + kernel}, database)
+    assert any(f.code == "PK305" for f in findings) == reported

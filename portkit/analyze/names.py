@@ -10,6 +10,7 @@ from typing import AbstractSet, Iterable, Iterator, NamedTuple
 from portkit.analyze.arch_branches import keep_nvidia_branches_off
 from portkit.analyze.dead_branches import dead_ranges
 from portkit.analyze.findings import Resolved, rule_finding, simple_finding
+from portkit.analyze.alias_scope import with_branch_aliases
 from portkit.analyze.nvidia_side import keep_nvidia_side
 from portkit.analyze.own_hip_branches import keep_cuda_branches, keep_tests_beside_hip
 from portkit.analyze.unused_headers import comment_out_unused
@@ -25,7 +26,7 @@ CUDA_LOOKING = re.compile(
     r"^(cuda[A-Z_]\w*|cu[A-Z][a-z]\w*|CU_\w+|CUDA_\w+|CU[a-z]\w+|curand\w*|CURAND_\w+|cublas\w*|CUBLAS\w*"
     r"|cusolver\w*|CUSOLVER\w*|cusparse\w*|CUSPARSE\w*|cufft\w*|CUFFT\w*|cudnn\w*|CUDNN\w*|nccl[A-Z]\w*|NCCL_\w+"
     r"|nvtx[A-Z]\w*|NVTX_\w+|nvml[A-Z]\w*|NVML_\w+|cupti[A-Z]\w*|CUPTI_\w+|nvrtc[A-Z]\w*|NVRTC_\w+|__nv_\w+"
-    r"|nvshmemx?_\w+|NVSHMEMX?_\w+"
+    r"|nvshmemx?_\w+|NVSHMEMX?_\w+|CUB_\w+"
     r"|(thrust|cub|cooperative_groups|nvcuda|wmma|cuda|cutlass|cute|nvinfer1|nvonnxparser|cudnn_frontend)::\w[\w:<>,\s*]*)$"
 )
 # NVIDIA libraries' headers, named so that no project names its own after them: CUDA-looking in "quotes" too
@@ -296,7 +297,7 @@ def _names(parsed: ParsedFile, context: Context) -> Iterator[Finding]:
     resolutions: dict[tuple[int, str], Resolved] = {}  # the file's rules live as long as its run: an id stays theirs
     for occurrence in parsed.occurrences:
         if occurrence.role is Role.QUALIFIED:
-            finding = qualified_finding(parsed.path, occurrence, context)
+            finding = qualified_finding(parsed.path, occurrence, with_branch_aliases(parsed, context, occurrence.span.start))
             if finding is not None:
                 yield dataclasses.replace(finding, engine=Engine.CLANG) if occurrence.clang is not None else finding
         elif occurrence.role in NAME_ROLES:

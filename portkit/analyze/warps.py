@@ -8,16 +8,19 @@ is and is never reported.
 """
 from __future__ import annotations
 
+import functools
 import re
-from typing import Iterator
+from typing import Callable, Iterator
 
 from portkit import codes
-from portkit.analyze.constants import evaluate
+from portkit.analyze.constants import evaluate, split_arguments
 from portkit.analyze.hazards import WARP_OPERATORS, calls, device_code, hazard
 from portkit.analyze.registry import Context, analyzer
 from portkit.model import (
     CallFacts, Finding, NameFacts, Occurrence, OperandFacts, ParsedFile, Role as K, SharedArrayFacts, SubscriptFacts, ValueFacts,
 )
+from portkit.resources import load_data
+from portkit.textutil import within
 
 SYNC_MASKED = re.compile(r"^__(shfl(_up|_down|_xor)?|ballot|any|all|match_any|match_all|reduce_\w+)_sync$|^__syncwarp$")
 BALLOTS = {"__ballot_sync", "__ballot", "__activemask"}
@@ -34,6 +37,21 @@ BLOCK_SIZE_NAME = re.compile(r"(?i)k?_?(block|cta)(_?(size|dim|threads))?|\w*thr
 WARP_SIZE_NAME = re.compile(r"(?i)^k?_?(warp_?(size|sz|width|threads|lanes)|threads_?per_?warp|lanes_?per_?warp)$")
 _THREAD_INDEX = re.compile(r"\bthreadIdx\b|__lane_id|\blaneid\b")
 _WORD = re.compile(r"[A-Za-z_]\w*")
+
+
+WarpAnalyzer = Callable[[ParsedFile, Context], Iterator[Finding]]
+
+
+def outside_amd_code(analyze: WarpAnalyzer) -> WarpAnalyzer:
+    """The analyzer's findings but those in the project's own AMD code (ParsedFile.amd_only: `#elif
+    defined(__gfx1100__)` ... `#define WARP_THREADS 32`, RDNA's wave32), which knows its wavefront size. Not for
+    what HIP refuses on every AMD GPU (a 32-bit mask, warpSize as a constant)."""
+    @functools.wraps(analyze)
+    def outside(parsed: ParsedFile, context: Context) -> Iterator[Finding]:
+        for finding in analyze(parsed, context):
+            if not within(finding.span.start, parsed.amd_only):
+                yield finding
+    return outside
 
 
 def thread_derived(parsed: ParsedFile) -> dict[str, set[str]]:
@@ -67,6 +85,7 @@ def _lane_arithmetic(o: Occurrence, derived: set[str]) -> bool:
 
 
 @analyzer("source", codes=(codes.WARP_SIZE_LITERAL,), reads=(K.LITERAL, K.INITIALIZER))
+@outside_amd_code
 def warp_size_literals(parsed: ParsedFile, context: Context) -> Iterator[Finding]:
     """32, 31 and 5 in lane and warp arithmetic (`threadIdx.x % 32`, `lane = tid & 31`, `idx >> 5`)."""
     device = device_code(parsed)
@@ -85,6 +104,7 @@ SHUFFLE_OFFSET_ARG = {"__shfl_down_sync": 2, "__shfl_up_sync": 2, "__shfl_xor_sy
 
 
 @analyzer("source", codes=(codes.WARP_SIZE_LITERAL,), reads=(K.LITERAL, K.INITIALIZER), arguments_of=SHUFFLE_OFFSET_ARG)
+@outside_amd_code
 def shuffle_loops(parsed: ParsedFile, context: Context) -> Iterator[Finding]:
     """`for (int o = 16; o > 0; o /= 2) v += __shfl_down_sync(m, v, o)` and `for (int m = 1; m < 32; m *= 2)`:
     a shuffle reduction over 32 lanes, which leaves half a 64-lane wavefront out."""
@@ -105,6 +125,7 @@ def shuffle_loops(parsed: ParsedFile, context: Context) -> Iterator[Finding]:
 
 
 @analyzer("source", codes=(codes.WARP_SIZE_LITERAL,))
+@outside_amd_code
 def warp_size_constants(parsed: ParsedFile, context: Context) -> Iterator[Finding]:
     """`#define WARP_SIZE 32`, `constexpr int kWarpSize = 32`: the warp size fixed at 32 lanes."""
     constants = parsed.constants
@@ -114,6 +135,7 @@ def warp_size_constants(parsed: ParsedFile, context: Context) -> Iterator[Findin
 
 
 @analyzer("source", codes=(codes.WARP_SIZE_LITERAL,), reads=(K.SUBSCRIPT,))
+@outside_amd_code
 def lane_indexed_arrays(parsed: ParsedFile, context: Context) -> Iterator[Finding]:
     """A `__shared__ T s[32]` indexed by lane id: lanes 32-63 of a wavefront index past its end."""
     constants = parsed.constants
@@ -158,6 +180,7 @@ def full_warp_masks(parsed: ParsedFile, context: Context) -> Iterator[Finding]:
 
 
 @analyzer("source", codes=(codes.BALLOT_IN_32_BITS,), arguments_of=BALLOTS)
+@outside_amd_code
 def ballots_in_32_bits(parsed: ParsedFile, context: Context) -> Iterator[Finding]:
     for o in calls(parsed, BALLOTS):
         declared = o.facts(CallFacts).assigned_type.replace("const ", "").strip()
@@ -173,8 +196,62 @@ def warpsize_constants(parsed: ParsedFile, context: Context) -> Iterator[Finding
 
 
 @analyzer("source", codes=(codes.SHUFFLE_WIDTH_32,), arguments_of=SHUFFLE_WIDTH_ARG)
+@outside_amd_code
 def shuffle_widths(parsed: ParsedFile, context: Context) -> Iterator[Finding]:
     for o in calls(parsed, SHUFFLE_WIDTH_ARG):
         width = o.facts(CallFacts).arg(SHUFFLE_WIDTH_ARG[o.text])
         if width in ("32", "32u"):
             yield hazard(parsed, o, codes.SHUFFLE_WIDTH_32, f"{o.text} with width {width} splits a 64-lane wavefront in two")
+
+
+# The wavefront a block size must be a multiple of for the primitives below: CDNA's (RDNA's 32 divides it).
+WAVEFRONT = 64
+_PRIMITIVE = re.compile(r"^(?:::)?(?:hip)?cub::(\w+)<(.*)>(?:::\w+)*$", re.S)  # `cub::BlockLoad<...>::TempStorage` too
+
+
+def _block_primitives(data: list) -> dict[str, tuple[int, int, frozenset[str]]]:
+    return {str(p["name"]): (int(p["block_dim_arg"]), int(p["algorithm_arg"]), frozenset(map(str, p["algorithms"])))
+            for p in data}
+
+
+BLOCK_PRIMITIVES = load_data("_block_primitives.yaml", _block_primitives)
+
+
+def _launch_blocks(parsed: ParsedFile) -> dict[str, list[int]]:
+    """Per kernel, the block sizes (threads in x) the file launches it with, where its constants give them."""
+    constants, blocks = parsed.constants, {}
+    for o in parsed.of(K.LAUNCH):
+        configuration = split_arguments(o.detail)
+        value = evaluate(configuration[1], constants) if len(configuration) > 1 else None
+        if value is not None:
+            blocks.setdefault(o.text, []).append(value)
+    return blocks
+
+
+@analyzer("source", codes=(codes.BLOCK_SIZE_UNDER_WAVEFRONT,))
+@outside_amd_code
+def block_primitives_under_a_wavefront(parsed: ParsedFile, context: Context) -> Iterator[Finding]:
+    """`cub::BlockLoad<float, 32, 4, cub::BLOCK_LOAD_WARP_TRANSPOSE>`: rocPRIM static_asserts a block size that is a
+    multiple of the wavefront. The size is a number, or a kernel's template parameter its launches give."""
+    constants, launches = parsed.constants, None
+    for o in parsed.of(K.QUALIFIED):
+        match = _PRIMITIVE.match(o.text)
+        primitive = BLOCK_PRIMITIVES.get(match.group(1)) if match else None
+        if primitive is None:
+            continue
+        arguments = split_arguments(match.group(2))
+        block_arg, algorithm_arg, algorithms = primitive
+        algorithm = arguments[algorithm_arg].rpartition("::")[2] if len(arguments) > max(block_arg, algorithm_arg) else ""
+        if algorithm not in algorithms:
+            continue
+        value = evaluate(arguments[block_arg], constants)
+        if value is None:
+            launches = _launch_blocks(parsed) if launches is None else launches
+            value = next((v for v in launches.get(o.function, ()) if v % WAVEFRONT), None)
+            where = f" ({o.function} is launched with blocks of {value} threads)"
+        else:
+            where = ""
+        if value is not None and value % WAVEFRONT:
+            size = arguments[block_arg] if where else value
+            yield hazard(parsed, o, codes.BLOCK_SIZE_UNDER_WAVEFRONT, f"{o.text} for a block of {size} threads{where}: "
+                                                                      f"rocPRIM needs a multiple of the {WAVEFRONT}-lane wavefront")

@@ -17,7 +17,7 @@ from typing import Iterable
 
 from tree_sitter import Node
 
-from portkit.parse.hipcc_branch import hipcc_branch
+from portkit.parse.hipcc_branch import amd_value, hipcc_branch
 
 _BRANCHES = ("preproc_if", "preproc_ifdef", "preproc_else", "preproc_elif", "preproc_elifdef")
 _ALTERNATIVES = ("preproc_else", "preproc_elif", "preproc_elifdef")
@@ -129,3 +129,21 @@ class GuardedDefinitions:
         _, ranges, has_else = branch_chain(group)
         starts = self.at.get(name.text or b"", [])
         return has_else and all(any(start <= at < end for at in starts) for start, end in ranges)
+
+
+def branch_not_hipccs(node: Node) -> tuple[int, int] | None:
+    """The byte range of the innermost preprocessor branch around `node` that hipcc compiling for AMD is not known to
+    take (`#else` of `#ifndef USE_ROCM`: the project decides), or None where every branch around it is one hipcc takes
+    (`#ifdef __HIPCC__`) or an include guard: what `node` declares holds only inside that range."""
+    parent = node.parent
+    while parent is not None:
+        if parent.type in _BRANCHES and not include_guard(opening_group(parent)):
+            tests, ranges, _ = branch_chain(opening_group(parent))
+            index = next((i for i, (start, end) in enumerate(ranges) if start <= node.start_byte < end), None)
+            if index is None:
+                return None  # not inside one of its branches (cannot be: a branch's node holds its own range)
+            values = [amd_value(spelled) if (spelled := spelled_test(t)) is not None else None for t in tests]
+            if not (all(v == 0 for v in values[:index]) and (index == len(tests) or values[index] == 1)):
+                return ranges[index]
+        parent = parent.parent
+    return None

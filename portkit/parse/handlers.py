@@ -17,7 +17,7 @@ from portkit.model import (
     Role, Span, SubscriptFacts, ValueFacts,
 )
 from portkit.parse import pragma_operators
-from portkit.parse.guarded import GuardedDefinitions
+from portkit.parse.guarded import GuardedDefinitions, branch_not_hipccs
 from portkit.parse.lexer import SUPPRESSION
 from portkit.parse.linkage import internal_linkage
 from portkit.parse.nodes import (
@@ -345,7 +345,9 @@ class FileParse:
             name = node.child_by_field_name("name")
             target = node.named_children[-1] if node.named_children else None
             if name is not None and target is not None and target != name:
-                self.emit(node, Role.NAMESPACE_ALIAS, node_text(name), re.sub(r"\s+", "", node_text(target)).lstrip(":"))
+                scope = branch_not_hipccs(node)  # parts: the branch it holds in, where hipcc may not take that branch
+                self.emit(node, Role.NAMESPACE_ALIAS, node_text(name), re.sub(r"\s+", "", node_text(target)).lstrip(":"),
+                          parts=(Span(*scope),) if scope else ())
 
     def usings(self, nodes: list[Node]) -> None:
         """`using namespace X;` and `using X::name;`: what the file's unqualified names may stand for."""

@@ -134,14 +134,16 @@ def _device_syntax_sites(source: bytes) -> Iterator[int]:
 
 # Macros only a GPU compiler defines: a branch that tests nothing else is compiled by nvcc (hipcc), never by g++.
 _COMPILER_MACRO = re.compile(r"__CUDACC\w*__|__NVCC__|__CUDA_ARCH\w*__|__HIPCC\w*__|__HIP_DEVICE_COMPILE__|__HIP__")
+# Macros only a compile for some AMD GPUs defines: `defined(__gfx1100__)`, `__AMDGCN_WAVEFRONT_SIZE == 32`.
+_AMD_TARGET_MACRO = re.compile(r"__gfx\w+__|__AMDGCN_WAVEFRONT_SIZE(__)?")
 _CONDITION_NAME = re.compile(r"[A-Za-z_]\w*")
 
 
-def _cuda_only(conditions: list[Node], groups: list[Node]) -> tuple[tuple[int, int], ...]:
-    """The byte ranges of the branches a host compiler never compiles: `#ifdef __NVCC__`, `#if defined(__CUDACC__)`,
-    `#if __CUDA_ARCH__ >= 700` (every macro tested is a GPU compiler's, and none negated), up to their #else.
-    `groups`: each condition's #if/#elif node, from the query (a node's `.parent` walks down from the root:
-    asked for each of 100,000 nested conditions, that is quadratic)."""
+def _branches_testing(conditions: list[Node], groups: list[Node], macro: re.Pattern[str],
+                      refused: str) -> tuple[tuple[int, int], ...]:
+    """The byte ranges of the branches whose test reads only `macro`s (none negated, no operator of `refused`), up
+    to their #else. `groups`: each condition's #if/#elif node, from the query (a node's `.parent` walks down from the
+    root: asked for each of 100,000 nested conditions, that is quadratic)."""
     spans = []
     by_start = sorted(groups, key=lambda g: g.start_byte)
     for condition, group in zip(sorted(conditions, key=lambda c: c.start_byte), by_start):
@@ -149,11 +151,23 @@ def _cuda_only(conditions: list[Node], groups: list[Node]) -> tuple[tuple[int, i
             continue
         text = LINE_COMMENT.sub(" ", node_text(condition))
         names = set(_CONDITION_NAME.findall(text)) - {"defined"}
-        if "!" in text or not names or not all(_COMPILER_MACRO.fullmatch(n) for n in names):
+        if any(c in text for c in refused) or not names or not all(macro.fullmatch(n) for n in names):
             continue
         alternative = group.child_by_field_name("alternative")
         spans.append((condition.end_byte, alternative.start_byte if alternative is not None else group.end_byte))
     return tuple(spans)
+
+
+def _cuda_only(conditions: list[Node], groups: list[Node]) -> tuple[tuple[int, int], ...]:
+    """The branches a host compiler never compiles: `#ifdef __NVCC__`, `#if defined(__CUDACC__)`,
+    `#if __CUDA_ARCH__ >= 700` (every macro tested is a GPU compiler's, and none negated)."""
+    return _branches_testing(conditions, groups, _COMPILER_MACRO, "!")
+
+
+def _amd_only(conditions: list[Node], groups: list[Node]) -> tuple[tuple[int, int], ...]:
+    """The branches only a compile for AMD GPUs takes: `#elif defined(__gfx1100__)`, `#if __AMDGCN_WAVEFRONT_SIZE ==
+    32` (nvcc reads the macro as 0, so an ordering test such as `< 64` would hold there too: not counted)."""
+    return _branches_testing(conditions, groups, _AMD_TARGET_MACRO, "!<>")
 
 
 def _nvidia_side(conditions: list[Node]) -> dict[str, tuple[tuple[int, int], ...]]:
@@ -279,7 +293,7 @@ def parse_source(path: str, source: bytes, keep: Keep | None = None, literals: f
         preamble_line=source.count(b"\n", 0, preamble_end) + 1,
         newline="\r\n" if b"\r\n" in source[:4096] else "\n",
         device_syntax=device_syntax,
-        cuda_only=cuda_only,
+        cuda_only=cuda_only, amd_only=_amd_only(state.get("condition"), state.get("condition_group")),
         **_nvidia_side(state.get("condition")),
         first_define=first_define,
         unguarded_device_syntax=unguarded_device_syntax,

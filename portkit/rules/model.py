@@ -54,6 +54,9 @@ class Rule:
     hip_experimental: bool = False
     older_hip: str = ""  # what convert writes on a HIP older than hip_added (__ballot_sync -> __ballot)
     older_hip_drop_args: int = 0  # ... dropping this many leading call arguments (the mask)
+    # Where HIP's spelling exists but works only from this version: before it convert writes older_hip as the same name,
+    # supported (hipCUB's per-primitive headers compile alone from 6.3; before, hipcub/hipcub.hpp)
+    older_hip_until: str = ""
     roc_added: str = ""
     hip_requires: str = ""  # for headers: a HIP header that must be included first
     hip_cxx_only: str = ""  # for headers: why HIP's compiles only as C++ on AMD (a C file that includes it does not build)

@@ -26,7 +26,8 @@ _LIBRARY_KEYS = {"library", "title", "hip_library", "roc_library", "hip_library_
 _ENTRY_KEYS = {
     "cuda", "kind", "hip", "roc", "status", "note", "action", "weight", "pattern",
     "cmake", "hip_cmake", "cuda_added", "cuda_deprecated", "cuda_removed",
-    "hip_added", "hip_deprecated", "hip_removed", "hip_experimental", "older_hip", "older_hip_drop_args", "roc_added",
+    "hip_added", "hip_deprecated", "hip_removed", "hip_experimental", "older_hip", "older_hip_drop_args", "older_hip_until",
+    "roc_added",
     "hip_requires", "hip_define", "hip_define_until", "cast_args", "default_args", "mask_arg", "c_library", "keep_compared",
     "form_rule", "null_args", "helper", "hip_pointer", "symbol_arg", "cuda_host", "compute_arg", "hip_cxx_only", "declares",
 }
@@ -35,7 +36,7 @@ _ENTRY_KEYS = {
 SHAPE_KEYS = ("compare_as", "hip_struct", "hip_for_args", "form_args", "argument_of", "older_hip_in", "as_compute",
               "coordinate_cast", "compare_as_declarations")
 _VERSION_KEYS = ("cuda_added", "cuda_deprecated", "cuda_removed", "hip_added", "hip_deprecated", "hip_removed", "roc_added",
-                 "hip_define_until")
+                 "hip_define_until", "older_hip_until")
 _STATUS_WORDS = ", ".join(RULE_STATUSES)
 # Keys renamed since rule files were first written: a file with the old name is refused, with the new one.
 RENAMED_KEYS = {"fallback": "older_hip", "fallback_drop_args": "older_hip_drop_args"}
@@ -175,6 +176,8 @@ def parse_entry(source: str, library: str, index: int, raw: Any, versions_of: st
     if values["kind"] == "header" and values["cuda"].endswith("/") and (values.get("hip") or values.get("roc")):
         raise _fail(source, where, "a directory's rule (a path ending in '/') is for the headers below it that no entry "
                                    "names, and maps none: give each header with a HIP twin its own entry")
+    if values.get("older_hip_until") and not (values.get("older_hip") and values.get("hip")):
+        raise _fail(source, where, "key 'older_hip_until' needs a 'hip' name and the 'older_hip' written before that version")
     if values.get("declares") and values["kind"] != "header":
         raise _fail(source, where, "key 'declares' is for a header's entry")
     if values["kind"] == "field" and "::" not in values["cuda"]:

@@ -66,6 +66,8 @@ def resolve(rule: Rule, target: Target) -> Resolution:
     (--cuda-version 11.0) use it as any other name.
     """
     status, advice = rule.status, rule.action or rule.note
+    if rule.older_hip_until and target.rocm and target.rocm < parse_version(rule.older_hip_until):
+        return Resolution(status, rule.older_hip, advice)  # the same name, spelled as the older HIP needs it
     if target.cuda and rule.cuda_removed and not rule.versions_of:  # the CUDA the sources are written for decides
         if target.cuda >= parse_version(rule.cuda_removed):
             status = Status.REMOVED

@@ -13,6 +13,7 @@ import re
 from typing import Callable
 
 from portkit.analyze import ANALYZER_NAMES, Context, Select, TextFile, analyze
+from portkit.analyze.alias_scope import file_wide_aliases
 from portkit.analyze.hazards import WARP_LITERALS
 from portkit.analyze.namespace_aliases import own_namespace_aliases
 from portkit.analyze.names import is_interesting
@@ -114,7 +115,7 @@ def parse_bytes(path: str, data: bytes, job: Job, prepared: Prepared | None = No
 
 def _file_context(parsed: ParsedFile, job: Job) -> Context:
     """The run's context with the file's own definitions: other files' come later."""
-    aliases = tuple((o.text, o.detail) for o in parsed.of(Role.NAMESPACE_ALIAS))
+    aliases = file_wide_aliases(parsed, job.context.rules)
     return dataclasses.replace(job.context, project_names=parsed.definitions, project_declared=parsed.declared,
                                aliases=aliases)
 
