@@ -289,11 +289,21 @@ k: k.cu
 """
 
 
+# nvcc's -odir: on the dependency step of `$<` convert writes -MT (no marker), on a compile a marker; g++'s stays.
+OUTPUT_DIRECTORY_MAKEFILE = """build/%.o: %.cu
+\tnvcc -M $< -o $(@:.o=.d) -odir $(@D)
+\tnvcc -c $< -o $@ -odir $(@D)
+build/%.o: %.cpp
+\tg++ -c $< -o $@ -odir $(@D)
+"""
+
+
 @pytest.mark.parametrize(("name", "text"), [("Makefile", MAKEFILE), ("CMakeLists.txt", CMAKE), ("CMakeLists.txt", FINDCUDA_CMAKE),
                                             ("CMakeLists.txt", "find_package(CUDA)\ncuda_compile_ptx(P k.cu)\n"
                                              "cuda_add_library(a k.cu OPTIONS -Xptxas -v)\ncuda_build_clean_target()\n"),
-                                            ("Makefile", LLMC_DEVICE_QUERY)],
-                         ids=["make", "cmake", "cmake-findcuda", "cmake-findcuda-commands", "make-device-query"])
+                                            ("Makefile", LLMC_DEVICE_QUERY), ("Makefile", OUTPUT_DIRECTORY_MAKEFILE)],
+                         ids=["make", "cmake", "cmake-findcuda", "cmake-findcuda-commands", "make-device-query",
+                              "make-output-directory"])
 def test_scan_lists_exactly_what_convert_marks(name: str, text: str, tmp_path: Path) -> None:
     """The build items scan reports as needing work are the ones convert writes a marker for."""
     (tmp_path / "in").mkdir()
@@ -1104,8 +1114,9 @@ def test_a_config_makefile_libraries_listed_in_a_variable_and_nvcc_options_of_th
     scan = subprocess.run([sys.executable, "-m", "portkit", "scan", str(tmp_path / "in"), "--format", "json",
                            "--rocm-version", "5.2", "--no-cache"], capture_output=True, text=True, check=False)
     found = {(Path(f["path"]).name, f["line"], f["name"]) for f in json.loads(scan.stdout)["findings"]}
-    assert {("Makefile", 3, "cudart"), ("Makefile", 3, "curand"), ("Makefile", 7, "-odir $(@D)"),
+    assert {("Makefile", 3, "cudart"), ("Makefile", 3, "curand"),
             ("Makefile.config.example", 1, "/usr/local/cuda"), ("Makefile.config.example", 2, "sm_80")} <= found, found
+    assert ("Makefile", 7, "-odir $(@D)") not in found  # convert writes it as -MT: nothing to do
     _portkit_convert(tmp_path / "in", tmp_path / "out")
     out = tmp_path / "out"
     makefile = (out / "Makefile").read_text()

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 
+from portkit.analyze.build_commands import cmake_for_gpu_compiler
 from portkit.analyze.builds import CMAKE_CUDA_VARIABLE
 from portkit.codes import GPU_ARCHITECTURE, NVCC_FLAG
 from portkit.convert.build_flags import (arch_list, cmake_target, hip_library, library_code, link_flags, note_patterns,
@@ -33,15 +34,6 @@ def _genex_arguments(expression: str, arguments: str) -> str:
     return _GENEX_NVIDIA.sub("Clang", arguments) if expression.endswith("_AND_ID") else arguments
 
 
-# CMake commands whose options hipcc gets (CMAKE_CUDA_FLAGS is CMAKE_HIP_FLAGS by then).
-_CMAKE_HIPCC = re.compile(r"\b(?:CMAKE_HIP_FLAGS|CUDA_NVCC_FLAGS|HIP_HIPCC_FLAGS)\w*|COMPILE_LANG(?:UAGE|_AND_ID):HIP\b")
-
-
-def _cmake_for_hipcc(match: re.Match) -> bool:
-    command = _OPEN_COMMAND.search(match.string, max(0, match.start() - 4000), match.start())
-    return command is not None and _CMAKE_HIPCC.search(command.group()) is not None
-
-
 def _cmake_packages(text: str) -> list[str]:
     """The find_package() names the HIP targets in `text` need, hip first."""
     packages = ["hip"]
@@ -63,7 +55,7 @@ def convert_cmake(text: str, rules: RuleDatabase, offload_arch: tuple[str, ...] 
     _cmake_language(rw)
     _cmake_architectures(rw, facts, offload_arch)
     note_patterns(rw, NVCC_FLAG, "cmake")
-    translate_flags(rw, facts, offload_arch, _cmake_for_hipcc)
+    translate_flags(rw, facts, offload_arch, cmake_for_gpu_compiler)
     _cmake_libraries(rw, rules, target)
     rewrite_findcuda_variables(rw, rules, target)
     link_flags(rw, rules, target, "cmake")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import re
+from typing import Callable
 
 from portkit.resources import load_data
 from portkit.rules.versions import Target, parse_version
@@ -248,9 +249,10 @@ class BuildFacts:
             return f"clang spells it {hipcc}" if hipcc else "clang does not take it: drop it"
         return None
 
-    def marked(self, text: str):
+    def marked(self, text: str, listed: Callable[[NvccOption, re.Match], bool] = lambda option, match: True):
         """(offset, option as written, advice) of each nvcc option in `text` convert marks: hipcc has nothing for it,
-        or what hipcc takes instead has a note."""
+        or what hipcc takes instead has a note; `listed`: whether convert rewrites the option matched there (a
+        `hipcc_only` one only where hipcc gets it)."""
         # An option's name is a whole word of the text wherever it matches (`found`): most build files name
         # none of the 42 options, so one set test each (over the 1M-line scale tree's 1,418 build files and
         # scripts: 86 ms of CPU with a substring test per name, 13 ms).
@@ -260,7 +262,7 @@ class BuildFacts:
             if words.isdisjoint(option.names):
                 continue
             for match in option.found.finditer(text):
-                if any(start < match.end() and match.start() < end for start, end in removed):
+                if any(start < match.end() and match.start() < end for start, end in removed) or not listed(option, match):
                     continue
                 if option.replacement(match.group("value") if "value" in option.pattern.groupindex else None) is None:
                     removed.append(match.span())
