@@ -1284,3 +1284,42 @@ def test_nvccs_output_directory_of_the_dependency_step_becomes_the_rules_target(
     (tmp_path / "Makefile").write_text(converted)
     _run(["make", "build/k.o"], tmp_path, HIP_PLATFORM="amd")
     assert (tmp_path / "build" / "k.d").read_text().startswith("build/k.o: src/k.cu"), (tmp_path / "build" / "k.d").read_text()
+
+
+CUDATOOLKIT_CMAKE = """cmake_minimum_required(VERSION 3.18)
+project(p LANGUAGES CXX)
+find_package(CUDAToolkit REQUIRED)
+message(STATUS "toolkit ${CUDAToolkit_VERSION} at ${CUDAToolkit_TARGET_DIR} ${CUDAToolkit_CUPTI_INCLUDE_DIR}")
+add_custom_command(OUTPUT k.fatbin COMMAND "${CUDAToolkit_NVCC_EXECUTABLE}" -fatbin ${CMAKE_CURRENT_SOURCE_DIR}/k.cu -o k.fatbin DEPENDS k.cu)
+add_executable(app main.cpp k.fatbin)
+target_include_directories(app PRIVATE ${CUDAToolkit_INCLUDE_DIRS})
+target_link_directories(app PRIVATE ${CUDAToolkit_LIBRARY_DIR})
+target_link_libraries(app PRIVATE cuda)
+"""
+
+
+def test_find_cudatoolkits_variables_become_hips_or_get_a_marker(tmp_path: Path) -> None:
+    """gpu-burn: find_package(CUDAToolkit) became find_package(hip) but ${CUDAToolkit_NVCC_EXECUTABLE} stayed, empty:
+    CMake configured and the fatbin's command ran nothing. find_package(hip)'s variable of the same meaning is written
+    (hipcc, the include, library and bin directories); a version or the toolkit's root gets a marker, as any other
+    CUDAToolkit_* variable, and scan lists the same. The converted project builds its code object with hipcc."""
+    require_tool("cmake")
+    require_tool("hipcc")
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "CMakeLists.txt").write_text(CUDATOOLKIT_CMAKE)
+    (tmp_path / "in" / "k.cu").write_text('extern "C" __global__ void k(float* x) { x[threadIdx.x] = 1.f; }\n')
+    (tmp_path / "in" / "main.cpp").write_text("int main() { return 0; }\n")
+    scan = subprocess.run([sys.executable, "-m", "portkit", "scan", str(tmp_path / "in"), "--format", "json",
+                           "--rocm-version", "5.2", "--no-cache"], capture_output=True, text=True, check=True)
+    listed = {(f["code"], f["name"]) for f in json.loads(scan.stdout)["findings"] if f["code"] == "PK405"}
+    _portkit_convert(tmp_path / "in", tmp_path / "out")
+    converted = (tmp_path / "out" / "CMakeLists.txt").read_text()
+    assert 'COMMAND "${hip_HIPCC_EXECUTABLE}" --genco ' in converted
+    assert "${hip_INCLUDE_DIRS}" in converted and "${hip_LIB_INSTALL_DIR}" in converted
+    assert {name for code, name in _marked_names(converted) if code == "PK405"} == {
+        "CUDAToolkit_VERSION", "CUDAToolkit_TARGET_DIR", "CUDAToolkit_CUPTI_INCLUDE_DIR"}
+    assert listed == {("PK405", "CUDAToolkit_VERSION"), ("PK405", "CUDAToolkit_TARGET_DIR"),
+                      ("PK405", "CUDAToolkit_CUPTI_INCLUDE_DIR")}
+    _run(["cmake", "-S", "out", "-B", "build"], tmp_path, HIP_PLATFORM="amd")
+    _run(["make", "-C", "build"], tmp_path, HIP_PLATFORM="amd")
+    assert (tmp_path / "build" / "k.fatbin").read_bytes().startswith(b"__CLANG_OFFLOAD_BUNDLE__")

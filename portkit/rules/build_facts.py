@@ -90,6 +90,10 @@ def _option(entry: dict) -> NvccOption:
                       bool(entry.get("hipcc_only", False)))
 
 
+# The names of FindCUDAToolkit's variables start with it (FindCUDA's with CUDA_).
+TOOLKIT_PREFIX = "CUDAToolkit_"
+
+
 @dataclasses.dataclass(frozen=True)
 class FindCudaVariable:
     """A variable FindCUDA sets: the HIP package's variable of the same meaning, the CUDA library it holds, or the
@@ -99,6 +103,11 @@ class FindCudaVariable:
     hip: str = ""
     library: str = ""
     advice: str = ""
+
+    @property
+    def module(self) -> str:
+        """The CMake module that sets it."""
+        return "FindCUDAToolkit" if self.name.startswith(TOOLKIT_PREFIX) else "FindCUDA"
 
 
 def _findcuda_variables(entry: dict) -> list[FindCudaVariable]:
@@ -181,6 +190,15 @@ class BuildFacts:
     library_path_commands: frozenset[str] = frozenset()  # CMake commands reading a library variable as a path, lower
     library_path: str = "{library}"  # the path of a HIP library such a command reads
     command_prefix_variables: tuple[str, ...] = ()  # make variables a recipe starts with, not part of a path (`@`)
+    findcudatoolkit_other: str = ""  # the advice for a use of a FindCUDAToolkit variable not listed
+
+    def findcuda_variable(self, name: str) -> FindCudaVariable | None:
+        """The variable FindCUDA or FindCUDAToolkit sets named `name`, or None (another name)."""
+        if name in self.findcuda_variables:
+            return self.findcuda_variables[name]
+        if name.startswith(TOOLKIT_PREFIX) and self.findcudatoolkit_other:
+            return FindCudaVariable(name, advice=self.findcudatoolkit_other)
+        return None
 
     def cmake_cuda_only(self, name: str) -> str | None:
         """The advice for CMAKE_CUDA_<name>, a variable CMake's HIP language does not define, or None."""
@@ -284,7 +302,7 @@ def _parse(data: dict) -> BuildFacts:
                       {str(k): str(v) for k, v in data["cmake_language_variables"]["advice"].items()},
                       frozenset(str(c).lower() for c in data["findcuda_library_path"]["commands"]),
                       str(data["findcuda_library_path"]["path"]),
-                      tuple(str(v) for v in data["command_prefix_variables"]))
+                      tuple(str(v) for v in data["command_prefix_variables"]), str(data["findcudatoolkit_other"]))
 
 
 @functools.lru_cache(maxsize=1)
