@@ -657,7 +657,7 @@ def test_findcuda_internal_macros_a_project_calls_become_hips_or_get_a_marker(tm
     require_tool("hipcc")
     marked = convert_cmake("find_cuda_helper_libs(nppi)\ncuda_find_helper_file(run_nvcc cmake)\n", database,
                            target=HIP52)
-    assert [(n.code, n.message.split(":")[0]) for n in marked.notes] == [
+    assert [(n.code, n.message.split(": ")[0]) for n in marked.notes] == [
         ("PK406", "find_cuda_helper_libs"), ("PK406", "cuda_find_helper_file")]
     source = tmp_path / "in"
     source.mkdir()
@@ -1290,7 +1290,8 @@ CUDATOOLKIT_CMAKE = """cmake_minimum_required(VERSION 3.18)
 project(p LANGUAGES CXX)
 find_package(CUDAToolkit REQUIRED)
 message(STATUS "toolkit ${CUDAToolkit_VERSION} at ${CUDAToolkit_TARGET_DIR} ${CUDAToolkit_CUPTI_INCLUDE_DIR}")
-add_custom_command(OUTPUT k.fatbin COMMAND "${CUDAToolkit_NVCC_EXECUTABLE}" -fatbin ${CMAKE_CURRENT_SOURCE_DIR}/k.cu -o k.fatbin DEPENDS k.cu)
+add_custom_command(OUTPUT k.fatbin COMMAND "${CUDAToolkit_NVCC_EXECUTABLE}" -fatbin ${CMAKE_CURRENT_SOURCE_DIR}/k.cu -o k.fatbin
+                   DEPENDS k.cu)
 add_executable(app main.cpp k.fatbin)
 target_include_directories(app PRIVATE ${CUDAToolkit_INCLUDE_DIRS})
 target_link_directories(app PRIVATE ${CUDAToolkit_LIBRARY_DIR})
@@ -1323,3 +1324,46 @@ def test_find_cudatoolkits_variables_become_hips_or_get_a_marker(tmp_path: Path)
     _run(["cmake", "-S", "out", "-B", "build"], tmp_path, HIP_PLATFORM="amd")
     _run(["make", "-C", "build"], tmp_path, HIP_PLATFORM="amd")
     assert (tmp_path / "build" / "k.fatbin").read_bytes().startswith(b"__CLANG_OFFLOAD_BUNDLE__")
+
+
+CCCL_CMAKE = """cmake_minimum_required(VERSION 3.21)
+project(p LANGUAGES CXX CUDA)
+find_package(CUDAToolkit REQUIRED)
+find_package(CCCL CONFIG REQUIRED HINTS ${CUDAToolkit_LIBRARY_DIR}/cmake)
+find_package(Thrust CONFIG QUIET)
+thrust_create_target(Thrust HOST CPP DEVICE CUDA)
+add_executable(app k.cu)
+target_link_libraries(app PRIVATE CCCL::CCCL Thrust)
+"""
+
+
+def test_cccls_packages_and_targets_become_rocms(tmp_path: Path, database) -> None:
+    """xgboost: find_package(CCCL|Thrust CONFIG) and thrust_create_target(... DEVICE CUDA) stayed, unmarked, and the
+    converted tree stopped at configure. ROCm's packages are found instead (once each, REQUIRED and QUIET kept), the
+    targets linked are theirs (roc::rocthrust, hip::hipcub) and thrust_create_target's an INTERFACE library linking
+    rocThrust: the tree configures (with stand-in packages of ROCm's targets: rocThrust and hipCUB are not installed
+    here). libcudacxx has no HIP package: marked."""
+    from portkit.convert.cmake_files import convert_cmake
+
+    require_tool("cmake")
+    require_tool("hipcc")
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "CMakeLists.txt").write_text(CCCL_CMAKE)
+    (tmp_path / "in" / "k.cu").write_text("int main() { return 0; }\n")
+    _portkit_convert(tmp_path / "in", tmp_path / "out", "--cmake-hipcc")
+    converted = (tmp_path / "out" / "CMakeLists.txt").read_text()
+    assert [line for line in converted.splitlines() if line.startswith("find_package")] == [
+        "find_package(hip REQUIRED)", "find_package(rocthrust REQUIRED)", "find_package(hipcub REQUIRED)"]
+    assert "add_library(Thrust INTERFACE)\ntarget_link_libraries(Thrust INTERFACE roc::rocthrust)\n" in converted
+    assert "target_link_libraries(app PRIVATE roc::rocthrust hip::hipcub Thrust)" in converted
+    for package, target in (("rocthrust", "roc::rocthrust"), ("hipcub", "hip::hipcub")):
+        (tmp_path / package).mkdir()
+        (tmp_path / package / f"{package}-config.cmake").write_text(f"add_library({target} INTERFACE IMPORTED)\n")
+    _run(["cmake", "-S", "out", "-B", "build", "-DCMAKE_CXX_COMPILER=hipcc", f"-Drocthrust_DIR={tmp_path / 'rocthrust'}",
+          f"-Dhipcub_DIR={tmp_path / 'hipcub'}"], tmp_path, HIP_PLATFORM="amd")
+    marked = convert_cmake("find_package(libcudacxx CONFIG QUIET)\ntarget_link_libraries(a libcudacxx::libcudacxx)\n",
+                           database, target=HIP52)
+    assert [(n.code, n.message.split(": ")[0]) for n in marked.notes] == [
+        ("PK102", "libcudacxx"), ("PK102", "libcudacxx::libcudacxx")]
+    # colmap: find_package(CUDA QUIET) lost its QUIET.
+    assert convert_cmake("find_package(CUDA QUIET)\n", database, target=HIP52).text == "find_package(hip QUIET)\n"

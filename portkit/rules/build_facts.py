@@ -90,6 +90,22 @@ def _option(entry: dict) -> NvccOption:
                       bool(entry.get("hipcc_only", False)))
 
 
+@dataclasses.dataclass(frozen=True)
+class CcclPackage:
+    """CMake packages of CUDA's C++ libraries: the HIP packages found instead, and the HIP targets each of their
+    targets links; or, where HIP has none, the advice of the marker each use gets."""
+
+    packages: tuple[str, ...]
+    hip: tuple[str, ...]
+    targets: dict[str, tuple[str, ...]]
+    advice: str = ""
+
+
+def _cccl_package(entry: dict) -> CcclPackage:
+    return CcclPackage(tuple(str(p) for p in entry["packages"]), tuple(str(p) for p in entry.get("hip", ())),
+                       {str(k): tuple(str(t) for t in v) for k, v in entry["targets"].items()}, str(entry.get("advice", "")))
+
+
 # The names of FindCUDAToolkit's variables start with it (FindCUDA's with CUDA_).
 TOOLKIT_PREFIX = "CUDAToolkit_"
 
@@ -191,6 +207,8 @@ class BuildFacts:
     library_path: str = "{library}"  # the path of a HIP library such a command reads
     command_prefix_variables: tuple[str, ...] = ()  # make variables a recipe starts with, not part of a path (`@`)
     findcudatoolkit_other: str = ""  # the advice for a use of a FindCUDAToolkit variable not listed
+    cccl_packages: tuple[CcclPackage, ...] = ()  # CUDA's C++ libraries' CMake packages and what HIP has for them
+    thrust_target: str = ""  # the target thrust_create_target's links
 
     def findcuda_variable(self, name: str) -> FindCudaVariable | None:
         """The variable FindCUDA or FindCUDAToolkit sets named `name`, or None (another name)."""
@@ -302,7 +320,8 @@ def _parse(data: dict) -> BuildFacts:
                       {str(k): str(v) for k, v in data["cmake_language_variables"]["advice"].items()},
                       frozenset(str(c).lower() for c in data["findcuda_library_path"]["commands"]),
                       str(data["findcuda_library_path"]["path"]),
-                      tuple(str(v) for v in data["command_prefix_variables"]), str(data["findcudatoolkit_other"]))
+                      tuple(str(v) for v in data["command_prefix_variables"]), str(data["findcudatoolkit_other"]),
+                      tuple(_cccl_package(entry) for entry in data["cccl_packages"]), str(data["thrust_target"]))
 
 
 @functools.lru_cache(maxsize=1)
