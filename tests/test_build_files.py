@@ -291,10 +291,10 @@ k: k.cu
 
 # nvcc's -odir: on the dependency step of `$<` convert writes -MT (no marker), on a compile a marker; g++'s stays.
 OUTPUT_DIRECTORY_MAKEFILE = """build/%.o: %.cu
-\tnvcc -M $< -o $(@:.o=.d) -odir $(@D)
-\tnvcc -c $< -o $@ -odir $(@D)
+\tnvcc -M $< -o $(@:.o=.d) -odir build/dependencies
+\tnvcc -c $< -o $@ -odir build/objects
 build/%.o: %.cpp
-\tg++ -c $< -o $@ -odir $(@D)
+\tg++ -c $< -o $@ -odir build/host
 """
 
 
