@@ -289,11 +289,21 @@ k: k.cu
 """
 
 
+# nvcc's -odir: on the dependency step of `$<` convert writes -MT (no marker), on a compile a marker; g++'s stays.
+OUTPUT_DIRECTORY_MAKEFILE = """build/%.o: %.cu
+\tnvcc -M $< -o $(@:.o=.d) -odir build/dependencies
+\tnvcc -c $< -o $@ -odir build/objects
+build/%.o: %.cpp
+\tg++ -c $< -o $@ -odir build/host
+"""
+
+
 @pytest.mark.parametrize(("name", "text"), [("Makefile", MAKEFILE), ("CMakeLists.txt", CMAKE), ("CMakeLists.txt", FINDCUDA_CMAKE),
                                             ("CMakeLists.txt", "find_package(CUDA)\ncuda_compile_ptx(P k.cu)\n"
                                              "cuda_add_library(a k.cu OPTIONS -Xptxas -v)\ncuda_build_clean_target()\n"),
-                                            ("Makefile", LLMC_DEVICE_QUERY)],
-                         ids=["make", "cmake", "cmake-findcuda", "cmake-findcuda-commands", "make-device-query"])
+                                            ("Makefile", LLMC_DEVICE_QUERY), ("Makefile", OUTPUT_DIRECTORY_MAKEFILE)],
+                         ids=["make", "cmake", "cmake-findcuda", "cmake-findcuda-commands", "make-device-query",
+                              "make-output-directory"])
 def test_scan_lists_exactly_what_convert_marks(name: str, text: str, tmp_path: Path) -> None:
     """The build items scan reports as needing work are the ones convert writes a marker for."""
     (tmp_path / "in").mkdir()
@@ -647,7 +657,7 @@ def test_findcuda_internal_macros_a_project_calls_become_hips_or_get_a_marker(tm
     require_tool("hipcc")
     marked = convert_cmake("find_cuda_helper_libs(nppi)\ncuda_find_helper_file(run_nvcc cmake)\n", database,
                            target=HIP52)
-    assert [(n.code, n.message.split(":")[0]) for n in marked.notes] == [
+    assert [(n.code, n.message.split(": ")[0]) for n in marked.notes] == [
         ("PK406", "find_cuda_helper_libs"), ("PK406", "cuda_find_helper_file")]
     source = tmp_path / "in"
     source.mkdir()
@@ -1104,8 +1114,9 @@ def test_a_config_makefile_libraries_listed_in_a_variable_and_nvcc_options_of_th
     scan = subprocess.run([sys.executable, "-m", "portkit", "scan", str(tmp_path / "in"), "--format", "json",
                            "--rocm-version", "5.2", "--no-cache"], capture_output=True, text=True, check=False)
     found = {(Path(f["path"]).name, f["line"], f["name"]) for f in json.loads(scan.stdout)["findings"]}
-    assert {("Makefile", 3, "cudart"), ("Makefile", 3, "curand"), ("Makefile", 7, "-odir $(@D)"),
+    assert {("Makefile", 3, "cudart"), ("Makefile", 3, "curand"),
             ("Makefile.config.example", 1, "/usr/local/cuda"), ("Makefile.config.example", 2, "sm_80")} <= found, found
+    assert ("Makefile", 7, "-odir $(@D)") not in found  # convert writes it as -MT: nothing to do
     _portkit_convert(tmp_path / "in", tmp_path / "out")
     out = tmp_path / "out"
     makefile = (out / "Makefile").read_text()
@@ -1273,3 +1284,86 @@ def test_nvccs_output_directory_of_the_dependency_step_becomes_the_rules_target(
     (tmp_path / "Makefile").write_text(converted)
     _run(["make", "build/k.o"], tmp_path, HIP_PLATFORM="amd")
     assert (tmp_path / "build" / "k.d").read_text().startswith("build/k.o: src/k.cu"), (tmp_path / "build" / "k.d").read_text()
+
+
+CUDATOOLKIT_CMAKE = """cmake_minimum_required(VERSION 3.18)
+project(p LANGUAGES CXX)
+find_package(CUDAToolkit REQUIRED)
+message(STATUS "toolkit ${CUDAToolkit_VERSION} at ${CUDAToolkit_TARGET_DIR} ${CUDAToolkit_CUPTI_INCLUDE_DIR}")
+add_custom_command(OUTPUT k.fatbin COMMAND "${CUDAToolkit_NVCC_EXECUTABLE}" -fatbin ${CMAKE_CURRENT_SOURCE_DIR}/k.cu -o k.fatbin
+                   DEPENDS k.cu)
+add_executable(app main.cpp k.fatbin)
+target_include_directories(app PRIVATE ${CUDAToolkit_INCLUDE_DIRS})
+target_link_directories(app PRIVATE ${CUDAToolkit_LIBRARY_DIR})
+target_link_libraries(app PRIVATE cuda)
+"""
+
+
+def test_find_cudatoolkits_variables_become_hips_or_get_a_marker(tmp_path: Path) -> None:
+    """gpu-burn: find_package(CUDAToolkit) became find_package(hip) but ${CUDAToolkit_NVCC_EXECUTABLE} stayed, empty:
+    CMake configured and the fatbin's command ran nothing. find_package(hip)'s variable of the same meaning is written
+    (hipcc, the include, library and bin directories); a version or the toolkit's root gets a marker, as any other
+    CUDAToolkit_* variable, and scan lists the same. The converted project builds its code object with hipcc."""
+    require_tool("cmake")
+    require_tool("hipcc")
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "CMakeLists.txt").write_text(CUDATOOLKIT_CMAKE)
+    (tmp_path / "in" / "k.cu").write_text('extern "C" __global__ void k(float* x) { x[threadIdx.x] = 1.f; }\n')
+    (tmp_path / "in" / "main.cpp").write_text("int main() { return 0; }\n")
+    scan = subprocess.run([sys.executable, "-m", "portkit", "scan", str(tmp_path / "in"), "--format", "json",
+                           "--rocm-version", "5.2", "--no-cache"], capture_output=True, text=True, check=True)
+    listed = {(f["code"], f["name"]) for f in json.loads(scan.stdout)["findings"] if f["code"] == "PK405"}
+    _portkit_convert(tmp_path / "in", tmp_path / "out")
+    converted = (tmp_path / "out" / "CMakeLists.txt").read_text()
+    assert 'COMMAND "${hip_HIPCC_EXECUTABLE}" --genco ' in converted
+    assert "${hip_INCLUDE_DIRS}" in converted and "${hip_LIB_INSTALL_DIR}" in converted
+    assert {name for code, name in _marked_names(converted) if code == "PK405"} == {
+        "CUDAToolkit_VERSION", "CUDAToolkit_TARGET_DIR", "CUDAToolkit_CUPTI_INCLUDE_DIR"}
+    assert listed == {("PK405", "CUDAToolkit_VERSION"), ("PK405", "CUDAToolkit_TARGET_DIR"),
+                      ("PK405", "CUDAToolkit_CUPTI_INCLUDE_DIR")}
+    _run(["cmake", "-S", "out", "-B", "build"], tmp_path, HIP_PLATFORM="amd")
+    _run(["make", "-C", "build"], tmp_path, HIP_PLATFORM="amd")
+    assert (tmp_path / "build" / "k.fatbin").read_bytes().startswith(b"__CLANG_OFFLOAD_BUNDLE__")
+
+
+CCCL_CMAKE = """cmake_minimum_required(VERSION 3.21)
+project(p LANGUAGES CXX CUDA)
+find_package(CUDAToolkit REQUIRED)
+find_package(CCCL CONFIG REQUIRED HINTS ${CUDAToolkit_LIBRARY_DIR}/cmake)
+find_package(Thrust CONFIG QUIET)
+thrust_create_target(Thrust HOST CPP DEVICE CUDA)
+add_executable(app k.cu)
+target_link_libraries(app PRIVATE CCCL::CCCL Thrust)
+"""
+
+
+def test_cccls_packages_and_targets_become_rocms(tmp_path: Path, database) -> None:
+    """xgboost: find_package(CCCL|Thrust CONFIG) and thrust_create_target(... DEVICE CUDA) stayed, unmarked, and the
+    converted tree stopped at configure. ROCm's packages are found instead (once each, REQUIRED and QUIET kept), the
+    targets linked are theirs (roc::rocthrust, hip::hipcub) and thrust_create_target's an INTERFACE library linking
+    rocThrust: the tree configures (with stand-in packages of ROCm's targets: rocThrust and hipCUB are not installed
+    here). libcudacxx has no HIP package: marked."""
+    from portkit.convert.cmake_files import convert_cmake
+
+    require_tool("cmake")
+    require_tool("hipcc")
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "CMakeLists.txt").write_text(CCCL_CMAKE)
+    (tmp_path / "in" / "k.cu").write_text("int main() { return 0; }\n")
+    _portkit_convert(tmp_path / "in", tmp_path / "out", "--cmake-hipcc")
+    converted = (tmp_path / "out" / "CMakeLists.txt").read_text()
+    assert [line for line in converted.splitlines() if line.startswith("find_package")] == [
+        "find_package(hip REQUIRED)", "find_package(rocthrust REQUIRED)", "find_package(hipcub REQUIRED)"]
+    assert "add_library(Thrust INTERFACE)\ntarget_link_libraries(Thrust INTERFACE roc::rocthrust)\n" in converted
+    assert "target_link_libraries(app PRIVATE roc::rocthrust hip::hipcub Thrust)" in converted
+    for package, target in (("rocthrust", "roc::rocthrust"), ("hipcub", "hip::hipcub")):
+        (tmp_path / package).mkdir()
+        (tmp_path / package / f"{package}-config.cmake").write_text(f"add_library({target} INTERFACE IMPORTED)\n")
+    _run(["cmake", "-S", "out", "-B", "build", "-DCMAKE_CXX_COMPILER=hipcc", f"-Drocthrust_DIR={tmp_path / 'rocthrust'}",
+          f"-Dhipcub_DIR={tmp_path / 'hipcub'}"], tmp_path, HIP_PLATFORM="amd")
+    marked = convert_cmake("find_package(libcudacxx CONFIG QUIET)\ntarget_link_libraries(a libcudacxx::libcudacxx)\n",
+                           database, target=HIP52)
+    assert [(n.code, n.message.split(": ")[0]) for n in marked.notes] == [
+        ("PK102", "libcudacxx"), ("PK102", "libcudacxx::libcudacxx")]
+    # colmap: find_package(CUDA QUIET) lost its QUIET.
+    assert convert_cmake("find_package(CUDA QUIET)\n", database, target=HIP52).text == "find_package(hip QUIET)\n"

@@ -288,3 +288,22 @@ def test_pre_commit_hook_blocks_new_unportable_calls(tmp_path: Path) -> None:
         assert renamed.returncode == 0, renamed.stdout + renamed.stderr
     finally:
         os.environ.pop("PRE_COMMIT_HOME", None)
+
+
+def test_diff_given_a_path_says_it_takes_a_revision(tmp_path: Path) -> None:
+    """`portkit check --diff csrc` took the path as the revision: "git diff csrc: bad revision". A path that is no
+    revision gets a one-line usage error naming the command it likely meant; a revision still works."""
+    require_tool("git")
+    (tmp_path / "csrc").mkdir()
+    (tmp_path / "csrc" / "a.cu").write_text("int x;\n")
+    for command in (["init", "-q"], ["add", "."], ["-c", "user.email=a@b", "-c", "user.name=a", "commit", "-qm", "i"]):
+        subprocess.run(["git", *command], cwd=tmp_path, check=True)
+    import sys
+    run = [sys.executable, "-m", "portkit", "check", "--no-cache"]
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    wrong = subprocess.run([*run, "--diff", "csrc"], cwd=tmp_path, capture_output=True, text=True, env=env)
+    assert wrong.returncode == 2 and "Traceback" not in wrong.stderr
+    assert wrong.stderr.strip().splitlines() == [
+        "portkit: error: --diff takes a git revision; csrc is a path: did you mean 'portkit check --diff HEAD csrc'?"]
+    right = subprocess.run([*run, "--diff", "HEAD", "csrc"], cwd=tmp_path, capture_output=True, text=True, env=env)
+    assert right.returncode == 0, right.stderr

@@ -75,7 +75,8 @@ def architectures(file_type: str, text: str) -> list[tuple[int, str]]:
 
 # A use of a variable FindCUDA sets: `${NAME}`, or the bare name, as if() and list() read it (not `$ENV{NAME}`, another
 # variable). Each pattern starts with its literal text, as those above.
-FINDCUDA_USES = (re.compile(r"\$\{(?P<name>CUDA_\w+)\}"), re.compile(r"(?P<name>CUDA_(?<![\w{]CUDA_)\w+)"))
+FINDCUDA_USES = (re.compile(r"\$\{(?P<name>CUDA(?:Toolkit)?_\w+)\}"),
+                 re.compile(r"(?P<name>CUDA(?<![\w{]CUDA)(?:Toolkit)?_\w+)"))
 # The variables a CMake file sets itself: those are the project's, whatever their names.
 _ASSIGNED = re.compile(r"\b(?:set|option|find_library|find_path|find_file|find_program)\s*\(\s*(\w+)"
                        r"|\blist\s*\(\s*(?:APPEND|PREPEND|INSERT|REMOVE_\w+)\s+(\w+)", re.I)
@@ -101,7 +102,7 @@ def assigned_variables(text: str) -> set[str]:
 def findcuda_variable(use: re.Match, assigned: set[str]) -> FindCudaVariable | None:
     """The FindCUDA variable a match of FINDCUDA_USES is a use of, or None: another name, or one the file sets."""
     name = use.group("name")
-    return None if name in assigned else build_facts().findcuda_variables.get(name)
+    return None if name in assigned else build_facts().findcuda_variable(name)
 
 
 def is_expanded(use: re.Match) -> bool:
@@ -156,7 +157,7 @@ def text_location(lines: LineIndex[str], offset: int, length: int) -> tuple[Span
 def _findcuda_uses(file: TextFile, code: str, lines: LineIndex[str], context: Context) -> Iterable[Finding]:
     """Uses of FindCUDA's variables: the HIP library a library variable becomes, find_package(hip)'s variable of the
     same meaning, or (the rest) a marker convert writes."""
-    if "CUDA_" not in code:
+    if "CUDA_" not in code and "CUDAToolkit_" not in code:
         return
     assigned = assigned_variables(code)
     for use in (use for pattern in FINDCUDA_USES for use in pattern.finditer(code)):
@@ -170,7 +171,7 @@ def _findcuda_uses(file: TextFile, code: str, lines: LineIndex[str], context: Co
             yield rule_finding(file.path, rule, name, span, position, context)
             continue
         found = CODES[FIND_CUDA if variable.hip else FINDCUDA_VARIABLE]
-        message = f"FindCUDA's {name}, which find_package(hip) sets as {variable.hip}" if variable.hip \
+        message = f"{variable.module}'s {name}, which find_package(hip) sets as {variable.hip}" if variable.hip \
             else f"{found.summary}: {name}"
         yield Finding(path=file.path, position=position, code=found.code, name=name, severity=found.severity,
                       message=message, advice=findcuda_advice(variable), span=span)

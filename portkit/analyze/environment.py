@@ -10,12 +10,13 @@ import functools
 import re
 from typing import Iterator
 
+from portkit.analyze.build_commands import cmake_for_gpu_compiler, gpu_compiler_options, names_dependency_target
 from portkit.analyze.builds import text_location
 from portkit.analyze.registry import Context, TextFile, analyzer
 from portkit.codes import CODES, NVCC_FLAG, group_codes
 from portkit.model import Finding
 from portkit.resources import load_data
-from portkit.rules.build_facts import build_facts
+from portkit.rules.build_facts import NvccOption, build_facts
 from portkit.textutil import HASH_COMMENT, LineIndex, blank
 from portkit.walk import FILE_TYPES
 
@@ -67,9 +68,20 @@ def patterns() -> tuple[Pattern, ...]:
 
 
 def _nvcc_options(file: TextFile, code_text: str, lines: LineIndex[str]) -> Iterator[Finding]:
-    """The nvcc options convert marks: hipcc has nothing for them, or what it takes has a note (rules/_build.yaml)."""
+    """The nvcc options convert marks: hipcc has nothing for them, or what it takes has a note (rules/_build.yaml).
+    One a host compiler takes too only where the GPU compiler gets it; a Makefile's -odir of a dependency step
+    convert writes as -MT."""
     code = CODES[NVCC_FLAG]
-    for offset, written, advice in build_facts().marked(code_text):
+    facts = build_facts()
+    gets = cmake_for_gpu_compiler if file.file_type == "cmake" else gpu_compiler_options(code_text, facts)
+
+    def listed(option: NvccOption, match: re.Match) -> bool:
+        if not option.hipcc_only:
+            return True
+        rewritten = file.file_type == "make" and names_dependency_target(code_text, match.start())
+        return gets(match) and not rewritten
+
+    for offset, written, advice in facts.marked(code_text, listed):
         span, position = text_location(lines, offset, len(written.encode()))
         yield Finding(path=file.path, position=position, code=NVCC_FLAG, name=written,
                       message=f"{code.summary}: {written}", severity=code.severity, advice=advice, span=span)

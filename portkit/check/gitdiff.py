@@ -57,6 +57,15 @@ def _git(arguments: list[str], root: Path, ref: str) -> bytes:
     return done.stdout
 
 
+def is_revision(ref: str, root: Path) -> bool:
+    """Whether git at `root` resolves `ref` to a commit (a path named on the command line does not)."""
+    try:
+        return subprocess.run(["git", "rev-parse", "--verify", "--quiet", "--end-of-options", f"{ref}^{{commit}}"],
+                              cwd=root, capture_output=True, check=False).returncode == 0
+    except FileNotFoundError:
+        return False
+
+
 def added_lines(ref: str, root: Path) -> dict[str, set[int]]:
     """Lines added since `ref` in the working tree, per path relative to the project root; every path
     the diff touches is a key, one with lines only removed (or the file deleted) with no lines."""

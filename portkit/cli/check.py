@@ -7,7 +7,7 @@ from typing import List, Optional
 
 import typer
 
-from portkit.cli.app import choice, examples, pipeline_command
+from portkit.cli.app import UsageError, choice, examples, pipeline_command
 from portkit.codes import BLOCKING_CHOICES
 from portkit.settings import RunSettings, with_blocking
 from portkit.textutil import printable
@@ -38,10 +38,14 @@ def check(
     before. Exit 0 clean, 1 new blocking findings, 2 usage or input errors,
     or files it could not analyse.
     """
+    from portkit.check.gitdiff import is_revision
     from portkit.check.messages import block_line, how_to_accept, twins_note
     from portkit.check.project import run_check
 
     settings = with_blocking(settings, blocking)
+    if diff is not None and Path(diff).exists() and not is_revision(diff, Path.cwd()):
+        raise UsageError(f"--diff takes a git revision; {printable(diff)} is a path: did you mean "
+                         f"'portkit check --diff HEAD {printable(diff)}'?")
     verdict = run_check(settings, baseline, diff, partial=settings.named_paths)
     for item in verdict.new:
         print(printable(block_line(item.finding, settings.blocking) + twins_note(item, verdict)))

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from typing import Callable
 
+from portkit.analyze.build_commands import OUTPUT_DIRECTORY, gpu_compiler_options, names_dependency_target
 from portkit.analyze.builds import ASSIGNMENT, LIBRARY_NAME, LIBRARY_VARIABLE_USE, library_variables
 from portkit.codes import GPU_ARCHITECTURE
 from portkit.convert.build_flags import (arch_list, hip_library, library_code, link_flags, translate_flags,
@@ -38,57 +39,6 @@ def _architecture_loops(rw: Rewriter) -> None:
         body = rw.text[offset:done.start() if done else len(rw.text)]
         if re.search(rf"{_ARCH_OPTION}[^\s]*\$\$?\{{?{loop.group(1)}(?!\w)", body):
             rw.note(offset, GPU_ARCHITECTURE, f"for {loop.group(1)} in {loop.group(2).strip()}: {_LOOP_ADVICE}")
-
-
-# A make or shell variable expanded: `$(NAME)`, `${NAME}`, `$(NAME:%=-l%)`, a script's `$NAME`.
-_EXPANDED = re.compile(r"\$[({]?(\w+)")
-_COMMAND_END = re.compile(r";|&&|\|\|?")
-_HIPCC = re.compile(r"(?<![\w/.-])hipcc(?![\w-])")
-_LOGICAL_LINE = re.compile(r"(?:[^\n]*\\\n)*[^\n]*")
-
-
-def _hipcc_options(code: str, facts: BuildFacts) -> Callable[[re.Match], bool]:
-    """Whether hipcc gets an option matched in a Makefile or script (`code`: its comments blanked): the option is on
-    a command that runs hipcc, or assigned to a variable such a command expands (or one expanded in the value of
-    one, as make does). A host compiler's options stay its own."""
-    lines = _LOGICAL_LINE.findall(code)
-    assigned = [(m.group(2), line[m.end(1):]) for line in lines if (m := ASSIGNMENT.match(line))]
-    compilers = set(facts.hipcc_variables)
-
-    def runs_hipcc(command: str) -> bool:
-        return _HIPCC.search(command) is not None or not compilers.isdisjoint(_EXPANDED.findall(command))
-
-    for name, value in assigned:  # NVCC = hipcc, CUDACC = $(NVCC)
-        if runs_hipcc(value.split()[0] if value.split() else ""):
-            compilers.add(name)
-    given = {name for line in lines if not ASSIGNMENT.match(line)
-             for command in _COMMAND_END.split(line) if runs_hipcc(command) for name in _EXPANDED.findall(command)}
-    while True:
-        more = {name for assignee, value in assigned if assignee in given for name in _EXPANDED.findall(value)} - given
-        if not more:
-            break
-        given |= more
-
-    def for_hipcc(match: re.Match) -> bool:
-        line, at = _logical_line(match.string, match.start())
-        assignment = ASSIGNMENT.match(line)
-        if assignment:
-            return assignment.group(2) in given or assignment.group(2) in compilers
-        begin = max([0] + [end.end() for end in _COMMAND_END.finditer(line, 0, at)])
-        end = _COMMAND_END.search(line, at)
-        return runs_hipcc(line[begin:end.start() if end else len(line)])
-    return for_hipcc
-
-
-def _logical_line(text: str, offset: int) -> tuple[str, int]:
-    """The backslash-continued line of `text` around `offset`, and the offset in it."""
-    start = text.rfind("\n", 0, offset) + 1
-    while start >= 2 and text[start - 2] == "\\":
-        start = text.rfind("\n", 0, start - 1) + 1
-    end = text.find("\n", offset)
-    while end > 0 and text[end - 1] == "\\":
-        end = text.find("\n", end + 1)
-    return text[start:end if end >= 0 else len(text)], offset - start
 
 
 # nvcc called by its path: $(CUDA_HOME)/bin/nvcc, /usr/local/cuda/bin/nvcc, "${CUDA_PATH}/bin/nvcc", $CUDA/bin/nvcc,
@@ -167,27 +117,16 @@ def _host_hip_flags(rw: Rewriter, facts: BuildFacts) -> None:
     rw.sub(rf"{_CUDA_INCLUDE}(?![ \t]+{flags})", lambda m: f"{m.group()} {facts.host_hip_flags}")
 
 
-# nvcc's -odir DIR with -M names the target of the dependency rule DIR/NAME.o (NAME: the source's file name without
-# its directory and suffix: `nvcc -M src/k.cu -odir build` writes `build/k.o : src/k.cu`); clang has no -odir (it reads
-# `-o dir`) and names that target NAME.o, or what -MT gives. In a recipe the source is `$<`.
-_OUTPUT_DIRECTORY = r"(?<![ \t])[ \t]*(?<![\w-])(?:--output-directory|-odir)(?:=|[ \t]+)(?P<directory>[^\s\"';|&]+)"
-_DEPENDENCY_STEP = re.compile(r"(?<![\w-])-MM?(?![\w-])")
-
-
 def _dependency_targets(rw: Rewriter, for_hipcc: Callable[[re.Match], bool]) -> None:
     """A Makefile recipe's `hipcc -M $< ... -odir DIR`: the target nvcc wrote, named with -MT. Elsewhere (no -M, a
     script, another source) -odir keeps its marker (rules/_build.yaml)."""
     def replace(match: re.Match) -> str:
-        line, at = _logical_line(match.string, match.start())
-        begin = max([0] + [end.end() for end in _COMMAND_END.finditer(line, 0, at)])
-        end = _COMMAND_END.search(line, at)
-        command = line[begin:end.start() if end else len(line)]
-        if not for_hipcc(match) or not _DEPENDENCY_STEP.search(command) or "$<" not in command:
+        if not for_hipcc(match) or not names_dependency_target(match.string, match.start()):
             return match.group()
         directory = match.group("directory").rstrip("/")
         return f" -MT {directory}/$(basename $(notdir $<)).o"
 
-    rw.sub(_OUTPUT_DIRECTORY, replace)
+    rw.sub(OUTPUT_DIRECTORY, replace)
 
 
 def convert_makefile(text: str, rules: RuleDatabase, offload_arch: tuple[str, ...] = (),
@@ -207,7 +146,7 @@ def convert_makefile(text: str, rules: RuleDatabase, offload_arch: tuple[str, ..
     rewriter.sub(r"(?:(?<![\w/.-])|(?<=:-))nvcc(?![\w-])", lambda m: "hipcc")  # `${NVCC:-nvcc}` too
     _arch_variables(rewriter, facts, offload_arch)
     _architecture_loops(rewriter)
-    for_hipcc = _hipcc_options(blank(rewriter.text, rewriter.comment), facts)
+    for_hipcc = gpu_compiler_options(blank(rewriter.text, rewriter.comment), facts)
     if not shell:
         _dependency_targets(rewriter, for_hipcc)
     translate_flags(rewriter, facts, offload_arch, for_hipcc)

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import re
 
+from portkit.analyze.build_commands import cmake_for_gpu_compiler
 from portkit.analyze.builds import CMAKE_CUDA_VARIABLE
-from portkit.codes import GPU_ARCHITECTURE, NVCC_FLAG
+from portkit.codes import API_UNSUPPORTED, GPU_ARCHITECTURE, NVCC_FLAG
 from portkit.convert.build_flags import (arch_list, cmake_target, hip_library, library_code, link_flags, note_patterns,
                                          translate_flags, unported_advice)
 from portkit.convert.build_text import BuildConversion, Rewriter
@@ -31,15 +32,6 @@ def _genex_arguments(expression: str, arguments: str) -> str:
     """CUDA -> HIP in a language generator expression; in *_LANG_AND_ID, nvcc's id NVIDIA -> Clang."""
     arguments = _GENEX_CUDA.sub("HIP", arguments)
     return _GENEX_NVIDIA.sub("Clang", arguments) if expression.endswith("_AND_ID") else arguments
-
-
-# CMake commands whose options hipcc gets (CMAKE_CUDA_FLAGS is CMAKE_HIP_FLAGS by then).
-_CMAKE_HIPCC = re.compile(r"\b(?:CMAKE_HIP_FLAGS|CUDA_NVCC_FLAGS|HIP_HIPCC_FLAGS)\w*|COMPILE_LANG(?:UAGE|_AND_ID):HIP\b")
-
-
-def _cmake_for_hipcc(match: re.Match) -> bool:
-    command = _OPEN_COMMAND.search(match.string, max(0, match.start() - 4000), match.start())
-    return command is not None and _CMAKE_HIPCC.search(command.group()) is not None
 
 
 def _cmake_packages(text: str) -> list[str]:
@@ -63,7 +55,7 @@ def convert_cmake(text: str, rules: RuleDatabase, offload_arch: tuple[str, ...] 
     _cmake_language(rw)
     _cmake_architectures(rw, facts, offload_arch)
     note_patterns(rw, NVCC_FLAG, "cmake")
-    translate_flags(rw, facts, offload_arch, _cmake_for_hipcc)
+    translate_flags(rw, facts, offload_arch, cmake_for_gpu_compiler)
     _cmake_libraries(rw, rules, target)
     rewrite_findcuda_variables(rw, rules, target)
     link_flags(rw, rules, target, "cmake")
@@ -153,10 +145,10 @@ def _cmake_libraries(rw: Rewriter, rules: RuleDatabase, target: Target) -> None:
         rw.note(offset, library_code(rule, target) if rule is not None else NVCC_FLAG, f"{match.group()}: {advice}")
 
     def find_package(match: re.Match) -> str:
-        required = " REQUIRED" if re.search(r"\bREQUIRED\b", match.group()) else ""
-        return "\n".join(f"find_package({p}{required})" for p in _cmake_packages(rw.text))
+        return "\n".join(f"find_package({p}{_find_options(match.group())})" for p in _cmake_packages(rw.text))
 
     rw.sub(r"\bfind_package\s*\(\s*(?:CUDAToolkit|CUDA)\b[^)]*\)", find_package, re.I)
+    _cccl_packages(rw)
 
     def link_words(match: re.Match) -> str:
         def word(w: re.Match) -> str:
@@ -166,6 +158,50 @@ def _cmake_libraries(rw: Rewriter, rules: RuleDatabase, target: Target) -> None:
 
     rw.sub(r"\b(target_link_libraries\s*\(\s*[\w${}.-]+)([^)]*)\)", link_words, re.I)
     rw.sub(r"\b(find_library\s*\(\s*\w+)([^)]*)\)", link_words, re.I)
+
+
+def _find_options(call: str) -> str:
+    """The options of a find_package() call that HIP's package takes as they are: REQUIRED, QUIET."""
+    return "".join(f" {option}" for option in ("QUIET", "REQUIRED") if re.search(rf"\b{option}\b", call))
+
+
+def _hip_packages(facts: BuildFacts) -> set[str]:
+    """The HIP packages found for CUDA's C++ libraries."""
+    return {p for entry in facts.cccl_packages for p in entry.hip}
+
+
+def _cccl_packages(rw: Rewriter) -> None:
+    """find_package() of CUDA's C++ libraries (CCCL, Thrust, CUB), their targets and thrust_create_target(): ROCm's
+    packages and targets (rules/_build.yaml's cccl_packages), or a marker where HIP has none (libcudacxx)."""
+    facts = build_facts()
+    by_package = {name.lower(): entry for entry in facts.cccl_packages for name in entry.packages}
+    by_target = {name: entry for entry in facts.cccl_packages for name in entry.targets}
+
+    def find_package(match: re.Match) -> str:
+        entry = by_package[match.group(1).lower()]
+        if entry.advice:
+            return rw.kept(match.group(), API_UNSUPPORTED, f"{match.group(1)}: {entry.advice}")
+        # Once each: find_package(CCCL) and find_package(Thrust) both bring rocThrust.
+        found = [p for p in entry.hip if p not in written]
+        written.update(found)
+        return "\n".join(f"{line_indent(match) if i else ''}find_package({p}{_find_options(match.group())})"
+                         for i, p in enumerate(found))
+
+    written = {p for p in _hip_packages(facts) if re.search(rf"\bfind_package\s*\(\s*{p}\b", rw.text, re.I)}
+    names = "|".join(re.escape(name) for name in by_package)
+    rw.sub(rf"\bfind_package\s*\(\s*({names})\b[^)]*\)", find_package, re.I)
+
+    def target(match: re.Match) -> str:
+        entry = by_target[match.group()]
+        if entry.advice:
+            return rw.kept(match.group(), API_UNSUPPORTED, f"{match.group()}: {entry.advice}")
+        return " ".join(entry.targets[match.group()])
+
+    targets = "|".join(re.escape(name) for name in by_target)
+    rw.sub(rf"(?<![\w:])(?:{targets})(?![\w:])", target)
+    rw.sub(r"\bthrust_create_target\s*\(\s*([\w${}.-]+)[^)]*\)",
+           lambda m: f"add_library({m.group(1)} INTERFACE)\n{line_indent(m)}target_link_libraries({m.group(1)} INTERFACE "
+                     f"{facts.thrust_target})", re.I)
 
 
 # Without them hipcc links for the GPUs of the machine (rocm_agent_enumerator), a traceback on one without a GPU.

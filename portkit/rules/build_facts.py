@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import re
+from typing import Callable
 
 from portkit.resources import load_data
 from portkit.rules.versions import Target, parse_version
@@ -90,6 +91,26 @@ def _option(entry: dict) -> NvccOption:
 
 
 @dataclasses.dataclass(frozen=True)
+class CcclPackage:
+    """CMake packages of CUDA's C++ libraries: the HIP packages found instead, and the HIP targets each of their
+    targets links; or, where HIP has none, the advice of the marker each use gets."""
+
+    packages: tuple[str, ...]
+    hip: tuple[str, ...]
+    targets: dict[str, tuple[str, ...]]
+    advice: str = ""
+
+
+def _cccl_package(entry: dict) -> CcclPackage:
+    return CcclPackage(tuple(str(p) for p in entry["packages"]), tuple(str(p) for p in entry.get("hip", ())),
+                       {str(k): tuple(str(t) for t in v) for k, v in entry["targets"].items()}, str(entry.get("advice", "")))
+
+
+# The names of FindCUDAToolkit's variables start with it (FindCUDA's with CUDA_).
+TOOLKIT_PREFIX = "CUDAToolkit_"
+
+
+@dataclasses.dataclass(frozen=True)
 class FindCudaVariable:
     """A variable FindCUDA sets: the HIP package's variable of the same meaning, the CUDA library it holds, or the
     advice of the marker a use gets (one of the three)."""
@@ -98,6 +119,11 @@ class FindCudaVariable:
     hip: str = ""
     library: str = ""
     advice: str = ""
+
+    @property
+    def module(self) -> str:
+        """The CMake module that sets it."""
+        return "FindCUDAToolkit" if self.name.startswith(TOOLKIT_PREFIX) else "FindCUDA"
 
 
 def _findcuda_variables(entry: dict) -> list[FindCudaVariable]:
@@ -180,6 +206,17 @@ class BuildFacts:
     library_path_commands: frozenset[str] = frozenset()  # CMake commands reading a library variable as a path, lower
     library_path: str = "{library}"  # the path of a HIP library such a command reads
     command_prefix_variables: tuple[str, ...] = ()  # make variables a recipe starts with, not part of a path (`@`)
+    findcudatoolkit_other: str = ""  # the advice for a use of a FindCUDAToolkit variable not listed
+    cccl_packages: tuple[CcclPackage, ...] = ()  # CUDA's C++ libraries' CMake packages and what HIP has for them
+    thrust_target: str = ""  # the target thrust_create_target's links
+
+    def findcuda_variable(self, name: str) -> FindCudaVariable | None:
+        """The variable FindCUDA or FindCUDAToolkit sets named `name`, or None (another name)."""
+        if name in self.findcuda_variables:
+            return self.findcuda_variables[name]
+        if name.startswith(TOOLKIT_PREFIX) and self.findcudatoolkit_other:
+            return FindCudaVariable(name, advice=self.findcudatoolkit_other)
+        return None
 
     def cmake_cuda_only(self, name: str) -> str | None:
         """The advice for CMAKE_CUDA_<name>, a variable CMake's HIP language does not define, or None."""
@@ -248,9 +285,10 @@ class BuildFacts:
             return f"clang spells it {hipcc}" if hipcc else "clang does not take it: drop it"
         return None
 
-    def marked(self, text: str):
+    def marked(self, text: str, listed: Callable[[NvccOption, re.Match], bool] = lambda option, match: True):
         """(offset, option as written, advice) of each nvcc option in `text` convert marks: hipcc has nothing for it,
-        or what hipcc takes instead has a note."""
+        or what hipcc takes instead has a note; `listed`: whether convert rewrites the option matched there (a
+        `hipcc_only` one only where hipcc gets it)."""
         # An option's name is a whole word of the text wherever it matches (`found`): most build files name
         # none of the 42 options, so one set test each (over the 1M-line scale tree's 1,418 build files and
         # scripts: 86 ms of CPU with a substring test per name, 13 ms).
@@ -260,7 +298,7 @@ class BuildFacts:
             if words.isdisjoint(option.names):
                 continue
             for match in option.found.finditer(text):
-                if any(start < match.end() and match.start() < end for start, end in removed):
+                if any(start < match.end() and match.start() < end for start, end in removed) or not listed(option, match):
                     continue
                 if option.replacement(match.group("value") if "value" in option.pattern.groupindex else None) is None:
                     removed.append(match.span())
@@ -282,7 +320,8 @@ def _parse(data: dict) -> BuildFacts:
                       {str(k): str(v) for k, v in data["cmake_language_variables"]["advice"].items()},
                       frozenset(str(c).lower() for c in data["findcuda_library_path"]["commands"]),
                       str(data["findcuda_library_path"]["path"]),
-                      tuple(str(v) for v in data["command_prefix_variables"]))
+                      tuple(str(v) for v in data["command_prefix_variables"]), str(data["findcudatoolkit_other"]),
+                      tuple(_cccl_package(entry) for entry in data["cccl_packages"]), str(data["thrust_target"]))
 
 
 @functools.lru_cache(maxsize=1)

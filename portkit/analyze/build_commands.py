@@ -1,0 +1,101 @@
+"""Which commands of a build file run the GPU compiler (nvcc before convert, hipcc after), so that scan lists an nvcc
+option exactly where convert rewrites or marks it: one a host compiler gets too (rules/_build.yaml's `hipcc_only`)
+only on a command that runs the GPU compiler, and nvcc's -odir of a Makefile's dependency step not at all (convert
+writes it as -MT)."""
+from __future__ import annotations
+
+import re
+from typing import Callable
+
+from portkit.analyze.builds import ASSIGNMENT
+from portkit.rules.build_facts import BuildFacts
+
+# A make or shell variable expanded: `$(NAME)`, `${NAME}`, `$(NAME:%=-l%)`, a script's `$NAME`.
+_EXPANDED = re.compile(r"\$[({]?(\w+)")
+COMMAND_END = re.compile(r";|&&|\|\|?")
+# The compiler by name or path: nvcc in the project's file, hipcc once convert wrote it.
+_GPU_COMPILER = re.compile(r"(?<![\w.-])(?:hipcc|nvcc)(?![\w-])")
+_LOGICAL_LINE = re.compile(r"(?:[^\n]*\\\n)*[^\n]*")
+
+
+def gpu_compiler_options(code: str, facts: BuildFacts) -> Callable[[re.Match], bool]:
+    """Whether the GPU compiler gets an option matched in a Makefile or script (`code`: its comments blanked): the
+    option is on a command that runs it, or assigned to a variable such a command expands (or one expanded in the
+    value of one, as make does). A host compiler's options stay its own."""
+    lines = _LOGICAL_LINE.findall(code)
+    assigned = [(m.group(2), line[m.end(1):]) for line in lines if (m := ASSIGNMENT.match(line))]
+    compilers = set(facts.hipcc_variables)
+
+    def runs_compiler(command: str) -> bool:
+        return _GPU_COMPILER.search(command) is not None or not compilers.isdisjoint(_EXPANDED.findall(command))
+
+    for name, value in assigned:  # NVCC = hipcc, CUDACC = $(NVCC)
+        if runs_compiler(value.split()[0] if value.split() else ""):
+            compilers.add(name)
+    given = {name for line in lines if not ASSIGNMENT.match(line)
+             for command in COMMAND_END.split(line) if runs_compiler(command) for name in _EXPANDED.findall(command)}
+    while True:
+        more = {name for assignee, value in assigned if assignee in given for name in _EXPANDED.findall(value)} - given
+        if not more:
+            break
+        given |= more
+
+    def for_compiler(match: re.Match) -> bool:
+        line, at = logical_line(match.string, match.start())
+        assignment = ASSIGNMENT.match(line)
+        if assignment:
+            return assignment.group(2) in given or assignment.group(2) in compilers
+        return runs_compiler(command_at(line, at))
+    return for_compiler
+
+
+def logical_line(text: str, offset: int) -> tuple[str, int]:
+    """The backslash-continued line of `text` around `offset`, and the offset in it."""
+    start = text.rfind("\n", 0, offset) + 1
+    while start >= 2 and text[start - 2] == "\\":
+        start = text.rfind("\n", 0, start - 1) + 1
+    end = text.find("\n", offset)
+    while end > 0 and text[end - 1] == "\\":
+        end = text.find("\n", end + 1)
+    return text[start:end if end >= 0 else len(text)], offset - start
+
+
+def command_at(line: str, at: int) -> str:
+    """The command of a logical line that offset `at` is in (`a; b && c`: one of the three)."""
+    begin = max([0] + [end.end() for end in COMMAND_END.finditer(line, 0, at)])
+    end = COMMAND_END.search(line, at)
+    return line[begin:end.start() if end else len(line)]
+
+
+# nvcc's -odir DIR with -M names the target of the dependency rule DIR/NAME.o (NAME: the source's file name without
+# its directory and suffix: `nvcc -M src/k.cu -odir build` writes `build/k.o : src/k.cu`); clang has no -odir (it reads
+# `-o dir`) and names that target NAME.o, or what -MT gives. In a recipe the source is `$<`.
+OUTPUT_DIRECTORY = re.compile(
+    r"(?<![ \t])[ \t]*(?<![\w-])(?:--output-directory|-odir)(?:=|[ \t]+)(?P<directory>[^\s\"';|&]+)")
+_DEPENDENCY_STEP = re.compile(r"(?<![\w-])-MM?(?![\w-])")
+
+
+_OUTPUT_DIRECTORY_NAME = re.compile(r"(?:--output-directory|-odir)(?:=|[ \t]+)")
+
+
+def names_dependency_target(text: str, offset: int) -> bool:
+    """Whether what is at `offset` of a Makefile is an -odir on a recipe's dependency step of `$<` (`-M $< ... -odir
+    DIR`), where convert writes the target it names as -MT."""
+    if _OUTPUT_DIRECTORY_NAME.match(text, text.find("-", offset)) is None:
+        return False
+    line, at = logical_line(text, offset)
+    command = command_at(line, at)
+    return _DEPENDENCY_STEP.search(command) is not None and "$<" in command
+
+
+# CMake commands whose options hipcc gets (CMAKE_CUDA_FLAGS, once CMAKE_HIP_FLAGS, and FindCUDA's nvcc flags).
+_CMAKE_HIPCC = re.compile(r"\b(?:CMAKE_HIP_FLAGS|CMAKE_CUDA_FLAGS|CUDA_NVCC_FLAGS|HIP_HIPCC_FLAGS)\w*"
+                          r"|COMPILE_LANG(?:UAGE|_AND_ID):(?:HIP|CUDA)\b")
+# The command whose argument list an offset is in (CMake's commands do not nest).
+_OPEN_COMMAND = re.compile(r"(\w+)\s*\(([^()]*)\Z")
+
+
+def cmake_for_gpu_compiler(match: re.Match) -> bool:
+    """Whether a CMake option matched is given to the GPU compiler: the command it is in sets that compiler's flags."""
+    command = _OPEN_COMMAND.search(match.string, max(0, match.start() - 4000), match.start())
+    return command is not None and _CMAKE_HIPCC.search(command.group()) is not None
