@@ -160,3 +160,15 @@ def test_cudnn_names_with_a_miopen_counterpart_name_it(cuda: str, miopen: str, d
     'no MIOpen equivalent'."""
     rule = database.lookup(cuda)
     assert (rule.hip, rule.status.value) == (miopen, "partial") and differs in rule.note
+
+
+@pytest.mark.parametrize("cuda, says", [
+    ("cudaEventWaitDefault", "Pass 0 as hipStreamWaitEvent's flags"),
+    ("cudaEventRecordDefault", "hipEventRecord(event, stream)"),
+    ("cuFuncSetCacheConfig", "Drop the call on AMD"),
+])
+def test_names_whose_hip_form_is_a_default_or_nothing_say_what_to_write(cuda: str, says: str, database) -> None:
+    """A flag whose value is the default, or a hint AMD ignores, has no HIP name but a plain edit: the advice says it,
+    not only "no HIP equivalent" (gpu-burn's and xgboost's trial)."""
+    rule = database.lookup(cuda)
+    assert rule is not None and not rule.hip and says in rule.action
