@@ -336,6 +336,10 @@ class ParsedFile:
     amd_only: tuple[tuple[int, int], ...] = ()
     first_define: int = -1  # the offset of its first #define after the preamble (an include guard's is in it)
     guarded: frozenset[str] = frozenset()  # CUDA names it defines in a preprocessor branch (for other compilers)
+    # A project's own layer for HIP or another vendor (parse/vendor_layers.py: "hip", "other"; "" for other files),
+    # and the file names it includes only in a branch of an #if chain with other branches.
+    vendor_layer: str = ""
+    alternative_includes: frozenset[str] = frozenset()
     shape: str = ""  # with a syntax error, the tree's structure (portkit/parse/recovery.py:tree_shape)
 
     # Facts many analyzers ask for, computed on first use (cached in the instance, frozen or not).

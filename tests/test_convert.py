@@ -208,7 +208,8 @@ def test_warp_intrinsics_follow_the_target_version(tmp_path: Path, database) -> 
     assert "// portkit: PK104 __shfl_down_sync" in old
     new = convert_bytes(tmp_path, source, database=database, target=Target(rocm=(6, 2, 0))).decode()
     # ROCm 6.2-6.4 have the _sync builtins behind a macro, with 64-bit masks.
-    assert new.startswith("#define HIP_ENABLE_WARP_SYNC_BUILTINS\n#include <hip/hip_runtime.h>\n")
+    assert new.startswith("#ifndef HIP_ENABLE_WARP_SYNC_BUILTINS\n#define HIP_ENABLE_WARP_SYNC_BUILTINS\n#endif\n"
+                          "#include <hip/hip_runtime.h>\n")
     full = "0xffffffffffffffffull"
     assert f"return __shfl_down_sync({full}, v, 1) + __ballot_sync({full}, v > 0);" in new
     assert "// portkit: PK101 __shfl_down_sync" in new

@@ -852,3 +852,22 @@ def test_thrusts_cuda_backend_names_are_renamed_or_marked(tmp_path: Path, capsys
     assert "thrust::hip_category()" in (tmp_path / "out" / "category.cu").read_text()
     assert "thrust::system::hip_category()" in (tmp_path / "out" / "category.cu").read_text()
     assert "// portkit: PK105 thrust::cuda_cub::throw_on_error" in (tmp_path / "out" / "backend.cu").read_text()
+
+
+def test_a_hip_define_a_header_already_set_is_not_defined_again(tmp_path: Path) -> None:
+    """A project header that sets HIP_ENABLE_WARP_SYNC_BUILTINS to 1 (llama.cpp's vendors/hip.h), included before a
+    converted header that needs it: the converted header's #define stands back (hipcc -E, -Werror=macro-redefined)."""
+    hipcc = require_tool("hipcc")
+    tree, out = tmp_path / "in", tmp_path / "out"
+    tree.mkdir()
+    (tree / "config.h").write_text("#pragma once\n#define HIP_ENABLE_WARP_SYNC_BUILTINS 1\n")
+    (tree / "warp.cuh").write_text("#pragma once\n__device__ inline float down(float v) {\n"
+                                   "  return __shfl_down_sync(0xffffffff, v, 1);\n}\n")
+    (tree / "k.cu").write_text('#include "config.h"\n#include "warp.cuh"\n'
+                               "__global__ void k(float *p) { p[0] = down(p[0]); }\n")
+    assert main(["convert", "--no-cache", "--rocm-version", "6.2", str(tree), "-o", str(out)]) == 0
+    assert "#define HIP_ENABLE_WARP_SYNC_BUILTINS\n" in (out / "warp.cuh").read_text()
+    compiled = subprocess.run([hipcc, "--offload-arch=gfx90a", "-E", "-Werror=macro-redefined", "-x", "hip",
+                               str(out / "k.cu"), "-o", os.devnull], capture_output=True, text=True,
+                              env={**os.environ, "HIP_PLATFORM": "amd"})
+    assert compiled.returncode == 0, compiled.stderr

@@ -15,6 +15,8 @@ class Defines:
     internal: frozenset[str] = frozenset()
     includes: tuple[str, ...] = ()
     declared: frozenset[str] = frozenset()
+    vendor_layer: str = ""
+    alternative_includes: frozenset[str] = frozenset()
 
 
 def names(**files: Defines) -> ProjectNames:
@@ -144,18 +146,22 @@ def test_a_build_switch_the_preprocessor_tests_is_no_unknown_cuda_name(tmp_path:
 
 def test_another_vendors_alias_of_a_cuda_name_leaves_it_cudas(tmp_path: Path, capsys) -> None:
     """llama.cpp's vendors/musa.h (`#define cudaMalloc musaMalloc`), included for Moore Threads builds only, is a port's
-    alias as a HIP shim's line is: the uses stay CUDA's and convert writes HIP's. A project's own wrapper is its own."""
+    alias as a HIP shim's line is: the uses stay CUDA's and convert writes HIP's. So is any other definition there of a
+    CUDA name (only MUSA's compiler reads the header). A project's own wrapper, in a header of its own, is its own."""
     tree = tmp_path / "in"
     (tree / "vendors").mkdir(parents=True)
     (tree / "vendors" / "musa.h").write_text("#pragma once\n#include <musa_runtime.h>\n#define cudaMalloc musaMalloc\n"
                                              "#define cudaStream_t musaStream_t\n#define cudaFree tracked_free\n"
                                              "#define cudaMemset myCudaMemset\n")
+    (tree / "wrap.h").write_text("#pragma once\n#define cudaMemcpy tracked_copy\n")
     (tree / "main.cu").write_text('#ifdef USE_MUSA\n#include "vendors/musa.h"\n#else\n#include <cuda_runtime.h>\n#endif\n'
+                                  '#include "wrap.h"\n'
                                   "int main() { float *p; cudaStream_t s; cudaMalloc(&p, 16); cudaMemset(p, 0, 16); "
-                                  "cudaFree(p); return 0; }\n")
+                                  "cudaMemcpy(p, p, 16, cudaMemcpyDefault); cudaFree(p); return 0; }\n")
     assert main(["convert", "--no-cache", str(tree), "-o", str(tmp_path / "out")]) == 0
     text = (tmp_path / "out" / "main.cu").read_text()
-    assert "hipStream_t s; hipMalloc(&p, 16); cudaMemset(p, 0, 16); cudaFree(p);" in text
+    assert "hipStream_t s; hipMalloc(&p, 16); hipMemset(p, 0, 16); cudaMemcpy(p, p, 16, hipMemcpyDefault); hipFree(p);" \
+        in text
 
 
 def test_a_cuda_header_name_is_the_projects_only_beside_its_includer(tmp_path: Path, monkeypatch) -> None:

@@ -20,6 +20,7 @@ for _module in sorted(m.name for m in pkgutil.iter_modules(__path__)):
 from portkit.analyze.hazards import INTERESTING_NAMES  # noqa: E402 (registered above, in order)
 from portkit.analyze.language import DIMENSION_NAMES, HALF_TYPES  # noqa: E402
 from portkit.analyze.library_switches import SWITCH_NAMES  # noqa: E402
+from portkit.analyze.vendor_layers import leave_other_vendors_layer  # noqa: E402
 
 __all__ = ["ANALYZER_NAMES", "Context", "Select", "TextFile", "analyze"]
 # Names the parser keeps for the analyzers besides those a rule knows.
@@ -29,5 +30,7 @@ ANALYZER_NAMES = INTERESTING_NAMES | DIMENSION_NAMES | HALF_TYPES | SWITCH_NAMES
 def analyze(subject: ParsedFile | TextFile, context: Context, select: Select | None = None) -> list[Finding]:
     """Every registered analyzer's findings for one parsed source or text file (those `select` keeps: all
     without it)."""
-    file_type = subject.file_type if isinstance(subject, TextFile) else "source"
-    return [finding for analyzer in analyzers_for(file_type, select) for finding in analyzer(subject, context)]
+    if isinstance(subject, TextFile):
+        return [finding for analyzer in analyzers_for(subject.file_type, select) for finding in analyzer(subject, context)]
+    return list(leave_other_vendors_layer(subject, (
+        finding for analyzer in analyzers_for("source", select) for finding in analyzer(subject, context))))

@@ -166,7 +166,9 @@ def analyze_preamble(parsed: ParsedFile, context: Context) -> Iterable[Finding]:
         return
     advice = _MATH_ADVICE if math and not (defines or headers or helpers) else _DEFINE_ADVICE if early else RUNTIME_ADVICE
     headers += ["math.h"] if math else []
-    lines = [f"#define {d}" for d in defines] + [f"#include <{h}>" for h in headers]
+    # Under #ifndef: a header the file includes first may define it already (llama.cpp's vendors/hip.h, as 1).
+    lines = [line for d in defines for line in (f"#ifndef {d}", f"#define {d}", "#endif")]
+    lines += [f"#include <{h}>" for h in headers]
     lines += [h.text.rstrip("\n").replace("\n", parsed.newline) for h in helpers]
     needed = ", ".join(defines + [f"<{h}>" for h in headers] + [f"portkit's {h.name} helper" for h in helpers])
     yield preamble_finding(parsed, lines, needed, advice)

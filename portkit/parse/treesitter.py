@@ -30,6 +30,7 @@ from portkit.parse.handlers import FileParse, HANDLERS, kept_spellings
 from portkit.parse.handles import handle_arithmetic
 from portkit.parse.hipcc_branch import amd_value, reads_cuda_compiler
 from portkit.parse.macros import MacroTable, collect_macros
+from portkit.parse.vendor_layers import layer_facts
 from portkit.parse.nodes import CUDA_CONDITION_MACROS, HIP_TESTS, HipAlias, Keep, LINE_COMMENT, node_text, position_key
 from portkit.parse.prepare import Prepared, prepare
 from portkit.parse.queries import OPTIONAL_ROLES, captures, grammar
@@ -297,5 +298,5 @@ def parse_source(path: str, source: bytes, keep: Keep | None = None, literals: f
         **_nvidia_side(state.get("condition")),
         first_define=first_define,
         unguarded_device_syntax=unguarded_device_syntax,
-        guarded=frozenset(state.guarded),
+        guarded=frozenset(state.guarded), **layer_facts(state.get("include")),
     )

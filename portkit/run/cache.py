@@ -52,6 +52,10 @@ class FileResult:
     tally: Tally | None = None
     internal: frozenset[str] = frozenset()  # definitions only this file sees (static functions...)
     includes: tuple[str, ...] = ()  # the file names its #includes name: a file another includes shares its internals
+    # A project's layer for HIP or another vendor (ParsedFile.vendor_layer), and what it includes only in one branch
+    # of several: what tells which of its definitions of CUDA's names are no project names (run/scope.py).
+    vendor_layer: str = ""
+    alternative_includes: frozenset[str] = frozenset()
     # Each project analysis's fact about the file (analyze/registry.py: ProjectAnalysis), keyed by its name.
     facts: dict[str, Any] = dataclasses.field(default_factory=dict)
     shape: str = ""  # parsed with errors: the tree's structure (ParsedFile.shape), for convert's second pass
@@ -110,7 +114,8 @@ def pack_result(result: FileResult) -> dict[str, Any]:
               "definitions": sorted(result.definitions), "declared": sorted(result.declared),
               "suppressions": [list(s) for s in result.suppressions], "depends": [list(d) for d in result.depends],
               "internal": sorted(result.internal), "includes": list(result.includes), "facts": _pack_facts(result.facts),
-              "shape": result.shape}
+              "shape": result.shape, "vendor_layer": result.vendor_layer,
+              "alternative_includes": sorted(result.alternative_includes)}
     if result.tally is not None:
         return {**packed, "tally": result.tally.pack()}
     return {**packed, "findings": [pack_finding(f) for f in result.findings],
@@ -125,7 +130,8 @@ def unpack_result(file: SourceFile, d: dict[str, Any], fixes: bool = True) -> Fi
                       headers=tuple((path, tuple(unpack_finding(f) for f in findings)) for path, findings in d.get("headers", ())),
                       depends=tuple((path, digest) for path, digest in d["depends"]), tally=counted,
                       internal=frozenset(d["internal"]), includes=tuple(d["includes"]),
-                      facts=_unpack_facts(d["facts"], fixes), shape=d["shape"])
+                      facts=_unpack_facts(d["facts"], fixes), shape=d["shape"],
+                      vendor_layer=d["vendor_layer"], alternative_includes=frozenset(d["alternative_includes"]))
 
 
 def _pack_facts(facts: dict[str, Any]) -> dict[str, Any]:

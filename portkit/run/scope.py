@@ -13,6 +13,10 @@ A name the project defines is its own, not CUDA's, where a declaration of it is 
   loaded at run time, does not make the driver API every other program's own;
 - a header no other file #includes (forced in with `-include`, perhaps) is seen by every
   file, except what it defines with internal linkage (`static`).
+A project's layer for another vendor defines CUDA's names for that vendor's compiler alone (parse/vendor_layers.py):
+those are no project names. So are a HIP layer's, where every file that includes it does so only in one branch of
+several (`#ifdef USE_HIP` / `#include "hip.h"` / `#else` / `#include "cuda.h"`): the converted tree, built without the
+project's switch, never sees them. One included unconditionally is the project's HIP code (a converted tree's).
 One tree often holds several programs (a benchmark suite, a samples collection): one
 program's copy of cuda.h does not make CUDA's names its neighbour's own. Includes are
 matched by file name (what an #include names, without its directories), so an include
@@ -22,6 +26,8 @@ from __future__ import annotations
 
 import os
 from typing import Callable, Iterable, Protocol
+
+from portkit.parse.vendor_layers import HIP_LAYER, OTHER_VENDOR
 
 
 # Suffixes of files compiled on their own (walk.DEFAULT_EXTENSIONS less the headers).
@@ -43,6 +49,12 @@ class Defining(Protocol):
     @property
     def declared(self) -> frozenset[str]: ...
 
+    @property
+    def vendor_layer(self) -> str: ...
+
+    @property
+    def alternative_includes(self) -> frozenset[str]: ...
+
 
 class IncludeGraph:
     """Which files include which (by file name), and the translation units among them; each file's walks
@@ -52,8 +64,10 @@ class IncludeGraph:
         self._includes: dict[str, tuple[str, ...]] = {}
         self._by_name: dict[str, list[str]] = {}
         self._includers: dict[str, list[str]] = {}  # a file name -> the files that include it
+        self._alternative: dict[str, frozenset[str]] = {}  # a file -> what it includes only in one branch of several
         for path, result in files:
             self._includes[path] = result.includes
+            self._alternative[path] = result.alternative_includes
             self._by_name.setdefault(os.path.basename(path), []).append(path)
             for target in set(result.includes):
                 self._includers.setdefault(target, []).append(path)
@@ -64,6 +78,11 @@ class IncludeGraph:
 
     def is_included(self, path: str) -> bool:
         return os.path.basename(path) in self._includers
+
+    def only_in_alternatives(self, path: str) -> bool:
+        """Whether every file that includes `path` does so only in one branch of an #if chain with several."""
+        name = os.path.basename(path)
+        return all(name in self._alternative.get(includer, ()) for includer in self._includers.get(name, ()))
 
     def reached(self, path: str) -> frozenset[str]:
         """The file names `path` includes, directly or through the files those name."""
@@ -118,6 +137,8 @@ class ProjectNames:
         in_units: dict[str, set[str]] = {}
         for path, result in files:
             defined, internal = (result.declared, frozenset()) if declarations else (result.definitions, result.internal)
+            if self._stands_in(path, result):
+                defined = defined - cuda_declared(defined)
             if self.graph.is_included(path):
                 name = os.path.basename(path)
                 for one in defined:
@@ -136,6 +157,12 @@ class ProjectNames:
         self.in_units = in_units
         self._linked = frozenset(linked)
         self._seen: dict[str, FileNames] = {}
+
+    def _stands_in(self, path: str, result: Defining) -> bool:
+        """Whether the file's definitions of CUDA's names are a vendor layer's, not the project's."""
+        layer = result.vendor_layer
+        return layer == OTHER_VENDOR or layer == HIP_LAYER and self.graph.is_included(path) \
+            and self.graph.only_in_alternatives(path)
 
     def any_file(self) -> frozenset[str]:
         """Every name some file sees as the project's own (a translation unit's `static` ones aside)."""

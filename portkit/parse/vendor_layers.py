@@ -1,0 +1,74 @@
+"""A project's own layer for another vendor: a header that stands in for CUDA's on HIP or on a CUDA-like API.
+
+llama.cpp's ggml-cuda/vendors/hip.h includes <hip/hip_runtime.h> and defines `__trap()`, `__vsub4` and
+`CUDA_R_16F` for hipcc; common.cuh includes it only under `#if defined(GGML_USE_HIP)`, with vendors/cuda.h in the
+#else. Those definitions are CUDA's names spelled for HIP, not the project's names: the converted tree, built
+without the project's switch, never sees them. Likewise vendors/musa.h (it includes <musa_runtime.h>, so only
+MUSA's compiler reads it) maps CUDA's names onto another vendor's. Which runtime headers mark a layer is data,
+rules/_vendor_headers.yaml.
+"""
+from __future__ import annotations
+
+import functools
+import os
+from typing import Any, Iterable
+
+from tree_sitter import Node
+
+from portkit.parse.guarded import branch_chain, include_guard, opening_group
+from portkit.resources import load_data
+
+_BRANCHES = ("preproc_if", "preproc_ifdef", "preproc_else", "preproc_elif", "preproc_elifdef")
+HIP_LAYER = "hip"
+OTHER_VENDOR = "other"
+
+
+@functools.lru_cache(maxsize=1)
+def vendor_headers() -> dict[str, str]:
+    """Each listed runtime header's path -> the kind of layer including it makes a header (HIP_LAYER, OTHER_VENDOR)."""
+    def parse(data: dict[str, list[str]]) -> dict[str, str]:
+        return {str(path): kind for kind in (HIP_LAYER, OTHER_VENDOR) for path in data[kind]}
+    return load_data("_vendor_headers.yaml", parse)
+
+
+def _enclosing_groups(node: Node) -> Iterable[Node]:
+    """The #if groups around `node`, innermost first, include guards left out."""
+    parent = node.parent
+    while parent is not None:
+        if parent.type in _BRANCHES:
+            group = opening_group(parent)
+            if not include_guard(group) or branch_chain(group)[1][0][1] <= node.start_byte:
+                yield group
+        parent = parent.parent
+
+
+def _included(node: Node) -> str:
+    """An #include's path as written, without its quotes or brackets."""
+    return (node.text or b"").decode("utf-8", "replace").strip()[1:-1].strip()
+
+
+def vendor_layer(includes: Iterable[Node]) -> str:
+    """The kind of layer a file is: one whose include of a listed runtime header sits outside any #if (an include
+    guard aside); OTHER_VENDOR before HIP_LAYER; "" for any other file."""
+    kinds = {vendor_headers().get(_included(node)) for node in includes
+             if _included(node) in vendor_headers() and next(iter(_enclosing_groups(node)), None) is None}
+    return OTHER_VENDOR if OTHER_VENDOR in kinds else HIP_LAYER if HIP_LAYER in kinds else ""
+
+
+def alternative_includes(includes: Iterable[Node]) -> frozenset[str]:
+    """The file names (as scope.py matches them) the file includes only inside a branch of an #if chain that has
+    other branches (`#ifdef USE_HIP` / `#include "hip.h"` / `#else` ...): headers that stand in for one another."""
+    inside: set[str] = set()
+    elsewhere: set[str] = set()
+    for node in includes:
+        name = os.path.basename(_included(node))
+        if any(len(branch_chain(group)[1]) > 1 for group in _enclosing_groups(node)):
+            inside.add(name)
+        else:
+            elsewhere.add(name)
+    return frozenset(inside - elsewhere)
+
+
+def layer_facts(includes: list[Node]) -> dict[str, Any]:
+    """ParsedFile's fields for the file's #includes: its vendor_layer and alternative_includes."""
+    return {"vendor_layer": vendor_layer(includes), "alternative_includes": alternative_includes(includes)}
