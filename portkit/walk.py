@@ -359,8 +359,29 @@ def read_source(path: str, limit: int = DEFAULT_MAX_FILE_SIZE) -> ReadResult:
     return classify(data)
 
 
+# Byte order marks of UTF-16 text (a Windows resource.h): its zero bytes are no sign of a binary file.
+UTF16_BOMS = {b"\xff\xfe": "utf-16-le", b"\xfe\xff": "utf-16-be"}
+
+
+def _utf16(data: bytes) -> ReadResult | None:
+    """UTF-16 text with a BOM, as UTF-8 without it (what portkit reads and edits; convert writes a changed file
+    back in its encoding, portkit/convert/encodings.py); None for anything else."""
+    encoding = UTF16_BOMS.get(data[:2])
+    if encoding is None:
+        return None
+    try:
+        return ReadResult(data[2:].decode(encoding).encode("utf-8", "surrogatepass"),
+                          f"{encoding.upper()} text (byte order mark); read as UTF-8", encoding, "encoding")
+    except UnicodeDecodeError:
+        return None
+
+
 def classify(data: bytes) -> ReadResult:
-    """Binary files are skipped; text that is not UTF-8 is read as Latin-1, with a warning."""
+    """Binary files are skipped; UTF-16 text with a BOM is read as UTF-8; text that is not UTF-8 is read as
+    Latin-1, with a warning."""
+    utf16 = _utf16(data)
+    if utf16 is not None:
+        return utf16
     if b"\0" in data[:_BINARY_PROBE]:
         return ReadResult(None, "binary file skipped", problem="skipped")
     try:

@@ -974,3 +974,21 @@ def test_bfloat16_pairs_and_conversions_from_hip_5_7(version: str, expected: lis
     for piece in expected:
         assert piece in text, (version, piece)
     assert ("portkit:" in text) == (version == "5.2")
+
+
+def test_utf16_text_with_a_bom_is_analysed_and_written_back_in_utf16(tmp_path: Path, capsys) -> None:
+    """A Windows header saved as UTF-16 (its zero bytes are no sign of a binary file): read as text, converted,
+    and written in its own encoding and byte order; one without CUDA names is copied as it is."""
+    tree, out = tmp_path / "in", tmp_path / "out"
+    tree.mkdir()
+    header = "#include <cuda_runtime.h>\r\n#define IDS_TITLE 101\r\ninline cudaError_t reset() { return cudaDeviceReset(); }\r\n"
+    (tree / "device.h").write_bytes(b"\xff\xfe" + header.encode("utf-16-le"))
+    (tree / "strings.h").write_bytes(b"\xfe\xff" + "#define IDS_NAME 102\r\n".encode("utf-16-be"))
+    (tree / "main.cu").write_text('#include "device.h"\n__global__ void k() {}\n')
+    assert main(["convert", "--no-cache", str(tree), "-o", str(out)]) == 0
+    assert "error" not in capsys.readouterr().err
+    written = (out / "device.h").read_bytes()
+    assert written.startswith(b"\xff\xfe")
+    assert written[2:].decode("utf-16-le") == header.replace("cuda_runtime.h", "hip/hip_runtime.h").replace(
+        "cudaError_t", "hipError_t").replace("cudaDeviceReset", "hipDeviceReset")
+    assert (out / "strings.h").read_bytes() == (tree / "strings.h").read_bytes()

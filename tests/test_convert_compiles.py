@@ -871,3 +871,35 @@ def test_a_hip_define_a_header_already_set_is_not_defined_again(tmp_path: Path) 
                                str(out / "k.cu"), "-o", os.devnull], capture_output=True, text=True,
                               env={**os.environ, "HIP_PLATFORM": "amd"})
     assert compiled.returncode == 0, compiled.stderr
+
+
+def test_nvcc_host_defines_qualifiers_and_host_side_coordinates(tmp_path: Path, capsys) -> None:
+    """nvcc's host_defines.h qualifiers HIP lacks go (`__device_builtin__`) or become HIP's (`__builtin_align__` is
+    `__align__`); a file-scope declaration of a built-in coordinate for host code stays out of the AMD build."""
+    out = verified(tmp_path, capsys, {"qualifiers.cu": (
+        "#include <cuda_runtime.h>\n"
+        "typedef struct __builtin_align__(16) { unsigned int a, b, c, d; } quad;\n"
+        "typedef __device_builtin__ struct pair_s { int x, y; } pair_t;\n"
+        "extern __device__ __device_builtin__ void __syncthreads(void);\n"
+        "#ifndef __CUDA_ARCH__\n"
+        "extern const dim3 blockDim;\n"
+        "extern const uint3 threadIdx;\n"
+        "#endif\n"
+        "__global__ void fill(quad *q, pair_t *p) {\n"
+        "  q[threadIdx.x].a = blockDim.x; p[threadIdx.x].x = 1; __syncthreads();\n"
+        "}\n"
+        "int host_threads() { dim3 blockDim(64); return (int)blockDim.x; }\n")})
+    text = (out / "qualifiers.cu").read_text()
+    assert "__device_builtin__" not in text and "__builtin_align__" not in text
+    assert "struct __align__(16)" in text
+    assert "#if !defined(__HIP_PLATFORM_AMD__)\nextern const dim3 blockDim;\n#endif" in text
+    assert "#if !defined(__HIP_PLATFORM_AMD__)\nextern const uint3 threadIdx;\n#endif" in text
+    assert "{ dim3 blockDim(64);" in text  # a function's own variable shadows HIP's: no clash
+
+
+def test_nvcc_qualifier_names_no_rule_knows_are_listed(tmp_path: Path, capsys) -> None:
+    (tmp_path / "k.cu").write_text("#include <cuda_runtime.h>\n"
+                                   "struct __device_builtin_vector__ v2 { int x, y; };\n"
+                                   "__global__ void k(int *p) { p[0] = __builtin_expect(p[1], 0); }\n")
+    main(["scan", "--no-cache", str(tmp_path)])
+    assert "CUDA-looking names no rule knows (1): __device_builtin_vector__" in capsys.readouterr().out

@@ -17,14 +17,15 @@ from portkit.model import Finding, ParsedFile
 for _module in sorted(m.name for m in pkgutil.iter_modules(__path__)):
     importlib.import_module(f"{__name__}.{_module}")
 
-from portkit.analyze.hazards import INTERESTING_NAMES  # noqa: E402 (registered above, in order)
+from portkit.analyze.clashes import COORDINATE_TYPES  # noqa: E402 (registered above, in order)
+from portkit.analyze.hazards import INTERESTING_NAMES  # noqa: E402
 from portkit.analyze.language import DIMENSION_NAMES, HALF_TYPES  # noqa: E402
 from portkit.analyze.library_switches import SWITCH_NAMES  # noqa: E402
 from portkit.analyze.vendor_layers import leave_other_vendors_layer  # noqa: E402
 
 __all__ = ["ANALYZER_NAMES", "Context", "Select", "TextFile", "analyze"]
 # Names the parser keeps for the analyzers besides those a rule knows.
-ANALYZER_NAMES = INTERESTING_NAMES | DIMENSION_NAMES | HALF_TYPES | SWITCH_NAMES
+ANALYZER_NAMES = INTERESTING_NAMES | DIMENSION_NAMES | HALF_TYPES | SWITCH_NAMES | COORDINATE_TYPES
 
 
 def analyze(subject: ParsedFile | TextFile, context: Context, select: Select | None = None) -> list[Finding]:

@@ -15,7 +15,8 @@ from typing import Iterable
 from portkit.analyze.findings import simple_finding
 from portkit.analyze.registry import Context, analyzer
 from portkit.codes import CODES, HIP_ALREADY_DEFINES, MERGED_OVERLOAD
-from portkit.model import Finding, Fix, FixAction, FunctionFacts, MacroFacts, Occurrence, ParsedFile, Role, Span
+from portkit.model import (Finding, Fix, FixAction, FunctionFacts, MacroFacts, NameFacts, Occurrence, ParsedFile, Role,
+                           Span)
 from portkit.resources import load_data
 
 HIP_TEST = "!defined(__HIP_PLATFORM_AMD__)"
@@ -29,6 +30,8 @@ def _parse(entries: list) -> dict[str, list[tuple[str, str]]]:
     """name -> [(param0, param1)]: a type, "*" for any, "vector" for a CUDA vector type, "param0" for the same."""
     known: dict[str, list[tuple[str, str]]] = {}
     for e in entries:
+        if e.get("variable"):
+            continue
         # Spaces do not count: "unsigned int" in the data, "unsignedint" as compared.
         known.setdefault(str(e["name"]), []).append((str(e["param0"]).replace(" ", ""),
                                                      str(e.get("param1", "*")).replace(" ", "")))
@@ -38,6 +41,16 @@ def _parse(entries: list) -> dict[str, list[tuple[str, str]]]:
 @functools.lru_cache(maxsize=1)
 def hip_definitions() -> dict[str, list[tuple[str, str]]]:
     return load_data("_hip_defines.yaml", _parse)
+
+
+# The types nvcc's built-in coordinates have, which a host-side declaration of one names: the parser keeps them.
+COORDINATE_TYPES = frozenset({"dim3", "uint3"})
+
+
+@functools.lru_cache(maxsize=1)
+def hip_variables() -> frozenset[str]:
+    """The variables HIP's headers define at file scope (threadIdx, warpSize)."""
+    return load_data("_hip_defines.yaml", lambda entries: frozenset(str(e["name"]) for e in entries if e.get("variable")))
 
 
 def _matches(pattern: str, found: str, param0: str) -> bool:
@@ -71,6 +84,25 @@ def analyze_clashes(parsed: ParsedFile, context: Context) -> Iterable[Finding]:
                                  f"{o.text}({signature.param(0) or '...'}) is defined by HIP's headers too",
                                  CODES[HIP_ALREADY_DEFINES].fix)
         yield dataclasses.replace(finding, fix=_guard(o))
+
+
+def _lines_of(declaration: Occurrence, extent: Span) -> Span:
+    """A declaration's lines: from the start of its type's line to its end."""
+    return Span(declaration.span.start - (declaration.position.column - 1), extent.end)
+
+
+@analyzer("source", codes=(HIP_ALREADY_DEFINES,), fixes=True)
+def analyze_builtin_variables(parsed: ParsedFile, context: Context) -> Iterable[Finding]:
+    """`extern const dim3 blockDim;` at file scope, for host code to name the coordinates (nvcc's host pass has
+    none): HIP's headers define them for both passes, so under hipcc it is a redeclaration with another type."""
+    for o in parsed.of(Role.TYPE):
+        declared = set(o.facts(NameFacts).declares.split(",")) & hip_variables()
+        if not declared or o.function or not o.parts or o.parts[0].start > o.span.start:
+            continue  # a function's local shadows HIP's variable; the extent starts at the type or before it
+        finding = simple_finding(parsed.path, o, HIP_ALREADY_DEFINES,
+                                 f"{', '.join(sorted(declared))} is defined by HIP's headers too (here declared as {o.text})",
+                                 CODES[HIP_ALREADY_DEFINES].fix)
+        yield dataclasses.replace(finding, fix=Fix(FixAction.GUARD, _lines_of(o, o.parts[0]), HIP_TEST))
 
 
 _WORD = re.compile(r"[A-Za-z_]\w*")

@@ -15,6 +15,8 @@ def _status_message(rule: Rule, name: str, status: Status, hip: str, context: Co
     library = context.rules.libraries.get(rule.library)
     title = library.title if library else rule.library
     target_lib = (library.hip_library if library else "") or "HIP"
+    if status is Status.SUPPORTED and rule.drop:
+        return f"{name} ({title}) means nothing to HIP: convert deletes it"
     if status is Status.SUPPORTED:
         return f"{name} ({title}) maps to {hip or rule.roc}"
     if status is Status.PARTIAL:

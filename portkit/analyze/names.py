@@ -21,9 +21,12 @@ from portkit.model import CallFacts, Engine, Finding, FixAction, NameFacts, Occu
 from portkit.parse.nodes import CUDA_VERSION_MACROS
 from portkit.rules import Rule
 
-# Names that look like CUDA APIs; those no rule knows are listed, never dropped.
+# Names that look like CUDA APIs; those no rule knows are listed, never dropped. Of the `__` names, nvcc's
+# host_defines.h qualifiers (`__device_builtin__`, `__cudart_builtin__`, `__builtin_align__`: clang's own builtins
+# never end in `__`) and the CUDA runtime's `__cudart` internals: HIP defines none of them.
 CUDA_LOOKING = re.compile(
-    r"^(cuda[A-Z_]\w*|cu[A-Z][a-z]\w*|CU_\w+|CUDA_\w+|CU[a-z]\w+|curand\w*|CURAND_\w+|cublas\w*|CUBLAS\w*"
+    r"^(__\w+_builtin\w*__|__builtin_\w+__|__cudart\w*"
+    r"|cuda[A-Z_]\w*|cu[A-Z][a-z]\w*|CU_\w+|CUDA_\w+|CU[a-z]\w+|curand\w*|CURAND_\w+|cublas\w*|CUBLAS\w*"
     r"|cusolver\w*|CUSOLVER\w*|cusparse\w*|CUSPARSE\w*|cufft\w*|CUFFT\w*|cudnn\w*|CUDNN\w*|nccl[A-Z]\w*|NCCL_\w+"
     r"|nvtx[A-Z]\w*|NVTX_\w+|nvml[A-Z]\w*|NVML_\w+|cupti[A-Z]\w*|CUPTI_\w+|nvrtc[A-Z]\w*|NVRTC_\w+|__nv_\w+"
     r"|nvshmemx?_\w+|NVSHMEMX?_\w+|CUB_\w+"

@@ -140,6 +140,9 @@ def _grouped(test: str) -> str:
 def rule_fix(occurrence: Occurrence | None, spelling: str, resolution: Resolution, context: Context,
              rule: Rule) -> Fix | None:
     """What convert may write for one use of a rule's name: the HIP spelling over it, or None."""
+    if rule.drop and occurrence is not None and not occurrence.span.empty and resolution.status in RENAMED_STATUSES \
+            and occurrence.text not in context.project_declared:
+        return Fix(FixAction.INSERT, occurrence.span, "")  # a qualifier HIP has no use for: nothing in its place
     if occurrence is None or not spelling or resolution.status not in RENAMED_STATUSES:
         return None
     if occurrence.span.empty:

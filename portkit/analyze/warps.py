@@ -39,6 +39,19 @@ _THREAD_INDEX = re.compile(r"\bthreadIdx\b|__lane_id|\blaneid\b")
 _WORD = re.compile(r"[A-Za-z_]\w*")
 
 
+_SUBSCRIPT = re.compile(r"\[[^\[\]]*\]")
+
+
+def loads_left_out(text: str) -> str:
+    """An expression without its subscripts: `qhp[tid]` is a value loaded at a thread's index, not the index,
+    so `qh >> 5` on it shifts data bits (ggml's quantised blocks), not lanes."""
+    while True:
+        shorter = _SUBSCRIPT.sub("", text)
+        if shorter == text:
+            return text
+        text = shorter
+
+
 WarpAnalyzer = Callable[[ParsedFile, Context], Iterator[Finding]]
 
 
@@ -68,6 +81,7 @@ def thread_derived(parsed: ParsedFile) -> dict[str, set[str]]:
         while changed:  # to a fixed point: each pass adds the variables initialised from the last ones
             changed = False
             for name, value in assigned:
+                value = loads_left_out(value)
                 if name not in names and (_THREAD_INDEX.search(value) or names & set(_WORD.findall(value))):
                     names.add(name)
                     changed = True
@@ -78,7 +92,7 @@ def thread_derived(parsed: ParsedFile) -> dict[str, set[str]]:
 def _lane_arithmetic(o: Occurrence, derived: set[str]) -> bool:
     """Whether a literal's expression computes a lane or warp id, or warps per block: by the names
     involved (`tid & 31`, `BLOCK / 32`), or because a variable comes from threadIdx."""
-    other, target = o.facts(OperandFacts).other, o.facts(OperandFacts).target
+    other, target = loads_left_out(o.facts(OperandFacts).other), o.facts(OperandFacts).target
     words = set(_WORD.findall(other))
     return bool(LANE_OR_WARP.search(f"{other} {target}") or derived & words
                 or o.detail in ("/", ">>") and any(BLOCK_SIZE_NAME.fullmatch(w) for w in words))

@@ -16,6 +16,7 @@ from portkit.convert.edits import EditOptions
 from portkit.convert.hipify import HipifyFailure, find_hipify_perl, hipify_files
 from portkit.convert.markers import Marker
 from portkit.convert.output import Change, Destinations, TreeWriter, WriteLog, write_in_place
+from portkit.convert.encodings import in_file_encoding
 from portkit.convert.sources import FileConversion, SourceToConvert, acting, convert_all, convert_source
 from portkit.convert.hipcc_check import VerifyResult, is_unit, terminal_progress, verify_tree
 from portkit.errors import InputError
@@ -140,9 +141,10 @@ def _convert_all(settings: RunSettings, options: ConvertOptions, result: ScanRes
             outcome.conversions.append(FileConversion(summary.path, data, _encode(build.text), 0, ()))
 
     converted: dict[int, FileConversion] = {}
+    encodings = {summary.path: summary.encoding for summary in result.files}
     for batch in convert_all(native, result.context, edit_options, options.markers, result.macros, settings.jobs,
                              workers):
-        converted.update(batch.done)
+        converted.update((i, in_file_encoding(c, encodings.get(c.path, ""))) for i, c in batch.done)
         if writer is not None and batch.pending:  # the others are written while the last ones are converted
             writer.write([c.change() for c in outcome.conversions + list(converted.values())], batch.pending)
     for slot, index in zip(slots, range(len(native))):

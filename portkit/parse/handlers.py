@@ -309,7 +309,10 @@ class FileParse:
                 self.emit(node, role, text, info=_ELABORATED)  # `struct cudaGraphicsResource *r`
             elif kind in DECLARATIONS:
                 declared = declared_names(parent)
-                self.emit(node, role, text, info=NameFacts(declares=declared) if declared else None)
+                # A variable declaration's extent: one at file scope may redeclare a variable HIP's headers define
+                # (analyze/clashes.py keeps it out of the HIP build).
+                extent = (node_span(parent),) if declared and kind == "declaration" else ()
+                self.emit(node, role, text, parts=extent, info=NameFacts(declares=declared) if declared else None)
             else:
                 self.emit(node, role, text)
 

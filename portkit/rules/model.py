@@ -103,6 +103,7 @@ class Rule:
     # A macro whose value is a CUDA version number (CUDART_VERSION): compared with a number in #if it stays as written.
     # Undefined under hipcc, it reads 0 there as in the original; HIP_VERSION >= 12000 would be true on every HIP.
     keep_compared: bool = False
+    drop: bool = False  # a qualifier HIP has no use for (nvcc's __device_builtin__): convert deletes it
     c_library: bool = False  # also a C/C++ library name (floor, y0, min): CUDA's only in device code
     # CUDA declares it for host code too, HIP for device code only (rsqrtf): what host code writes instead.
     cuda_host: str = ""

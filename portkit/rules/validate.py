@@ -30,6 +30,7 @@ _ENTRY_KEYS = {
     "roc_added",
     "hip_requires", "hip_define", "hip_define_until", "cast_args", "default_args", "mask_arg", "c_library", "keep_compared",
     "form_rule", "null_args", "helper", "hip_pointer", "symbol_arg", "cuda_host", "compute_arg", "hip_cxx_only", "declares",
+    "drop",
 }
 # What convert writes where it depends on the shape of the use (the call's arguments, a comparison, a struct tag, the
 # call a constant is passed to): each key is for a few rules, so they live under one `shape:` sub-map of an entry.
@@ -108,7 +109,7 @@ def _value(source: str, where: str, key: str, value: Any) -> Any:
         if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_COMPUTE_ARG:
             raise _fail(source, where, f"key 'compute_arg': an argument index from 0 to {MAX_COMPUTE_ARG}")
         return value
-    if key in ("hip_experimental", "c_library", "hip_pointer", "keep_compared"):
+    if key in ("hip_experimental", "c_library", "hip_pointer", "keep_compared", "drop"):
         if not isinstance(value, bool):
             raise _fail(source, where, f"key {key!r}: must be true or false")
         return value
@@ -169,8 +170,10 @@ def parse_entry(source: str, library: str, index: int, raw: Any, versions_of: st
         raise _fail(source, where, f"key 'kind': {raw['kind']!r} is not one of {', '.join(KINDS)}")
     values = {key: _value(source, where, key, value) for key, value in raw.items() if value is not None}
     values["status"] = _status(source, where, values)
-    if values["status"] is Status.SUPPORTED and not (values.get("hip") or values.get("roc")):
-        raise _fail(source, where, f"status '{Status.SUPPORTED}' needs a 'hip' or 'roc' name")
+    if values["status"] is Status.SUPPORTED and not (values.get("hip") or values.get("roc") or values.get("drop")):
+        raise _fail(source, where, f"status '{Status.SUPPORTED}' needs a 'hip' or 'roc' name, or 'drop: true'")
+    if values.get("drop") and (values.get("hip") or values["kind"] != "macro"):
+        raise _fail(source, where, "key 'drop' is for a macro HIP has no use for: it takes no 'hip' name")
     if bool(values.get("form_args") or values.get("null_args")) != bool(values.get("form_rule")):
         raise _fail(source, where, "key 'form_rule' goes with 'form_args' or 'null_args'")
     if values["kind"] == "header" and values["cuda"].endswith("/") and (values.get("hip") or values.get("roc")):
