@@ -591,6 +591,23 @@ def test_a_header_whose_device_syntax_is_in_macro_bodies_still_builds_as_c(tmp_p
                    env={**os.environ, "HIP_PLATFORM": "amd"}, capture_output=True)
 
 
+@pytest.mark.parametrize("opening", ["// the project's dot products\n#pragma once  // one copy\n",
+                                     "/* the project's dot products */\n#ifndef DOT_CUH /* guard */\n#define DOT_CUH\n"])
+def test_helpers_go_after_a_pragma_or_guard_line_that_ends_in_a_comment(tmp_path: Path, opening: str) -> None:
+    """A comment, then `#pragma once` (or the include guard) with a comment of its own: the runtime include and the
+    helper blocks convert adds go below that line, in the header's one copy, and hipcc builds a unit including it
+    twice."""
+    require_tool("hipcc")
+    body = "#include <cuda_runtime.h>\n__device__ inline int dot(int a, int b) { return __dp4a(a, b, 0); }\n"
+    closing = "#endif\n" if "#ifndef" in opening else ""
+    tree = {"dot.cuh": opening + body + closing,
+            "k.cu": '#include "dot.cuh"\n#include "dot.cuh"\n__global__ void k(int *p) { p[0] = dot(p[1], p[2]); }\n'}
+    out = convert_tree(tmp_path, tree)
+    assert out["dot.cuh"].startswith(opening + "/* portkit: ")
+    subprocess.run(["hipcc", "--offload-arch=gfx90a", "-fsyntax-only", "-x", "hip", str(tmp_path / "out" / "k.cu")],
+                   check=True, env={**os.environ, "HIP_PLATFORM": "amd"}, capture_output=True)
+
+
 # A math library for host and GPU compilers alike (glm): its functions are `__host__ __device__` only where a GPU
 # compiler builds them, through a macro; g++ builds the host program, hipcc the kernels.
 HOST_AND_DEVICE_LIBRARY = {

@@ -149,3 +149,20 @@ def test_json_without_a_writable_cache_still_lists_every_finding(tmp_path: Path)
     blocked = tmp_path / "not-a-directory"
     blocked.write_text("")
     assert _json(tree, blocked) == _json(tree, None)
+
+
+def test_a_tree_with_its_own_hip_layer_says_so(tmp_path: Path) -> None:
+    """A header that includes HIP's runtime for the project's own HIP build (llama.cpp's vendors/hip.h under
+    GGML_USE_HIP): the summary says the tree already has a HIP path, cold and from the kept summary; a tree without
+    one says nothing of it."""
+    tree = _write(tmp_path / "layered", {
+        "gpu/hip_names.h": "#pragma once\n#include <hip/hip_runtime.h>\n#define cudaStream_t hipStream_t\n",
+        "gpu/cuda_names.h": "#pragma once\n#include <cuda_runtime.h>\n",
+        "k.cu": '#ifdef PROJECT_HIP\n#include "gpu/hip_names.h"\n#else\n#include "gpu/cuda_names.h"\n#endif\n'
+                "__global__ void k(int *p) { p[threadIdx.x] = 1; }\n"
+                "void go(int *p, cudaStream_t s) { k<<<1, 32, 0, s>>>(p); }\n"})
+    cache = tmp_path / "cache"
+    note = f"note: the project already has a HIP path: {tree / 'gpu' / 'hip_names.h'}; convert leaves it as written"
+    shown = [" ".join(_scan(tree, cache).split()) for _ in range(2)]  # the line wraps between its parts
+    assert note in shown[0] and note in shown[1]
+    assert "note:" not in _scan(_write(tmp_path / "project", PROJECT), cache)

@@ -30,12 +30,12 @@ PTX_LOOKING = re.compile(r"\b[a-z]+(\.[a-z0-9]+)+\b|%%?(laneid|warpid|smid|tid|n
 
 # AMD's own ISA (v_mul_i32_i24, s_waitcnt, ds_swizzle_b32, global_load_dword): asm a project already wrote for
 # AMD, in the branch hipcc compiles (llama.cpp's dp4a). Its mnemonics are undotted words with a unit prefix.
-_AMDGCN_INSTRUCTION = re.compile(r"\s*(v|s|ds|buffer|tbuffer|global|flat|scratch|image)_[a-z0-9_]+\b(?!\.)")
+_AMDGCN_INSTRUCTION = re.compile(r"(?:\s|\\t)*(v|s|ds|buffer|tbuffer|global|flat|scratch|image)_[a-z0-9_]+\b(?!\.)")
 
 
 def _amdgcn(template: str) -> bool:
-    """Whether every instruction of an asm template is an AMDGCN one."""
-    instructions = [i for i in re.split(r"[\n;]", template) if i.strip()]
+    """Whether every instruction of an asm template is an AMDGCN one (the template's escapes are as written: `\\n`)."""
+    instructions = [i for i in re.split(r"\\n|[\n;]", template) if i.strip()]
     return bool(instructions) and all(_AMDGCN_INSTRUCTION.match(i) for i in instructions)
 
 

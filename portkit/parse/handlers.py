@@ -39,8 +39,10 @@ _MACRO_TOKEN = re.compile(
 # may splice in a parameter (`"{.reg ."#ptx_type" r0;"`); one spelled by a macro of its own reads as "".
 _GAP = rb"(?:\s|\\\r?\n)*"
 _ASM_IN_MACRO = re.compile(rb"\b(?:asm|__asm__)" + _GAP + rb"(?:(?:volatile|__volatile__)" + _GAP + rb")?\(" + _GAP
-                           + rb'((?:(?:"(?:\\.|[^"\\])*"|#\s*\w+)' + _GAP + rb")*)")
-_STRING_CONTENT = re.compile(rb'"((?:\\.|[^"\\])*)"')
+                           + rb'((?:(?:"(?:\\.|[^"\\])*"|#\s*\w+)' + _GAP + rb")*)", re.S)
+_STRING_CONTENT = re.compile(rb'"((?:\\.|[^"\\])*)"', re.S)
+# A backslash-newline inside a literal is no part of it (a template continued over lines: llama.cpp's dp4a asm).
+_SPLICE = re.compile(rb"\\\r?\n")
 # What a call's parentheses in a #define body hold: literals and comments whole, brackets and commas one by one.
 _ARGUMENT_TOKEN = re.compile(rb'"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'|/\*.*?\*/|//[^\n]*|[()\[\]{},]', re.S)
 _CALL_OPEN = re.compile(_GAP + rb"\(")
@@ -399,7 +401,7 @@ class FileParse:
     def inline_asm(self, nodes: list[Node]) -> None:
         for node in nodes:
             strings = node.child_by_field_name("assembly_code")
-            template = b"".join(_STRING_CONTENT.findall(strings.text or b"")).decode("utf-8", "replace") if strings else ""
+            template = _asm_template(strings.text or b"") if strings else ""
             self.emit(node, Role.INLINE_ASM, template)
 
     def conditions(self, nodes: list[Node]) -> None:
@@ -632,6 +634,11 @@ def _body_arguments(body: bytes, after: int, base: int) -> tuple[Span, ...]:
     return ()
 
 
+def _asm_template(strings: bytes) -> str:
+    """An asm statement's template: its string literals' contents, joined, escapes as written."""
+    return b"".join(_STRING_CONTENT.findall(_SPLICE.sub(b"", strings))).decode("utf-8", "replace")
+
+
 def _defined_name(body: Node) -> str:
     """The name of the #define whose body this is."""
     name = body.parent.child_by_field_name("name") if body.parent is not None else None
@@ -670,7 +677,7 @@ def _macro_occurrences(node: Node, source: bytes, function: str, keep: Keep | No
     if pragma is not None:
         found.append(pragma)
     for match in _ASM_IN_MACRO.finditer(body):
-        template = b"".join(_STRING_CONTENT.findall(match.group(1))).decode("utf-8", "replace")
+        template = _asm_template(match.group(1))
         start = base + match.start()
         found.append(Occurrence(Span(start, base + match.end()), Role.INLINE_ASM, template, position(start - base), function,
                                 "macro"))

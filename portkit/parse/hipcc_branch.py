@@ -36,10 +36,9 @@ _AMD_MACROS = re.compile("|".join(_AMD_PLATFORM))
 # has a HIP branch of its own: analyze/own_hip_branches.py) they read undefined there.
 _CUDA_COMPILER = re.compile(r"__CUDACC\w*__|__NVCC__|__CUDA_ARCH\w*__")
 _AMD_OR_CUDA_MACROS = re.compile(f"{_AMD_MACROS.pattern}|{_CUDA_COMPILER.pattern}")
-# CUDA's compiler and version macros, which hipcc leaves undefined, or HIP's macros: its platform's, and the one
-# its device pass defines.
+# The macro HIP's device pass defines; any name (a test hipcc takes reads CUDA's, HIP's and the project's own).
 _DEVICE_PASS = "__HIP_DEVICE_COMPILE__"
-_CUDA_OR_AMD = re.compile(f"{CUDA_CONDITION_MACROS.pattern}|{_AMD_MACROS.pattern}|{_DEVICE_PASS}")
+_ANY_NAME = re.compile(r"[A-Za-z_]\w*")
 
 
 def _readings(test: str) -> tuple[bool, ...]:
@@ -101,14 +100,20 @@ def amd_accepts(test: str) -> bool:
     """Whether hipcc compiling for AMD takes, in its host or its device pass, a test of CUDA's macros that accepts
     HIP beside them (`#if defined(__CUDACC__) || __HIP__ == 1`, `defined(__CUDA_ARCH__) ||
     defined(__HIP_DEVICE_COMPILE__)`): no CUDA-only branch. CUDA's macros read as undefined, and also as defined
-    where the test does not compare them (convert renames `defined(__CUDACC__)`); a test that reads any other name
-    is not decided here, nor one that names none of HIP's (`__CUDACC_VER_MAJOR__ < 12` is true under hipcc only as
-    CUDA's version reads 0 there: the branch AMD builds by accident, a CUDA-only test)."""
+    where the test does not compare them (convert renames `defined(__CUDACC__)`); a test that names none of HIP's is
+    not one (`__CUDACC_VER_MAJOR__ < 12` is true under hipcc only as CUDA's version reads 0 there: the branch AMD
+    builds by accident, a CUDA-only test). The project's own macros read as set: `(defined(GGML_USE_HIP) &&
+    defined(__HIP_PLATFORM_AMD__)) || __CUDA_ARCH__ >= 610` tests its HIP switch, which its HIP build defines."""
     if not _AMD_MACROS.search(test) and _DEVICE_PASS not in test:
         return False
-    return any({_value(test, lambda name, renamed=renamed: bool(macros.get(name, renamed)),
-                       lambda name: macros.get(name, 0), _CUDA_OR_AMD) for renamed in _readings(test)} == {1}
+    return any({_value(test, lambda name, renamed=renamed: bool(macros.get(name, renamed if _cuda(name) else 1)),
+                       lambda name: macros.get(name, 0 if _cuda(name) else 1), _ANY_NAME)
+                for renamed in _readings(test)} == {1}
                for macros in ({**_AMD_PLATFORM, _DEVICE_PASS: device} for device in (0, 1)))
+
+
+def _cuda(name: str) -> bool:
+    return CUDA_CONDITION_MACROS.fullmatch(name) is not None
 
 
 def _cuda_macro(name: str, cuda: tuple[int, int]) -> Optional[int]:

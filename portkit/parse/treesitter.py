@@ -38,11 +38,13 @@ from portkit.parse.strings import calls_one_of, may_hold_kernel_text, string_lit
 from portkit.parse.recovery import error_sites, first_error_line, too_deep_line, tree_shape, unparsed_occurrences
 from portkit.textutil import BOM, within
 
-_GUARD = re.compile(rb"#\s*(?:ifndef\s+(\w+)|if\s+!\s*defined\s*\(?\s*(\w+)\s*\)?)\s*$")
+# A directive line may end in a comment (`#pragma once  // one copy`, `#ifndef X_H /* guard */`): still the preamble's.
+_TRAILING_COMMENT = rb"\s*(?://.*|/\*.*?\*/\s*)?"
+_GUARD = re.compile(rb"#\s*(?:ifndef\s+(\w+)|if\s+!\s*defined\s*\(?\s*(\w+)\s*\)?)" + _TRAILING_COMMENT + rb"$")
 # The guard's #define: the name is compared after the match (a regex of each file's guard name was compiled
 # once per file, as re's own cache holds 512: 0.4% of a cold scan of the 1M-line scale tree).
 _DEFINE_LINE = re.compile(rb"#\s*define\s+(\w+)\b.*")
-_PRAGMA_ONCE = re.compile(rb"#\s*pragma\s+once")
+_PRAGMA_ONCE = re.compile(rb"#\s*pragma\s+once" + _TRAILING_COMMENT)
 _LINE = re.compile(rb"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+")  # as bytes.splitlines(keepends=True) splits
 _LEADING_COMMENT = re.compile(rb"\s*(?://[^\n]*|/\*.*?\*/)", re.S)
 # CUDA's language extensions (and `<<<`): a file using them needs the HIP runtime header under hipcc,

@@ -8,6 +8,7 @@ from portkit import __version__
 from portkit.codes import ALL_STATUSES, API_UNKNOWN, CUDA_BRANCH, DEVICE_FUNCTION, KERNEL, KERNEL_LAUNCH, in_group
 from portkit.model import Finding, Position
 from portkit.run.project import ScanResult
+from portkit.report.notes import summary_notes
 from portkit.report.plan import WARP_PREFIXES, api_hours, plan
 from portkit.report.regions import with_ends
 from portkit.rules import version_text
@@ -221,6 +222,7 @@ def _scan_data(result: ScanResult, tallies: dict[str, Tally]) -> dict[str, Any]:
             "environment": sum(n for c, n in code_counts.items() if in_group(c, "environment")),
             "sites_by_status": {s.value: totals.statuses.get(s.value, 0) for s in ALL_STATUSES},
         },
+        "notes": summary_notes(result.files),
         "libraries": _libraries(result, totals),
         "apis": _apis(result, totals),
         "codes": _codes(totals),

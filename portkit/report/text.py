@@ -112,6 +112,8 @@ def _headline(console: Console, data: dict[str, Any]) -> None:
     if s["files_with_parse_errors"] or s["files_skipped"] or s["files_not_utf8"]:
         _line(console, f"[yellow]files: {s['files_with_parse_errors']} parsed with errors, {s['files_skipped']} skipped, "
                        f"{s['files_not_utf8']} not UTF-8[/yellow]")
+    for note in data["notes"]:
+        _line(console, "note: " + escape(printable(note)))
 
 
 def _libraries(console: Console, data: dict[str, Any]) -> None:
