@@ -285,8 +285,8 @@ def _compared_in_its_test(occurrence: Occurrence, name: str, parsed: ParsedFile)
 
 @analyzer("source", codes=(API_UNKNOWN, UNUSED_HEADER, *RULE_CODES), fixes=True)
 def analyze_names(parsed: ParsedFile, context: Context) -> Iterable[Finding]:
-    findings = keep_tests_beside_hip(parsed, keep_nvidia_branches_off(parsed, _names(parsed, context), context))
-    findings = keep_cuda_branches(parsed, keep_nvidia_side(parsed, findings, context))
+    findings = keep_tests_beside_hip(parsed, keep_nvidia_branches_off(parsed, _names(parsed, context), context), context)
+    findings = keep_cuda_branches(parsed, keep_nvidia_side(parsed, findings, context), context)
     findings = comment_out_unused(parsed, findings, context) if parsed.of(Role.INCLUDE) else findings
     dead = dead_ranges(parsed, context.target) if parsed.of(Role.PREPROCESSOR_CONDITION) else []
     return [f for f in findings if not any(start <= f.span.start < end for start, end in dead)] if dead else findings

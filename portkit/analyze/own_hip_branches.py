@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Iterable, Iterator
 
+from portkit.analyze.registry import Context
 from portkit.model import Finding, NameFacts, ParsedFile, Role
 from portkit.parse.hipcc_branch import same_platform_macro
 from portkit.textutil import within
@@ -19,12 +20,21 @@ BESIDE_HIP = ("left as CUDA's test: its #if/#elif chain tests for HIP too, and t
               "what hipcc compiles")
 
 
-def keep_tests_beside_hip(parsed: ParsedFile, findings: Iterable[Finding]) -> Iterator[Finding]:
+def _rewritten(finding: Finding, context: Context) -> bool:
+    """Whether convert rewrites the finding's name: its fix, or where a run builds none (a summary: counts only), its
+    HIP spelling, so the summary says what the full report says."""
+    if context.fixes:
+        return finding.fix is not None
+    return bool(finding.hip) and finding.hip != finding.name
+
+
+def keep_tests_beside_hip(parsed: ParsedFile, findings: Iterable[Finding], context: Context) -> Iterator[Finding]:
     """`findings` with no rewrite of a CUDA macro tested in a chain that also tests for HIP. HIP's own platform macro
     respelled (`__HIP_PLATFORM_HCC__`, which ROCm 6 dropped, as `__HIP_PLATFORM_AMD__`) keeps its meaning there."""
     kept = {o.span for o in parsed.of(Role.IDENTIFIER) if o.facts(NameFacts).beside_hip}
     for finding in findings:
-        if finding.fix is not None and finding.span in kept and not same_platform_macro(finding.name, finding.fix.text):
+        if finding.span in kept and _rewritten(finding, context) \
+                and not same_platform_macro(finding.name, finding.fix.text if finding.fix is not None else finding.hip):
             finding = dataclasses.replace(finding, fix=None, message=f"{finding.message}; {BESIDE_HIP}",
                                           advice=BESIDE_HIP)
         yield finding
@@ -34,13 +44,13 @@ CUDA_BRANCH = ("left as written: the project's CUDA branch, whose test stays CUD
                "never compiles it for AMD; NVIDIA builds compile it as the original")
 
 
-def keep_cuda_branches(parsed: ParsedFile, findings: Iterable[Finding]) -> Iterator[Finding]:
+def keep_cuda_branches(parsed: ParsedFile, findings: Iterable[Finding], context: Context) -> Iterator[Finding]:
     """`findings` with no rewrite in a CUDA branch of a chain that also tests for HIP (ParsedFile.cuda_side)."""
     if not parsed.cuda_side:
         yield from findings
         return
     for finding in findings:
-        if finding.fix is not None and within(finding.span.start, parsed.cuda_side):
+        if within(finding.span.start, parsed.cuda_side) and _rewritten(finding, context):
             finding = dataclasses.replace(finding, fix=None, message=f"{finding.message}; {CUDA_BRANCH}",
                                           advice=CUDA_BRANCH)
         yield finding
