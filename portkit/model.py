@@ -140,6 +140,12 @@ class NameFacts(NamedTuple):
     # A tested macro that is its directive's whole test: how (`#ifdef`, `#ifndef`, `defined`, `!defined`); its
     # branches above say what a rewritten test switches on and off.
     alone: str = ""
+    # The functions the side a true test selects defines `__device__` and the other side again for the host
+    # (portkit/parse/host_twins.py: TwinFacts' fields): their names, the spaces to add (flat offset, line, column,
+    # ADDED_SPACES index), and those the other side defines otherwise.
+    twins: tuple[str, ...] = ()
+    twin_edits: tuple[int, ...] = ()
+    twins_left: tuple[str, ...] = ()
 
 
 class QualifiedFacts(NamedTuple):

@@ -113,7 +113,7 @@ def test_arch_tests_around_device_functions_hold_in_amds_host_pass(tmp_path: Pat
     assert text.count(f"{both}  // atomicAdd(double) needs sm_60\n") == 1
     assert f"{both}\n__device__ inline void add_float(" in text and f"{both}\n__device__ float add_max(" in text
     assert "#if __CUDA_ARCH__ >= 700\n" in text  # PTX: left as CUDA's
-    assert "#if defined(__HIP_DEVICE_COMPILE__)\n__device__ double add_or_store(" in text, "the host keeps its fallback"
+    assert "#if defined(__HIP_DEVICE_COMPILE__)\n__host__ __device__ double add_or_store(" in text, "the host keeps its fallback"
     assert "defined(__HIP_DEVICE_COMPILE__) && defined(__HIP_DEVICE_COMPILE__)" not in text
     amd = subprocess.run([hipcc, "--offload-arch=gfx90a", "-c", "-x", "hip", str(tmp_path / "out" / name),
                           "-o", str(tmp_path / "amd.o")], capture_output=True, text=True,
@@ -134,11 +134,50 @@ def test_lone_arch_tests_around_device_functions_hold_in_amds_host_pass(tmp_path
     assert f"#if {both}\n__device__ void add_to(" in text and f"#if {both}\ntemplate <typename T>" in text
     assert f"#if !({both})\n__device__ float halve(" in text
     assert f"#if !({both})\n__device__ double add_slowly(" in text, "the `!defined(X) ||` said once"
-    assert "#ifdef __HIP_DEVICE_COMPILE__\n__device__ float scale(" in text, "the host keeps its fallback"
+    assert "#ifdef __HIP_DEVICE_COMPILE__\n__host__ __device__ float scale(" in text, "the host keeps its fallback"
     amd = subprocess.run([hipcc, "--offload-arch=gfx90a", "-c", "-x", "hip", str(tmp_path / "out" / name),
                           "-o", str(tmp_path / "amd.o")], capture_output=True, text=True,
                          env={**os.environ, "HIP_PLATFORM": "amd"})
     assert amd.returncode == 0, amd.stderr[-3000:]
+
+
+def test_device_functions_with_host_twins_are_callable_from_both_sides(tmp_path: Path) -> None:
+    """A __device__ function under a __CUDA_ARCH__ test and a host function or function-like macro of the same name
+    in the other branch (ccminer's swab32): nvcc builds the original; in a full hipcc compile the device pass
+    type-checks host code and the host pass kernels, so both definitions are written __host__ __device__."""
+    hipcc, nvcc = require_tool("hipcc"), require_tool("nvcc")
+    name = "arch_host_twins.cu"
+    nvidia = subprocess.run([nvcc, "-arch=sm_80", "-c", str(INPUTS / name), "-o", str(tmp_path / "nvidia.o")],
+                            capture_output=True, text=True)
+    assert nvidia.returncode == 0, nvidia.stderr[-3000:]
+    text = converted(tmp_path, name, "--rocm-version", "5.2")
+    assert "#ifdef __HIP_DEVICE_COMPILE__\n__host__ __device__ __forceinline__ unsigned swap_halves(" in text
+    assert "#else\n#define swap_halves(x) (((x) << 16)" in text, "a function-like macro needs nothing"
+    assert "#if defined(__HIP_DEVICE_COMPILE__)\n__host__ __device__ int bits_set(" in text
+    assert "#else\n__host__ __device__ static inline int bits_set(" in text
+    assert "#ifndef __HIP_DEVICE_COMPILE__\n__device__ __host__ float half_of(" in text, "its own __host__ kept"
+    assert "#else\n__host__ __device__ float half_of(" in text
+    assert "template <typename T> __host__ __device__ T loaded(const T *p) { return __ldg(p); }" in text
+    assert "template <typename T> __host__ __device__ T loaded(const T *p) { return *p; }" in text
+    amd = subprocess.run([hipcc, "--offload-arch=gfx90a", "-c", "-x", "hip", str(tmp_path / "out" / name),
+                          "-o", str(tmp_path / "amd.o")], capture_output=True, text=True,
+                         env={**os.environ, "HIP_PLATFORM": "amd"})
+    assert amd.returncode == 0, amd.stderr[-3000:]
+
+
+def test_a_host_twin_no_space_can_change_is_marked(tmp_path: Path) -> None:
+    """The other branch names the function by an object-like macro: nothing convert can write, so a marker at the
+    test says what to do, and the device function is left as written."""
+    source = tmp_path / "renamed.cu"
+    source.write_text(
+        "#ifdef __CUDA_ARCH__\n__device__ unsigned low(unsigned x) { return __byte_perm(x, 0, 0x4410); }\n#else\n"
+        "#define low host_low\n#endif\nstatic unsigned host_low(unsigned x) { return x & 0xffffu; }\n"
+        "__global__ void k(unsigned *p) { p[0] = low(p[0]); }\n"
+        "unsigned on_host(unsigned v) { return low(v); }\n")
+    assert main(["convert", "--no-cache", "--rocm-version", "5.2", str(source), "-o", str(tmp_path / "out")]) == 0
+    text = (tmp_path / "out" / "renamed.cu").read_text()
+    assert "// portkit: PK345 low: host code calling low finds only the __device__ function" in text
+    assert "#ifdef __HIP_DEVICE_COMPILE__\n__device__ unsigned low(" in text
 
 
 def test_a_negated_defined_before_an_older_than_test_is_said_once(tmp_path: Path) -> None:

@@ -10,13 +10,14 @@ from typing import AbstractSet, Iterable, Iterator, NamedTuple
 from portkit.analyze.arch_branches import keep_nvidia_branches_off
 from portkit.analyze.dead_branches import dead_ranges
 from portkit.analyze.findings import Resolved, rule_finding, simple_finding
+from portkit.analyze.host_twins import write_host_twins
 from portkit.analyze.alias_scope import with_branch_aliases
 from portkit.analyze.nvidia_side import keep_nvidia_side
 from portkit.analyze.own_hip_branches import keep_cuda_branches, keep_tests_beside_hip
 from portkit.analyze.unused_headers import comment_out_unused
 from portkit.analyze.rewrite import NULL_POINTERS, extra_argument, include_finding
 from portkit.analyze.registry import Context, analyzer
-from portkit.codes import API_UNKNOWN, RENAMED_STATUSES, RULE_CODES, UNUSED_HEADER, Status
+from portkit.codes import API_UNKNOWN, DEVICE_HOST_TWIN, RENAMED_STATUSES, RULE_CODES, UNUSED_HEADER, Status
 from portkit.model import CallFacts, Engine, Finding, FixAction, NameFacts, Occurrence, ParsedFile, QualifiedFacts, Role, Span
 from portkit.parse.nodes import CUDA_VERSION_MACROS
 from portkit.rules import Rule
@@ -283,10 +284,11 @@ def _compared_in_its_test(occurrence: Occurrence, name: str, parsed: ParsedFile)
                for test in parsed.of(Role.PREPROCESSOR_CONDITION))
 
 
-@analyzer("source", codes=(API_UNKNOWN, UNUSED_HEADER, *RULE_CODES), fixes=True)
+@analyzer("source", codes=(API_UNKNOWN, UNUSED_HEADER, DEVICE_HOST_TWIN, *RULE_CODES), fixes=True)
 def analyze_names(parsed: ParsedFile, context: Context) -> Iterable[Finding]:
     findings = keep_tests_beside_hip(parsed, keep_nvidia_branches_off(parsed, _names(parsed, context), context), context)
-    findings = keep_cuda_branches(parsed, keep_nvidia_side(parsed, findings, context), context)
+    findings = write_host_twins(parsed, keep_cuda_branches(parsed, keep_nvidia_side(parsed, findings, context), context),
+                                context)
     findings = comment_out_unused(parsed, findings, context) if parsed.of(Role.INCLUDE) else findings
     dead = dead_ranges(parsed, context.target) if parsed.of(Role.PREPROCESSOR_CONDITION) else []
     return [f for f in findings if not any(start <= f.span.start < end for start, end in dead)] if dead else findings

@@ -20,7 +20,7 @@ BESIDE_HIP = ("left as CUDA's test: its #if/#elif chain tests for HIP too, and t
               "what hipcc compiles")
 
 
-def _rewritten(finding: Finding, context: Context) -> bool:
+def rewritten(finding: Finding, context: Context) -> bool:
     """Whether convert rewrites the finding's name: its fix, or where a run builds none (a summary: counts only), its
     HIP spelling, so the summary says what the full report says."""
     if context.fixes:
@@ -33,7 +33,7 @@ def keep_tests_beside_hip(parsed: ParsedFile, findings: Iterable[Finding], conte
     respelled (`__HIP_PLATFORM_HCC__`, which ROCm 6 dropped, as `__HIP_PLATFORM_AMD__`) keeps its meaning there."""
     kept = {o.span for o in parsed.of(Role.IDENTIFIER) if o.facts(NameFacts).beside_hip}
     for finding in findings:
-        if finding.span in kept and _rewritten(finding, context) \
+        if finding.span in kept and rewritten(finding, context) \
                 and not same_platform_macro(finding.name, finding.fix.text if finding.fix is not None else finding.hip):
             finding = dataclasses.replace(finding, fix=None, message=f"{finding.message}; {BESIDE_HIP}",
                                           advice=BESIDE_HIP)
@@ -50,7 +50,7 @@ def keep_cuda_branches(parsed: ParsedFile, findings: Iterable[Finding], context:
         yield from findings
         return
     for finding in findings:
-        if within(finding.span.start, parsed.cuda_side) and _rewritten(finding, context):
+        if within(finding.span.start, parsed.cuda_side) and rewritten(finding, context):
             finding = dataclasses.replace(finding, fix=None, message=f"{finding.message}; {CUDA_BRANCH}",
                                           advice=CUDA_BRANCH)
         yield finding

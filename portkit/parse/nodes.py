@@ -11,6 +11,7 @@ from tree_sitter import Node
 
 from portkit.model import CallFacts, FieldFacts, NameFacts, Occurrence, OperandFacts, Position, Role, SharedArrayFacts, Span
 from portkit.parse.device_declarations import branch_items, device_functions
+from portkit.parse.host_twins import TwinFacts, host_twins
 from portkit.parse.lexer import layout_of
 from portkit.parse.spaces import function_declarator
 
@@ -284,18 +285,23 @@ class Scopes:
 _FLIPPED = {">": "<", ">=": "<=", "<": ">", "<=": ">=", "==": "==", "!=": "!="}
 
 
-def _branches(directive: Node) -> NameFacts:
+def _branches(directive: Node, selects_device: bool | None) -> NameFacts:
     """The bytes an #if/#elif/#ifdef selects (up to its #elif, #else or #endif) and those it leaves to the rest of the
-    group, as (start, end): what a rewritten test would switch on or off; and the device functions each declares."""
+    group, as (start, end): what a rewritten test would switch on or off; the device functions each declares; and,
+    where a true test selects the directive's own branch (`selects_device`) or the rest (False), the functions that
+    side defines `__device__` and the other for the host."""
     test = directive.child_by_field_name("condition") or directive.child_by_field_name("name")
     alternative = directive.child_by_field_name("alternative")
     if test is None:
         return NameFacts()
     end = alternative.start_byte if alternative is not None else directive.end_byte
     otherwise = (alternative.start_byte, alternative.end_byte) if alternative is not None else None
+    own, rest = branch_items(directive), [alternative] if alternative is not None else []
+    twins = TwinFacts() if selects_device is None or not rest else \
+        host_twins(own, rest) if selects_device else host_twins(rest, own)
     return NameFacts(branch=(test.end_byte, end), otherwise=otherwise,
-                     branch_functions=device_functions(branch_items(directive)),
-                     otherwise_functions=device_functions([alternative] if alternative is not None else []))
+                     branch_functions=device_functions(own), otherwise_functions=device_functions(rest),
+                     twins=twins.names, twin_edits=twins.edits, twins_left=twins.left)
 
 
 def lone_test(name: Node, parent: Node) -> tuple[NameFacts, Span] | None:
@@ -306,7 +312,8 @@ def lone_test(name: Node, parent: Node) -> tuple[NameFacts, Span] | None:
         directive = parent.children[0].type if parent.children else ""
         if parent.child_by_field_name("name") != name or directive not in ("#ifdef", "#ifndef"):
             return None
-        return _branches(parent)._replace(tested=True, alone=directive), Span(parent.start_byte, name.end_byte)
+        return _branches(parent, directive == "#ifdef")._replace(tested=True, alone=directive), \
+            Span(parent.start_byte, name.end_byte)
     if parent.type != "preproc_defined":
         return None
     node, negated = parent.parent, False
@@ -317,7 +324,8 @@ def lone_test(name: Node, parent: Node) -> tuple[NameFacts, Span] | None:
     if condition is None or not (condition.start_byte <= parent.start_byte and parent.end_byte <= condition.end_byte) \
             or _lone_defined(condition) != parent:
         return None
-    return _branches(node)._replace(tested=True, alone="!defined" if negated else "defined"), node_span(condition)
+    return _branches(node, not negated)._replace(tested=True, alone="!defined" if negated else "defined"), \
+        node_span(condition)
 
 
 def _lone_defined(condition: Node) -> Node | None:
@@ -356,7 +364,8 @@ def compared_with(name: Node, expression: Node | None) -> tuple[NameFacts, tuple
     if node is None or condition is None:
         return None
     op = _FLIPPED[node_text(operator)] if flip else node_text(operator)
-    facts = _branches(node)._replace(compared=f"{op} {node_text(number)}", beside_hip=chain_tests_hip(name))
+    selects = True if op in (">", ">=") else False if op in ("<", "<=") else None
+    facts = _branches(node, selects)._replace(compared=f"{op} {node_text(number)}", beside_hip=chain_tests_hip(name))
     return facts, (node_span(expression), _rewritten(expression, name, op), node_span(condition))
 
 
