@@ -101,5 +101,5 @@ def analyze_environment(file: TextFile, context: Context) -> Iterator[Finding]:
             code = CODES[pattern.code]
             yield Finding(path=file.path, position=position, code=pattern.code, name=name, message=f"{code.summary}: {name}",
                           severity=code.severity, advice=pattern.advice or code.fix, span=span)
-    if file.file_type in ("cmake", "make", "script"):
+    if file.file_type in ("cmake", "make", "autoconf", "script"):
         yield from _nvcc_options(file, code_text, lines)
