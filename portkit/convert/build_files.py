@@ -12,7 +12,7 @@ from typing import Callable
 from portkit.analyze.build_commands import OUTPUT_DIRECTORY, gpu_compiler_options, names_dependency_target
 from portkit.analyze.builds import (ASSIGNMENT, AUTOCONF_LIBRARY_TEST, LIBRARY_NAME, LIBRARY_VARIABLE_USE,
                                     library_variables)
-from portkit.codes import GPU_ARCHITECTURE, Status, code_for_status
+from portkit.codes import CUDA_PATH, GPU_ARCHITECTURE, Status, code_for_status
 from portkit.convert.build_flags import (arch_list, hip_library, library_code, link_flags, translate_flags,
                                          unported_advice, unsupported)
 from portkit.convert.build_text import SHELL_COMMENT, BuildConversion, Rewriter
@@ -169,6 +169,37 @@ def _dependency_targets(rw: Rewriter, for_hipcc: Callable[[re.Match], bool]) -> 
     rw.sub(OUTPUT_DIRECTORY, replace)
 
 
+# A make conditional's lines: `ifneq (...)`, `else ifdef NAME`, `endif`; groups `else`, `test` (its condition).
+_CONDITIONAL = r"(?m)^[ \t]*(?:(?P<else>else)[ \t]+)?(?:ifn?eq|ifn?def)[ \t]+(?P<test>[^\n]*?)[ \t]*$|^[ \t]*(?P<end>endif)\b"
+_SAME_TEST = ("its test is now the same as an earlier branch's (both tested for nvcc's path; hipcc's is one), so this "
+              "branch is never taken: drop it, or test for what tells the two apart (the ROCm path: /opt/rocm/bin/hipcc).")
+
+
+def _repeated_hipcc_tests(rw: Rewriter) -> None:
+    """`ifneq ("$(wildcard /usr/bin/nvcc)","")` ... `else ifneq ("$(wildcard /usr/local/cuda/bin/nvcc)","")` (gpu-burn)
+    both test for hipcc now: the later branch, never taken, gets a marker."""
+    chains: list[set[str]] = []
+    for offset, match in rw.find(_CONDITIONAL):
+        if match.group("end"):
+            if chains:
+                chains.pop()
+            continue
+        test = " ".join(match.group("test").split())
+        if not match.group("else") or not chains:
+            chains.append({test})
+        elif test in chains[-1] and "hipcc" in test:
+            rw.note(offset, CUDA_PATH, f"{match.group().strip()}: {_SAME_TEST}")
+        else:
+            chains[-1].add(test)
+
+
+def _hip_platform(rw: Rewriter, facts: BuildFacts) -> None:
+    """The lines that make hipcc build for AMD where nvcc is installed too, after the file's leading comments."""
+    if re.search(r"(?m)^[ \t]*(?:(?:export|override)[ \t]+)*HIP_PLATFORM[ \t]*(?:::?=|\?=|=)", rw.text):
+        return  # the file's own, or this line from an earlier convert
+    rw.insert_lines(re.match(r"(?:[ \t]*(?:#[^\n]*)?\n)*", rw.text).end(), facts.makefile_hip_platform)
+
+
 def convert_makefile(text: str, rules: RuleDatabase, offload_arch: tuple[str, ...] = (),
                      shell: bool = False, target: Target = Target(), file_type: str = "") -> BuildConversion:
     """A Makefile's, or (`shell`) a shell script's, nvcc command lines: the two share `NAME=value`
@@ -177,6 +208,7 @@ def convert_makefile(text: str, rules: RuleDatabase, offload_arch: tuple[str, ..
     library tests name libraries too."""
     facts = build_facts().for_target(target)
     rewriter = Rewriter(text, SHELL_COMMENT) if shell else Rewriter(text)
+    switched = any(rewriter.find(rf"{_NVCC_PATH}|(?:(?<![\w/.-])|(?<=:-))nvcc(?![\w-])"))
     # A test for nvcc's file asks whether the compiler is installed: ask the same of hipcc, wherever it is (the bare
     # name would be a file in the current directory).
     if shell:
@@ -185,6 +217,10 @@ def convert_makefile(text: str, rules: RuleDatabase, offload_arch: tuple[str, ..
         rewriter.sub(rf"\$\(wildcard[ \t]+{_NVCC_PATH}[ \t]*\)", lambda m: "$(shell command -v hipcc)")
     rewriter.sub(_NVCC_PATH, _nvcc_path_to_hipcc(blank(text, rewriter.comment), facts))
     rewriter.sub(r"(?:(?<![\w/.-])|(?<=:-))nvcc(?![\w-])", lambda m: "hipcc")  # `${NVCC:-nvcc}` too
+    if not shell:
+        _repeated_hipcc_tests(rewriter)
+        if switched:
+            _hip_platform(rewriter, facts)
     _arch_variables(rewriter, facts, offload_arch)
     _architecture_loops(rewriter)
     for_hipcc = gpu_compiler_options(blank(rewriter.text, rewriter.comment), facts)

@@ -209,6 +209,7 @@ class BuildFacts:
     findcudatoolkit_other: str = ""  # the advice for a use of a FindCUDAToolkit variable not listed
     cccl_packages: tuple[CcclPackage, ...] = ()  # CUDA's C++ libraries' CMake packages and what HIP has for them
     thrust_target: str = ""  # the target thrust_create_target's links
+    makefile_hip_platform: tuple[str, ...] = ()  # the lines a Makefile compiling with hipcc starts with
 
     def findcuda_variable(self, name: str) -> FindCudaVariable | None:
         """The variable FindCUDA or FindCUDAToolkit sets named `name`, or None (another name)."""
@@ -321,7 +322,8 @@ def _parse(data: dict) -> BuildFacts:
                       frozenset(str(c).lower() for c in data["findcuda_library_path"]["commands"]),
                       str(data["findcuda_library_path"]["path"]),
                       tuple(str(v) for v in data["command_prefix_variables"]), str(data["findcudatoolkit_other"]),
-                      tuple(_cccl_package(entry) for entry in data["cccl_packages"]), str(data["thrust_target"]))
+                      tuple(_cccl_package(entry) for entry in data["cccl_packages"]), str(data["thrust_target"]),
+                      tuple(str(line) for line in data["makefile_hip_platform"]))
 
 
 @functools.lru_cache(maxsize=1)
