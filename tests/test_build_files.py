@@ -18,6 +18,8 @@ HIP52 = Target(rocm=(5, 2, 0))
 # --cmake-hipcc: the architectures of a target's HIP_ARCHITECTURES as hipcc's options.
 # What a converted Makefile whose nvcc became hipcc starts with (rules/_build.yaml's makefile_hip_platform).
 HIP_PLATFORM_LINES = "# hipcc builds for AMD GPUs even where nvcc is installed too\nexport HIP_PLATFORM ?= amd\n"
+# What --cmake-hipcc adds beside the link options: the C++ sources hipcc compiles keep g++'s narrowing warning.
+HIPCC_CXX_OPTIONS = 'add_compile_options("$<$<COMPILE_LANGUAGE:CXX>:-Wno-error=c++11-narrowing>")'
 OFFLOAD_ARCH_OPTIONS = ("$<$<BOOL:$<TARGET_PROPERTY:HIP_ARCHITECTURES>>:"
                         "--offload-arch=$<JOIN:$<TARGET_PROPERTY:HIP_ARCHITECTURES>,;--offload-arch=>>")
 
@@ -428,10 +430,10 @@ def test_findcuda_targets_get_the_hip_language_and_hip_host(database) -> None:
         "target_link_libraries(svm-train svm)"]
     assert convert_cmake(hip, database, target=HIP52).text == hip
     hipcc = convert_cmake(FINDCUDA_TARGETS, database, target=HIP52, hipcc_as_cxx=True).text
-    assert hipcc.splitlines()[5:11] == [
-        "enable_language(CXX)", f'add_link_options("{OFFLOAD_ARCH_OPTIONS}")', "add_library(svm ${SRC})",
-        "target_link_libraries(svm hip::host)", *GLOBBED_CU[:2]]
-    assert hipcc.splitlines()[11] == GLOBBED_CU[2].replace("LANGUAGE HIP", "LANGUAGE CXX COMPILE_OPTIONS "
+    assert hipcc.splitlines()[5:12] == [
+        "enable_language(CXX)", f'add_link_options("{OFFLOAD_ARCH_OPTIONS}")', HIPCC_CXX_OPTIONS,
+        "add_library(svm ${SRC})", "target_link_libraries(svm hip::host)", *GLOBBED_CU[:2]]
+    assert hipcc.splitlines()[12] == GLOBBED_CU[2].replace("LANGUAGE HIP", "LANGUAGE CXX COMPILE_OPTIONS "
                                                            f'"-xhip;{OFFLOAD_ARCH_OPTIONS}"')
     assert convert_cmake(hipcc, database, target=HIP52, hipcc_as_cxx=True).text == hipcc
 
@@ -1409,3 +1411,29 @@ def test_tests_for_two_nvcc_paths_that_became_one_for_hipcc_are_marked(database)
     marked = [n for n, line in enumerate(lines) if line.startswith("# portkit: PK404 else ifneq")]
     assert [lines[n + 1] for n in marked] == ['else ifneq ("$(shell command -v hipcc)", "")'], lines
     assert lines[marked[0] - 2] == 'ifneq ("$(shell command -v hipcc)", "")', lines
+
+
+def test_host_sources_hipcc_compiles_keep_g_plus_pluss_narrowing_warning(tmp_path: Path) -> None:
+    """cudpp with --cmake-hipcc: a host .cpp, which g++ built with a -Wnarrowing warning (nvcc: #2361-D), went through
+    hipcc's clang, where narrowing in a braced initializer is an error; the C++ sources hipcc compiles keep it a
+    warning."""
+    require_tool("cmake")
+    require_tool("hipcc")
+    source = tmp_path / "in"
+    source.mkdir()
+    (source / "CMakeLists.txt").write_text("cmake_minimum_required(VERSION 3.18)\nproject(app LANGUAGES CXX CUDA)\n"
+                                           "add_executable(app main.cpp k.cu)\n")
+    (source / "k.cu").write_text("__global__ void k() {}\nvoid run() { k<<<1, 1>>>(); }\n")
+    (source / "main.cpp").write_text("struct S { char bit; };\nvoid run();\n"
+                                     "int main(int argc, char **) { S s = { argc & 1 ? 1 : 0 }; run(); return s.bit; }\n")
+    _portkit_convert(source, tmp_path / "out", "--cmake-hipcc")
+    _portkit_convert(tmp_path / "out", tmp_path / "again", "--cmake-hipcc")
+    out = tmp_path / "out"
+    converted = (out / "CMakeLists.txt").read_text()
+    assert (tmp_path / "again" / "CMakeLists.txt").read_text() == converted
+    assert converted.splitlines()[3] == HIPCC_CXX_OPTIONS
+    _run(["cmake", "-S", ".", "-B", "build", "-DCMAKE_CXX_COMPILER=hipcc", "-DCMAKE_HIP_ARCHITECTURES=gfx90a"], out,
+         HIP_PLATFORM="amd")
+    built = _run(["make", "-C", "build"], out, HIP_PLATFORM="amd")
+    assert "[-Wc++11-narrowing]" in built.stdout + built.stderr  # a warning still, as g++'s was
+    assert (out / "build" / "app").is_file()

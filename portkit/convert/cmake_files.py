@@ -61,7 +61,7 @@ def convert_cmake(text: str, rules: RuleDatabase, offload_arch: tuple[str, ...] 
     link_flags(rw, rules, target, "cmake")
     mark_cu_sources(rw)
     if hipcc_as_cxx:
-        _hip_as_cxx(rw)
+        _hip_as_cxx(rw, facts)
     return rw.finish()
 
 
@@ -208,17 +208,23 @@ def _cccl_packages(rw: Rewriter) -> None:
 _LINK_ARCHITECTURES = f'add_link_options("{OFFLOAD_ARCH_OPTIONS}")'
 
 
-def _hip_as_cxx(rw: Rewriter) -> None:
+def _cxx_options(facts: BuildFacts) -> str:
+    """The options every C++ source hipcc compiles gets: its host sources were g++'s (rules/_build.yaml)."""
+    return f'add_compile_options("$<$<COMPILE_LANGUAGE:CXX>:{";".join(facts.hipcc_cxx_options)}>")'
+
+
+def _hip_as_cxx(rw: Rewriter, facts: BuildFacts) -> None:
     """The HIP language written above, made C++ compiled by hipcc (Debian's CMake 3.25 cannot use its HIP 5.2
     as the HIP language: docs/convert.md says why)."""
     linked = _LINK_ARCHITECTURES in rw.text
+    added = [_LINK_ARCHITECTURES] + ([] if _cxx_options(facts) in rw.text else [_cxx_options(facts)])
 
     def with_link_architectures(call: str, match: re.Match) -> str:
         nonlocal linked
         if linked:
             return call
         linked = True
-        return f"{call}\n{line_indent(match)}{_LINK_ARCHITECTURES}"
+        return "\n".join([call, *(line_indent(match) + line for line in added)])
 
     def project(match: re.Match) -> str:
         call = match.group()

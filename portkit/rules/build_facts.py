@@ -210,6 +210,7 @@ class BuildFacts:
     cccl_packages: tuple[CcclPackage, ...] = ()  # CUDA's C++ libraries' CMake packages and what HIP has for them
     thrust_target: str = ""  # the target thrust_create_target's links
     makefile_hip_platform: tuple[str, ...] = ()  # the lines a Makefile compiling with hipcc starts with
+    hipcc_cxx_options: tuple[str, ...] = ()  # what C++ sources hipcc compiles (--cmake-hipcc) get, as g++ built them
 
     def findcuda_variable(self, name: str) -> FindCudaVariable | None:
         """The variable FindCUDA or FindCUDAToolkit sets named `name`, or None (another name)."""
@@ -323,7 +324,8 @@ def _parse(data: dict) -> BuildFacts:
                       str(data["findcuda_library_path"]["path"]),
                       tuple(str(v) for v in data["command_prefix_variables"]), str(data["findcudatoolkit_other"]),
                       tuple(_cccl_package(entry) for entry in data["cccl_packages"]), str(data["thrust_target"]),
-                      tuple(str(line) for line in data["makefile_hip_platform"]))
+                      tuple(str(line) for line in data["makefile_hip_platform"]),
+                      tuple(str(option) for option in data["hipcc_cxx_options"]))
 
 
 @functools.lru_cache(maxsize=1)
