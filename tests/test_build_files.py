@@ -1437,3 +1437,25 @@ def test_host_sources_hipcc_compiles_keep_g_plus_pluss_narrowing_warning(tmp_pat
     built = _run(["make", "-C", "build"], out, HIP_PLATFORM="amd")
     assert "[-Wc++11-narrowing]" in built.stdout + built.stderr  # a warning still, as g++'s was
     assert (out / "build" / "app").is_file()
+
+
+def test_a_library_a_cxx_target_links_by_name_becomes_the_hip_target_g_plus_plus_compiles_with(tmp_path: Path) -> None:
+    """A C++-only project's `target_link_libraries(app PRIVATE cuda)` became `amdhip64`, which gives no compile
+    definitions: g++ stopped at HIP's headers in main.cpp without __HIP_PLATFORM_AMD__. With the package found it is
+    hip::host now; find_library() still looks for the library's file."""
+    require_tool("cmake")
+    require_tool("hipcc")
+    source = tmp_path / "in"
+    source.mkdir()
+    (source / "CMakeLists.txt").write_text(
+        "cmake_minimum_required(VERSION 3.18)\nproject(p LANGUAGES CXX)\nfind_package(CUDAToolkit REQUIRED)\n"
+        "find_library(DRIVER cuda)\nadd_executable(app main.cpp)\ntarget_link_libraries(app PRIVATE cuda)\n")
+    (source / "main.cpp").write_text("#include <cuda.h>\nint main() { return cuInit(0); }\n")
+    _portkit_convert(source, tmp_path / "out")
+    out = tmp_path / "out"
+    converted = (out / "CMakeLists.txt").read_text()
+    assert converted.splitlines()[3:] == ["find_library(DRIVER amdhip64)", "add_executable(app main.cpp)",
+                                          "target_link_libraries(app PRIVATE hip::host)"], converted
+    _run(["cmake", "-S", ".", "-B", "build"], out)
+    _run(["make", "-C", "build"], out)
+    assert (out / "build" / "app").is_file()

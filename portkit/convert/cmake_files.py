@@ -22,6 +22,7 @@ from portkit.convert.findcuda import rewrite_findcuda_commands, rewrite_findcuda
 from portkit.rules import RuleDatabase
 from portkit.rules.build_facts import BuildFacts, build_facts
 from portkit.rules.versions import Target
+from portkit.textutil import HASH_COMMENT, blank
 
 
 _GENEX_CUDA = re.compile(r"(?<![\w-])CUDA(?![\w-])")
@@ -150,14 +151,22 @@ def _cmake_libraries(rw: Rewriter, rules: RuleDatabase, target: Target) -> None:
     rw.sub(r"\bfind_package\s*\(\s*(?:CUDAToolkit|CUDA)\b[^)]*\)", find_package, re.I)
     _cccl_packages(rw)
 
-    def link_words(match: re.Match) -> str:
+    # A library linked by name (`cuda`) gets no compile definitions: a C++ source g++ compiles that now includes
+    # HIP's headers needs hip::host's __HIP_PLATFORM_AMD__, so a target links the HIP target where its package is found.
+    found = {name.lower() for name in re.findall(r"\bfind_package\s*\(\s*(\w+)", blank(rw.text, HASH_COMMENT), re.I)}
+
+    def link_words(match: re.Match, targets: bool) -> str:
         def word(w: re.Match) -> str:
             rule = hip_library(rules.link(w.group()), target)
-            return rule.hip if rule is not None and "::" not in w.group() else w.group()
+            if rule is None or "::" in w.group():
+                return w.group()
+            if targets and rule.hip_cmake and _cmake_packages(rule.hip_cmake)[-1].lower() in found:
+                return rule.hip_cmake
+            return rule.hip
         return match.group(1) + re.sub(r"(?<![\w:${])[A-Za-z_]\w*(?![\w:}])", word, match.group(2)) + ")"
 
-    rw.sub(r"\b(target_link_libraries\s*\(\s*[\w${}.-]+)([^)]*)\)", link_words, re.I)
-    rw.sub(r"\b(find_library\s*\(\s*\w+)([^)]*)\)", link_words, re.I)
+    rw.sub(r"\b(target_link_libraries\s*\(\s*[\w${}.-]+)([^)]*)\)", lambda m: link_words(m, True), re.I)
+    rw.sub(r"\b(find_library\s*\(\s*\w+)([^)]*)\)", lambda m: link_words(m, False), re.I)
 
 
 def _find_options(call: str) -> str:
