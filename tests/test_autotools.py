@@ -107,7 +107,11 @@ def test_an_autotools_project_configures_and_builds_with_hipcc(tmp_path: Path) -
     assert "miner_LDADD = @CUDA_LIBS@ -lamdhip64\n" in makefile_am, makefile_am
     assert "nvcc_ARCH = --offload-arch=gfx90a\n" in makefile_am, makefile_am
     assert "# portkit: PK403 --maxrregcount=128" in makefile_am, makefile_am
+    # The option's help text is configure --help's, no code: no marker inside it, none for its default path.
+    assert "\nAC_ARG_WITH([cuda],\n   [  --with-cuda=PATH " in configure_ac, configure_ac
+    assert configure_ac.count("# portkit: PK404 /usr/local/cuda") == 1, configure_ac
     _run(["autoreconf", "-i"], out)
+    assert "portkit" not in _run(["./configure", "--help"], out).stdout
     # Debian's HIP is installed under /usr: the prefix the marker says to give configure.
     _run(["./configure", "--with-cuda=/usr"], out)
     assert "NVCC = hipcc" in (out / "Makefile").read_text()

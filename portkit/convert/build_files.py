@@ -15,11 +15,11 @@ from portkit.analyze.builds import (ASSIGNMENT, AUTOCONF_LIBRARY_TEST, LIBRARY_N
 from portkit.codes import CUDA_PATH, GPU_ARCHITECTURE, Status, code_for_status
 from portkit.convert.build_flags import (arch_list, hip_library, library_code, link_flags, translate_flags,
                                          unported_advice, unsupported)
-from portkit.convert.build_text import SHELL_COMMENT, BuildConversion, Rewriter
+from portkit.convert.build_text import HASH_COMMENT, SHELL_COMMENT, BuildConversion, Rewriter
 from portkit.rules import RuleDatabase
 from portkit.rules.build_facts import BuildFacts, build_facts
 from portkit.rules.versions import Target
-from portkit.textutil import blank
+from portkit.textutil import AUTOCONF_COMMENT, blank
 
 
 # A shell loop whose variable an architecture option takes: `for cc in $(CUDA_CC); do nvcc -arch=compute_$$cc ...`.
@@ -207,7 +207,7 @@ def convert_makefile(text: str, rules: RuleDatabase, offload_arch: tuple[str, ..
     the targeted HIP lacks stays CUDA's, with a note. `file_type` "autoconf": a configure.ac (`shell`), whose
     library tests name libraries too."""
     facts = build_facts().for_target(target)
-    rewriter = Rewriter(text, SHELL_COMMENT) if shell else Rewriter(text)
+    rewriter = Rewriter(text, AUTOCONF_COMMENT if file_type == "autoconf" else SHELL_COMMENT if shell else HASH_COMMENT)
     switched = any(rewriter.find(rf"{_NVCC_PATH}|(?:(?<![\w/.-])|(?<=:-))nvcc(?![\w-])"))
     # A test for nvcc's file asks whether the compiler is installed: ask the same of hipcc, wherever it is (the bare
     # name would be a file in the current directory).
