@@ -13,6 +13,11 @@ from portkit.model import Position
 
 # '#' comments of CMake, make, shell, Dockerfiles and Python requirement files.
 HASH_COMMENT = re.compile(r"#[^\n]*")
+# What configure.ac holds that is no build code: '#' and m4's `dnl` comments, and an option's help text, which
+# configure --help prints (`AC_ARG_WITH([cuda], [  --with-cuda=PATH  prefix [default=/usr/local/cuda]])`,
+# `AS_HELP_STRING([--with-cuda], [...])`): one bracket level inside. Group 1 (re.split keeps it).
+AUTOCONF_COMMENT = re.compile(r"((?:(?<=\s)|^)#[^\n]*|(?<![\w-])dnl\b[^\n]*|AS_HELP_STRING\([^()]*\)"
+                              r"|\[[ \t]*--[\w-]+[^\[\]]*(?:\[[^\[\]]*\][^\[\]]*)*\])", re.M)
 C_COMMENT = re.compile(r"/\*.*?\*/|//[^\n]*", re.S)
 BOM = b"\xef\xbb\xbf"  # UTF-8's byte-order mark: it stays a file's first bytes
 PIPE_WIDTH = 100  # columns of a text output that is not a terminal (a valid COLUMNS overrides)

@@ -21,7 +21,10 @@ from portkit.textutil import printable
 DEFAULT_EXTENSIONS = (".cu", ".cuh", ".cpp", ".cc", ".cxx", ".c", ".h", ".hpp", ".hh", ".hxx", ".inl")
 CMAKE_NAMES = ("CMakeLists.txt",)
 CMAKE_SUFFIXES = (".cmake",)
-MAKE_NAMES = ("Makefile", "makefile", "GNUmakefile")
+# automake's input and the template it writes are Makefile syntax with automake's variables.
+MAKE_NAMES = ("Makefile", "makefile", "GNUmakefile", "Makefile.am", "Makefile.in")
+# autoconf's input: m4 macros around shell, which sets the compiler and libraries the Makefiles are given.
+AUTOCONF_NAMES = ("configure.ac", "configure.in")
 MAKE_SUFFIXES = (".mk",)
 _SKIP_DIRS = {".git", ".hg", ".svn"}
 _REQUIREMENTS = re.compile(r"^((requirements|constraints)[\w.-]*\.(txt|in)|environment\.ya?ml|pyproject\.toml|setup\.cfg|Pipfile)$")
@@ -69,18 +72,21 @@ class Excludes:
             raise InputError(f"bad exclude pattern {printable(exc)}") from None
 
 
-FILE_TYPES = ("source", "cmake", "make", "docker", "script", "python", "requirements")
+FILE_TYPES = ("source", "cmake", "make", "autoconf", "docker", "script", "python", "requirements")
 EXCLUDED = "excluded"  # all_files' type of a file the excludes name: copied as it is, never scanned
-BUILD_TYPES = ("cmake", "make")
+BUILD_TYPES = ("cmake", "make", "autoconf")
 CONVERTED_BUILD_TYPES = BUILD_TYPES + ("script",)  # convert rewrites a shell script's nvcc lines too
+SHELL_TYPES = ("autoconf", "script")  # shell syntax: convert rewrites them as scripts
 
 
 def file_type(name: str, extensions: tuple[str, ...]) -> str | None:
-    """"source", "cmake", "make", "docker", "script", "python", "requirements", or None."""
+    """"source", "cmake", "make", "autoconf", "docker", "script", "python", "requirements", or None."""
     if name in CMAKE_NAMES or name.endswith(CMAKE_SUFFIXES):
         return "cmake"
     if name in MAKE_NAMES or name.endswith(MAKE_SUFFIXES):
         return "make"
+    if name in AUTOCONF_NAMES:
+        return "autoconf"
     if os.path.splitext(name)[1].lower() in extensions:
         return "source"
     if name in ("Dockerfile", "Containerfile") or name.startswith("Dockerfile.") or name.endswith(".Dockerfile") \

@@ -16,6 +16,10 @@ from tests.conftest import require_tool
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 HIP52 = Target(rocm=(5, 2, 0))
 # --cmake-hipcc: the architectures of a target's HIP_ARCHITECTURES as hipcc's options.
+# What a converted Makefile whose nvcc became hipcc starts with (rules/_build.yaml's makefile_hip_platform).
+HIP_PLATFORM_LINES = "# hipcc builds for AMD GPUs even where nvcc is installed too\nexport HIP_PLATFORM ?= amd\n"
+# What --cmake-hipcc adds beside the link options: the C++ sources hipcc compiles keep g++'s narrowing warning.
+HIPCC_CXX_OPTIONS = 'add_compile_options("$<$<COMPILE_LANGUAGE:CXX>:-Wno-error=c++11-narrowing>")'
 OFFLOAD_ARCH_OPTIONS = ("$<$<BOOL:$<TARGET_PROPERTY:HIP_ARCHITECTURES>>:"
                         "--offload-arch=$<JOIN:$<TARGET_PROPERTY:HIP_ARCHITECTURES>,;--offload-arch=>>")
 
@@ -29,14 +33,14 @@ def test_makefile_rewrite(database) -> None:
             "app: app.cu\n\t$(NVCC) $(FLAGS) -arch=sm_70 -o $@ $< -lcurand -lcublas -lnccl -L/usr/local/cuda/lib64\n")
     result = convert_makefile(text, database)
     assert result.text == (
-        "NVCC = hipcc  # the nvcc compiler\n"
+        f"{HIP_PLATFORM_LINES}NVCC = hipcc  # the nvcc compiler\n"
         "# portkit: PK403 -Xptxas -v: ptxas options have no AMD equivalent (register limits: __launch_bounds__ on the "
         "kernels).\n"
         "FLAGS = -O3 --offload-arch=gfx90a --offload-arch=gfx942 -ffast-math -fopenmp -Wall -gline-tables-only\n"
         "app: app.cu\n"
         "# portkit: PK404 /usr/local/cuda: a CUDA install path; point it at ROCm (e.g. /opt/rocm or $(ROCM_PATH)).\n"
         "\t$(NVCC) $(FLAGS) --offload-arch=gfx906 -o $@ $< -lhiprand -lhipblas -lrccl -L/usr/local/cuda/lib64\n")
-    assert [(n.line, n.message.split(":")[0]) for n in result.notes] == [(3, "-Xptxas -v"), (6, "/usr/local/cuda")]
+    assert [(n.line, n.message.split(":")[0]) for n in result.notes] == [(5, "-Xptxas -v"), (8, "/usr/local/cuda")]
     assert convert_makefile(result.text, database).text == result.text
     assert "--offload-arch=gfx1100" in convert_makefile("X = -arch=sm_89\n", database, ("gfx1100",)).text
     flags = convert_makefile("CUDAFLAGS = -O3\nk: k.cu\n\t$(NVCC) $(CUDAFLAGS) -I$(CUDA)/include -L${CUDA_HOME}/lib64 $<\n",
@@ -426,10 +430,10 @@ def test_findcuda_targets_get_the_hip_language_and_hip_host(database) -> None:
         "target_link_libraries(svm-train svm)"]
     assert convert_cmake(hip, database, target=HIP52).text == hip
     hipcc = convert_cmake(FINDCUDA_TARGETS, database, target=HIP52, hipcc_as_cxx=True).text
-    assert hipcc.splitlines()[5:11] == [
-        "enable_language(CXX)", f'add_link_options("{OFFLOAD_ARCH_OPTIONS}")', "add_library(svm ${SRC})",
-        "target_link_libraries(svm hip::host)", *GLOBBED_CU[:2]]
-    assert hipcc.splitlines()[11] == GLOBBED_CU[2].replace("LANGUAGE HIP", "LANGUAGE CXX COMPILE_OPTIONS "
+    assert hipcc.splitlines()[5:12] == [
+        "enable_language(CXX)", f'add_link_options("{OFFLOAD_ARCH_OPTIONS}")', HIPCC_CXX_OPTIONS,
+        "add_library(svm ${SRC})", "target_link_libraries(svm hip::host)", *GLOBBED_CU[:2]]
+    assert hipcc.splitlines()[12] == GLOBBED_CU[2].replace("LANGUAGE HIP", "LANGUAGE CXX COMPILE_OPTIONS "
                                                            f'"-xhip;{OFFLOAD_ARCH_OPTIONS}"')
     assert convert_cmake(hipcc, database, target=HIP52, hipcc_as_cxx=True).text == hipcc
 
@@ -935,13 +939,13 @@ def test_makefile_nvcc_test_architecture_expression_and_fatbin(tmp_path: Path, d
     (tmp_path / "in" / "k.cu").write_text('extern "C" __global__ void k(float *x) { x[threadIdx.x] = 1; }\n')
     _portkit_convert(tmp_path / "in", tmp_path / "out")
     converted = (tmp_path / "out" / "Makefile").read_text()
-    assert converted == ('ifneq ("$(shell command -v hipcc)", "")\nCUDAPATH ?= /usr\nendif\nCOMPUTE ?= 75\n'
+    assert converted == (f'{HIP_PLATFORM_LINES}ifneq ("$(shell command -v hipcc)", "")\nCUDAPATH ?= /usr\nendif\nCOMPUTE ?= 75\n'
                          "NVCCFLAGS += --offload-arch=gfx90a\n\n%.fatbin: %.cu\n\thipcc $(NVCCFLAGS) --genco $< -o $@\n")
     script = "if [ -x /usr/local/cuda/bin/nvcc ]; then echo y; fi\n"
     from portkit.convert.build_files import convert_makefile
     assert convert_makefile(script, database, shell=True).text == 'if [ -x "$(command -v hipcc)" ]; then echo y; fi\n'
     require_tool("hipcc")
-    _run(["make", "k.fatbin"], tmp_path / "out", HIP_PLATFORM="amd")
+    _run(["make", "k.fatbin"], tmp_path / "out")
     assert (tmp_path / "out" / "k.fatbin").read_bytes().startswith(b"__CLANG_OFFLOAD_BUNDLE__")
     assert "CUDAPATH = /usr" in _run(["make", "-pn", "k.fatbin"], tmp_path / "out", HIP_PLATFORM="amd").stdout
 
@@ -961,7 +965,7 @@ def test_makefile_of_ptx_per_architecture_builds_code_objects(tmp_path: Path, da
     _portkit_convert(tmp_path / "in", tmp_path / "out")
     converted = (tmp_path / "out" / "Makefile").read_text()
     assert converted == (
-        "NVCC = hipcc\nCUDA_CC = 50 70\n"
+        f"{HIP_PLATFORM_LINES}NVCC = hipcc\nCUDA_CC = 50 70\n"
         "# portkit: PK403 -ptx: the file written is an AMD code object (hipModuleLoad or hipModuleLoadData loads it), "
         "not PTX text: a step that reads or embeds the PTX as text needs a look.\n"
         "NVCCFLAGS = -std=c++11 --genco\nCXXFLAGS = -std=c++98\n\nall: k.ptx\n\nk.ptx: k.cu\n"
@@ -1005,7 +1009,7 @@ def test_a_loop_over_nvidia_architectures_is_marked(database) -> None:
     make = ("all:\n\tfor cc in $(CUDA_CC); do \\\n\t  nvcc -arch=compute_$$cc -code=sm_$$cc -c k.cu -o k_$$cc.o; \\\n"
             "\tdone\n\tfor f in $(SRC); do nvcc -arch=sm_80 -c $$f; done\n")
     result = convert_makefile(make, database, target=HIP52)
-    assert [(n.line, n.code, n.message.split(":")[0]) for n in result.notes] == [(3, "PK401", "for cc in $(CUDA_CC)")]
+    assert [(n.line, n.code, n.message.split(":")[0]) for n in result.notes] == [(5, "PK401", "for cc in $(CUDA_CC)")]
     assert "\tfor f in $(SRC); do hipcc --offload-arch=gfx90a -c $$f; done\n" in result.text
     assert convert_makefile(result.text, database, target=HIP52).text == result.text
     script = "for arch in 70 80\ndo\n  nvcc -gencode arch=compute_${arch},code=sm_${arch} -c k.cu\ndone\n"
@@ -1255,7 +1259,7 @@ def test_nvccs_path_goes_whole_after_other_variables_and_a_quiet_prefix_stays(tm
             "k.o: k.cu\n\t$(MUTE)$(DESTDIR)$(CUDA_HOME)/bin/nvcc $(ARCH) -c $< -o $@\n"
             "main.o: main.cu\n\t$(AT)${DESTDIR}${PREFIX}/bin/nvcc $(ARCH) -c $< -o $@\n")
     converted = convert_makefile(text, database, target=HIP52).text
-    assert converted.splitlines()[5:] == [
+    assert converted.splitlines()[7:] == [
         "app: k.o main.o", "\t$(Q)hipcc $(ARCH) $^ -o $@", "k.o: k.cu", "\t$(MUTE)hipcc $(ARCH) -c $< -o $@",
         "main.o: main.cu", "\t$(AT)hipcc $(ARCH) -c $< -o $@"], converted
     (tmp_path / "Makefile").write_text(converted)
@@ -1277,8 +1281,8 @@ def test_nvccs_output_directory_of_the_dependency_step_becomes_the_rules_target(
     text = ("build/%.o: src/%.cu\n\t@mkdir -p $(@D)\n\tnvcc -arch=sm_80 -M $< -o $(@:.o=.d) -odir $(@D)\n"
             "\tnvcc -arch=sm_80 -c $< -o $@ -odir $(@D)\n")
     converted = convert_makefile(text, database, target=HIP52).text
-    assert converted.splitlines()[2] == "\thipcc --offload-arch=gfx90a -M $< -o $(@:.o=.d) -MT $(@D)/$(basename $(notdir $<)).o"
-    assert converted.splitlines()[3].startswith("# portkit: PK403 -odir $(@D): ")  # no -M: nvcc ignores it
+    assert converted.splitlines()[4] == "\thipcc --offload-arch=gfx90a -M $< -o $(@:.o=.d) -MT $(@D)/$(basename $(notdir $<)).o"
+    assert converted.splitlines()[5].startswith("# portkit: PK403 -odir $(@D): ")  # no -M: nvcc ignores it
     (tmp_path / "src").mkdir()
     (tmp_path / "src" / "k.cu").write_text("#include <hip/hip_runtime.h>\n__global__ void k() {}\n")
     (tmp_path / "Makefile").write_text(converted)
@@ -1367,3 +1371,91 @@ def test_cccls_packages_and_targets_become_rocms(tmp_path: Path, database) -> No
         ("PK102", "libcudacxx"), ("PK102", "libcudacxx::libcudacxx")]
     # colmap: find_package(CUDA QUIET) lost its QUIET.
     assert convert_cmake("find_package(CUDA QUIET)\n", database, target=HIP52).text == "find_package(hip QUIET)\n"
+
+
+def test_a_converted_makefile_builds_with_hipcc_where_nvcc_is_installed_too(tmp_path: Path, database) -> None:
+    """hipcc on a machine with nvcc too handed the job to nvcc ("Unknown option '--offload-arch'") unless the user set
+    HIP_PLATFORM=amd: the Makefile sets it, and the environment still chooses."""
+    require_tool("hipcc")
+    require_tool("make")
+    source = tmp_path / "in"
+    source.mkdir()
+    (source / "k.cu").write_text("__global__ void fill(int *p) { p[threadIdx.x] = 1; }\n"
+                                 "int main() { int *p; cudaMalloc(&p, 4); fill<<<1, 1>>>(p); return 0; }\n")
+    (source / "Makefile").write_text("# the kernel\nNVCC = nvcc\n\nk: k.cu\n\t$(NVCC) -arch=sm_80 -o $@ $<\n\n"
+                                     "platform:\n\t@echo $$HIP_PLATFORM\n")
+    _portkit_convert(source, tmp_path / "out")
+    out = tmp_path / "out"
+    makefile = (out / "Makefile").read_text()
+    assert makefile.startswith("# the kernel\n# hipcc builds for AMD GPUs even where nvcc is installed too\n"
+                               "export HIP_PLATFORM ?= amd\nNVCC = hipcc\n"), makefile
+    _portkit_convert(out, tmp_path / "again")
+    assert (tmp_path / "again" / "Makefile").read_text() == makefile
+    environment = {k: v for k, v in os.environ.items() if k != "HIP_PLATFORM"}
+    built = subprocess.run(["make", "k"], cwd=out, capture_output=True, text=True, env=environment, timeout=600)
+    assert built.returncode == 0 and (out / "k").exists(), built.stdout + built.stderr
+    chosen = subprocess.run(["make", "-s", "platform"], cwd=out, capture_output=True, text=True, check=True,
+                            env={**environment, "HIP_PLATFORM": "nvidia"}).stdout
+    assert chosen == "nvidia\n"
+
+
+def test_tests_for_two_nvcc_paths_that_became_one_for_hipcc_are_marked(database) -> None:
+    """gpu-burn: `ifneq ("$(wildcard /usr/bin/nvcc)", "")` ... `else ifneq ("$(wildcard /usr/local/cuda/bin/nvcc)",
+    "")` both test for hipcc now; the second branch can never be taken."""
+    from portkit.convert.build_files import convert_makefile
+
+    text = ('ifneq ("$(wildcard /usr/bin/nvcc)", "")\nCUDAPATH ?= /usr\n'
+            'else ifneq ("$(wildcard /usr/local/cuda/bin/nvcc)", "")\nCUDAPATH ?= /opt/cuda\nendif\n'
+            'ifdef DEBUG\nX = 1\nelse ifneq ("$(wildcard /usr/local/cuda/bin/nvcc)", "")\nX = 2\nendif\n')
+    lines = convert_makefile(text, database, target=HIP52).text.splitlines()
+    marked = [n for n, line in enumerate(lines) if line.startswith("# portkit: PK404 else ifneq")]
+    assert [lines[n + 1] for n in marked] == ['else ifneq ("$(shell command -v hipcc)", "")'], lines
+    assert lines[marked[0] - 2] == 'ifneq ("$(shell command -v hipcc)", "")', lines
+
+
+def test_host_sources_hipcc_compiles_keep_g_plus_pluss_narrowing_warning(tmp_path: Path) -> None:
+    """cudpp with --cmake-hipcc: a host .cpp, which g++ built with a -Wnarrowing warning (nvcc: #2361-D), went through
+    hipcc's clang, where narrowing in a braced initializer is an error; the C++ sources hipcc compiles keep it a
+    warning."""
+    require_tool("cmake")
+    require_tool("hipcc")
+    source = tmp_path / "in"
+    source.mkdir()
+    (source / "CMakeLists.txt").write_text("cmake_minimum_required(VERSION 3.18)\nproject(app LANGUAGES CXX CUDA)\n"
+                                           "add_executable(app main.cpp k.cu)\n")
+    (source / "k.cu").write_text("__global__ void k() {}\nvoid run() { k<<<1, 1>>>(); }\n")
+    (source / "main.cpp").write_text("struct S { char bit; };\nvoid run();\n"
+                                     "int main(int argc, char **) { S s = { argc & 1 ? 1 : 0 }; run(); return s.bit; }\n")
+    _portkit_convert(source, tmp_path / "out", "--cmake-hipcc")
+    _portkit_convert(tmp_path / "out", tmp_path / "again", "--cmake-hipcc")
+    out = tmp_path / "out"
+    converted = (out / "CMakeLists.txt").read_text()
+    assert (tmp_path / "again" / "CMakeLists.txt").read_text() == converted
+    assert converted.splitlines()[3] == HIPCC_CXX_OPTIONS
+    _run(["cmake", "-S", ".", "-B", "build", "-DCMAKE_CXX_COMPILER=hipcc", "-DCMAKE_HIP_ARCHITECTURES=gfx90a"], out,
+         HIP_PLATFORM="amd")
+    built = _run(["make", "-C", "build"], out, HIP_PLATFORM="amd")
+    assert "[-Wc++11-narrowing]" in built.stdout + built.stderr  # a warning still, as g++'s was
+    assert (out / "build" / "app").is_file()
+
+
+def test_a_library_a_cxx_target_links_by_name_becomes_the_hip_target_g_plus_plus_compiles_with(tmp_path: Path) -> None:
+    """A C++-only project's `target_link_libraries(app PRIVATE cuda)` became `amdhip64`, which gives no compile
+    definitions: g++ stopped at HIP's headers in main.cpp without __HIP_PLATFORM_AMD__. With the package found it is
+    hip::host now; find_library() still looks for the library's file."""
+    require_tool("cmake")
+    require_tool("hipcc")
+    source = tmp_path / "in"
+    source.mkdir()
+    (source / "CMakeLists.txt").write_text(
+        "cmake_minimum_required(VERSION 3.18)\nproject(p LANGUAGES CXX)\nfind_package(CUDAToolkit REQUIRED)\n"
+        "find_library(DRIVER cuda)\nadd_executable(app main.cpp)\ntarget_link_libraries(app PRIVATE cuda)\n")
+    (source / "main.cpp").write_text("#include <cuda.h>\nint main() { return cuInit(0); }\n")
+    _portkit_convert(source, tmp_path / "out")
+    out = tmp_path / "out"
+    converted = (out / "CMakeLists.txt").read_text()
+    assert converted.splitlines()[3:] == ["find_library(DRIVER amdhip64)", "add_executable(app main.cpp)",
+                                          "target_link_libraries(app PRIVATE hip::host)"], converted
+    _run(["cmake", "-S", ".", "-B", "build"], out)
+    _run(["make", "-C", "build"], out)
+    assert (out / "build" / "app").is_file()

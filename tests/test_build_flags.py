@@ -110,7 +110,7 @@ def test_a_translated_option_is_accepted_by_hipcc(nvcc: str, link: bool, tmp_pat
 @pytest.mark.parametrize("nvcc", NOTED)
 def test_a_translated_option_with_a_note_is_accepted_and_marked(nvcc: str, tmp_path: Path, database) -> None:
     text = _convert(f"-O2 {nvcc} -DX=1", database)
-    assert text.splitlines()[0].startswith(f"# portkit: PK403 {nvcc}:"), text
+    assert text.splitlines()[2].startswith(f"# portkit: PK403 {nvcc}:"), text  # after the HIP_PLATFORM lines
     assert _convert_file_twice(text, database) == text
     assert _converted_flags(text) == ["-O2", "--genco", "-DX=1"]
     result = _hipcc(tmp_path, _converted_flags(text), link=False)
@@ -120,7 +120,7 @@ def test_a_translated_option_with_a_note_is_accepted_and_marked(nvcc: str, tmp_p
 @pytest.mark.parametrize("nvcc", REMOVED)
 def test_an_option_hipcc_lacks_is_removed_with_a_marker(nvcc: str, tmp_path: Path, database) -> None:
     text = _convert(f"-O2 {nvcc} -DX=1", database)
-    assert text.splitlines()[0].startswith(f"# portkit: PK403 {nvcc}:"), text
+    assert text.splitlines()[2].startswith(f"# portkit: PK403 {nvcc}:"), text  # after the HIP_PLATFORM lines
     assert _converted_flags(text) == ["-O2", "-DX=1"]
     assert _convert_file_twice(text, database) == text
     # scan lists the option once, as convert marks it: not again for an option inside it (-Xcudafe --diag_suppress=1)

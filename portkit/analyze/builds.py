@@ -1,4 +1,4 @@
-"""Link libraries named in CMake files and Makefiles, and FindCUDA's variables and commands used in CMake files."""
+"""Link libraries named in CMake files, Makefiles and autoconf's configure.ac, and FindCUDA's variables and commands used in CMake files."""
 from __future__ import annotations
 
 import re
@@ -10,7 +10,7 @@ from portkit.codes import (CODES, FIND_CUDA, FINDCUDA_COMMAND, FINDCUDA_VARIABLE
                            RULE_CODES)
 from portkit.model import Finding, Position, Span
 from portkit.rules.build_facts import FindCudaCommand, FindCudaVariable, build_facts
-from portkit.textutil import HASH_COMMENT, LineIndex, blank
+from portkit.textutil import AUTOCONF_COMMENT, HASH_COMMENT, LineIndex, blank
 
 # Each pattern starts with its literal text and looks behind only after it: a pattern that starts with `\b` or a
 # lookbehind is tried at every offset, one with a literal skips to each at C speed (each of the four over the 1M-line
@@ -20,6 +20,10 @@ _LINK_FLAG = re.compile(r"-l(?<![\w-]-l)(\w+)")
 _CMAKE_LINK_CALL = re.compile(r"target_link_libraries(?<!\wtarget_link_libraries)\s*\(([^)]*)\)", re.S)
 _WORD = re.compile(r"[\w:.+-]+")
 _SM = re.compile(r"(?:sm|compute)_(?<!\wsm_)(?<!\wcompute_)(\d{2,3})[af]?\b")
+# autoconf's library tests: `AC_CHECK_LIB([cudart], [cudaMalloc], ...)`, `AC_SEARCH_LIBS([cuInit], [cuda nvcuda])`:
+# groups `library` and `function` (AC_CHECK_LIB's), `searched` and `libraries` (AC_SEARCH_LIBS' function and list).
+AUTOCONF_LIBRARY_TEST = re.compile(r"AC_CHECK_LIB(?<!\wAC_CHECK_LIB)\(\s*\[?(?P<library>\w+)\]?\s*,\s*\[?(?P<function>\w+)\]?"
+                                   r"|AC_SEARCH_LIBS(?<!\wAC_SEARCH_LIBS)\(\s*\[?(?P<searched>\w+)\]?\s*,\s*\[?(?P<libraries>[\w \t]+)\]?")
 _CMAKE_ARCHS = re.compile(r"CUDA_ARCHITECTURES\s+\"?([\d;\s]+(?:-real|-virtual)?)")
 
 
@@ -55,6 +59,10 @@ def link_names(file_type: str, text: str) -> list[tuple[int, str]]:
     found = [(m.start(1), m.group(1)) for m in _LINK_FLAG.finditer(text)]
     if file_type == "make":
         found += _assigned_libraries(text)
+    if file_type == "autoconf":
+        for test in AUTOCONF_LIBRARY_TEST.finditer(text):
+            group = "library" if test.group("library") else "libraries"
+            found += [(test.start(group) + w.start(), w.group()) for w in re.finditer(r"\w+", test.group(group))]
     if file_type == "cmake":
         found += [(m.start(), m.group()) for m in _CMAKE_TARGET.finditer(text)]
         for call in _CMAKE_LINK_CALL.finditer(text):
@@ -213,11 +221,11 @@ def findcuda_advice(variable: FindCudaVariable) -> str:
     return variable.advice
 
 
-@analyzer("cmake", "make", codes=(GPU_ARCHITECTURE, FIND_CUDA, FINDCUDA_VARIABLE, FINDCUDA_COMMAND, NVCC_FLAG,
-                                  *RULE_CODES))
+@analyzer("cmake", "make", "autoconf",
+          codes=(GPU_ARCHITECTURE, FIND_CUDA, FINDCUDA_VARIABLE, FINDCUDA_COMMAND, NVCC_FLAG, *RULE_CODES))
 def analyze_build_file(file: TextFile, context: Context) -> Iterable[Finding]:
     lines = LineIndex(file.text)
-    code = blank(file.text, HASH_COMMENT)
+    code = blank(file.text, AUTOCONF_COMMENT if file.file_type == "autoconf" else HASH_COMMENT)
     for offset, name in link_names(file.file_type, code):
         rule = context.rules.link(name)
         if rule is not None:

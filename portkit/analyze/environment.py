@@ -17,7 +17,7 @@ from portkit.codes import CODES, NVCC_FLAG, group_codes
 from portkit.model import Finding
 from portkit.resources import load_data
 from portkit.rules.build_facts import NvccOption, build_facts
-from portkit.textutil import HASH_COMMENT, LineIndex, blank
+from portkit.textutil import AUTOCONF_COMMENT, HASH_COMMENT, LineIndex, blank
 from portkit.walk import FILE_TYPES
 
 TEXT_FILE_TYPES = tuple(t for t in FILE_TYPES if t != "source")
@@ -89,7 +89,7 @@ def _nvcc_options(file: TextFile, code_text: str, lines: LineIndex[str]) -> Iter
 
 @analyzer(*TEXT_FILE_TYPES, codes=group_codes("environment"))
 def analyze_environment(file: TextFile, context: Context) -> Iterator[Finding]:
-    code_text = blank(file.text, HASH_COMMENT)
+    code_text = blank(file.text, AUTOCONF_COMMENT if file.file_type == "autoconf" else HASH_COMMENT)
     lines = LineIndex(file.text)
     lowered = code_text.lower() if code_text.isascii() else None
     for pattern in patterns():
@@ -101,5 +101,5 @@ def analyze_environment(file: TextFile, context: Context) -> Iterator[Finding]:
             code = CODES[pattern.code]
             yield Finding(path=file.path, position=position, code=pattern.code, name=name, message=f"{code.summary}: {name}",
                           severity=code.severity, advice=pattern.advice or code.fix, span=span)
-    if file.file_type in ("cmake", "make", "script"):
+    if file.file_type in ("cmake", "make", "autoconf", "script"):
         yield from _nvcc_options(file, code_text, lines)

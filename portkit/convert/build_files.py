@@ -10,15 +10,16 @@ import re
 from typing import Callable
 
 from portkit.analyze.build_commands import OUTPUT_DIRECTORY, gpu_compiler_options, names_dependency_target
-from portkit.analyze.builds import ASSIGNMENT, LIBRARY_NAME, LIBRARY_VARIABLE_USE, library_variables
-from portkit.codes import GPU_ARCHITECTURE
+from portkit.analyze.builds import (ASSIGNMENT, AUTOCONF_LIBRARY_TEST, LIBRARY_NAME, LIBRARY_VARIABLE_USE,
+                                    library_variables)
+from portkit.codes import CUDA_PATH, GPU_ARCHITECTURE, Status, code_for_status
 from portkit.convert.build_flags import (arch_list, hip_library, library_code, link_flags, translate_flags,
                                          unported_advice, unsupported)
-from portkit.convert.build_text import SHELL_COMMENT, BuildConversion, Rewriter
+from portkit.convert.build_text import HASH_COMMENT, SHELL_COMMENT, BuildConversion, Rewriter
 from portkit.rules import RuleDatabase
 from portkit.rules.build_facts import BuildFacts, build_facts
 from portkit.rules.versions import Target
-from portkit.textutil import blank
+from portkit.textutil import AUTOCONF_COMMENT, blank
 
 
 # A shell loop whose variable an architecture option takes: `for cc in $(CUDA_CC); do nvcc -arch=compute_$$cc ...`.
@@ -84,6 +85,45 @@ def _library_variables(rw: Rewriter, rules: RuleDatabase, target: Target) -> Non
     rw.sub(ASSIGNMENT, lambda m: m.group(1) + LIBRARY_NAME.sub(library, m.group(3)) if m.group(2) in used else m.group())
 
 
+def _autoconf_library_tests(rw: Rewriter, rules: RuleDatabase, target: Target) -> None:
+    """configure.ac's `AC_CHECK_LIB([cudart], [cudaMalloc])`: HIP's library, and the function HIP's spelling of it,
+    else the test would fail on a ROCm machine (a function HIP lacks: a note)."""
+    def library(name: str, offset: int) -> str:
+        rule = rules.link(name)
+        found = hip_library(rule, target)
+        if found is not None:
+            return found.hip
+        advice = unported_advice(rule, target) or (rule.resolve(target).advice if unsupported(rule) else "")
+        if advice:
+            rw.note(offset, library_code(rule, target), f"{name}: {advice}")
+        return name
+
+    def function(name: str, offset: int) -> str:
+        rule = rules.lookup(name)
+        resolved = rule.resolve(target) if rule is not None else None
+        if resolved is not None and resolved.hip and resolved.status is not Status.UNSUPPORTED:
+            return resolved.hip
+        if rule is not None:
+            rw.note(offset, code_for_status(resolved.status), f"{name}: no HIP function to test for; test for one "
+                    "the program calls that HIP has (hipMalloc), or drop the test.")
+        return name
+
+    def replace(match: re.Match) -> str:
+        text, end = "", match.start()
+        for group in ("library", "function", "searched", "libraries"):
+            if match.group(group) is None:
+                continue
+            text += match.string[end:match.start(group)]
+            if group in ("function", "searched"):
+                text += function(match.group(group), match.start(group))
+            else:
+                text += re.sub(r"\w+", lambda w: library(w.group(), match.start(group) + w.start()), match.group(group))
+            end = match.end(group)
+        return text + match.string[end:match.end()]
+
+    rw.sub(AUTOCONF_LIBRARY_TEST, replace)
+
+
 _ARCH_FLAG_OF_VARIABLE = r"(?<![\w-])(?:-arch|--gpu-architecture)[= ]\s*(\$[({])(\w+)([)}])"
 # `NAME = sm_60` on a line of its own: the assignment up to the value, the name, the value.
 _ARCH_ASSIGNMENT = r"(?m)^([ \t]*(\w+)[ \t]*(?::=|\?=|=)[ \t]*)((?:sm|compute)_\d+[af]?)(?=[ \t]*$)"
@@ -129,13 +169,46 @@ def _dependency_targets(rw: Rewriter, for_hipcc: Callable[[re.Match], bool]) -> 
     rw.sub(OUTPUT_DIRECTORY, replace)
 
 
+# A make conditional's lines: `ifneq (...)`, `else ifdef NAME`, `endif`; groups `else`, `test` (its condition).
+_CONDITIONAL = r"(?m)^[ \t]*(?:(?P<else>else)[ \t]+)?(?:ifn?eq|ifn?def)[ \t]+(?P<test>[^\n]*?)[ \t]*$|^[ \t]*(?P<end>endif)\b"
+_SAME_TEST = ("its test is now the same as an earlier branch's (both tested for nvcc's path; hipcc's is one), so this "
+              "branch is never taken: drop it, or test for what tells the two apart (the ROCm path: /opt/rocm/bin/hipcc).")
+
+
+def _repeated_hipcc_tests(rw: Rewriter) -> None:
+    """`ifneq ("$(wildcard /usr/bin/nvcc)","")` ... `else ifneq ("$(wildcard /usr/local/cuda/bin/nvcc)","")` (gpu-burn)
+    both test for hipcc now: the later branch, never taken, gets a marker."""
+    chains: list[set[str]] = []
+    for offset, match in rw.find(_CONDITIONAL):
+        if match.group("end"):
+            if chains:
+                chains.pop()
+            continue
+        test = " ".join(match.group("test").split())
+        if not match.group("else") or not chains:
+            chains.append({test})
+        elif test in chains[-1] and "hipcc" in test:
+            rw.note(offset, CUDA_PATH, f"{match.group().strip()}: {_SAME_TEST}")
+        else:
+            chains[-1].add(test)
+
+
+def _hip_platform(rw: Rewriter, facts: BuildFacts) -> None:
+    """The lines that make hipcc build for AMD where nvcc is installed too, after the file's leading comments."""
+    if re.search(r"(?m)^[ \t]*(?:(?:export|override)[ \t]+)*HIP_PLATFORM[ \t]*(?:::?=|\?=|=)", rw.text):
+        return  # the file's own, or this line from an earlier convert
+    rw.insert_lines(re.match(r"(?:[ \t]*(?:#[^\n]*)?\n)*", rw.text).end(), facts.makefile_hip_platform)
+
+
 def convert_makefile(text: str, rules: RuleDatabase, offload_arch: tuple[str, ...] = (),
-                     shell: bool = False, target: Target = Target()) -> BuildConversion:
+                     shell: bool = False, target: Target = Target(), file_type: str = "") -> BuildConversion:
     """A Makefile's, or (`shell`) a shell script's, nvcc command lines: the two share `NAME=value`
     assignments and `$(NAME)`/`${NAME}` uses; a shell comment starts only where a word does. A library
-    the targeted HIP lacks stays CUDA's, with a note."""
+    the targeted HIP lacks stays CUDA's, with a note. `file_type` "autoconf": a configure.ac (`shell`), whose
+    library tests name libraries too."""
     facts = build_facts().for_target(target)
-    rewriter = Rewriter(text, SHELL_COMMENT) if shell else Rewriter(text)
+    rewriter = Rewriter(text, AUTOCONF_COMMENT if file_type == "autoconf" else SHELL_COMMENT if shell else HASH_COMMENT)
+    switched = any(rewriter.find(rf"{_NVCC_PATH}|(?:(?<![\w/.-])|(?<=:-))nvcc(?![\w-])"))
     # A test for nvcc's file asks whether the compiler is installed: ask the same of hipcc, wherever it is (the bare
     # name would be a file in the current directory).
     if shell:
@@ -144,6 +217,10 @@ def convert_makefile(text: str, rules: RuleDatabase, offload_arch: tuple[str, ..
         rewriter.sub(rf"\$\(wildcard[ \t]+{_NVCC_PATH}[ \t]*\)", lambda m: "$(shell command -v hipcc)")
     rewriter.sub(_NVCC_PATH, _nvcc_path_to_hipcc(blank(text, rewriter.comment), facts))
     rewriter.sub(r"(?:(?<![\w/.-])|(?<=:-))nvcc(?![\w-])", lambda m: "hipcc")  # `${NVCC:-nvcc}` too
+    if not shell:
+        _repeated_hipcc_tests(rewriter)
+        if switched:
+            _hip_platform(rewriter, facts)
     _arch_variables(rewriter, facts, offload_arch)
     _architecture_loops(rewriter)
     for_hipcc = gpu_compiler_options(blank(rewriter.text, rewriter.comment), facts)
@@ -151,6 +228,8 @@ def convert_makefile(text: str, rules: RuleDatabase, offload_arch: tuple[str, ..
         _dependency_targets(rewriter, for_hipcc)
     translate_flags(rewriter, facts, offload_arch, for_hipcc)
     _host_hip_flags(rewriter, facts)
-    link_flags(rewriter, rules, target, "script" if shell else "make")
+    link_flags(rewriter, rules, target, file_type or ("script" if shell else "make"))
     _library_variables(rewriter, rules, target)
+    if file_type == "autoconf":
+        _autoconf_library_tests(rewriter, rules, target)
     return rewriter.finish()

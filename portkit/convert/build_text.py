@@ -78,6 +78,11 @@ class Rewriter:
         """The replacement for something that stays as it is but needs a note: `text` and its note's tag."""
         return text + self.removed(code, message)
 
+    def insert_lines(self, offset: int, lines: tuple[str, ...]) -> None:
+        """`lines` added at `offset` of the current text, the start of a line."""
+        self._flush()
+        self.text = self.text[:offset] + "".join(f"{line}\n" for line in lines) + self.text[offset:]
+
     def _flush(self) -> None:
         for offset, index in sorted(self._pending, reverse=True):
             self.text = self.text[:offset] + _tag(index) + self.text[offset:]

@@ -22,6 +22,7 @@ from portkit.convert.findcuda import rewrite_findcuda_commands, rewrite_findcuda
 from portkit.rules import RuleDatabase
 from portkit.rules.build_facts import BuildFacts, build_facts
 from portkit.rules.versions import Target
+from portkit.textutil import HASH_COMMENT, blank
 
 
 _GENEX_CUDA = re.compile(r"(?<![\w-])CUDA(?![\w-])")
@@ -61,7 +62,7 @@ def convert_cmake(text: str, rules: RuleDatabase, offload_arch: tuple[str, ...] 
     link_flags(rw, rules, target, "cmake")
     mark_cu_sources(rw)
     if hipcc_as_cxx:
-        _hip_as_cxx(rw)
+        _hip_as_cxx(rw, facts)
     return rw.finish()
 
 
@@ -150,14 +151,22 @@ def _cmake_libraries(rw: Rewriter, rules: RuleDatabase, target: Target) -> None:
     rw.sub(r"\bfind_package\s*\(\s*(?:CUDAToolkit|CUDA)\b[^)]*\)", find_package, re.I)
     _cccl_packages(rw)
 
-    def link_words(match: re.Match) -> str:
+    # A library linked by name (`cuda`) gets no compile definitions: a C++ source g++ compiles that now includes
+    # HIP's headers needs hip::host's __HIP_PLATFORM_AMD__, so a target links the HIP target where its package is found.
+    found = {name.lower() for name in re.findall(r"\bfind_package\s*\(\s*(\w+)", blank(rw.text, HASH_COMMENT), re.I)}
+
+    def link_words(match: re.Match, targets: bool) -> str:
         def word(w: re.Match) -> str:
             rule = hip_library(rules.link(w.group()), target)
-            return rule.hip if rule is not None and "::" not in w.group() else w.group()
+            if rule is None or "::" in w.group():
+                return w.group()
+            if targets and rule.hip_cmake and _cmake_packages(rule.hip_cmake)[-1].lower() in found:
+                return rule.hip_cmake
+            return rule.hip
         return match.group(1) + re.sub(r"(?<![\w:${])[A-Za-z_]\w*(?![\w:}])", word, match.group(2)) + ")"
 
-    rw.sub(r"\b(target_link_libraries\s*\(\s*[\w${}.-]+)([^)]*)\)", link_words, re.I)
-    rw.sub(r"\b(find_library\s*\(\s*\w+)([^)]*)\)", link_words, re.I)
+    rw.sub(r"\b(target_link_libraries\s*\(\s*[\w${}.-]+)([^)]*)\)", lambda m: link_words(m, True), re.I)
+    rw.sub(r"\b(find_library\s*\(\s*\w+)([^)]*)\)", lambda m: link_words(m, False), re.I)
 
 
 def _find_options(call: str) -> str:
@@ -208,17 +217,23 @@ def _cccl_packages(rw: Rewriter) -> None:
 _LINK_ARCHITECTURES = f'add_link_options("{OFFLOAD_ARCH_OPTIONS}")'
 
 
-def _hip_as_cxx(rw: Rewriter) -> None:
+def _cxx_options(facts: BuildFacts) -> str:
+    """The options every C++ source hipcc compiles gets: its host sources were g++'s (rules/_build.yaml)."""
+    return f'add_compile_options("$<$<COMPILE_LANGUAGE:CXX>:{";".join(facts.hipcc_cxx_options)}>")'
+
+
+def _hip_as_cxx(rw: Rewriter, facts: BuildFacts) -> None:
     """The HIP language written above, made C++ compiled by hipcc (Debian's CMake 3.25 cannot use its HIP 5.2
     as the HIP language: docs/convert.md says why)."""
     linked = _LINK_ARCHITECTURES in rw.text
+    added = [_LINK_ARCHITECTURES] + ([] if _cxx_options(facts) in rw.text else [_cxx_options(facts)])
 
     def with_link_architectures(call: str, match: re.Match) -> str:
         nonlocal linked
         if linked:
             return call
         linked = True
-        return f"{call}\n{line_indent(match)}{_LINK_ARCHITECTURES}"
+        return "\n".join([call, *(line_indent(match) + line for line in added)])
 
     def project(match: re.Match) -> str:
         call = match.group()

@@ -209,6 +209,8 @@ class BuildFacts:
     findcudatoolkit_other: str = ""  # the advice for a use of a FindCUDAToolkit variable not listed
     cccl_packages: tuple[CcclPackage, ...] = ()  # CUDA's C++ libraries' CMake packages and what HIP has for them
     thrust_target: str = ""  # the target thrust_create_target's links
+    makefile_hip_platform: tuple[str, ...] = ()  # the lines a Makefile compiling with hipcc starts with
+    hipcc_cxx_options: tuple[str, ...] = ()  # what C++ sources hipcc compiles (--cmake-hipcc) get, as g++ built them
 
     def findcuda_variable(self, name: str) -> FindCudaVariable | None:
         """The variable FindCUDA or FindCUDAToolkit sets named `name`, or None (another name)."""
@@ -321,7 +323,9 @@ def _parse(data: dict) -> BuildFacts:
                       frozenset(str(c).lower() for c in data["findcuda_library_path"]["commands"]),
                       str(data["findcuda_library_path"]["path"]),
                       tuple(str(v) for v in data["command_prefix_variables"]), str(data["findcudatoolkit_other"]),
-                      tuple(_cccl_package(entry) for entry in data["cccl_packages"]), str(data["thrust_target"]))
+                      tuple(_cccl_package(entry) for entry in data["cccl_packages"]), str(data["thrust_target"]),
+                      tuple(str(line) for line in data["makefile_hip_platform"]),
+                      tuple(str(option) for option in data["hipcc_cxx_options"]))
 
 
 @functools.lru_cache(maxsize=1)

@@ -1,0 +1,120 @@
+"""autoconf and automake projects (ccminer's shape): configure.ac and Makefile.am are build files to scan and convert
+(portkit/walk.py, analyze/builds.py, convert/build_files.py), and the port configures and builds with the real
+autoreconf, configure and make."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.conftest import require_tool
+
+CONFIGURE_AC = """\
+AC_INIT([miner], [1.0])
+AM_INIT_AUTOMAKE([foreign])
+AC_PROG_CC
+AC_PROG_CXX
+dnl Setup CUDA paths
+AC_ARG_WITH([cuda],
+   [  --with-cuda=PATH    prefix where cuda is installed [default=/usr/local/cuda]])
+NVCC="nvcc"
+if test -n "$with_cuda" ; then
+  CUDA_LIBS="-lcudart"
+  CUDA_LDFLAGS="-L$with_cuda/lib"
+  if test -x "$with_cuda/bin/nvcc" ; then
+    NVCC="$with_cuda/bin/nvcc"
+  fi
+else
+  CUDA_LIBS="-lcudart"
+  CUDA_LDFLAGS="-L/usr/local/cuda/lib64"
+fi
+AC_CHECK_LIB([cudart], [cudaMalloc], [], [AC_MSG_ERROR([the CUDA runtime is required])], [$CUDA_LDFLAGS])
+AC_SUBST(CUDA_LIBS)
+AC_SUBST(CUDA_LDFLAGS)
+AC_SUBST(NVCC)
+AC_CONFIG_FILES([Makefile])
+AC_OUTPUT
+"""
+MAKEFILE_AM = """\
+bin_PROGRAMS = miner
+miner_SOURCES = main.cpp kern.cu
+miner_LDFLAGS = @CUDA_LDFLAGS@
+miner_LDADD = @CUDA_LIBS@ -lcuda
+nvcc_ARCH = -gencode=arch=compute_52,code=\\"sm_52,compute_52\\"
+
+.cu.o:
+\t$(NVCC) $(nvcc_ARCH) --maxrregcount=128 -o $@ -c $<
+"""
+KERNEL = """\
+#include <cuda_runtime.h>
+__global__ void fill(int *p) { p[threadIdx.x] = 1; }
+int run(void) {
+    int *p = 0;
+    if (cudaMalloc(&p, 32 * sizeof(int)) != cudaSuccess) return 1;
+    fill<<<1, 32>>>(p);
+    return cudaFree(p) != cudaSuccess;
+}
+"""
+MAIN = "int run(void);\nint main() { return run(); }\n"
+
+
+def _project(root: Path) -> Path:
+    root.mkdir()
+    for name, text in (("configure.ac", CONFIGURE_AC), ("Makefile.am", MAKEFILE_AM), ("kern.cu", KERNEL),
+                       ("main.cpp", MAIN)):
+        (root / name).write_text(text)
+    return root
+
+
+def _portkit(*arguments: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "portkit", *arguments, "--rocm-version", "5.2"], capture_output=True,
+                          text=True, check=True)
+
+
+def _run(command: list[str], cwd: Path, **env: str) -> subprocess.CompletedProcess:
+    result = subprocess.run(command, cwd=cwd, capture_output=True, text=True, env={**os.environ, **env}, timeout=600,
+                            check=False)
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    return result
+
+
+def test_configure_ac_and_makefile_am_are_scanned_as_build_files(tmp_path: Path) -> None:
+    source = _project(tmp_path / "in")
+    report = json.loads(_portkit("scan", str(source), "--format", "json").stdout)
+    kinds = {Path(f["path"]).name: f["kind"] for f in report["files"]}
+    assert kinds["configure.ac"] == "autoconf" and kinds["Makefile.am"] == "make", kinds
+    found = {(Path(f["path"]).name, f["code"], f["name"]) for f in report["findings"]}
+    assert {("configure.ac", "PK404", "cuda"), ("configure.ac", "PK404", "/usr/local/cuda"),
+            ("Makefile.am", "PK403", "--maxrregcount=128"), ("Makefile.am", "PK401", "sm_52")} <= {
+        (n, c, name) for n, c, name in found}, found
+    cudart = [f for f in report["findings"] if f["name"] == "cudart"]
+    assert len(cudart) == 3, cudart  # two -lcudart and AC_CHECK_LIB's
+
+
+def test_an_autotools_project_configures_and_builds_with_hipcc(tmp_path: Path) -> None:
+    """ccminer's configure.ac and Makefile.am were copied as they were: nvcc, -lcudart and sm_52's -gencode."""
+    for tool in ("autoreconf", "automake", "make", "hipcc"):
+        require_tool(tool)
+    source = _project(tmp_path / "in")
+    out = tmp_path / "out"
+    _portkit("convert", str(source), "-o", str(out))
+    configure_ac, makefile_am = (out / "configure.ac").read_text(), (out / "Makefile.am").read_text()
+    assert 'NVCC="hipcc"' in configure_ac and 'test -x "$(command -v hipcc)"' in configure_ac, configure_ac
+    assert "AC_CHECK_LIB([amdhip64], [hipMalloc]," in configure_ac, configure_ac
+    assert "# portkit: PK404 cuda: configure's --with-cuda=PATH" in configure_ac, configure_ac
+    assert "miner_LDADD = @CUDA_LIBS@ -lamdhip64\n" in makefile_am, makefile_am
+    assert "nvcc_ARCH = --offload-arch=gfx90a\n" in makefile_am, makefile_am
+    assert "# portkit: PK403 --maxrregcount=128" in makefile_am, makefile_am
+    # The option's help text is configure --help's, no code: no marker inside it, none for its default path.
+    assert "\nAC_ARG_WITH([cuda],\n   [  --with-cuda=PATH " in configure_ac, configure_ac
+    assert configure_ac.count("# portkit: PK404 /usr/local/cuda") == 1, configure_ac
+    _run(["autoreconf", "-i"], out)
+    assert "portkit" not in _run(["./configure", "--help"], out).stdout
+    # Debian's HIP is installed under /usr: the prefix the marker says to give configure.
+    _run(["./configure", "--with-cuda=/usr"], out)
+    assert "NVCC = hipcc" in (out / "Makefile").read_text()
+    _run(["make"], out, HIP_PLATFORM="amd")
+    needed = _run(["readelf", "-d", "miner"], out).stdout
+    assert "libamdhip64" in needed and "libcudart" not in needed, needed
