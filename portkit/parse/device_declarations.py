@@ -20,8 +20,17 @@ _FUNCTIONS = ("function_definition", "declaration")
 _NAMES = ("identifier", "operator_name")
 
 
+# How many #if groups deep a branch is read. Projects nest a few; a file nesting 100,000 would have each directive
+# walk every group beneath it (quadratic in the file) and exhaust Python's recursion.
+MAX_NESTING = 16
+
+
 class _Other(Exception):
     """The branch holds something besides device functions."""
+
+
+class NestedTooDeep(Exception):
+    """The branch nests #if groups deeper than MAX_NESTING."""
 
 
 def branch_items(directive: Node) -> list[Node]:
@@ -30,25 +39,41 @@ def branch_items(directive: Node) -> list[Node]:
     return [child for child in directive.named_children if child not in skipped]
 
 
+def flattened(items: Iterable[Node]) -> Iterator[Node]:
+    """`items`, each nested #if group replaced by what its branches hold (their tests aside), in order; raises
+    NestedTooDeep where groups nest deeper than MAX_NESTING. A loop, not recursion: a hostile file nests 100,000."""
+    stack = [iter(items)]
+    while stack:
+        node = next(stack[-1], None)
+        if node is None:
+            stack.pop()
+        elif node.type in _GROUPS:  # its branches: the #if's (or the #elif's, #else's given alone), then its chain's
+            if node.type in ("preproc_if", "preproc_ifdef") and len(stack) > MAX_NESTING:
+                raise NestedTooDeep
+            held: list[Node] = []
+            branch: Node | None = node
+            while branch is not None:  # however long the chain, one level
+                held += branch_items(branch)
+                branch = branch.child_by_field_name("alternative")
+            stack.append(iter(held))
+        else:
+            yield node
+
+
 def device_functions(items: Iterable[Node]) -> Optional[tuple[str, ...]]:
     """The names of the device-only functions `items` declare or define, in order, once each (() for none);
     None where they hold anything else. Comments, `#pragma` lines and nested #if groups of the same are nothing else."""
     try:
         return tuple(dict.fromkeys(_names(items)))
-    except _Other:
+    except (_Other, NestedTooDeep):
         return None
 
 
 def _names(items: Iterable[Node]) -> Iterator[str]:
-    for node in items:
+    for node in flattened(items):  # a nested group: each of its branches, its test aside
         if node.type == "comment":
             continue
-        if node.type in _GROUPS:  # a nested group: each of its branches, its test aside
-            yield from _names(branch_items(node))
-            alternative = node.child_by_field_name("alternative")
-            if alternative is not None:
-                yield from _names([alternative])
-        elif node.type == "preproc_call" and _directive(node) == b"#pragma":
+        if node.type == "preproc_call" and _directive(node) == b"#pragma":
             continue
         elif node.type in _FUNCTIONS and (name := _device_function_name(node)):
             yield name

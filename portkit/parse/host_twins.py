@@ -15,13 +15,12 @@ from typing import Iterable, Iterator, NamedTuple
 
 from tree_sitter import Node
 
-from portkit.parse.device_declarations import branch_items
+from portkit.parse.device_declarations import NestedTooDeep, flattened
 from portkit.parse.spaces import function_declarator, spaces_of
 
 # What a twin's declaration gets before it (TwinFacts.edits' kind is an index): a device function is made callable
 # from host code, a host function from device code (its `__host__`, where it has one, kept).
 ADDED_SPACES = ("__host__ ", "__device__ ", "__host__ __device__ ")
-_GROUPS = ("preproc_if", "preproc_ifdef", "preproc_else", "preproc_elif", "preproc_elifdef")
 _FUNCTIONS = ("function_definition", "declaration")
 
 
@@ -32,8 +31,15 @@ class TwinFacts(NamedTuple):
 
 
 def host_twins(device_items: Iterable[Node], host_items: Iterable[Node]) -> TwinFacts:
-    """The twins of the `__device__`-only functions `device_items` declare among what `host_items` defines."""
-    device = list(_declarations(device_items))
+    """The twins of the `__device__`-only functions `device_items` declare among what `host_items` defines (none where
+    either nests #if groups too deep to read)."""
+    try:
+        return _twins(list(_declarations(device_items)), host_items)
+    except NestedTooDeep:
+        return TwinFacts()
+
+
+def _twins(device: list[tuple[str, Node]], host_items: Iterable[Node]) -> TwinFacts:
     devices = {name for name, node in device if _function(node) and spaces_of(node) == ("__device__",)}
     if not devices:
         return TwinFacts()
@@ -70,13 +76,8 @@ def _host_only(node: Node) -> bool:
 def _declarations(items: Iterable[Node]) -> Iterator[tuple[str, Node]]:
     """(name, node) for each function declared or defined and each macro defined, nested #if groups' included;
     a variable's declaration too (its node has no function declarator)."""
-    for node in items:
-        if node.type in _GROUPS:
-            yield from _declarations(branch_items(node))
-            alternative = node.child_by_field_name("alternative")
-            if alternative is not None:
-                yield from _declarations([alternative])
-        elif node.type in ("preproc_def", "preproc_function_def"):
+    for node in flattened(items):
+        if node.type in ("preproc_def", "preproc_function_def"):
             name = node.child_by_field_name("name")
             if name is not None:
                 yield (name.text or b"").decode("utf-8", "replace"), node
