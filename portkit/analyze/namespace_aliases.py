@@ -31,11 +31,14 @@ OWN_ALIAS_SUFFIX = "::"
 
 def own_namespace_aliases(parsed: ParsedFile, context: Context) -> frozenset[str]:
     """The file's namespace aliases to a namespace that is not CUDA's (no rule knows it, and it does not look like
-    CUDA's), spelled `cub::`: a name the alias starts is the project's, wherever a file sees the alias."""
+    CUDA's) nor HIP's twin of the CUDA one it names (`namespace cub = hipcub;`, a port's: analyze/alias_scope.py),
+    spelled `cub::`: a name the alias starts is the project's, wherever a file sees the alias."""
     own = set()
     for alias in parsed.of(Role.NAMESPACE_ALIAS):
-        member = f"{alias.detail.lstrip(':')}::_"
-        if CUDA_LOOKING.match(member) is None and context.rules.lookup_qualified(member)[0] is None:
+        target = alias.detail.lstrip(":")
+        member = f"{target}::_"
+        if CUDA_LOOKING.match(member) is None and context.rules.lookup_qualified(member)[0] is None \
+                and not context.rules.is_hip_alias(alias.text, target):
             own.add(alias.text + OWN_ALIAS_SUFFIX)
     return frozenset(own)
 
