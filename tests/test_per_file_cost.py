@@ -55,3 +55,25 @@ def test_a_file_is_prepared_from_its_own_names_only(path: Path) -> None:
     plain = parse_source(path.name, source, macros=table)
     large = parse_source(path.name, source, macros=project_sized(table, 1_000))
     assert large.occurrences == plain.occurrences
+
+
+class CountedBytes(bytes):
+    """A file's bytes that count how often a step searches all of them for a word."""
+
+    searches = 0
+
+    def __contains__(self, word: object) -> bool:
+        CountedBytes.searches += 1
+        return super().__contains__(word)
+
+
+def test_a_files_defines_are_read_without_searching_the_file_again_for_each() -> None:
+    """The #defines of a file with no Windows-only test are read in one pass: a search of the whole file for the
+    foreign platforms' macros at each #define made the table's cost the file's length times its #defines."""
+    from portkit.parse.macros import file_definitions
+
+    for count in (10, 1_000):
+        CountedBytes.searches = 0
+        source = CountedBytes(b"".join(b"#define M%d %d\nint v%d;\n" % (i, i, i) for i in range(count)))
+        assert len(file_definitions(source)) == count
+        assert CountedBytes.searches < 40, f"{CountedBytes.searches} searches of the file for {count} #defines"

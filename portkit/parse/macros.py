@@ -136,9 +136,10 @@ def file_definitions(source: bytes) -> FileDefinitions:
         return ()
     found = []
     structure = None  # the file's #if branches, read only where a define may be under a foreign or keyword test
-    foreign = [name.encode() for name in foreign_macros()]
+    # Once a file: searched again at each #define, it cost the file's length times its #defines.
+    foreign = any(name.encode() in source for name in foreign_macros())
     for match in line_matches(source, b"define", _DEFINE):
-        if structure is None and (match.group(1) in _CONDITIONAL_KEYWORDS or any(name in source for name in foreign)):
+        if structure is None and (foreign or match.group(1) in _CONDITIONAL_KEYWORDS):
             structure = branches(source)
         if structure is not None and (structure.never_taken(match.start()) or match.group(1) in _CONDITIONAL_KEYWORDS
                                       and structure.conditional(match.start())):
