@@ -1459,3 +1459,24 @@ def test_a_library_a_cxx_target_links_by_name_becomes_the_hip_target_g_plus_plus
     _run(["cmake", "-S", ".", "-B", "build"], out)
     _run(["make", "-C", "build"], out)
     assert (out / "build" / "app").is_file()
+
+
+def test_a_cuda_compiler_version_test_is_marked_not_made_clangs(tmp_path: Path, database) -> None:
+    """`if(CMAKE_CUDA_COMPILER_VERSION VERSION_GREATER_EQUAL 12.0)` became CMAKE_HIP_COMPILER_VERSION, clang's version
+    (15 here), so the converted project took CUDA 12's path silently (xgboost's trial). It stays, marked, and reads
+    empty under HIP: the test is false, as for any CUDA release HIP is not."""
+    from portkit.convert.cmake_files import convert_cmake
+
+    require_tool("cmake")
+    text = ("if(CMAKE_CUDA_COMPILER_VERSION VERSION_GREATER_EQUAL 12.0)\n  message(STATUS \"path=cuda12\")\n"
+            "else()\n  message(STATUS \"path=older\")\nendif()\n")
+    result = convert_cmake(text, database, target=HIP52)
+    code = [line for line in result.text.splitlines() if not line.startswith("# portkit: ")]
+    assert code == text.splitlines()
+    assert [(n.code, n.message.split(":")[0]) for n in result.notes] == [("PK403", "CMAKE_CUDA_COMPILER_VERSION")]
+    assert "clang's version" in result.text
+    # What CMake's HIP language sets (clang's version), given here: Debian's HIP has no hip-lang CMake package.
+    (tmp_path / "CMakeLists.txt").write_text("cmake_minimum_required(VERSION 3.21)\nproject(p LANGUAGES NONE)\n"
+                                             + result.text)
+    configured = _run(["cmake", "-S", ".", "-B", "build", "-DCMAKE_HIP_COMPILER_VERSION=15.0.0"], tmp_path)
+    assert "path=older" in configured.stdout, configured.stdout
