@@ -21,7 +21,7 @@ from portkit.run.cache import FileResult
 from portkit.run.file import Job, Reshaped, analyze_reshaped_file, held_job, processed
 from portkit.run.request import Wanted
 from portkit.settings import available_cpus
-from portkit.walk import SourceFile
+from portkit.walk import UTF16_BOMS, SourceFile, classify
 
 if TYPE_CHECKING:
     import ctypes
@@ -159,11 +159,17 @@ def file_results(job: Job, files: list[SourceFile], datas: list[bytes | None], e
             hit = cache.lookup(file, entry, job.summary) if cache is not None else None
             if hit is not None:
                 yield dataclasses.replace(hit if job.wanted is None else hit.keeping(job.wanted),
-                                          data=data if job.keep_sources else None)
+                                          data=_as_analysed(data) if job.keep_sources else None)
             else:
                 late.append((file, data, entry))
         yield from fresh
     yield from map(functools.partial(processed, job), *_columns(late))
+
+
+def _as_analysed(data: bytes | None) -> bytes | None:
+    """A file's bytes as a fresh result keeps them: UTF-16 text as the UTF-8 it was analysed as (walk.classify), so
+    that a cached result's findings fit its text."""
+    return classify(data).data if data is not None and data[:2] in UTF16_BOMS else data
 
 
 def _columns(todo: list[tuple[SourceFile, bytes | None, str | None]]) -> list[list]:

@@ -11,7 +11,7 @@ from safety_kit import CUDA, UNSUPPORTED, portkit, unprivileged, write
 # Each hides an unsupported call from the analysis: (name, bytes, extra arguments).
 UNANALYSED = [
     ("nul in a comment", UNSUPPORTED + b"// \0\n", []),
-    ("utf-16", "\ufeff".encode("utf-16-le") + UNSUPPORTED.decode().encode("utf-16-le"), []),
+    ("utf-16 without a byte order mark", UNSUPPORTED.decode().encode("utf-16-le"), []),
     ("over the size limit", UNSUPPORTED + b"//" + b"x" * 2048 + b"\n", ["--max-file-size", "1K"]),
 ]
 
@@ -32,6 +32,18 @@ def test_convert_says_it_did_not_convert_such_a_file(name: str, data: bytes, ext
     write(tmp_path / "src" / "hidden.cu", data)
     run = portkit(["convert", *extra, "src", "-o", "out"], tmp_path)
     assert run.code == 2 and "hidden.cu" in run.err and "not converted" in run.err, run.err
+
+
+def test_utf16_with_a_byte_order_mark_is_analysed_so_the_gate_sees_its_calls(tmp_path: Path) -> None:
+    """A UTF-16 file that says so (a BOM: a Windows editor's) is read as text: check blocks the unsupported call in
+    it, and convert converts it, in UTF-16 again."""
+    write(tmp_path / "src" / "k.cu", CUDA)
+    write(tmp_path / "src" / "wide.cu", "\ufeff".encode("utf-16-le") + UNSUPPORTED.decode().encode("utf-16-le"))
+    run = portkit(["check", "src"], tmp_path)
+    assert run.code == 1 and "src/wide.cu:1:" in run.out and "not analysed" not in run.err, run.out + run.err
+    converted = portkit(["convert", "src", "-o", "out"], tmp_path)
+    assert converted.code == 0 and "not converted" not in converted.err, converted.err
+    assert (tmp_path / "out" / "wide.cu").read_bytes().startswith("\ufeff".encode("utf-16-le"))
 
 
 def test_an_unreadable_directory_fails_the_check(tmp_path: Path) -> None:
