@@ -63,10 +63,12 @@ class Journal:
 
     def start(self) -> None:
         """Carry on the journal there is, or make one (whole, with its header: never over another file)."""
+        # Noted before the file is placed, so that a signal right after it still has the journal removed.
+        self.started = not os.path.lexists(self.path)
         try:
             write_tree_file(self.path, (json.dumps(_HEADER) + "\n").encode("ascii"), new=True)
-            self.started = True
         except Refused:
+            self.started = False
             if read_journal(self.path) is None:  # appeared meanwhile, and not as a journal
                 raise OutputError(f"{self.path}: not portkit's journal; move it or choose another directory") from None
         try:

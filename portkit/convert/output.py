@@ -127,7 +127,11 @@ class TreeWriter:
         inputs, self.excluded = _inputs(paths, excludes, self.log)
         self.later = [(file, destinations.relative(file)) for file in inputs]
         self.tree = OutputTree(outdir)
-        self.tree.open([relative for _, relative in self.later], force)
+        try:
+            self.tree.open([relative for _, relative in self.later], force)
+        except BaseException:  # a refusal, or SIGTERM once the directory is made: what this run made goes
+            self.abandon()
+            raise
         self.log.notes.extend(_removed(self.tree.removed))
 
     def leave_out(self, unreadable: Iterable[str]) -> None:

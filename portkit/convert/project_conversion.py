@@ -173,9 +173,9 @@ def convert_project(settings: RunSettings, options: ConvertOptions, progress: bo
     """Convert what `settings` covers; write the result unless a diff was asked for (the caller prints it)."""
     _check(settings, options)
     writer = None
-    if options.output is not None and not options.in_place:  # refused now, not after the analysis
-        writer = TreeWriter(settings.paths, options.output, settings.excludes, options.force)
     try:
+        if options.output is not None and not options.in_place:  # refused now, not after the analysis
+            writer = TreeWriter(settings.paths, options.output, settings.excludes, options.force)
         with Workers() as workers:  # the scan's processes parse the converted files again
             wanted, select = acting(options.hazard_markers)
             request = RunRequest(keep_sources=True, prefer_roc=options.roc, progress=progress, wanted=wanted,

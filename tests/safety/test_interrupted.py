@@ -185,6 +185,25 @@ def test_sigterm_before_anything_is_written_leaves_no_output_directory(tree: Pat
     assert not (tmp_path / "new").exists()  # the directories this run made are gone with its journal
 
 
+def test_a_signal_right_after_the_journal_is_placed_leaves_no_output_directory(tmp_path: Path, monkeypatch) -> None:
+    """The window the test above can hit by chance: the new journal has its name, the writer is not made yet."""
+    from portkit import journal
+    from portkit.convert.output import TreeWriter
+
+    src, out = tmp_path / "src", tmp_path / "new" / "out"
+    write(src / "k.cu", CUDA)
+    real_write = journal.write_tree_file
+
+    def placed_then_interrupted(*args, **kwargs) -> str:
+        real_write(*args, **kwargs)
+        raise KeyboardInterrupt  # as SIGTERM raises Terminated
+
+    monkeypatch.setattr(journal, "write_tree_file", placed_then_interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        TreeWriter([str(src)], out, [])
+    assert not (tmp_path / "new").exists()
+
+
 def test_a_convert_that_ran_out_of_space_is_finished_by_a_plain_rerun(tree: Path, tmp_path: Path) -> None:
     """A full disk, as a 64 KiB limit on the size of any file the run writes (EFBIG, as ENOSPC): the
     larger sources, the journal's end and the manifest cannot be written; the rerun finishes the job."""
