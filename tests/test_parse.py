@@ -229,6 +229,24 @@ def test_a_version_test_both_compilers_read_alike(test: str, value) -> None:
     assert everywhere_value(test, (13, 0)) == value
 
 
+@pytest.mark.parametrize("test, value", [
+    ("defined(A) && B", None),
+    ("defined(GONE) && B", 0),  # false whatever B is
+    ("B || ON > 1", 1),
+    ("!(B && OFF)", 1),
+    ("ON * 2 + 1 == 5 /* a comment */", 1),
+    ("B + 1 > 0", None),
+    ("ON / 2", None),  # no `/`: not a test this reads
+    ("defined X(1)", None),
+])
+def test_an_if_test_is_read_three_valued(test: str, value) -> None:
+    from portkit.parse.if_expressions import evaluate
+
+    known, undefined = {"ON": 2, "OFF": 0}, {"GONE"}
+    assert evaluate(test, lambda name: True if name in known else False if name in undefined else None,
+                    known.get) == value
+
+
 @pytest.mark.parametrize("source, branch, otherwise", [
     ("#if __CUDA_ARCH__ >= 600  // sm_60\n// a comment\n__device__ void add(double *p, double v);\n"
      "template <typename T> __device__ T twice(T v) { return v + v; }\n#pragma unroll\n#endif\n", ("add", "twice"), ()),

@@ -10,27 +10,19 @@ Whether a #define is under some condition at all (an include guard is none) is t
 """
 from __future__ import annotations
 
-import ast
 import bisect
 import dataclasses
 import functools
 import re
 from typing import Optional
 
+from portkit.parse.if_expressions import NAME, evaluate, without_comments
 from portkit.resources import load_data
 from portkit.textutil import line_matches
 
 _DIRECTIVE = re.compile(rb"^[ \t]*#[ \t]*(ifdef|ifndef|if|elif|else|endif|define)\b((?:[^\n\\]|\\.|\\\r?\n)*)", re.M)
-_COMMENT = re.compile(r"/\*.*?\*/|//.*", re.S)
-_DEFINED = re.compile(r"\bdefined\s*(?:\(\s*(\w+)\s*\)|(\w+))")
-_NAME = re.compile(r"\b[A-Za-z_]\w*")
-_SUFFIX = re.compile(r"\b(0[xX][0-9a-fA-F]+|\d+)[uUlL]+\b")
-_LOGIC = ((re.compile(r"&&"), " and "), (re.compile(r"\|\|"), " or "), (re.compile(r"!(?!=)"), " not "))
-_UNKNOWN = "_unknown_"
 # `#ifndef X_H` or `#if !defined(X_H)`, then `#define X_H`: an include guard.
 _GUARD_TEST = re.compile(r"\s*!\s*defined\s*\(?\s*(\w+)\s*\)?\s*(?://.*|/\*.*\*/)?\s*")
-_COMPARE = {ast.Lt: int.__lt__, ast.LtE: int.__le__, ast.Gt: int.__gt__, ast.GtE: int.__ge__, ast.Eq: int.__eq__,
-            ast.NotEq: int.__ne__}
 
 
 @functools.lru_cache(maxsize=1)
@@ -94,36 +86,8 @@ def truth(test: str) -> Optional[int]:
     """A #if test's value with the foreign platforms' macros undefined: 0 or 1, or None where it depends on
     anything else (or is not a test this reads)."""
     foreign = foreign_macros()
-    text = _COMMENT.sub(" ", test)
-    if not any(name in foreign for name in _NAME.findall(text)):
+    text = without_comments(test)
+    if not any(name in foreign for name in NAME.findall(text)):
         return None  # most tests: nothing to decide
-    text = _DEFINED.sub(lambda m: " 0 " if (m.group(1) or m.group(2)) in foreign else f" {_UNKNOWN} ", text)
-    text = _NAME.sub(lambda m: " 0 " if m.group() in foreign else f" {_UNKNOWN} ", _SUFFIX.sub(r"\1", text))
-    for pattern, spelled in _LOGIC:
-        text = pattern.sub(spelled, text)
-    try:
-        value = _evaluate(ast.parse(text.strip(), mode="eval").body)
-    except (SyntaxError, ValueError, ZeroDivisionError, RecursionError):
-        return None
+    value = evaluate(text, lambda name: False if name in foreign else None, lambda name: 0 if name in foreign else None)
     return None if value is None else int(bool(value))
-
-
-def _evaluate(node: ast.AST) -> Optional[int]:
-    """Three-valued: None is unknown; `0 && unknown` is 0, `1 || unknown` is 1."""
-    if isinstance(node, ast.Constant) and type(node.value) is int:
-        return node.value
-    if isinstance(node, ast.Name):
-        return None
-    if isinstance(node, ast.BoolOp):
-        values = [_evaluate(v) for v in node.values]
-        decisive = 0 if isinstance(node.op, ast.And) else 1
-        if any(v is not None and bool(v) == bool(decisive) for v in values):
-            return decisive
-        return None if None in values else 1 - decisive
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.Not, ast.USub)):
-        value = _evaluate(node.operand)
-        return None if value is None else int(not value) if isinstance(node.op, ast.Not) else -value
-    if isinstance(node, ast.Compare) and len(node.ops) == 1 and type(node.ops[0]) in _COMPARE:
-        left, right = _evaluate(node.left), _evaluate(node.comparators[0])
-        return None if left is None or right is None else int(_COMPARE[type(node.ops[0])](left, right))
-    raise ValueError("not a test this reads")

@@ -11,22 +11,12 @@ compiling for AMD: a project with HIP branches of its own keeps its NVIDIA side 
 """
 from __future__ import annotations
 
-import ast
-import operator
 import re
 from typing import Callable, Optional, Sequence
 
-from portkit.parse.nodes import CUDA_CONDITION_MACROS, CUDA_VERSION_MACROS, LINE_COMMENT
+from portkit.parse.if_expressions import DEFINED, NAME, evaluate, without_comments
+from portkit.parse.nodes import CUDA_CONDITION_MACROS, CUDA_VERSION_MACROS
 
-_DEFINED = re.compile(r"\bdefined\s*(?:\(\s*(\w+)\s*\)|(\w+))")
-_NAME = re.compile(r"\b[A-Za-z_]\w*")
-_SUFFIX = re.compile(r"\b(0[xX][0-9a-fA-F]+|\d+)[uUlL]+\b")
-_LOGIC = ((re.compile(r"&&"), " and "), (re.compile(r"\|\|"), " or "), (re.compile(r"!(?!=)"), " not "))
-_COMPARE: dict[type, Callable[[int, int], bool]] = {
-    ast.Lt: operator.lt, ast.LtE: operator.le, ast.Gt: operator.gt, ast.GtE: operator.ge, ast.Eq: operator.eq,
-    ast.NotEq: operator.ne}
-_ARITHMETIC: dict[type, Callable[[int, int], int]] = {
-    ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Mod: operator.mod}
 # HIP's platform macros as hipcc compiling for AMD has them: defined (1) or not (0). __HIP_PLATFORM_HCC__ is AMD's
 # older name, which HIP's headers define with __HIP_PLATFORM_AMD__ up to ROCm 5.x.
 _AMD_PLATFORM = {"__HIP_PLATFORM_AMD__": 1, "__HIP_PLATFORM_HCC__": 1, "__HIPCC__": 1, "__HIP__": 1,
@@ -44,10 +34,8 @@ _ANY_NAME = re.compile(r"[A-Za-z_]\w*")
 def _readings(test: str) -> tuple[bool, ...]:
     """How `defined(...)` may read under hipcc: undefined, as written; or also renamed, where the test does not also
     compare the macro (convert renames a lone `defined(CUDART_VERSION)` to `defined(HIP_VERSION)`)."""
-    text = LINE_COMMENT.sub(" ", test)
-    tested = {m.group(1) or m.group(2) for m in _DEFINED.finditer(text)}
-    compared = set(_NAME.findall(_DEFINED.sub(" ", text)))
-    return (False,) if tested <= compared else (False, True)
+    text = without_comments(test)
+    return (False,) if _tested(text) <= set(NAME.findall(DEFINED.sub(" ", text))) else (False, True)
 
 
 def hipcc_branch(tests: Sequence[str], has_else: bool) -> Optional[int]:
@@ -136,36 +124,17 @@ def _first_true(tests: Sequence[str], defined: bool, has_else: bool) -> Optional
 def _value(test: str, defined: bool | Callable[[str], bool], value_of: Callable[[str], Optional[int]] = lambda name: 0,
            macros: re.Pattern[str] = CUDA_VERSION_MACROS) -> Optional[int]:
     """The test's value with `macros` (CUDA's version macros) read by `value_of` (hipcc: 0, undefined) and `defined`
-    of them as `defined` (the same for each, or by the macro's name); None where it reads another name, a macro of
-    unknown value, or spells more than integers, comparisons and logic."""
-    text = LINE_COMMENT.sub(" ", test)
-    if any(not macros.fullmatch(m.group(1) or m.group(2)) for m in _DEFINED.finditer(text)):
+    of them as `defined` (the same for each, or by the macro's name); None where it reads another name, where a
+    macro of unknown value (`__CUDACC_VER_BUILD__`) decides it, or where it spells more than integers, comparisons
+    and logic."""
+    text = without_comments(test)
+    if any(not macros.fullmatch(name) for name in _tested(text)) or \
+            any(not macros.fullmatch(name) for name in NAME.findall(DEFINED.sub(" ", text))):
         return None
     is_defined = defined if callable(defined) else lambda name: defined
-    text = _SUFFIX.sub(r"\1", _DEFINED.sub(lambda m: " 1 " if is_defined(m.group(1) or m.group(2)) else " 0 ", text))
-    values = {name: value_of(name) for name in _NAME.findall(text)}
-    if any(not macros.fullmatch(name) or value is None for name, value in values.items()):
-        return None
-    text = _NAME.sub(lambda m: f" {values[m.group()]} ", text)
-    for pattern, spelled in _LOGIC:
-        text = pattern.sub(spelled, text)
-    try:
-        return _evaluate(ast.parse(text.strip(), mode="eval").body)
-    except (SyntaxError, ValueError, ZeroDivisionError):
-        return None
+    return evaluate(text, is_defined, value_of)
 
 
-def _evaluate(node: ast.AST) -> int:
-    if isinstance(node, ast.Constant) and type(node.value) is int:
-        return node.value
-    if isinstance(node, ast.BoolOp):
-        values = [_evaluate(v) for v in node.values]
-        return int(all(values) if isinstance(node.op, ast.And) else any(values))
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.Not, ast.USub, ast.UAdd)):
-        value = _evaluate(node.operand)
-        return int(not value) if isinstance(node.op, ast.Not) else -value if isinstance(node.op, ast.USub) else value
-    if isinstance(node, ast.Compare) and len(node.ops) == 1 and type(node.ops[0]) in _COMPARE:
-        return int(_COMPARE[type(node.ops[0])](_evaluate(node.left), _evaluate(node.comparators[0])))
-    if isinstance(node, ast.BinOp) and type(node.op) in _ARITHMETIC:
-        return _ARITHMETIC[type(node.op)](_evaluate(node.left), _evaluate(node.right))
-    raise ValueError("not a preprocessor integer expression")
+def _tested(text: str) -> set[str]:
+    """The macros a test asks `defined(...)` of."""
+    return {m.group(1) or m.group(2) for m in DEFINED.finditer(text)}
