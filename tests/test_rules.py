@@ -146,6 +146,14 @@ def test_removed_in_hip() -> None:
     assert rule.resolve(Target(rocm=(6, 0, 0))).status == "unavailable"
 
 
+def test_a_cub_header_hipcub_added_late_is_its_umbrella_until_6_3(database) -> None:
+    """hipCUB's device_memcpy.hpp came in 6.1 and compiles on its own only from 6.3: the umbrella in between."""
+    rule = database.header("cub/device/device_memcpy.cuh")
+    assert rule.resolve(Target(rocm=(6, 2, 0))) == Resolution(Status.SUPPORTED, "hipcub/hipcub.hpp", rule.action)
+    assert rule.resolve(Target(rocm=(6, 3, 0))).hip == "hipcub/device/device_memcpy.hpp"
+    assert rule.resolve(Target(rocm=(5, 2, 0))).status == "unavailable"
+
+
 def test_the_deprecated_launch_api_points_at_the_one_call_launch(database) -> None:
     """cuLaunchGrid, cuParamSetv...: HIP has no counterpart of each call, only of the launch they make together."""
     for name in ("cuLaunch", "cuLaunchGrid", "cuLaunchGridAsync", "cuParamSetv", "cuParamSeti", "cuFuncSetBlockShape"):

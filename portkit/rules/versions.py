@@ -66,7 +66,8 @@ def resolve(rule: Rule, target: Target) -> Resolution:
     (--cuda-version 11.0) use it as any other name.
     """
     status, advice = rule.status, rule.action or rule.note
-    if rule.older_hip_until and target.rocm and target.rocm < parse_version(rule.older_hip_until):
+    too_new = bool(target.rocm and rule.hip_added and target.rocm < parse_version(rule.hip_added))
+    if rule.older_hip_until and target.rocm and target.rocm < parse_version(rule.older_hip_until) and not too_new:
         return Resolution(status, rule.older_hip, advice)  # the same name, spelled as the older HIP needs it
     if target.cuda and rule.cuda_removed and not rule.versions_of:  # the CUDA the sources are written for decides
         if target.cuda >= parse_version(rule.cuda_removed):
@@ -75,7 +76,6 @@ def resolve(rule: Rule, target: Target) -> Resolution:
             status = Status.SUPPORTED if rule.hip or rule.roc else Status.UNSUPPORTED
     if status is Status.REMOVED and rule.cuda_removed:
         advice = f"removed in {rule.versions_of or 'CUDA'} {rule.cuda_removed}. {advice}".strip()
-    too_new = bool(target.rocm and rule.hip_added and target.rocm < parse_version(rule.hip_added))
     gone = bool(target.rocm and rule.hip_removed and target.rocm >= parse_version(rule.hip_removed))
     if status in (Status.SUPPORTED, Status.PARTIAL):
         if too_new:
