@@ -520,6 +520,9 @@ class Finding:
     # Dropped when another file of the project defines `name` (its own function, macro, type).
     shadowable: bool = dataclasses.field(default=False, compare=False)
     engine: Engine = dataclasses.field(default=Engine.TREE_SITTER, compare=False)
+    # Left as written on purpose, and right as written: the project's own CUDA side beside its HIP branch
+    # (analyze/own_hip_branches.py). Listed, but no work: the effort bills none, and a hazard gets no marker.
+    settled: bool = dataclasses.field(default=False, compare=False)
 
     def sort_key(self) -> tuple[str, int, int, str, str]:
         """The deterministic order of every output (cheaper than comparing whole dataclasses)."""

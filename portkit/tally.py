@@ -37,7 +37,7 @@ class Row:
     column: int
     hip: str
     advice: str
-    billed: int  # the sites the effort model bills: one name a line (billed_sites)
+    billed: int  # the sites the effort model bills: one name a line, nothing settled (billed_sites)
 
     def key(self) -> tuple[str, str, str, str, bool]:
         return self.code, self.library, self.name, self.status, self.shadowable
@@ -123,14 +123,22 @@ HELPER_PREFIX = "portkit_"  # a HIP spelling that is one of portkit's helpers, w
 
 
 def billed_sites(findings: list[Finding]) -> set[int]:
-    """The API findings (indexes into one file's `findings`) the effort estimate bills: one site is one
+    """The findings (indexes into one file's `findings`) the effort estimate bills: one site is one
     piece of work. Of the names on one line (`cg::reduce(warp, x, cg::plus<float>{})`) only the one with
     the most work; a library's header only in a file that uses none of its names; never a name convert
-    spells with one of portkit's helpers (it writes the helper: done)."""
+    spells with one of portkit's helpers (it writes the helper: done). Every other finding (an inventory
+    code's hours are per finding). Nothing settled: what convert leaves as written on purpose, right as it is
+    (the project's own CUDA side beside its HIP branch), is no work."""
     best: dict[int, int] = {}  # line -> the index billed there
     headers = []
+    others = set()
     for index, finding in enumerate(findings):
-        if finding.status is None or finding.hip.startswith(HELPER_PREFIX):
+        if finding.settled:
+            continue
+        if finding.status is None:
+            others.add(index)
+            continue
+        if finding.hip.startswith(HELPER_PREFIX):
             continue
         if _HEADER.search(finding.name):
             headers.append(index)
@@ -140,7 +148,7 @@ def billed_sites(findings: list[Finding]) -> set[int]:
         if other is None or _WORK[finding.status] > _WORK[findings[other].status]:
             best[line] = index
     used = {findings[index].library for index in best.values()}
-    return set(best.values()) | {index for index in headers if findings[index].library not in used}
+    return set(best.values()) | {index for index in headers if findings[index].library not in used} | others
 
 
 def dropped(code: str, name: str, shadowable: bool, names: Container[str], anywhere: Container[str]) -> bool:

@@ -281,3 +281,13 @@ def test_a_test_of_nvccs_compiler_macro_is_no_driver_api_use() -> None:
     data = scan_json(str(Path(__file__).parent / "cases" / "hip_accepting_tests.cu"))
     assert [lib["id"] for lib in data["libraries"]] == ["cuda-device", "cuda-runtime"]
     assert sorted(f["line"] for f in data["findings"] if f["code"] == "PK203") == [13, 16, 22]
+
+
+def test_nvccs_version_and_compiler_macros_are_no_runtime_api_use() -> None:
+    """__NVCC__, __CUDACC_VER_MAJOR__/MINOR__/BUILD__ and NVRTC's __CUDACC_RTC__ are macros the CUDA compiler
+    predefines, as __CUDACC__ is: in a file that calls nothing of CUDA's runtime, they add no "CUDA runtime API" row
+    to the inventory."""
+    data = scan_json(str(Path(__file__).parent / "cases" / "nvcc_compiler_macros.cu"))
+    assert [lib["id"] for lib in data["libraries"]] == ["cuda-device"]
+    macros = {"__NVCC__", "__CUDACC_RTC__", "__CUDACC_VER_MAJOR__", "__CUDACC_VER_MINOR__", "__CUDACC_VER_BUILD__"}
+    assert {api["name"] for api in data["apis"]} == macros

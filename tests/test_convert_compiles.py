@@ -192,7 +192,7 @@ def test_a_negated_defined_before_an_older_than_test_is_said_once(tmp_path: Path
     assert "#if defined(__HIPCC__) && (!defined(__HIP_DEVICE_COMPILE__))\n#define OLD" in text
 
 
-def test_the_cuda_branch_beside_a_projects_hip_branch_stays_as_written(tmp_path: Path) -> None:
+def test_the_cuda_branch_beside_a_projects_hip_branch_stays_as_written(tmp_path: Path, capsys) -> None:
     """Its test stays CUDA's, so hipcc never compiles it for AMD; nvcc (HIP on NVIDIA) builds it as the original did:
     HIP 5.2's `__shfl_down` and `hip/hip_fp16.h` written there stopped that build."""
     hipcc, nvcc = require_tool("hipcc"), require_tool("nvcc")
@@ -203,6 +203,8 @@ def test_the_cuda_branch_beside_a_projects_hip_branch_stays_as_written(tmp_path:
     assert branch in "\n".join(line for line in text.splitlines() if not line.startswith("// portkit:"))
     assert "left as written: the project's CUDA branch" in text
     assert "hipMalloc(&d" in text, "outside the chain, names are HIP's as before"
+    # Its 32-bit mask is right for nvcc, which alone compiles the branch: no hazard marker there, and none counted.
+    assert "PK301" not in text and "PK301" not in capsys.readouterr().out
     unit = tmp_path / "out" / name
     amd = subprocess.run([hipcc, "--offload-arch=gfx90a", "-c", "-x", "hip", str(unit), "-o", str(tmp_path / "amd.o")],
                          capture_output=True, text=True, env={**os.environ, "HIP_PLATFORM": "amd"})

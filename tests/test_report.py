@@ -56,7 +56,7 @@ def test_effort_estimate_follows_the_model(tmp_path: Path) -> None:
         assert row["site_hours"] == round(row["billed"] * effort["per_site"][status], 2)
         assert abs(row["name_hours"] + row["site_hours"] - row["hours"]) <= 0.011, row
     assert effort["per_name"] == {status.value: hours for status, hours in model["per_name"].items()}
-    codes = {c["code"]: c["sites"] for c in data["codes"]}
+    codes = {c["code"]: c["billed"] for c in data["codes"]}
     inventory = {i["code"]: i["hours"] for i in effort["inventory"]}
     assert inventory == {code: round(codes[code] * each, 2) for code, each in model["inventory"].items() if codes.get(code)}
     api_files = {path for a in data["apis"] for path in a["files"]}

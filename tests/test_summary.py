@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -166,3 +167,26 @@ def test_a_tree_with_its_own_hip_layer_says_so(tmp_path: Path) -> None:
     shown = [" ".join(_scan(tree, cache).split()) for _ in range(2)]  # the line wraps between its parts
     assert note in shown[0] and note in shown[1]
     assert "note:" not in _scan(_write(tmp_path / "project", PROJECT), cache)
+
+
+def test_what_convert_leaves_beside_the_projects_hip_branch_is_billed_nowhere(tmp_path: Path) -> None:
+    """A CUDA test convert keeps beside the project's own HIP branch, and the CUDA branch it keeps as written (its
+    names, its hazards, an architecture test), are right as they are: listed, but the estimate bills none of it, in
+    the full run and in the summary's counts alike. (The test of __CUDACC__ was billed as partial work, 0.33 h, and
+    its PK203 0.32 h; the branch's __ballot_sync, warp-size literal and __CUDA_ARCH__ test 4.3 h more.)"""
+    case = ROOT / "tests" / "cases" / "own_hip_branch.cu"
+    shutil.copy(case, tmp_path / case.name)
+    full = scan_data(run_project(_settings(tmp_path, cache=False)))
+    full.pop("findings")
+    summary = scan_data(run_project(_settings(tmp_path, cache=False), RunRequest(summary_only=True)))
+    assert summary == full
+    apis = {api["name"]: (api["sites"], api["billed"], api["hours"]) for api in full["apis"]}
+    assert {name: apis[name] for name in ("__CUDACC__", "__CUDA_ARCH__", "__ballot_sync")} == {
+        "__CUDACC__": (1, 0, 0.0), "__CUDA_ARCH__": (1, 0, 0.0), "__ballot_sync": (1, 0, 0.0)}
+    codes = {row["code"]: (row["sites"], row["billed"]) for row in full["codes"]}
+    assert {code: codes[code] for code in ("PK203", "PK300", "PK301", "PK320")} == {
+        "PK203": (2, 0), "PK300": (1, 0), "PK301": (1, 0), "PK320": (1, 0)}
+    effort = full["plan"]["effort"]
+    assert all(row["hours"] == 0.0 for row in effort["by_status"].values())
+    assert {item["code"] for item in effort["inventory"]} == {"PK202", "PK204"}  # what convert writes: ~0 h
+    assert effort["hours"] == 0.0 and [f["hours"] for f in full["plan"]["files"]] == [0.01]

@@ -21,6 +21,7 @@ from portkit.analyze.clashes import COORDINATE_TYPES  # noqa: E402 (registered a
 from portkit.analyze.hazards import INTERESTING_NAMES  # noqa: E402
 from portkit.analyze.language import DIMENSION_NAMES, HALF_TYPES  # noqa: E402
 from portkit.analyze.library_switches import SWITCH_NAMES  # noqa: E402
+from portkit.analyze.own_hip_branches import settle_cuda_side  # noqa: E402
 from portkit.analyze.vendor_layers import leave_other_vendors_layer  # noqa: E402
 
 __all__ = ["ANALYZER_NAMES", "Context", "Select", "TextFile", "analyze"]
@@ -33,5 +34,5 @@ def analyze(subject: ParsedFile | TextFile, context: Context, select: Select | N
     without it)."""
     if isinstance(subject, TextFile):
         return [finding for analyzer in analyzers_for(subject.file_type, select) for finding in analyzer(subject, context)]
-    return list(leave_other_vendors_layer(subject, (
-        finding for analyzer in analyzers_for("source", select) for finding in analyzer(subject, context))))
+    return list(settle_cuda_side(subject, leave_other_vendors_layer(subject, (
+        finding for analyzer in analyzers_for("source", select) for finding in analyzer(subject, context)))))

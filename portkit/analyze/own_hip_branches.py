@@ -4,7 +4,10 @@
 hipcc, where __CUDACC__ is undefined. Rewritten to `__HIPCC__`, the CUDA branch would win there and the project's
 HIP branch go dead (glm's then reads CUDA_VERSION as 0 and hits its `#error`). So a test in a chain any of whose
 directives tests for HIP (parse/nodes.py: chain_tests_hip) keeps CUDA's macro, and its marker says why; converting
-the converted tree decides the same.
+the converted tree decides the same. The CUDA branch itself stays as written: hipcc never compiles it for AMD.
+
+What convert leaves there on purpose is right as it is: such findings are `settled`, listed with why but no work
+(the effort bills none), and a hazard there (a 32-bit mask nvcc builds as it should) gets no marker.
 """
 from __future__ import annotations
 
@@ -12,6 +15,7 @@ import dataclasses
 from typing import Iterable, Iterator
 
 from portkit.analyze.registry import Context
+from portkit.codes import ATTENTION_STATUSES, CUDA_BRANCH as CUDA_BRANCH_CODE, in_group
 from portkit.model import Finding, NameFacts, ParsedFile, Role
 from portkit.parse.hipcc_branch import same_platform_macro
 from portkit.textutil import within
@@ -36,7 +40,7 @@ def keep_tests_beside_hip(parsed: ParsedFile, findings: Iterable[Finding], conte
         if finding.span in kept and rewritten(finding, context) \
                 and not same_platform_macro(finding.name, finding.fix.text if finding.fix is not None else finding.hip):
             finding = dataclasses.replace(finding, fix=None, message=f"{finding.message}; {BESIDE_HIP}",
-                                          advice=BESIDE_HIP)
+                                          advice=BESIDE_HIP, settled=True)
         yield finding
 
 
@@ -45,12 +49,37 @@ CUDA_BRANCH = ("left as written: the project's CUDA branch, whose test stays CUD
 
 
 def keep_cuda_branches(parsed: ParsedFile, findings: Iterable[Finding], context: Context) -> Iterator[Finding]:
-    """`findings` with no rewrite in a CUDA branch of a chain that also tests for HIP (ParsedFile.cuda_side)."""
+    """`findings` with no rewrite in a CUDA branch of a chain that also tests for HIP (ParsedFile.cuda_side): a name
+    there is the NVIDIA build's, settled; one that would be rewritten, or asks for work elsewhere, says why it stays."""
     if not parsed.cuda_side:
         yield from findings
         return
     for finding in findings:
-        if within(finding.span.start, parsed.cuda_side) and rewritten(finding, context):
-            finding = dataclasses.replace(finding, fix=None, message=f"{finding.message}; {CUDA_BRANCH}",
-                                          advice=CUDA_BRANCH)
-        yield finding
+        if finding.settled or finding.status is None or not within(finding.span.start, parsed.cuda_side):
+            yield finding  # (a test beside HIP already says why it stays)
+        elif rewritten(finding, context) or finding.status in ATTENTION_STATUSES:
+            yield dataclasses.replace(finding, fix=None, message=f"{finding.message}; {CUDA_BRANCH}", advice=CUDA_BRANCH,
+                                      settled=True)
+        else:
+            yield dataclasses.replace(finding, settled=True)
+
+
+def settle_cuda_side(parsed: ParsedFile, findings: Iterable[Finding]) -> Iterator[Finding]:
+    """`findings` with the hazards and CUDA-only tests of the project's CUDA side settled: a hazard in a CUDA branch
+    beside the project's HIP branch is left as written, saying why (no repair, no marker), and a CUDA-only test
+    (PK203, or an architecture test's hazard) there or in a chain that tests for HIP is the project's decision."""
+    beside_hip = [o.span for o in parsed.of(Role.IDENTIFIER) if o.facts(NameFacts).beside_hip]
+    if not parsed.cuda_side and not beside_hip:
+        yield from findings
+        return
+    for finding in findings:
+        hazard = in_group(finding.code, "hazard")
+        if not (hazard or finding.code == CUDA_BRANCH_CODE) or finding.settled:
+            yield finding
+        elif within(finding.span.start, parsed.cuda_side):
+            yield dataclasses.replace(finding, fix=None, message=f"{finding.message}; {CUDA_BRANCH}", advice=CUDA_BRANCH,
+                                      settled=True) if hazard else dataclasses.replace(finding, settled=True)
+        elif any(finding.span.start <= span.start < finding.span.end for span in beside_hip):
+            yield dataclasses.replace(finding, settled=True)  # the test itself: its chain tests for HIP
+        else:
+            yield finding

@@ -78,7 +78,11 @@ def needs_marker(finding: Finding) -> bool:
     (`thrust::cuda_category`, `thrust::system::cuda::...`: rocThrust's is spelled `hip`).
     Every hazard but an error convert repairs: code that compiles for AMD and then misbehaves must stay visible
     where the code is, even where convert changed it (a 64-bit mask still assumes what the code does with 32
-    lanes); a definition HIP already makes, once kept out of the HIP build, asks nothing more."""
+    lanes); a definition HIP already makes, once kept out of the HIP build, asks nothing more. What is settled
+    asks nothing either: a name there keeps its marker, which says why its CUDA spelling stays; a hazard or a test
+    in the project's CUDA side (a branch hipcc never compiles for AMD) gets none."""
+    if finding.settled and not in_group(finding.code, "api"):
+        return False
     if finding.code == API_UNKNOWN:
         return not finding.name.startswith("thrust/") and not _MIRRORED.match(finding.name)
     if is_version_test(finding):  # left as written: say which branch AMD now builds

@@ -60,6 +60,7 @@ class _Totals:
                     group.append((path, row))
         self.statuses: collections.Counter = collections.Counter()
         self.codes: collections.Counter = collections.Counter()
+        self.code_billed: collections.Counter = collections.Counter()  # the sites the effort bills
         self.code_files: dict[str, set[str]] = collections.defaultdict(set)
         self.code_first: dict[str, tuple[str, int, int]] = {}
         self.launches: collections.Counter = collections.Counter()
@@ -77,7 +78,9 @@ class _Totals:
         files = {path for path, _ in group}
         path, row = min(group, key=lambda item: (item[0], item[1].line, item[1].column))
         first = (path, row.line, row.column)
+        billed = sum(r.billed for _, r in group)
         self.codes[code] += count
+        self.code_billed[code] += billed
         self.code_files[code] |= files
         if code not in self.code_first or first < self.code_first[code]:
             self.code_first[code] = first
@@ -94,7 +97,6 @@ class _Totals:
         if not (library and status):
             return
         site = (*first, code, row.hip, row.advice)
-        billed = sum(r.billed for _, r in group)
         api = self.apis.get((library, name, status))
         if api is None:
             self.apis[(library, name, status)] = [count, files, site, billed]
@@ -151,8 +153,8 @@ def _apis(result: ScanResult, totals: _Totals) -> list[dict[str, Any]]:
 
 
 def _codes(totals: _Totals) -> list[dict[str, Any]]:
-    """Per finding code: how many sites, in how many files, and the first."""
-    return [{"code": code, "sites": count, "files": len(totals.code_files[code]),
+    """Per finding code: how many sites, how many of them the effort bills, in how many files, and the first."""
+    return [{"code": code, "sites": count, "billed": totals.code_billed[code], "files": len(totals.code_files[code]),
              "first": {"path": totals.code_first[code][0], "line": totals.code_first[code][1]}}
             for code, count in sorted(totals.codes.items())]
 

@@ -88,7 +88,7 @@ def estimate(data: dict[str, Any], rules: RuleDatabase, model: dict[str, Any] | 
         row["name_hours"] += per_name
         row["site_hours"] += billed * model["per_site"].get(status, 0.0)
         row["hours"] += per_name + billed * model["per_site"].get(status, 0.0)
-    codes = {row["code"]: row["sites"] for row in data["codes"]}
+    codes = {row["code"]: row["billed"] for row in data["codes"]}  # settled sites are no work
     inventory = []
     for code, hours in model["inventory"].items():
         if codes.get(code):
@@ -140,7 +140,7 @@ def file_work(data: dict[str, Any], rules: RuleDatabase, tallies: dict[str, Tall
                 if status != _SUPPORTED:
                     attention += count
             if code in review:
-                hours.append(count * review[code])
+                hours.append(row.billed * review[code])
             if code in hazards:
                 hazard_sites += count
             elif code == KERNEL:
