@@ -346,6 +346,8 @@ class ParsedFile:
     # and the file names it includes only in a branch of an #if chain with other branches.
     vendor_layer: str = ""
     alternative_includes: frozenset[str] = frozenset()
+    # (file name, macro) for each file it includes in a branch one macro selects: a layer's switch (GGML_USE_HIP).
+    include_switches: tuple[tuple[str, str], ...] = ()
     shape: str = ""  # with a syntax error, the tree's structure (portkit/parse/recovery.py:tree_shape)
 
     # Facts many analyzers ask for, computed on first use (cached in the instance, frozen or not).

@@ -224,6 +224,34 @@ def git(repo: Path, *args: str, check: bool = True) -> subprocess.CompletedProce
     return subprocess.run(["git", *args], cwd=repo, capture_output=True, text=True, env=env, check=check)
 
 
+# colmap's layout: src/colmap/util/cuda.h, its own header, included as "colmap/util/cuda.h" through -I src.
+OWN_CUDA_H = ("#pragma once\n#include <string>\nnamespace mylib {\n"
+              "void CudaSafeCall(int error, const std::string& file, int line);\n"
+              "#define CUDA_SAFE_CALL(error) mylib::CudaSafeCall(error, __FILE__, __LINE__)\n"
+              "int cudaDeviceCount();\n}\n")
+USES_OWN_CUDA_H = ('#include "mylib/util/cuda.h"\nnamespace mylib {\n'
+                   "int count() { CUDA_SAFE_CALL(0); return cudaDeviceCount(); }\n}\n")
+
+
+def test_one_named_file_finds_its_own_header_through_an_include_directory(repo: Path, capsys, monkeypatch) -> None:
+    """`portkit check src/mylib/mvs/use.cc` (what pre-commit runs) took "mylib/util/cuda.h" for NVIDIA's cuda.h: the
+    header sits under src/, which only -I src puts on the include path, and the named file's includes were looked
+    for beside it and at the project root only. They are looked for in each directory between too, so the run on
+    the one file agrees with the run on the tree: the header is the project's, and so are its declarations."""
+    write(repo / "src/mylib/util/cuda.h", OWN_CUDA_H)
+    write(repo / "src/mylib/mvs/use.cc", USES_OWN_CUDA_H)
+    git(repo, "add", ".")
+    assert main(["check", "--blocking", "supported", "src/mylib/mvs/use.cc"]) == 0, capsys.readouterr().out
+    for paths in (["src/mylib/mvs/use.cc"], ["."]):
+        capsys.readouterr()
+        assert main(["scan", "--format", "json", *paths]) == 0
+        assert json.loads(capsys.readouterr().out)["findings"] == [], paths
+    # Named from a directory that is not the project's (its root is where the run starts): the file's repository is.
+    elsewhere = write(repo / "tools" / "README", "")
+    monkeypatch.chdir(elsewhere.parent)
+    assert main(["check", "--blocking", "supported", str(repo / "src/mylib/mvs/use.cc")]) == 0, capsys.readouterr().out
+
+
 def test_pre_commit_hook_blocks_new_unportable_calls(tmp_path: Path) -> None:
     pre_commit = require_tool("pre-commit")
     head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True)

@@ -12,6 +12,7 @@ import pytest
 
 from conftest import EXAMPLES, ROOT, require
 from portkit.cli import main
+from portkit.templating import markdown_text
 
 
 @pytest.fixture(autouse=True)
@@ -224,3 +225,53 @@ def test_markdown_fits_a_pull_request_comment(tmp_path: Path, database) -> None:
     assert 30_000 < len(text) <= 60_000
     assert "Shortened to fit a pull-request comment" in text and "`portkit report -o report.html`" in text
     assert re.search(r"\| … and \d+ more names \|", text) and re.search(r"\| … and \d+ more sites \|", text)
+
+
+LAYER = "#pragma once\n#include <hip/hip_runtime.h>\n#define cudaStream_t hipStream_t\n"
+LAYERED_UNIT = ("{test}\n#include \"{layer}\"\n#else\n#include <cuda_runtime.h>\n#endif\n"
+                "__global__ void k(int *p) {{ p[threadIdx.x] = 1; }}\n"
+                "void go(int *p, cudaStream_t s) {{ k<<<1, 32, 0, s>>>(p); }}\n")
+
+
+def layered_tree(tree: Path, test: str, layer: str = "gpu/hip_layer.h") -> Path:
+    (tree / layer).parent.mkdir(parents=True)
+    (tree / layer).write_text(LAYER)
+    (tree / "k.cu").write_text(LAYERED_UNIT.format(test=test, layer=layer))
+    return tree
+
+
+@pytest.mark.parametrize("test, switch", [
+    ("#if defined(GGML_USE_HIP)", " (selected by GGML_USE_HIP)"),
+    ("#ifdef GGML_USE_HIP  // llama.cpp's switch", " (selected by GGML_USE_HIP)"),
+    ("#if GGML_USE_HIP", " (selected by GGML_USE_HIP)"),
+    ("#if defined(GGML_USE_MUSA)\n#include <musa_runtime.h>\n#elif defined(GGML_USE_HIP)", " (selected by GGML_USE_HIP)"),
+    ("#if defined(GGML_USE_HIP) && !defined(NDEBUG)", ""),  # more than a switch: the note names no macro
+    ("#ifndef GGML_USE_CUDA", ""),
+], ids=["if-defined", "ifdef", "if", "elif", "compound", "ifndef"])
+def test_the_hip_layer_note_names_its_switch(tmp_path: Path, capsys, test: str, switch: str) -> None:
+    """The note named vendors/hip.h but not GGML_USE_HIP, the macro that builds it: where the #if that includes the
+    layer tests one macro, the note says so."""
+    tree = layered_tree(tmp_path / "tree", test)
+    assert main(["scan", "--no-cache", "-f", "json", str(tree)]) == 0
+    layer = tree / "gpu" / "hip_layer.h"
+    assert json.loads(capsys.readouterr().out)["notes"] == [
+        f"the project already has a HIP path: {layer}{switch}; convert leaves it as written"]
+
+
+def test_every_report_carries_the_notes(tmp_path: Path) -> None:
+    """The text summary showed the notes (the tree has its own HIP layer), the Markdown and HTML reports did not.
+    Each carries them now, escaped as the rest of its text is: a layer whose path reads as markup stays text."""
+    tree = layered_tree(tmp_path / "tree", "#ifdef PROJECT_HIP", layer="a<b>&c/hip_layer.h")
+    reports = {}
+    for name in ("r.json", "r.md", "r.html"):
+        assert main(["report", "--no-cache", str(tree), "-o", str(tmp_path / name)]) == 0
+        reports[name] = (tmp_path / name).read_text()
+    note = (f"the project already has a HIP path: {tree / 'a<b>&c' / 'hip_layer.h'} (selected by PROJECT_HIP); "
+            "convert leaves it as written")
+    assert json.loads(reports["r.json"])["notes"] == [note]
+    assert f"\n## Notes\n\n- {markdown_text(note)}\n\n## Effort estimate\n" in reports["r.md"]
+    assert "a&lt;b>&amp;c/hip_layer.h (selected by PROJECT_HIP)" in markdown_text(note)
+    assert f"<li>{escape(note)}</li>" in reports["r.html"]
+    dom = chromium(tmp_path, "--dump-dom", (tmp_path / "r.html").as_uri()).stdout
+    shown = re.search(r'<ul id="notes">\s*<li>(.*?)</li>\s*</ul>', dom, re.S)
+    assert shown is not None and unescape(shown.group(1)) == note and "<b>" not in shown.group(1)

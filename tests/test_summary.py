@@ -163,7 +163,8 @@ def test_a_tree_with_its_own_hip_layer_says_so(tmp_path: Path) -> None:
                 "__global__ void k(int *p) { p[threadIdx.x] = 1; }\n"
                 "void go(int *p, cudaStream_t s) { k<<<1, 32, 0, s>>>(p); }\n"})
     cache = tmp_path / "cache"
-    note = f"note: the project already has a HIP path: {tree / 'gpu' / 'hip_names.h'}; convert leaves it as written"
+    note = (f"note: the project already has a HIP path: {tree / 'gpu' / 'hip_names.h'} (selected by PROJECT_HIP); "
+            "convert leaves it as written")
     shown = [" ".join(_scan(tree, cache).split()) for _ in range(2)]  # the line wraps between its parts
     assert note in shown[0] and note in shown[1]
     assert "note:" not in _scan(_write(tmp_path / "project", PROJECT), cache)

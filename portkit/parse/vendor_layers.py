@@ -5,7 +5,8 @@ llama.cpp's ggml-cuda/vendors/hip.h includes <hip/hip_runtime.h> and defines `__
 #else. Those definitions are CUDA's names spelled for HIP, not the project's names: the converted tree, built
 without the project's switch, never sees them. Likewise vendors/musa.h (it includes <musa_runtime.h>, so only
 MUSA's compiler reads it) maps CUDA's names onto another vendor's. Which runtime headers mark a layer is data,
-rules/_vendor_headers.yaml.
+rules/_vendor_headers.yaml. What a file includes in a branch one macro selects (`#if defined(GGML_USE_HIP)`) is
+kept too: a scan's note names the switch that builds a layer (report/notes.py).
 """
 from __future__ import annotations
 
@@ -15,7 +16,8 @@ from typing import Any, Iterable
 
 from tree_sitter import Node
 
-from portkit.parse.guarded import branch_chain, include_guard, opening_group
+from portkit.parse.guarded import branch_chain, include_guard, opening_group, spelled_test
+from portkit.parse.if_expressions import DEFINED, NAME, without_comments
 from portkit.resources import load_data
 
 _BRANCHES = ("preproc_if", "preproc_ifdef", "preproc_else", "preproc_elif", "preproc_elifdef")
@@ -69,6 +71,28 @@ def alternative_includes(includes: Iterable[Node]) -> frozenset[str]:
     return frozenset(inside - elsewhere)
 
 
+def _switch(include: Node) -> str:
+    """The macro whose test selects the branch an #include sits in (its innermost #if), `#ifdef X`, `#if X` or
+    `#elif defined(X)`; "" where the branch is an #else or its test is more than one macro."""
+    group = next(iter(_enclosing_groups(include)), None)
+    if group is None:
+        return ""
+    tests, ranges, _ = branch_chain(group)
+    branch = next((i for i, (start, end) in enumerate(ranges) if start <= include.start_byte < end), len(ranges))
+    spelled = spelled_test(tests[branch]) if branch < len(tests) else None
+    test = without_comments(spelled or "").strip()
+    macro = DEFINED.fullmatch(test) or NAME.fullmatch(test)
+    return "" if macro is None else next(name for name in (macro.groups() or (macro.group(),)) if name)
+
+
+def include_switches(includes: Iterable[Node]) -> tuple[tuple[str, str], ...]:
+    """(file name, macro) for each #include in a branch one macro selects (`#if defined(GGML_USE_HIP)` /
+    `#include "vendors/hip.h"`): what builds a layer the file includes (report/notes.py)."""
+    return tuple(sorted({(os.path.basename(_included(node)), switch) for node in includes
+                         if (switch := _switch(node))}))
+
+
 def layer_facts(includes: list[Node]) -> dict[str, Any]:
-    """ParsedFile's fields for the file's #includes: its vendor_layer and alternative_includes."""
-    return {"vendor_layer": vendor_layer(includes), "alternative_includes": alternative_includes(includes)}
+    """ParsedFile's fields for the file's #includes: its vendor_layer, alternative_includes and include_switches."""
+    return {"vendor_layer": vendor_layer(includes), "alternative_includes": alternative_includes(includes),
+            "include_switches": include_switches(includes)}

@@ -56,6 +56,7 @@ class FileResult:
     # of several: what tells which of its definitions of CUDA's names are no project names (run/scope.py).
     vendor_layer: str = ""
     alternative_includes: frozenset[str] = frozenset()
+    include_switches: tuple[tuple[str, str], ...] = ()  # ParsedFile's: what selects a layer it includes (a note's)
     # Each project analysis's fact about the file (analyze/registry.py: ProjectAnalysis), keyed by its name.
     facts: dict[str, Any] = dataclasses.field(default_factory=dict)
     shape: str = ""  # parsed with errors: the tree's structure (ParsedFile.shape), for convert's second pass
@@ -115,7 +116,8 @@ def pack_result(result: FileResult) -> dict[str, Any]:
               "suppressions": [list(s) for s in result.suppressions], "depends": [list(d) for d in result.depends],
               "internal": sorted(result.internal), "includes": list(result.includes), "facts": _pack_facts(result.facts),
               "shape": result.shape, "vendor_layer": result.vendor_layer,
-              "alternative_includes": sorted(result.alternative_includes)}
+              "alternative_includes": sorted(result.alternative_includes),
+              "include_switches": [list(switch) for switch in result.include_switches]}
     if result.tally is not None:
         return {**packed, "tally": result.tally.pack()}
     return {**packed, "findings": [pack_finding(f) for f in result.findings],
@@ -131,7 +133,8 @@ def unpack_result(file: SourceFile, d: dict[str, Any], fixes: bool = True) -> Fi
                       depends=tuple((path, digest) for path, digest in d["depends"]), tally=counted,
                       internal=frozenset(d["internal"]), includes=tuple(d["includes"]),
                       facts=_unpack_facts(d["facts"], fixes), shape=d["shape"],
-                      vendor_layer=d["vendor_layer"], alternative_includes=frozenset(d["alternative_includes"]))
+                      vendor_layer=d["vendor_layer"], alternative_includes=frozenset(d["alternative_includes"]),
+                      include_switches=tuple((name, macro) for name, macro in d["include_switches"]))
 
 
 def _pack_facts(facts: dict[str, Any]) -> dict[str, Any]:

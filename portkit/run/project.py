@@ -62,6 +62,7 @@ class FileSummary:
     encoding: str = "utf-8"
     shape: str = ""  # parsed with errors: the tree's structure (portkit/parse/recovery.py:tree_shape)
     vendor_layer: str = ""  # the project's own layer for HIP or another vendor (parse/vendor_layers.py)
+    include_switches: tuple[tuple[str, str], ...] = ()  # (file name, macro): what selects a file it includes
 
 
 @dataclasses.dataclass
@@ -139,7 +140,7 @@ def _summaries(results: list[FileResult], diagnostics: list[Diagnostic]) -> tupl
         if result.lines is None:
             continue  # unreadable or skipped
         summaries.append(FileSummary(path, result.file.file_type, result.lines, result.error_line, result.encoding,
-                                     result.shape, result.vendor_layer))
+                                     result.shape, result.vendor_layer, result.include_switches))
         if result.error_line is not None:
             diagnostics.append(Diagnostic(
                 path, f"parsed with errors (first at line {result.error_line}); results are partial", Reason.PARSE_ERROR))
