@@ -203,6 +203,7 @@ def test_the_cuda_branch_beside_a_projects_hip_branch_stays_as_written(tmp_path:
     assert branch in "\n".join(line for line in text.splitlines() if not line.startswith("// portkit:"))
     assert "left as written: the project's CUDA branch" in text
     assert "hipMalloc(&d" in text, "outside the chain, names are HIP's as before"
+    assert "PORTKIT_HELPER_MIXED_MIN_MAX" not in text, "no helper for a min hipcc never compiles"
     # Its 32-bit mask is right for nvcc, which alone compiles the branch: no hazard marker there, and none counted.
     assert "PK301" not in text and "PK301" not in capsys.readouterr().out
     unit = tmp_path / "out" / name

@@ -15,7 +15,7 @@ import dataclasses
 from typing import Iterable, Iterator
 
 from portkit.analyze.registry import Context
-from portkit.codes import ATTENTION_STATUSES, CUDA_BRANCH as CUDA_BRANCH_CODE, in_group
+from portkit.codes import ATTENTION_STATUSES, CUDA_BRANCH as CUDA_BRANCH_CODE, HIP_PREAMBLE, in_group
 from portkit.model import Finding, NameFacts, ParsedFile, Role
 from portkit.parse.hipcc_branch import same_platform_macro
 from portkit.textutil import within
@@ -65,21 +65,24 @@ def keep_cuda_branches(parsed: ParsedFile, findings: Iterable[Finding], context:
 
 
 def settle_cuda_side(parsed: ParsedFile, findings: Iterable[Finding]) -> Iterator[Finding]:
-    """`findings` with the hazards and CUDA-only tests of the project's CUDA side settled: a hazard in a CUDA branch
-    beside the project's HIP branch is left as written, saying why (no repair, no marker), and a CUDA-only test
-    (PK203, or an architecture test's hazard) there or in a chain that tests for HIP is the project's decision."""
+    """`findings` with the project's CUDA side settled: what is not a name (a hazard, a language fix such as
+    `register` dropped or a min/max cast, a kernel) in a CUDA branch beside the project's HIP branch is left as
+    written, saying why where it asked for a change (no repair, no marker); and a CUDA-only test (PK203, or an
+    architecture test's hazard) in a chain that tests for HIP is the project's decision. Names: keep_cuda_branches."""
     beside_hip = [o.span for o in parsed.of(Role.IDENTIFIER) if o.facts(NameFacts).beside_hip]
     if not parsed.cuda_side and not beside_hip:
         yield from findings
         return
     for finding in findings:
         hazard = in_group(finding.code, "hazard")
-        if not (hazard or finding.code == CUDA_BRANCH_CODE) or finding.settled:
-            yield finding
+        if finding.settled or finding.status is not None or finding.code == HIP_PREAMBLE:
+            yield finding  # (the preamble goes where the file's code starts, which may be the branch's first line)
         elif within(finding.span.start, parsed.cuda_side):
+            changes = hazard or finding.fix is not None
             yield dataclasses.replace(finding, fix=None, message=f"{finding.message}; {CUDA_BRANCH}", advice=CUDA_BRANCH,
-                                      settled=True) if hazard else dataclasses.replace(finding, settled=True)
-        elif any(finding.span.start <= span.start < finding.span.end for span in beside_hip):
+                                      settled=True) if changes else dataclasses.replace(finding, settled=True)
+        elif (hazard or finding.code == CUDA_BRANCH_CODE) and \
+                any(finding.span.start <= span.start < finding.span.end for span in beside_hip):
             yield dataclasses.replace(finding, settled=True)  # the test itself: its chain tests for HIP
         else:
             yield finding

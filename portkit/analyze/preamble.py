@@ -107,8 +107,8 @@ def _defines_and_helpers(parsed: ParsedFile, context: Context) -> tuple[list[str
     language = "c" if os.path.splitext(parsed.path)[1] == ".c" else "c++"
     plain: set[str] = set()  # names with no rule, or whose rule in any form asks for neither: most, looked up once
     for occurrence in parsed.occurrences:
-        if occurrence.role not in _NAME_ROLES or occurrence.text in plain:
-            continue
+        if occurrence.role not in _NAME_ROLES or occurrence.text in plain or within(occurrence.span.start, parsed.cuda_side):
+            continue  # (the project's CUDA branch beside its HIP branch stays as written: analyze/own_hip_branches.py)
         rule = context.rules.lookup(occurrence.text)
         if rule is None or not (rule.form_rule or rule.hip_define or _may_be_helper(rule)):
             plain.add(occurrence.text)
