@@ -149,12 +149,12 @@ def test_thrust_wrapped_namespace_is_reported_where_rocthrust_breaks_on_it(tmp_p
 
 
 def test_warp_sizes_in_branches_only_amd_targets_compile_are_the_projects_own(tmp_path: Path, database) -> None:
-    """RDNA runs 32-lane wavefronts: a 32 under `#elif defined(__gfx1100__)` or `#if __AMDGCN_WAVEFRONT_SIZE == 32` is
+    """RDNA runs 32-lane wavefronts: a 32 under `#elif defined(__gfx1100__)` or `#if __AMDGCN_WAVEFRONT_SIZE == 32u` is
     the project's own AMD code, no hazard; under a CUDA test (which convert makes AMD's device test) it is one, and
     `< 64` holds for nvcc too (the macro reads 0 there)."""
     findings = scan(tmp_path, {"w.cu": "#if defined(__CUDA_ARCH__)\n#define WARP_THREADS 32\n"
                                        "#elif defined(__gfx1100__) || defined(__gfx1101__)\n#define WARP_THREADS 32\n"
-                                       "#elif __AMDGCN_WAVEFRONT_SIZE == 32\n#define WARP_SIZE 32\n"
+                                       "#elif __AMDGCN_WAVEFRONT_SIZE == 32u\n#define WARP_SIZE 32\n"
                                        "#elif __AMDGCN_WAVEFRONT_SIZE < 64\n#define LANES_PER_WARP 32\n#endif\n"
                                        "__global__ void k(int *o) {\n#if defined(__gfx1100__)\n  o[threadIdx.x / 32] = 1;\n"
                                        "#endif\n  o[threadIdx.x % 32] = 2;\n}\n"}, database)

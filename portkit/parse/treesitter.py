@@ -139,7 +139,7 @@ def _device_syntax_sites(source: bytes) -> Iterator[int]:
 _COMPILER_MACRO = re.compile(r"__CUDACC\w*__|__NVCC__|__CUDA_ARCH\w*__|__HIPCC\w*__|__HIP_DEVICE_COMPILE__|__HIP__")
 # Macros only a compile for some AMD GPUs defines: `defined(__gfx1100__)`, `__AMDGCN_WAVEFRONT_SIZE == 32`.
 _AMD_TARGET_MACRO = re.compile(r"__gfx\w+__|__AMDGCN_WAVEFRONT_SIZE(__)?")
-_CONDITION_NAME = re.compile(r"[A-Za-z_]\w*")
+_CONDITION_NAME = re.compile(r"\b[A-Za-z_]\w*")  # \b: not the suffix of `32u`
 
 
 def _branches_testing(conditions: list[Node], groups: list[Node], macro: re.Pattern[str],
