@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from conftest import EXAMPLES, ROOT
+from portkit.cli import main
 from portkit.run.project import run_project
 from portkit.run.request import RunRequest
 from portkit.report.data import scan_data
@@ -191,3 +192,23 @@ def test_what_convert_leaves_beside_the_projects_hip_branch_is_billed_nowhere(tm
     assert all(row["hours"] == 0.0 for row in effort["by_status"].values())
     assert {item["code"] for item in effort["inventory"]} == {"PK202", "PK204"}  # what convert writes: ~0 h
     assert effort["hours"] == 0.0 and [f["hours"] for f in full["plan"]["files"]] == [0.01]
+
+
+def test_the_projects_nvidia_side_is_no_work_for_amd(tmp_path: Path) -> None:
+    """The #else of the project's own `#if defined(__HIP_PLATFORM_AMD__)`: HIP on NVIDIA builds it, AMD never does. Its
+    names are renamed as anywhere, but neither they nor its warp-size code are work for the port, in the full run and
+    the summary's counts alike; convert writes no hazard marker there. (1.1 h billed before, with PK300/PK301 markers.)"""
+    case = ROOT / "tests" / "cases" / "projects_nvidia_side.cu"
+    shutil.copy(case, tmp_path / case.name)
+    full = scan_data(run_project(_settings(tmp_path, cache=False)))
+    full.pop("findings")
+    summary = scan_data(run_project(_settings(tmp_path, cache=False), RunRequest(summary_only=True)))
+    assert summary == full
+    apis = {api["name"]: (api["sites"], api["billed"]) for api in full["apis"]}
+    assert apis["__ballot_sync"] == (1, 0) and apis["cuda_runtime.h"] == (1, 1)
+    codes = {row["code"]: (row["sites"], row["billed"]) for row in full["codes"]}
+    assert {code: codes[code] for code in ("PK300", "PK301", "PK302")} == {"PK300": (1, 0), "PK301": (1, 0), "PK302": (1, 0)}
+    out = tmp_path / "out"
+    assert main(["convert", "--no-cache", str(tmp_path / case.name), "-o", str(out)]) == 0
+    text = (out / case.name).read_text()
+    assert "__ballot(p)" in text and "portkit: PK30" not in text

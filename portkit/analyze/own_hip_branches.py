@@ -44,6 +44,8 @@ def keep_tests_beside_hip(parsed: ParsedFile, findings: Iterable[Finding], conte
         yield finding
 
 
+NVIDIA_SIDE = ("left as written: the project's NVIDIA side (a branch its own HIP test keeps from hipcc for AMD), "
+               "where NVIDIA's warp size is the one it runs at")
 CUDA_BRANCH = ("left as written: the project's CUDA branch, whose test stays CUDA's beside its own HIP branch, so hipcc "
                "never compiles it for AMD; NVIDIA builds compile it as the original")
 
@@ -68,15 +70,23 @@ def settle_cuda_side(parsed: ParsedFile, findings: Iterable[Finding]) -> Iterato
     """`findings` with the project's CUDA side settled: what is not a name (a hazard, a language fix such as
     `register` dropped or a min/max cast, a kernel) in a CUDA branch beside the project's HIP branch is left as
     written, saying why where it asked for a change (no repair, no marker); and a CUDA-only test (PK203, or an
-    architecture test's hazard) in a chain that tests for HIP is the project's decision. Names: keep_cuda_branches."""
+    architecture test's hazard) in a chain that tests for HIP is the project's decision. Names: keep_cuda_branches.
+    What is in the project's NVIDIA side (ParsedFile.nvidia_side: the #else of its `#ifdef __HIP_PLATFORM_AMD__`)
+    is no work for AMD either: settled, names still renamed for HIP on NVIDIA, a hazard there left without a marker."""
     beside_hip = [o.span for o in parsed.of(Role.IDENTIFIER) if o.facts(NameFacts).beside_hip]
-    if not parsed.cuda_side and not beside_hip:
+    if not parsed.cuda_side and not parsed.nvidia_side and not beside_hip:
         yield from findings
         return
     for finding in findings:
         hazard = in_group(finding.code, "hazard")
-        if finding.settled or finding.status is not None or finding.code == HIP_PREAMBLE:
+        if finding.settled or finding.code == HIP_PREAMBLE:
             yield finding  # (the preamble goes where the file's code starts, which may be the branch's first line)
+        elif within(finding.span.start, parsed.nvidia_side) and not within(finding.span.start, parsed.cuda_side):
+            # HIP on NVIDIA compiles it (names are renamed as anywhere), AMD never: no work for the port
+            yield dataclasses.replace(finding, fix=None, message=f"{finding.message}; {NVIDIA_SIDE}", advice=NVIDIA_SIDE,
+                                      settled=True) if hazard else dataclasses.replace(finding, settled=True)
+        elif finding.status is not None:
+            yield finding
         elif within(finding.span.start, parsed.cuda_side):
             changes = hazard or finding.fix is not None
             yield dataclasses.replace(finding, fix=None, message=f"{finding.message}; {CUDA_BRANCH}", advice=CUDA_BRANCH,
