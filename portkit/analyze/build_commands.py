@@ -87,6 +87,21 @@ def gpu_compiler_options(code: str, facts: BuildFacts) -> Callable[[re.Match], b
     return for_compiler
 
 
+# A value configure substitutes, in a Makefile.in: `NVCC = @NVCC@`.
+_SUBSTITUTED = re.compile(r"@\w+@[ \t]*")
+
+
+def runs_configured_compiler(code: str, facts: BuildFacts) -> bool:
+    """Whether a command of a Makefile.am or Makefile.in runs the GPU compiler through a variable configure gives it
+    (configure.ac's `NVCC="nvcc"` and AC_SUBST(NVCC), which convert writes as hipcc): a variable of rules/_build.yaml's
+    `hipcc_variables` the file does not assign, or assigns configure's `@NAME@` (`code`: its comments blanked)."""
+    lines = _LOGICAL_LINE.findall(code)
+    own = {m.group(2) for line in lines if (m := ASSIGNMENT.match(line)) and not _SUBSTITUTED.fullmatch(m.group(3))}
+    configured = set(facts.hipcc_variables) - own
+    return any(not configured.isdisjoint(_EXPANDED.findall(command))
+               for line in lines if not ASSIGNMENT.match(line) for command in COMMAND_END.split(line))
+
+
 def logical_line(text: str, offset: int) -> tuple[str, int]:
     """The backslash-continued line of `text` around `offset`, and the offset in it."""
     start = text.rfind("\n", 0, offset) + 1

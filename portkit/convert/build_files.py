@@ -10,7 +10,7 @@ import re
 from typing import Callable
 
 from portkit.analyze.build_commands import (NVCC_COMMAND, NVCC_PATH, OUTPUT_DIRECTORY, gpu_compiler_options,
-                                            names_dependency_target, quiet_prefix)
+                                            names_dependency_target, quiet_prefix, runs_configured_compiler)
 from portkit.analyze.builds import (ASSIGNMENT, AUTOCONF_LIBRARY_TEST, LIBRARY_NAME, LIBRARY_VARIABLE_USE,
                                     library_variables)
 from portkit.codes import CUDA_PATH, GPU_ARCHITECTURE, Status, code_for_status
@@ -179,11 +179,12 @@ def _hip_platform(rw: Rewriter, facts: BuildFacts) -> None:
 
 
 def convert_makefile(text: str, rules: RuleDatabase, offload_arch: tuple[str, ...] = (),
-                     shell: bool = False, target: Target = Target(), file_type: str = "") -> BuildConversion:
+                     shell: bool = False, target: Target = Target(), file_type: str = "",
+                     configured: bool = False) -> BuildConversion:
     """A Makefile's, or (`shell`) a shell script's, nvcc command lines: the two share `NAME=value`
     assignments and `$(NAME)`/`${NAME}` uses; a shell comment starts only where a word does. A library
     the targeted HIP lacks stays CUDA's, with a note. `file_type` "autoconf": a configure.ac (`shell`), whose
-    library tests name libraries too."""
+    library tests name libraries too. `configured`: a Makefile.am or Makefile.in, whose variables configure may give."""
     facts = build_facts().for_target(target)
     rewriter = Rewriter(text, AUTOCONF_COMMENT if file_type == "autoconf" else SHELL_COMMENT if shell else HASH_COMMENT)
     switched = any(rewriter.find(NVCC_COMMAND.pattern))
@@ -197,7 +198,9 @@ def convert_makefile(text: str, rules: RuleDatabase, offload_arch: tuple[str, ..
     rewriter.sub(NVCC_COMMAND, lambda m: kept(m) + "hipcc")  # by path or name, `${NVCC:-nvcc}` too
     if not shell:
         _repeated_hipcc_tests(rewriter)
-        if switched:
+        # An automake or autoconf Makefile whose compiler configure gives runs hipcc too, configure.ac's nvcc
+        # written as hipcc: the lines go where it runs (configure's own shell cannot export to make's commands).
+        if switched or configured and runs_configured_compiler(blank(rewriter.text, rewriter.comment), facts):
             _hip_platform(rewriter, facts)
     _arch_variables(rewriter, facts, offload_arch)
     _architecture_loops(rewriter)
