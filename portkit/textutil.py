@@ -13,6 +13,9 @@ from portkit.model import Position
 
 # '#' comments of CMake, make, shell, Dockerfiles and Python requirement files.
 HASH_COMMENT = re.compile(r"#[^\n]*")
+# A shell script's comments: from `#` only where a word starts (`$#`, `${#list[@]}` are no comments). Group 1 (re.split
+# keeps it).
+SHELL_COMMENT = re.compile(r"((?:(?<=\s)|^)#[^\n]*)", re.M)
 # What configure.ac holds that is no build code: '#' and m4's `dnl` comments, and an option's help text, which
 # configure --help prints (`AC_ARG_WITH([cuda], [  --with-cuda=PATH  prefix [default=/usr/local/cuda]])`,
 # `AS_HELP_STRING([--with-cuda], [...])`): one bracket level inside. Group 1 (re.split keeps it).

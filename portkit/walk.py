@@ -21,8 +21,10 @@ from portkit.textutil import printable
 DEFAULT_EXTENSIONS = (".cu", ".cuh", ".cpp", ".cc", ".cxx", ".c", ".h", ".hpp", ".hh", ".hxx", ".inl")
 CMAKE_NAMES = ("CMakeLists.txt",)
 CMAKE_SUFFIXES = (".cmake",)
-# automake's input and the template it writes are Makefile syntax with automake's variables.
-MAKE_NAMES = ("Makefile", "makefile", "GNUmakefile", "Makefile.am", "Makefile.in")
+# automake's input and the template it writes are Makefile syntax with automake's variables, some of which configure
+# gives them (AC_SUBST: the compiler configure.ac chose).
+CONFIGURED_MAKEFILES = ("Makefile.am", "Makefile.in")
+MAKE_NAMES = ("Makefile", "makefile", "GNUmakefile", *CONFIGURED_MAKEFILES)
 # autoconf's input: m4 macros around shell, which sets the compiler and libraries the Makefiles are given.
 AUTOCONF_NAMES = ("configure.ac", "configure.in")
 MAKE_SUFFIXES = (".mk",)

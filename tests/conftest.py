@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import struct
 import subprocess
 from pathlib import Path
 
@@ -35,6 +36,29 @@ def require_tool(name: str) -> str:
     path = shutil.which(name)
     require(path is not None, f"{name} not found on PATH")
     return path or ""
+
+
+_BUNDLE_MAGIC = b"__CLANG_OFFLOAD_BUNDLE__"
+
+
+def offload_targets(obj: Path) -> list[str]:
+    """The targets of the device code hipcc embedded in an object file: its .hip_fatbin section is a clang offload
+    bundle (magic, count, then each entry's offset, size, target length and target), read with objcopy. An object
+    nvcc compiled has none (its device code is .nv_fatbin's)."""
+    require_tool("objcopy")
+    bundle = obj.with_name(obj.name + ".hip_fatbin")
+    dumped = subprocess.run(["objcopy", "-O", "binary", "--only-section=.hip_fatbin", "--set-section-flags",
+                             ".hip_fatbin=alloc", str(obj), str(bundle)], capture_output=True, text=True)
+    assert dumped.returncode == 0, dumped.stderr
+    data = bundle.read_bytes()
+    assert data.startswith(_BUNDLE_MAGIC), f"{obj.name} holds no HIP device code"
+    count, = struct.unpack_from("<Q", data, len(_BUNDLE_MAGIC))
+    at, targets = len(_BUNDLE_MAGIC) + 8, []
+    for _ in range(count):
+        _offset, _size, length = struct.unpack_from("<QQQ", data, at)
+        targets.append(data[at + 24:at + 24 + length].decode())
+        at += 24 + length
+    return targets
 
 
 @pytest.fixture(scope="session")

@@ -9,7 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.conftest import require_tool
+from tests.conftest import offload_targets, require_tool
 
 CONFIGURE_AC = """\
 AC_INIT([miner], [1.0])
@@ -46,6 +46,9 @@ nvcc_ARCH = -gencode=arch=compute_52,code=\\"sm_52,compute_52\\"
 
 .cu.o:
 \t$(NVCC) $(nvcc_ARCH) --maxrregcount=128 -o $@ -c $<
+
+platform:
+\t@echo $$HIP_PLATFORM
 """
 KERNEL = """\
 #include <cuda_runtime.h>
@@ -58,6 +61,8 @@ int run(void) {
 }
 """
 MAIN = "int run(void);\nint main() { return run(); }\n"
+# What a converted Makefile.am whose commands run configure's compiler starts with (rules/_build.yaml).
+HIP_PLATFORM_LINES = "# hipcc builds for AMD GPUs even where nvcc is installed too\nexport HIP_PLATFORM ?= amd\n"
 
 
 def _project(root: Path) -> Path:
@@ -94,7 +99,10 @@ def test_configure_ac_and_makefile_am_are_scanned_as_build_files(tmp_path: Path)
 
 
 def test_an_autotools_project_configures_and_builds_with_hipcc(tmp_path: Path) -> None:
-    """ccminer's configure.ac and Makefile.am were copied as they were: nvcc, -lcudart and sm_52's -gencode."""
+    """ccminer's configure.ac and Makefile.am were copied as they were: nvcc, -lcudart and sm_52's -gencode. The
+    Makefile.am's $(NVCC), hipcc once configure.ac's nvcc is, built for NVIDIA where nvcc is installed too, unless the
+    user set HIP_PLATFORM=amd: the converted Makefile.am sets it as a converted Makefile does, and the environment
+    still chooses."""
     for tool in ("autoreconf", "automake", "make", "hipcc"):
         require_tool(tool)
     source = _project(tmp_path / "in")
@@ -104,6 +112,7 @@ def test_an_autotools_project_configures_and_builds_with_hipcc(tmp_path: Path) -
     assert 'NVCC="hipcc"' in configure_ac and 'test -x "$(command -v hipcc)"' in configure_ac, configure_ac
     assert "AC_CHECK_LIB([amdhip64], [hipMalloc]," in configure_ac, configure_ac
     assert "# portkit: PK404 cuda: configure's --with-cuda=PATH" in configure_ac, configure_ac
+    assert makefile_am.startswith(HIP_PLATFORM_LINES + "bin_PROGRAMS = miner\n"), makefile_am
     assert "miner_LDADD = @CUDA_LIBS@ -lamdhip64\n" in makefile_am, makefile_am
     assert "nvcc_ARCH = --offload-arch=gfx90a\n" in makefile_am, makefile_am
     assert "# portkit: PK403 --maxrregcount=128" in makefile_am, makefile_am
@@ -115,6 +124,12 @@ def test_an_autotools_project_configures_and_builds_with_hipcc(tmp_path: Path) -
     # Debian's HIP is installed under /usr: the prefix the marker says to give configure.
     _run(["./configure", "--with-cuda=/usr"], out)
     assert "NVCC = hipcc" in (out / "Makefile").read_text()
-    _run(["make"], out, HIP_PLATFORM="amd")
+    unset = {k: v for k, v in os.environ.items() if k != "HIP_PLATFORM"}
+    made = subprocess.run(["make"], cwd=out, capture_output=True, text=True, env=unset, timeout=600)
+    assert made.returncode == 0, made.stdout[-3000:] + made.stderr[-3000:]
+    assert offload_targets(out / "kern.o")[1:] == ["hipv4-amdgcn-amd-amdhsa--gfx90a"]  # after the host's entry
     needed = _run(["readelf", "-d", "miner"], out).stdout
     assert "libamdhip64" in needed and "libcudart" not in needed, needed
+    chosen = subprocess.run(["make", "-s", "platform"], cwd=out, capture_output=True, text=True, check=True,
+                            env={**unset, "HIP_PLATFORM": "nvidia"}).stdout
+    assert chosen == "nvidia\n"

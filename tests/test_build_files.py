@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from portkit.rules.versions import Target
-from tests.conftest import require_tool
+from tests.conftest import offload_targets, require_tool
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 HIP52 = Target(rocm=(5, 2, 0))
@@ -1397,6 +1397,69 @@ def test_a_converted_makefile_builds_with_hipcc_where_nvcc_is_installed_too(tmp_
     chosen = subprocess.run(["make", "-s", "platform"], cwd=out, capture_output=True, text=True, check=True,
                             env={**environment, "HIP_PLATFORM": "nvidia"}).stdout
     assert chosen == "nvidia\n"
+
+
+# A Makefile and a build script that run nvcc by name, by path (after a quiet prefix, which stays) and as a shell
+# default; the nvcc in comments is no command.
+NVCC_MAKEFILE = """# the program: nvcc compiles the kernels and links
+NVCC = nvcc
+Q ?= @
+app: k.o main.o
+\t$(NVCC) -arch=sm_80 -o $@ k.o main.o
+k.o: k.cu
+\tnvcc -O2 -arch=sm_80 -c k.cu -o k.o
+main.o: main.cpp
+\t$(CXX) -O2 -c main.cpp -o main.o
+again.o: k.cu
+\t$(Q)$(TOOLKIT)/bin/nvcc -arch=sm_80 -c k.cu -o again.o  # nvcc by its path
+"""
+NVCC_SCRIPT = """#!/bin/sh
+# builds the kernel with nvcc
+"${NVCC:-nvcc}" -arch=sm_80 -c k.cu -o script.o
+echo "$# arguments" && nvcc --version
+"""
+
+
+def test_scan_lists_each_nvcc_convert_writes_as_hipcc_and_the_port_links(tmp_path: Path) -> None:
+    """A bare nvcc (`NVCC = nvcc`, a recipe's `nvcc -c`, a script's) was renamed hipcc by convert, but scan listed
+    nothing ("build items 0"), nor a script's -arch=sm_80, which convert rewrites too. Now each nvcc convert writes
+    as hipcc is a PK407 item where it is written, a script's architectures PK401s, and the port compiles and links
+    with the real make and hipcc for gfx90a, where nvcc is installed too."""
+    source = tmp_path / "in"
+    source.mkdir()
+    (source / "Makefile").write_text(NVCC_MAKEFILE)
+    (source / "build.sh").write_text(NVCC_SCRIPT)
+    (source / "k.cu").write_text("__global__ void fill(int *p) { p[threadIdx.x] = 1; }\n"
+                                 "int run() { int *p; cudaMalloc(&p, 4); fill<<<1, 1>>>(p); return cudaFree(p); }\n")
+    (source / "main.cpp").write_text("int run();\nint main() { return run(); }\n")
+    scan = subprocess.run([sys.executable, "-m", "portkit", "scan", str(source), "--format", "json", "--rocm-version",
+                           "5.2", "--no-cache"], capture_output=True, text=True, check=True)
+    report = json.loads(scan.stdout)
+    listed = sorted((Path(f["path"]).name, f["line"], f["column"], f["name"]) for f in report["findings"]
+                    if f["code"] == "PK407")
+    assert listed == [("Makefile", 2, 8, "nvcc"), ("Makefile", 7, 2, "nvcc"), ("Makefile", 11, 6, "$(TOOLKIT)/bin/nvcc"),
+                      ("build.sh", 3, 10, "nvcc"), ("build.sh", 4, 24, "nvcc")], listed
+    architectures = sorted((Path(f["path"]).name, f["line"]) for f in report["findings"] if f["code"] == "PK401")
+    assert architectures == [("Makefile", 5), ("Makefile", 7), ("Makefile", 11), ("build.sh", 3)], architectures
+    assert report["summary"]["environment"] == len(listed) + len(architectures)
+    out = tmp_path / "out"
+    _portkit_convert(source, out)
+    makefile, script = (out / "Makefile").read_text(), (out / "build.sh").read_text()
+    assert makefile.startswith(NVCC_MAKEFILE.splitlines()[0] + "\n" + HIP_PLATFORM_LINES)
+    converted = {"Makefile": makefile.replace(HIP_PLATFORM_LINES, "").splitlines(), "build.sh": script.splitlines()}
+    for name, line, column, _ in listed:  # each nvcc listed is hipcc now, where scan said; the others are comments'
+        assert converted[name][line - 1][column - 1:].startswith("hipcc"), converted[name][line - 1]
+    left = [line for text in converted.values() for line in text if "nvcc" in line]
+    assert left == [NVCC_MAKEFILE.splitlines()[0], "\t$(Q)hipcc --offload-arch=gfx90a -c k.cu -o again.o  # nvcc by its path",
+                    "# builds the kernel with nvcc"], left
+    require_tool("hipcc")
+    require_tool("make")
+    environment = {k: v for k, v in os.environ.items() if k != "HIP_PLATFORM"}
+    built = subprocess.run(["make", "app", "again.o", "TOOLKIT=/usr"], cwd=out, capture_output=True, text=True,
+                           env=environment, timeout=600)
+    assert built.returncode == 0 and (out / "app").exists(), built.stdout + built.stderr
+    for obj in ("k.o", "again.o"):
+        assert offload_targets(out / obj)[1:] == ["hipv4-amdgcn-amd-amdhsa--gfx90a"]  # after the host's entry
 
 
 def test_tests_for_two_nvcc_paths_that_became_one_for_hipcc_are_marked(database) -> None:

@@ -1,11 +1,11 @@
-"""Which commands of a build file run the GPU compiler (nvcc before convert, hipcc after), so that scan lists an nvcc
-option exactly where convert rewrites or marks it: one a host compiler gets too (rules/_build.yaml's `hipcc_only`)
-only on a command that runs the GPU compiler, and nvcc's -odir of a Makefile's dependency step not at all (convert
-writes it as -MT)."""
+"""Which commands of a build file run the GPU compiler (nvcc before convert, hipcc after), so that scan lists nvcc and
+its options exactly where convert rewrites or marks them: nvcc itself, by name or path, which convert writes as
+hipcc; an option a host compiler gets too (rules/_build.yaml's `hipcc_only`) only on a command that runs the GPU
+compiler, and nvcc's -odir of a Makefile's dependency step not at all (convert writes it as -MT)."""
 from __future__ import annotations
 
 import re
-from typing import Callable
+from typing import Callable, Iterator
 
 from portkit.analyze.builds import ASSIGNMENT
 from portkit.rules.build_facts import BuildFacts
@@ -16,6 +16,44 @@ COMMAND_END = re.compile(r";|&&|\|\|?")
 # The compiler by name or path: nvcc in the project's file, hipcc once convert wrote it.
 _GPU_COMPILER = re.compile(r"(?<![\w.-])(?:hipcc|nvcc)(?![\w-])")
 _LOGICAL_LINE = re.compile(r"(?:[^\n]*\\\n)*[^\n]*")
+
+
+# nvcc called by its path: $(CUDA_HOME)/bin/nvcc, /usr/local/cuda/bin/nvcc, "${CUDA_PATH}/bin/nvcc", $CUDA/bin/nvcc,
+# $(ROOT)/cuda-$(V)/bin/nvcc, $(DESTDIR)$(PREFIX)/bin/nvcc; group `leading`: the variables it starts with, of which a
+# recipe's quiet prefix (`$(Q)$(CUDA_DIR)/bin/nvcc`, caffe: make's `@`) is no part of the path and stays.
+_PATH_VARIABLE = r"\$\$?(?:\(\w+\)|\{\w+(?::-[^}\s]*)?\}|\w+)"  # $(V), ${V}, ${V:-default}, $V; a recipe's $$V
+NVCC_PATH = rf"(?P<leading>(?:{_PATH_VARIABLE})*)(?:[\w./-]+{_PATH_VARIABLE})*[\w./-]*/bin/nvcc(?![\w-])"
+# nvcc by its path or by its name (a word of its own, or a shell default's: `${NVCC:-nvcc}`): what convert writes as
+# hipcc, and scan lists.
+NVCC_COMMAND = re.compile(rf"{NVCC_PATH}|(?:(?<![\w/.-])|(?<=:-))nvcc(?![\w-])")
+# A make variable assigned a value starting with `@`: a quiet prefix (`Q ?= @`).
+_QUIET_ASSIGNMENT = re.compile(r"(?m)^[ \t]*(?:override[ \t]+)?(\w+)[ \t]*(?::=|\?=|\+=|=)[ \t]*@")
+
+
+def quiet_prefix(code: str, facts: BuildFacts) -> Callable[[re.Match], str]:
+    """The quiet prefixes (the file's and rules/_build.yaml's) a match of NVCC_COMMAND starts with: no part of nvcc's
+    path, they stay before hipcc (`code`: the file, its comments blanked)."""
+    quiet = set(facts.command_prefix_variables) | set(_QUIET_ASSIGNMENT.findall(code))
+
+    def kept(match: re.Match) -> str:
+        prefix = ""
+        for variable in re.findall(_PATH_VARIABLE, match.group("leading") or ""):
+            if re.sub(r"[^\w]", "", variable) not in quiet:
+                break
+            prefix += variable
+        return prefix
+    return kept
+
+
+def nvcc_commands(code: str, facts: BuildFacts) -> Iterator[tuple[int, str]]:
+    """(offset, as written) of each nvcc of a Makefile, configure.ac or script, by name or path, that convert writes
+    as hipcc (`code`: its comments blanked as convert reads them)."""
+    if "nvcc" not in code:  # NVCC_COMMAND is tried at every offset: most build files name no nvcc
+        return
+    kept = quiet_prefix(code, facts)
+    for match in NVCC_COMMAND.finditer(code):
+        prefix = kept(match)
+        yield match.start() + len(prefix), match.group()[len(prefix):]
 
 
 def gpu_compiler_options(code: str, facts: BuildFacts) -> Callable[[re.Match], bool]:
@@ -47,6 +85,21 @@ def gpu_compiler_options(code: str, facts: BuildFacts) -> Callable[[re.Match], b
             return assignment.group(2) in given or assignment.group(2) in compilers
         return runs_compiler(command_at(line, at))
     return for_compiler
+
+
+# A value configure substitutes, in a Makefile.in: `NVCC = @NVCC@`.
+_SUBSTITUTED = re.compile(r"@\w+@[ \t]*")
+
+
+def runs_configured_compiler(code: str, facts: BuildFacts) -> bool:
+    """Whether a command of a Makefile.am or Makefile.in runs the GPU compiler through a variable configure gives it
+    (configure.ac's `NVCC="nvcc"` and AC_SUBST(NVCC), which convert writes as hipcc): a variable of rules/_build.yaml's
+    `hipcc_variables` the file does not assign, or assigns configure's `@NAME@` (`code`: its comments blanked)."""
+    lines = _LOGICAL_LINE.findall(code)
+    own = {m.group(2) for line in lines if (m := ASSIGNMENT.match(line)) and not _SUBSTITUTED.fullmatch(m.group(3))}
+    configured = set(facts.hipcc_variables) - own
+    return any(not configured.isdisjoint(_EXPANDED.findall(command))
+               for line in lines if not ASSIGNMENT.match(line) for command in COMMAND_END.split(line))
 
 
 def logical_line(text: str, offset: int) -> tuple[str, int]:

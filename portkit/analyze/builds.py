@@ -1,4 +1,5 @@
-"""Link libraries named in CMake files, Makefiles and autoconf's configure.ac, and FindCUDA's variables and commands used in CMake files."""
+"""Link libraries named in CMake files, Makefiles, shell build scripts and autoconf's configure.ac, and FindCUDA's
+variables and commands used in CMake files."""
 from __future__ import annotations
 
 import re
@@ -221,7 +222,7 @@ def findcuda_advice(variable: FindCudaVariable) -> str:
     return variable.advice
 
 
-@analyzer("cmake", "make", "autoconf",
+@analyzer("cmake", "make", "autoconf", "script",
           codes=(GPU_ARCHITECTURE, FIND_CUDA, FINDCUDA_VARIABLE, FINDCUDA_COMMAND, NVCC_FLAG, *RULE_CODES))
 def analyze_build_file(file: TextFile, context: Context) -> Iterable[Finding]:
     lines = LineIndex(file.text)

@@ -10,14 +10,15 @@ import functools
 import re
 from typing import Iterator
 
-from portkit.analyze.build_commands import cmake_for_gpu_compiler, gpu_compiler_options, names_dependency_target
+from portkit.analyze.build_commands import (cmake_for_gpu_compiler, gpu_compiler_options, names_dependency_target,
+                                            nvcc_commands)
 from portkit.analyze.builds import text_location
 from portkit.analyze.registry import Context, TextFile, analyzer
-from portkit.codes import CODES, NVCC_FLAG, group_codes
+from portkit.codes import CODES, NVCC_COMPILER, NVCC_FLAG, group_codes
 from portkit.model import Finding
 from portkit.resources import load_data
 from portkit.rules.build_facts import NvccOption, build_facts
-from portkit.textutil import AUTOCONF_COMMENT, HASH_COMMENT, LineIndex, blank
+from portkit.textutil import AUTOCONF_COMMENT, HASH_COMMENT, SHELL_COMMENT, LineIndex, blank
 from portkit.walk import FILE_TYPES
 
 TEXT_FILE_TYPES = tuple(t for t in FILE_TYPES if t != "source")
@@ -87,6 +88,19 @@ def _nvcc_options(file: TextFile, code_text: str, lines: LineIndex[str]) -> Iter
                       message=f"{code.summary}: {written}", severity=code.severity, advice=advice, span=span)
 
 
+# The comments of each kind of file whose nvcc convert writes as hipcc, as convert reads them (build_files.py).
+_CONVERTED_COMMENTS = {"make": HASH_COMMENT, "autoconf": AUTOCONF_COMMENT, "script": SHELL_COMMENT}
+
+
+def _nvcc_compilers(file: TextFile, lines: LineIndex[str]) -> Iterator[Finding]:
+    """Each nvcc, by name or path, that convert writes as hipcc."""
+    code = CODES[NVCC_COMPILER]
+    for offset, written in nvcc_commands(blank(file.text, _CONVERTED_COMMENTS[file.file_type]), build_facts()):
+        span, position = text_location(lines, offset, len(written.encode()))
+        yield Finding(path=file.path, position=position, code=NVCC_COMPILER, name=written,
+                      message=f"{code.summary}: {written}", severity=code.severity, advice=code.fix, span=span)
+
+
 @analyzer(*TEXT_FILE_TYPES, codes=group_codes("environment"))
 def analyze_environment(file: TextFile, context: Context) -> Iterator[Finding]:
     code_text = blank(file.text, AUTOCONF_COMMENT if file.file_type == "autoconf" else HASH_COMMENT)
@@ -103,3 +117,5 @@ def analyze_environment(file: TextFile, context: Context) -> Iterator[Finding]:
                           severity=code.severity, advice=pattern.advice or code.fix, span=span)
     if file.file_type in ("cmake", "make", "autoconf", "script"):
         yield from _nvcc_options(file, code_text, lines)
+    if file.file_type in _CONVERTED_COMMENTS:
+        yield from _nvcc_compilers(file, lines)

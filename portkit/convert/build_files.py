@@ -9,17 +9,18 @@ from __future__ import annotations
 import re
 from typing import Callable
 
-from portkit.analyze.build_commands import OUTPUT_DIRECTORY, gpu_compiler_options, names_dependency_target
+from portkit.analyze.build_commands import (NVCC_COMMAND, NVCC_PATH, OUTPUT_DIRECTORY, gpu_compiler_options,
+                                            names_dependency_target, quiet_prefix, runs_configured_compiler)
 from portkit.analyze.builds import (ASSIGNMENT, AUTOCONF_LIBRARY_TEST, LIBRARY_NAME, LIBRARY_VARIABLE_USE,
                                     library_variables)
 from portkit.codes import CUDA_PATH, GPU_ARCHITECTURE, Status, code_for_status
 from portkit.convert.build_flags import (arch_list, hip_library, library_code, link_flags, translate_flags,
                                          unported_advice, unsupported)
-from portkit.convert.build_text import HASH_COMMENT, SHELL_COMMENT, BuildConversion, Rewriter
+from portkit.convert.build_text import HASH_COMMENT, BuildConversion, Rewriter
 from portkit.rules import RuleDatabase
 from portkit.rules.build_facts import BuildFacts, build_facts
 from portkit.rules.versions import Target
-from portkit.textutil import AUTOCONF_COMMENT, blank
+from portkit.textutil import AUTOCONF_COMMENT, SHELL_COMMENT, blank
 
 
 # A shell loop whose variable an architecture option takes: `for cc in $(CUDA_CC); do nvcc -arch=compute_$$cc ...`.
@@ -40,29 +41,6 @@ def _architecture_loops(rw: Rewriter) -> None:
         body = rw.text[offset:done.start() if done else len(rw.text)]
         if re.search(rf"{_ARCH_OPTION}[^\s]*\$\$?\{{?{loop.group(1)}(?!\w)", body):
             rw.note(offset, GPU_ARCHITECTURE, f"for {loop.group(1)} in {loop.group(2).strip()}: {_LOOP_ADVICE}")
-
-
-# nvcc called by its path: $(CUDA_HOME)/bin/nvcc, /usr/local/cuda/bin/nvcc, "${CUDA_PATH}/bin/nvcc", $CUDA/bin/nvcc,
-# $(ROOT)/cuda-$(V)/bin/nvcc, $(DESTDIR)$(PREFIX)/bin/nvcc; group `leading`: the variables it starts with, of which a
-# recipe's quiet prefix (`$(Q)$(CUDA_DIR)/bin/nvcc`, caffe: make's `@`) is no part of the path and stays.
-_PATH_VARIABLE = r"\$\$?(?:\(\w+\)|\{\w+(?::-[^}\s]*)?\}|\w+)"  # $(V), ${V}, ${V:-default}, $V; a recipe's $$V
-_NVCC_PATH = rf"(?P<leading>(?:{_PATH_VARIABLE})*)(?:[\w./-]+{_PATH_VARIABLE})*[\w./-]*/bin/nvcc(?![\w-])"
-# A make variable assigned a value starting with `@`: a quiet prefix (`Q ?= @`).
-_QUIET_ASSIGNMENT = re.compile(r"(?m)^[ \t]*(?:override[ \t]+)?(\w+)[ \t]*(?::=|\?=|\+=|=)[ \t]*@")
-
-
-def _nvcc_path_to_hipcc(text: str, facts: BuildFacts) -> Callable[[re.Match], str]:
-    """hipcc for nvcc's path, after the quiet prefixes the path starts with (the file's and rules/_build.yaml's)."""
-    quiet = set(facts.command_prefix_variables) | set(_QUIET_ASSIGNMENT.findall(text))
-
-    def replace(match: re.Match) -> str:
-        kept = ""
-        for variable in re.findall(_PATH_VARIABLE, match.group("leading")):
-            if re.sub(r"[^\w]", "", variable) not in quiet:
-                break
-            kept += variable
-        return kept + "hipcc"
-    return replace
 
 
 def _library_variables(rw: Rewriter, rules: RuleDatabase, target: Target) -> None:
@@ -201,25 +179,28 @@ def _hip_platform(rw: Rewriter, facts: BuildFacts) -> None:
 
 
 def convert_makefile(text: str, rules: RuleDatabase, offload_arch: tuple[str, ...] = (),
-                     shell: bool = False, target: Target = Target(), file_type: str = "") -> BuildConversion:
+                     shell: bool = False, target: Target = Target(), file_type: str = "",
+                     configured: bool = False) -> BuildConversion:
     """A Makefile's, or (`shell`) a shell script's, nvcc command lines: the two share `NAME=value`
     assignments and `$(NAME)`/`${NAME}` uses; a shell comment starts only where a word does. A library
     the targeted HIP lacks stays CUDA's, with a note. `file_type` "autoconf": a configure.ac (`shell`), whose
-    library tests name libraries too."""
+    library tests name libraries too. `configured`: a Makefile.am or Makefile.in, whose variables configure may give."""
     facts = build_facts().for_target(target)
     rewriter = Rewriter(text, AUTOCONF_COMMENT if file_type == "autoconf" else SHELL_COMMENT if shell else HASH_COMMENT)
-    switched = any(rewriter.find(rf"{_NVCC_PATH}|(?:(?<![\w/.-])|(?<=:-))nvcc(?![\w-])"))
+    switched = any(rewriter.find(NVCC_COMMAND.pattern))
     # A test for nvcc's file asks whether the compiler is installed: ask the same of hipcc, wherever it is (the bare
     # name would be a file in the current directory).
     if shell:
-        rewriter.sub(rf"(?<![\w-])(-[efx][ \t]+)[\"']?{_NVCC_PATH}[\"']?", lambda m: f'{m.group(1)}"$(command -v hipcc)"')
+        rewriter.sub(rf"(?<![\w-])(-[efx][ \t]+)[\"']?{NVCC_PATH}[\"']?", lambda m: f'{m.group(1)}"$(command -v hipcc)"')
     else:
-        rewriter.sub(rf"\$\(wildcard[ \t]+{_NVCC_PATH}[ \t]*\)", lambda m: "$(shell command -v hipcc)")
-    rewriter.sub(_NVCC_PATH, _nvcc_path_to_hipcc(blank(text, rewriter.comment), facts))
-    rewriter.sub(r"(?:(?<![\w/.-])|(?<=:-))nvcc(?![\w-])", lambda m: "hipcc")  # `${NVCC:-nvcc}` too
+        rewriter.sub(rf"\$\(wildcard[ \t]+{NVCC_PATH}[ \t]*\)", lambda m: "$(shell command -v hipcc)")
+    kept = quiet_prefix(blank(text, rewriter.comment), facts)
+    rewriter.sub(NVCC_COMMAND, lambda m: kept(m) + "hipcc")  # by path or name, `${NVCC:-nvcc}` too
     if not shell:
         _repeated_hipcc_tests(rewriter)
-        if switched:
+        # An automake or autoconf Makefile whose compiler configure gives runs hipcc too, configure.ac's nvcc
+        # written as hipcc: the lines go where it runs (configure's own shell cannot export to make's commands).
+        if switched or configured and runs_configured_compiler(blank(rewriter.text, rewriter.comment), facts):
             _hip_platform(rewriter, facts)
     _arch_variables(rewriter, facts, offload_arch)
     _architecture_loops(rewriter)

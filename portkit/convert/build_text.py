@@ -12,10 +12,8 @@ import difflib
 import re
 from typing import Callable, Iterator
 
-# A comment: from `#` anywhere in CMake and make; in a shell script only where a word starts (`$#`,
-# `${#list[@]}` are no comments).
+# A comment: from `#` anywhere in CMake and make (a shell script's: textutil.SHELL_COMMENT).
 HASH_COMMENT = re.compile(r"(#[^\n]*)")
-SHELL_COMMENT = re.compile(r"((?:(?<=\s)|^)#[^\n]*)", re.M)
 MARKER = "# portkit: "
 _TAG = re.compile("\ue000([\ue100-\uf8ff]+)\ue001")
 _TAG_BASE = 0xE100

@@ -30,7 +30,7 @@ from portkit.run.request import RunRequest
 from portkit.run.workers import Workers
 from portkit.settings import RunSettings
 from portkit.textutil import printable
-from portkit.walk import CONVERTED_BUILD_TYPES, LINK_OUT, SHELL_TYPES
+from portkit.walk import CONFIGURED_MAKEFILES, CONVERTED_BUILD_TYPES, LINK_OUT, SHELL_TYPES
 
 
 @dataclasses.dataclass(frozen=True)
@@ -136,7 +136,8 @@ def _convert_all(settings: RunSettings, options: ConvertOptions, result: ScanRes
                 build = convert_cmake(_decode(data), result.rules, options.offload_arch, result.target, options.cmake_hipcc)
             else:
                 build = convert_makefile(_decode(data), result.rules, options.offload_arch,
-                                         summary.file_type in SHELL_TYPES, result.target, summary.file_type)
+                                         summary.file_type in SHELL_TYPES, result.target, summary.file_type,
+                                         os.path.basename(summary.path) in CONFIGURED_MAKEFILES)
             outcome.build_notes.extend((summary.path, note) for note in build.notes)
             outcome.conversions.append(FileConversion(summary.path, data, _encode(build.text), 0, ()))
 
