@@ -120,6 +120,11 @@ class NameFacts(NamedTuple):
     after `struct`, or the type of a declaration (the names it declares, comma-separated)."""
 
     compared: str = ""
+    # A compared macro that the same && or || chain also compares the other way (`X >= 860 && X <= 890`): a range of
+    # NVIDIA generations, which AMD is in neither as written (undefined, 0) nor rewritten (newer than any).
+    ranged: bool = False
+    # A macro compared with a number where its value is read, not in an #if test: a #define body or code (`>= 800`).
+    valued: str = ""
     accessed: bool = False
     scoped: bool = False
     constant: str = ""

@@ -945,3 +945,30 @@ def test_nvcc_qualifier_names_no_rule_knows_are_listed(tmp_path: Path, capsys) -
                                    "__global__ void k(int *p) { p[0] = __builtin_expect(p[1], 0); }\n")
     main(["scan", "--no-cache", str(tmp_path)])
     assert "CUDA-looking names no rule knows (1): __device_builtin_vector__" in capsys.readouterr().out
+
+
+def test_architecture_values_and_ranges_stay_as_written(tmp_path: Path) -> None:
+    """`#define HAS_BF16 (__CUDA_ARCH__ >= 800)` became `(__HIP_DEVICE_COMPILE__ >= 800)`, 1 >= 800 on AMD, and
+    `__CUDA_ARCH__ >= 860 && __CUDA_ARCH__ <= 890` became `defined(__HIP_DEVICE_COMPILE__) &&
+    !defined(__HIP_DEVICE_COMPILE__)`, which a second convert took for the project's own HIP branch."""
+    text = converted(tmp_path, "arch_values.cu", "--rocm-version", "5.2")
+    assert "__HIP_DEVICE_COMPILE__ >=" not in text and "!defined(__HIP_DEVICE_COMPILE__)" not in text
+    for kept in ("#define HAS_BF16 (__CUDA_ARCH__ >= 800)\n", "#define HAS_FP8 (__CUDA_ARCH__ >= CC_ADA)\n",
+                 "#elif __CUDA_ARCH__ >= 860 && __CUDA_ARCH__ <= 890\n"):
+        above = text[:text.index(kept)].splitlines()[-2:]
+        assert any(line.startswith("// portkit: PK320 ") for line in above), (kept, above)
+        assert any(line.startswith("// portkit: PK101 __CUDA_ARCH__: left as written") for line in above), (kept, above)
+    assert "#define ON_DEVICE defined(__HIP_DEVICE_COMPILE__)\n" in text
+
+
+def test_an_architecture_comparison_in_code_stays_as_written(tmp_path: Path) -> None:
+    """In code too, `__CUDA_ARCH__ >= 800 ? a : b` is a value: kept (hipcc says where), and reported as PK320."""
+    tree = tmp_path / "in"
+    tree.mkdir()
+    (tree / "pick.cu").write_text("__device__ int pick(int a, int b) {\n#ifdef __CUDA_ARCH__\n"
+                                  "  return __CUDA_ARCH__ >= 800 ? a : b;\n#else\n  return b;\n#endif\n}\n")
+    assert main(["convert", "--no-cache", "--rocm-version", "5.2", str(tree), "-o", str(tmp_path / "out")]) == 0
+    lines = (tmp_path / "out" / "pick.cu").read_text().splitlines()
+    at = lines.index("  return __CUDA_ARCH__ >= 800 ? a : b;")
+    assert lines[at - 2].strip().startswith("// portkit: PK101 __CUDA_ARCH__: left as written")
+    assert lines[at - 1].strip().startswith("// portkit: PK320 __CUDA_ARCH__: ")

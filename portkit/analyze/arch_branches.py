@@ -8,6 +8,11 @@ branch that defines a function HIP's headers declare (a template `__shfl_down` w
 and every test of the same comparison in the file (warp-ctc guards `bfe_ptx`'s PTX and its calls by one test). A
 name convert rewrites to an older HIP spelling (`__shfl_down_sync` on HIP 5.2) builds, so it holds nothing back:
 converting the converted tree decides the same.
+
+Nor is a comparison rewritten where it is a value (`#define HAS_BF16 (__CUDA_ARCH__ >= 800)`, then `#if HAS_BF16`;
+`__CUDA_ARCH__ >= 800 ? a : b` in code): the branches it selects are not in sight, and `__HIP_DEVICE_COMPILE__`
+there compares 1 with 800. Nor a range (`#elif __CUDA_ARCH__ >= 860 && __CUDA_ARCH__ <= 890`): as written it holds
+on AMD in neither pass, which is what the rewrite would mean, and converting again finds the same test.
 """
 from __future__ import annotations
 
@@ -22,6 +27,25 @@ from portkit.model import Finding, NameFacts, ParsedFile, Role, Span
 _NVIDIA_ONLY = (Status.UNSUPPORTED, Status.REMOVED, Status.UNAVAILABLE)
 _LEFT = ("left as CUDA's test: the branch it would switch on for AMD holds inline PTX or names HIP lacks, "
          "which hipcc rejects (under hipcc the original compiled the other branch)")
+
+
+_VALUE_LEFT = ("left as written: a value (#define body, code) whose tests are out of sight, where __HIP_DEVICE_COMPILE__ "
+               "compares 1 with the number; test AMD targets (`__gfx90a__`)")
+_RANGE_LEFT = ("left as written: a range of NVIDIA generations, false on AMD as written and as rewritten (newer than "
+               "any); test AMD targets (`__gfx90a__`)")
+
+
+def explain_kept_values(parsed: ParsedFile, findings: Iterable[Finding], context: Context) -> Iterator[Finding]:
+    """`findings`, a comparison convert leaves as written because it is a value or a range saying so, not advising
+    `__HIP_DEVICE_COMPILE__` (analyze/rewrite.py: no fix for either)."""
+    kept = {o.span: _VALUE_LEFT if facts.valued else _RANGE_LEFT for o in parsed.of(Role.IDENTIFIER, Role.MACRO_BODY)
+            if (facts := o.facts(NameFacts)).valued or facts.ranged}
+    for finding in findings:
+        why = kept.get(finding.span) if kept and finding.fix is None and not finding.settled else None
+        rule = context.rules.lookup(finding.name) if why else None
+        if why and rule is not None and rule.compare_as:
+            finding = dataclasses.replace(finding, message=f"{finding.message}; {why}", advice=why)
+        yield finding
 
 
 def _switched_on(facts: NameFacts) -> tuple[int, int] | None:

@@ -17,7 +17,9 @@ from portkit.analyze.constants import ELEMENT_BYTES, evaluate, split_arguments
 from portkit.analyze.findings import simple_finding
 from portkit.analyze.registry import Context, analyzer
 from portkit.codes import CODES
-from portkit.model import CallFacts, FieldFacts, Finding, FunctionFacts, Occurrence, ParsedFile, Role as K, SharedArrayFacts, ValueFacts
+from portkit.model import (
+    CallFacts, FieldFacts, Finding, FunctionFacts, NameFacts, Occurrence, ParsedFile, Role as K, SharedArrayFacts, ValueFacts,
+)
 from portkit.rules.build_facts import build_facts
 
 LDS_BYTES = 64 * 1024
@@ -142,6 +144,16 @@ def compute_capability_checks(parsed: ParsedFile, context: Context) -> Iterator[
             yield hazard(parsed, o, codes.COMPUTE_CAPABILITY_CHECK,
                          f".{o.text} {o.facts(FieldFacts).operator} {o.facts(FieldFacts).other} tests an NVIDIA generation; "
                          "on AMD it is the gfx generation")
+    valued: set[int] = set()  # `(__CUDA_ARCH__ >= 860 && __CUDA_ARCH__ <= 890)`: one finding a line
+    for o in parsed.of(K.IDENTIFIER, K.MACRO_BODY):
+        compared = o.facts(NameFacts).valued if o.text == "__CUDA_ARCH__" else ""
+        if compared and o.position.line not in valued:
+            valued.add(o.position.line)
+            number = compared.split()[-1]
+            nearest = f"; the nearest AMD target: {facts.describe(str(int(number) // 10))}" if number.isdigit() else ""
+            yield hazard(parsed, o, codes.COMPUTE_CAPABILITY_CHECK,
+                         f"'{o.text} {compared}' tests an NVIDIA generation where its value is read (a #define body or "
+                         f"code){nearest}")
 
 
 _COMPARISONS = {">=", ">", "<=", "<", "==", "!="}

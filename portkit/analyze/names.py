@@ -7,7 +7,7 @@ import os
 import re
 from typing import AbstractSet, Iterable, Iterator, NamedTuple
 
-from portkit.analyze.arch_branches import keep_nvidia_branches_off
+from portkit.analyze.arch_branches import explain_kept_values, keep_nvidia_branches_off
 from portkit.analyze.dead_branches import dead_ranges
 from portkit.analyze.findings import Resolved, rule_finding, simple_finding
 from portkit.analyze.host_twins import write_host_twins
@@ -286,7 +286,8 @@ def _compared_in_its_test(occurrence: Occurrence, name: str, parsed: ParsedFile)
 
 @analyzer("source", codes=(API_UNKNOWN, UNUSED_HEADER, DEVICE_HOST_TWIN, *RULE_CODES), fixes=True)
 def analyze_names(parsed: ParsedFile, context: Context) -> Iterable[Finding]:
-    findings = keep_tests_beside_hip(parsed, keep_nvidia_branches_off(parsed, _names(parsed, context), context), context)
+    findings = explain_kept_values(parsed, keep_nvidia_branches_off(parsed, _names(parsed, context), context), context)
+    findings = keep_tests_beside_hip(parsed, findings, context)
     findings = write_host_twins(parsed, keep_cuda_branches(parsed, keep_nvidia_side(parsed, findings, context), context),
                                 context)
     findings = comment_out_unused(parsed, findings, context) if parsed.of(Role.INCLUDE) else findings

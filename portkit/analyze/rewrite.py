@@ -162,6 +162,8 @@ def rule_fix(occurrence: Occurrence | None, spelling: str, resolution: Resolutio
     compared = facts.compared
     if compared and rule.keep_compared:
         return None
+    if (facts.valued or facts.ranged) and rule.compare_as:
+        return None  # the macro's value read (`(__CUDA_ARCH__ >= 800)`), or a range: arch_branches.VALUE_LEFT says why
     if compared and rule.compare_as:
         return _comparison_fix(occurrence, rule)
     if occurrence.role is Role.FIELD and rule.older_hip and spelling == rule.older_hip and occurrence.parts \

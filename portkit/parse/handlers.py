@@ -46,6 +46,12 @@ _SPLICE = re.compile(rb"\\\r?\n")
 # What a call's parentheses in a #define body hold: literals and comments whole, brackets and commas one by one.
 _ARGUMENT_TOKEN = re.compile(rb'"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'|/\*.*?\*/|//[^\n]*|[()\[\]{},]', re.S)
 _CALL_OPEN = re.compile(_GAP + rb"\(")
+# A CUDA compiler macro compared in a #define body (`(__CUDA_ARCH__ >= 800)`, `BNB_CC_ADA <= __CUDA_ARCH__`): the
+# operator and the number or named number after the name, or (read backwards) before it; not a shift nor `->`.
+_VALUE = rb"(?:\d[\w.']*|[A-Za-z_]\w*)"
+_COMPARED_AFTER = re.compile(_GAP + rb"(>=|<=|==|!=|>(?![>=])|<(?![<=]))" + _GAP + rb"(" + _VALUE + rb")\b(?!" + _GAP + rb"\()")
+_COMPARED_BEFORE = re.compile(rb"(?<![\w.'])(" + _VALUE + rb")" + _GAP + rb"(>=|<=|==|!=|(?<![>-])>|(?<!<)<)" + _GAP + rb"$")
+_FLIP = {b">": b"<", b">=": b"<=", b"<": b">", b"<=": b">=", b"==": b"==", b"!=": b"!="}
 _BLANK_EDGES = re.compile(rb"(?:\s|\\\r?\n)*(.*?)(?:\s|\\\r?\n)*$", re.S)
 # A #pragma a #define body spells (not `##pragma`, a paste): its text runs to the end of the body.
 _PRAGMA_IN_MACRO = re.compile(rb"(?<![#\w])#[ \t]*pragma\b")
@@ -634,6 +640,18 @@ def _body_arguments(body: bytes, after: int, base: int) -> tuple[Span, ...]:
     return ()
 
 
+def _body_comparison(body: bytes, start: int, end: int) -> NameFacts | None:
+    """A CUDA compiler macro a #define body compares (`(__CUDA_ARCH__ >= 800)`): its comparison, read as the macro on
+    the left (`>= 800`). Such a body is a value, which `#if HAS_BF16` or code reads."""
+    after = _COMPARED_AFTER.match(body, end)
+    if after is not None:
+        return NameFacts(valued=f"{after.group(1).decode()} {after.group(2).decode('ascii', 'replace')}")
+    before = _COMPARED_BEFORE.search(body, max(0, start - 80), start)
+    if before is not None:
+        return NameFacts(valued=f"{_FLIP[before.group(2)].decode()} {before.group(1).decode('ascii', 'replace')}")
+    return None
+
+
 def _asm_template(strings: bytes) -> str:
     """An asm statement's template: its string literals' contents, joined, escapes as written."""
     return b"".join(_STRING_CONTENT.findall(_SPLICE.sub(b"", strings))).decode("utf-8", "replace")
@@ -672,7 +690,9 @@ def _macro_occurrences(node: Node, source: bytes, function: str, keep: Keep | No
         name = spelled.decode("ascii")
         defined = _defined_name(node) if defined is None else defined
         found.append(Occurrence(Span(start, start + len(name)), Role.MACRO_BODY, name, position(start - base), function,
-                                defined, _body_arguments(body, match.end(1), base)))
+                                defined, _body_arguments(body, match.end(1), base),
+                                _body_comparison(body, match.start(1), match.end(1)) if CUDA_CONDITION_MACROS.fullmatch(name)
+                                else None))
     pragma = _macro_pragma(node, body, base, position, function)
     if pragma is not None:
         found.append(pragma)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import bisect
 import itertools
 import re
-from typing import Callable
+from typing import Callable, Iterator
 
 from tree_sitter import Node
 
@@ -355,18 +355,77 @@ def compared_with(name: Node, expression: Node | None) -> tuple[NameFacts, tuple
     if operator is None or node_text(operator) not in _FLIPPED or left is None or right is None:
         return None
     number, flip = (right, False) if left == name else (left, True)
-    if number.type != "number_literal" and not (number.type == "identifier" and CUDA_VERSION_MACROS.fullmatch(node_text(name))):
-        return None  # a version is also compared with a named one (llama.cpp's `CUDART_VERSION >= CUDART_HMAX`)
+    if number.type != "number_literal" and not (number.type == "identifier" and CUDA_CONDITION_MACROS.fullmatch(node_text(name))):
+        return None  # a version is also compared with a named one (llama.cpp's `CUDART_VERSION >= CUDART_HMAX`), an
+        # architecture too (bitsandbytes' `__CUDA_ARCH__ >= BNB_CC_AMPERE`)
+    op = _FLIPPED[node_text(operator)] if flip else node_text(operator)
     node = expression.parent
     while node is not None and node.type not in ("preproc_if", "preproc_elif"):
         node = node.parent
     condition = node.child_by_field_name("condition") if node is not None else None
-    if node is None or condition is None:
-        return None
-    op = _FLIPPED[node_text(operator)] if flip else node_text(operator)
+    if node is None or condition is None:  # code: the macro's value read (`__CUDA_ARCH__ >= 800 ? a : b`)
+        valued = CUDA_CONDITION_MACROS.fullmatch(node_text(name)) is not None
+        return (NameFacts(valued=f"{op} {node_text(number)}"), (node_span(expression),)) if valued else None
     selects = True if op in (">", ">=") else False if op in ("<", "<=") else None
-    facts = _branches(node, selects)._replace(compared=f"{op} {node_text(number)}", beside_hip=chain_tests_hip(name))
+    facts = _branches(node, selects)._replace(compared=f"{op} {node_text(number)}", beside_hip=chain_tests_hip(name),
+                                              ranged=_ranged(expression, node_text(name), op))
     return facts, (node_span(expression), _rewritten(expression, name, op), node_span(condition))
+
+
+_BOUNDS = {">": 1, ">=": 1, "<": -1, "<=": -1}
+_NUMBERS = ("number_literal", "identifier")  # 860, or a named one (BNB_CC_ADA)
+
+
+def _ranged(comparison: Node, name: str, op: str) -> bool:
+    """Whether the && or || chain the comparison stands in also compares `name` with a number the other way
+    (`X >= 860 && X <= 890`, `X < 700 || X >= 900`): the chain as a whole then answers the same for AMD's device pass
+    as written (the macro undefined reads 0) as rewritten (AMD newer than any generation)."""
+    if op not in _BOUNDS:
+        return False
+    chain, joined = _chain(comparison)
+    if chain is comparison:
+        return False
+    bounds = set()
+    for operand in _operands(chain, joined):
+        operator = operand.child_by_field_name("operator") if operand.type == "binary_expression" else None
+        left, right = operand.child_by_field_name("left"), operand.child_by_field_name("right")
+        if operator is None or node_text(operator) not in _BOUNDS or left is None or right is None:
+            continue
+        if node_text(left) == name and right.type in _NUMBERS:
+            bounds.add(_BOUNDS[node_text(operator)])
+        elif node_text(right) == name and left.type in _NUMBERS:
+            bounds.add(-_BOUNDS[node_text(operator)])
+    return len(bounds) == 2
+
+
+def _chain(node: Node) -> tuple[Node, str]:
+    """The outermost && (or ||) expression `node` is an operand of, through parentheses and the same operator."""
+    chain, joined = node, ""
+    parent = node.parent
+    while parent is not None:
+        if parent.type == "parenthesized_expression":
+            parent = parent.parent
+            continue
+        operator = parent.child_by_field_name("operator") if parent.type == "binary_expression" else None
+        spelled = node_text(operator) if operator is not None else ""
+        if spelled not in ("&&", "||") or joined and spelled != joined:
+            break
+        chain, joined, parent = parent, spelled, parent.parent
+    return chain, joined
+
+
+def _operands(chain: Node, joined: str) -> Iterator[Node]:
+    """The operands of a chain of `joined`, through parentheses and nested uses of the same operator."""
+    if chain.type == "parenthesized_expression" and chain.named_child_count == 1:
+        yield from _operands(chain.named_children[0], joined)
+        return
+    operator = chain.child_by_field_name("operator") if chain.type == "binary_expression" else None
+    if operator is not None and node_text(operator) == joined:
+        for side in (chain.child_by_field_name("left"), chain.child_by_field_name("right")):
+            if side is not None:
+                yield from _operands(side, joined)
+        return
+    yield chain
 
 
 def _rewritten(comparison: Node, name: Node, op: str) -> Span:
