@@ -1543,3 +1543,102 @@ def test_a_cuda_compiler_version_test_is_marked_not_made_clangs(tmp_path: Path, 
                                              + result.text)
     configured = _run(["cmake", "-S", ".", "-B", "build", "-DCMAKE_HIP_COMPILER_VERSION=15.0.0"], tmp_path)
     assert "path=older" in configured.stdout, configured.stdout
+
+
+# bitsandbytes' shape: a CUDA branch convert rewrites beside the project's own HIP branch, which finds and links its
+# HIP libraries itself, with a comment that names one it leaves out.
+CUDA_AND_OWN_HIP_BRANCH = """cmake_minimum_required(VERSION 3.21)
+project(demo LANGUAGES CXX)
+option(BUILD_HIP "the project's own HIP build" OFF)
+if(NOT BUILD_HIP)
+    enable_language(CUDA)
+    find_package(CUDAToolkit REQUIRED)
+endif()
+add_library(demo SHARED k.cu)
+if(NOT BUILD_HIP)
+    target_link_libraries(demo PUBLIC CUDA::cudart CUDA::curand)
+else()
+    ## hip::amdhip64 is left out on purpose
+    find_package(hiprand REQUIRED)
+    find_package(hipblaslt REQUIRED)
+    target_link_libraries(demo PUBLIC hip::host hip::hiprand roc::hipblaslt)
+endif()
+"""
+
+
+def test_find_package_is_written_for_the_targets_convert_wrote_only(tmp_path: Path, database) -> None:
+    """bitsandbytes: a `## ... hip::amdhip64 ...` comment made convert write `find_package(amdhip64 REQUIRED)` (no
+    such package: configure failed), and the packages of the project's own HIP branch (hipblaslt) were found in its
+    CUDA branch too, at column 0. Now the CUDA branch finds the packages of the targets convert wrote there (hip,
+    hiprand), indented as its block, and the converted project configures."""
+    from portkit.convert.cmake_files import convert_cmake
+
+    converted = convert_cmake(CUDA_AND_OWN_HIP_BRANCH, database, target=HIP52).text
+    assert converted.splitlines()[3:8] == ["if(NOT BUILD_HIP)", "    enable_language(HIP)",
+                                           "    find_package(hip REQUIRED)", "    find_package(hiprand REQUIRED)",
+                                           "endif()"], converted
+    assert converted.split("else()")[1] == CUDA_AND_OWN_HIP_BRANCH.split("else()")[1]
+    require_tool("cmake")
+    require_tool("hipcc")
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "CMakeLists.txt").write_text(CUDA_AND_OWN_HIP_BRANCH)
+    (tmp_path / "in" / "k.cu").write_text("__global__ void k(float *x) { x[threadIdx.x] = 0; }\n")
+    _portkit_convert(tmp_path / "in", tmp_path / "out", "--cmake-hipcc")
+    configured = _run(["cmake", "-S", "out", "-B", "build", "-DCMAKE_CXX_COMPILER=hipcc",
+                       "-DCMAKE_HIP_ARCHITECTURES=gfx90a"], tmp_path, HIP_PLATFORM="amd")
+    assert "Generating done" in configured.stdout, configured.stdout
+
+
+# The project's own HIP branch in CMake's HIP language (bitsandbytes): hip-lang::host is defined by that language.
+CUDA_AND_OWN_HIP_LANGUAGE = """cmake_minimum_required(VERSION 3.21)
+project(demo LANGUAGES CXX)
+option(BUILD_HIP "the project's own HIP build" OFF)
+if(BUILD_HIP)
+    enable_language(HIP)
+    message(STATUS "HIP compiler ${CMAKE_HIP_COMPILER}")
+else()
+    enable_language(CUDA)
+    set(CMAKE_CUDA_STANDARD 17)
+    find_package(CUDAToolkit REQUIRED)
+endif()
+set(GPU_FILES k.cu)
+add_library(demo SHARED ${GPU_FILES})
+if(BUILD_HIP)
+    find_package(hip REQUIRED)
+    set_target_properties(hip-lang::host PROPERTIES INTERFACE_LINK_LIBRARIES "")
+    set_source_files_properties(${GPU_FILES} PROPERTIES LANGUAGE HIP)
+else()
+    target_link_libraries(demo PUBLIC CUDA::cudart)
+endif()
+"""
+
+
+def test_cmake_hipcc_leaves_the_projects_own_hip_language_build_alone(tmp_path: Path, database) -> None:
+    """bitsandbytes with --cmake-hipcc: the project's own `enable_language(HIP)` became CXX while its
+    `set_target_properties(hip-lang::host ...)` stayed, and its HIP build failed to configure ("Can not find target
+    hip-lang::host"). What the project wrote in the HIP language stays as it is (it is HIP already); the CUDA branch
+    convert rewrote becomes hipcc's C++ and configures, and the HIP branch configures as the original's does."""
+    from portkit.convert.cmake_files import convert_cmake
+
+    converted = convert_cmake(CUDA_AND_OWN_HIP_LANGUAGE, database, target=HIP52, hipcc_as_cxx=True).text
+    for own in ("    enable_language(HIP)\n", '${CMAKE_HIP_COMPILER}")\n', "    set_target_properties(hip-lang::host",
+                "    set_source_files_properties(${GPU_FILES} PROPERTIES LANGUAGE HIP)\n"):
+        assert own in converted, converted
+    assert "    set(CMAKE_CXX_STANDARD 17)\n" in converted and "    enable_language(CXX)\n" in converted, converted
+    assert convert_cmake(converted, database, target=HIP52, hipcc_as_cxx=True).text == converted
+    pure_hip = CUDA_AND_OWN_HIP_LANGUAGE.split("else()")[0] + "endif()\n"
+    assert convert_cmake(pure_hip, database, target=HIP52, hipcc_as_cxx=True).text == pure_hip
+    require_tool("cmake")
+    require_tool("hipcc")
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "CMakeLists.txt").write_text(CUDA_AND_OWN_HIP_LANGUAGE)
+    (tmp_path / "in" / "k.cu").write_text("__global__ void k(float *x) { x[threadIdx.x] = 0; }\n")
+    _portkit_convert(tmp_path / "in", tmp_path / "out", "--cmake-hipcc")
+    _run(["cmake", "-S", "out", "-B", "cuda", "-DCMAKE_CXX_COMPILER=hipcc", "-DCMAKE_HIP_ARCHITECTURES=gfx90a"],
+         tmp_path, HIP_PLATFORM="amd")
+    hip_branch = ["-DBUILD_HIP=ON", "-DCMAKE_HIP_ARCHITECTURES=gfx90a"]
+    original = subprocess.run(["cmake", "-S", "in", "-B", "hip-in", *hip_branch], cwd=tmp_path, capture_output=True,
+                              text=True, timeout=600, check=False)
+    own = subprocess.run(["cmake", "-S", "out", "-B", "hip-out", *hip_branch], cwd=tmp_path, capture_output=True,
+                         text=True, timeout=600, check=False)
+    assert (own.returncode, "Can not find target" in own.stderr) == (original.returncode, False), own.stderr

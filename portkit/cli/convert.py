@@ -158,8 +158,8 @@ def convert(
     change, never comments or strings; converting the output again changes nothing. Each partial
     or unsupported use, and each hazard (not with --no-hazard-markers), gets a '// portkit: CODE
     name: advice' marker; the summary lists them, or counts them by kind past 20 (--details lists
-    every one). Exit 0 done, 1 --verify failures where portkit left no marker (a portkit bug), 2
-    bad input or files that could not be written.
+    every one). Exit 0 done, 1 --verify failures where portkit left no marker (a portkit bug), 2 bad input, files
+    not written, or not converted (binary, too large: named, copied as is; --exclude one that is no source).
     """
     from portkit.convert.output import print_diff
     from portkit.convert.project_conversion import ConvertOptions, convert_project

@@ -40,14 +40,20 @@ def run_scan(settings: RunSettings, fmt: str, output: Optional[Path], reports: t
         streamed = settings.cache and fmt == "json" and all(format_for_path(path) == "json" for path in reports)
         data = scan_data(run_project(settings, RunRequest(progress=True, summary_only=streamed)))
     code = write_data(data, [*settings.inputs(), *data_paths(data)], render, output, report_formats, color)
-    return code or _nothing_scanned(data)
+    return code or _unscanned(data)
 
 
-def _nothing_scanned(data: dict[str, Any]) -> int:
-    """2 where files were found and none could be scanned (`portkit scan data.cu`, a binary file): a script must not
-    read the report of nothing as a clean bill. A tree with no source at all is a scan that found nothing: 0."""
+def _unscanned(data: dict[str, Any]) -> int:
+    """Each file found but not scanned (binary, too large, unreadable) named on stderr, as convert and check name
+    it: convert copies it unconverted and check cannot pass over it, both exit 2 on it. The scan of the rest is
+    whole, exit 0; 2 where files were found and none could be scanned (`portkit scan data.cu`, a binary file): a
+    script must not read the report of nothing as a clean bill. A tree with no source at all is a scan that found
+    nothing: 0."""
     left = [d for d in data["diagnostics"] if not_analysed(d["message"], d["kind"])]
     if data["summary"]["files"] or not left:
+        for d in left:
+            print(printable(f"portkit: warning: {d['path']}: {d['message']}; not scanned "
+                            "(convert and check exit 2 on it; --exclude it if it is no source)"), file=sys.stderr)
         return 0
     more = f" (and {len(left) - 1} more)" if len(left) > 1 else ""
     print(printable(f"portkit: error: nothing was scanned: {left[0]['path']}: {left[0]['message']}{more}"),
@@ -108,7 +114,8 @@ def scan(
 
     The text summary fits a screen; --details lists every site, `portkit report` writes the full inventory.
     Honours .gitignore files. Exit code 0 when the scan ran (whatever it found), 2 on bad input or when no file found could be
-    scanned (binary, unreadable or too large).
+    scanned (binary, unreadable or too large). A file it could not scan among others is named on stderr: convert and
+    check exit 2 on it (--exclude it if it is no source).
 
     For a tree too big for one CI runner, run the scan as a CI matrix: job I of N runs
     `portkit scan --shard I/N -o shard-I.json PATHS`, and one last job runs

@@ -93,6 +93,34 @@ class Rewriter:
         pieces = self.comment.split(self.text)  # code, comment, code, comment ..., code
         self.text = "".join(piece if i % 2 else code.sub(replace, piece) for i, piece in enumerate(pieces))
 
+    def sub_written(self, pattern: str | re.Pattern[str], replace: Callable[[re.Match], str], flags: int = 0) -> None:
+        """Substitute outside comments, where a match touches a line this conversion wrote or changed: the lines
+        the project wrote itself, left as they were, stay."""
+        self._flush()
+        code = re.compile(pattern, flags)
+        written = self._written_ranges()
+
+        def only_written(match: re.Match, start: int) -> str:
+            begin, end = start + match.start(), start + match.end()
+            return replace(match) if any(b <= end and begin < e for b, e in written) else match.group()
+
+        pieces, start = [], 0
+        for i, piece in enumerate(self.comment.split(self.text)):  # code, comment, code, comment ..., code
+            pieces.append(piece if i % 2 else code.sub(lambda m, at=start: only_written(m, at), piece))
+            start += len(piece)
+        self.text = "".join(pieces)
+
+    def _written_ranges(self) -> list[tuple[int, int]]:
+        """The (start, end) offsets in the current text of the lines that are not the original's, unchanged."""
+        lines = self.text.split("\n")
+        kept = _unchanged_lines(self.original.split("\n"), [_TAG.sub("", line) for line in lines])
+        ranges, offset = [], 0
+        for number, line in enumerate(lines):
+            if number not in kept:
+                ranges.append((offset, offset + len(line)))
+            offset += len(line) + 1
+        return ranges
+
     def find(self, pattern: str, flags: int = 0) -> Iterator[tuple[int, re.Match]]:
         """(offset, match) of `pattern` outside comments; notes made meanwhile are tagged afterwards."""
         self._flush()
@@ -136,6 +164,21 @@ def _new_markers(lines: list[str], number: int, notes: list[tuple[str, str]]) ->
     indent = re.match(r"[ ]*", lines[number]).group() if number < len(lines) else ""
     wanted = [f"{MARKER}{code} {' '.join(message.split())}" for code, message in dict.fromkeys(notes)]
     return [indent + marker for marker in wanted if marker not in above]
+
+
+def _unchanged_lines(before: list[str], lines: list[str]) -> set[int]:
+    """The numbers (0-based) of `lines` that are lines of `before` left as they were."""
+    head = 0
+    while head < min(len(before), len(lines)) and before[head] == lines[head]:
+        head += 1
+    tail = 0
+    while tail < min(len(before), len(lines)) - head and before[-1 - tail] == lines[-1 - tail]:
+        tail += 1
+    kept = set(range(head)) | set(range(len(lines) - tail, len(lines)))
+    # Past the lines alike at both ends (most of a file), a diff of the few between.
+    matcher = difflib.SequenceMatcher(None, before[head:len(before) - tail], lines[head:len(lines) - tail], autojunk=False)
+    kept.update(head + j + k for op, _, _, j, end in matcher.get_opcodes() if op == "equal" for k in range(end - j))
+    return kept
 
 
 def _input_lines(original: str, lines: list[str]) -> list[int]:

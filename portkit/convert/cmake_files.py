@@ -9,6 +9,7 @@ comment in the file and a note, never silently dropped.
 from __future__ import annotations
 
 import re
+from collections import Counter
 
 from portkit.analyze.build_commands import cmake_for_gpu_compiler
 from portkit.analyze.builds import CMAKE_CUDA_VARIABLE
@@ -35,14 +36,27 @@ def _genex_arguments(expression: str, arguments: str) -> str:
     return _GENEX_NVIDIA.sub("Clang", arguments) if expression.endswith("_AND_ID") else arguments
 
 
+_HIP_TARGET = re.compile(r"\b(hip|roc)::(\w+)")
+
+
 def _cmake_packages(text: str) -> list[str]:
     """The find_package() names the HIP targets in `text` need, hip first."""
     packages = ["hip"]
-    for namespace, name in re.findall(r"\b(hip|roc)::(\w+)", text):
+    for namespace, name in _HIP_TARGET.findall(text):
         package = "hip" if (namespace, name) in (("hip", "host"), ("hip", "device")) else name
         if package not in packages:
             packages.append(package)
     return packages
+
+
+def _written_targets(rw: Rewriter) -> str:
+    """The HIP targets this conversion wrote into the code, one a line: those the code names more often than the
+    project's own code did. A comment names none, and the project's own HIP branch (`if(BUILD_HIP)`) finds the
+    packages of its targets itself, where the CUDA branch convert rewrites never runs."""
+    before = Counter(_HIP_TARGET.findall(blank(rw.original, HASH_COMMENT)))
+    after = Counter(_HIP_TARGET.findall(blank(rw.text, HASH_COMMENT)))
+    return "\n".join(f"{namespace}::{name}" for (namespace, name), count in after.items()
+                     if count > before[(namespace, name)])
 
 
 def convert_cmake(text: str, rules: RuleDatabase, offload_arch: tuple[str, ...] = (),
@@ -146,7 +160,10 @@ def _cmake_libraries(rw: Rewriter, rules: RuleDatabase, target: Target) -> None:
         rw.note(offset, library_code(rule, target) if rule is not None else NVCC_FLAG, f"{match.group()}: {advice}")
 
     def find_package(match: re.Match) -> str:
-        return "\n".join(f"find_package({p}{_find_options(match.group())})" for p in _cmake_packages(rw.text))
+        return "\n".join(f"{line_indent(match) if i else ''}find_package({p}{_find_options(match.group())})"
+                         for i, p in enumerate(_cmake_packages(written)))
+
+    written = _written_targets(rw)
 
     rw.sub(r"\bfind_package\s*\(\s*(?:CUDAToolkit|CUDA)\b[^)]*\)", find_package, re.I)
     _cccl_packages(rw)
@@ -224,7 +241,9 @@ def _cxx_options(facts: BuildFacts) -> str:
 
 def _hip_as_cxx(rw: Rewriter, facts: BuildFacts) -> None:
     """The HIP language written above, made C++ compiled by hipcc (Debian's CMake 3.25 cannot use its HIP 5.2
-    as the HIP language: docs/convert.md says why)."""
+    as the HIP language: docs/convert.md says why). The project's own HIP-language build (its `if(BUILD_HIP)`
+    branch: enable_language(HIP), hip-lang::host, LANGUAGE HIP) is HIP already and stays as it is: made C++, it
+    would name hip-lang targets that only the HIP language defines."""
     linked = _LINK_ARCHITECTURES in rw.text
     added = [_LINK_ARCHITECTURES] + ([] if _cxx_options(facts) in rw.text else [_cxx_options(facts)])
 
@@ -243,13 +262,13 @@ def _hip_as_cxx(rw: Rewriter, facts: BuildFacts) -> None:
             return with_link_architectures(re.sub(r"[ \t]+HIP(?![\w])", "", call), match)
         return with_link_architectures(re.sub(r"(?<![\w$])HIP(?![\w])", "CXX", call), match)
 
-    rw.sub(r"\bproject\s*\([^)]*\)", project, re.I)
-    rw.sub(r"\benable_language\s*\(\s*HIP\s*\)", lambda m: with_link_architectures("enable_language(CXX)", m), re.I)
+    rw.sub_written(r"\bproject\s*\([^)]*\)", project, re.I)
+    rw.sub_written(r"\benable_language\s*\(\s*HIP\s*\)", lambda m: with_link_architectures("enable_language(CXX)", m), re.I)
     # CXX is enabled already: check_language(CXX) finds its compiler set, and the tests of it hold.
-    rw.sub(r"\bcheck_language\s*\(\s*HIP\s*\)", lambda m: "check_language(CXX)", re.I)
-    rw.sub(r"\bCMAKE_HIP_COMPILER(\w*)", lambda m: f"CMAKE_CXX_COMPILER{m.group(1)}")
-    rw.sub(r"\bLANGUAGE\s+HIP\b(?!\s+COMPILE_OPTIONS)", lambda m: CXX_LANGUAGE)
-    rw.sub(r"\$<((?:COMPILE|LINK)_LANG(?:UAGE|_AND_ID)):([^>]*)>",
-           lambda m: "$<" + m.group(1) + ":" + re.sub(r"(?<![\w-])HIP(?![\w-])", "CXX", m.group(2)) + ">")
-    rw.sub(r"\bCMAKE_HIP_((?:FLAGS|STANDARD|EXTENSIONS)\w*)", lambda m: f"CMAKE_CXX_{m.group(1)}")
-    rw.sub(r"\bHIP_STANDARD\b", lambda m: "CXX_STANDARD")
+    rw.sub_written(r"\bcheck_language\s*\(\s*HIP\s*\)", lambda m: "check_language(CXX)", re.I)
+    rw.sub_written(r"\bCMAKE_HIP_COMPILER(\w*)", lambda m: f"CMAKE_CXX_COMPILER{m.group(1)}")
+    rw.sub_written(r"\bLANGUAGE\s+HIP\b(?!\s+COMPILE_OPTIONS)", lambda m: CXX_LANGUAGE)
+    rw.sub_written(r"\$<((?:COMPILE|LINK)_LANG(?:UAGE|_AND_ID)):([^>]*)>",
+                   lambda m: "$<" + m.group(1) + ":" + re.sub(r"(?<![\w-])HIP(?![\w-])", "CXX", m.group(2)) + ">")
+    rw.sub_written(r"\bCMAKE_HIP_((?:FLAGS|STANDARD|EXTENSIONS)\w*)", lambda m: f"CMAKE_CXX_{m.group(1)}")
+    rw.sub_written(r"\bHIP_STANDARD\b", lambda m: "CXX_STANDARD")

@@ -99,13 +99,18 @@ class ScanResult:
     def unread(self) -> list[str]:
         """Files the run was asked to look at but could not read (or that are too large): a
         conversion that skipped them silently would look complete."""
-        return [f"{d.path}: {d.message}; not converted" for d in self.diagnostics if not_analysed(d.message, d.reason)]
+        return [f"{d.path}: {d.message}; not converted{'' if d.reason is Reason.UNREADABLE else _COPIED}"
+                for d in self.diagnostics if not_analysed(d.message, d.reason)]
 
     def findings_by_path(self) -> dict[str, list[Finding]]:
         grouped: dict[str, list[Finding]] = {}
         for finding in self.findings:
             grouped.setdefault(finding.path, []).append(finding)
         return grouped
+
+
+# A file read but not analysed (binary, too large) is copied into the output as it is (an unreadable one cannot be).
+_COPIED = " (copied as it is; --exclude it if it is no source)"
 
 
 def _project_filter(findings: Iterable[Finding], names: ProjectNames, declared: ProjectNames,

@@ -34,6 +34,26 @@ def test_convert_says_it_did_not_convert_such_a_file(name: str, data: bytes, ext
     assert run.code == 2 and "hidden.cu" in run.err and "not converted" in run.err, run.err
 
 
+@pytest.mark.parametrize("name,data,extra", UNANALYSED, ids=[u[0] for u in UNANALYSED])
+def test_scan_and_convert_name_the_same_file_and_convert_does_the_rest(
+        name: str, data: bytes, extra: list[str], tmp_path: Path) -> None:
+    """bitsandbytes' trial: one binary .cu among the inputs, `scan` exited 0 naming nothing but "1 skipped" (the file
+    behind --details) while `convert` exited 2. Both name it now, as not scanned and not converted: the scan of the
+    rest is whole (0); convert converts the rest, copies the file as it is and exits 2 (docs/guarantees.md: a file
+    that could not be converted), and with the file excluded it exits 0."""
+    write(tmp_path / "src" / "k.cu", CUDA)
+    write(tmp_path / "src" / "hidden.cu", data)
+    scanned = portkit(["scan", *extra, "src"], tmp_path)
+    assert scanned.code == 0 and "hidden.cu" in scanned.err and "not scanned" in scanned.err, scanned.err
+    converted = portkit(["convert", *extra, "src", "-o", "out"], tmp_path)
+    assert converted.code == 2 and "hidden.cu" in converted.err and "not converted" in converted.err, converted.err
+    assert b"hipMalloc" in (tmp_path / "out" / "k.cu").read_bytes()
+    assert (tmp_path / "out" / "hidden.cu").read_bytes() == data
+    excluded = portkit(["convert", *extra, "src", "-o", "excluded", "--exclude", "hidden.cu"], tmp_path)
+    assert excluded.code == 0 and "hidden.cu" not in excluded.err, excluded.err
+    assert (tmp_path / "excluded" / "hidden.cu").read_bytes() == data
+
+
 def test_utf16_with_a_byte_order_mark_is_analysed_so_the_gate_sees_its_calls(tmp_path: Path) -> None:
     """A UTF-16 file that says so (a BOM: a Windows editor's) is read as text: check blocks the unsupported call in
     it, and convert converts it, in UTF-16 again."""
