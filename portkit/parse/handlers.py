@@ -23,7 +23,8 @@ from portkit.parse.linkage import internal_linkage
 from portkit.parse.nodes import (
     ARGUMENT_TEXT_LIMIT, CUDA_CONDITION_MACROS, DECLARATIONS, HipAlias, Keep, Scopes, body_positions, c_linkage_blocks, call_facts,
     chain_tests_hip, compared_with, constant_context, constructs_dim3, declaration_kind, declared_names, defined_types, field_use,
-    function_name, index_guarded, is_hip_alias, lone_test, named_value, node_position, node_span, node_text, operands,
+    function_name, index_guarded, is_hip_alias, lone_test, named_value, names_global, node_position, node_span, node_text,
+    operands,
     shared_array, signature, under_hip_test,
 )
 from portkit.parse.queries import OPTIONAL_ROLES
@@ -338,6 +339,8 @@ class FileParse:
             text = kept(spelled)
             if text is None:
                 continue
+            if names_global(node):
+                continue  # `::__ballot_sync`: the name it qualifies is the use, as if unqualified
             parent = node.parent  # last: each step up walks down from the root
             if parent is None or parent.type != "qualified_identifier":
                 # Spaces taken out (`cub::BlockReduce<T, N>`): the spelling's first bytes up to a space are as

@@ -14,7 +14,8 @@ from portkit.parse.recovery import MAX_QUERY_DEPTH
 # captures in the same order). The types a file defines are read from their few nodes in Python
 # (`defined_types`): as patterns they cost 0.016 s of the build.
 _QUERY = """
-(call_expression function: [(identifier) @call (template_function name: (identifier) @call)])
+(call_expression function: [(identifier) @call (template_function name: (identifier) @call)
+  (qualified_identifier !scope name: [(identifier) @call (template_function name: (identifier) @call)])])
 (identifier) @identifier
 (type_identifier) @type
 (qualified_identifier) @qualified

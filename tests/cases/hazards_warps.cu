@@ -55,7 +55,8 @@ __device__ int votes(bool p) {  // expect: PK202
   uint64_t wide = __ballot_sync(~0ull, p);  // expect: PK104
   unsigned long long also_wide = __activemask();  // expect: PK104
   int narrow = __activemask();  // expect: PK302 PK104
-  return __popc(bits) + __popcll(wide) + __popcll(also_wide) + narrow;  // expect: PK100 PK100 PK100
+  unsigned global = ::__ballot_sync(~0u, p);  // expect: PK301 PK302 PK104
+  return __popc(bits) + __popcll(wide) + __popcll(also_wide) + narrow + global;  // expect: PK100 PK100 PK100
 }
 
 __device__ void constants() {  // expect: PK202
