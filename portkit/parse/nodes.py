@@ -76,6 +76,13 @@ def names_global(node: Node) -> bool:
     return name is not None and name.type in _GLOBAL_NAMES
 
 
+def under_global(name: Node, parent: Node | None) -> bool:
+    """Whether an identifier is the name a `::` of the global namespace qualifies (`::f`, `::f<T>`)."""
+    if parent is not None and parent.type == "template_function":
+        parent = parent.parent
+    return parent is not None and names_global(parent)
+
+
 def call_facts(name: Node, source: bytes, texts: bool = True) -> tuple[tuple[Span, ...], CallFacts | None]:
     """A call's argument spans, given the identifier it calls; with `texts`, their texts, and the declared type
     when the call initialises a variable, or what it is assigned to (`x = f()`). (Each step up the tree walks
