@@ -80,7 +80,7 @@ class Role(str, enum.Enum):
     PREPROCESSOR_CONDITION = "preprocessor_condition"
     SUPPRESSION = "suppression"
     FIELD = "field"  # a member access: prop.major
-    LITERAL = "literal"  # a number literal operand of a binary expression
+    LITERAL = "literal"  # a number literal operand of a binary expression, or added by `+=`
     SHARED_ARRAY = "shared_array"  # a __shared__ array declaration
     LAUNCH_BOUNDS = "launch_bounds"
     NAMESPACE_ALIAS = "namespace_alias"  # namespace cg = cooperative_groups; (text "cg", detail the target)
@@ -100,6 +100,7 @@ class Role(str, enum.Enum):
     PRAGMA = "pragma"  # a #pragma directive: text its words, span from `#` to the line's end, info MacroFacts; or a
     # `_Pragma("...")` operator (detail "operator" in code, "define" in a #define body: portkit/parse/pragma_operators.py)
     STRING = "string"  # a string literal, in a file that calls a name the analyzers read strings for: text its value
+    TYPE_ALIAS = "type_alias"  # `typedef unsigned int U32;`, `using U32 = uint32_t;`: text the name, detail the type
 
 
 class CallFacts(NamedTuple):
@@ -109,6 +110,7 @@ class CallFacts(NamedTuple):
     args: tuple[str, ...] = ()
     assigned_type: str = ""
     assigned_to: str = ""
+    global_scope: bool = False  # `::f(x)`: the global namespace's f, not a project's namesake in its namespace
 
     def arg(self, index: int) -> str:
         return self.args[index] if 0 <= index < len(self.args) else ""
@@ -151,6 +153,7 @@ class NameFacts(NamedTuple):
     twins: tuple[str, ...] = ()
     twin_edits: tuple[int, ...] = ()
     twins_left: tuple[str, ...] = ()
+    global_scope: bool = False  # `::name`: the global namespace's name, not a project's namesake in its namespace
 
 
 class QualifiedFacts(NamedTuple):

@@ -73,9 +73,11 @@ def test_statement_macros_do_not_hide_api_calls(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("version, expected", [
     ("5.2", ["__shfl_down(v, offset)", "__ballot(v > 0.0f)", "__builtin_amdgcn_wave_barrier()",
-             "#define SHFL_SYNC(mask, v, lane) __shfl((v), (lane))\n", " __ballot((pred) /* a vote, (not a mask) */)\n"]),
+             "#define SHFL_SYNC(mask, v, lane) __shfl((v), (lane))\n", " __ballot((pred) /* a vote, (not a mask) */)\n",
+             "(::__ballot(true) & 1u)", "::__any(p) && !::__all(p)"]),
     ("6.2", ["#define HIP_ENABLE_WARP_SYNC_BUILTINS\n", "__shfl_down_sync(0xffffffffffffffffull, v, offset)",
-             "__ballot_sync(__activemask(), v > 0.0f)", "__builtin_amdgcn_wave_barrier()"]),
+             "__ballot_sync(__activemask(), v > 0.0f)", "__builtin_amdgcn_wave_barrier()",
+             "::__ballot_sync(0xffffffffffffffffull, true)"]),
     ("7.0", ["__shfl_down_sync(0xffffffffffffffffull, v, offset)", "__syncwarp()"]),
 ])
 def test_warp_intrinsics_per_target(version: str, expected: list[str], tmp_path: Path) -> None:

@@ -178,3 +178,24 @@ def test_block_primitives_for_blocks_under_a_wavefront(tmp_path: Path, database,
     """rocPRIM's warp_transpose load and store static_assert a block size that is a multiple of the wavefront."""
     findings = scan(tmp_path, {"b.cu": "#include <cub/cub.cuh>\n" + kernel}, database)
     assert any(f.code == "PK305" for f in findings) == reported
+
+
+def test_a_ballot_stored_in_a_32_bit_alias_another_file_defines(tmp_path: Path, database) -> None:
+    """nvdiffrast's U32 comes from a header: the project's aliases name the type; one defined two ways names none."""
+    findings = scan(tmp_path, {
+        "defs.h": "typedef unsigned int U32;\nusing Mask = U32;\ntypedef unsigned long long U64;\n",
+        "twice.h": "typedef unsigned int Word;\n",
+        "wide.h": "typedef unsigned long long Word;\n",
+        "votes.cu": '#include "defs.h"\n'
+                    "__global__ void k(const int* in, int* out) {\n"
+                    "  bool p = in[threadIdx.x] > 0;\n"
+                    "  U32 a = __ballot_sync(~0ull, p);\n"
+                    "  Mask b = __activemask();\n"
+                    "  U64 c = __ballot_sync(~0ull, p);\n"
+                    "  Word d = __ballot_sync(~0ull, p);\n"
+                    "  out[0] = a + b + c + d;\n"
+                    "}\n",
+    }, database)
+    ballots = sorted((f.path.rsplit("/", 1)[-1], f.position.line, f.message) for f in findings if f.code == "PK302")
+    assert ballots == [("votes.cu", 4, "the 64-bit result of __ballot_sync is stored in 'U32' (unsigned int)"),
+                       ("votes.cu", 5, "the 64-bit result of __activemask is stored in 'Mask' (unsigned int)")]

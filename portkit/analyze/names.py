@@ -148,6 +148,11 @@ def _unqualified(finding: Finding, name: str) -> Finding:
     return dataclasses.replace(finding, fix=None)
 
 
+def _global_scope(occurrence: Occurrence) -> bool:
+    """`::cudaMalloc(p, n)` in the project's own `gpu::cudaMalloc`: the global name, CUDA's."""
+    return occurrence.facts(CallFacts).global_scope or occurrence.facts(NameFacts).global_scope
+
+
 def in_role(rule: Rule, occurrence: Occurrence, parsed: ParsedFile, device: AbstractSet[str]) -> bool:
     """Whether this use of the name is the CUDA name the rule means."""
     if occurrence.clang is not None:
@@ -311,8 +316,8 @@ def _names(parsed: ParsedFile, context: Context) -> Iterator[Finding]:
             if occurrence.facts(NameFacts).scoped and not resolved:
                 continue  # a scoped name is decided by its QUALIFIED occurrence, unless clang resolved it to CUDA's
             name = occurrence.text
-            if name in context.project_names and not resolved:
-                continue  # the project's own function, macro or type
+            if name in context.project_names and not resolved and not _global_scope(occurrence):
+                continue  # the project's own function, macro or type (`::name` is the global one: CUDA's)
             rule = context.rules.lookup(name)
             used = usings.resolve(name, context) if rule is None and (usings.namespaces or usings.names) else ""
             rule = context.rules.lookup(used) if used else rule

@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import functools
 import re
-from typing import Callable, Iterator
+from typing import Callable, Iterator, Mapping
 
 from portkit import codes
 from portkit.analyze.constants import evaluate, split_arguments
+from portkit.analyze.findings import simple_finding
 from portkit.analyze.hazards import WARP_OPERATORS, calls, device_code, hazard
 from portkit.analyze.registry import Context, analyzer
+from portkit.codes import CODES
 from portkit.model import (
     CallFacts, Finding, NameFacts, Occurrence, OperandFacts, ParsedFile, Role as K, SharedArrayFacts, SubscriptFacts, ValueFacts,
 )
@@ -26,7 +28,7 @@ SYNC_MASKED = re.compile(r"^__(shfl(_up|_down|_xor)?|ballot|any|all|match_any|ma
 BALLOTS = {"__ballot_sync", "__ballot", "__activemask"}
 SHUFFLE_WIDTH_ARG = {"__shfl_sync": 3, "__shfl_up_sync": 3, "__shfl_down_sync": 3, "__shfl_xor_sync": 3,
                      "__shfl": 2, "__shfl_up": 2, "__shfl_down": 2, "__shfl_xor": 2}
-_32_BIT_TYPES = {"unsigned", "unsigned int", "int", "uint32_t", "int32_t", "unsigned long", "long"}
+THIRTY_TWO_BIT_TYPES = frozenset({"unsigned", "unsigned int", "int", "uint32_t", "int32_t", "unsigned long", "long"})
 
 # What lane and warp arithmetic is about: `threadIdx.x % 32` and `lane = tid & 31` are; `(n + 31) / 32` is not.
 LANE_OR_WARP = re.compile(r"(?i)threadIdx|blockDim|lane|warp|\b[lg]?tid[xy]?\b|thread_?id")
@@ -193,13 +195,99 @@ def full_warp_masks(parsed: ParsedFile, context: Context) -> Iterator[Finding]:
             yield hazard(parsed, o, codes.FULL_WARP_MASK, f"{o.text}({o.facts(CallFacts).arg(0)}, ...) passes {problem}")
 
 
-@analyzer("source", codes=(codes.BALLOT_IN_32_BITS,), arguments_of=BALLOTS)
+# How many aliases to follow (`typedef U32 Mask;`): a cycle in broken code ends there.
+_ALIAS_DEPTH = 8
+_CV = re.compile(r"\b(?:const|volatile)\b|^\s*(?:::)?(?:std::)?")
+
+
+def plain_type(spelled: str) -> str:
+    """A declaration's type without const, volatile or `std::` (`const std::uint32_t` -> `uint32_t`)."""
+    return " ".join(_CV.sub(" ", spelled).split())
+
+
+def type_aliases(parsed: ParsedFile) -> dict[str, str]:
+    """The file's typedefs and using-aliases: name -> the type it stands for."""
+    return {o.text: o.detail for o in parsed.of(K.TYPE_ALIAS)}
+
+
+def aliased_type(declared: str, aliases: Mapping[str, str]) -> str:
+    """The type a declaration's type names through `aliases` (`U32` -> `unsigned int`), or itself."""
+    spelled = plain_type(declared)
+    for _ in range(_ALIAS_DEPTH):
+        if spelled not in aliases:
+            break
+        spelled = plain_type(aliases[spelled])
+    return spelled
+
+
+def ballot_in_32_bits(path: str, o: Occurrence, stored: str) -> Finding:
+    """A ballot's 64-bit result stored in `stored`, a 32-bit type (through the aliases that name it)."""
+    declared = plain_type(o.facts(CallFacts).assigned_type)
+    spelled = f"'{declared}'" if declared == stored else f"'{declared}' ({stored})"
+    return simple_finding(path, o, codes.BALLOT_IN_32_BITS, f"the 64-bit result of {o.text} is stored in {spelled}",
+                          CODES[codes.BALLOT_IN_32_BITS].fix)
+
+
+@analyzer("source", codes=(codes.BALLOT_IN_32_BITS,), reads=(K.TYPE_ALIAS,), arguments_of=BALLOTS)
 @outside_amd_code
 def ballots_in_32_bits(parsed: ParsedFile, context: Context) -> Iterator[Finding]:
+    """`unsigned m = __ballot_sync(...)`, or `U32 m` where the file defines U32 as one (another file's alias is
+    the project's to resolve: analyze/ballot_aliases.py)."""
+    aliases = None
     for o in calls(parsed, BALLOTS):
-        declared = o.facts(CallFacts).assigned_type.replace("const ", "").strip()
-        if declared in _32_BIT_TYPES:
-            yield hazard(parsed, o, codes.BALLOT_IN_32_BITS, f"the 64-bit result of {o.text} is stored in '{declared}'")
+        declared = o.facts(CallFacts).assigned_type
+        if not declared:
+            continue
+        aliases = type_aliases(parsed) if aliases is None else aliases
+        stored = aliased_type(declared, aliases)
+        if stored in THIRTY_TWO_BIT_TYPES:
+            yield ballot_in_32_bits(parsed.path, o, stored)
+
+
+# Bit functions that take 32 bits, and their 64-bit twins: a ballot passed to one loses lanes 32-63.
+BIT_FUNCTIONS_32 = {"__popc": "__popcll", "__ffs": "__ffsll", "__clz": "__clzll", "__brev": "__brevll"}
+
+
+@analyzer("source", codes=(codes.BALLOT_IN_32_BITS,), arguments_of=BIT_FUNCTIONS_32)
+@outside_amd_code
+def ballots_through_32_bit_functions(parsed: ParsedFile, context: Context) -> Iterator[Finding]:
+    """`__popc(__ballot_sync(m, p))`: the 64-bit mask converted to the unsigned int __popc takes. A shift in the
+    argument (`__popc(__ballot(p) >> 32)`) is code that handles the upper lanes itself."""
+    ballots = [o for o in calls(parsed, BALLOTS)]
+    if not ballots:
+        return
+    for o in calls(parsed, BIT_FUNCTIONS_32):
+        if not o.parts or ">>" in o.facts(CallFacts).arg(0):
+            continue
+        inside = next((b for b in ballots if o.parts[0].start <= b.span.start < o.parts[0].end), None)
+        if inside is not None:
+            yield hazard(parsed, o, codes.BALLOT_IN_32_BITS, f"{o.text}({inside.text}(...)) takes the 64-bit ballot as 32 bits "
+                                                             f"(lanes 0-31 only): use {BIT_FUNCTIONS_32[o.text]}")
+
+
+# A loop variable that starts at a lane id: `lane`, `threadIdx.x % 32`, `tid & (warpSize - 1)`, `__lane_id()`.
+_LANE_START = re.compile(r"(?i)lane|threadIdx\.x\s*[%&]|\btid\s*[%&]|[%&]\s*\(?\s*warpSize")
+
+
+@analyzer("source", codes=(codes.WARP_SIZE_LITERAL,), reads=(K.LITERAL, K.INITIALIZER))
+@outside_amd_code
+def lane_strides(parsed: ParsedFile, context: Context) -> Iterator[Finding]:
+    """`for (int i = lane; i < n; i += 32)`: each lane takes every 32nd item, so on a 64-lane wavefront lanes
+    i and i + 32 take the same ones. Only a variable that starts at a lane id: `i = threadIdx.x ... i += 32` strides
+    over a 32-thread block, which a block of 32 threads still is on AMD."""
+    strides = [o for o in parsed.of(K.LITERAL) if o.detail == "+=" and o.text in ("32", "32u")]
+    if not strides:
+        return
+    device = device_code(parsed)
+    initializers = parsed.of(K.INITIALIZER)
+    for o in strides:
+        variable = o.facts(OperandFacts).other
+        # The variable's last initialisation before the step: a function's loops may each declare an `i`.
+        start = next((loads_left_out(i.facts(ValueFacts).value) for i in reversed(initializers)
+                      if i.function == o.function and i.text == variable and i.span.start < o.span.start), "")
+        if start and _LANE_START.search(start) and device(o):
+            yield hazard(parsed, o, codes.WARP_SIZE_LITERAL,
+                         f"'{variable} += {o.text}' steps a lane index ({variable} = {start}) by 32 lanes")
 
 
 @analyzer("source", codes=(codes.WARPSIZE_AS_CONSTANT,))

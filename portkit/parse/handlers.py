@@ -23,8 +23,8 @@ from portkit.parse.linkage import internal_linkage
 from portkit.parse.nodes import (
     ARGUMENT_TEXT_LIMIT, CUDA_CONDITION_MACROS, DECLARATIONS, HipAlias, Keep, Scopes, body_positions, c_linkage_blocks, call_facts,
     chain_tests_hip, compared_with, constant_context, constructs_dim3, declaration_kind, declared_names, defined_types, field_use,
-    function_name, index_guarded, is_hip_alias, lone_test, named_value, node_position, node_span, node_text, operands,
-    shared_array, signature, under_hip_test,
+    function_name, index_guarded, is_hip_alias, lone_test, named_value, names_global, node_position, node_span, node_text,
+    operands, shared_array, signature, under_global, under_hip_test,
 )
 from portkit.parse.queries import OPTIONAL_ROLES
 from portkit.parse.prepare import MacroSpaces
@@ -68,6 +68,7 @@ _KERNEL_QUALIFIERS = {"__global__": Role.KERNEL, "__device__": Role.DEVICE_FUNCT
 _ACCESSED, _SCOPED, _ELABORATED = NameFacts(accessed=True), NameFacts(scoped=True), NameFacts(elaborated=True)
 _TESTED, _MACRO_NAME = NameFacts(tested=True), NameFacts(macro_name=True)
 _TESTED_BESIDE_HIP = NameFacts(tested=True, beside_hip=True)
+_GLOBAL = NameFacts(global_scope=True)
 _COORDINATES = frozenset({b"threadIdx", b"blockIdx", b"blockDim", b"gridDim"})
 _TESTS = ("preproc_ifdef", "preproc_elifdef", "preproc_defined")  # `#ifdef X`, `#elifdef X`, `defined(X)`
 
@@ -289,10 +290,15 @@ class FileParse:
             text = spelled.decode("utf-8", "replace")
             if start in calls:
                 spans, info = call_facts(node, self.parse_bytes, arguments is None or arguments(text))
+                if under_global(node, node.parent):
+                    info = (info or CallFacts())._replace(global_scope=True)
                 self.emit(node, Role.CALL, text, parts=spans, info=info)
                 continue
             parent = node.parent  # once, and its type once: each step up walks down from the root
             kind = parent.type if parent is not None else ""
+            if kind == "qualified_identifier" and names_global(parent):
+                self.emit(node, role, text, info=_GLOBAL)  # `::cudaStream_t`
+                continue
             comparison = compared_with(node, parent) if role is Role.IDENTIFIER and kind == "binary_expression" else None
             if comparison is not None:
                 compared, parts = comparison
@@ -344,6 +350,8 @@ class FileParse:
             text = kept(spelled)
             if text is None:
                 continue
+            if names_global(node):
+                continue  # `::__ballot_sync`: the name it qualifies is the use, as if unqualified
             parent = node.parent  # last: each step up walks down from the root
             if parent is None or parent.type != "qualified_identifier":
                 # Spaces taken out (`cub::BlockReduce<T, N>`): the spelling's first bytes up to a space are as
@@ -484,6 +492,20 @@ class FileParse:
             if named is not None and (named[0] is Role.CONSTANT or self.scopes.name_at(node.start_byte)):
                 self.emit(node, named[0], node_text(node), info=ValueFacts(named[1]))
 
+    def type_aliases(self, nodes: list[Node]) -> None:
+        """`typedef unsigned int U32;` and `using U32 = uint32_t;`: the type a name stands for, where it is the name
+        itself (not a pointer or function type), so a value stored in a U32 is known to be 32 bits wide."""
+        for node in nodes:
+            aliased = node.child_by_field_name("type")
+            if aliased is None:
+                continue
+            if node.type == "alias_declaration":
+                names = [n for n in (node.child_by_field_name("name"),) if n is not None]
+            else:
+                names = [d for d in node.children_by_field_name("declarator") if d.type == "type_identifier"]
+            for name in names:
+                self.emit(name, Role.TYPE_ALIAS, node_text(name), " ".join(node_text(aliased).split()))
+
     def shared_subscripts(self, nodes: list[Node]) -> None:
         """Indexes into the file's __shared__ arrays (`s[lane]`): a [32] array indexed by lane id assumes 32 lanes."""
         for node in nodes if self.shared else ():
@@ -609,6 +631,7 @@ HANDLERS: tuple[tuple[str, Callable[[FileParse, list[Node]], None]], ...] = (
     ("macro_function", FileParse.macro_functions),
     ("launch_bounds", FileParse.launch_bounds),
     ("constant", FileParse.named_values),
+    ("type_alias", FileParse.type_aliases),
     ("subscript", FileParse.shared_subscripts),  # after "qualifier": it needs the shared arrays
     ("comment", FileParse.suppressions),
     ("empty_braces", FileParse.empty_braces),

@@ -63,12 +63,34 @@ def constant_context(node: Node, parent: Node | None) -> str:
     return ""
 
 
+# What `::` alone may qualify: a name of the global namespace, not a nested `::ns::name`.
+_GLOBAL_NAMES = frozenset({"identifier", "type_identifier", "template_function", "template_type"})
+
+
+def names_global(node: Node) -> bool:
+    """`::__ballot_sync`, `::cudaStream_t`: a qualified identifier with no scope before its `::`, which names the
+    global namespace's name, the same as the name unqualified (CUDA's and HIP's functions and types are global)."""
+    if node.type != "qualified_identifier" or node.child_by_field_name("scope") is not None:
+        return False
+    name = node.child_by_field_name("name")
+    return name is not None and name.type in _GLOBAL_NAMES
+
+
+def under_global(name: Node, parent: Node | None) -> bool:
+    """Whether an identifier is the name a `::` of the global namespace qualifies (`::f`, `::f<T>`)."""
+    if parent is not None and parent.type == "template_function":
+        parent = parent.parent
+    return parent is not None and names_global(parent)
+
+
 def call_facts(name: Node, source: bytes, texts: bool = True) -> tuple[tuple[Span, ...], CallFacts | None]:
     """A call's argument spans, given the identifier it calls; with `texts`, their texts, and the declared type
     when the call initialises a variable, or what it is assigned to (`x = f()`). (Each step up the tree walks
     down from the root: one walk, shared.)"""
     call = name.parent
     if call is not None and call.type == "template_function":
+        call = call.parent
+    if call is not None and names_global(call):  # `::__ballot_sync(m, p)`
         call = call.parent
     if call is None or call.type != "call_expression":
         return (), None

@@ -14,7 +14,8 @@ from portkit.parse.recovery import MAX_QUERY_DEPTH
 # captures in the same order). The types a file defines are read from their few nodes in Python
 # (`defined_types`): as patterns they cost 0.016 s of the build.
 _QUERY = """
-(call_expression function: [(identifier) @call (template_function name: (identifier) @call)])
+(call_expression function: [(identifier) @call (template_function name: (identifier) @call)
+  (qualified_identifier !scope name: [(identifier) @call (template_function name: (identifier) @call)])])
 (identifier) @identifier
 (type_identifier) @type
 (qualified_identifier) @qualified
@@ -63,15 +64,17 @@ _QUERY = """
 """
 
 # Occurrences only a few heuristics read (warp-size arithmetic, lane-indexed arrays, cooperative launches, launch
-# bounds): made only when an analyzer that will run reads them (analyze.registry.roles_read).
-OPTIONAL_ROLES = frozenset({Role.LITERAL, Role.SUBSCRIPT, Role.LAUNCH_BOUNDS, Role.INITIALIZER})
+# bounds, the types a ballot is stored in): made only when an analyzer that will run reads them (analyze.registry.roles_read).
+OPTIONAL_ROLES = frozenset({Role.LITERAL, Role.SUBSCRIPT, Role.LAUNCH_BOUNDS, Role.INITIALIZER, Role.TYPE_ALIAS})
 
 # The patterns that capture for an optional role alone: added to _QUERY only for a parse that makes the role
 # (the query builds and matches faster without them).
 _OPTIONAL_PATTERNS = {
-    Role.LITERAL: "(binary_expression [left: (number_literal) @literal right: (number_literal) @literal])\n",
+    Role.LITERAL: "(binary_expression [left: (number_literal) @literal right: (number_literal) @literal])\n"
+                  "(assignment_expression operator: \"+=\" right: (number_literal) @literal)\n",
     Role.SUBSCRIPT: "(subscript_expression argument: (identifier) @subscript)\n",
     Role.LAUNCH_BOUNDS: "(launch_bounds) @launch_bounds\n",
+    Role.TYPE_ALIAS: "[(type_definition) (alias_declaration)] @type_alias\n",
 }
 
 

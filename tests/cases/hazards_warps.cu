@@ -4,6 +4,9 @@
 #define WARP_SIZE 32  // expect: PK300
 #define FULL_MASK 0xffffffff
 #define LANES_64 0xffffffffffffffffull
+typedef unsigned int U32;
+using Mask32 = U32;
+typedef unsigned long long U64;
 constexpr int kWarpSize = 32;  // expect: PK300
 constexpr int kBlock = 256;  // ok: PK300
 template <int N> struct Tile { float v[N]; };
@@ -55,7 +58,14 @@ __device__ int votes(bool p) {  // expect: PK202
   uint64_t wide = __ballot_sync(~0ull, p);  // expect: PK104
   unsigned long long also_wide = __activemask();  // expect: PK104
   int narrow = __activemask();  // expect: PK302 PK104
-  return __popc(bits) + __popcll(wide) + __popcll(also_wide) + narrow;  // expect: PK100 PK100 PK100
+  unsigned global = ::__ballot_sync(~0u, p);  // expect: PK301 PK302 PK104
+  U32 aliased = __ballot_sync(~0ull, p);  // expect: PK302 PK104
+  Mask32 through_two = __activemask();  // expect: PK302 PK104
+  U64 aliased_wide = __ballot_sync(~0ull, p);  // expect: PK104  // ok: PK302
+  int counted = __popc(__ballot_sync(~0ull, p));  // expect: PK302 PK104 PK100
+  int upper = __popc(__ballot_sync(~0ull, p) >> 32);  // expect: PK104 PK100  // ok: PK302
+  int counted_wide = __popcll(__ballot_sync(~0ull, p));  // expect: PK104 PK100  // ok: PK302
+  return __popc(bits) + __popcll(wide) + __popcll(also_wide) + narrow + global + aliased + through_two + aliased_wide + counted + upper + counted_wide;  // expect: PK100 PK100 PK100
 }
 
 __device__ void constants() {  // expect: PK202
@@ -110,4 +120,14 @@ __device__ float function_constants(float v) {  // expect: PK202
   for (int o = Half(); o > 0; o /= 2) v += __shfl_down(v, o);  // expect: PK100  // ok: PK300
   for (int o = Sixteen(); o > 0; o /= 2) v += __shfl_down(v, o);  // expect: PK100  // ok: PK300
   return v;
+}
+
+__global__ void lane_loops(const float* in, float* out, int n) {  // expect: PK200
+  int lane = threadIdx.x % warpSize;  // expect: PK100
+  for (int i = lane; i < n; i += 32) out[i] = in[i];  // expect: PK300
+  for (int i = lane; i < n; i += warpSize) out[i] = in[i];  // expect: PK100  // ok: PK300
+  for (int i = threadIdx.x; i < n; i += 32) out[i] = in[i];  // ok: PK300
+  int total = 0;
+  total += 32;  // ok: PK300
+  out[0] = total;
 }

@@ -13,3 +13,8 @@ __global__ void reduce(float *x) {
 __global__ void vote(float *x) {
   x[threadIdx.x] = SHFL_SYNC(0xffffffffu, x[threadIdx.x], 0) + (float)BALLOT(0xffffffffu, x[0] > 0.0f);
 }
+// Intrinsics named through the global namespace (nvdiffrast's cudaraster): the same names, rewritten the same way.
+namespace raster {
+__device__ bool single_lane() { return (::__ballot_sync(~0u, true) & 1u) == 0; }
+__device__ bool any_lane(bool p) { return ::__any_sync(~0u, p) && !::__all_sync(~0u, p); }
+}
