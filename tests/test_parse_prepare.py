@@ -298,6 +298,15 @@ def test_an_else_under_an_if_directive_keeps_the_kernel() -> None:
     assert named(parsed, Role.PREPROCESSOR_CONDITION) == ["CUDART_VERSION >= 9000"]
 
 
+def test_a_dangling_else_inside_an_if_directive_keeps_the_function() -> None:
+    """`if (gpu) {...} else` / `#endif` / `{...}` (kaldi's common form): the first branch goes on after the group."""
+    parsed = parse("void copy(float *d, const float *s, int n, bool gpu) {\n#if HAVE_CUDA == 1\n  if (gpu) {\n"
+                   "    cudaMemcpy(d, s, n, cudaMemcpyDeviceToDevice);\n  } else\n#endif\n  {\n    d[0] = s[0];\n  }\n}\n"
+                   "void other(cudaStream_t s) { cudaStreamSynchronize(s); }\n")
+    assert parsed.error_line is None
+    assert roles(parsed, "cudaMemcpy") == roles(parsed, "cudaStreamSynchronize") == ["call"]
+
+
 def test_a_cuda_condition_in_a_split_group_is_still_reported() -> None:
     parsed = parse("__global__ void k(const float *p, float *q) {\n  float x =\n#if __CUDA_ARCH__ >= 350 // sm_35\n"
                    "    __ldg(p);\n#else\n    *p;\n#endif\n  q[0] = x;\n}\n")

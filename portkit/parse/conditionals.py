@@ -22,6 +22,7 @@ _PAIRS = ((b"(", b")"), (b"[", b"]"), (b"{", b"}"))
 # A branch that opens with these goes on with the construct before the group: an `else`, a constructor's member
 # initializer list (`WarpThing()` / `#ifndef USE_ROCM` / `: lane_id(threadIdx.x & 0x1f)`) or one of its members.
 _CONTINUES = re.compile(rb"else\b|:(?!:)|,")
+_ELSE_AT_END = re.compile(rb"(?<!\w)else\Z")
 
 
 @dataclasses.dataclass
@@ -80,11 +81,15 @@ class _ByStart:
 def _fragmentary(group: _Group, groups: _ByStart, text: bytes, layout: Layout) -> bool:
     """A branch with unbalanced brackets (inner groups counted by their first branch), a group that
     opens where no statement or declaration can start (after `,`, `(`, an operator or a name), or one
-    that goes on with the construct before it (`}` / `#if X` / `else {...}`, `T()` / `#if X` / `: member(0)`)."""
+    that goes on with the construct before it (`}` / `#if X` / `else {...}`, `T()` / `#if X` / `: member(0)`), or one
+    that ends in a dangling `else` whose statement follows the group."""
     for start, end in group.branches:
         skipped = [b for inner in groups.opening_in(start, end) if inner is not group for b in inner.branches[1:]]
         if not _balanced(layout.code_only(text, start, end), start, skipped):
             return True
+        last = layout.previous_code(text, end)
+        if last >= start and _ELSE_AT_END.search(text, max(start, last - 4), last + 1):
+            return True  # `if (gpu) {...} else` / `#endif` / `{...}`: the statement goes on after the group
     first = layout.next_code(text, group.directives[0][1])
     if first >= 0 and _CONTINUES.match(text, first):
         return True
