@@ -307,6 +307,25 @@ def test_a_dangling_else_inside_an_if_directive_keeps_the_function() -> None:
     assert roles(parsed, "cudaMemcpy") == roles(parsed, "cudaStreamSynchronize") == ["call"]
 
 
+def test_a_group_that_closes_a_block_and_opens_another_keeps_the_function() -> None:
+    """`#if K >= 2048` / `} else if (k <= 2048) {` / `#endif` / `}` (faiss's selection dispatch): a split construct."""
+    parsed = parse("void pick(int k, float *p) {\n  if (k <= 1024) {\n    cudaMemset(p, 0, k);\n#if K >= 2048\n"
+                   "  } else if (k <= 2048) {\n    cudaMemset(p, 1, k);\n#endif\n  }\n}\n"
+                   "void other(cudaStream_t s) { cudaStreamSynchronize(s); }\n")
+    assert parsed.error_line is None
+    assert roles(parsed, "cudaMemset") == ["call", "call"] and roles(parsed, "cudaStreamSynchronize") == ["call"]
+
+
+def test_a_statement_macro_given_a_built_in_type_reads_as_a_call() -> None:
+    """`RUN_PASS(int32_t, true);` read as a declaration fails at `true`; the rest of the file with it."""
+    macros = collect_macros([b"#define RUN_PASS(T, DIR) run_##T##_##DIR(in, out, stream)\n"])
+    parsed = parse("void dispatch(bool wide, cudaStream_t stream) {\n  if (wide) {\n    RUN_PASS(unsigned long, true);\n"
+                   "  } else {\n    RUN_PASS(int32_t, false);\n  }\n  cudaStreamSynchronize(stream);\n}\n",
+                   macros=macros)
+    assert parsed.error_line is None
+    assert roles(parsed, "cudaStreamSynchronize") == ["call"] and roles(parsed, "cudaStream_t") == ["type"]
+
+
 def test_a_cuda_condition_in_a_split_group_is_still_reported() -> None:
     parsed = parse("__global__ void k(const float *p, float *q) {\n  float x =\n#if __CUDA_ARCH__ >= 350 // sm_35\n"
                    "    __ldg(p);\n#else\n    *p;\n#endif\n  q[0] = x;\n}\n")

@@ -20,8 +20,9 @@ from portkit.parse.lexer import Layout, blank
 _CONDITIONAL = re.compile(rb"^[ \t]*#[ \t]*(if|ifdef|ifndef|elif|else|endif|elifdef|elifndef)\b", re.M)
 _PAIRS = ((b"(", b")"), (b"[", b"]"), (b"{", b"}"))
 # A branch that opens with these goes on with the construct before the group: an `else`, a constructor's member
-# initializer list (`WarpThing()` / `#ifndef USE_ROCM` / `: lane_id(threadIdx.x & 0x1f)`) or one of its members.
-_CONTINUES = re.compile(rb"else\b|:(?!:)|,")
+# initializer list (`WarpThing()` / `#ifndef USE_ROCM` / `: lane_id(threadIdx.x & 0x1f)`) or one of its members, or
+# the close of a block that another opens again (`#if K >= 2048` / `} else if (k <= 2048) {` / `#endif` / `}`).
+_CONTINUES = re.compile(rb"else\b|:(?!:)|,|\}")
 _ELSE_AT_END = re.compile(rb"(?<!\w)else\Z")
 
 

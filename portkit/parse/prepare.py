@@ -135,7 +135,8 @@ def normalise(source: bytes, table: MacroTable, layout: Layout | None = None) ->
     layout = layout or Layout(source)
     out = bytearray(source)
     for fix in (_define_comments, _grammar_gaps, _attributes, _lambda_qualifiers, _extern_c_guards, _pragmas,
-                _identity_macros, _function_bodies, _declaring_macros, _statement_arguments, _statement_macros):
+                _identity_macros, _function_bodies, _declaring_macros, _statement_arguments, _statement_macros,
+                _type_arguments):
         fix(out, layout, table)
     assert len(out) == len(source)
     return bytes(out)
@@ -417,6 +418,34 @@ def _statement_arguments(out: bytearray, layout: Layout, table: MacroTable) -> N
         out[start], out[closing] = ord("{"), ord("}")
         for comma in commas:
             out[comma] = ord(";")
+
+
+# A built-in type as tree-sitter reads one (its primitive types), alone as a macro's argument.
+_BUILT_IN_TYPE = re.compile(rb"\s*(?:const\s+)?(?:(?:unsigned|signed|short|long)\s+)*(?:bool|char|short|int|long|float|"
+                            rb"double|void|unsigned|signed|size_t|ssize_t|ptrdiff_t|u?int(?:8|16|32|64)_t|u?intptr_t|"
+                            rb"char(?:8|16|32)_t)\s*")
+
+
+def _type_arguments(out: bytearray, layout: Layout, table: MacroTable) -> None:
+    """`RUN_PASS_DIR(int32_t, true);` in a function, `#define RUN_PASS_DIR(T, DIR) ...` (faiss's dispatch macros): a
+    statement macro's use with a built-in type for an argument reads as a declaration, the type a parameter's, and
+    fails at the next argument. Each such argument becomes a placeholder name of its length (no CUDA name is a
+    built-in type): the use reads as the call it is, its other arguments as they are."""
+    source = layout.source
+    for match in _code_matches(_uses(table.statements), source, layout) if table.statements else ():
+        opening = layout.next_code(source, match.end())
+        closing = layout.closing(opening) if opening > 0 and source[opening] == ord("(") else -1
+        if closing < 0 or any(b in source[opening + 1:closing] for b in b"([{<\"'"):
+            continue  # nested brackets, templates, strings: not a plain list of arguments
+        after = layout.next_code(source, closing + 1)
+        if after < 0 or source[after] != ord(";") or not _at_statement_start(out, layout, match.start()):
+            continue
+        start = opening + 1
+        for argument in source[opening + 1:closing].split(b","):
+            if _BUILT_IN_TYPE.fullmatch(argument):
+                first = start + len(argument) - len(argument.lstrip())
+                out[first:start + len(argument.rstrip())] = b"_" * len(argument.strip())
+            start += len(argument) + 1
 
 
 def _statement_commas(layout: Layout, opening: int, closing: int) -> list[int] | None:
