@@ -326,15 +326,6 @@ def test_a_statement_macro_given_a_built_in_type_reads_as_a_call() -> None:
     assert roles(parsed, "cudaStreamSynchronize") == ["call"] and roles(parsed, "cudaStream_t") == ["type"]
 
 
-def test_a_macro_defining_a_function_with_a_pasted_name_is_a_declarations() -> None:
-    """`#define SELECT_IMPL(T, Q) void run_##T##_##Q(T *p) {...}`, used at namespace scope with its `;`."""
-    macros = collect_macros([b"#define SELECT_IMPL(T, Q) void run_##T##_##Q(T *p) { p[0] = Q; }\n"])
-    parsed = parse("namespace gpu {\nSELECT_IMPL(float, 1);\nSELECT_IMPL(float, 32);\n}\n"
-                   "void other(cudaStream_t s) { cudaStreamSynchronize(s); }\n", macros=macros)
-    assert parsed.error_line is None
-    assert roles(parsed, "cudaStreamSynchronize") == ["call"]
-
-
 def test_a_cuda_condition_in_a_split_group_is_still_reported() -> None:
     parsed = parse("__global__ void k(const float *p, float *q) {\n  float x =\n#if __CUDA_ARCH__ >= 350 // sm_35\n"
                    "    __ldg(p);\n#else\n    *p;\n#endif\n  q[0] = x;\n}\n")

@@ -56,7 +56,7 @@ _FUNCTION_BODY = re.compile(rb"\{\s*\}|\{[^}]*;")
 _DECLARATION_START = re.compile(rb"(?:template|struct|class|union|enum|typedef|using|namespace|extern|static|inline"
                                 rb"|constexpr|friend|__global__|__device__|__host__|__forceinline__)\b")
 _FUNCTION_DEFINITION = re.compile(rb"(?!(?:if|else|for|while|do|switch|return|case|goto)\b)[^;{}()=]*[\w>*&]\s+"
-                                  rb"[*&]*\s*(?:operator\s*[^\s(]+|[~\w:#]+)\s*\([^;{}]*\)[\w\s]*\{")
+                                  rb"[*&]*\s*(?:operator\s*[^\s(]+|[~\w:]+)\s*\([^;{}]*\)[\w\s]*\{")
 
 
 @dataclasses.dataclass(frozen=True)
