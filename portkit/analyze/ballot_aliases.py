@@ -8,6 +8,7 @@ project has of its type is a 32-bit one.
 """
 from __future__ import annotations
 
+import collections
 import re
 from typing import Any, Iterator, NamedTuple, Sequence
 
@@ -42,17 +43,18 @@ def resolve_pending(files: Sequence[tuple[str, BallotFacts | None]], context: Co
     for _, fact in files:
         for name, aliased in fact.aliases if fact is not None else ():
             definitions.setdefault(name, set()).add(aliased)
+    agreed = {name: next(iter(found)) for name, found in definitions.items() if len(found) == 1}  # once, not per ballot
     for path, fact in files:
         for o in fact.pending if fact is not None else ():
-            stored = _project_type(aliased_type(o.facts(CallFacts).assigned_type, {}), definitions)
+            stored = _project_type(aliased_type(o.facts(CallFacts).assigned_type, {}), definitions, agreed)
             if stored in THIRTY_TWO_BIT_TYPES:
                 yield ballot_in_32_bits(path, o, stored)
 
 
-def _project_type(name: str, definitions: dict[str, set[str]]) -> str:
-    """The built-in type every definition of `name` in the project comes to, or "" where they differ."""
-    found = {aliased_type(name, {name: aliased} | {n: next(iter(d)) for n, d in definitions.items() if len(d) == 1})
-             for aliased in definitions.get(name, ())}
+def _project_type(name: str, definitions: dict[str, set[str]], agreed: dict[str, str]) -> str:
+    """The built-in type every definition of `name` in the project comes to, or "" where they differ (`agreed`: the
+    names defined one way only)."""
+    found = {aliased_type(name, collections.ChainMap({name: aliased}, agreed)) for aliased in definitions.get(name, ())}
     return found.pop() if len(found) == 1 else ""
 
 
