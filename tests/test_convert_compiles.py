@@ -974,3 +974,31 @@ def test_an_architecture_comparison_in_code_stays_as_written(tmp_path: Path) -> 
     at = lines.index("  return __CUDA_ARCH__ >= 800 ? a : b;")
     assert lines[at - 2].strip().startswith("// portkit: PK101 __CUDA_ARCH__: left as written")
     assert lines[at - 1].strip().startswith("// portkit: PK320 __CUDA_ARCH__: ")
+
+
+def test_a_project_hip_layers_defines_keep_their_names(tmp_path: Path) -> None:
+    text = converted(tmp_path, "project_hip_defines.cu", "--rocm-version", "5.2")
+    assert ("#ifdef __HIPCC__\n#define __CUDA_ARCH__ 800\n#undef __CUDACC__\n#define __fdiv_rd __fdiv_rn\n"
+            "#define cudaMemcpyDeviceToDevice hipMemcpyDefault\n#endif\n") in text
+    # The uses are renamed as anywhere else: the same where the layer is seen, and needed where it is not.
+    assert "__ocml_div_rtn_f32(x[threadIdx.x], 2.0f)" in text and "hipMemcpyDeviceToDevice);" in text
+
+
+def test_a_cuda_enumerator_mapped_to_another_librarys_compiles_for_the_projects_hip_build(tmp_path: Path) -> None:
+    """kaldi's HIP layer: a CUDA enumerator #defined as a hipSOLVER one, before hipBLAS's header. Renamed, the #define
+    made hipBLAS's enumerator a macro: its enum no longer compiled."""
+    tree, out = tmp_path / "in", tmp_path / "out"
+    tree.mkdir()
+    (tree / "solve.cc").write_text(
+        "#ifdef __IS_HIP_COMPILE__\n#include <hipsolver/hipsolver.h>\n"
+        "#define CUBLAS_FILL_MODE_LOWER HIPSOLVER_FILL_MODE_LOWER\n#endif\n"
+        "#include <cublas_v2.h>\ncublasFillMode_t lower() { return CUBLAS_FILL_MODE_LOWER; }\n")
+    assert main(["convert", "--no-cache", "--rocm-version", "5.2", str(tree), "-o", str(out)]) == 0
+    text = (out / "solve.cc").read_text()
+    assert "#define CUBLAS_FILL_MODE_LOWER HIPSOLVER_FILL_MODE_LOWER\n" in text
+    assert "hipblasFillMode_t lower() { return HIPBLAS_FILL_MODE_LOWER; }" in text
+    data = Path(__file__).parent / "data"
+    hipcc = subprocess.run([require_tool("hipcc"), "--offload-arch=gfx90a", "-fsyntax-only", "-x", "hip", "-w",
+                            "-D__IS_HIP_COMPILE__", "-I", str(data / "hipblas-5.2"), "-I", str(data / "hipsolver-5.2"),
+                            str(out / "solve.cc")], capture_output=True, text=True, env={**os.environ, "HIP_PLATFORM": "amd"})
+    assert hipcc.returncode == 0, hipcc.stderr

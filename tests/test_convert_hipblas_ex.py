@@ -110,3 +110,33 @@ def test_before_hip_6_a_data_type_passed_as_the_compute_type_stays_a_hipblas_dat
     assert "HIPBLAS_R_32F, n, half ? HIPBLAS_R_16F : HIPBLAS_R_32F, HIPBLAS_GEMM_DEFAULT);" in text
     assert "HIPBLAS_C_32F, n, 8, HIPBLAS_C_32F, HIPBLAS_GEMM_DEFAULT);" in text
     assert "HIPBLAS_COMPUTE" not in text
+
+
+# cuBLAS takes the triangular matrix A of trsm as const; hipBLAS before ROCm 5.6 declares it without const (and the
+# batched form's B as an array of non-const pointers): convert casts them for such a target only.
+TRIANGULAR_SOLVES = """\
+#include <cublas_v2.h>
+cublasStatus_t solve(cublasHandle_t h, int m, int n, float alpha, const float* A, int lda, float* B, int ldb) {
+  return cublasStrsm(h, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_N, CUBLAS_DIAG_NON_UNIT, m, n, &alpha, A, lda, B, ldb);
+}
+cublasStatus_t solve(cublasHandle_t h, int m, int n, double alpha, const double* A, int lda, double* B, int ldb) {
+  return cublasDtrsm_v2(h, CUBLAS_SIDE_RIGHT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_T, CUBLAS_DIAG_UNIT, m, n, &alpha, A, lda, B, ldb);
+}
+cublasStatus_t solve(cublasHandle_t h, int m, int n, const float* alpha, const float* const A[], float* const B[], int count) {
+  return cublasStrsmBatched(h, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_N, CUBLAS_DIAG_NON_UNIT, m, n, alpha, A, m,
+                            B, m, count);
+}
+"""
+
+
+def test_before_rocm_5_6_trsm_casts_away_the_const_hipblas_lacks(tmp_path: Path) -> None:
+    unit = converted(tmp_path, "5.2", TRIANGULAR_SOLVES)
+    text = unit.read_text()
+    assert "&alpha, const_cast<float*>(A), lda, B, ldb);" in text
+    assert "&alpha, const_cast<double*>(A), lda, B, ldb);" in text
+    assert "alpha, const_cast<float* const*>(A), m,\n                            const_cast<float**>(B), m, count);" in text
+    hipcc = _hipcc(unit, STAND_IN)
+    assert hipcc.returncode == 0, hipcc.stderr
+    # From ROCm 5.6 hipBLAS takes CUDA's const: the calls stay as written.
+    newer = converted(tmp_path, "5.6", TRIANGULAR_SOLVES).read_text()
+    assert "const_cast" not in newer and "&alpha, A, lda, B, ldb);" in newer

@@ -55,9 +55,9 @@ def _mask_edit(occurrence: Occurrence, rule: Rule, resolution: Resolution) -> Ar
 
 def argument_edits(occurrence: Occurrence, rule: Rule, resolution: Resolution) -> tuple[ArgEdit, ...]:
     """Casts (of anything but a null pointer) where HIP takes void* and CUDA a template, or where HIP's overloads make CUDA's one conversion
-    ambiguous; lane masks widened to 64 bits; a device symbol as HIP_SYMBOL(x); the trailing arguments CUDA
-    defaults and HIP requires, written after the last one given; an argument HIP's signature lacks, passed
-    empty, dropped."""
+    ambiguous; const cast away where the targeted HIP declares without const a pointer CUDA takes const; lane masks
+    widened to 64 bits; a device symbol as HIP_SYMBOL(x); the trailing arguments CUDA defaults and HIP requires,
+    written after the last one given; an argument HIP's signature lacks, passed empty, dropped."""
     edits: list[ArgEdit] = []
     for index, type_name in rule.cast_args:
         text = occurrence.facts(CallFacts).arg(index)
@@ -65,6 +65,10 @@ def argument_edits(occurrence: Occurrence, rule: Rule, resolution: Resolution) -
         # A null pointer converts to any pointer type as it is (and const_cast rejects nullptr's type).
         if text and text not in NULL_POINTERS and not text.startswith((f"{cast.cast}<{type_name}>", f"({type_name})")):
             edits.append(cast)
+    for index, type_name in resolution.const_casts:  # the HIP declaration lacks CUDA's const before some release
+        text = occurrence.facts(CallFacts).arg(index)
+        if text and text not in NULL_POINTERS and not text.startswith(f"const_cast<{type_name}>"):
+            edits.append(Cast(index, "const_cast", type_name))
     mask = _mask_edit(occurrence, rule, resolution)
     if mask is not None:
         edits.append(mask)

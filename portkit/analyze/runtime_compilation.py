@@ -113,7 +113,8 @@ def _holds(literal: Occurrence, context: Context) -> str:
     facts = literal.facts(StringFacts)
     kernel = parse_source(f"{literal.position.line}:<{CREATE_PROGRAM}>", value.encode("utf-8", "replace"),
                           keep=_keep(context.rules), literals=WARP_LITERALS, api=context.rules.is_api,
-                          cuda_declared=context.rules.is_cuda_declared, hip_alias=context.rules.is_hip_alias)
+                          cuda_declared=context.rules.is_cuda_declared, hip_alias=context.rules.is_hip_alias,
+                          hip_spelling=context.rules.is_hip_spelling)
     own = dataclasses.replace(context, project_names=kernel.definitions, project_declared=kernel.declared, fixes=False)
     starts = [0] + [i + 1 for i, c in enumerate(value) if c == "\n"]
     names: dict[str, None] = {}

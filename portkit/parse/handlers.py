@@ -132,7 +132,7 @@ class FileParse:
     def __init__(self, source: bytes, parse_bytes: bytes, captures: dict[str, list[Node]], keep: Keep | None,
                  literals: frozenset[str], api: Keep | None = None, cuda_declared: Keep | None = None,
                  hip_alias: HipAlias | None = None, roles: frozenset[Role] = OPTIONAL_ROLES,
-                 arguments: Keep | None = None, macro_spaces: MacroSpaces = ()):
+                 arguments: Keep | None = None, macro_spaces: MacroSpaces = (), hip_spelling: Keep | None = None):
         self.source = source
         self.macro_spaces = macro_spaces  # short attribute macros' uses, and the spaces each stands for
         self.roles = roles  # the optional roles to make (OPTIONAL_ROLES)
@@ -182,7 +182,11 @@ class FileParse:
         self.internal = self._internal(defined)
         self.declared = {node_text(n) for n in declared_nodes + local_nodes}
         # A guarded definition's name is a use: renamed with the uses it stands in for (`#else typedef void* cudaStream_t;`).
-        self.skip = {n.start_byte for n in definition_nodes + declared_nodes + local_nodes} - starts
+        # But a #define keeps its name where renaming it would define HIP's own: one of CUDA's compiler or version
+        # macros (`#define __CUDA_ARCH__ 800` in a project's HIP layer: `__HIP_DEVICE_COMPILE__` in the host pass too),
+        # or one the project maps to a HIP name (`#define CUBLAS_FILL_MODE_LOWER HIPSOLVER_FILL_MODE_LOWER`).
+        self.skip = {n.start_byte for n in definition_nodes + declared_nodes + local_nodes} - starts \
+            | {n.start_byte for n in guarded if _defines_for_hip(n, hip_spelling)}
         self.calls = {n.start_byte for n in self.get("call")}
         self.shared: set[str] = set()  # the names of its __shared__ arrays (`shared_arrays`)
 
@@ -545,7 +549,7 @@ class FileParse:
         """#define bodies are opaque to tree-sitter: lex them for identifiers, the variables they declare and inline asm.
         A #pragma's text is the same node: the directive is an occurrence of its own."""
         for node in nodes:
-            if _diagnostic_text(node):
+            if _diagnostic_text(node) or _undefines_cuda_macro(node):
                 continue
             directive = _pragma_directive(node)
             if directive is not None:
@@ -553,6 +557,29 @@ class FileParse:
             self.occurrences.extend(_macro_occurrences(node, self.source, self.scopes.name_at(node.start_byte), self.keep))
             self.occurrences.extend(pragma_operators.in_define(node, self.source, _macro_code))
             self.declared.update(_macro_declarations(node.text or b""))
+
+
+def _defines_for_hip(name: Node, hip_spelling: Keep | None) -> bool:
+    """A guarded `#define` of CUDA's compiler or version macro, or of a CUDA name whose body starts with a HIP name."""
+    definition = name.parent
+    if definition is None or definition.type not in ("preproc_def", "preproc_function_def"):
+        return False
+    if CUDA_CONDITION_MACROS.fullmatch(node_text(name)):
+        return True
+    value = definition.child_by_field_name("value")
+    first = _HIP_BODY_NAME.search(value.text or b"") if value is not None and hip_spelling is not None else None
+    return first is not None and hip_spelling(first.group(1).decode("ascii"))
+
+
+# A body's first name, past any opening parentheses.
+_HIP_BODY_NAME = re.compile(rb"\A[\s(]*([A-Za-z_]\w*)")
+
+
+def _undefines_cuda_macro(node: Node) -> bool:
+    """`#undef __CUDACC__`: the project undefines CUDA's compiler or version macro for itself. Renamed, it would
+    undefine HIP's own (`__HIPCC__`), which HIP's headers test."""
+    directive = node.parent.child_by_field_name("directive") if node.parent is not None and node.parent.type == "preproc_call" else None
+    return directive is not None and directive.text == b"#undef" and CUDA_CONDITION_MACROS.fullmatch(node_text(node).strip()) is not None
 
 
 def _macro_pragma(node: Node, body: bytes, base: int, position: Callable[[int], Position], function: str) -> Occurrence | None:

@@ -247,16 +247,16 @@ def parse_source(path: str, source: bytes, keep: Keep | None = None, literals: f
                  cuda_declared: Keep | None = None, hip_alias: HipAlias | None = None,
                  prepared: Prepared | None = None, hip_pointer: Keep | None = None,
                  roles: frozenset[Role] | None = None, arguments: Keep | None = None, shape: bool = True,
-                 strings: frozenset[str] = frozenset()) -> ParsedFile:
+                 strings: frozenset[str] = frozenset(), hip_spelling: Keep | None = None) -> ParsedFile:
     """Parse one file into its occurrences, definitions and declared names.
 
-    `api` says whether a name is a CUDA API a rule knows (which a misparse must not make the
-    project's); `cuda_declared` (default `api`) whether a CUDA header declares it, so that a
-    definition of it in a preprocessor branch is a guarded definition, not the project's own; `hip_alias(name,
-    alias)` whether `#define name alias` spells a CUDA API as the HIP name convert writes, or as another
-    vendor's (a porting shim's line, not a definition of the project's own); `hip_pointer` whether a type is an integer in
-    CUDA and a pointer in HIP (arithmetic on its variables: portkit/parse/handles.py). `macros` is
-    the project's macro table (portkit/parse/macros.py); without one, the file's own #defines.
+    `api` says whether a name is a CUDA API a rule knows (which a misparse must not make the project's); `cuda_declared`
+    (default `api`) whether a CUDA header declares it, so that a definition of it in a preprocessor branch is a guarded
+    definition, not the project's own; `hip_alias(name, alias)` whether `#define name alias` spells a CUDA API as the HIP
+    name convert writes, or as another vendor's (a porting shim's line, not a definition of the project's own);
+    `hip_spelling` whether a name is HIP's (a guarded `#define` of a CUDA name as one keeps its name); `hip_pointer`
+    whether a type is an integer in CUDA and a pointer in HIP (arithmetic on its variables: portkit/parse/handles.py).
+    `macros` is the project's macro table (portkit/parse/macros.py); without one, the file's own #defines.
     The tree may be of prepared bytes (portkit/parse/prepare.py): same length and newlines, so
     offsets are the source's; names the tree does not describe are matched token by token.
     `prepared`: what `prepare_source` gave for these bytes and macros, when the caller has it. `roles`: the
@@ -272,7 +272,7 @@ def parse_source(path: str, source: bytes, keep: Keep | None = None, literals: f
     error_line = min(filter(None, (first_error_line(sites), too_deep_line(tree.root_node))), default=None)
     roles = OPTIONAL_ROLES if roles is None else roles
     state = FileParse(source, parse_bytes, captures(tree, roles), keep, literals, api,
-                      cuda_declared, hip_alias, roles, arguments, prepared.spaces)
+                      cuda_declared, hip_alias, roles, arguments, prepared.spaces, hip_spelling)
     preamble_end = _preamble_end(source)
     cuda_only = _cuda_only(state.get("condition"), state.get("condition_group"))
     first_define = _first_define(state.get("definition"), preamble_end)

@@ -34,6 +34,8 @@ class RuleDatabase:
         self._namespace_members: dict[str, dict[str, Rule]] = {}
         self._hip_headers: frozenset[str] | None = None
         self._hip_qualified: frozenset[str] | None = None
+        self._hip_spellings: frozenset[str] | None = None
+        self._hip_prefixes: tuple[str, ...] = ()
         self._header_names: frozenset[str] | None = None
         self._qualified: dict[str, tuple[Rule | None, str]] = {}  # lookup_qualified's answers: names recur
         for rule in rules:
@@ -198,12 +200,32 @@ class RuleDatabase:
             return False
         return alias in (rule.hip, rule.older_hip, *(n for _, n in rule.hip_for_args)) or _vendor_spelling(name, alias)
 
+    def is_hip_spelling(self, name: str) -> bool:
+        """Whether `name` is a HIP or roc* name: one a rule writes (`__fdiv_rn`), or one spelled with a ROCm library's
+        prefix (`HIPSOLVER_FILL_MODE_LOWER`, `rocblas_strsm`: the libraries' `hip_library`, `roc_library`). A project's
+        #define of a CUDA name as one is its own mapping, whose name stays as written (portkit/parse/handlers.py):
+        renamed, it would define the HIP name.
+        The rules' spellings are read from their columns, without building the rules."""
+        if self._hip_spellings is None:
+            spelled: list[str] = []
+            for column in ("hip", "roc", "older_hip"):
+                spelled += self._rows.column(column) if self._rows is not None else []
+                spelled += [getattr(r, column) for r in self.by_name.values()]
+            self._hip_spellings = frozenset(h for h in spelled if h)
+            named = [n for lib in self.libraries.values() for n in (lib.hip_library, lib.roc_library) if n.strip()]
+            words = {n.split()[0].lower() for n in named}
+            self._hip_prefixes = tuple(sorted(w for w in words if w.startswith(("hip", "roc")) and w.isalnum()))
+        if name in self._hip_spellings:
+            return True
+        lowered = name.lower()
+        return any(lowered.startswith(p) and not name[len(p):len(p) + 1].islower() for p in self._hip_prefixes)
+
     def reads_arguments(self, name: str) -> bool:
         """Whether what becomes of a call of `name` depends on its arguments' texts: a rule that casts, drops,
         masks or chooses its form by an argument (defaults count the arguments only); a name no rule knows may
         stand for one (`using`)."""
         rule = self.lookup(name)
-        return rule is None or bool(rule.cast_args or rule.null_args or rule.form_args or rule.coordinate_cast
+        return rule is None or bool(rule.cast_args or rule.const_args or rule.null_args or rule.form_args or rule.coordinate_cast
                                     or rule.mask_arg >= 0 or rule.symbol_arg >= 0)
 
     def is_hip_pointer(self, name: str) -> bool:

@@ -64,6 +64,10 @@ class Rule:
     hip_define_until: str = ""  # ... up to (not including) this HIP version
     cast_args: tuple[tuple[int, str], ...] = ()  # (argument index, type): HIP takes void* where CUDA has a template,
     # or overloads a function CUDA declares once (an int64_t passed to __ffsll: ambiguous in HIP)
+    # (argument index, type): pointers CUDA takes const and the HIP spelling before const_args_until does not (hipBLAS's
+    # trsm before ROCm 5.6): a const_cast there, for an older target
+    const_args: tuple[tuple[int, str], ...] = ()
+    const_args_until: str = ""
     # (argument index, value): trailing arguments CUDA's C++ API defaults and HIP requires (flags = 0)
     default_args: tuple[tuple[int, str], ...] = ()
     # For min/max: the type built-in coordinates passed as arguments are cast to (HIP's blockDim.x is a proxy object,

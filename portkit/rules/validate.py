@@ -28,7 +28,8 @@ _ENTRY_KEYS = {
     "cmake", "hip_cmake", "cuda_added", "cuda_deprecated", "cuda_removed",
     "hip_added", "hip_deprecated", "hip_removed", "hip_experimental", "older_hip", "older_hip_drop_args", "older_hip_until",
     "roc_added",
-    "hip_requires", "hip_define", "hip_define_until", "cast_args", "default_args", "mask_arg", "c_library", "keep_compared",
+    "hip_requires", "hip_define", "hip_define_until", "cast_args", "const_args", "const_args_until",
+    "default_args", "mask_arg", "c_library", "keep_compared",
     "form_rule", "null_args", "helper", "hip_pointer", "symbol_arg", "cuda_host", "compute_arg", "hip_cxx_only", "declares",
     "drop",
 }
@@ -37,7 +38,7 @@ _ENTRY_KEYS = {
 SHAPE_KEYS = ("compare_as", "hip_struct", "hip_for_args", "form_args", "argument_of", "older_hip_in", "as_compute",
               "coordinate_cast", "compare_as_declarations")
 _VERSION_KEYS = ("cuda_added", "cuda_deprecated", "cuda_removed", "hip_added", "hip_deprecated", "hip_removed", "roc_added",
-                 "hip_define_until", "older_hip_until")
+                 "hip_define_until", "older_hip_until", "const_args_until")
 _STATUS_WORDS = ", ".join(RULE_STATUSES)
 # Keys renamed since rule files were first written: a file with the old name is refused, with the new one.
 RENAMED_KEYS = {"fallback": "older_hip", "fallback_drop_args": "older_hip_drop_args"}
@@ -49,6 +50,7 @@ _CALL_MAPS = {
 # Keys that map an argument index (or count) to a string: what the string is, and an example.
 INDEX_MAPS = {
     "cast_args": ("argument index to a type", '{0: "void**"}'),
+    "const_args": ("argument index to the type without const", '{8: "float*"}'),
     "default_args": ("argument index to the value CUDA defaults", '{2: "0"}'),
     "hip_for_args": ("argument count to a HIP name", "{3: hipGraphInstantiateWithFlags}"),
     "form_args": ("argument index to the CUDA type that makes a call form_rule's form", "{2: cudaMemLocation}"),
@@ -181,6 +183,8 @@ def parse_entry(source: str, library: str, index: int, raw: Any, versions_of: st
                                    "names, and maps none: give each header with a HIP twin its own entry")
     if values.get("older_hip_until") and not (values.get("older_hip") and values.get("hip")):
         raise _fail(source, where, "key 'older_hip_until' needs a 'hip' name and the 'older_hip' written before that version")
+    if bool(values.get("const_args")) != bool(values.get("const_args_until")) or values.get("const_args") and not values.get("hip"):
+        raise _fail(source, where, "keys 'const_args' and 'const_args_until' go together, with a 'hip' name")
     if values.get("declares") and values["kind"] != "header":
         raise _fail(source, where, "key 'declares' is for a header's entry")
     if values["kind"] == "field" and "::" not in values["cuda"]:

@@ -49,6 +49,7 @@ class Resolution:
     hip: str
     advice: str
     drop_args: int = 0
+    const_casts: tuple[tuple[int, str], ...] = ()  # (argument index, type): const cast away for the targeted HIP
 
 
 def _dropped(count: int) -> str:
@@ -84,7 +85,9 @@ def resolve(rule: Rule, target: Target) -> Resolution:
             return Resolution(Status.UNAVAILABLE, rule.hip, f"{rule.hip} was removed in HIP {rule.hip_removed}. {advice}".strip())
         if status is Status.SUPPORTED and rule.hip_experimental:
             return Resolution(Status.PARTIAL, rule.hip, f"{rule.hip} is experimental in HIP. {advice}".strip())
-    return Resolution(status, "" if too_new or gone else rule.hip, advice)
+    spelled = "" if too_new or gone else rule.hip
+    older = bool(spelled and rule.const_args and target.rocm and target.rocm < parse_version(rule.const_args_until))
+    return Resolution(status, spelled, advice, const_casts=rule.const_args if older else ())
 
 
 def _before_added(rule: Rule, advice: str) -> Resolution:

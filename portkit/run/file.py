@@ -110,7 +110,7 @@ def parse_bytes(path: str, data: bytes, job: Job, prepared: Prepared | None = No
                         cuda_declared=rules.is_cuda_declared, hip_alias=rules.is_hip_alias, macros=job.macros,
                         prepared=prepared, hip_pointer=rules.is_hip_pointer, roles=job.roles,
                         arguments=job.arguments_read, shape=job.keep_sources or job.cache is not None,
-                        strings=strings_read(job.analyzers))
+                        strings=strings_read(job.analyzers), hip_spelling=rules.is_hip_spelling)
 
 
 def _file_context(parsed: ParsedFile, job: Job) -> Context:

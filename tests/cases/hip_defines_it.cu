@@ -11,5 +11,5 @@ __device__ float4 __shfl_xor(float4 v, int m, int w) { return v; }  // expect: P
 #define __shfl_up(v, d) __shfl_up_sync(0xffffffff, v, d)  // expect: PK338 PK104
 #define shfl_up_all(v, d) __shfl_up_sync(0xffffffff, v, d)  // expect: PK104
 #if !defined(__HIP_PLATFORM_AMD__)
-#define __shfl(v, l) __shfl_sync(0xffffffff, v, l)  // expect: PK104 PK100
+#define __shfl(v, l) __shfl_sync(0xffffffff, v, l)  // expect: PK104
 #endif

@@ -1,5 +1,5 @@
 // A stand-in for HIP 5.2's hipblas/hipblas.h (hipBLAS 0.51), which Debian does not package: the declarations
-// tests/test_convert_hipblas_ex.py compiles against, as hipBLAS's rocm-5.2.0 header spells them (values included).
+// tests/test_convert_hipblas_ex.py and tests/test_convert_compiles.py compile against, as hipBLAS's rocm-5.2.0 header spells them (values included).
 #pragma once
 #include <hip/hip_runtime.h>
 typedef void* hipblasHandle_t;
@@ -27,3 +27,18 @@ hipblasStatus_t hipblasGemmStridedBatchedEx(hipblasHandle_t handle, hipblasOpera
 hipblasStatus_t hipblasDotEx(hipblasHandle_t handle, int n, const void* x, hipblasDatatype_t xType, int incx,
                              const void* y, hipblasDatatype_t yType, int incy, void* result,
                              hipblasDatatype_t resultType, hipblasDatatype_t executionType);
+typedef enum { HIPBLAS_FILL_MODE_UPPER = 121, HIPBLAS_FILL_MODE_LOWER = 122, HIPBLAS_FILL_MODE_FULL = 123 } hipblasFillMode_t;
+typedef enum { HIPBLAS_DIAG_NON_UNIT = 131, HIPBLAS_DIAG_UNIT = 132 } hipblasDiagType_t;
+typedef enum { HIPBLAS_SIDE_LEFT = 141, HIPBLAS_SIDE_RIGHT = 142, HIPBLAS_SIDE_BOTH = 143 } hipblasSideMode_t;
+// Before ROCm 5.6 the triangular solves take A (and the batched B) without CUDA's const.
+hipblasStatus_t hipblasStrsm(hipblasHandle_t handle, hipblasSideMode_t side, hipblasFillMode_t uplo, hipblasOperation_t transA,
+                             hipblasDiagType_t diag, int m, int n, const float* alpha, float* AP, int lda, float* BP, int ldb);
+hipblasStatus_t hipblasDtrsm(hipblasHandle_t handle, hipblasSideMode_t side, hipblasFillMode_t uplo, hipblasOperation_t transA,
+                             hipblasDiagType_t diag, int m, int n, const double* alpha, double* AP, int lda, double* BP,
+                             int ldb);
+hipblasStatus_t hipblasStrsmBatched(hipblasHandle_t handle, hipblasSideMode_t side, hipblasFillMode_t uplo,
+                                    hipblasOperation_t transA, hipblasDiagType_t diag, int m, int n, const float* alpha,
+                                    float* const AP[], int lda, float* BP[], int ldb, int batchCount);
+hipblasStatus_t hipblasDtrsmBatched(hipblasHandle_t handle, hipblasSideMode_t side, hipblasFillMode_t uplo,
+                                    hipblasOperation_t transA, hipblasDiagType_t diag, int m, int n, const double* alpha,
+                                    double* const AP[], int lda, double* BP[], int ldb, int batchCount);
