@@ -345,6 +345,10 @@ class ParsedFile:
     # ... and the project's CUDA branches of a chain that also tests for HIP (`#if defined(__CUDACC__)` ... `#elif
     # defined(__HIP__)`): their tests stay CUDA's, so hipcc never compiles them for AMD, and they stay as written.
     cuda_side: tuple[tuple[int, int], ...] = ()
+    # The project's own HIP switches (parse/hip_switches.py: `#ifdef USE_AMD_ROCM` around its HIP code) and the byte
+    # ranges of the branches beside theirs: its CUDA side, no work for a build with the switch.
+    hip_switches: tuple[str, ...] = ()
+    hip_switch_side: tuple[tuple[int, int], ...] = ()
     # Byte ranges of the branches only a compile for some AMD GPUs takes (`#if defined(__gfx1100__)`): the project's
     # own AMD code, which knows its wavefront size.
     amd_only: tuple[tuple[int, int], ...] = ()

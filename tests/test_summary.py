@@ -212,3 +212,26 @@ def test_the_projects_nvidia_side_is_no_work_for_amd(tmp_path: Path) -> None:
     assert main(["convert", "--no-cache", str(tmp_path / case.name), "-o", str(out)]) == 0
     text = (out / case.name).read_text()
     assert "__ballot(p)" in text and "portkit: PK30" not in text
+
+
+def test_what_the_projects_own_hip_switch_covers_is_no_work(tmp_path: Path) -> None:
+    """`#ifdef USE_AMD_ROCM` around the project's HIP code: the CUDA branch beside it is no work for a build with the
+    switch, so its names and asm are billed nowhere (full and summary alike); convert still converts and marks it,
+    for a build without the switch; the note names the switch, not `HAVE_GPU` around both."""
+    case = ROOT / "tests" / "cases" / "projects_hip_switch.cu"
+    shutil.copy(case, tmp_path / case.name)
+    full = scan_data(run_project(_settings(tmp_path, cache=False)))
+    full.pop("findings")
+    summary = scan_data(run_project(_settings(tmp_path, cache=False), RunRequest(summary_only=True)))
+    assert summary == full
+    apis = {api["name"]: (api["sites"], api["billed"]) for api in full["apis"]}
+    assert {name: apis[name] for name in ("%laneid", "__ballot_sync", "cudaDeviceSynchronize")} == {
+        "%laneid": (1, 0), "__ballot_sync": (1, 0), "cudaDeviceSynchronize": (1, 1)}
+    assert [n for n in full["notes"] if "HIP switch" in n] == [
+        "the project has its own HIP switch: USE_AMD_ROCM (in 1 file); the CUDA branches beside its HIP branches are "
+        "no work for a build with it and are not billed (convert still converts and marks them, for a build without "
+        "it)"]
+    out = tmp_path / "out"
+    assert main(["convert", "--no-cache", str(tmp_path / case.name), "-o", str(out)]) == 0
+    text = (out / case.name).read_text()
+    assert "portkit: PK101 %laneid" in text and "return __ballot(p); }  // expect: PK202 PK104" in text

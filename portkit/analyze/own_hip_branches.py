@@ -72,15 +72,21 @@ def settle_cuda_side(parsed: ParsedFile, findings: Iterable[Finding]) -> Iterato
     written, saying why where it asked for a change (no repair, no marker); and a CUDA-only test (PK203, or an
     architecture test's hazard) in a chain that tests for HIP is the project's decision. Names: keep_cuda_branches.
     What is in the project's NVIDIA side (ParsedFile.nvidia_side: the #else of its `#ifdef __HIP_PLATFORM_AMD__`)
-    is no work for AMD either: settled, names still renamed for HIP on NVIDIA, a hazard there left without a marker."""
+    is no work for AMD either: settled, names still renamed for HIP on NVIDIA, a hazard there left without a marker.
+    Names and CUDA-only tests beside the project's own HIP switch (ParsedFile.hip_switch_side) are settled too."""
     beside_hip = [o.span for o in parsed.of(Role.IDENTIFIER) if o.facts(NameFacts).beside_hip]
-    if not parsed.cuda_side and not parsed.nvidia_side and not beside_hip:
+    if not parsed.cuda_side and not parsed.nvidia_side and not parsed.hip_switch_side and not beside_hip:
         yield from findings
         return
     for finding in findings:
         hazard = in_group(finding.code, "hazard")
         if finding.settled or finding.code == HIP_PREAMBLE:
             yield finding  # (the preamble goes where the file's code starts, which may be the branch's first line)
+        elif (in_group(finding.code, "api") or finding.code == CUDA_BRANCH_CODE) \
+                and within(finding.span.start, parsed.hip_switch_side):
+            # Beside the project's own HIP switch: a build with it compiles the HIP branch instead. Converted and
+            # marked all the same, for a build without it (a hazard there stays billed: convert leaves it).
+            yield dataclasses.replace(finding, settled=True)
         elif within(finding.span.start, parsed.nvidia_side) and not within(finding.span.start, parsed.cuda_side):
             # HIP on NVIDIA compiles it (names are renamed as anywhere), AMD never: no work for the port
             yield dataclasses.replace(finding, fix=None, message=f"{finding.message}; {NVIDIA_SIDE}", advice=NVIDIA_SIDE,

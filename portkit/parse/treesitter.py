@@ -28,6 +28,7 @@ from portkit.parse import pragma_operators
 from portkit.parse.guarded import branch_chain, opening_group, spelled_test
 from portkit.parse.handlers import FileParse, HANDLERS, kept_spellings
 from portkit.parse.handles import handle_arithmetic
+from portkit.parse.hip_switches import hip_switch_facts
 from portkit.parse.hipcc_branch import amd_value, reads_cuda_compiler
 from portkit.parse.macros import MacroTable, collect_macros
 from portkit.parse.vendor_layers import layer_facts
@@ -297,7 +298,7 @@ def parse_source(path: str, source: bytes, keep: Keep | None = None, literals: f
         newline="\r\n" if b"\r\n" in source[:4096] else "\n",
         device_syntax=device_syntax,
         cuda_only=cuda_only, amd_only=_amd_only(state.get("condition"), state.get("condition_group")),
-        **_nvidia_side(state.get("condition")),
+        **_nvidia_side(state.get("condition")), **hip_switch_facts(state.get("condition"), source),
         first_define=first_define,
         unguarded_device_syntax=unguarded_device_syntax,
         guarded=frozenset(state.guarded), **layer_facts(state.get("include")),

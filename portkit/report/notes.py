@@ -3,8 +3,9 @@
 A tree that already has its own HIP path (llama.cpp's ggml-cuda/vendors/hip.h, included under GGML_USE_HIP) needs
 saying so: its CUDA code is the NVIDIA side of a project that builds for HIP already, and the layer's own
 definitions of CUDA's names are no work to do (run/scope.py, parse/vendor_layers.py). Where the #if that includes
-the layer tests one macro, the note names it: that switch is how the project builds for HIP today. Every format
-carries the notes (report/data.py: "notes").
+the layer tests one macro, the note names it: that switch is how the project builds for HIP today. A switch of the
+project's own around HIP code in its sources (parse/hip_switches.py: faiss's USE_AMD_ROCM) gets a note of its own:
+the effort bills nothing beside it. Every format carries the notes (report/data.py: "notes").
 """
 from __future__ import annotations
 
@@ -22,13 +23,36 @@ def summary_notes(files: Iterable[FileSummary]) -> list[str]:
     """The notes for a scan of `files`."""
     files = list(files)
     layers = sorted(f.path for f in files if f.vendor_layer == HIP_LAYER)
-    if not layers:
-        return []
     # Includes are matched by file name, as run/scope.py matches them.
     switches: dict[str, set[str]] = {}
     for file in files:
         for name, macro in file.include_switches:
             switches.setdefault(name, set()).add(macro)
+    named = {macro for path in layers for macro in switches.get(os.path.basename(path), ())}
+    return _layer_notes(layers, switches) + _switch_notes(files, named)
+
+
+def _switch_notes(files: list[FileSummary], named: set[str]) -> list[str]:
+    """The project's own HIP switches (parse/hip_switches.py) a layer's note does not name, with how many files
+    test each."""
+    tested: dict[str, int] = {}
+    for file in files:
+        for macro in file.hip_switches:
+            if macro not in named:
+                tested[macro] = tested.get(macro, 0) + 1
+    if not tested:
+        return []
+    shown = ", ".join(f"{macro} (in {count} file{'s' if count > 1 else ''})"
+                      for macro, count in sorted(tested.items(), key=lambda item: (-item[1], item[0]))[:LAYERS_SHOWN])
+    more = f" and {len(tested) - LAYERS_SHOWN} more" if len(tested) > LAYERS_SHOWN else ""
+    return [f"the project has its own HIP switch: {shown}{more}; the CUDA branches beside its HIP branches are no "
+            "work for a build with it and are not billed (convert still converts and marks them, for a build "
+            "without it)"]
+
+
+def _layer_notes(layers: list[str], switches: dict[str, set[str]]) -> list[str]:
+    if not layers:
+        return []
     shown = ", ".join(_layer(path, switches.get(os.path.basename(path), set())) for path in layers[:LAYERS_SHOWN])
     more = f" and {len(layers) - LAYERS_SHOWN} more" if len(layers) > LAYERS_SHOWN else ""
     return [f"the project already has a HIP path: {shown}{more}; convert leaves it as written"]

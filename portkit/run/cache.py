@@ -57,6 +57,7 @@ class FileResult:
     vendor_layer: str = ""
     alternative_includes: frozenset[str] = frozenset()
     include_switches: tuple[tuple[str, str], ...] = ()  # ParsedFile's: what selects a layer it includes (a note's)
+    hip_switches: tuple[str, ...] = ()  # ParsedFile's: the project's own HIP switches it tests (a note's)
     # Each project analysis's fact about the file (analyze/registry.py: ProjectAnalysis), keyed by its name.
     facts: dict[str, Any] = dataclasses.field(default_factory=dict)
     shape: str = ""  # parsed with errors: the tree's structure (ParsedFile.shape), for convert's second pass
@@ -117,7 +118,8 @@ def pack_result(result: FileResult) -> dict[str, Any]:
               "internal": sorted(result.internal), "includes": list(result.includes), "facts": _pack_facts(result.facts),
               "shape": result.shape, "vendor_layer": result.vendor_layer,
               "alternative_includes": sorted(result.alternative_includes),
-              "include_switches": [list(switch) for switch in result.include_switches]}
+              "include_switches": [list(switch) for switch in result.include_switches],
+              "hip_switches": list(result.hip_switches)}
     if result.tally is not None:
         return {**packed, "tally": result.tally.pack()}
     return {**packed, "findings": [pack_finding(f) for f in result.findings],
@@ -134,7 +136,8 @@ def unpack_result(file: SourceFile, d: dict[str, Any], fixes: bool = True) -> Fi
                       internal=frozenset(d["internal"]), includes=tuple(d["includes"]),
                       facts=_unpack_facts(d["facts"], fixes), shape=d["shape"],
                       vendor_layer=d["vendor_layer"], alternative_includes=frozenset(d["alternative_includes"]),
-                      include_switches=tuple((name, macro) for name, macro in d["include_switches"]))
+                      include_switches=tuple((name, macro) for name, macro in d["include_switches"]),
+                      hip_switches=tuple(d["hip_switches"]))
 
 
 def _pack_facts(facts: dict[str, Any]) -> dict[str, Any]:

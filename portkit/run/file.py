@@ -163,7 +163,7 @@ def process_file(job: Job, file: SourceFile, data: bytes | None = None) -> FileR
         includes=tuple(sorted({os.path.basename(o.text) for o in parsed.of(Role.INCLUDE)})),
         facts={analysis.name: analysis.collect(parsed, context, findings) for analysis in project_analyses()},
         shape=parsed.shape, vendor_layer=parsed.vendor_layer, alternative_includes=parsed.alternative_includes,
-        include_switches=parsed.include_switches,
+        include_switches=parsed.include_switches, hip_switches=parsed.hip_switches,
     )
 
 

@@ -1,0 +1,77 @@
+"""A project's own HIP switch: a macro of its own whose #if branch holds HIP code.
+
+faiss builds for ROCm with `-DUSE_AMD_ROCM` (`#ifdef USE_AMD_ROCM` ... its AMD code ... `#else` ... PTX), kaldi with
+`__IS_HIP_COMPILE__` (`#include "hipify.h"`), mamba with `USE_ROCM`. The branches beside such a branch are the
+project's CUDA side: a build with the switch compiles its HIP branch instead, so they are no work for a port that
+uses it (analyze/own_hip_branches.py bills them nowhere; report/notes.py names the switch). Convert still converts
+them, for a build without the switch, and marks what it cannot.
+
+A switch is a test of one macro (`#ifdef X`, `#if X`, `#if defined(X)`, or their #elif) that is none of CUDA's or
+HIP's own macros, whose branch includes a HIP or ROCm header (`<hip/...>`, `"hipify.h"`, `<rocblas.h>`) or uses a
+HIP name or an AMD GPU builtin; every test of that macro in the file is then the switch's (`#ifdef USE_AMD_ROCM`
+around a plain `__ballot` too).
+"""
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from tree_sitter import Node
+
+from portkit.parse.guarded import branch_chain, opening_group, spelled_test
+from portkit.parse.if_expressions import DEFINED, NAME, without_comments
+from portkit.parse.nodes import CUDA_CONDITION_MACROS, HIP_TESTS
+
+# HIP's headers and names, AMD's builtins and the device functions only HIP has (__lane_id, __bitextract_u32).
+_HIP_CODE = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*[<"](?:[^">\n]*/)?(?:hip|roc)\w*[/.]|\bhip[A-Z]\w*|'
+                       rb'\b__(?:builtin_amdgcn|ockl|ocml)_\w+|\b__AMDGCN_\w+|\b__lane_id\b|\b__bit(?:extract|insert)_u|'
+                       rb'\b(?:hipcub|rocprim)::', re.M)
+# A quick look at the whole file first: most files have none of these.
+_ANY_HIP = re.compile(rb"\bhip|\broc|amdgcn|__lane_id|__bit(?:extract|insert)_u|__AMDGCN_|__oc[km]l_")
+
+
+def hip_switch_facts(conditions: list[Node], source: bytes) -> dict[str, Any]:
+    """ParsedFile's hip_switches (the macros) and hip_switch_side (the byte ranges of the branches beside theirs)."""
+    if not conditions or _ANY_HIP.search(source) is None:
+        return {}
+    groups = sorted({(g.start_byte, g.end_byte) for c in conditions if c.parent is not None
+                     for g in (opening_group(c.parent),)})
+    tested = []  # (macro, its branch's index, the chain's branches) for each test of one project macro
+    for condition in conditions:
+        macro = _one_macro(condition)
+        if macro and condition.parent is not None:
+            tests, ranges, _ = branch_chain(opening_group(condition.parent))
+            index = next((i for i, test in enumerate(tests) if test.start_byte == condition.start_byte), -1)
+            if index >= 0:
+                tested.append((macro, index, ranges))
+    # A macro one of whose branches holds HIP code is the switch in each of the file's tests of it.
+    switches = {macro for macro, index, ranges in tested if _holds_hip_code(source, ranges[index], groups)}
+    side = {branch for macro, index, ranges in tested if macro in switches
+            for i, branch in enumerate(ranges) if i != index}
+    return {"hip_switches": tuple(sorted(switches)), "hip_switch_side": tuple(sorted(side))} if switches else {}
+
+
+def _holds_hip_code(source: bytes, branch: tuple[int, int], groups: list[tuple[int, int]]) -> bool:
+    """Whether the branch holds HIP code outside the #if groups nested in it (`#if HAVE_CUDA` around `#ifdef
+    USE_HIP ... #else ... #endif` is no switch: the inner one is)."""
+    start, end = branch
+    for inner_start, inner_end in groups:
+        if inner_start <= start or inner_end > end:
+            continue
+        if inner_start > start and _HIP_CODE.search(source, start, inner_start):
+            return True
+        start = max(start, inner_end)
+    return _HIP_CODE.search(source, start, end) is not None
+
+
+def _one_macro(condition: Node) -> str:
+    """The macro a test of one macro reads, where it is the project's ("" otherwise)."""
+    spelled = spelled_test(condition)
+    test = without_comments(spelled or "").strip()
+    match = DEFINED.fullmatch(test) or NAME.fullmatch(test)
+    if match is None:
+        return ""
+    macro = match.group(1) or match.group(2) if match.re is DEFINED else match.group()
+    if CUDA_CONDITION_MACROS.fullmatch(macro) or HIP_TESTS.fullmatch(macro.encode()) or macro.startswith("__HIP"):
+        return ""
+    return macro
