@@ -59,7 +59,7 @@ def qualified_finding(path: str, occurrence: Occurrence, context: Context) -> Fi
     expanded = f"{aliases[head]}::{rest}" if head in aliases and rest else text
     rule, prefix = context.rules.lookup_qualified(expanded)
     if rule is None:
-        if CUDA_LOOKING.match(expanded) and not context.rules.is_hip_qualified(expanded):
+        if CUDA_LOOKING.match(expanded) and not context.rules.is_hip_spelling(expanded):
             return simple_finding(path, occurrence, API_UNKNOWN, f"{expanded} looks like a CUDA name, but no rule knows it",
                                   UNKNOWN_ADVICE)
         return None
@@ -335,7 +335,9 @@ def _names(parsed: ParsedFile, context: Context) -> Iterator[Finding]:
                     finding = dataclasses.replace(finding, message=f"{finding.message} (via macro {occurrence.clang.macro})")
                 yield finding
             elif CUDA_LOOKING.match(name) and name not in context.project_declared \
-                    and not occurrence.facts(NameFacts).tested:  # `#ifdef CUDNN`: the project's switch, set by -D
+                    and not occurrence.facts(NameFacts).tested \
+                    and not context.rules.is_hip_spelling(name):
+                # not `#ifdef CUDNN` (the project's switch, set by -D), nor RCCL's ncclAllToAll (convert's output)
                 finding = simple_finding(parsed.path, occurrence, API_UNKNOWN,
                                          f"{name} looks like a CUDA name, but no rule knows it", UNKNOWN_ADVICE,
                                          shadowable=not resolved)
