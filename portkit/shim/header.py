@@ -184,9 +184,6 @@ def build_shim(findings: Iterable[Finding], rules: RuleDatabase, style: str, hea
                     if prerequisite is not None:
                         headers.setdefault(prerequisite.cuda, _header(prerequisite, prerequisite.hip, header_name))
                 headers.setdefault(rule.cuda, _header(rule, resolution.hip, header_name))
-                header = headers[rule.cuda]
-                if header.hip_from and not header.older and not header.part:  # hip/hip_fp8.h: HIP 6.2 on
-                    newer.setdefault(rule.cuda, (f"<{rule.cuda}>", header.hip_from))  # a part says so itself
             continue
         if resolution.status not in RENAMED_STATUSES or not resolution.hip:
             unportable.setdefault(rule.cuda, (rule.cuda, title, resolution.advice or finding.message))
@@ -221,7 +218,13 @@ def build_shim(findings: Iterable[Finding], rules: RuleDatabase, style: str, hea
     unmapped.update({**_older_in_calls(findings, rules), **_compute_types(findings, rules)})
     return Shim(style, header_name, tuple(headers.values()), tuple(sorted(mappings.values())),
                 tuple(sorted(fallbacks.values())), tuple(sorted(unportable.values())), tuple(helpers.values()),
-                tuple(sorted(unmapped.values())), tuple(sorted(newer.values())))
+                tuple(sorted(unmapped.values())), tuple(sorted({**newer, **_newer_headers(headers)}.values())))
+
+
+def _newer_headers(headers: dict[str, Header]) -> dict[str, tuple[str, str]]:
+    """HIP's own headers that older HIP lacks, with nothing in their place (hip/hip_fp8.h, from HIP 6.2): a library's
+    part says so itself."""
+    return {h.cuda: (f"<{h.cuda}>", h.hip_from) for h in headers.values() if h.hip_from and not h.older and not h.part}
 
 
 def _older_by_hand(rule: Rule, hip: str) -> tuple[str, str, str] | None:
