@@ -293,6 +293,23 @@ k: k.cu
 """
 
 
+# nccl-tests' src/Makefile: the CUDA version read from what nvcc --version prints, a C++ standard chosen by it.
+VERSION_CHECK_MAKEFILE = """NVCC ?= nvcc
+CUDA_VERSION = $(strip $(shell $(NVCC) --version | grep release | sed 's/.*release //' | sed 's/\\,.*//'))
+CUDA_MAJOR = $(shell echo $(CUDA_VERSION) | cut -d "." -f 1)
+ifeq ($(shell test "0$(CUDA_MAJOR)" -ge 12; echo $$?),0)
+  CXXSTD ?= -std=c++17
+else
+  CXXSTD ?= -std=c++14
+endif
+PLATFORM := $(shell test -n "$(NVCC)" && ${NVCC} --version 2>/dev/null | grep -c clang)
+all: k.cu
+\t$(NVCC) $(CXXSTD) -arch=sm_80 -c k.cu
+show:
+\t@echo "version=[$(CUDA_VERSION)] std=[$(CXXSTD)] clang=[$(PLATFORM)]"
+"""
+
+
 # nvcc's -odir: on the dependency step of `$<` convert writes -MT (no marker), on a compile a marker; g++'s stays.
 OUTPUT_DIRECTORY_MAKEFILE = """build/%.o: %.cu
 \tnvcc -M $< -o $(@:.o=.d) -odir build/dependencies
@@ -305,9 +322,10 @@ build/%.o: %.cpp
 @pytest.mark.parametrize(("name", "text"), [("Makefile", MAKEFILE), ("CMakeLists.txt", CMAKE), ("CMakeLists.txt", FINDCUDA_CMAKE),
                                             ("CMakeLists.txt", "find_package(CUDA)\ncuda_compile_ptx(P k.cu)\n"
                                              "cuda_add_library(a k.cu OPTIONS -Xptxas -v)\ncuda_build_clean_target()\n"),
-                                            ("Makefile", LLMC_DEVICE_QUERY), ("Makefile", OUTPUT_DIRECTORY_MAKEFILE)],
+                                            ("Makefile", LLMC_DEVICE_QUERY), ("Makefile", OUTPUT_DIRECTORY_MAKEFILE),
+                                            ("Makefile", VERSION_CHECK_MAKEFILE)],
                          ids=["make", "cmake", "cmake-findcuda", "cmake-findcuda-commands", "make-device-query",
-                              "make-output-directory"])
+                              "make-output-directory", "make-version-check"])
 def test_scan_lists_exactly_what_convert_marks(name: str, text: str, tmp_path: Path) -> None:
     """The build items scan reports as needing work are the ones convert writes a marker for."""
     (tmp_path / "in").mkdir()
@@ -948,6 +966,29 @@ def test_makefile_nvcc_test_architecture_expression_and_fatbin(tmp_path: Path, d
     _run(["make", "k.fatbin"], tmp_path / "out")
     assert (tmp_path / "out" / "k.fatbin").read_bytes().startswith(b"__CLANG_OFFLOAD_BUNDLE__")
     assert "CUDAPATH = /usr" in _run(["make", "-pn", "k.fatbin"], tmp_path / "out", HIP_PLATFORM="amd").stdout
+
+
+def test_a_makefiles_shell_calls_run_hipcc_for_amd_and_a_version_read_from_nvccs_output_is_marked(tmp_path: Path) -> None:
+    """GNU make 4.3 does not export HIP_PLATFORM to $(shell ...): hipcc run there, where nvcc is installed too, hands
+    the job to nvcc. Each such command gets the Makefile's HIP_PLATFORM; the environment or the command line still
+    chooses. The version read from `--version | grep release` is nvcc's: hipcc's has none (a marker says so)."""
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "Makefile").write_text(VERSION_CHECK_MAKEFILE)
+    _portkit_convert(tmp_path / "in", tmp_path / "out")
+    converted = (tmp_path / "out" / "Makefile").read_text()
+    assert "CUDA_VERSION = $(strip $(shell HIP_PLATFORM=$(HIP_PLATFORM) $(NVCC) --version | grep release" in converted
+    assert 'PLATFORM := $(shell test -n "$(NVCC)" && HIP_PLATFORM=$(HIP_PLATFORM) ${NVCC} --version' in converted
+    assert "$(shell echo $(CUDA_VERSION)" in converted  # runs no compiler
+    assert [m for m in _marked_names(converted) if m[0] == "PK403"] == [("PK403", "$(NVCC) --version")]
+    _portkit_convert(tmp_path / "out", tmp_path / "again")
+    assert (tmp_path / "again" / "Makefile").read_text() == converted
+    require_tool("hipcc")
+    require_tool("make")
+    environment = {name: value for name, value in os.environ.items() if name != "HIP_PLATFORM"}
+    shown = subprocess.run(["make", "-s", "show"], cwd=tmp_path / "out", capture_output=True, text=True, env=environment,
+                           timeout=300, check=True).stdout
+    assert shown == "version=[] std=[-std=c++14] clang=[1]\n"  # HIP_PLATFORM=amd: hipcc is clang
+    assert _run(["make", "-s", "show"], tmp_path / "out", HIP_PLATFORM="nvidia").stdout.endswith("clang=[0]\n")
 
 
 def test_makefile_of_ptx_per_architecture_builds_code_objects(tmp_path: Path, database) -> None:

@@ -14,6 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from conftest import EXAMPLES, require_tool
+from portkit.analyze.names import CUDA_LOOKING
 from portkit.cli import main
 from portkit.codes import ASM_LIBRARY
 from portkit.convert.edits import EditOptions, apply_nested
@@ -469,6 +470,40 @@ def test_examples_convert_idempotently(example: str, tmp_path: Path, capsys) -> 
     assert files == sorted(p.relative_to(EXAMPLES / example) for p in (EXAMPLES / example).rglob("*") if p.is_file())
     for relative in files:
         assert (twice / relative).read_bytes() == (once / relative).read_bytes(), relative
+
+
+def _cuda_looking_hip_uses(database) -> tuple[str, list[str]]:
+    """A file using every CUDA name whose HIP spelling looks like a CUDA name itself (RCCL's ncclAllToAll for
+    ncclAlltoAll), each where its kind is used, and those spellings."""
+    uses, spellings = [], []
+    for rule in database.named_rules():
+        written = [name for name in (rule.hip, rule.older_hip) if name and name != rule.cuda]
+        if not any(CUDA_LOOKING.match(name) for name in written) or rule.kind == "field":
+            continue
+        spellings += written
+        if rule.kind == "type" and "::" not in rule.cuda:
+            uses.append(f"  {rule.cuda}* p{len(uses)} = nullptr; (void)p{len(uses)};")
+        elif rule.kind == "type":  # a namespace: `thrust::cuda`
+            uses.append(f"  using namespace {rule.cuda};")
+        else:
+            uses.append(f"  (void){rule.cuda};")
+    return "void use() {\n" + "\n".join(uses) + "\n}\n", spellings
+
+
+@pytest.mark.parametrize("version", ["5.2", "6.4"])
+def test_hip_spellings_that_look_like_cuda_names_convert_idempotently(version: str, database, tmp_path: Path) -> None:
+    """What convert writes is no CUDA name no rule knows: converting its output again changes nothing."""
+    source, spellings = _cuda_looking_hip_uses(database)
+    assert spellings  # RCCL's and rocThrust's at least
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "uses.cu").write_text(source)
+    once, twice = tmp_path / "once", tmp_path / "twice"
+    assert main(["convert", "--no-cache", "--rocm-version", version, str(tmp_path / "in"), "-o", str(once)]) == 0
+    converted = (once / "uses.cu").read_text()
+    assert "PK105" not in converted
+    assert any(name in converted for name in spellings)
+    assert main(["convert", "--no-cache", "--rocm-version", version, str(once), "-o", str(twice)]) == 0
+    assert (twice / "uses.cu").read_text() == converted
 
 
 # --- the command, with the real compiler ----------------------------------------

@@ -226,13 +226,41 @@ def test_the_shim_defines_only_identifiers_and_never_cuda_arch(tmp_path: Path, c
             assert " *   __CUDA_ARCH__ -> __HIP_DEVICE_COMPILE__: " in text
             assert "CUDART_VERSION" not in defined  # HIP_VERSION >= 12000 would hold: the #error above
             assert "#include <hip/hip_runtime.h>\n#include <hip/hip_cooperative_groups.h>\n" \
-                   "#if HIP_VERSION >= 50700000 /* HIP 5.7.0 added hip/hip_bf16.h */\n#include <hip/hip_bf16.h>\n" \
+                   "#if HIP_VERSION >= 50700000 /* hip/hip_bf16.h from HIP 5.7.0 */\n#include <hip/hip_bf16.h>\n" \
                    "#else\n#include <hip/hip_bfloat16.h>\n#endif\n" in text
             hipcc = hipcc_compiles(converted, header.parent)
             assert hipcc.returncode == 0, f"hipcc: {hipcc.stderr[-2000:]}"
         else:
             assert " *   wmma::fragment -> rocwmma::fragment: a macro renames every identifier" in text
             assert " *   cudaDeviceProp::sharedMemPerBlockOptin: HIP 6.0.0" in text
+
+
+FP8 = """#include <cuda_runtime.h>
+#if CUDART_VERSION >= 11080
+#include <cuda_fp8.h>
+#endif
+#include <cuda_bf16.h>
+__global__ void k(float* o) { o[0] = 1.0f; }
+"""
+DEVICE_COPY = "#include <cub/device/device_copy.cuh>\n"
+
+
+def test_a_header_only_newer_hip_has_is_included_from_that_hip_on(tmp_path: Path, cuda_headers: Path, capsys) -> None:
+    """hip/hip_fp8.h came with HIP 6.2 and older HIP has no counterpart: the header includes it from that HIP_VERSION
+    on and lists it, so the unit builds with the installed hipcc (HIP 5.2) as with nvcc. hipCUB's per-primitive
+    headers exist from 6.2 but compile alone only from 6.3 (`older_hip_until`): hipcub.hpp before, as convert writes."""
+    header, converted, text = _shim(tmp_path, "fp8", FP8)
+    assert "#if HIP_VERSION >= 60200000 /* hip/hip_fp8.h from HIP 6.2.0 */\n#include <hip/hip_fp8.h>\n#endif\n" in text
+    assert " *   <cuda_fp8.h>: HIP 6.2.0\n" in text
+    assert ", 1 only in newer HIP releases (listed in the header)" in capsys.readouterr().out
+    nvcc = nvcc_compiles(converted, header.parent, cuda_headers)
+    assert nvcc.returncode == 0, f"nvcc: {nvcc.stderr[-2000:]}"
+    hipcc = hipcc_compiles(converted, header.parent)
+    assert hipcc.returncode == 0, f"hipcc: {hipcc.stderr[-2000:]}"
+    header, _, _ = _shim(tmp_path, "copy", DEVICE_COPY)
+    assert "#if HIP_VERSION >= 60300000 /* hipcub/device/device_copy.hpp from HIP 6.3.0 */\n" \
+           "#include <hipcub/device/device_copy.hpp>\n#else\n#include <hipcub/hipcub.hpp>\n#endif\n" \
+        in part(header, "cub_device_device_copy")
 
 
 def test_members_older_hip_spells_otherwise_are_listed_for_a_hand_edit_that_compiles(tmp_path: Path) -> None:

@@ -4,6 +4,7 @@ hipcc; an option a host compiler gets too (rules/_build.yaml's `hipcc_only`) onl
 compiler, and nvcc's -odir of a Makefile's dependency step not at all (convert writes it as -MT)."""
 from __future__ import annotations
 
+import dataclasses
 import re
 from typing import Callable, Iterator
 
@@ -62,14 +63,11 @@ def gpu_compiler_options(code: str, facts: BuildFacts) -> Callable[[re.Match], b
     value of one, as make does). A host compiler's options stay its own."""
     lines = _LOGICAL_LINE.findall(code)
     assigned = [(m.group(2), line[m.end(1):]) for line in lines if (m := ASSIGNMENT.match(line))]
-    compilers = set(facts.hipcc_variables)
+    compilers = _compiler_variables(assigned, facts)
 
     def runs_compiler(command: str) -> bool:
-        return _GPU_COMPILER.search(command) is not None or not compilers.isdisjoint(_EXPANDED.findall(command))
+        return _runs(command, compilers)
 
-    for name, value in assigned:  # NVCC = hipcc, CUDACC = $(NVCC)
-        if runs_compiler(value.split()[0] if value.split() else ""):
-            compilers.add(name)
     given = {name for line in lines if not ASSIGNMENT.match(line)
              for command in COMMAND_END.split(line) if runs_compiler(command) for name in _EXPANDED.findall(command)}
     while True:
@@ -85,6 +83,66 @@ def gpu_compiler_options(code: str, facts: BuildFacts) -> Callable[[re.Match], b
             return assignment.group(2) in given or assignment.group(2) in compilers
         return runs_compiler(command_at(line, at))
     return for_compiler
+
+
+def _compiler_variables(assigned: list[tuple[str, str]], facts: BuildFacts) -> set[str]:
+    """The variables that name the GPU compiler: rules/_build.yaml's, and those a file assigns a value that runs it
+    (`NVCC = hipcc`, `CUDACC = $(NVCC)`); `assigned`: (name, value) of the file's assignments."""
+    compilers = set(facts.hipcc_variables)
+    for name, value in assigned:
+        if _runs(value.split()[0] if value.split() else "", compilers):
+            compilers.add(name)
+    return compilers
+
+
+def _runs(command: str, compilers: set[str]) -> bool:
+    """Whether `command` names the GPU compiler: by name or path, or a variable of `compilers` it expands."""
+    return _GPU_COMPILER.search(command) is not None or not compilers.isdisjoint(_EXPANDED.findall(command))
+
+
+# A make function call that runs a shell: `$(shell ...)`, `${shell ...}`.
+_SHELL_CALL = re.compile(r"\$([({])shell[ \t]")
+_CLOSING = {"(": ")", "{": "}"}
+# What a shell command starts with before its program: `NAME=value ` assignments of its environment.
+_ENVIRONMENT = re.compile(r"[ \t]*(?:\w+=[^\s;|&]*[ \t]+)*")
+
+
+@dataclasses.dataclass(frozen=True)
+class ShellCall:
+    """A Makefile's `$(shell ...)`, whose command make runs with make's environment, not its exported variables
+    (GNU make before 4.4)."""
+
+    start: int  # its `$`
+    text: str  # `$(shell ...)` whole
+    # (offset of its program, the environment it sets before it, the command) of each command that runs the compiler
+    compiler_runs: tuple[tuple[int, str, str], ...]
+
+
+def compiler_shell_calls(code: str, facts: BuildFacts) -> list[ShellCall]:
+    """The `$(shell ...)` calls of a Makefile that run the GPU compiler (`code`: its comments blanked). Their end is
+    found as make finds it: the delimiter that opened the call, counted, quotes or not."""
+    if "shell" not in code:
+        return []
+    lines = _LOGICAL_LINE.findall(code)
+    compilers = _compiler_variables([(m.group(2), line[m.end(1):]) for line in lines if (m := ASSIGNMENT.match(line))],
+                                    facts)
+    calls = []
+    for call in _SHELL_CALL.finditer(code):
+        opening, depth, end = call.group(1), 1, call.end()
+        while depth and end < len(code):
+            depth += {opening: 1, _CLOSING[opening]: -1}.get(code[end], 0)
+            end += 1
+        runs, begin = [], call.end()
+        for separator in [*COMMAND_END.finditer(code, call.end(), end - 1), None]:
+            finish = separator.start() if separator is not None else end - 1
+            program = _ENVIRONMENT.match(code, begin, finish).end()
+            command = code[program:finish]
+            if _runs(command.split()[0] if command.split() else "", compilers):
+                runs.append((program, code[begin:program], command.strip()))
+            begin = separator.end() if separator is not None else finish
+        if runs:
+            calls.append(ShellCall(call.start(), code[call.start():end], tuple(runs)))
+    return calls
 
 
 # A value configure substitutes, in a Makefile.in: `NVCC = @NVCC@`.

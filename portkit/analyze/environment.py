@@ -10,8 +10,8 @@ import functools
 import re
 from typing import Iterator
 
-from portkit.analyze.build_commands import (cmake_for_gpu_compiler, gpu_compiler_options, names_dependency_target,
-                                            nvcc_commands)
+from portkit.analyze.build_commands import (cmake_for_gpu_compiler, compiler_shell_calls, gpu_compiler_options,
+                                            names_dependency_target, nvcc_commands)
 from portkit.analyze.builds import text_location
 from portkit.analyze.registry import Context, TextFile, analyzer
 from portkit.codes import CODES, NVCC_COMPILER, NVCC_FLAG, group_codes
@@ -88,6 +88,18 @@ def _nvcc_options(file: TextFile, code_text: str, lines: LineIndex[str]) -> Iter
                       message=f"{code.summary}: {written}", severity=code.severity, advice=advice, span=span)
 
 
+def _version_outputs(file: TextFile, code_text: str, lines: LineIndex[str]) -> Iterator[Finding]:
+    """The Makefile's $(shell) calls that read nvcc's version from what the GPU compiler prints, which convert marks."""
+    code = CODES[NVCC_FLAG]
+    version = build_facts().nvcc_version_output
+    for call in compiler_shell_calls(code_text, build_facts()):
+        for program, _, command in call.compiler_runs:
+            if version.read_from(command, call.text):
+                span, position = text_location(lines, program, len(command.encode()))
+                yield Finding(path=file.path, position=position, code=NVCC_FLAG, name=command,
+                              message=f"{code.summary}: {command}", severity=code.severity, advice=version.advice, span=span)
+
+
 # The comments of each kind of file whose nvcc convert writes as hipcc, as convert reads them (build_files.py).
 _CONVERTED_COMMENTS = {"make": HASH_COMMENT, "autoconf": AUTOCONF_COMMENT, "script": SHELL_COMMENT}
 
@@ -119,3 +131,5 @@ def analyze_environment(file: TextFile, context: Context) -> Iterator[Finding]:
         yield from _nvcc_options(file, code_text, lines)
     if file.file_type in _CONVERTED_COMMENTS:
         yield from _nvcc_compilers(file, lines)
+    if file.file_type == "make":
+        yield from _version_outputs(file, code_text, lines)

@@ -59,7 +59,7 @@ def qualified_finding(path: str, occurrence: Occurrence, context: Context) -> Fi
     expanded = f"{aliases[head]}::{rest}" if head in aliases and rest else text
     rule, prefix = context.rules.lookup_qualified(expanded)
     if rule is None:
-        if CUDA_LOOKING.match(expanded) and not context.rules.is_hip_qualified(expanded):
+        if CUDA_LOOKING.match(expanded) and not context.rules.is_hip_spelling(expanded):
             return simple_finding(path, occurrence, API_UNKNOWN, f"{expanded} looks like a CUDA name, but no rule knows it",
                                   UNKNOWN_ADVICE)
         return None
@@ -300,6 +300,13 @@ def analyze_names(parsed: ParsedFile, context: Context) -> Iterable[Finding]:
     return [f for f in findings if not any(start <= f.span.start < end for start, end in dead)] if dead else findings
 
 
+def _unknown_cuda_name(name: str, occurrence: Occurrence, context: Context) -> bool:
+    """Whether a name no rule knows looks like CUDA's: not the project's own, not its switch (`#ifdef CUDNN`, set by
+    -D), not a HIP spelling a rule writes (RCCL's ncclAllToAll: convert's output, or the project's HIP code)."""
+    return CUDA_LOOKING.match(name) is not None and name not in context.project_declared \
+        and not occurrence.facts(NameFacts).tested and not context.rules.is_hip_spelling(name)
+
+
 def _names(parsed: ParsedFile, context: Context) -> Iterator[Finding]:
     device = parsed.device_functions
     types = {o.text for o in parsed.of(Role.TYPE)}
@@ -334,8 +341,7 @@ def _names(parsed: ParsedFile, context: Context) -> Iterator[Finding]:
                 if occurrence.clang is not None and occurrence.clang.macro:  # say which macro hides the call
                     finding = dataclasses.replace(finding, message=f"{finding.message} (via macro {occurrence.clang.macro})")
                 yield finding
-            elif CUDA_LOOKING.match(name) and name not in context.project_declared \
-                    and not occurrence.facts(NameFacts).tested:  # `#ifdef CUDNN`: the project's switch, set by -D
+            elif _unknown_cuda_name(name, occurrence, context):
                 finding = simple_finding(parsed.path, occurrence, API_UNKNOWN,
                                          f"{name} looks like a CUDA name, but no rule knows it", UNKNOWN_ADVICE,
                                          shadowable=not resolved)

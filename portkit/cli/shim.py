@@ -51,6 +51,7 @@ def shim(
     print(f"portkit shim: {printable(output)} maps {len(built.mappings)} names and {len(built.headers)} headers "
           f"({len(built.fallbacks)} with fallbacks for older HIP); {len(built.unportable)} names have no HIP equivalent"
           + (f", {len(built.unmapped)} it cannot map (listed in the header)" if built.unmapped else "")
+          + (f", {len(built.newer)} only in newer HIP releases (listed in the header)" if built.newer else "")
           + (f"; {len(built.parts)} library headers have a part beside it" if built.parts else "") + "; " + rewritten)
     for note in outcome.notes:
         print(f"portkit: note: {printable(note)}", file=sys.stderr)

@@ -7,13 +7,13 @@ silently dropped.
 from __future__ import annotations
 
 import re
-from typing import Callable
+from typing import Callable, Iterator
 
-from portkit.analyze.build_commands import (NVCC_COMMAND, NVCC_PATH, OUTPUT_DIRECTORY, gpu_compiler_options,
+from portkit.analyze.build_commands import (NVCC_COMMAND, NVCC_PATH, OUTPUT_DIRECTORY, compiler_shell_calls, gpu_compiler_options,
                                             names_dependency_target, quiet_prefix, runs_configured_compiler)
 from portkit.analyze.builds import (ASSIGNMENT, AUTOCONF_LIBRARY_TEST, LIBRARY_NAME, LIBRARY_VARIABLE_USE,
                                     library_variables)
-from portkit.codes import CUDA_PATH, GPU_ARCHITECTURE, Status, code_for_status
+from portkit.codes import CUDA_PATH, GPU_ARCHITECTURE, NVCC_FLAG, Status, code_for_status
 from portkit.convert.build_flags import (arch_list, hip_library, library_code, link_flags, translate_flags,
                                          unported_advice, unsupported)
 from portkit.convert.build_text import HASH_COMMENT, BuildConversion, Rewriter
@@ -171,11 +171,30 @@ def _repeated_hipcc_tests(rw: Rewriter) -> None:
             chains[-1].add(test)
 
 
+_SETS_HIP_PLATFORM = re.compile(r"(?m)^[ \t]*(?:(?:export|override)[ \t]+)*HIP_PLATFORM[ \t]*(?:::?=|\?=|=)")
+
+
 def _hip_platform(rw: Rewriter, facts: BuildFacts) -> None:
     """The lines that make hipcc build for AMD where nvcc is installed too, after the file's leading comments."""
-    if re.search(r"(?m)^[ \t]*(?:(?:export|override)[ \t]+)*HIP_PLATFORM[ \t]*(?:::?=|\?=|=)", rw.text):
+    if _SETS_HIP_PLATFORM.search(rw.text):
         return  # the file's own, or this line from an earlier convert
     rw.insert_lines(re.match(r"(?:[ \t]*(?:#[^\n]*)?\n)*", rw.text).end(), facts.makefile_hip_platform)
+
+
+def _shell_calls(rw: Rewriter, facts: BuildFacts) -> None:
+    """A $(shell ...) command that runs hipcc gets the Makefile's HIP_PLATFORM in its environment (GNU make before 4.4
+    does not export it there); one whose output is read for nvcc's version, which hipcc's does not say, a marker."""
+    sets_platform = _SETS_HIP_PLATFORM.search(blank(rw.text, rw.comment)) is not None
+    version = facts.nvcc_version_output
+
+    def inserts(text: str) -> Iterator[tuple[int, str]]:
+        for call in compiler_shell_calls(blank(text, rw.comment), facts):
+            for program, environment, command in call.compiler_runs:
+                if sets_platform and not re.search(r"\bHIP_PLATFORM=", environment):
+                    yield program, facts.shell_hip_platform
+                if version.read_from(command, call.text):
+                    yield program, rw.removed(NVCC_FLAG, f"{command}: {version.advice}")
+    rw.insert(inserts)
 
 
 def convert_makefile(text: str, rules: RuleDatabase, offload_arch: tuple[str, ...] = (),
@@ -202,6 +221,7 @@ def convert_makefile(text: str, rules: RuleDatabase, offload_arch: tuple[str, ..
         # written as hipcc: the lines go where it runs (configure's own shell cannot export to make's commands).
         if switched or configured and runs_configured_compiler(blank(rewriter.text, rewriter.comment), facts):
             _hip_platform(rewriter, facts)
+        _shell_calls(rewriter, facts)
     _arch_variables(rewriter, facts, offload_arch)
     _architecture_loops(rewriter)
     for_hipcc = gpu_compiler_options(blank(rewriter.text, rewriter.comment), facts)

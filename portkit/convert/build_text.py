@@ -10,7 +10,7 @@ from __future__ import annotations
 import dataclasses
 import difflib
 import re
-from typing import Callable, Iterator
+from typing import Callable, Iterable, Iterator
 
 # A comment: from `#` anywhere in CMake and make (a shell script's: textutil.SHELL_COMMENT).
 HASH_COMMENT = re.compile(r"(#[^\n]*)")
@@ -80,6 +80,12 @@ class Rewriter:
         """`lines` added at `offset` of the current text, the start of a line."""
         self._flush()
         self.text = self.text[:offset] + "".join(f"{line}\n" for line in lines) + self.text[offset:]
+
+    def insert(self, where: Callable[[str], Iterable[tuple[int, str]]]) -> None:
+        """Texts added where `where` says, as (offset, text) pairs in the current text it is given."""
+        self._flush()
+        for offset, text in sorted(where(self.text), key=lambda pair: pair[0], reverse=True):
+            self.text = self.text[:offset] + text + self.text[offset:]
 
     def _flush(self) -> None:
         for offset, index in sorted(self._pending, reverse=True):

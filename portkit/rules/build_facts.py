@@ -188,6 +188,19 @@ def _findcuda_commands(entry: dict) -> list[FindCudaCommand]:
 
 
 @dataclasses.dataclass(frozen=True)
+class VersionOutput:
+    """How a build file reads nvcc's version from what it prints: the option that prints it and a word of it."""
+
+    option: str = ""
+    word: str = ""
+    advice: str = ""  # why hipcc's does not say the same
+
+    def read_from(self, command: str, call: str) -> bool:
+        """Whether `command`, run in the shell call `call`, prints the version and the call reads the word from it."""
+        return self.option in command.split() and re.search(rf"\b{re.escape(self.word)}\b", call) is not None
+
+
+@dataclasses.dataclass(frozen=True)
 class BuildFacts:
     default_arch: str
     architectures: dict[str, dict[str, str]]
@@ -211,6 +224,8 @@ class BuildFacts:
     thrust_target: str = ""  # the target thrust_create_target's links
     makefile_hip_platform: tuple[str, ...] = ()  # the lines a Makefile compiling with hipcc starts with
     hipcc_cxx_options: tuple[str, ...] = ()  # what C++ sources hipcc compiles (--cmake-hipcc) get, as g++ built them
+    shell_hip_platform: str = ""  # what a $(shell) command running hipcc starts with, where the Makefile sets HIP_PLATFORM
+    nvcc_version_output: VersionOutput = VersionOutput()
 
     def findcuda_variable(self, name: str) -> FindCudaVariable | None:
         """The variable FindCUDA or FindCUDAToolkit sets named `name`, or None (another name)."""
@@ -325,7 +340,8 @@ def _parse(data: dict) -> BuildFacts:
                       tuple(str(v) for v in data["command_prefix_variables"]), str(data["findcudatoolkit_other"]),
                       tuple(_cccl_package(entry) for entry in data["cccl_packages"]), str(data["thrust_target"]),
                       tuple(str(line) for line in data["makefile_hip_platform"]),
-                      tuple(str(option) for option in data["hipcc_cxx_options"]))
+                      tuple(str(option) for option in data["hipcc_cxx_options"]), str(data["shell_hip_platform"]),
+                      VersionOutput(*(str(data["nvcc_version_output"][key]) for key in ("option", "word", "advice"))))
 
 
 @functools.lru_cache(maxsize=1)

@@ -10,7 +10,19 @@ from portkit.rules.model import DEFAULT_WEIGHTS, Library, Rule
 from portkit.rules.rows import RuleRows
 from portkit.textutil import without_template_arguments
 
+_UNNAMED = ("header", "link", "asm")  # kinds whose HIP column holds no C++ name
 _BUILT_AT_ONCE = ("link", "asm")  # kinds indexed by more than their name (headers: by path, when looked up)
+# A rule's fields that hold what convert may write for its CUDA name
+_SPELLING_FIELDS = ("hip", "roc", "older_hip", "hip_struct", "hip_for_args", "older_hip_in")
+_PAIR_FIELDS = ("hip_for_args", "older_hip_in")  # (argument count or call, name) pairs
+
+
+def _spellings(rule: Rule) -> set[str]:
+    """Every name convert may write for a named rule's CUDA name: its HIP and ROC names, the older HIP's, the ones for
+    an argument count or argument of a call, `struct X`'s."""
+    spelled = {rule.hip, rule.roc, rule.older_hip, rule.hip_struct, *(n for _, n in rule.hip_for_args),
+               *(n for _, n in rule.older_hip_in)}
+    return {name for name in spelled if name}
 
 
 class RuleDatabase:
@@ -33,9 +45,8 @@ class RuleDatabase:
         # Members of a namespace's classes by member name: `cooperative_groups::thread_block_tile::meta_group_rank`.
         self._namespace_members: dict[str, dict[str, Rule]] = {}
         self._hip_headers: frozenset[str] | None = None
-        self._hip_qualified: frozenset[str] | None = None
-        self._hip_spellings: frozenset[str] | None = None
-        self._hip_prefixes: tuple[str, ...] = ()
+        self._hip_names: frozenset[str] | None = None  # every HIP spelling a named rule writes
+        self._hip_prefixes: tuple[str, ...] | None = None  # the ROCm libraries' name prefixes (hipsolver, rocblas)
         self._header_names: frozenset[str] | None = None
         self._qualified: dict[str, tuple[Rule | None, str]] = {}  # lookup_qualified's answers: names recur
         for rule in rules:
@@ -150,16 +161,42 @@ class RuleDatabase:
             self._hip_headers = frozenset(h for r in self.headers.values() for h in (r.hip, r.roc, r.older_hip) if h)
         return path if path in self._hip_headers else ""
 
-    def is_hip_qualified(self, name: str) -> bool:
-        """Whether the longest part of `a::b::c` that a rule writes is a HIP spelling (`thrust::hip::par`, rocThrust's
-        for `thrust::cuda::par`): a project's HIP branch, or convert's output, not a CUDA name no rule knows. The
-        spellings are read from the rules' HIP column, without building the rules."""
-        if self._hip_qualified is None:
-            spelled = list(self._rows.column("hip")) if self._rows is not None else []
-            spelled += [r.hip for r in self.by_name.values()]
-            self._hip_qualified = frozenset(h for h in spelled if "::" in h)
+    def is_hip_spelling(self, name: str) -> bool:
+        """Whether `name`, or the longest part of `a::b::c` that a rule writes, is a HIP spelling some rule writes for a
+        CUDA name (RCCL's ncclAllToAll for ncclAlltoAll, rocThrust's `thrust::hip::par` for `thrust::cuda::par`): a
+        project's HIP branch, or convert's output, not a CUDA name no rule knows; or a name spelled with a ROCm
+        library's prefix. A project's #define of a CUDA name as one is its own mapping, whose name stays as written
+        (portkit/parse/handlers.py): renamed, it would define the HIP name. The spellings are read from the rules' HIP
+        columns, without building the rules."""
         parts = without_template_arguments(name).split("::")
-        return any("::".join(parts[:end]) in self._hip_qualified for end in range(len(parts), 1, -1))
+        spellings = self._hip_spellings()
+        shortest = 2 if len(parts) > 1 else 1  # `thrust::hip::x`, never `thrust::x` by `thrust` alone
+        if any("::".join(parts[:end]) in spellings for end in range(len(parts), shortest - 1, -1)):
+            return True
+        return len(parts) == 1 and self._rocm_prefixed(name)
+
+    def _rocm_prefixed(self, name: str) -> bool:
+        """Whether `name` is spelled with a ROCm library's prefix (`HIPSOLVER_FILL_MODE_LOWER`, `rocblas_strsm`: the
+        libraries' `hip_library`, `roc_library`), names no rule writes but HIP's all the same."""
+        if self._hip_prefixes is None:
+            named = [n for lib in self.libraries.values() for n in (lib.hip_library, lib.roc_library) if n.strip()]
+            words = {n.split()[0].lower() for n in named}
+            self._hip_prefixes = tuple(sorted(w for w in words if w.startswith(("hip", "roc")) and w.isalnum()))
+        lowered = name.lower()
+        return any(lowered.startswith(p) and not name[len(p):len(p) + 1].islower() for p in self._hip_prefixes)
+
+    def _hip_spellings(self) -> frozenset[str]:
+        if self._hip_names is None:
+            spelled = {h for r in self.by_name.values() for h in _spellings(r)}
+            if self._rows is not None:
+                named = [kind not in _UNNAMED for kind in self._rows.column("kind")]
+                for field in _SPELLING_FIELDS:
+                    values = self._rows.column(field)
+                    pairs = field in _PAIR_FIELDS
+                    spelled.update(name for row, value in enumerate(values) if named[row] and value
+                                   for name in ([n for _, n in value] if pairs else [value]))
+            self._hip_names = frozenset(spelled)
+        return self._hip_names
 
     def header_names(self) -> frozenset[str]:
         """Every name a header's rule `declares`: the uses an include of such a header may be kept for."""
@@ -199,26 +236,6 @@ class RuleDatabase:
         if rule is None or not alias:
             return False
         return alias in (rule.hip, rule.older_hip, *(n for _, n in rule.hip_for_args)) or _vendor_spelling(name, alias)
-
-    def is_hip_spelling(self, name: str) -> bool:
-        """Whether `name` is a HIP or roc* name: one a rule writes (`__fdiv_rn`), or one spelled with a ROCm library's
-        prefix (`HIPSOLVER_FILL_MODE_LOWER`, `rocblas_strsm`: the libraries' `hip_library`, `roc_library`). A project's
-        #define of a CUDA name as one is its own mapping, whose name stays as written (portkit/parse/handlers.py):
-        renamed, it would define the HIP name.
-        The rules' spellings are read from their columns, without building the rules."""
-        if self._hip_spellings is None:
-            spelled: list[str] = []
-            for column in ("hip", "roc", "older_hip"):
-                spelled += self._rows.column(column) if self._rows is not None else []
-                spelled += [getattr(r, column) for r in self.by_name.values()]
-            self._hip_spellings = frozenset(h for h in spelled if h)
-            named = [n for lib in self.libraries.values() for n in (lib.hip_library, lib.roc_library) if n.strip()]
-            words = {n.split()[0].lower() for n in named}
-            self._hip_prefixes = tuple(sorted(w for w in words if w.startswith(("hip", "roc")) and w.isalnum()))
-        if name in self._hip_spellings:
-            return True
-        lowered = name.lower()
-        return any(lowered.startswith(p) and not name[len(p):len(p) + 1].islower() for p in self._hip_prefixes)
 
     def reads_arguments(self, name: str) -> bool:
         """Whether what becomes of a call of `name` depends on its arguments' texts: a rule that casts, drops,

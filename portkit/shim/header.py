@@ -74,19 +74,20 @@ class Fallback:
 
 @dataclasses.dataclass(frozen=True)
 class Header:
-    """A CUDA header and the HIP one included for it; `older` where HIP before `hip_added` has another."""
+    """A CUDA header and the HIP one included for it from HIP `hip_from` on ("": every HIP); before it `older`, or
+    nothing ("")."""
 
     cuda: str
     hip: str
     older: str = ""
-    hip_added: str = ""
+    hip_from: str = ""
     library: str = ""
     part: str = ""  # the file of its own a library header gets, beside the header ("": in the header)
 
     @property
     def hip_version(self) -> int:
-        """`hip_added` as HIP_VERSION encodes it."""
-        return hip_version_number(self.hip_added)
+        """`hip_from` as HIP_VERSION encodes it."""
+        return hip_version_number(self.hip_from)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -182,8 +183,7 @@ def build_shim(findings: Iterable[Finding], rules: RuleDatabase, style: str, hea
                     prerequisite = next((r for r in rules.headers.values() if r.hip == rule.hip_requires), None)
                     if prerequisite is not None:
                         headers.setdefault(prerequisite.cuda, _header(prerequisite, prerequisite.hip, header_name))
-                older = rule.older_hip if rule.hip_added and resolution.hip == rule.hip else ""
-                headers.setdefault(rule.cuda, _header(rule, resolution.hip, header_name, older))
+                headers.setdefault(rule.cuda, _header(rule, resolution.hip, header_name))
             continue
         if resolution.status not in RENAMED_STATUSES or not resolution.hip:
             unportable.setdefault(rule.cuda, (rule.cuda, title, resolution.advice or finding.message))
@@ -218,7 +218,13 @@ def build_shim(findings: Iterable[Finding], rules: RuleDatabase, style: str, hea
     unmapped.update({**_older_in_calls(findings, rules), **_compute_types(findings, rules)})
     return Shim(style, header_name, tuple(headers.values()), tuple(sorted(mappings.values())),
                 tuple(sorted(fallbacks.values())), tuple(sorted(unportable.values())), tuple(helpers.values()),
-                tuple(sorted(unmapped.values())), tuple(sorted(newer.values())))
+                tuple(sorted(unmapped.values())), tuple(sorted({**newer, **_newer_headers(headers)}.values())))
+
+
+def _newer_headers(headers: dict[str, Header]) -> dict[str, tuple[str, str]]:
+    """HIP's own headers that older HIP lacks, with nothing in their place (hip/hip_fp8.h, from HIP 6.2): a library's
+    part says so itself."""
+    return {h.cuda: (f"<{h.cuda}>", h.hip_from) for h in headers.values() if h.hip_from and not h.older and not h.part}
 
 
 def _older_by_hand(rule: Rule, hip: str) -> tuple[str, str, str] | None:
@@ -274,9 +280,14 @@ def _compute_types(findings: tuple[Finding, ...], rules: RuleDatabase) -> dict[s
     return listed
 
 
-def _header(rule: Rule, hip: str, header_name: str, older: str = "") -> Header:
+def _header(rule: Rule, hip: str, header_name: str) -> Header:
+    """The header's include; a HIP that lacks its HIP header (before `hip_added`), or has one that does not compile
+    alone (before `older_hip_until`), includes the older one, or none: the shim serves every HIP version."""
     part = "" if ships_with_hip(hip) else part_name(header_name, rule.cuda)
-    return Header(rule.cuda, hip, older, rule.hip_added if older else "", rule.library, part)
+    since = (rule.older_hip_until or rule.hip_added) if hip == rule.hip else ""
+    if not since or parse_version(since) < _LISTED_FROM:
+        return Header(rule.cuda, hip, library=rule.library, part=part)
+    return Header(rule.cuda, hip, rule.older_hip, since, rule.library, part)
 
 
 def source_edits(data: bytes, findings: Iterable[Finding], shim: Shim, rules: RuleDatabase) -> list[Edit]:
