@@ -1722,3 +1722,63 @@ def test_scan_lists_each_nvcc_option_convert_rewrites(name: str, text: str, buil
         require_tool("hipcc")
         _run(command, out, HIP_PLATFORM="amd")
 
+
+# A project's own imported target for NCCL, from its find_path and find_library (nccl-tests' shape).
+IMPORTED_NCCL_CMAKE = """cmake_minimum_required(VERSION 3.18)
+project(p LANGUAGES CXX CUDA)
+find_package(CUDAToolkit REQUIRED)
+find_path(NCCL_INCLUDE_DIR NAMES nccl.h HINTS ${NCCL_HOME}/include)
+find_library(NCCL_LIBRARY NAMES nccl HINTS ${NCCL_HOME}/lib)
+add_library(nccl UNKNOWN IMPORTED)
+set_target_properties(nccl PROPERTIES IMPORTED_LOCATION "${NCCL_LIBRARY}" INTERFACE_INCLUDE_DIRECTORIES "${NCCL_INCLUDE_DIR}")
+add_executable(app app.cu)
+target_link_libraries(app PRIVATE nccl CUDA::cudart)
+"""
+
+
+def _stand_in_rccl(prefix: Path) -> None:
+    """RCCL's include/rccl/rccl.h (ncclGetVersion as RCCL declares it) and a lib/librccl.so that defines it."""
+    (prefix / "include" / "rccl").mkdir(parents=True)
+    (prefix / "include" / "rccl" / "rccl.h").write_text(
+        "#pragma once\n#ifdef __cplusplus\nextern \"C\" {\n#endif\n"
+        "typedef enum { ncclSuccess = 0, ncclUnhandledCudaError = 1 } ncclResult_t;\n"
+        "ncclResult_t ncclGetVersion(int *version);\n#ifdef __cplusplus\n}\n#endif\n")
+    (prefix / "lib").mkdir()
+    (prefix / "rccl.c").write_text('#include "rccl/rccl.h"\nncclResult_t ncclGetVersion(int *v) { *v = 21804; '
+                                   "return ncclSuccess; }\n")
+    _run(["gcc", "-shared", "-fPIC", "-Iinclude", "rccl.c", "-o", "lib/librccl.so"], prefix)
+
+
+def test_a_project_target_named_as_a_library_keeps_its_name_and_finds_rccl(tmp_path: Path) -> None:
+    """nccl-tests: `target_link_libraries(app PRIVATE nccl)` became `rccl`, while the project's own `add_library(nccl
+    UNKNOWN IMPORTED)` (its IMPORTED_LOCATION and include directory from find_library(NAMES nccl), find_path(NAMES
+    nccl.h)) stayed: `rccl` linked as a bare -lrccl without the include directory, and the build failed at
+    'rccl/rccl.h' file not found. Now the project's target keeps its name, its find_library looks for rccl and its
+    find_path for rccl/rccl.h, the header the sources include now, and scan lists those two, not the target. The
+    port configures and builds with the real cmake and hipcc against a stand-in RCCL."""
+    require_tool("cmake")
+    require_tool("hipcc")
+    require_tool("gcc")
+    source = tmp_path / "in"
+    source.mkdir()
+    (source / "CMakeLists.txt").write_text(IMPORTED_NCCL_CMAKE)
+    (source / "app.cu").write_text("#include <nccl.h>\nint main() { int v; ncclGetVersion(&v); return v == 21804 ? 0 : 1; }\n")
+    scan = subprocess.run([sys.executable, "-m", "portkit", "scan", str(source), "--format", "json", "--rocm-version",
+                           "5.2", "--no-cache"], capture_output=True, text=True, check=True)
+    listed = sorted((f["line"], f["name"], f["hip"]) for f in json.loads(scan.stdout)["findings"]
+                    if Path(f["path"]).name == "CMakeLists.txt" and f["library"] == "nccl")
+    assert listed == [(4, "nccl.h", "rccl/rccl.h"), (5, "nccl", "rccl")], listed
+    out = tmp_path / "out"
+    _portkit_convert(source, out, "--cmake-hipcc")  # Debian's CMake has no HIP language
+    converted = (out / "CMakeLists.txt").read_text()
+    assert "find_path(NCCL_INCLUDE_DIR NAMES rccl/rccl.h HINTS ${NCCL_HOME}/include)" in converted, converted
+    assert "find_library(NCCL_LIBRARY NAMES rccl HINTS ${NCCL_HOME}/lib)" in converted, converted
+    assert "add_library(nccl UNKNOWN IMPORTED)" in converted and "target_link_libraries(app PRIVATE nccl " in converted
+    prefix = tmp_path / "rccl"
+    prefix.mkdir()
+    _stand_in_rccl(prefix)
+    _run(["cmake", "-S", ".", "-B", "build", "-DCMAKE_CXX_COMPILER=hipcc", f"-DNCCL_HOME={prefix}"], out,
+         HIP_PLATFORM="amd")
+    built = _run(["cmake", "--build", "build", "--verbose"], out, HIP_PLATFORM="amd")
+    assert f"{prefix}/lib/librccl.so" in built.stdout and f"-isystem {prefix}/include" in built.stdout, built.stdout
+    assert subprocess.run([str(out / "build" / "app")], timeout=60).returncode == 0  # the stand-in's version
