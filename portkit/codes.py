@@ -147,5 +147,6 @@ FINDCUDA_COMMAND = _named("findcuda-command")
 FIND_CUDA = _named("cmake-find-cuda")
 NVIDIA_TOOL = _named("nvidia-tool")
 NVCC_COMPILER = _named("nvcc-compiler")
+NVCC_OPTION = _named("nvcc-option")
 # What a name matched against the rules may be reported as: the code of its status (findings.rule_finding).
 RULE_CODES = tuple(code_for_status(status) for status in Status)

@@ -2,8 +2,11 @@
 cmake_files.py, findcuda.py, cmake_sources.py, build_flags.py)."""
 from __future__ import annotations
 
+import collections
+import difflib
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -1161,7 +1164,8 @@ def test_a_config_makefile_libraries_listed_in_a_variable_and_nvcc_options_of_th
     found = {(Path(f["path"]).name, f["line"], f["name"]) for f in json.loads(scan.stdout)["findings"]}
     assert {("Makefile", 3, "cudart"), ("Makefile", 3, "curand"),
             ("Makefile.config.example", 1, "/usr/local/cuda"), ("Makefile.config.example", 2, "sm_80")} <= found, found
-    assert ("Makefile", 7, "-odir $(@D)") not in found  # convert writes it as -MT: nothing to do
+    odir = [f["code"] for f in json.loads(scan.stdout)["findings"] if f["name"] == "-odir $(@D)"]
+    assert odir == ["PK408"], odir  # convert writes it as -MT: an edit, nothing to do
     _portkit_convert(tmp_path / "in", tmp_path / "out")
     out = tmp_path / "out"
     makefile = (out / "Makefile").read_text()
@@ -1683,3 +1687,139 @@ def test_cmake_hipcc_leaves_the_projects_own_hip_language_build_alone(tmp_path: 
     own = subprocess.run(["cmake", "-S", "out", "-B", "hip-out", *hip_branch], cwd=tmp_path, capture_output=True,
                          text=True, timeout=600, check=False)
     assert (own.returncode, "Can not find target" in own.stderr) == (original.returncode, False), own.stderr
+
+
+# nvcc options convert writes in hipcc's spelling, drops or removes, each between words it leaves (so a word diff
+# sees each edit alone), on commands that run nvcc and on a host compiler's, whose options stay.
+OPTIONS_MAKEFILE = """NVCC = nvcc
+NVFLAGS = -O2 -use_fast_math -std=c++17 --expt-relaxed-constexpr -I. -Xcompiler -fPIC
+app: k.o main.o x.o
+\t$(NVCC) -rdc=true -o app k.o main.o x.o
+k.o: k.cu k.d
+\t$(NVCC) $(NVFLAGS) -rdc=true -c -lineinfo k.cu -o k.o
+k.d: k.cu
+\t$(NVCC) -M $< -o $@ -odir build
+main.o: main.cpp
+\t$(CXX) -O2 -std=c++17 -x c++ -c main.cpp -o main.o
+x.o: x.cpp
+\t$(NVCC) -x cu -O2 -rdc=true -g -maxrregcount=32 -c x.cpp -o x.o
+"""
+OPTIONS_CMAKE = """cmake_minimum_required(VERSION 3.21)
+project(p LANGUAGES CXX CUDA)
+set(CMAKE_CUDA_FLAGS "${CMAKE_CUDA_FLAGS} -O2 --use_fast_math -std=c++17 -g --extended-lambda")
+add_executable(app k.cu main.cpp)
+target_compile_options(app PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:-lineinfo -O2 --expt-relaxed-constexpr -Wall -Xcompiler -fPIC -g -Xptxas -v>)
+target_compile_options(app PRIVATE $<$<COMPILE_LANGUAGE:CXX>:-O2 -std=c++17>)
+"""
+# The words of a build file's line: an option from its `-` on; CMake's generator expressions and strings apart.
+_WORD = re.compile(r"-[^\s\"()<>;]+|[^\s\"()<>;:-][^\s\"()<>;:]*")
+
+
+def _option_edits(original: str, converted: str) -> collections.Counter:
+    """The option edits convert made, counted by the original's line: each run of words that differ (a word diff)
+    where the original had an option or its value (`-x cu`). The lines convert adds (markers, HIP_PLATFORM, CMake's HIP source property)
+    are skipped: each original line is the next converted line that starts with its first word."""
+    edits: collections.Counter = collections.Counter()
+    converted_lines = iter(converted.splitlines())
+    for number, line in enumerate(original.splitlines(), 1):
+        first = _WORD.findall(line)[:1]
+        after = next(c for c in converted_lines if _WORD.findall(c)[:1] == first)
+        before_words, after_words = _WORD.findall(line), _WORD.findall(after)
+        for tag, i1, i2, _, _ in difflib.SequenceMatcher(None, before_words, after_words, autojunk=False).get_opcodes():
+            if tag != "equal" and any(word.startswith("-") for word in before_words[max(0, i1 - 1):i2]):
+                edits[number] += 1
+    return edits
+
+
+@pytest.mark.parametrize(("name", "text", "build"), [
+    ("Makefile", OPTIONS_MAKEFILE, [["make", "app", "k.d"]]),
+    ("CMakeLists.txt", OPTIONS_CMAKE.replace(" -Xptxas -v", ""),  # -Xptxas: a marker only hipcc_check reads
+     [["cmake", "-S", ".", "-B", "build", "-DCMAKE_CXX_COMPILER=hipcc"], ["cmake", "--build", "build"]]),
+    ("CMakeLists.txt", OPTIONS_CMAKE, [])], ids=["make", "cmake", "cmake-removed"])
+def test_scan_lists_each_nvcc_option_convert_rewrites(name: str, text: str, build: list, tmp_path: Path) -> None:
+    """convert wrote -use_fast_math as -ffast-math, -rdc=true as -fgpu-rdc, -x cu as -x hip, dropped
+    --expt-relaxed-constexpr, unwrapped -Xcompiler, but scan listed none of these (only the options removed with a
+    marker, PK403). Now each option edit convert makes is a finding of scan's on its line (PK408, or PK403 for those
+    with a marker): as many on each line as convert's edits there; the port builds with the real make or cmake and
+    hipcc (Debian's CMake has no HIP language: --cmake-hipcc)."""
+    source = tmp_path / "in"
+    source.mkdir()
+    (source / name).write_text(text)
+    (source / "k.cu").write_text("__global__ void fill(int *p) { p[threadIdx.x] = 1; }\n"
+                                 "int run() { int *p; cudaMalloc(&p, 4); fill<<<1, 1>>>(p); return cudaFree(p); }\n")
+    (source / "x.cpp").write_text("__global__ void other(int *p) { p[threadIdx.x] = 2; }\n")
+    (source / "main.cpp").write_text("int run();\nint main() { return run(); }\n")
+    scan = subprocess.run([sys.executable, "-m", "portkit", "scan", str(source), "--format", "json", "--rocm-version",
+                           "5.2", "--no-cache"], capture_output=True, text=True, check=True)
+    listed = collections.Counter(f["line"] for f in json.loads(scan.stdout)["findings"]
+                                 if Path(f["path"]).name == name and f["name"].startswith("-"))
+    out = tmp_path / "out"
+    _portkit_convert(source, out, *(["--cmake-hipcc"] if build and name == "CMakeLists.txt" else []))
+    made = _option_edits(text, (out / name).read_text())
+    assert listed == made, (listed, made)
+    assert sum(made.values()) >= 5  # the case has edits of each kind
+    for command in build:
+        require_tool(command[0])
+        require_tool("hipcc")
+        _run(command, out, HIP_PLATFORM="amd")
+
+
+# A project's own imported target for NCCL, from its find_path and find_library (nccl-tests' shape).
+IMPORTED_NCCL_CMAKE = """cmake_minimum_required(VERSION 3.18)
+project(p LANGUAGES CXX CUDA)
+find_package(CUDAToolkit REQUIRED)
+find_path(NCCL_INCLUDE_DIR NAMES nccl.h HINTS ${NCCL_HOME}/include)
+find_library(NCCL_LIBRARY NAMES nccl HINTS ${NCCL_HOME}/lib)
+add_library(nccl UNKNOWN IMPORTED)
+set_target_properties(nccl PROPERTIES IMPORTED_LOCATION "${NCCL_LIBRARY}" INTERFACE_INCLUDE_DIRECTORIES "${NCCL_INCLUDE_DIR}")
+add_executable(app app.cu)
+target_link_libraries(app PRIVATE nccl CUDA::cudart)
+"""
+
+
+def _stand_in_rccl(prefix: Path) -> None:
+    """RCCL's include/rccl/rccl.h (ncclGetVersion as RCCL declares it) and a lib/librccl.so that defines it."""
+    (prefix / "include" / "rccl").mkdir(parents=True)
+    (prefix / "include" / "rccl" / "rccl.h").write_text(
+        "#pragma once\n#ifdef __cplusplus\nextern \"C\" {\n#endif\n"
+        "typedef enum { ncclSuccess = 0, ncclUnhandledCudaError = 1 } ncclResult_t;\n"
+        "ncclResult_t ncclGetVersion(int *version);\n#ifdef __cplusplus\n}\n#endif\n")
+    (prefix / "lib").mkdir()
+    (prefix / "rccl.c").write_text('#include "rccl/rccl.h"\nncclResult_t ncclGetVersion(int *v) { *v = 21804; '
+                                   "return ncclSuccess; }\n")
+    _run(["gcc", "-shared", "-fPIC", "-Iinclude", "rccl.c", "-o", "lib/librccl.so"], prefix)
+
+
+def test_a_project_target_named_as_a_library_keeps_its_name_and_finds_rccl(tmp_path: Path) -> None:
+    """nccl-tests: `target_link_libraries(app PRIVATE nccl)` became `rccl`, while the project's own `add_library(nccl
+    UNKNOWN IMPORTED)` (its IMPORTED_LOCATION and include directory from find_library(NAMES nccl), find_path(NAMES
+    nccl.h)) stayed: `rccl` linked as a bare -lrccl without the include directory, and the build failed at
+    'rccl/rccl.h' file not found. Now the project's target keeps its name, its find_library looks for rccl and its
+    find_path for rccl/rccl.h, the header the sources include now, and scan lists those two, not the target. The
+    port configures and builds with the real cmake and hipcc against a stand-in RCCL."""
+    require_tool("cmake")
+    require_tool("hipcc")
+    require_tool("gcc")
+    source = tmp_path / "in"
+    source.mkdir()
+    (source / "CMakeLists.txt").write_text(IMPORTED_NCCL_CMAKE)
+    (source / "app.cu").write_text("#include <nccl.h>\nint main() { int v; ncclGetVersion(&v); return v == 21804 ? 0 : 1; }\n")
+    scan = subprocess.run([sys.executable, "-m", "portkit", "scan", str(source), "--format", "json", "--rocm-version",
+                           "5.2", "--no-cache"], capture_output=True, text=True, check=True)
+    listed = sorted((f["line"], f["name"], f["hip"]) for f in json.loads(scan.stdout)["findings"]
+                    if Path(f["path"]).name == "CMakeLists.txt" and f["library"] == "nccl")
+    assert listed == [(4, "nccl.h", "rccl/rccl.h"), (5, "nccl", "rccl")], listed
+    out = tmp_path / "out"
+    _portkit_convert(source, out, "--cmake-hipcc")  # Debian's CMake has no HIP language
+    converted = (out / "CMakeLists.txt").read_text()
+    assert "find_path(NCCL_INCLUDE_DIR NAMES rccl/rccl.h HINTS ${NCCL_HOME}/include)" in converted, converted
+    assert "find_library(NCCL_LIBRARY NAMES rccl HINTS ${NCCL_HOME}/lib)" in converted, converted
+    assert "add_library(nccl UNKNOWN IMPORTED)" in converted and "target_link_libraries(app PRIVATE nccl " in converted
+    prefix = tmp_path / "rccl"
+    prefix.mkdir()
+    _stand_in_rccl(prefix)
+    _run(["cmake", "-S", ".", "-B", "build", "-DCMAKE_CXX_COMPILER=hipcc", f"-DNCCL_HOME={prefix}"], out,
+         HIP_PLATFORM="amd")
+    built = _run(["cmake", "--build", "build", "--verbose"], out, HIP_PLATFORM="amd")
+    assert f"{prefix}/lib/librccl.so" in built.stdout and f"-isystem {prefix}/include" in built.stdout, built.stdout
+    assert subprocess.run([str(out / "build" / "app")], timeout=60).returncode == 0  # the stand-in's version

@@ -124,7 +124,7 @@ def test_an_option_hipcc_lacks_is_removed_with_a_marker(nvcc: str, tmp_path: Pat
     assert _converted_flags(text) == ["-O2", "-DX=1"]
     assert _convert_file_twice(text, database) == text
     # scan lists the option once, as convert marks it: not again for an option inside it (-Xcudafe --diag_suppress=1)
-    assert [written for _, written, _ in build_facts().marked(f"FLAGS = -O2 {nvcc} -DX=1\n")] == [nvcc]
+    assert [edit.written for edit in build_facts().edits(f"FLAGS = -O2 {nvcc} -DX=1\n")] == [nvcc]
 
 
 def _convert_file_twice(text: str, database) -> str:

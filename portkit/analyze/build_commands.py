@@ -189,6 +189,12 @@ _DEPENDENCY_STEP = re.compile(r"(?<![\w-])-MM?(?![\w-])")
 _OUTPUT_DIRECTORY_NAME = re.compile(r"(?:--output-directory|-odir)(?:=|[ \t]+)")
 
 
+def dependency_target(directory: str) -> str:
+    """What convert writes for a recipe's dependency step's `-odir DIR` (names_dependency_target): the target nvcc
+    named, as -MT gives it to clang."""
+    return f"-MT {directory.rstrip('/')}/$(basename $(notdir $<)).o"
+
+
 def names_dependency_target(text: str, offset: int) -> bool:
     """Whether what is at `offset` of a Makefile is an -odir on a recipe's dependency step of `$<` (`-M $< ... -odir
     DIR`), where convert writes the target it names as -MT."""

@@ -55,6 +55,29 @@ def _assigned_libraries(text: str) -> list[tuple[int, str]]:
             for w in LIBRARY_NAME.finditer(m.group(3))]
 
 
+# The targets a CMake file defines itself, IMPORTED or built: add_library(NAME ...), add_executable(NAME ...). A word of
+# target_link_libraries naming one is that target, not a library of the rules' (a project's `add_library(nccl UNKNOWN
+# IMPORTED)` from its find_library and find_path: those convert rewrites, and the target keeps its name).
+_CMAKE_DEFINED_TARGET = re.compile(r"add_(?<!\wadd_)(?:library|executable)\s*\(\s*([\w.+-]+)", re.I)
+# find_library(VAR NAMES nccl ...), find_path(VAR NAMES nccl.h ...), find_file(...): the command (group 1) and the
+# arguments after the variable (group 2).
+CMAKE_FIND_CALL = re.compile(r"find_(?<!\wfind_)(library|path|file)\s*\(\s*\w+([^)]*)\)", re.I)
+# A header's name among such arguments: `nccl.h`, `cudnn/cudnn.h`, not a path made of variables.
+CMAKE_HEADER_WORD = re.compile(r"(?<![\w/.${}+-])[A-Za-z_][\w/.+-]*\.(?:h|hh|hpp|hxx|cuh)(?![\w/.+-])")
+
+
+def defined_targets(text: str) -> set[str]:
+    """The targets a CMake file defines (`text`: its comments blanked)."""
+    return {m.group(1) for m in _CMAKE_DEFINED_TARGET.finditer(text)}
+
+
+def found_headers(text: str) -> list[tuple[int, str]]:
+    """(offset, name) of each header a CMake file's find_path or find_file looks for (`text`: its comments blanked),
+    whose directory the build then includes: a CUDA header's is where its HIP header is now."""
+    return [(call.start(2) + word.start(), word.group()) for call in CMAKE_FIND_CALL.finditer(text)
+            if call.group(1).lower() != "library" for word in CMAKE_HEADER_WORD.finditer(call.group(2))]
+
+
 def link_names(file_type: str, text: str) -> list[tuple[int, str]]:
     """(offset, name) of each library the build file links, as the rules name them (`text`: its comments blanked)."""
     found = [(m.start(1), m.group(1)) for m in _LINK_FLAG.finditer(text)]
@@ -66,10 +89,13 @@ def link_names(file_type: str, text: str) -> list[tuple[int, str]]:
             found += [(test.start(group) + w.start(), w.group()) for w in re.finditer(r"\w+", test.group(group))]
     if file_type == "cmake":
         found += [(m.start(), m.group()) for m in _CMAKE_TARGET.finditer(text)]
+        own = defined_targets(text)
         for call in _CMAKE_LINK_CALL.finditer(text):
             for word in _WORD.finditer(call.group(1)):
-                if "::" not in word.group():
+                if "::" not in word.group() and word.group() not in own:
                     found.append((call.start(1) + word.start(), word.group()))
+        found += [(call.start(2) + word.start(), word.group()) for call in CMAKE_FIND_CALL.finditer(text)
+                  if call.group(1).lower() == "library" for word in _WORD.finditer(call.group(2))]
     return sorted(set(found))
 
 
@@ -233,6 +259,11 @@ def analyze_build_file(file: TextFile, context: Context) -> Iterable[Finding]:
             span, position = text_location(lines, offset, len(name.encode()))
             yield rule_finding(file.path, rule, name, span, position, context)
     if file.file_type == "cmake":
+        for offset, name in found_headers(code):
+            rule = context.rules.header(name)
+            if rule is not None:
+                span, position = text_location(lines, offset, len(name.encode()))
+                yield rule_finding(file.path, rule, name, span, position, context)
         yield from _findcuda_uses(file, code, lines, context)
         yield from _findcuda_commands(file, code, lines, context)
         yield from _cmake_cuda_only(file, code, lines)

@@ -10,11 +10,11 @@ import functools
 import re
 from typing import Iterator
 
-from portkit.analyze.build_commands import (cmake_for_gpu_compiler, compiler_shell_calls, gpu_compiler_options,
-                                            names_dependency_target, nvcc_commands)
+from portkit.analyze.build_commands import (cmake_for_gpu_compiler, compiler_shell_calls, dependency_target,
+                                            gpu_compiler_options, names_dependency_target, nvcc_commands)
 from portkit.analyze.builds import text_location
 from portkit.analyze.registry import Context, TextFile, analyzer
-from portkit.codes import CODES, NVCC_COMPILER, NVCC_FLAG, group_codes
+from portkit.codes import CODES, NVCC_COMPILER, NVCC_FLAG, NVCC_OPTION, group_codes
 from portkit.model import Finding
 from portkit.resources import load_data
 from portkit.rules.build_facts import NvccOption, build_facts
@@ -69,23 +69,32 @@ def patterns() -> tuple[Pattern, ...]:
 
 
 def _nvcc_options(file: TextFile, code_text: str, lines: LineIndex[str]) -> Iterator[Finding]:
-    """The nvcc options convert marks: hipcc has nothing for them, or what it takes has a note (rules/_build.yaml).
-    One a host compiler takes too only where the GPU compiler gets it; a Makefile's -odir of a dependency step
-    convert writes as -MT."""
-    code = CODES[NVCC_FLAG]
+    """Each nvcc option convert rewrites (rules/_build.yaml), as convert finds it: one a host compiler takes too only
+    where the GPU compiler gets it. Removed, or written with a marker: PK403; written in hipcc's spelling or dropped:
+    PK408, as is a Makefile's -odir of a dependency step, which convert writes as -MT."""
     facts = build_facts()
     gets = cmake_for_gpu_compiler if file.file_type == "cmake" else gpu_compiler_options(code_text, facts)
+    targets: dict[int, str] = {}  # the -odir convert writes as -MT, by offset: what it writes
 
     def listed(option: NvccOption, match: re.Match) -> bool:
         if not option.hipcc_only:
             return True
-        rewritten = file.file_type == "make" and names_dependency_target(code_text, match.start())
-        return gets(match) and not rewritten
+        if not gets(match):
+            return False
+        if file.file_type == "make" and names_dependency_target(code_text, match.start()):
+            targets[match.start("name")] = dependency_target(match.group("value"))
+        return True
 
-    for offset, written, advice in facts.marked(code_text, listed):
-        span, position = text_location(lines, offset, len(written.encode()))
-        yield Finding(path=file.path, position=position, code=NVCC_FLAG, name=written,
-                      message=f"{code.summary}: {written}", severity=code.severity, advice=advice, span=span)
+    for edit in facts.edits(code_text, listed):
+        span, position = text_location(lines, edit.offset, len(edit.written.encode()))
+        hipcc = targets.get(edit.offset, edit.hipcc)
+        if hipcc is None or edit.marker and edit.offset not in targets:
+            code, advice = CODES[NVCC_FLAG], edit.marker
+        else:
+            code = CODES[NVCC_OPTION]
+            advice = f"convert writes {hipcc}" if hipcc else "convert drops it: clang needs nothing for it"
+        yield Finding(path=file.path, position=position, code=code.code, name=edit.written,
+                      message=f"{code.summary}: {edit.written}", severity=code.severity, advice=advice, span=span)
 
 
 def _version_outputs(file: TextFile, code_text: str, lines: LineIndex[str]) -> Iterator[Finding]:

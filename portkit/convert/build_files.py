@@ -9,8 +9,9 @@ from __future__ import annotations
 import re
 from typing import Callable, Iterator
 
-from portkit.analyze.build_commands import (NVCC_COMMAND, NVCC_PATH, OUTPUT_DIRECTORY, compiler_shell_calls, gpu_compiler_options,
-                                            names_dependency_target, quiet_prefix, runs_configured_compiler)
+from portkit.analyze.build_commands import (NVCC_COMMAND, NVCC_PATH, OUTPUT_DIRECTORY, compiler_shell_calls,
+                                            dependency_target, gpu_compiler_options, names_dependency_target,
+                                            quiet_prefix, runs_configured_compiler)
 from portkit.analyze.builds import (ASSIGNMENT, AUTOCONF_LIBRARY_TEST, LIBRARY_NAME, LIBRARY_VARIABLE_USE,
                                     library_variables)
 from portkit.codes import CUDA_PATH, GPU_ARCHITECTURE, NVCC_FLAG, Status, code_for_status
@@ -141,8 +142,7 @@ def _dependency_targets(rw: Rewriter, for_hipcc: Callable[[re.Match], bool]) -> 
     def replace(match: re.Match) -> str:
         if not for_hipcc(match) or not names_dependency_target(match.string, match.start()):
             return match.group()
-        directory = match.group("directory").rstrip("/")
-        return f" -MT {directory}/$(basename $(notdir $<)).o"
+        return f" {dependency_target(match.group('directory'))}"
 
     rw.sub(OUTPUT_DIRECTORY, replace)
 

@@ -12,7 +12,7 @@ import re
 from collections import Counter
 
 from portkit.analyze.build_commands import cmake_for_gpu_compiler
-from portkit.analyze.builds import CMAKE_CUDA_VARIABLE
+from portkit.analyze.builds import CMAKE_CUDA_VARIABLE, CMAKE_FIND_CALL, CMAKE_HEADER_WORD, defined_targets
 from portkit.codes import API_UNSUPPORTED, GPU_ARCHITECTURE, NVCC_FLAG
 from portkit.convert.build_flags import (arch_list, cmake_target, hip_library, library_code, link_flags, note_patterns,
                                          translate_flags, unported_advice)
@@ -172,10 +172,12 @@ def _cmake_libraries(rw: Rewriter, rules: RuleDatabase, target: Target) -> None:
     # HIP's headers needs hip::host's __HIP_PLATFORM_AMD__, so a target links the HIP target where its package is found.
     found = {name.lower() for name in re.findall(r"\bfind_package\s*\(\s*(\w+)", blank(rw.text, HASH_COMMENT), re.I)}
 
+    own = defined_targets(blank(rw.text, HASH_COMMENT))  # the project's targets keep their names
+
     def link_words(match: re.Match, targets: bool) -> str:
         def word(w: re.Match) -> str:
             rule = hip_library(rules.link(w.group()), target)
-            if rule is None or "::" in w.group():
+            if rule is None or "::" in w.group() or targets and w.group() in own:
                 return w.group()
             if targets and rule.hip_cmake and _cmake_packages(rule.hip_cmake)[-1].lower() in found:
                 return rule.hip_cmake
@@ -184,6 +186,14 @@ def _cmake_libraries(rw: Rewriter, rules: RuleDatabase, target: Target) -> None:
 
     rw.sub(r"\b(target_link_libraries\s*\(\s*[\w${}.-]+)([^)]*)\)", lambda m: link_words(m, True), re.I)
     rw.sub(r"\b(find_library\s*\(\s*\w+)([^)]*)\)", lambda m: link_words(m, False), re.I)
+
+    def header(w: re.Match) -> str:
+        rule = rules.header(w.group())
+        return rule.resolve(target).hip or w.group() if rule is not None else w.group()
+
+    # find_path(NCCL_INCLUDE_DIR NAMES nccl.h): the directory of the HIP header the sources include now.
+    rw.sub(CMAKE_FIND_CALL, lambda m: m.group() if m.group(1).lower() == "library" else
+           m.group()[:m.start(2) - m.start()] + CMAKE_HEADER_WORD.sub(header, m.group(2)) + ")")
 
 
 def _find_options(call: str) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import re
-from typing import Callable
+from typing import Callable, Iterator, NamedTuple
 
 from portkit.resources import load_data
 from portkit.rules.versions import Target, parse_version
@@ -88,6 +88,15 @@ def _option(entry: dict) -> NvccOption:
         hipcc = {str(k): str(v or "") for k, v in hipcc.items()}
     return NvccOption(tuple(entry["names"]), entry.get("value"), hipcc, entry.get("advice", ""), entry.get("note", ""),
                       bool(entry.get("hipcc_only", False)))
+
+
+class OptionEdit(NamedTuple):
+    """An nvcc option of a build file that convert rewrites."""
+
+    offset: int  # of the option's name
+    written: str  # the option as written, its value with it
+    hipcc: str | None  # what convert writes instead ("": nothing, clang needs nothing for it); None: removed
+    marker: str  # the text of the marker convert writes above the line: why it is removed, or what to check; else ""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -302,10 +311,11 @@ class BuildFacts:
             return f"clang spells it {hipcc}" if hipcc else "clang does not take it: drop it"
         return None
 
-    def marked(self, text: str, listed: Callable[[NvccOption, re.Match], bool] = lambda option, match: True):
-        """(offset, option as written, advice) of each nvcc option in `text` convert marks: hipcc has nothing for it,
-        or what hipcc takes instead has a note; `listed`: whether convert rewrites the option matched there (a
-        `hipcc_only` one only where hipcc gets it)."""
+    def edits(self, text: str, listed: Callable[[NvccOption, re.Match], bool] = lambda option, match: True
+              ) -> Iterator[OptionEdit]:
+        """Each nvcc option in `text` convert rewrites (translate_flags): written in hipcc's spelling, dropped, or
+        removed with a marker; `listed`: whether convert rewrites the option matched there (a `hipcc_only` one only
+        where hipcc gets it). An option hipcc takes as it is written (-O3, -std=c++17) is no edit."""
         # An option's name is a whole word of the text wherever it matches (`found`): most build files name
         # none of the 42 options, so one set test each (over the 1M-line scale tree's 1,418 build files and
         # scripts: 86 ms of CPU with a substring test per name, 13 ms).
@@ -317,11 +327,13 @@ class BuildFacts:
             for match in option.found.finditer(text):
                 if any(start < match.end() and match.start() < end for start, end in removed) or not listed(option, match):
                     continue
-                if option.replacement(match.group("value") if "value" in option.pattern.groupindex else None) is None:
+                written = match.group().strip()
+                hipcc = option.replacement(match.group("value") if "value" in option.pattern.groupindex else None)
+                if hipcc is None:
                     removed.append(match.span())
-                    yield match.start("name"), match.group().strip(), option.advice
-                elif option.note:
-                    yield match.start("name"), match.group().strip(), option.note
+                    yield OptionEdit(match.start("name"), written, None, option.advice)
+                elif option.note or hipcc != match.group():
+                    yield OptionEdit(match.start("name"), written, hipcc, option.note)
 
 
 def _parse(data: dict) -> BuildFacts:

@@ -1,6 +1,6 @@
 #!/bin/sh
 # A build script: nvcc flags and tools.
-nvcc -O3 --use_fast_math -lineinfo -o app app.cu  # expect: PK407 ok: PK403
+nvcc -O3 --use_fast_math -lineinfo -o app app.cu  # expect: PK407 PK408 PK408 ok: PK403
 nvcc -maxrregcount=32 -I/usr/local/cuda/include -o app4 app4.cu  # expect: PK407 PK403 PK404
 $CUDA_HOME/bin/nvcc -o app5 app5.cu  # expect: PK407 ok: PK404
 nvcc -Xptxas -v -o app2 app2.cu  # expect: PK407 PK403
