@@ -961,19 +961,33 @@ def test_architecture_values_and_ranges_stay_as_written(tmp_path: Path) -> None:
         assert any(line.startswith("// portkit: PK320 ") for line in above), (kept, above)
         assert any(line.startswith("// portkit: PK101 __CUDA_ARCH__: left as written") for line in above), (kept, above)
     assert "#define ON_DEVICE defined(__HIP_DEVICE_COMPILE__)\n" in text
+    # In code, where nvcc reads it in device code only: the value AMD's device pass has (AMD newer than any).
+    assert "    COUNT = ((true /* __CUDA_ARCH__ >= 200: AMD reads as newer than any NVIDIA generation */) ? 32 : 16),\n" \
+        in text
 
 
-def test_an_architecture_comparison_in_code_stays_as_written(tmp_path: Path) -> None:
-    """In code too, `__CUDA_ARCH__ >= 800 ? a : b` is a value: kept (hipcc says where), and reported as PK320."""
-    tree = tmp_path / "in"
-    tree.mkdir()
-    (tree / "pick.cu").write_text("__device__ int pick(int a, int b) {\n#ifdef __CUDA_ARCH__\n"
-                                  "  return __CUDA_ARCH__ >= 800 ? a : b;\n#else\n  return b;\n#endif\n}\n")
-    assert main(["convert", "--no-cache", "--rocm-version", "5.2", str(tree), "-o", str(tmp_path / "out")]) == 0
-    lines = (tmp_path / "out" / "pick.cu").read_text().splitlines()
-    at = lines.index("  return __CUDA_ARCH__ >= 800 ? a : b;")
-    assert lines[at - 2].strip().startswith("// portkit: PK101 __CUDA_ARCH__: left as written")
-    assert lines[at - 1].strip().startswith("// portkit: PK320 __CUDA_ARCH__: ")
+def test_an_architecture_comparison_in_code_is_written_as_amds_device_value(tmp_path: Path, capsys) -> None:
+    """In code, `__CUDA_ARCH__ >= 800 ? a : b` (rodinia dwt2d's `SHM_BANKS = ((__CUDA_ARCH__ >= 200) ? 32 : 16)` in an
+    enum) compiles under nvcc only where the macro is defined, device code. Left as written, hipcc's device pass found
+    it undeclared (the #ifdef around it is rewritten); as `__HIP_DEVICE_COMPILE__ >= 800` it read 1 >= 800. It is
+    written as the value AMD's device pass has when AMD counts as newer than any NVIDIA generation, as the #if
+    rewrite reads it, and reported as PK320 saying so."""
+    out = verified(tmp_path, capsys, {"pick.cu": (
+        "__device__ int pick(int a, int b) {\n#ifdef __CUDA_ARCH__\n"
+        "  enum { BANKS = ((__CUDA_ARCH__ >= 200) ? 32 : 16), OLD = (__CUDA_ARCH__ < 700), SM75 = __CUDA_ARCH__ == 750 };\n"
+        "  return 800 <= __CUDA_ARCH__ ? a + BANKS + OLD + SM75 : b;\n#else\n  return b;\n#endif\n}\n"
+        "__global__ void k(int *p) { p[0] = pick(p[1], p[2]); }\n")})
+    lines = (out / "pick.cu").read_text().splitlines()
+    newer = "AMD reads as newer than any NVIDIA generation"
+    at = lines.index(f"  enum {{ BANKS = ((true /* __CUDA_ARCH__ >= 200: {newer} */) ? 32 : 16), "
+                     f"OLD = (false /* __CUDA_ARCH__ < 700: {newer} */), "
+                     "SM75 = false /* __CUDA_ARCH__ == 750: AMD is no NVIDIA generation */ };")
+    assert "  // portkit: PK320 __CUDA_ARCH__: written as AMD's device pass reads it, true (AMD reads as newer than any " \
+        "NVIDIA generation); Test the AMD targets you support" in "\n".join(lines[at - 4:at])
+    assert f"  return true /* __CUDA_ARCH__ >= 800: {newer} */ ? a + BANKS + OLD + SM75 : b;" in lines
+    again = tmp_path / "again"
+    assert main(["convert", "--no-cache", "--rocm-version", "5.2", str(out), "-o", str(again)]) == 0
+    assert (again / "pick.cu").read_bytes() == (out / "pick.cu").read_bytes()
 
 
 def test_a_project_hip_layers_defines_keep_their_names(tmp_path: Path) -> None:

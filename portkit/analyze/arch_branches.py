@@ -9,9 +9,11 @@ and every test of the same comparison in the file (warp-ctc guards `bfe_ptx`'s P
 name convert rewrites to an older HIP spelling (`__shfl_down_sync` on HIP 5.2) builds, so it holds nothing back:
 converting the converted tree decides the same.
 
-Nor is a comparison rewritten where it is a value (`#define HAS_BF16 (__CUDA_ARCH__ >= 800)`, then `#if HAS_BF16`;
-`__CUDA_ARCH__ >= 800 ? a : b` in code): the branches it selects are not in sight, and `__HIP_DEVICE_COMPILE__`
-there compares 1 with 800. Nor a range (`#elif __CUDA_ARCH__ >= 860 && __CUDA_ARCH__ <= 890`): as written it holds
+Nor is a comparison rewritten where it is a value in a #define body (`#define HAS_BF16 (__CUDA_ARCH__ >= 800)`, then
+`#if HAS_BF16`): the branches it selects are not in sight, and `__HIP_DEVICE_COMPILE__` there compares 1 with 800.
+In code (`__CUDA_ARCH__ >= 800 ? a : b`), which nvcc compiles in device code only, it is written as the value AMD's
+device pass has when AMD counts as newer than any NVIDIA generation, as the #if rewrite reads it (`true /* ... */`:
+`amd_device_reading`, analyze/rewrite.py). Nor a range (`#elif __CUDA_ARCH__ >= 860 && __CUDA_ARCH__ <= 890`): as written it holds
 on AMD in neither pass, which is what the rewrite would mean, and converting again finds the same test.
 """
 from __future__ import annotations
@@ -35,13 +37,39 @@ _RANGE_LEFT = ("left as written: a range of NVIDIA generations, false on AMD as 
                "any); test AMD targets (`__gfx90a__`)")
 
 
+# What AMD's device pass reads for `__CUDA_ARCH__ <op> N` under the #if rewrite's reading (`compare_as`): newer than
+# any NVIDIA generation, and none of them.
+_READ_ON_AMD = {">": "true", ">=": "true", "<": "false", "<=": "false", "==": "false", "!=": "true"}
+
+
+def amd_device_reading(valued: str) -> tuple[str, str] | None:
+    """For a comparison read in code (NameFacts.valued, `>= 800`): the value AMD's device pass has under the #if
+    rewrite's reading (`true`), and why; None for an operator that is no comparison."""
+    operator = valued.split()[0] if valued else ""
+    if operator not in _READ_ON_AMD:
+        return None
+    why = "AMD is no NVIDIA generation" if operator in ("==", "!=") else "AMD reads as newer than any NVIDIA generation"
+    return _READ_ON_AMD[operator], why
+
+
+def _written_value(valued: str) -> str:
+    value, why = amd_device_reading(valued) or ("", "")
+    return (f"written as AMD's device pass reads it, {value} ({why}): nvcc compiles it in device code only; test AMD "
+            "targets (`__gfx90a__`) where the generation matters")
+
+
 def explain_kept_values(parsed: ParsedFile, findings: Iterable[Finding], context: Context) -> Iterator[Finding]:
     """`findings`, a comparison convert leaves as written because it is a value or a range saying so, not advising
-    `__HIP_DEVICE_COMPILE__` (analyze/rewrite.py: no fix for either)."""
+    `__HIP_DEVICE_COMPILE__` (analyze/rewrite.py: no fix for either); one in code, written as the value AMD's device
+    pass reads (analyze/rewrite.py), saying that."""
     kept = {o.span: _VALUE_LEFT if facts.valued else _RANGE_LEFT for o in parsed.of(Role.IDENTIFIER, Role.MACRO_BODY)
             if (facts := o.facts(NameFacts)).valued or facts.ranged}
+    written = {o.span: _written_value(facts.valued) for o in parsed.of(Role.IDENTIFIER)
+               if amd_device_reading((facts := o.facts(NameFacts)).valued)}
     for finding in findings:
-        why = kept.get(finding.span) if kept and finding.fix is None and not finding.settled else None
+        unsettled = not finding.settled
+        why = (kept.get(finding.span) if finding.fix is None else written.get(finding.span)) if kept and unsettled \
+            else None
         rule = context.rules.lookup(finding.name) if why else None
         if why and rule is not None and rule.compare_as:
             finding = dataclasses.replace(finding, message=f"{finding.message}; {why}", advice=why)

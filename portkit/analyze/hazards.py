@@ -9,10 +9,12 @@ helpers both use.
 from __future__ import annotations
 
 import bisect
+import dataclasses
 import re
 from typing import Callable, Collection, Iterator
 
 from portkit import codes
+from portkit.analyze.arch_branches import amd_device_reading
 from portkit.analyze.constants import ELEMENT_BYTES, evaluate, split_arguments
 from portkit.analyze.findings import simple_finding
 from portkit.analyze.registry import Context, analyzer
@@ -151,9 +153,16 @@ def compute_capability_checks(parsed: ParsedFile, context: Context) -> Iterator[
             valued.add(o.position.line)
             number = compared.split()[-1]
             nearest = f"; the nearest AMD target: {facts.describe(str(int(number) // 10))}" if number.isdigit() else ""
-            yield hazard(parsed, o, codes.COMPUTE_CAPABILITY_CHECK,
-                         f"'{o.text} {compared}' tests an NVIDIA generation where its value is read (a #define body or "
-                         f"code){nearest}")
+            reading = amd_device_reading(compared) if o.role is K.IDENTIFIER else None
+            if reading is None:
+                yield hazard(parsed, o, codes.COMPUTE_CAPABILITY_CHECK,
+                             f"'{o.text} {compared}' tests an NVIDIA generation where its value is read (a #define body "
+                             f"or code){nearest}")
+                continue
+            written = f"written as AMD's device pass reads it, {reading[0]} ({reading[1]})"
+            finding = hazard(parsed, o, codes.COMPUTE_CAPABILITY_CHECK,
+                             f"'{o.text} {compared}' tests an NVIDIA generation in code: {written}{nearest}")
+            yield dataclasses.replace(finding, advice=f"{written}; {CODES[codes.COMPUTE_CAPABILITY_CHECK].fix}")
 
 
 _COMPARISONS = {">=", ">", "<=", "<", "==", "!="}

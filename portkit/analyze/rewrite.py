@@ -13,6 +13,7 @@ import dataclasses
 import re
 from typing import Iterable
 
+from portkit.analyze.arch_branches import amd_device_reading
 from portkit.analyze.registry import Context
 from portkit.codes import RENAMED_STATUSES
 from portkit.model import (
@@ -132,6 +133,18 @@ def declares_for_both_passes(facts: NameFacts) -> bool:
     return bool(on) and off is not None and set(off) <= set(on or ())
 
 
+def _value_fix(occurrence: Occurrence, facts: NameFacts) -> Fix | None:
+    """`__CUDA_ARCH__ >= 800` read in code (`... ? a : b`, an enum's value): nvcc compiles it only where the macro is
+    defined, device code, so it is written as the value AMD's device pass has under the #if rewrite's reading, a
+    literal that compiles in either pass and says where it came from (`__HIP_DEVICE_COMPILE__ >= 800` read 1 >= 800).
+    A #define body's comparison stays as written: its uses are out of sight."""
+    reading = amd_device_reading(facts.valued)
+    if reading is None:
+        return None
+    value, why = reading
+    return Fix(FixAction.RENAME, occurrence.parts[0], f"{value} /* {occurrence.text} {facts.valued}: {why} */")
+
+
 # How a test that holds in both passes is written over a macro that is its directive's whole test.
 _ALONE = {"#ifdef": "#if {}", "#ifndef": "#if !({})", "defined": "{}", "!defined": "!({})"}
 
@@ -166,6 +179,8 @@ def rule_fix(occurrence: Occurrence | None, spelling: str, resolution: Resolutio
     compared = facts.compared
     if compared and rule.keep_compared:
         return None
+    if facts.valued and rule.compare_as and occurrence.role is Role.IDENTIFIER and occurrence.parts:
+        return _value_fix(occurrence, facts)
     if (facts.valued or facts.ranged) and rule.compare_as:
         return None  # the macro's value read (`(__CUDA_ARCH__ >= 800)`), or a range: arch_branches.VALUE_LEFT says why
     if compared and rule.compare_as:

@@ -1,5 +1,6 @@
 // Architecture comparisons that are values (a #define body `#if` reads) and ranges of NVIDIA generations: a rewrite
-// to __HIP_DEVICE_COMPILE__ would compare 1 with 800, or write a test that says yes and no at once.
+// to __HIP_DEVICE_COMPILE__ would compare 1 with 800, or write a test that says yes and no at once. A comparison in
+// code, which nvcc compiles in device code only, is written as AMD's device pass reads it (rodinia dwt2d's enum).
 #include <cuda_runtime.h>
 
 #define CC_ADA 890
@@ -15,7 +16,18 @@
 #define MAX_THREADS 2048
 #endif
 
+struct Banks {
+  enum {
+#ifdef __CUDA_ARCH__
+    COUNT = ((__CUDA_ARCH__ >= 200) ? 32 : 16),
+#else
+    COUNT = 16,
+#endif
+  };
+};
+
 __global__ void features(int *out) {
+  out[3] = Banks::COUNT;
 #if HAS_BF16
   out[0] = 1;
 #endif
