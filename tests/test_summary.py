@@ -171,17 +171,24 @@ def test_a_tree_with_its_own_hip_layer_says_so(tmp_path: Path) -> None:
     assert "note:" not in _scan(_write(tmp_path / "project", PROJECT), cache)
 
 
+def _case_scanned_both_ways(case: Path, tmp_path: Path) -> dict:
+    """The scan data of a case file alone, which a summary-only run must give as the full one does (its findings
+    aside)."""
+    shutil.copy(case, tmp_path / case.name)
+    full = scan_data(run_project(_settings(tmp_path, cache=False)))
+    full.pop("findings")
+    summary = scan_data(run_project(_settings(tmp_path, cache=False), RunRequest(summary_only=True)))
+    assert summary == full
+    return full
+
+
 def test_what_convert_leaves_beside_the_projects_hip_branch_is_billed_nowhere(tmp_path: Path) -> None:
     """A CUDA test convert keeps beside the project's own HIP branch, and the CUDA branch it keeps as written (its
     names, its hazards, an architecture test), are right as they are: listed, but the estimate bills none of it, in
     the full run and in the summary's counts alike. (The test of __CUDACC__ was billed as partial work, 0.33 h, and
     its PK203 0.32 h; the branch's __ballot_sync, warp-size literal and __CUDA_ARCH__ test 4.3 h more.)"""
     case = ROOT / "tests" / "cases" / "own_hip_branch.cu"
-    shutil.copy(case, tmp_path / case.name)
-    full = scan_data(run_project(_settings(tmp_path, cache=False)))
-    full.pop("findings")
-    summary = scan_data(run_project(_settings(tmp_path, cache=False), RunRequest(summary_only=True)))
-    assert summary == full
+    full = _case_scanned_both_ways(case, tmp_path)
     apis = {api["name"]: (api["sites"], api["billed"], api["hours"]) for api in full["apis"]}
     assert {name: apis[name] for name in ("__CUDACC__", "__CUDA_ARCH__", "__ballot_sync")} == {
         "__CUDACC__": (1, 0, 0.0), "__CUDA_ARCH__": (1, 0, 0.0), "__ballot_sync": (1, 0, 0.0)}
@@ -199,11 +206,7 @@ def test_the_projects_nvidia_side_is_no_work_for_amd(tmp_path: Path) -> None:
     names are renamed as anywhere, but neither they nor its warp-size code are work for the port, in the full run and
     the summary's counts alike; convert writes no hazard marker there. (1.1 h billed before, with PK300/PK301 markers.)"""
     case = ROOT / "tests" / "cases" / "projects_nvidia_side.cu"
-    shutil.copy(case, tmp_path / case.name)
-    full = scan_data(run_project(_settings(tmp_path, cache=False)))
-    full.pop("findings")
-    summary = scan_data(run_project(_settings(tmp_path, cache=False), RunRequest(summary_only=True)))
-    assert summary == full
+    full = _case_scanned_both_ways(case, tmp_path)
     apis = {api["name"]: (api["sites"], api["billed"]) for api in full["apis"]}
     assert apis["__ballot_sync"] == (1, 0) and apis["cuda_runtime.h"] == (1, 1)
     codes = {row["code"]: (row["sites"], row["billed"]) for row in full["codes"]}
@@ -219,11 +222,7 @@ def test_what_the_projects_own_hip_switch_covers_is_no_work(tmp_path: Path) -> N
     switch, so its names and asm are billed nowhere (full and summary alike); convert still converts and marks it,
     for a build without the switch; the note names the switch, not `HAVE_GPU` around both."""
     case = ROOT / "tests" / "cases" / "projects_hip_switch.cu"
-    shutil.copy(case, tmp_path / case.name)
-    full = scan_data(run_project(_settings(tmp_path, cache=False)))
-    full.pop("findings")
-    summary = scan_data(run_project(_settings(tmp_path, cache=False), RunRequest(summary_only=True)))
-    assert summary == full
+    full = _case_scanned_both_ways(case, tmp_path)
     apis = {api["name"]: (api["sites"], api["billed"]) for api in full["apis"]}
     assert {name: apis[name] for name in ("%laneid", "__ballot_sync", "cudaDeviceSynchronize")} == {
         "%laneid": (1, 0), "__ballot_sync": (1, 0), "cudaDeviceSynchronize": (1, 1)}

@@ -172,14 +172,20 @@ def _new_markers(lines: list[str], number: int, notes: list[tuple[str, str]]) ->
     return [indent + marker for marker in wanted if marker not in above]
 
 
-def _unchanged_lines(before: list[str], lines: list[str]) -> set[int]:
-    """The numbers (0-based) of `lines` that are lines of `before` left as they were."""
+def _alike_at_ends(before: list[str], lines: list[str]) -> tuple[int, int]:
+    """How many lines the two texts share at their start, and then at their end."""
     head = 0
     while head < min(len(before), len(lines)) and before[head] == lines[head]:
         head += 1
     tail = 0
     while tail < min(len(before), len(lines)) - head and before[-1 - tail] == lines[-1 - tail]:
         tail += 1
+    return head, tail
+
+
+def _unchanged_lines(before: list[str], lines: list[str]) -> set[int]:
+    """The numbers (0-based) of `lines` that are lines of `before` left as they were."""
+    head, tail = _alike_at_ends(before, lines)
     kept = set(range(head)) | set(range(len(lines) - tail, len(lines)))
     # Past the lines alike at both ends (most of a file), a diff of the few between.
     matcher = difflib.SequenceMatcher(None, before[head:len(before) - tail], lines[head:len(lines) - tail], autojunk=False)
@@ -195,12 +201,7 @@ def _input_lines(original: str, lines: list[str]) -> list[int]:
     # diffing (difflib: 1.6 -> 5.1 s); past the lines alike at both ends, CMake's added lines are few.
     if len(before) == len(lines):
         return list(range(1, len(lines) + 1))
-    head = 0
-    while head < min(len(before), len(lines)) and before[head] == lines[head]:
-        head += 1
-    tail = 0
-    while tail < min(len(before), len(lines)) - head and before[-1 - tail] == lines[-1 - tail]:
-        tail += 1
+    head, tail = _alike_at_ends(before, lines)
     numbers = list(range(1, head + 1)) + [0] * (len(lines) - head - tail)
     matcher = difflib.SequenceMatcher(None, before[head:len(before) - tail], lines[head:len(lines) - tail], autojunk=False)
     for _, start, end, out_start, out_end in matcher.get_opcodes():
