@@ -30,10 +30,11 @@ def merge(
     last job runs `portkit merge shard-*.json --format sarif -o portkit.sarif` (or html, md, json,
     text). The merge applies what only the whole project shows (names other files define,
     namespace aliases) and checks the set: every part once, all from the same scan (files,
-    rules, target, options, portkit version). Exit code 0 when merged, 2 on a missing,
-    duplicate, mismatched or corrupt shard document.
+    rules, target, options, portkit version). Exit code 0 when merged (a file the shards could not
+    scan named on stderr, as the scan names it), 2 on a missing, duplicate, mismatched or corrupt
+    shard document, or where no file found could be scanned.
     """
-    from portkit.cli.scan import write_data
+    from portkit.cli.scan import unscanned, write_data
     from portkit.report import formatter
     from portkit.report.data import data_paths, scan_data
     from portkit.errors import InputError
@@ -44,4 +45,4 @@ def merge(
         data = scan_data(merge_shards(shards, rules or None))
     except CORRUPT as exc:  # a checksummed document whose values have the wrong types: the shards' fault
         raise InputError(f"corrupt shard documents ({type(exc).__name__}: {exc})") from None
-    raise typer.Exit(write_data(data, [*shards, *data_paths(data)], render, output, (), color))
+    raise typer.Exit(write_data(data, [*shards, *data_paths(data)], render, output, (), color) or unscanned(data))

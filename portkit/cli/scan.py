@@ -40,10 +40,10 @@ def run_scan(settings: RunSettings, fmt: str, output: Optional[Path], reports: t
         streamed = settings.cache and fmt == "json" and all(format_for_path(path) == "json" for path in reports)
         data = scan_data(run_project(settings, RunRequest(progress=True, summary_only=streamed)))
     code = write_data(data, [*settings.inputs(), *data_paths(data)], render, output, report_formats, color)
-    return code or _unscanned(data)
+    return code or unscanned(data)
 
 
-def _unscanned(data: dict[str, Any]) -> int:
+def unscanned(data: dict[str, Any]) -> int:
     """Each file found but not scanned (binary, too large, unreadable) named on stderr, as convert and check name
     it: convert copies it unconverted and check cannot pass over it, both exit 2 on it. The scan of the rest is
     whole, exit 0; 2 where files were found and none could be scanned (`portkit scan data.cu`, a binary file): a
