@@ -163,10 +163,27 @@ def test_pragma_between_a_loop_header_and_its_body() -> None:
 
 
 @pytest.mark.parametrize("source", ["void f() {\n  int **p = new int*[n];\n}\n",
+                                    "void f() {\n  const float **p = new const float*[n];\n}\n",
+                                    "enum [[deprecated]] Priority { LOW, HIGH };\n",
+                                    '#include <cinttypes>\nvoid f(long n) {\n  printf("rows %" PRId64 " (of %" PRId64\n'
+                                    '         ")\\n", n, n);\n  printf("n = %" PRIu64, n);\n}\n',
+                                    "void f(const float* const __restrict x) {\n  float* const __restrict y = 0;\n}\n",
+                                    "struct S {\n  void f(const Options& options = {}, int n = { }) const;\n};\n",
                                     "#if __has_include(<optional>)\n#include <optional>\n#endif\n"],
-                         ids=["new-pointer-array", "has-include"])
+                         ids=["new-pointer-array", "new-const", "enum-attribute", "format-macros", "gnu-restrict",
+                              "default-braces", "has-include"])
 def test_cpp_grammar_gaps(source: str) -> None:
-    assert parse(source).error_line is None
+    parsed = parse(source + "void after(cudaStream_t s) { cudaStreamSynchronize(s); }\n")
+    assert parsed.error_line is None
+    assert roles(parsed, "cudaStreamSynchronize") == ["call"]
+
+
+def test_a_word_after_a_literal_that_follows_a_word_is_kept() -> None:
+    """`extern "C" int` and `operator "" _km` are C++, and a comment's quotes end no literal: only a word after a lone
+    literal is a macro of the format."""
+    text = b'extern "C" int f(void);\nextern "C"\n__global__ void k(float *p);\nlong operator "" _km(long double);\n' \
+           b'void g(long n) {\n  use(n); // n as "count"\n  CHECK_ERROR_GL();\n  printf("%" PRId64 "\\n", n);\n}\n'
+    assert normalise(text, collect_macros([])) == text.replace(b"PRId64", b"      ")
 
 
 @pytest.mark.parametrize("source", ["struct __align__(16) S { cudaStream_t s; };\n",
@@ -305,6 +322,50 @@ def test_a_dangling_else_inside_an_if_directive_keeps_the_function() -> None:
                    "void other(cudaStream_t s) { cudaStreamSynchronize(s); }\n")
     assert parsed.error_line is None
     assert roles(parsed, "cudaMemcpy") == roles(parsed, "cudaStreamSynchronize") == ["call"]
+
+
+def test_an_attribute_macro_empty_where_the_compiler_lacks_the_attribute() -> None:
+    """faiss's `ALIGNED(x)`: `__attribute__((aligned(x)))`, or nothing under another compiler; a use before a
+    declaration is the attribute, not a statement missing its `;`."""
+    macros = collect_macros([b"#ifdef NO_ALIGN\n#define ALIGNED(x)\n#else\n#define ALIGNED(x) __attribute__((aligned(x)))\n"
+                             b"#endif\n"])
+    parsed = parse("void f(cudaStream_t s) {\n  ALIGNED(32) unsigned short tab[16];\n  cudaStreamSynchronize(s);\n}\n",
+                   macros=macros)
+    assert parsed.error_line is None
+    assert roles(parsed, "cudaStreamSynchronize") == ["call"]
+
+
+@pytest.mark.parametrize("head", ["if (gpu)", "while (busy(s))"])
+def test_a_test_whose_statement_follows_its_group_keeps_the_function(head: str) -> None:
+    """`#if HAVE_CUDA == 1` / `if (gpu)` / `#endif` / `run();` (kaldi's tests): the statement goes on after the group."""
+    parsed = parse(f"void run(bool gpu, cudaStream_t s) {{\n#if HAVE_CUDA == 1\n  {head}\n#endif\n"
+                   "    cudaStreamSynchronize(s);\n  cudaDeviceSynchronize();\n}\n")
+    assert parsed.error_line is None
+    assert roles(parsed, "cudaStreamSynchronize") == roles(parsed, "cudaDeviceSynchronize") == ["call"]
+
+
+def test_launch_bounds_chosen_by_architecture_keep_the_branch_amd_compiles() -> None:
+    """`#if __CUDA_ARCH__ == 750` / `__launch_bounds__(1024, 1)` / `#else` / `__launch_bounds__(1024, 2)` / `#endif`
+    before the kernel (kaldi's): hipcc takes the #else, whose bounds are the ones read."""
+    parsed = parse("#if __CUDA_ARCH__ == 750\n__launch_bounds__(1024, 1)\n#else\n__launch_bounds__(1024, 2)\n#endif\n"
+                   "__global__ void stats(const float *data) { }\nvoid host(cudaStream_t s) { cudaStreamSynchronize(s); }\n",
+                   roles=frozenset({Role.LAUNCH_BOUNDS}))
+    assert parsed.error_line is None
+    assert named(parsed, Role.KERNEL) == ["stats"]
+    assert [o.text for o in parsed.of(Role.LAUNCH_BOUNDS)] == ["__launch_bounds__(1024, 2)"]
+
+
+def test_a_loop_macro_with_expressions_for_arguments_keeps_its_body() -> None:
+    """`#define KERNEL_LOOP(offset, idx, n) for (...)` used as `KERNEL_LOOP(offset, idx, n + 1) {` (kaldi's decoder
+    kernels): the use reads as a call missing its `;` unless it is read as the loop's head it stands for."""
+    macros = collect_macros([b"#define KERNEL_LOOP(offset, idx, n) \\\n  for (int offset = blockIdx.x, idx = threadIdx.x; "
+                             b"\\\n       offset < (n); offset += gridDim.x)\n"])
+    parsed = parse("__global__ void k(int n, int4 *out) {\n  KERNEL_LOOP(\n      offset, lane,\n      n + 1) {  // n + 1 lanes\n"
+                   "    out[offset + lane] = make_int4(0, 0, 0, 0);\n  }\n}\n"
+                   "void host(cudaStream_t s) { cudaStreamSynchronize(s); }\n", macros=macros)
+    assert parsed.error_line is None
+    assert named(parsed, Role.KERNEL) == ["k"] and roles(parsed, "cudaStreamSynchronize") == ["call"]
+    assert roles(parsed, "make_int4") == ["call"]
 
 
 def test_a_group_that_closes_a_block_and_opens_another_keeps_the_function() -> None:

@@ -3,7 +3,9 @@
 A parameter list with an `#ifdef` in the middle, or two alternative function
 headers sharing one body, is fine for the preprocessor, which keeps one branch,
 but breaks a parser that keeps them all. For such "fragmentary" groups only the
-first branch is kept, as the preprocessor would with the condition true; the
+branch is kept: the one hipcc compiles for AMD where the tests read only HIP's
+platform macros and CUDA's compiler macros (`#if __CUDA_ARCH__ == 750` / `#else`:
+the `#else`), else the first, as the preprocessor would with the condition true; the
 directive lines and the other branches are blanked, and the names in them are
 matched token by token (portkit/parse/recovery.py). Groups that hold whole
 statements or declarations (include guards, ordinary `#ifdef` blocks) parse as
@@ -15,6 +17,7 @@ import bisect
 import dataclasses
 import re
 
+from portkit.parse.hipcc_branch import amd_value
 from portkit.parse.lexer import Layout, blank
 
 _CONDITIONAL = re.compile(rb"^[ \t]*#[ \t]*(if|ifdef|ifndef|elif|else|endif|elifdef|elifndef)\b", re.M)
@@ -24,6 +27,7 @@ _PAIRS = ((b"(", b")"), (b"[", b"]"), (b"{", b"}"))
 # the close of a block that another opens again (`#if K >= 2048` / `} else if (k <= 2048) {` / `#endif` / `}`).
 _CONTINUES = re.compile(rb"else\b|:(?!:)|,|\}")
 _ELSE_AT_END = re.compile(rb"(?<!\w)else\Z")
+_DIRECTIVE = re.compile(rb"[ \t]*#[ \t]*(\w+)(.*)", re.S)
 
 
 @dataclasses.dataclass
@@ -33,7 +37,7 @@ class _Group:
 
 
 def select_branches(text: bytes, layout: Layout) -> bytes:
-    """`text` with each fragmentary #if group reduced to its first branch (same length, same newlines).
+    """`text` with each fragmentary #if group reduced to one branch (same length, same newlines).
 
     `layout` may be that of the text before the other fixes: they only blank, or put `;` into a blank."""
     groups = _groups(layout)
@@ -41,9 +45,27 @@ def select_branches(text: bytes, layout: Layout) -> bytes:
     out = bytearray(text)
     for group in groups:
         if _fragmentary(group, by_start, text, layout):
-            for start, end in group.directives + group.branches[1:]:
+            kept = _amd_branch(group, layout)
+            for start, end in group.directives + group.branches[:kept] + group.branches[kept + 1:]:
                 blank(out, start, end)
     return bytes(out)
+
+
+def _amd_branch(group: _Group, layout: Layout) -> int:
+    """The index of the branch hipcc compiles for AMD, where each test decides it (`amd_value`); else 0."""
+    for index, (start, end) in enumerate(group.directives[:-1]):
+        match = _DIRECTIVE.match(layout.source, start, end)
+        keyword, test = (match.group(1), match.group(2).replace(b"\\\n", b" ").decode("latin-1")) if match else (b"", "")
+        if keyword == b"else":
+            return index
+        if keyword in (b"ifdef", b"ifndef", b"elifdef", b"elifndef"):
+            test = ("!" if keyword.endswith(b"ndef") else "") + f"defined({test.strip()})"
+        value = amd_value(test, cuda_kept=True)
+        if value is None:
+            return 0
+        if value:
+            return index
+    return 0
 
 
 def _groups(layout: Layout) -> list[_Group]:
@@ -91,6 +113,8 @@ def _fragmentary(group: _Group, groups: _ByStart, text: bytes, layout: Layout) -
         last = layout.previous_code(text, end)
         if last >= start and _ELSE_AT_END.search(text, max(start, last - 4), last + 1):
             return True  # `if (gpu) {...} else` / `#endif` / `{...}`: the statement goes on after the group
+        if last >= start and text[last] == ord(")") and not layout.directive[last]:
+            return True  # `if (x)` or `__launch_bounds__(n)` / `#endif`: what it governs follows the group
     first = layout.next_code(text, group.directives[0][1])
     if first >= 0 and _CONTINUES.match(text, first):
         return True

@@ -29,7 +29,7 @@ _ATTRIBUTE = re.compile(
     rb"\s*(?:__global__|__device__|__host__|__forceinline__|__noinline__|__inline__|__inline|inline|static"
     rb"|extern(?:\s*\"C(?:\+\+)?\")?"
     rb"|__restrict__|__dpct_inline__|__stdcall|__cdecl|__fastcall|__vectorcall"
-    rb"|__attribute__\s*\(\(.*?\)\)|__declspec\s*\(.*?\)|__align__\s*\(.*?\)"
+    rb"|__attribute__\s*\(\((?:[^()]|\([^()]*\))*\)\)|__declspec\s*\((?:[^()]|\([^()]*\))*\)|__align__\s*\(.*?\)"
     rb"|__launch_bounds__\s*\(.*?\)|\[\[.*?\]\]|_Pragma\s*\(\s*\"(?:[^\"\\\\]|\\\\.)*\"\s*\))")
 # The qualifiers tree-sitter-cuda knows, most telling first: what a use keeps when it has room.
 _KEPT_QUALIFIERS = (b"__global__", b"__device__", b"__host__", b"__forceinline__", b"inline", b"static")
@@ -48,6 +48,8 @@ _CONDITIONAL_KEYWORDS = frozenset(b"""constexpr consteval constinit noexcept nul
     bitand bitor compl and_eq or_eq xor_eq not_eq""".split())
 # An object-like macro whose body looks like a statement: `;`, a call, an assignment, a block...
 _STATEMENT_BODY = re.compile(rb";|\bdo\b|\{|\w\s*\(|=|\breturn\b|\bif\b|\bfor\b|\bwhile\b")
+# The start of a loop's or a test's head.
+_HEAD = re.compile(rb"\s*(?:for|while|if|switch)\s*\(")
 # A body that is a function's whole body: a block of statements (`{ throw NotImplemented(...); }`, maybe
 # followed by more, ginkgo's `static_assert(true, "...")` that takes the use's `;`), not an initializer (`{0, 0}`).
 _FUNCTION_BODY = re.compile(rb"\{\s*\}|\{[^}]*;")
@@ -78,7 +80,9 @@ class MacroTable:
     `attributes`: object-like macros that expand to qualifiers only, with what to write
     over a use (the qualifiers that fit in the name, padded with spaces); `attribute_calls`:
     function-like ones (`ALIGN(16)`), blanked with their arguments; `statements` and
-    `object_statements`: macros a use of which may be a whole statement; `identities`:
+    `object_statements`: macros a use of which may be a whole statement; `heads`: the statement
+    macros that stand for a loop's or a test's head (`#define KERNEL_LOOP(i, n) for (...)`), whose
+    use the statement they control follows; `identities`:
     `#define M(x) x`; `bodies`: those among the statement macros that stand for a function's
     whole body (`void f() NOT_IMPLEMENTED;`); `declarations`: those whose body is a declaration
     or a definition (`DEFINE_LDG_TYPE(long long)` at namespace scope).
@@ -94,6 +98,7 @@ class MacroTable:
     # Attribute macros whose name is too short for the execution spaces they stand for (`#define HD __host__
     # __device__`): those spaces, which the parse adds to the function a use stands before (prepare.macro_spaces).
     spaces: dict[bytes, tuple[str, ...]] = dataclasses.field(default_factory=dict)
+    heads: frozenset[bytes] = frozenset()
 
     def fingerprint(self) -> str:
         """Changes whenever what the table makes of some use changes (for the scan cache's key)."""
@@ -101,7 +106,8 @@ class MacroTable:
         for name, replacement in sorted(self.attributes.items()):
             digest.update(b"a" + name + b"=" + replacement + b"\0")
         for tag, names in ((b"c", self.attribute_calls), (b"s", self.statements), (b"o", self.object_statements),
-                           (b"i", self.identities), (b"b", self.bodies), (b"d", self.declarations)):
+                           (b"i", self.identities), (b"b", self.bodies), (b"d", self.declarations),
+                           (b"h", self.heads)):
             digest.update(tag + b"\0".join(sorted(names)) + b"\1")
         for name, spaces in sorted(self.spaces.items()):
             digest.update(b"e" + name + b"=" + " ".join(spaces).encode() + b"\0")
@@ -113,7 +119,7 @@ class MacroTable:
         return MacroTable({word: self.attributes[word] for word in words if word in self.attributes},
                           words & self.attribute_calls, words & self.statements, words & self.object_statements,
                           words & self.identities, words & self.bodies, words & self.declarations,
-                          {word: self.spaces[word] for word in words if word in self.spaces})
+                          {word: self.spaces[word] for word in words if word in self.spaces}, words & self.heads)
 
 
 # Every byte that cannot be part of a C identifier becomes a space: split() then gives the words at C speed.
@@ -176,7 +182,7 @@ def macro_table(per_file: Iterable[FileDefinitions]) -> MacroTable:
     attributes: dict[bytes, bytes] = {}
     spaces: dict[bytes, tuple[str, ...]] = {}
     attribute_calls, statements, object_statements, identities = set(), set(), set(), set()
-    bodies, declarations = set(), set()
+    bodies, declarations, heads = set(), set(), set()
     for name, found in found_by_name.items():
         function_like = any(d.parameters is not None for d in found)
         if name in expansions:
@@ -191,6 +197,8 @@ def macro_table(per_file: Iterable[FileDefinitions]) -> MacroTable:
             identities.add(name)
         elif function_like:
             statements.add(name)
+            if all(_control_head(d.body) for d in found):
+                heads.add(name)
         elif any(_STATEMENT_BODY.search(d.body) for d in found):
             object_statements.add(name)
         if name in statements or name in object_statements:
@@ -199,7 +207,28 @@ def macro_table(per_file: Iterable[FileDefinitions]) -> MacroTable:
             elif all(_declaration_body(d.body) for d in found):
                 declarations.add(name)
     return MacroTable(attributes, frozenset(attribute_calls), frozenset(statements), frozenset(object_statements),
-                      frozenset(identities), frozenset(bodies), frozenset(declarations), spaces)
+                      frozenset(identities), frozenset(bodies), frozenset(declarations), spaces, frozenset(heads))
+
+
+def _control_head(body: bytes) -> bool:
+    """Whether a body is one or more heads of loops or tests and nothing else: `for (...)`, `for (...) for (...)`."""
+    offset = 0
+    while body[offset:].strip():
+        match = _HEAD.match(body, offset)
+        closing = _closing_parenthesis(body, match.end() - 1) if match else -1
+        if closing < 0:
+            return False
+        offset = closing + 1
+    return offset > 0
+
+
+def _closing_parenthesis(text: bytes, opening: int) -> int:
+    depth = 0
+    for offset in range(opening, len(text)):
+        depth += {ord("("): 1, ord(")"): -1}.get(text[offset], 0)
+        if depth == 0:
+            return offset
+    return -1
 
 
 def _declaration_body(body: bytes) -> bool:
@@ -210,10 +239,11 @@ def _attribute_expansions(found_by_name: dict[bytes, list[Definition]]) -> dict[
     """The attribute macros, each with every definition's body joined, other attribute macros in it expanded:
     `#define MGPU_DEVICE __device__ INLINESYMBOL` is one once INLINESYMBOL is (`__forceinline__` or `inline`).
     Rounds until none is added: as many as macros nest (two or three). An empty function-like macro
-    (`REGISTER(key, ...)`) is a statement, not an attribute."""
+    (`REGISTER(key, ...)`) is a statement, not an attribute, unless another definition makes it one (faiss's
+    `ALIGNED(x)`: `__attribute__((aligned(x)))`, or nothing where the compiler has no such attribute)."""
     expansions: dict[bytes, bytes] = {}
     pending = {name: found for name, found in found_by_name.items()
-               if not any(d.parameters is not None and not d.body for d in found)}
+               if not all(d.parameters is not None and not d.body for d in found)}
     while True:
         added = {name: found for name, found in pending.items()
                  if all(_attribute_only(d.body, expansions) for d in found)}

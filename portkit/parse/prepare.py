@@ -37,7 +37,20 @@ _CPLUSPLUS_GUARD = re.compile(
     + _BLANK_OR_COMMENT_LINES + rb'[ \t]*(extern[ \t]+"C"[ \t]*\{|\})[^\n]*\n' + _BLANK_OR_COMMENT_LINES
     + rb"[ \t]*#[ \t]*endif", re.M)
 _PRAGMA = re.compile(rb"^[ \t]*#[ \t]*pragma\b[^\n]*", re.M)
-_NEW_POINTER_ARRAY = re.compile(rb"\bnew\s+[A-Za-z_][\w:]*(?:\s*<[^;()<>]*>)?\s*(\*+)\s*\[")
+_NEW_POINTER_ARRAY = re.compile(rb"\bnew\s+(?:(?:const|volatile)\s+)*[A-Za-z_][\w:]*(?:\s*<[^;()<>]*>)?\s*(\*+)\s*\[")
+_NEW_QUALIFIED = re.compile(rb"\bnew\s+((?:(?:const|volatile)\s+)+)")
+# `enum [[deprecated]] E {`: an attribute between the keyword and the name, which the grammar takes for structs only.
+_ENUM_ATTRIBUTE = re.compile(rb"\benum(?:\s+(?:class|struct))?\s*(\[)\[")
+# A macro spelled between string literals, or after one (`"%" PRId64 " rows"`, `"x = %" PRIu64, x`): the grammar
+# joins literals only. After a literal a word is nothing else, but where a word comes before the literal too
+# (`extern "C" int`, `operator "" _km`), or it is an alternative operator (`"a" and`).
+_STRING_MACRO = re.compile(rb'"[ \t]*(?:\r?\n[ \t]*)?([A-Za-z_]\w*)')
+_NOT_STRING_MACROS = frozenset((b"and", b"or", b"xor", b"bitand", b"bitor", b"and_eq", b"or_eq", b"xor_eq", b"not_eq"))
+_WORD_BYTE = re.compile(rb"\w")
+# GNU's `__restrict` (not `__restrict__`), which the grammar takes only right after a `*`: `const float* const __restrict x`.
+_GNU_RESTRICT = re.compile(rb"\b__restrict\b")
+# A parameter's default `= {}` (`const Options& options = {})`), which the grammar lacks: read as `= 0`.
+_EMPTY_BRACES_DEFAULT = re.compile(rb"\w\s*=\s*(\{\s*\})\s*[,)]")
 _HAS_INCLUDE = re.compile(rb"__has_include(?:_next)?\s*\(\s*(<)[^>\n]*(>)\s*\)")
 _BLOCK_COMMENT = re.compile(rb"/\*.*?\*/", re.S)
 _COMMENT_THEN_TEXT = re.compile(rb"\*/[ \t]*[^ \t\r\n]")  # a block comment's end, then more on its line
@@ -135,8 +148,8 @@ def normalise(source: bytes, table: MacroTable, layout: Layout | None = None) ->
     layout = layout or Layout(source)
     out = bytearray(source)
     for fix in (_define_comments, _grammar_gaps, _attributes, _lambda_qualifiers, _extern_c_guards, _pragmas,
-                _identity_macros, _function_bodies, _declaring_macros, _statement_arguments, _statement_macros,
-                _type_arguments):
+                _identity_macros, _function_bodies, _declaring_macros, _statement_arguments, _control_heads,
+                _statement_macros, _type_arguments):
         fix(out, layout, table)
     assert len(out) == len(source)
     return bytes(out)
@@ -205,13 +218,39 @@ def _directive_goes_on(layout: Layout, offset: int) -> bool:
 
 
 def _grammar_gaps(out: bytearray, layout: Layout, table: MacroTable) -> None:
-    """`new int*[n]` (read as a lambda) -> `new int [n]`; `__has_include(<x>)` -> `__has_include( x )`."""
-    for match in _code_matches(_NEW_POINTER_ARRAY, layout.source, layout, b"new"):
+    """`new int*[n]` (read as a lambda) -> `new int [n]`; `new const T` -> `new       T` (the grammar has no
+    qualifier there); `enum [[deprecated]] E` -> `enum                E`; `"%" PRId64 "\\n"` -> `"%"        "\\n"`;
+    `const __restrict` -> `const           `; a parameter's `= {}` -> `= 0 `; `__has_include(<x>)` -> `__has_include( x )`."""
+    for pattern in (_NEW_POINTER_ARRAY, _NEW_QUALIFIED):
+        for match in _code_matches(pattern, layout.source, layout, b"new"):
+            blank(out, *match.span(1))
+    for match in _code_matches(_ENUM_ATTRIBUTE, layout.source, layout, b"[["):
+        closing = layout.closing(match.start(1))
+        if closing > 0:
+            blank(out, match.start(1), closing + 1)
+    for match in _code_matches(_GNU_RESTRICT, layout.source, layout, b"__restrict"):
+        blank(out, *match.span())
+    for match in _code_matches(_EMPTY_BRACES_DEFAULT, layout.source, layout, b"{"):
         blank(out, *match.span(1))
+        out[match.start(1)] = ord("0")
+    for match in _STRING_MACRO.finditer(layout.source):
+        if layout.opaque[match.start()] and not layout.directive[match.start()] and layout.is_code(match.start(1)) \
+                and match.group(1) not in _NOT_STRING_MACROS and _after_a_lone_literal(layout, match.start()):
+            blank(out, *match.span(1))
     for match in _HAS_INCLUDE.finditer(layout.source):
         if layout.directive[match.start()]:
             blank(out, *match.span(1))
             blank(out, *match.span(2))
+
+
+def _after_a_lone_literal(layout: Layout, closing_quote: int) -> bool:
+    """Whether the `"` at `closing_quote` ends a string literal (not a comment's quote) that no word comes right before
+    (`extern "C"`)."""
+    opening = layout.opaque.rfind(b"\0", 0, closing_quote) + 1
+    if layout.source[opening:opening + 1] != b'"':
+        return False  # a comment, or a prefixed literal (u8"", L"", R"()"): left alone
+    before = layout.previous_code(layout.source, opening)
+    return before < 0 or _WORD_BYTE.match(layout.source, before) is None
 
 
 _ALIGN = re.compile(rb"\b__(?:builtin_)?align__\s*\(")
@@ -420,6 +459,23 @@ def _statement_arguments(out: bytearray, layout: Layout, table: MacroTable) -> N
             out[comma] = ord(";")
 
 
+def _control_heads(out: bytearray, layout: Layout, table: MacroTable) -> None:
+    """`KERNEL_LOOP(i, n + 1) {` where `#define KERNEL_LOOP(i, n) for (...)` (kaldi's loops, Caffe's
+    CUDA_KERNEL_LOOP): a use that the statement it controls follows reads as a call missing its `;`. The name
+    becomes `if`, padded (`if         (i, n + 1) {`): a test of the arguments that controls the same statement.
+    Not where an argument is a type (`if (int, i)` is no test)."""
+    source = layout.source
+    for match in _code_matches(_uses(table.heads), source, layout) if table.heads else ():
+        opening = layout.next_code(source, match.end())
+        closing = layout.closing(opening) if opening > 0 and source[opening] == ord("(") else -1
+        after = layout.next_code(source, closing + 1) if closing > 0 else -1
+        if after < 0 or source[after] == ord(";") or layout.directive[after] \
+                or any(_BUILT_IN_TYPE.fullmatch(source, a, b) for a, b in layout.arguments(opening, closing)) \
+                or not _at_statement_start(out, layout, match.start()):
+            continue
+        out[match.start():match.end()] = b"if".ljust(match.end() - match.start())
+
+
 # A built-in type as tree-sitter reads one (its primitive types), alone as a macro's argument.
 _BUILT_IN_TYPE = re.compile(rb"\s*(?:const\s+)?(?:(?:unsigned|signed|short|long)\s+)*(?:bool|char|short|int|long|float|"
                             rb"double|void|unsigned|signed|size_t|ssize_t|ptrdiff_t|u?int(?:8|16|32|64)_t|u?intptr_t|"
@@ -477,8 +533,8 @@ def _statement_macros(out: bytearray, layout: Layout, table: MacroTable) -> None
     blank at all (`TIMER_END()` before a directive), blank the use: its names are matched token by token."""
     source = layout.source
     for line in _statement_starts(source, table.statements | table.object_statements):
-        if not _maybe_statement_macro(line.group(1), table) or line.group(1) in table.declarations:
-            continue  # a declaration's use, blanked (`_declaring_macros`)
+        if not _maybe_statement_macro(line.group(1), table) or line.group(1) in table.declarations | table.heads:
+            continue  # a declaration's use, blanked (`_declaring_macros`), or a loop's head (`_control_heads`)
         use = _macro_use(layout, table, line.start(1))
         if use is None or not _at_statement_start(out, layout, use[0]) or not _statement_follows(layout, use[1]):
             continue
