@@ -360,6 +360,10 @@ class ParsedFile:
     alternative_includes: frozenset[str] = frozenset()
     # (file name, macro) for each file it includes in a branch one macro selects: a layer's switch (GGML_USE_HIP).
     include_switches: tuple[tuple[str, str], ...] = ()
+    # (name, whether a branch that hipcc takes for AMD holds it) for each CUDA name it defines as HIP's, a port's alias
+    # (`#define cudaMalloc hipMalloc`, typedef, using): what the project's own HIP layer maps (run/scope.py: HipLayer).
+    hip_aliases: tuple[tuple[str, bool], ...] = ()
+    hip_includes: frozenset[str] = frozenset()  # the file names it includes in such a branch (its own HIP layer)
     shape: str = ""  # with a syntax error, the tree's structure (portkit/parse/recovery.py:tree_shape)
 
     # Facts many analyzers ask for, computed on first use (cached in the instance, frozen or not).

@@ -1016,3 +1016,22 @@ def test_a_cuda_enumerator_mapped_to_another_librarys_compiles_for_the_projects_
                             "-D__IS_HIP_COMPILE__", "-I", str(data / "hipblas-5.2"), "-I", str(data / "hipsolver-5.2"),
                             str(out / "solve.cc")], capture_output=True, text=True, env={**os.environ, "HIP_PLATFORM": "amd"})
     assert hipcc.returncode == 0, hipcc.stderr
+
+
+def test_names_the_projects_own_hip_layer_defines_compile_both_ways(tmp_path: Path) -> None:
+    """Convert renames the uses of the names the project's own HIP layer defines (settled: no work) all the same: the
+    converted unit compiles for AMD with the project's switch (its layer then reads `#define cudaMemcpyAsync
+    hipMemcpyAsync` beside `hipMemcpyAsync`) and without it."""
+    hipcc = require_tool("hipcc")
+    tree = tmp_path / "in"
+    (tree / "include").mkdir(parents=True)
+    case = Path(__file__).parent / "cases" / "own_hip_layer.cu"
+    (tree / case.name).write_text(case.read_text())
+    (tree / "include" / "own_hip_layer.h").write_text((case.parent / "include" / "own_hip_layer.h").read_text())
+    assert main(["convert", "--no-cache", "--rocm-version", "5.2", str(tree), "-o", str(tmp_path / "out")]) == 0
+    unit = tmp_path / "out" / case.name
+    assert "hipMemcpyAsync(dst, src" in unit.read_text()
+    for switch in ([], ["-DPROJECT_HIP"]):
+        built = subprocess.run([hipcc, "--offload-arch=gfx90a", "-fsyntax-only", "-x", "hip", *switch, str(unit)],
+                               capture_output=True, text=True, env={**os.environ, "HIP_PLATFORM": "amd"})
+        assert built.returncode == 0, built.stderr[-3000:]

@@ -234,3 +234,26 @@ def test_what_the_projects_own_hip_switch_covers_is_no_work(tmp_path: Path) -> N
     assert main(["convert", "--no-cache", str(tmp_path / case.name), "-o", str(out)]) == 0
     text = (out / case.name).read_text()
     assert "portkit: PK101 %laneid" in text and "return __ballot(p); }  // expect: PK202 PK104" in text
+
+
+def test_what_the_projects_own_hip_layer_defines_is_no_work(tmp_path: Path) -> None:
+    """kaldi's hip/hipify.h, included under its own switch, defines CUDA's names as HIP's (`#define cudaMemcpyAsync
+    hipMemcpyAsync`): its HIP build compiles HIP's names there already. Their uses are listed, naming the layer, and
+    billed nowhere, in the full run and the summary's counts alike (cold and from a filled cache); a name the layer
+    does not define is billed as ever. (Each use was billed: kaldi's cudamatrix with hip/ came to 22.1 person-days.)"""
+    case = ROOT / "tests" / "cases" / "own_hip_layer.cu"
+    shutil.copy(case, tmp_path / case.name)
+    (tmp_path / "include").mkdir()
+    shutil.copy(case.parent / "include" / "own_hip_layer.h", tmp_path / "include")
+    full = scan_data(run_project(_settings(tmp_path, cache=False)))
+    sites = full.pop("findings")
+    for cache in (False, True, True):  # cold, filling the cache, from it
+        summary = scan_data(run_project(_settings(tmp_path, cache=cache), RunRequest(summary_only=True)))
+        summary.pop("findings", None)  # (a run with a cache reads its sites back)
+        assert summary == full
+    apis = {api["name"]: (api["sites"], api["billed"]) for api in full["apis"]}
+    assert {name: apis[name] for name in ("cudaMemcpyAsync", "cudaStream_t", "cudaSuccess", "cudaStreamCreate")} == {
+        "cudaMemcpyAsync": (1, 0), "cudaStream_t": (2, 0), "cudaSuccess": (3, 0), "cudaStreamCreate": (1, 1)}
+    layer = [s for s in sites if s["name"] == "cudaMemcpyAsync"]
+    assert len(layer) == 1 and "the project's own HIP layer" in layer[0]["message"] \
+        and "own_hip_layer.h" in layer[0]["message"]

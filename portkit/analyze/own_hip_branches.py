@@ -12,7 +12,7 @@ What convert leaves there on purpose is right as it is: such findings are `settl
 from __future__ import annotations
 
 import dataclasses
-from typing import Iterable, Iterator
+from typing import Iterable, Iterator, Mapping
 
 from portkit.analyze.registry import Context
 from portkit.codes import ATTENTION_STATUSES, CUDA_BRANCH as CUDA_BRANCH_CODE, HIP_PREAMBLE, in_group
@@ -102,3 +102,19 @@ def settle_cuda_side(parsed: ParsedFile, findings: Iterable[Finding]) -> Iterato
             yield dataclasses.replace(finding, settled=True)  # the test itself: its chain tests for HIP
         else:
             yield finding
+
+
+def own_hip_layer(header: str) -> str:
+    return (f"defined for HIP by the project's own HIP layer {header}, which its HIP build compiles: no work there "
+            "(convert renames it all the same, for a build without the layer)")
+
+
+def settle_by_hip_layer(finding: Finding, layer: Mapping[str, str]) -> Finding:
+    """A use of a CUDA name the project's own HIP layer defines as HIP's where the file sees it (`layer`: name -> the
+    layer's file, run/scope.py: HipLayer), settled, saying which file maps it: its HIP build already compiles HIP's
+    name there, so the use is listed but no work. Its fix stays: renaming it means the same under the layer."""
+    header = layer.get(finding.name) if finding.status is not None and not finding.settled else None
+    if header is None:
+        return finding
+    why = own_hip_layer(header)
+    return dataclasses.replace(finding, message=f"{finding.message}; {why}", advice=why, settled=True)

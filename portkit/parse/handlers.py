@@ -166,12 +166,12 @@ class FileParse:
         # its uses stay CUDA's. A name no CUDA header declares (a copied CUDA Samples helper) stands in for none.
         is_cuda = cuda_declared or api
         # A port's alias (`#define cudaSuccess hipSuccess` under its own HIP test) stands in for nothing: left as written.
-        candidates = [n for n in definition_nodes if is_cuda is not None and is_cuda(node_text(n))
-                      and not is_hip_alias(n, hip_alias)]
+        self.hip_aliases = [n for n in definition_nodes if is_hip_alias(n, hip_alias)]  # (a HIP layer's: run/scope.py)
+        candidates = [n for n in definition_nodes if is_cuda is not None and is_cuda(node_text(n)) and n not in self.hip_aliases]
         branches = GuardedDefinitions(definition_nodes) if candidates else None
         guarded = [n for n in candidates if branches is not None and branches.is_guarded(n)]
         starts = {n.start_byte for n in guarded}
-        defined = [n for n in definition_nodes if n.start_byte not in starts and not is_hip_alias(n, hip_alias)]
+        defined = [n for n in definition_nodes if n.start_byte not in starts and n not in self.hip_aliases]
         self.definitions = {node_text(n) for n in defined}
         # Object-like #defines of kept names (a library's switch the project sets): their name, no parts.
         self.occurrences.extend(Occurrence(node_span(n), Role.MACRO_DEFINITION, node_text(n), node_position(n), "",

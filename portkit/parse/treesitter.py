@@ -31,7 +31,7 @@ from portkit.parse.handles import handle_arithmetic
 from portkit.parse.hip_switches import hip_switch_facts
 from portkit.parse.hipcc_branch import amd_value, reads_cuda_compiler
 from portkit.parse.macros import MacroTable, collect_macros
-from portkit.parse.vendor_layers import layer_facts
+from portkit.parse.vendor_layers import hip_facts, layer_facts
 from portkit.parse.nodes import CUDA_CONDITION_MACROS, HIP_TESTS, HipAlias, Keep, LINE_COMMENT, node_text, position_key
 from portkit.parse.prepare import Prepared, prepare
 from portkit.parse.queries import OPTIONAL_ROLES, captures, grammar
@@ -243,6 +243,12 @@ def _searched(root: Node, parse_bytes: bytes, state: FileParse, hip_pointer: Kee
     return found
 
 
+def _hip_facts(state: FileParse, source: bytes) -> dict:
+    """ParsedFile's fields for the project's own HIP switches, and its HIP layer's aliases and includes."""
+    switches = hip_switch_facts(state.get("condition"), source)
+    return {**switches, **hip_facts(state.get("include"), state.hip_aliases, switches.get("hip_switches", ()))}
+
+
 def parse_source(path: str, source: bytes, keep: Keep | None = None, literals: frozenset[str] = frozenset(),
                  api: Keep | None = None, macros: MacroTable | None = None,
                  cuda_declared: Keep | None = None, hip_alias: HipAlias | None = None,
@@ -298,7 +304,7 @@ def parse_source(path: str, source: bytes, keep: Keep | None = None, literals: f
         newline="\r\n" if b"\r\n" in source[:4096] else "\n",
         device_syntax=device_syntax,
         cuda_only=cuda_only, amd_only=_amd_only(state.get("condition"), state.get("condition_group")),
-        **_nvidia_side(state.get("condition")), **hip_switch_facts(state.get("condition"), source),
+        **_nvidia_side(state.get("condition")), **_hip_facts(state, source),
         first_define=first_define,
         unguarded_device_syntax=unguarded_device_syntax,
         guarded=frozenset(state.guarded), **layer_facts(state.get("include")),

@@ -18,6 +18,7 @@ from tree_sitter import Node
 
 from portkit.parse.guarded import branch_chain, include_guard, opening_group, spelled_test
 from portkit.parse.if_expressions import DEFINED, NAME, without_comments
+from portkit.parse.nodes import HIP_TESTS
 from portkit.resources import load_data
 
 _BRANCHES = ("preproc_if", "preproc_ifdef", "preproc_else", "preproc_elif", "preproc_elifdef")
@@ -90,6 +91,38 @@ def include_switches(includes: Iterable[Node]) -> tuple[tuple[str, str], ...]:
     `#include "vendors/hip.h"`): what builds a layer the file includes (report/notes.py)."""
     return tuple(sorted({(os.path.basename(_included(node)), switch) for node in includes
                          if (switch := _switch(node))}))
+
+
+def hip_branch(node: Node, switches: Iterable[str]) -> bool:
+    """Whether the branch `node` sits in (its innermost #if) is one hipcc takes for AMD by the test's own reading: a
+    positive test of HIP's platform macros (`#if defined(__HIP_PLATFORM_AMD__) || defined(USE_HIP)`), or of one of the
+    project's own HIP `switches` (`#ifdef __IS_HIP_COMPILE__`). An #else, or a negated test, is the other side."""
+    group = next(iter(_enclosing_groups(node)), None)
+    if group is None:
+        return False
+    tests, ranges, _ = branch_chain(group)
+    branch = next((i for i, (start, end) in enumerate(ranges) if start <= node.start_byte < end), len(ranges))
+    test = without_comments((spelled_test(tests[branch]) if branch < len(tests) else None) or "").strip()
+    return (HIP_TESTS.search(test.encode()) is not None and not test.startswith("!")) or _switch(node) in switches
+
+
+def hip_aliases(aliases: Iterable[Node], switches: Iterable[str]) -> tuple[tuple[str, bool], ...]:
+    """ParsedFile's hip_aliases: each CUDA name the file defines as HIP's (the port's alias nodes), with whether a
+    branch hipcc takes for AMD holds the definition (hip_branch); a name defined both ways counts as held."""
+    held: dict[str, bool] = {}
+    switches = frozenset(switches)
+    for node in aliases:
+        name = (node.text or b"").decode("utf-8", "replace")
+        held[name] = held.get(name, False) or hip_branch(node, switches)
+    return tuple(sorted(held.items()))
+
+
+def hip_facts(includes: Iterable[Node], aliases: Iterable[Node], switches: Iterable[str]) -> dict[str, Any]:
+    """ParsedFile's hip_aliases, and its hip_includes: the file names it includes in a branch hipcc takes for AMD
+    (kaldi's `#ifdef __IS_HIP_COMPILE__` / `#include "hipify.h"`), its own HIP layer."""
+    switches = frozenset(switches)
+    return {"hip_aliases": hip_aliases(aliases, switches),
+            "hip_includes": frozenset(os.path.basename(_included(node)) for node in includes if hip_branch(node, switches))}
 
 
 def layer_facts(includes: list[Node]) -> dict[str, Any]:

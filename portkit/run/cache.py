@@ -58,6 +58,9 @@ class FileResult:
     alternative_includes: frozenset[str] = frozenset()
     include_switches: tuple[tuple[str, str], ...] = ()  # ParsedFile's: what selects a layer it includes (a note's)
     hip_switches: tuple[str, ...] = ()  # ParsedFile's: the project's own HIP switches it tests (a note's)
+    # ParsedFile's: the CUDA names it defines as HIP's, and what it includes in a branch hipcc takes (run/scope.py: HipLayer)
+    hip_aliases: tuple[tuple[str, bool], ...] = ()
+    hip_includes: frozenset[str] = frozenset()
     # Each project analysis's fact about the file (analyze/registry.py: ProjectAnalysis), keyed by its name.
     facts: dict[str, Any] = dataclasses.field(default_factory=dict)
     shape: str = ""  # parsed with errors: the tree's structure (ParsedFile.shape), for convert's second pass
@@ -119,7 +122,8 @@ def pack_result(result: FileResult) -> dict[str, Any]:
               "shape": result.shape, "vendor_layer": result.vendor_layer,
               "alternative_includes": sorted(result.alternative_includes),
               "include_switches": [list(switch) for switch in result.include_switches],
-              "hip_switches": list(result.hip_switches)}
+              "hip_switches": list(result.hip_switches), "hip_aliases": [list(alias) for alias in result.hip_aliases],
+              "hip_includes": sorted(result.hip_includes)}
     if result.tally is not None:
         return {**packed, "tally": result.tally.pack()}
     return {**packed, "findings": [pack_finding(f) for f in result.findings],
@@ -137,7 +141,9 @@ def unpack_result(file: SourceFile, d: dict[str, Any], fixes: bool = True) -> Fi
                       facts=_unpack_facts(d["facts"], fixes), shape=d["shape"],
                       vendor_layer=d["vendor_layer"], alternative_includes=frozenset(d["alternative_includes"]),
                       include_switches=tuple((name, macro) for name, macro in d["include_switches"]),
-                      hip_switches=tuple(d["hip_switches"]))
+                      hip_switches=tuple(d["hip_switches"]),
+                      hip_aliases=tuple((name, bool(held)) for name, held in d["hip_aliases"]),
+                      hip_includes=frozenset(d["hip_includes"]))
 
 
 def _pack_facts(facts: dict[str, Any]) -> dict[str, Any]:

@@ -11,6 +11,7 @@ import itertools
 from typing import Any, Iterable, Iterator
 
 from portkit.analyze import Context
+from portkit.analyze.own_hip_branches import settle_by_hip_layer
 from portkit.analyze.registry import ProjectAnalysis, project_analyses
 from portkit.model import Finding, Severity
 from portkit.parse import MacroTable
@@ -20,7 +21,7 @@ from portkit.run.engines import findings_of_headers
 from portkit.run.file import Job, process_file
 from portkit.run.plan import Collected, plan_run
 from portkit.run.request import RunRequest
-from portkit.run.scope import ProjectNames
+from portkit.run.scope import HipLayer, ProjectNames
 from portkit.run.workers import Workers
 from portkit.settings import RunSettings
 from portkit.tally import Tally, dropped, project_tally, tally
@@ -115,17 +116,18 @@ _COPIED = " (copied as it is; --exclude it if it is no source)"
 
 
 def _project_filter(findings: Iterable[Finding], names: ProjectNames, declared: ProjectNames,
-                    anywhere: frozenset[str]) -> Iterator[Finding]:
+                    anywhere: frozenset[str], layer: HipLayer) -> Iterator[Finding]:
     """Apply what only the whole project shows: a name another file defines, where the file sees it, is the
     project's own, and one any file defines or declares (`anywhere`) no unknown CUDA name; one the file's
-    project declares as a variable where it sees it is not renamed."""
+    project declares as a variable where it sees it is not renamed; one the project's own HIP layer defines as
+    HIP's, where the file sees it, is settled."""
     for finding in findings:
         seen = declared.seen_by(finding.path)
         if dropped(finding.code, finding.name, finding.shadowable, names.seen_by(finding.path), anywhere):
             continue
         if finding.fix is not None and finding.name in seen and not finding.fix.arguments_only:
             finding = dataclasses.replace(finding, fix=None)  # the name is some file's variable: not renamed
-        yield finding
+        yield settle_by_hip_layer(finding, layer.seen_by(finding.path)) if layer else finding
 
 
 def _suppressions(results: list[FileResult]) -> dict[str, tuple[tuple[int, frozenset[str]], ...]]:
@@ -163,6 +165,7 @@ def finish_run(collected: Collected) -> ScanResult:
     names = ProjectNames(((r.file.path, r) for r in every), base.rules.cuda_declared_among)
     declared = ProjectNames(((r.file.path, r) for r in every), base.rules.cuda_declared_among, declarations=True,
                             graph=names.graph)
+    layer = HipLayer(((r.file.path, r) for r in every), names.graph)
     results = [r for r in every if r.file.path not in collected.context_only]
     diagnostics = [Diagnostic(path, message, Reason(reason)) for path, message, reason in collected.walk_warnings]
     summaries, sources = _summaries(results, diagnostics)
@@ -173,15 +176,16 @@ def finish_run(collected: Collected) -> ScanResult:
     resolved = [f for analysis in project_analyses() for f in analysis.finish(_facts(results, analysis), context)]
     sites = None
     if collected.summary_only:
-        tallies = _project_tallies(results, names, anywhere, resolved)
+        entries = [e for e in collected.entries if e[0].path not in collected.context_only]
+        scope = Scope(names, declared, anywhere, layer)
+        tallies = _project_tallies(results, scope, resolved, collected.job, dict(entries))
         findings: list[Finding] = []
         if collected.job is not None and collected.job.cache is not None:
-            sites = Sites(collected.job, [e for e in collected.entries if e[0].path not in collected.context_only],
-                          names, declared, anywhere, resolved)
+            sites = Sites(collected.job, entries, scope, resolved)
     else:
         from_units = findings_of_headers(results)
         findings = list(_project_filter([f for r in results for f in from_units.get(r.file.path, r.findings)], names,
-                                        declared, anywhere))
+                                        declared, anywhere, layer))
         findings = _revised(findings + resolved, every, context)
         findings.sort(key=Finding.sort_key)
         tallies = {}
@@ -216,31 +220,55 @@ class Sites:
     whenever it is iterated: a report that streams them never holds them all. A file whose entry
     cannot be read (an unwritable cache) is processed again."""
 
-    def __init__(self, job: Job, entries: list[tuple[SourceFile, str | None]], names: ProjectNames,
-                 declared: ProjectNames, anywhere: frozenset[str], resolved: list[Finding]):
+    def __init__(self, job: Job, entries: list[tuple[SourceFile, str | None]], scope: Scope, resolved: list[Finding]):
         self.job = job
         self.entries = sorted(entries, key=lambda item: item[0].path)
-        self.names, self.declared, self.anywhere = names, declared, anywhere
+        self.scope = scope
         self.resolved: dict[str, list[Finding]] = {}
         for finding in resolved:
             self.resolved.setdefault(finding.path, []).append(finding)
 
     def __iter__(self) -> Iterator[Finding]:
-        job = dataclasses.replace(self.job, summary=False, keep_sources=False)
         for file, entry in self.entries:
-            result = job.cache.lookup(file, entry, fixes=False) if job.cache is not None else None
-            if result is None:
-                result = process_file(job, file)
-            findings = list(_project_filter(result.findings, self.names, self.declared, self.anywhere))
+            findings = list(self.scope.filter(_read_back(self.job, file, entry)))
             findings.extend(self.resolved.get(file.path, ()))
             yield from sorted(findings, key=Finding.sort_key)
 
 
-def _project_tallies(results: list[FileResult], names: ProjectNames, anywhere: frozenset[str],
-                     resolved: list[Finding]) -> dict[str, Tally]:
-    """Each file's tally without what the project's own names drop, with the names other files' aliases resolved."""
-    tallies = {r.file.path: project_tally(r.tally, names.seen_by(r.file.path), anywhere)
-               for r in results if r.tally is not None}
+@dataclasses.dataclass(frozen=True)
+class Scope:
+    """What the whole project decides about each file's findings (_project_filter's arguments)."""
+
+    names: ProjectNames
+    declared: ProjectNames
+    anywhere: frozenset[str]
+    layer: HipLayer
+
+    def filter(self, findings: Iterable[Finding]) -> Iterator[Finding]:
+        return _project_filter(findings, self.names, self.declared, self.anywhere, self.layer)
+
+
+def _read_back(job: Job, file: SourceFile, entry: str | None) -> tuple[Finding, ...]:
+    """A summary-only run's findings of one file: from its cache entry, or (none readable) processed again."""
+    job = dataclasses.replace(job, summary=False, keep_sources=False)
+    result = job.cache.lookup(file, entry, fixes=False) if job.cache is not None else None
+    return (result if result is not None else process_file(job, file)).findings
+
+
+def _project_tallies(results: list[FileResult], scope: Scope, resolved: list[Finding], job: Job | None,
+                     entries: dict[SourceFile, str | None]) -> dict[str, Tally]:
+    """Each file's tally without what the project's own names drop, with the names other files' aliases resolved.
+    A file that uses a name the project's own HIP layer defines is counted again from its findings (read back),
+    settled as a full run settles them: which site of a line the effort bills depends on what is settled."""
+    tallies = {}
+    for r in results:
+        if r.tally is None:
+            continue
+        seen = scope.layer.seen_by(r.file.path) if scope.layer else {}
+        if job is not None and seen and any(row.status and row.name in seen for row in r.tally.rows):
+            tallies[r.file.path] = tally(scope.filter(_read_back(job, r.file, entries.get(r.file))))
+        else:
+            tallies[r.file.path] = project_tally(r.tally, scope.names.seen_by(r.file.path), scope.anywhere)
     for path, group in itertools.groupby(sorted(resolved, key=Finding.sort_key), key=lambda f: f.path):
         tallies[path] = tallies.get(path, Tally()) + tally(group)
     return {path: found for path, found in tallies.items() if found.rows or found.listed}

@@ -55,6 +55,12 @@ class Defining(Protocol):
     @property
     def alternative_includes(self) -> frozenset[str]: ...
 
+    @property
+    def hip_aliases(self) -> tuple[tuple[str, bool], ...]: ...
+
+    @property
+    def hip_includes(self) -> frozenset[str]: ...
+
 
 class IncludeGraph:
     """Which files include which (by file name), and the translation units among them; each file's walks
@@ -83,6 +89,10 @@ class IncludeGraph:
         """Whether every file that includes `path` does so only in one branch of an #if chain with several."""
         name = os.path.basename(path)
         return all(name in self._alternative.get(includer, ()) for includer in self._includers.get(name, ()))
+
+    def named(self, name: str) -> list[str]:
+        """The files an include of `name` (a file name) reaches."""
+        return self._by_name.get(name, [])
 
     def reached(self, path: str) -> frozenset[str]:
         """The file names `path` includes, directly or through the files those name."""
@@ -193,3 +203,43 @@ class FileNames:
             return True
         units = self._project.in_units.get(name)
         return bool(units) and not units.isdisjoint(self._project.graph.units_including(self._path))
+
+
+class HipLayer:
+    """The CUDA names the project's own HIP layer defines for its HIP build, and which files see each: kaldi's
+    hip/hipify.h (`#define cublasSgemm_v2 hipblasSgemm`), which its files include under `#ifdef __IS_HIP_COMPILE__`,
+    or colmap's aliases under `#if defined(__HIP_PLATFORM_AMD__) || defined(USE_HIP)`. A port's alias counts where a
+    branch hipcc takes for AMD holds it, or where its file is one a file includes in such a branch (its HIP switch's,
+    or a test of HIP's own macros; parse/vendor_layers.py: hip_branch). A file sees the aliases of the files it
+    includes, directly or not, and its own: their uses there are done work for the project's HIP build. Another
+    vendor's layer (`#define cudaMalloc musaMalloc`) is no HIP layer."""
+
+    def __init__(self, files: Iterable[tuple[str, Defining]], graph: IncludeGraph):
+        files = list(files)
+        switched = {name for _, result in files for name in result.hip_includes}
+        self._defining: dict[str, dict[str, str]] = {}  # a file -> {CUDA name it defines for HIP: that file}
+        for path, result in files:
+            if result.vendor_layer == OTHER_VENDOR:
+                continue
+            layer = os.path.basename(path) in switched
+            aliases = {name: path for name, held in result.hip_aliases if held or layer}
+            if aliases:
+                self._defining[path] = aliases
+        self._graph = graph
+        self._seen: dict[str, dict[str, str]] = {}
+
+    def __bool__(self) -> bool:
+        return bool(self._defining)
+
+    def seen_by(self, path: str) -> dict[str, str]:
+        """The layer's CUDA names `path` sees, each with the file that defines it (the first by path)."""
+        seen = self._seen.get(path)
+        if seen is None:
+            if not self._defining:
+                return {}
+            seen = {}
+            for other in sorted({path, *(p for name in self._graph.reached(path) for p in self._graph.named(name))}):
+                for name, header in self._defining.get(other, {}).items():
+                    seen.setdefault(name, header)
+            self._seen[path] = seen
+        return seen
