@@ -322,13 +322,67 @@ build/%.o: %.cpp
 """
 
 
+# CMake's CUDA language in the forms convert writes as HIP's: the language's variables, a generator expression, the
+# properties, .cu sources named and globbed; a CUDA library's file imported by its path (the project's IMPORTED target).
+LANGUAGE_CMAKE = """cmake_minimum_required(VERSION 3.18)
+project(p LANGUAGES CXX CUDA)
+include(CheckLanguage)
+check_language(CUDA)
+set(CMAKE_CUDA_STANDARD 17)
+set(CMAKE_CUDA_ARCHITECTURES 70 72)
+set(CMAKE_CUDA_FLAGS "${CMAKE_CUDA_FLAGS} -DFROM_FLAGS=1 -gencode arch=compute_70,code=sm_70 -lineinfo -gencode arch=compute_72,code=sm_72")
+file(GLOB KERNELS kernels/*.cu)
+add_library(kernels STATIC ${KERNELS})
+add_executable(app main.cpp k.cu)
+target_compile_definitions(app PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:FROM_GENEX=1>)
+set_target_properties(app PROPERTIES CUDA_STANDARD 17)
+add_library(nccl SHARED IMPORTED)
+set_target_properties(nccl PROPERTIES IMPORTED_LOCATION /usr/lib/x86_64-linux-gnu/libnccl.so.2)
+target_link_libraries(app PRIVATE kernels)
+"""
+# FindCUDA's targets, which convert writes as add_* with their sources HIP.
+FINDCUDA_TARGETS_CMAKE = """cmake_minimum_required(VERSION 3.18)
+project(p CXX)
+find_package(CUDA REQUIRED)
+cuda_add_executable(app main.cpp k.cu OPTIONS -O3)
+get_target_property(standard app CUDA_STANDARD)
+"""
+# configure.ac's switch and prefix for the CUDA build (UCX's and hwloc's shapes), its library test.
+CUDA_CONFIGURE = """AC_INIT([demo], [1.0])
+AC_PROG_CXX
+AC_ARG_ENABLE([cuda],
+  [AS_HELP_STRING([--enable-cuda], [build the GPU kernels])],
+  [], [enable_cuda=no])
+AC_ARG_VAR([CUDA_PATH], [CUDA install prefix])
+AC_ARG_WITH([cuda], [AS_HELP_STRING([--with-cuda=DIR], [CUDA prefix])], [], [with_cuda=/usr/local/cuda])
+AS_IF([test "x$enable_cuda" = xyes], [
+  AC_PATH_PROG([NVCC], [nvcc], [no])
+  CUDA_CPPFLAGS="-I$with_cuda/include"
+  AC_CHECK_LIB([cudart], [cudaMalloc], [], [AC_MSG_ERROR([no cudart])])
+])
+AC_SUBST([NVCC])
+AC_SUBST([CUDA_CPPFLAGS])
+AC_OUTPUT
+"""
+GENCODE_MAKEFILE = """NVCC = nvcc
+GENCODE = -gencode arch=compute_70,code=sm_70 -gencode arch=compute_72,code=sm_72 \\
+  -gencode arch=compute_80,code=sm_80 \\
+  -gencode arch=compute_80,code=compute_80
+LIBS = /usr/local/cuda/lib64/libcudart_static.a
+k.o: k.cu
+\t$(NVCC) $(GENCODE) -c $< -o $@; $(NVCC) -arch=sm_72 -c $< -o again.o
+"""
+
+
 @pytest.mark.parametrize(("name", "text"), [("Makefile", MAKEFILE), ("CMakeLists.txt", CMAKE), ("CMakeLists.txt", FINDCUDA_CMAKE),
                                             ("CMakeLists.txt", "find_package(CUDA)\ncuda_compile_ptx(P k.cu)\n"
                                              "cuda_add_library(a k.cu OPTIONS -Xptxas -v)\ncuda_build_clean_target()\n"),
                                             ("Makefile", LLMC_DEVICE_QUERY), ("Makefile", OUTPUT_DIRECTORY_MAKEFILE),
-                                            ("Makefile", VERSION_CHECK_MAKEFILE)],
+                                            ("Makefile", VERSION_CHECK_MAKEFILE), ("CMakeLists.txt", LANGUAGE_CMAKE),
+                                            ("configure.ac", CUDA_CONFIGURE), ("Makefile", GENCODE_MAKEFILE)],
                          ids=["make", "cmake", "cmake-findcuda", "cmake-findcuda-commands", "make-device-query",
-                              "make-output-directory", "make-version-check"])
+                              "make-output-directory", "make-version-check", "cmake-imported-library", "configure",
+                              "make-library-file"])
 def test_scan_lists_exactly_what_convert_marks(name: str, text: str, tmp_path: Path) -> None:
     """The build items scan reports as needing work are the ones convert writes a marker for."""
     (tmp_path / "in").mkdir()
@@ -1823,3 +1877,164 @@ def test_a_project_target_named_as_a_library_keeps_its_name_and_finds_rccl(tmp_p
     built = _run(["cmake", "--build", "build", "--verbose"], out, HIP_PLATFORM="amd")
     assert f"{prefix}/lib/librccl.so" in built.stdout and f"-isystem {prefix}/include" in built.stdout, built.stdout
     assert subprocess.run([str(out / "build" / "app")], timeout=60).returncode == 0  # the stand-in's version
+
+
+def _scan_lines(source: Path, name: str) -> dict[int, list[str]]:
+    """The findings scan lists in the file `name` of `source`, by line: code and name."""
+    scan = subprocess.run([sys.executable, "-m", "portkit", "scan", str(source), "--format", "json", "--rocm-version",
+                           "5.2", "--no-cache"], capture_output=True, text=True, check=True)
+    lines: dict[int, list[str]] = {}
+    for finding in json.loads(scan.stdout)["findings"]:
+        if Path(finding["path"]).name == name:
+            lines.setdefault(finding["line"], []).append(f"{finding['code']} {finding['name']}")
+    return lines
+
+
+def _edited_lines(original: str, converted: str) -> dict[int, list[str]]:
+    """The lines of `original` convert rewrote, or added lines after, with what it wrote there (markers aside)."""
+    before = original.splitlines()
+    after = [line for line in converted.splitlines() if not line.strip().startswith("# portkit: ")]
+    edited: dict[int, list[str]] = {}
+    for operation, start, end, out_start, out_end in difflib.SequenceMatcher(None, before, after,
+                                                                             autojunk=False).get_opcodes():
+        if operation != "equal":  # an added line follows the original line before it
+            for number in range(start + 1, end + 1) if end > start else [start]:
+                edited.setdefault(number, []).extend(after[out_start:out_end])
+    return edited
+
+
+@pytest.mark.parametrize(("name", "text"), [("CMakeLists.txt", LANGUAGE_CMAKE), ("CMakeLists.txt", FINDCUDA_TARGETS_CMAKE),
+                                            ("configure.ac", CUDA_CONFIGURE), ("Makefile", GENCODE_MAKEFILE)],
+                         ids=["cmake-language", "cmake-findcuda-targets", "configure", "make-gencode"])
+def test_scan_lists_a_finding_on_every_line_convert_edits_in_a_build_file(name: str, text: str, tmp_path: Path) -> None:
+    """convert wrote CMAKE_CUDA_FLAGS as CMAKE_HIP_FLAGS, $<COMPILE_LANGUAGE:CUDA> as HIP, CUDA_STANDARD as
+    HIP_STANDARD, check_language(CUDA) as HIP's, cuda_add_executable as add_executable, added
+    set_source_files_properties(... LANGUAGE HIP) after the commands naming .cu files (and the lines that pick a
+    glob's out), and wrote configure.ac's cudaMalloc test as hipMalloc's: scan listed none of these. Now every line
+    convert rewrites, or adds lines after, has a finding of scan's (PK409 for CMake's language, PK402 for FindCUDA's
+    targets, the function's rule), as PK407/PK408 are for Makefiles' nvcc and options."""
+    source = tmp_path / "in"
+    source.mkdir()
+    (source / name).write_text(text)
+    listed = _scan_lines(source, name)
+    _portkit_convert(source, tmp_path / "out")
+    edited = _edited_lines(text, (tmp_path / "out" / name).read_text())
+    assert edited  # the case has edits
+    unlisted = {number: written for number, written in edited.items() if number not in listed}
+    assert not unlisted, unlisted
+    if name == "CMakeLists.txt" and "CUDA_FLAGS" in text:
+        assert {"PK409 CMAKE_CUDA_FLAGS", "PK409 $<COMPILE_LANGUAGE:CUDA>", "PK409 k.cu", "PK409 ${KERNELS}",
+                "PK409 CUDA_STANDARD", "PK409 check_language(CUDA)"} <= {f for found in listed.values() for f in found}
+
+
+def test_a_cmake_project_of_cuda_language_forms_builds_with_hipcc_and_its_imported_cuda_library_is_marked(
+        tmp_path: Path) -> None:
+    """The forms scan now lists (CMAKE_CUDA_FLAGS, the generator expression, the .cu sources given the language, named
+    and globbed) build with the real cmake and hipcc after convert (--cmake-hipcc: Debian's CMake has no HIP
+    language), each define reaching the kernel. The project's `add_library(nccl SHARED IMPORTED)` with
+    `IMPORTED_LOCATION /usr/lib/x86_64-linux-gnu/libnccl.so.2` was kept unmarked and unlisted; now it has a PK404
+    marker naming RCCL's library, which scan lists on that line. The --offload-arch targets are each given once."""
+    require_tool("cmake")
+    require_tool("hipcc")
+    source = tmp_path / "in"
+    (source / "kernels").mkdir(parents=True)
+    (source / "CMakeLists.txt").write_text(LANGUAGE_CMAKE)
+    check = ("#if !defined(FROM_FLAGS) || !defined(FROM_GENEX)\n#error the CUDA flags or the generator expression "
+             "did not reach the kernel\n#endif\n")
+    (source / "k.cu").write_text(check + "__global__ void fill(int *p) { p[threadIdx.x] = 1; }\n"
+                                 "int run() { int *p; cudaMalloc(&p, 4); fill<<<1, 1>>>(p); return cudaFree(p); }\n")
+    (source / "kernels" / "g.cu").write_text("#ifndef FROM_FLAGS\n#error no CUDA flags\n#endif\n"
+                                             "__global__ void other(int *p) { p[threadIdx.x] = 2; }\n")
+    (source / "main.cpp").write_text("int run();\nint main() { return run(); }\n")
+    listed = _scan_lines(source, "CMakeLists.txt")
+    assert any(f.startswith("PK404 libnccl.so.2") for f in listed[14]), listed
+    out = tmp_path / "out"
+    _portkit_convert(source, out, "--cmake-hipcc")
+    converted = (out / "CMakeLists.txt").read_text()
+    assert ("# portkit: PK404 libnccl.so.2: CUDA's nccl library by its file, which a ROCm machine does not have: use "
+            "HIP's rccl") in converted, converted
+    assert ('set(CMAKE_CXX_FLAGS "${CMAKE_CXX_FLAGS} -DFROM_FLAGS=1 --offload-arch=gfx906 -gline-tables-only")'
+            in converted.splitlines()), converted
+    _run(["cmake", "-S", ".", "-B", "build", "-DCMAKE_CXX_COMPILER=hipcc"], out, HIP_PLATFORM="amd")
+    built = _run(["make", "-C", "build", "VERBOSE=1"], out, HIP_PLATFORM="amd")
+    for unit in ("k.cu", "g.cu"):
+        assert any(" -c " in line and unit in line for line in built.stdout.splitlines()), built.stdout
+    assert (out / "build" / "app").is_file()
+
+
+def test_offload_targets_a_gencode_list_pairs_with_one_gpu_are_written_once_and_the_port_builds(tmp_path: Path) -> None:
+    """`-gencode arch=compute_70,code=sm_70 -gencode arch=compute_72,code=sm_72` (both gfx906), and compute_80 beside
+    sm_80 on a backslash-continued line, gave `--offload-arch=gfx906 --offload-arch=gfx906 ... --offload-arch=gfx90a
+    --offload-arch=gfx90a`: each -gencode became its target, and only targets side by side were merged. Now a target
+    is written once in a logical line, a command or a CMake list (the continuation before a repeat goes with it); a
+    second command on the line keeps its own. The port builds with the real make and hipcc for both GPUs."""
+    require_tool("make")
+    require_tool("hipcc")
+    source = tmp_path / "in"
+    source.mkdir()
+    (source / "Makefile").write_text(GENCODE_MAKEFILE)
+    (source / "k.cu").write_text("__global__ void fill(int *p) { p[threadIdx.x] = 1; }\n")
+    _portkit_convert(source, tmp_path / "out")
+    out = tmp_path / "out"
+    converted = (out / "Makefile").read_text()
+    assert "GENCODE = --offload-arch=gfx906 \\\n  --offload-arch=gfx90a\n# portkit: PK404" in converted, converted
+    assert "\t$(NVCC) $(GENCODE) -c $< -o $@; $(NVCC) --offload-arch=gfx906 -c $< -o again.o\n" in converted, converted
+    _portkit_convert(out, tmp_path / "again")
+    assert (tmp_path / "again" / "Makefile").read_text() == converted
+    built = _run(["make", "k.o"], out, HIP_PLATFORM="amd")
+    command = next(line for line in built.stdout.splitlines() if "hipcc" in line)
+    assert command.split().count("--offload-arch=gfx906") == 2 and command.count("--offload-arch=gfx90a") == 1, command
+    assert offload_targets(out / "k.o") == ["host-x86_64-unknown-linux", "hipv4-amdgcn-amd-amdhsa--gfx906",
+                                            "hipv4-amdgcn-amd-amdhsa--gfx90a"]
+    from portkit.convert.cmake_files import convert_cmake
+    from portkit.rules import load_database
+
+    listed = convert_cmake('list(APPEND FLAGS "-gencode arch=compute_70,code=sm_70" "-gencode arch=compute_72,code=sm_72"'
+                           ";-gencode arch=compute_70,code=compute_70)\n", load_database()).text
+    assert listed == 'list(APPEND FLAGS "--offload-arch=gfx906")\n'
+
+
+def test_the_convert_summary_counts_the_lines_it_writes_in_build_files(tmp_path: Path) -> None:
+    """A project of build files alone: the summary said "0 edits" however many lines convert rewrote. Now its edits
+    count each line of a build file convert rewrote or added (its markers aside), and say how many of them are."""
+    source = tmp_path / "in"
+    source.mkdir()
+    for name, text in (("Makefile", GENCODE_MAKEFILE), ("CMakeLists.txt", LANGUAGE_CMAKE), ("configure.ac", CUDA_CONFIGURE)):
+        (source / name).write_text(text)
+    result = subprocess.run([sys.executable, "-m", "portkit", "convert", str(source), "-o", str(tmp_path / "out"),
+                             "--rocm-version", "5.2"], capture_output=True, text=True, check=True)
+    written = 0
+    for name in ("Makefile", "CMakeLists.txt", "configure.ac"):
+        before = (source / name).read_text().splitlines()
+        after = [line for line in (tmp_path / "out" / name).read_text().splitlines() if not line.startswith("# portkit: ")
+                 and not line.lstrip().startswith("# portkit: ")]
+        written += sum(end - start for operation, _, _, start, end in
+                       difflib.SequenceMatcher(None, before, after, autojunk=False).get_opcodes() if operation != "equal")
+    assert written >= 15
+    assert f"3 changed, {written} edits ({written} of them build-file lines), 0 markers" in result.stdout, result.stdout
+
+
+def test_configures_cuda_switch_prefix_and_library_test_are_marked_and_listed_and_it_configures_hipcc(
+        tmp_path: Path) -> None:
+    """configure.ac's `AC_ARG_ENABLE([cuda], ...)`, `AC_ARG_VAR([CUDA_PATH], ...)` and `-I$with_cuda/include` were
+    neither marked nor listed, nor the cudaMalloc of `AC_CHECK_LIB([cudart], [cudaMalloc])`, which convert writes
+    as hipMalloc. Now the switch has a PK414 marker (configure with --enable-cuda, or rename it), the prefix's variable
+    and value PK404 ones, and scan lists those and the function. The converted configure.ac goes through the real
+    autoconf, and `./configure --enable-cuda` finds hipcc."""
+    source = tmp_path / "in"
+    source.mkdir()
+    (source / "configure.ac").write_text(CUDA_CONFIGURE)
+    listed = _scan_lines(source, "configure.ac")
+    for line, finding in ((3, "PK414 cuda"), (6, "PK404 CUDA_PATH"), (7, "PK404 cuda"), (10, "PK404 $with_cuda"),
+                          (11, "PK100 cudaMalloc")):
+        assert finding in listed.get(line, []), (line, finding, listed)
+    _portkit_convert(source, tmp_path / "out")
+    converted = (tmp_path / "out" / "configure.ac").read_text()
+    assert "# portkit: PK414 cuda: configure's --enable-cuda turns the GPU build on" in converted, converted
+    assert "# portkit: PK404 CUDA_PATH: configure reads this variable" in converted, converted
+    assert "  # portkit: PK404 $with_cuda: the value of configure's --with-cuda=PATH" in converted, converted
+    assert "AC_CHECK_LIB([amdhip64], [hipMalloc]" in converted
+    autoconf = require_tool("autoconf")
+    _run([autoconf], tmp_path / "out")
+    configured = _run(["./configure", "--enable-cuda", "--with-cuda=/opt/rocm"], tmp_path / "out", HIP_PLATFORM="amd")
+    assert "checking for hipcc... /usr/bin/hipcc" in configured.stdout, configured.stdout

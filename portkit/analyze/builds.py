@@ -7,9 +7,10 @@ from typing import Iterable
 
 from portkit.analyze.findings import rule_finding
 from portkit.analyze.registry import Context, TextFile, analyzer
-from portkit.codes import (CODES, FIND_CUDA, FINDCUDA_COMMAND, FINDCUDA_VARIABLE, GPU_ARCHITECTURE, NVCC_FLAG,
+from portkit.codes import (CODES, CUDA_PATH, FIND_CUDA, FINDCUDA_COMMAND, FINDCUDA_VARIABLE, GPU_ARCHITECTURE, NVCC_FLAG,
                            RULE_CODES)
 from portkit.model import Finding, Position, Span
+from portkit.rules import Rule, RuleDatabase, Target
 from portkit.rules.build_facts import FindCudaCommand, FindCudaVariable, build_facts
 from portkit.textutil import AUTOCONF_COMMENT, HASH_COMMENT, LineIndex, blank
 
@@ -76,6 +77,30 @@ def found_headers(text: str) -> list[tuple[int, str]]:
     whose directory the build then includes: a CUDA header's is where its HIP header is now."""
     return [(call.start(2) + word.start(), word.group()) for call in CMAKE_FIND_CALL.finditer(text)
             if call.group(1).lower() != "library" for word in CMAKE_HEADER_WORD.finditer(call.group(2))]
+
+
+# A library's file named by itself or at the end of a path (`IMPORTED_LOCATION /usr/lib/libnccl.so.2`,
+# `${NCCL_HOME}/lib/libnccl.a`): group `library`, its name as -l names it. The literal first, as those above.
+LIBRARY_FILE = re.compile(r"lib(?<![\w.+-]lib)(?P<library>[A-Za-z_][\w+-]*?)\.(?:so(?:\.\d+)*|a|dylib)(?![\w.+-])")
+
+
+def library_file_advice(rule: Rule, target: Target) -> str:
+    """What a build file naming a CUDA library's file (LIBRARY_FILE) needs: the file is not on a ROCm machine."""
+    resolved = rule.resolve(target)
+    if not rule.hip or not resolved.hip:
+        return f"CUDA's {rule.cuda} library by its file, which ROCm does not have: {resolved.advice or 'drop it'}"
+    target_name = f", or link its CMake target {rule.hip_cmake}" if rule.hip_cmake else ""
+    return (f"CUDA's {rule.cuda} library by its file, which a ROCm machine does not have: use HIP's {resolved.hip} "
+            f"(lib{resolved.hip} in ROCm's lib directory, /opt/rocm/lib; CMake's find_library(<VAR> {resolved.hip}) "
+            f"finds it{target_name}).")
+
+
+def library_files(text: str, rules: RuleDatabase) -> list[tuple[int, str, Rule]]:
+    """(offset, file as written, rule) of each CUDA library's file a build file names (`text`: its comments blanked)."""
+    if "lib" not in text:
+        return []
+    found = [(m.start(), m.group(), rules.link(m.group("library"))) for m in LIBRARY_FILE.finditer(text)]
+    return [(offset, written, rule) for offset, written, rule in found if rule is not None]
 
 
 def link_names(file_type: str, text: str) -> list[tuple[int, str]]:
@@ -149,6 +174,8 @@ def is_expanded(use: re.Match) -> bool:
 # its name and arguments. Each of CMake's arguments is a quoted string or a word.
 FINDCUDA_CALL = re.compile(r"(?:cuda_(?<!\wcuda_)|find_cuda_(?<!\wfind_cuda_))\w+\s*\(([^)]*)\)", re.I)
 CMAKE_ARGUMENT = re.compile(r'"(?:[^"\\]|\\.)*"|[^\s"]+')
+# FindCUDA's commands for a target of .cu and host sources, which convert writes as add_* (not in rules/_build.yaml).
+FINDCUDA_TARGETS = ("cuda_add_executable", "cuda_add_library")
 _DEFINED = re.compile(r"\b(?:function|macro)\s*\(\s*(\w+)", re.I)
 
 
@@ -219,10 +246,16 @@ def _findcuda_commands(file: TextFile, code: str, lines: LineIndex[str], context
         return
     defined = defined_commands(code)
     for call, command in ((c, findcuda_command(c, defined)) for c in FINDCUDA_CALL.finditer(code)):
-        if command is None:
-            continue
         written = call.group().split("(")[0].strip()
         span, position = text_location(lines, call.start(), len(written))
+        if written.lower() in FINDCUDA_TARGETS:
+            found = CODES[FIND_CUDA]
+            yield Finding(path=file.path, position=position, code=found.code, name=written, severity=found.severity,
+                          message=f"FindCUDA's {written}, which convert writes as {written.lower()[len('cuda_'):]}",
+                          advice=_FINDCUDA_TARGET_ADVICE, span=span)
+            continue
+        if command is None:
+            continue
         library = command.library(command_arguments(call))
         rule = context.rules.link(library) if library else None
         if rule is not None:
@@ -238,6 +271,11 @@ def _findcuda_commands(file: TextFile, code: str, lines: LineIndex[str], context
                       message=message, advice=command.advice or f"convert writes {equivalent}.", span=span)
 
 
+_FINDCUDA_TARGET_ADVICE = ("convert writes add_executable or add_library, with LANGUAGE HIP on its .cu sources (those of "
+                           "a variable picked out when CMake runs), its OPTIONS as their compile flags, and hip::host "
+                           "linked.")
+
+
 def findcuda_advice(variable: FindCudaVariable) -> str:
     """What a use of `variable` needs, other than a library variable's `${NAME}`: what convert writes, or does not."""
     if variable.hip:
@@ -249,7 +287,7 @@ def findcuda_advice(variable: FindCudaVariable) -> str:
 
 
 @analyzer("cmake", "make", "autoconf", "script",
-          codes=(GPU_ARCHITECTURE, FIND_CUDA, FINDCUDA_VARIABLE, FINDCUDA_COMMAND, NVCC_FLAG, *RULE_CODES))
+          codes=(GPU_ARCHITECTURE, FIND_CUDA, FINDCUDA_VARIABLE, FINDCUDA_COMMAND, NVCC_FLAG, CUDA_PATH, *RULE_CODES))
 def analyze_build_file(file: TextFile, context: Context) -> Iterable[Finding]:
     lines = LineIndex(file.text)
     code = blank(file.text, AUTOCONF_COMMENT if file.file_type == "autoconf" else HASH_COMMENT)
@@ -258,6 +296,18 @@ def analyze_build_file(file: TextFile, context: Context) -> Iterable[Finding]:
         if rule is not None:
             span, position = text_location(lines, offset, len(name.encode()))
             yield rule_finding(file.path, rule, name, span, position, context)
+    if file.file_type == "autoconf":  # the function a library test links: convert writes HIP's spelling
+        for test in AUTOCONF_LIBRARY_TEST.finditer(code):
+            group = "function" if test.group("function") else "searched"
+            rule = context.rules.lookup(test.group(group))
+            if rule is not None:
+                span, position = text_location(lines, test.start(group), len(test.group(group).encode()))
+                yield rule_finding(file.path, rule, test.group(group), span, position, context)
+    for offset, written, rule in library_files(code, context.rules):
+        span, position = text_location(lines, offset, len(written.encode()))
+        yield Finding(path=file.path, position=position, code=CUDA_PATH, name=written, severity=CODES[CUDA_PATH].severity,
+                      message=f"{CODES[CUDA_PATH].summary}: {written}", advice=library_file_advice(rule, context.target),
+                      span=span)
     if file.file_type == "cmake":
         for offset, name in found_headers(code):
             rule = context.rules.header(name)

@@ -15,7 +15,7 @@ from portkit.analyze.build_commands import (NVCC_COMMAND, NVCC_PATH, OUTPUT_DIRE
 from portkit.analyze.builds import (ASSIGNMENT, AUTOCONF_LIBRARY_TEST, LIBRARY_NAME, LIBRARY_VARIABLE_USE,
                                     library_variables)
 from portkit.codes import CUDA_PATH, GPU_ARCHITECTURE, NVCC_FLAG, Status, code_for_status
-from portkit.convert.build_flags import (arch_list, hip_library, library_code, link_flags, translate_flags,
+from portkit.convert.build_flags import (SHELL_STRETCH_END, arch_list, hip_library, library_code, link_flags, translate_flags,
                                          unported_advice, unsupported)
 from portkit.convert.build_text import HASH_COMMENT, BuildConversion, Rewriter
 from portkit.rules import RuleDatabase
@@ -227,7 +227,7 @@ def convert_makefile(text: str, rules: RuleDatabase, offload_arch: tuple[str, ..
     for_hipcc = gpu_compiler_options(blank(rewriter.text, rewriter.comment), facts)
     if not shell:
         _dependency_targets(rewriter, for_hipcc)
-    translate_flags(rewriter, facts, offload_arch, for_hipcc)
+    translate_flags(rewriter, facts, offload_arch, for_hipcc, SHELL_STRETCH_END)
     _host_hip_flags(rewriter, facts)
     link_flags(rewriter, rules, target, file_type or ("script" if shell else "make"))
     _library_variables(rewriter, rules, target)

@@ -9,12 +9,14 @@ from __future__ import annotations
 import re
 from typing import Callable
 
+from portkit.analyze.builds import library_file_advice, library_files
 from portkit.analyze.environment import patterns
-from portkit.codes import CUDA_PATH, NVCC_FLAG, NVIDIA_TOOL, code_for_status
+from portkit.codes import CONFIGURE_CUDA_SWITCH, CUDA_PATH, NVCC_FLAG, NVIDIA_TOOL, code_for_status
 from portkit.convert.build_text import Rewriter
 from portkit.rules import Rule, RuleDatabase
 from portkit.rules.build_facts import LEAD, BuildFacts, NvccOption
 from portkit.rules.versions import Target
+from portkit.textutil import blank
 
 
 def arch_list(values: str, facts: BuildFacts, offload_arch: tuple[str, ...]) -> list[str]:
@@ -36,18 +38,52 @@ _GENCODE = (r"(?<![\w-])(?:-gencode|--generate-code)(?:=|[ \t]+)(?P<whole>\\?[\"
 _ARCH_FLAG = r"(?<![\w-])(?:-arch|--gpu-architecture|-code|--gpu-code)(?:=|[ \t]+)(" + _ARCH_VALUE + r"(?:,[\w$(){}]+)*)"
 
 
+# What ends the stretch of a build file in which an --offload-arch written again is a repeat: in CMake a command's
+# parentheses and a generator expression's bounds (a command's arguments span lines; `;` separates a list's items), in
+# a Makefile or script a line's end (not a backslash-continued one), a command's separators, and the parentheses and
+# braces of a variable or a make function.
+CMAKE_STRETCH_END = r"[()]|\$<|>"
+SHELL_STRETCH_END = r"(?<!\\)\n|[;&|(){}]"
+# An --offload-arch option with its quotes, if it is a quoted word, and what separates it from the word before: blanks,
+# a backslash-continued line's end, or a CMake list's `;`.
+_OFFLOAD_ARCH = re.compile(r"(?P<separator>[ \t]*\\\n[ \t]*|[ \t]+|;)?(?P<quote>\\?[\"']?)--offload-arch=(?P<arch>[\w:+-]+)"
+                           r"(?P=quote)(?![\w:+-])")
+
+
+def _one_per_target(rw: Rewriter, stretch_end: str) -> None:
+    """Each -gencode (or -arch) became the --offload-arch of its AMD GPU, and several NVIDIA ones pair with one AMD GPU
+    (sm_70, sm_72: gfx906), or list it twice (compute_80 and sm_80): a target written again in the same stretch goes,
+    with what separates it from the word before."""
+    def once(stretch: str) -> str:
+        seen: set[str] = set()
+
+        def repeat(option: re.Match) -> str:
+            if option.group("arch") in seen:
+                return ""
+            seen.add(option.group("arch"))
+            return option.group()
+        return _OFFLOAD_ARCH.sub(repeat, stretch)
+
+    def code(match: re.Match) -> str:
+        pieces = re.split(f"({stretch_end})", match.group())  # stretch, its end, stretch ...
+        return "".join(piece if i % 2 else once(piece) for i, piece in enumerate(pieces))
+
+    if rw.text.count("--offload-arch=") > 1:
+        rw.sub(r"[\s\S]+", code)
+
+
 def translate_flags(rw: Rewriter, facts: BuildFacts, offload_arch: tuple[str, ...],
-                    for_hipcc: Callable[[re.Match], bool]) -> None:
+                    for_hipcc: Callable[[re.Match], bool], stretch_end: str) -> None:
     """nvcc options shared by Makefiles, scripts and CMake strings and lists; `for_hipcc`: whether hipcc gets an
-    option matched (a `hipcc_only` one is rewritten only there)."""
+    option matched (a `hipcc_only` one is rewritten only there); `stretch_end`: what ends a stretch in which an
+    architecture is written once (CMAKE_STRETCH_END, SHELL_STRETCH_END)."""
     def arch(match: re.Match) -> str:
         values = " ".join(g for g in match.groups() if g)  # a quote group holds no digits
         return " ".join(f"--offload-arch={a}" for a in arch_list(values, facts, offload_arch))
 
     rw.sub(_GENCODE, arch)
     rw.sub(_ARCH_FLAG, arch)
-    rw.sub(r"(--offload-arch=\w+)((?:\s+--offload-arch=\w+)*)",
-           lambda m: " ".join(dict.fromkeys([m.group(1)] + m.group(2).split())))
+    _one_per_target(rw, stretch_end)
     for option in facts.nvcc_options:
         rw.sub(option.pattern,
                lambda m, o=option: _option_text(rw, o, m) if not o.hipcc_only or for_hipcc(m) else m.group())
@@ -100,8 +136,10 @@ def link_flags(rw: Rewriter, rules: RuleDatabase, target: Target, file_type: str
         if advice:
             rw.note(offset + len(match.group("lead")), library_code(rules.link(match.group("lib")), target),
                     f"{match.group().strip()}: {advice}")
-    note_patterns(rw, CUDA_PATH, file_type)
-    note_patterns(rw, NVIDIA_TOOL, file_type)
+    for offset, written, rule in library_files(blank(rw.text, rw.comment), rules):
+        rw.note(offset, CUDA_PATH, f"{written}: {library_file_advice(rule, target)}")
+    for code in (CUDA_PATH, NVIDIA_TOOL, CONFIGURE_CUDA_SWITCH):
+        note_patterns(rw, code, file_type)
 
 
 def note_patterns(rw: Rewriter, code: str, file_type: str) -> None:

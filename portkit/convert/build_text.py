@@ -31,6 +31,7 @@ class BuildNote:
 class BuildConversion:
     text: str
     notes: tuple[BuildNote, ...]
+    edits: int = 0  # the lines of `text` the conversion rewrote or added, its markers aside
 
 
 def _tag(index: int) -> str:
@@ -146,12 +147,12 @@ class Rewriter:
             for tag in _TAG.finditer(line):
                 noted.setdefault(_logical_start(lines, number), []).append(self._notes[_untag(tag.group(1))])
         lines = [_TAG.sub("", line) for line in lines]
-        origins = _input_lines(self.original, lines)  # before the markers, which match no line of the original
+        origins, written = _input_lines(self.original, lines)  # before the markers, which match no line of the original
         for number in sorted(noted, reverse=True):
             markers = _new_markers(lines, number, noted[number])
             lines[number:number] = markers
             origins[number:number] = [0] * len(markers)
-        return BuildConversion("\n".join(lines), _notes_of(lines, origins))
+        return BuildConversion("\n".join(lines), _notes_of(lines, origins), written)
 
 
 def _logical_start(lines: list[str], number: int) -> int:
@@ -193,21 +194,24 @@ def _unchanged_lines(before: list[str], lines: list[str]) -> set[int]:
     return kept
 
 
-def _input_lines(original: str, lines: list[str]) -> list[int]:
+def _input_lines(original: str, lines: list[str]) -> tuple[list[int], int]:
     """For each of the rewritten `lines`, the 1-based line of the original it came from: a rewritten one the line it
-    replaced (the last, where a rewrite left fewer), an added one the original line after it."""
+    replaced (the last, where a rewrite left fewer), an added one the original line after it; and how many of `lines`
+    are not lines of the original left as they were (rewritten or added)."""
     before = original.split("\n")
     # Most rewrites keep the number of lines (nvcc's options, in a Makefile of 5,000 lines): line for line, without
     # diffing (difflib: 1.6 -> 5.1 s); past the lines alike at both ends, CMake's added lines are few.
     if len(before) == len(lines):
-        return list(range(1, len(lines) + 1))
+        return list(range(1, len(lines) + 1)), sum(old != new for old, new in zip(before, lines))
     head, tail = _alike_at_ends(before, lines)
     numbers = list(range(1, head + 1)) + [0] * (len(lines) - head - tail)
     matcher = difflib.SequenceMatcher(None, before[head:len(before) - tail], lines[head:len(lines) - tail], autojunk=False)
-    for _, start, end, out_start, out_end in matcher.get_opcodes():
+    written = 0
+    for operation, start, end, out_start, out_end in matcher.get_opcodes():
+        written += (out_end - out_start) * (operation != "equal")
         for out in range(out_start, out_end):
             numbers[head + out] = head + min(start + out - out_start, max(end - 1, start), len(before) - head - 1) + 1
-    return numbers + list(range(len(before) - tail + 1, len(before) + 1))
+    return numbers + list(range(len(before) - tail + 1, len(before) + 1)), written
 
 
 def _notes_of(lines: list[str], origins: list[int]) -> tuple[BuildNote, ...]:

@@ -13,9 +13,11 @@ from collections import Counter
 
 from portkit.analyze.build_commands import cmake_for_gpu_compiler
 from portkit.analyze.builds import CMAKE_CUDA_VARIABLE, CMAKE_FIND_CALL, CMAKE_HEADER_WORD, defined_targets
+from portkit.analyze.cmake_language import (CHECK_LANGUAGE, LANGUAGE_GENEX, LANGUAGE_PROPERTY, SOURCE_LANGUAGE,
+                                            genex_arguments)
 from portkit.codes import API_UNSUPPORTED, GPU_ARCHITECTURE, NVCC_FLAG
-from portkit.convert.build_flags import (arch_list, cmake_target, hip_library, library_code, link_flags, note_patterns,
-                                         translate_flags, unported_advice)
+from portkit.convert.build_flags import (CMAKE_STRETCH_END, arch_list, cmake_target, hip_library, library_code,
+                                         link_flags, note_patterns, translate_flags, unported_advice)
 from portkit.convert.build_text import BuildConversion, Rewriter
 from portkit.convert.cmake_sources import (CXX_LANGUAGE, OFFLOAD_ARCH_OPTIONS, line_indent, mark_cu_sources,
                                            pick_cu_sources_of_variables)
@@ -24,16 +26,6 @@ from portkit.rules import RuleDatabase
 from portkit.rules.build_facts import BuildFacts, build_facts
 from portkit.rules.versions import Target
 from portkit.textutil import HASH_COMMENT, blank
-
-
-_GENEX_CUDA = re.compile(r"(?<![\w-])CUDA(?![\w-])")
-_GENEX_NVIDIA = re.compile(r"(?<![\w-])NVIDIA(?![\w-])")
-
-
-def _genex_arguments(expression: str, arguments: str) -> str:
-    """CUDA -> HIP in a language generator expression; in *_LANG_AND_ID, nvcc's id NVIDIA -> Clang."""
-    arguments = _GENEX_CUDA.sub("HIP", arguments)
-    return _GENEX_NVIDIA.sub("Clang", arguments) if expression.endswith("_AND_ID") else arguments
 
 
 _HIP_TARGET = re.compile(r"\b(hip|roc)::(\w+)")
@@ -70,7 +62,7 @@ def convert_cmake(text: str, rules: RuleDatabase, offload_arch: tuple[str, ...] 
     _cmake_language(rw)
     _cmake_architectures(rw, facts, offload_arch)
     note_patterns(rw, NVCC_FLAG, "cmake")
-    translate_flags(rw, facts, offload_arch, cmake_for_gpu_compiler)
+    translate_flags(rw, facts, offload_arch, cmake_for_gpu_compiler, CMAKE_STRETCH_END)
     _cmake_libraries(rw, rules, target)
     rewrite_findcuda_variables(rw, rules, target)
     link_flags(rw, rules, target, "cmake")
@@ -83,11 +75,11 @@ def convert_cmake(text: str, rules: RuleDatabase, offload_arch: tuple[str, ...] 
 def _cmake_language(rw: Rewriter) -> None:
     language = r"(?<![\w$])CUDA(?![\w])"
     rw.sub(r"\bproject\s*\([^)]*\)", lambda m: re.sub(language, "HIP", m.group()), re.I)
-    rw.sub(r"\b(enable|check)_language\s*\(\s*CUDA\s*\)", lambda m: f"{m.group(1)}_language(HIP)", re.I)
-    rw.sub(r"\bLANGUAGE\s+CUDA\b", lambda m: "LANGUAGE HIP")
+    rw.sub(r"\b(enable)_language\s*\(\s*CUDA\s*\)", lambda m: f"{m.group(1)}_language(HIP)", re.I)
+    rw.sub(CHECK_LANGUAGE, lambda m: f"{m.group(1)}_language(HIP)")
+    rw.sub(SOURCE_LANGUAGE, lambda m: "LANGUAGE HIP")
     # Generator expressions name the language too: $<COMPILE_LANGUAGE:CUDA> would silently stop applying.
-    rw.sub(r"\$<((?:COMPILE|LINK)_LANG(?:UAGE|_AND_ID)):([^>]*)>",
-           lambda m: "$<" + m.group(1) + ":" + _genex_arguments(m.group(1), m.group(2)) + ">")
+    rw.sub(LANGUAGE_GENEX, lambda m: "$<" + m.group(1) + ":" + genex_arguments(m.group(1), m.group(2)) + ">")
     rw.sub(r"\bcuda_add_(executable|library)\b", lambda m: f"add_{m.group(1).lower()}", re.I)
 
 
@@ -145,7 +137,7 @@ def _cmake_architectures(rw: Rewriter, facts: BuildFacts, offload_arch: tuple[st
         return rw.kept(match.group(), NVCC_FLAG, f"{match.group()}: {advice}")
 
     rw.sub(CMAKE_CUDA_VARIABLE, language_variable)
-    rw.sub(r"\bCUDA_(STANDARD|ARCHITECTURES)\b", lambda m: f"HIP_{m.group(1)}")  # the property where it is read
+    rw.sub(LANGUAGE_PROPERTY, lambda m: f"HIP_{m.group(1)}")  # the property where it is read
 
 
 def _cmake_libraries(rw: Rewriter, rules: RuleDatabase, target: Target) -> None:

@@ -6,14 +6,14 @@ from __future__ import annotations
 import dataclasses
 import re
 
-from portkit.analyze.builds import (FINDCUDA_CALL, FINDCUDA_USES, assigned_variables, command_arguments,
-                                    defined_commands, findcuda_advice, findcuda_command, findcuda_variable,
-                                    is_expanded)
+from portkit.analyze.builds import (FINDCUDA_CALL, FINDCUDA_TARGETS, FINDCUDA_USES, assigned_variables,
+                                    command_arguments, defined_commands, findcuda_advice, findcuda_command,
+                                    findcuda_variable, is_expanded)
+from portkit.analyze.cmake_language import CU_SOURCES, HIP_ENABLED, literal_variables
 from portkit.codes import CMAKE_CUDA_LANGUAGE, FINDCUDA_COMMAND, FINDCUDA_VARIABLE
 from portkit.convert.build_flags import cmake_target, hip_library, library_code, unported_advice
 from portkit.convert.build_text import Rewriter
-from portkit.convert.cmake_sources import (CU_SOURCES, HIP_ENABLED, cu_sources_of, line_indent, literal_variables,
-                                           picked_cu_sources)
+from portkit.convert.cmake_sources import cu_sources_of, line_indent, picked_cu_sources
 from portkit.rules import RuleDatabase
 from portkit.rules.build_facts import BuildFacts, FindCudaCommand, build_facts
 from portkit.rules.versions import Target
@@ -54,8 +54,6 @@ def _reads_path(use: re.Match, facts: BuildFacts) -> bool:
     return command is not None and command.group(1).lower() in facts.library_path_commands
 
 
-# FindCUDA's commands for a target of .cu and host sources (_cmake_language makes them add_*).
-_FINDCUDA_TARGETS = ("cuda_add_executable", "cuda_add_library")
 # FindCUDA reads these anywhere in the arguments of its commands; add_* takes them before the sources.
 _TARGET_KEYWORDS = {"STATIC", "SHARED", "MODULE", "OBJECT", "EXCLUDE_FROM_ALL", "WIN32", "MACOSX_BUNDLE"}
 # After OPTIONS, a build type's name (FindCUDA's default CUDA_configuration_types, upper case) makes the options
@@ -164,7 +162,7 @@ class _FindCudaCommands:
         self.cursor = found + len(match.group()) if found >= 0 else self.cursor
         self.definition = next((name for start, end, name in self.definitions if start <= found < end), None)
         written = match.group().split("(")[0].strip()
-        if written.lower() in _FINDCUDA_TARGETS:
+        if written.lower() in FINDCUDA_TARGETS:
             return self._target_call(match, written)
         command = findcuda_command(match, self.defined)
         if command is None:

@@ -58,6 +58,7 @@ class ConvertOptions:
 class ConvertOutcome:
     conversions: list[FileConversion] = dataclasses.field(default_factory=list)
     build_notes: list[tuple[str, BuildNote]] = dataclasses.field(default_factory=list)
+    build_edits: int = 0  # of the conversions' edits, the build files' lines rewritten or added (markers aside)
     failures: list[str] = dataclasses.field(default_factory=list)
     notes: list[str] = dataclasses.field(default_factory=list)
     verified: list[VerifyResult] = dataclasses.field(default_factory=list)
@@ -139,7 +140,8 @@ def _convert_all(settings: RunSettings, options: ConvertOptions, result: ScanRes
                                          summary.file_type in SHELL_TYPES, result.target, summary.file_type,
                                          os.path.basename(summary.path) in CONFIGURED_MAKEFILES)
             outcome.build_notes.extend((summary.path, note) for note in build.notes)
-            outcome.conversions.append(FileConversion(summary.path, data, _encode(build.text), 0, ()))
+            outcome.build_edits += build.edits
+            outcome.conversions.append(FileConversion(summary.path, data, _encode(build.text), build.edits, ()))
 
     converted: dict[int, FileConversion] = {}
     encodings = {summary.path: summary.encoding for summary in result.files}
