@@ -25,7 +25,7 @@ from portkit.analyze.rewrite import const_cast_of
 from portkit.convert.edits import EditOptions, call_argument_edits, chevron_edits, edits_for
 from portkit.model import Cast, Edit, Finding, Fix, FixAction, Span
 from portkit.parse.hipcc_branch import same_platform_macro
-from portkit.rules import Rule, RuleDatabase, Target, parse_version
+from portkit.rules import Rule, RuleDatabase, Target, hip_version_number, parse_version
 from portkit.rules.snippets import all_helpers, helper_named, helper_providing
 
 STYLES = ("cuda", "neutral")
@@ -154,11 +154,6 @@ def part_name(header_name: str, cuda_header: str) -> str:
     if not dot:
         stem, suffix = header_name, ""
     return f"{stem}_{_NOT_WORD.sub('_', cuda_header.rsplit('.', 1)[0])}{dot}{suffix}"
-
-
-def hip_version_number(version: str) -> int:
-    major, minor, patch = parse_version(version)
-    return major * 10_000_000 + minor * 100_000 + patch
 
 
 def build_shim(findings: Iterable[Finding], rules: RuleDatabase, style: str, header_name: str) -> Shim:
