@@ -138,3 +138,26 @@ def test_installed_script_shows_help_for_every_command() -> None:
     for command in COMMANDS:
         done = subprocess.run([*portkit, *command, "-h"], capture_output=True, text=True, cwd=ROOT, timeout=60)
         assert done.returncode == 0 and "{" not in done.stdout.split("\n\n", 2)[1], done.stdout[:300]
+
+
+@pytest.mark.parametrize("command", COMMANDS, ids=" ".join)
+def test_every_command_takes_the_colour_options_scan_takes(command: list[str], capsys, monkeypatch) -> None:
+    """`portkit convert --no-color` was a usage error while scan and merge took it: one set of options for all."""
+    text = _help(command, capsys, monkeypatch)
+    assert "--color" in text and "--no-color" in text, text
+    required = {"show": ["cudaMalloc"], "validate": ["team.yaml"], "merge": ["shard-1.json"], "stats": [], "list": [],
+                "shim": ["src/", "-o", "gpu.h"]}.get(command[-1], ["src/"])
+    for flag in ("--color", "--no-color"):
+        parse_portkit([*command, flag, *required])
+
+
+def test_the_colour_options_change_only_a_text_summary(tmp_path: Path, capsys) -> None:
+    source = EXAMPLES / "saxpy"
+    assert main(["convert", "--no-color", "--rocm-version", "5.2", "--diff", str(source)]) == 0
+    plain = capsys.readouterr().out
+    assert main(["convert", "--color", "--rocm-version", "5.2", "--diff", str(source)]) == 0
+    assert capsys.readouterr().out == plain and "\x1b[" not in plain
+    assert main(["report", "--color", "-f", "text", "--rocm-version", "5.2", str(source)]) == 0
+    assert "\x1b[" in capsys.readouterr().out
+    assert main(["report", "-f", "text", "--rocm-version", "5.2", str(source)]) == 0
+    assert "\x1b[" not in capsys.readouterr().out

@@ -149,6 +149,24 @@ def test_markers_use_the_file_line_endings_and_skip_macro_continuations(tmp_path
     assert len(lines) == len(source.splitlines()) + 1
 
 
+def test_a_token_with_several_block_markers_gets_each_once_per_line(tmp_path: Path, capsys) -> None:
+    """In a #define body a marker is a block comment before the token; __CUDA_ARCH__ gets a name's (PK101) and a
+    hazard's (PK320). A second pass (the syntax error's tree changes shape) looked only at the comment right before
+    the token (PK320's) and wrote PK101's again, and listed the first pass's markers twice."""
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "arch.cu").write_text("#define ARCH_OK(x) \\\n  ((__CUDA_ARCH__ >= 700) && (__CUDA_ARCH__ < 900) && (x))\n"
+                                 "__device__ int k(long long v) { int x = ; return __ffs(v) + ARCH_OK(1); }\n")
+    assert main(["convert", "--no-cache", "--rocm-version", "5.2", str(src), "-o", str(tmp_path / "once")]) == 0
+    listed = [line for line in capsys.readouterr().out.splitlines() if "arch.cu:" in line]
+    out = (tmp_path / "once" / "arch.cu").read_text()
+    body = out.splitlines()[2]
+    assert body.count("/* portkit: PK101 __CUDA_ARCH__: ") == 1 and body.count("/* portkit: PK320 __CUDA_ARCH__: ") == 1
+    assert len(listed) == 2 and all(line.startswith(f"  {src / 'arch.cu'}:2: ") for line in listed)
+    assert main(["convert", "--no-cache", "--rocm-version", "5.2", str(tmp_path / "once"), "-o", str(tmp_path / "twice")]) == 0
+    assert (tmp_path / "twice" / "arch.cu").read_text() == out
+
+
 def test_names_no_rule_knows_are_marked_where_hipcc_will_not_find_them(tmp_path: Path, database) -> None:
     source = (b"#include <cutil.h>\n#include <thrust/detail/config.h>\n#include <thrust/system/hip/error.h>\n"
               b"#include <nppi.h>\n#include <nvjpeg.h>\n#include <nvscibuf.h>\n#include <nvJitLink.h>\n"
@@ -1044,3 +1062,20 @@ def test_utf16_text_with_a_bom_is_analysed_and_written_back_in_utf16(tmp_path: P
     assert written[2:].decode("utf-16-le") == header.replace("cuda_runtime.h", "hip/hip_runtime.h").replace(
         "cudaError_t", "hipError_t").replace("cudaDeviceReset", "hipDeviceReset")
     assert (out / "strings.h").read_bytes() == (tree / "strings.h").read_bytes()
+
+
+def test_a_hip_header_the_target_lacks_is_reported_and_marked_where_hipcc_stops(tmp_path: Path) -> None:
+    """hip/hip_math_constants.h arrived in HIP 5.3: the project's HIP code that includes it does not compile with
+    the installed HIP 5.2 (hipcc: file not found). At target 5.2 scan reports it as it reports a name the target
+    lacks, and convert marks it, so --verify finds no failure portkit left unmarked; at 6.2 there is nothing to say."""
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "constants.cu").write_text("#include <hip/hip_runtime.h>\n#include <hip/hip_math_constants.h>\n"
+                                      "__device__ float twice_pi() { return 2.0f * HIP_PI_F; }\n")
+    out = tmp_path / "out"
+    assert main(["convert", "--no-cache", "--rocm-version", "5.2", "--verify", str(src), "-o", str(out)]) == 0
+    lines = (out / "constants.cu").read_text().splitlines()
+    assert lines[1].startswith("// portkit: PK104 hip/hip_math_constants.h: Target HIP 5.3.0 or newer")
+    assert lines[2] == "#include <hip/hip_math_constants.h>"
+    settings = RunSettings(paths=(str(src),), root=tmp_path, target=Target(rocm=(6, 2, 0)), jobs=1)
+    assert not [f for f in run_project(settings, RunRequest()).findings if f.code == "PK104"]

@@ -1,4 +1,4 @@
-"""hipBLAS's Ex calls per targeted HIP: before 6.0 the calls without _v2, whose data and compute types are
+"""hipBLAS's calls per targeted HIP (Ex calls, trsm, trmm): before 6.0 the calls without _v2, whose data and compute types are
 hipblasDatatype_t constants (compiled with hipcc against a stand-in of HIP 5.2's hipblas.h: Debian has no hipBLAS);
 from 6.0 the _v2 calls, which take hipDataType, and a hipblasComputeType_t for the compute type, also where old code
 passes a cudaDataType constant there (compiled against a stand-in of ROCm 6.0's hipblas.h)."""
@@ -140,3 +140,36 @@ def test_before_rocm_5_6_trsm_casts_away_the_const_hipblas_lacks(tmp_path: Path)
     # From ROCm 5.6 hipBLAS takes CUDA's const: the calls stay as written.
     newer = converted(tmp_path, "5.6", TRIANGULAR_SOLVES).read_text()
     assert "const_cast" not in newer and "&alpha, A, lda, B, ldb);" in newer
+
+
+# cuBLAS's trmm writes C = alpha * op(A) * B in 14 arguments; hipBLAS before 2.0 (ROCm 6.0) has only the in-place
+# trmm of 12 (B = alpha * op(A) * B): renamed for such a target the call does not compile, so it is marked instead.
+TRIANGULAR_PRODUCTS = """\
+#include <cublas_v2.h>
+cublasStatus_t product(cublasHandle_t h, int m, int n, const float* alpha, const float* A, const float* B, float* C) {
+  return cublasStrmm(h, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_N, CUBLAS_DIAG_NON_UNIT, m, n, alpha, A, m, B, m, C, m);
+}
+cublasStatus_t product(cublasHandle_t h, int m, int n, const double* alpha, const double* A, const double* B, double* C) {
+  return cublasDtrmm_v2(h, CUBLAS_SIDE_RIGHT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_T, CUBLAS_DIAG_UNIT, m, n, alpha, A, m, B, m, C, m);
+}
+"""
+
+
+def test_before_rocm_6_trmm_is_marked_for_its_in_place_signature_and_from_6_it_compiles(tmp_path: Path) -> None:
+    tree = tmp_path / "in"
+    tree.mkdir()
+    (tree / "blas.cu").write_text(TRIANGULAR_PRODUCTS)
+    out = tmp_path / "out-5.2"
+    # --verify exits 1 where hipcc fails at a site portkit did not mark.
+    assert main(["convert", "--no-cache", "--rocm-version", "5.2", "--verify", f"--verify-flag=-I{STAND_IN}", str(tree),
+                 "-o", str(out)]) == 0
+    text = (out / "blas.cu").read_text()
+    for name in ("cublasStrmm", "cublasDtrmm_v2"):
+        assert text.count(f"// portkit: PK104 {name}: ") == 1
+    assert _hipcc(out / "blas.cu", STAND_IN).returncode != 0  # as written for CUDA, or renamed: no 14-argument trmm
+    unit = converted(tmp_path, "6.0", TRIANGULAR_PRODUCTS)
+    newer = unit.read_text()
+    assert "hipblasStrmm(h, HIPBLAS_SIDE_LEFT, " in newer and "hipblasDtrmm(h, HIPBLAS_SIDE_RIGHT, " in newer
+    assert "portkit:" not in newer
+    hipcc = _hipcc(unit, STAND_IN_6)
+    assert hipcc.returncode == 0, hipcc.stderr[-3000:]

@@ -2,10 +2,13 @@
 and a project's own CUDA-looking helpers."""
 from __future__ import annotations
 
+import os
+import subprocess
 from pathlib import Path
 
 import pytest
 
+from conftest import require_tool
 from portkit.analyze.constants import evaluate, split_arguments
 from portkit.codes import API_UNKNOWN, in_group
 from portkit.run.project import run_project
@@ -199,3 +202,29 @@ def test_a_ballot_stored_in_a_32_bit_alias_another_file_defines(tmp_path: Path, 
     ballots = sorted((f.path.rsplit("/", 1)[-1], f.position.line, f.message) for f in findings if f.code == "PK302")
     assert ballots == [("votes.cu", 4, "the 64-bit result of __ballot_sync is stored in 'U32' (unsigned int)"),
                        ("votes.cu", 5, "the 64-bit result of __activemask is stored in 'Mask' (unsigned int)")]
+
+
+def test_a_ballot_stored_in_a_long_keeps_every_lane(tmp_path: Path, database) -> None:
+    """`long` and `unsigned long` are 64-bit where ROCm runs (Linux, LP64; hipcc says so for host and device): a
+    ballot stored in one, or in an alias of one, keeps lanes 32-63; `unsigned` and __popc drop them."""
+    (tmp_path / "lp64.cu").write_text("static_assert(sizeof(long) == 8 && sizeof(unsigned long) == 8, \"LP64\");\n")
+    hipcc = subprocess.run([require_tool("hipcc"), "--offload-arch=gfx90a", "-fsyntax-only", "-x", "hip",
+                            str(tmp_path / "lp64.cu")], capture_output=True, text=True, env={**os.environ, "HIP_PLATFORM": "amd"})
+    assert hipcc.returncode == 0, hipcc.stderr[-2000:]
+    findings = scan(tmp_path, {
+        "lanes.h": "typedef unsigned long Lanes;\n",
+        "votes.cu": '#include "lanes.h"\n'
+                    "typedef long Signed;\n"
+                    "__global__ void k(const int* in, long* out) {\n"
+                    "  bool p = in[threadIdx.x] > 0;\n"
+                    "  unsigned long a = __ballot_sync(~0ull, p);\n"
+                    "  long b = __activemask();\n"
+                    "  Lanes c = __ballot_sync(~0ull, p);\n"
+                    "  Signed d = __ballot_sync(~0ull, p);\n"
+                    "  unsigned e = __ballot_sync(~0ull, p);\n"
+                    "  out[0] = a + b + c + d + e + __popc(__ballot_sync(~0ull, p));\n"
+                    "}\n",
+    }, database)
+    ballots = sorted((f.position.line, f.message) for f in findings if f.code == "PK302")
+    assert ballots == [(9, "the 64-bit result of __ballot_sync is stored in 'unsigned'"),
+                       (10, "__popc(__ballot_sync(...)) takes the 64-bit ballot as 32 bits (lanes 0-31 only): use __popcll")]

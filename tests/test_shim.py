@@ -548,3 +548,43 @@ def test_a_data_type_passed_as_a_compute_type_is_listed_for_a_hand_edit_that_com
     assert hipcc.returncode == 0, f"hipcc: {hipcc.stderr[-2000:]}"
     nvcc = nvcc_compiles(out / "blas.cu", header.parent, cuda_headers)
     assert nvcc.returncode == 0, f"nvcc: {nvcc.stderr[-2000:]}"
+
+
+ARGUMENT_CASTS = """#include <cuda_runtime.h>
+#include <cublas_v2.h>
+__global__ void first_set(const long long *v, int *out) { out[threadIdx.x] = __ffs(v[threadIdx.x]); }
+float *pinned(size_t n) {
+  float *p = nullptr;
+  cudaHostAlloc(&p, n * sizeof(float), cudaHostAllocDefault);
+  cudaFuncSetAttribute(first_set, cudaFuncAttributeMaxDynamicSharedMemorySize, 0);
+  return p;
+}
+cublasStatus_t solve(cublasHandle_t h, int m, int n, float alpha, const float* A, float* B) {
+  return cublasStrsm(h, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_N, CUBLAS_DIAG_NON_UNIT, m, n, &alpha, A, m, B, m);
+}
+"""
+HIPBLAS_5_2 = Path(__file__).parent / "data" / "hipblas-5.2"
+
+
+def test_the_shimmed_sources_cast_call_arguments_as_convert_does(tmp_path: Path, cuda_headers: Path) -> None:
+    """No macro casts an argument: hipcc found __ffs(long long) ambiguous, took no float** for hipHostAlloc's void**
+    nor a kernel for hipFuncSetAttribute's const void* (rules' cast_args), and HIP before 5.6 no const A for
+    hipblasStrsm (const_args). The rewritten sources get convert's casts, which nvcc takes too; a header written
+    without the sources lists each such call."""
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "casts.cu").write_text(ARGUMENT_CASTS)
+    header, out = include_dir(tmp_path) / "portkit_gpu.h", tmp_path / "out"
+    assert main(["shim", str(tmp_path / "src"), "-o", str(header)]) == 0
+    listed = [line.split(" -> ")[0].strip(" *") for line in header.read_text().splitlines() if "'s arguments -> " in line]
+    assert listed == ["__ffs's arguments", "cublasStrsm's arguments", "cudaFuncSetAttribute's arguments",
+                      "cudaHostAlloc's arguments"]
+    assert main(["shim", str(tmp_path / "src"), "-o", str(header), "--sources", str(out)]) == 0
+    assert "'s arguments -> " not in header.read_text()
+    text = (out / "casts.cu").read_text()
+    for cast in ("__ffs(static_cast<int>(v[threadIdx.x]))", "cudaHostAlloc(reinterpret_cast<void**>(&p), ",
+                 "cudaFuncSetAttribute(reinterpret_cast<const void*>(first_set), ", "&alpha, const_cast<float*>(A), m, B, m);"):
+        assert cast in text, cast
+    hipcc = hipcc_compiles(out / "casts.cu", header.parent, "-I", str(HIPBLAS_5_2))
+    assert hipcc.returncode == 0, f"hipcc: {hipcc.stderr[-2000:]}"
+    nvcc = nvcc_compiles(out / "casts.cu", header.parent, cuda_headers)
+    assert nvcc.returncode == 0, f"nvcc: {nvcc.stderr[-2000:]}"

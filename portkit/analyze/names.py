@@ -17,10 +17,10 @@ from portkit.analyze.own_hip_branches import keep_cuda_branches, keep_tests_besi
 from portkit.analyze.unused_headers import comment_out_unused
 from portkit.analyze.rewrite import NULL_POINTERS, extra_argument, include_finding
 from portkit.analyze.registry import Context, analyzer
-from portkit.codes import API_UNKNOWN, DEVICE_HOST_TWIN, RENAMED_STATUSES, RULE_CODES, UNUSED_HEADER, Status
+from portkit.codes import API_UNKNOWN, DEVICE_HOST_TWIN, RENAMED_STATUSES, RULE_CODES, UNUSED_HEADER, Status, code_for_status
 from portkit.model import CallFacts, Engine, Finding, FixAction, NameFacts, Occurrence, ParsedFile, QualifiedFacts, Role, Span
 from portkit.parse.nodes import CUDA_VERSION_MACROS
-from portkit.rules import Rule
+from portkit.rules import Rule, Target, hip_version_number, parse_version, version_text
 
 # Names that look like CUDA APIs; those no rule knows are listed, never dropped. Of the `__` names, nvcc's
 # host_defines.h qualifiers (`__device_builtin__`, `__cudart_builtin__`, `__builtin_align__`: clang's own builtins
@@ -300,6 +300,45 @@ def analyze_names(parsed: ParsedFile, context: Context) -> Iterable[Finding]:
     return [f for f in findings if not any(start <= f.span.start < end for start, end in dead)] if dead else findings
 
 
+def _include(parsed: ParsedFile, occurrence: Occurrence, context: Context) -> Finding | None:
+    """An include of a CUDA header a rule knows, of a HIP header the target lacks, or of one that looks like CUDA's."""
+    if context.project_header(occurrence.text, parsed.path, occurrence.detail == "system"):
+        return None  # the project's own cuda.h or helper_cuda.h, not NVIDIA's
+    rule = context.rules.header(occurrence.text)
+    if rule is not None:
+        rule = _c_include(rule) if rule.hip_cxx_only and os.path.splitext(parsed.path)[1] == ".c" else rule
+        finding = rule_finding(parsed.path, rule, occurrence.text, occurrence.span, occurrence.position, context,
+                               occurrence.function, occurrence)
+        return include_finding(finding, occurrence, parsed, context)
+    written = context.rules.hip_header_rule(occurrence.text)
+    if written is not None and not _available(written, context.target):
+        return _newer_hip_header(parsed.path, occurrence, written, context)
+    if CUDA_LOOKING_HEADER.match(occurrence.text) \
+            and (occurrence.detail == "system" or CUDA_LIBRARY_HEADER.match(occurrence.text)):
+        spelled = f"<{occurrence.text}>" if occurrence.detail == "system" else f'"{occurrence.text}"'
+        return simple_finding(parsed.path, occurrence, API_UNKNOWN, f"{spelled} looks like a CUDA header, but no rule knows it",
+                              "No rule maps it to a HIP header, and convert leaves it: find the HIP one, "
+                              "or add a rule with --rules.")
+    return None
+
+
+def _available(rule: Rule, target: Target) -> bool:
+    return not rule.hip_added or target.rocm is None or target.rocm >= parse_version(rule.hip_added)
+
+
+def _newer_hip_header(path: str, occurrence: Occurrence, rule: Rule, context: Context) -> Finding:
+    """An include of a HIP header the targeted HIP lacks (`hip/hip_math_constants.h`, from 5.3), in the project's
+    own HIP code: hipcc stops there, as at a name the target lacks (PK104). Convert leaves it, with a marker."""
+    spelled = f"<{occurrence.text}>" if occurrence.detail == "system" else f'"{occurrence.text}"'
+    since = f"HIP_VERSION >= {hip_version_number(rule.hip_added)}"
+    finding = simple_finding(
+        path, occurrence, code_for_status(Status.UNAVAILABLE),
+        f"{spelled} arrived in HIP {rule.hip_added}: the targeted HIP {version_text(context.target.rocm)} lacks it",
+        f"Target HIP {rule.hip_added} or newer, or keep the include and what uses it from older HIP (`#if {since}`, "
+        "hip/hip_version.h).")
+    return dataclasses.replace(finding, library=rule.library, status=Status.UNAVAILABLE, hip=occurrence.text)
+
+
 def _unknown_cuda_name(name: str, occurrence: Occurrence, context: Context) -> bool:
     """Whether a name no rule knows looks like CUDA's: not the project's own, not its switch (`#ifdef CUDNN`, set by
     -D), not a HIP spelling a rule writes (RCCL's ncclAllToAll: convert's output, or the project's HIP code)."""
@@ -351,18 +390,6 @@ def _names(parsed: ParsedFile, context: Context) -> Iterator[Finding]:
             if finding is not None:
                 yield finding
         elif occurrence.role is Role.INCLUDE:
-            if context.project_header(occurrence.text, parsed.path, occurrence.detail == "system"):
-                continue  # the project's own cuda.h or helper_cuda.h, not NVIDIA's
-            rule = context.rules.header(occurrence.text)
-            if rule is not None:
-                rule = _c_include(rule) if rule.hip_cxx_only and os.path.splitext(parsed.path)[1] == ".c" else rule
-                finding = rule_finding(parsed.path, rule, occurrence.text, occurrence.span, occurrence.position, context,
-                                       occurrence.function, occurrence)
-                yield include_finding(finding, occurrence, parsed, context)
-            elif CUDA_LOOKING_HEADER.match(occurrence.text) \
-                    and (occurrence.detail == "system" or CUDA_LIBRARY_HEADER.match(occurrence.text)):
-                spelled = f"<{occurrence.text}>" if occurrence.detail == "system" else f'"{occurrence.text}"'
-                yield simple_finding(parsed.path, occurrence, API_UNKNOWN,
-                                     f"{spelled} looks like a CUDA header, but no rule knows it",
-                                     "No rule maps it to a HIP header, and convert leaves it: find the HIP one, "
-                                     "or add a rule with --rules.")
+            finding = _include(parsed, occurrence, context)
+            if finding is not None:
+                yield finding

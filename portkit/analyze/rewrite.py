@@ -67,9 +67,9 @@ def argument_edits(occurrence: Occurrence, rule: Rule, resolution: Resolution) -
         if text and text not in NULL_POINTERS and not text.startswith((f"{cast.cast}<{type_name}>", f"({type_name})")):
             edits.append(cast)
     for index, type_name in resolution.const_casts:  # the HIP declaration lacks CUDA's const before some release
-        text = occurrence.facts(CallFacts).arg(index)
-        if text and text not in NULL_POINTERS and not text.startswith(f"const_cast<{type_name}>"):
-            edits.append(Cast(index, "const_cast", type_name))
+        cast = const_cast_of(index, type_name, occurrence.facts(CallFacts).arg(index))
+        if cast is not None:
+            edits.append(cast)
     mask = _mask_edit(occurrence, rule, resolution)
     if mask is not None:
         edits.append(mask)
@@ -83,6 +83,13 @@ def argument_edits(occurrence: Occurrence, rule: Rule, resolution: Resolution) -
     if extra is not None and extra[1] in NULL_POINTERS:
         edits.append(Drop(extra[0]))
     return tuple(edits)
+
+
+def const_cast_of(index: int, type_name: str, text: str) -> Cast | None:
+    """The const cast a `const_args` argument needs, as written (`text`): none for a null pointer or one cast already."""
+    if text and text not in NULL_POINTERS and not text.startswith(f"const_cast<{type_name}>"):
+        return Cast(index, "const_cast", type_name)
+    return None
 
 
 def extra_argument(occurrence: Occurrence, rule: Rule) -> tuple[int, str] | None:

@@ -28,7 +28,15 @@ SYNC_MASKED = re.compile(r"^__(shfl(_up|_down|_xor)?|ballot|any|all|match_any|ma
 BALLOTS = {"__ballot_sync", "__ballot", "__activemask"}
 SHUFFLE_WIDTH_ARG = {"__shfl_sync": 3, "__shfl_up_sync": 3, "__shfl_down_sync": 3, "__shfl_xor_sync": 3,
                      "__shfl": 2, "__shfl_up": 2, "__shfl_down": 2, "__shfl_xor": 2}
-THIRTY_TWO_BIT_TYPES = frozenset({"unsigned", "unsigned int", "int", "uint32_t", "int32_t", "unsigned long", "long"})
+
+
+def _warp_bits(data: dict) -> tuple[frozenset[str], dict[str, str]]:
+    return (frozenset(map(str, data["thirty_two_bit_types"])),
+            {str(name): str(wide) for name, wide in data["bit_functions_32"].items()})
+
+
+# Types a mask holds 32 bits in; bit functions that take 32 bits, and their 64-bit twins (rules/_warp_bits.yaml).
+THIRTY_TWO_BIT_TYPES, BIT_FUNCTIONS_32 = load_data("_warp_bits.yaml", _warp_bits)
 
 # What lane and warp arithmetic is about: `threadIdx.x % 32` and `lane = tid & 31` are; `(n + 31) / 32` is not.
 LANE_OR_WARP = re.compile(r"(?i)threadIdx|blockDim|lane|warp|\b[lg]?tid[xy]?\b|thread_?id")
@@ -242,10 +250,6 @@ def ballots_in_32_bits(parsed: ParsedFile, context: Context) -> Iterator[Finding
         stored = aliased_type(declared, aliases)
         if stored in THIRTY_TWO_BIT_TYPES:
             yield ballot_in_32_bits(parsed.path, o, stored)
-
-
-# Bit functions that take 32 bits, and their 64-bit twins: a ballot passed to one loses lanes 32-63.
-BIT_FUNCTIONS_32 = {"__popc": "__popcll", "__ffs": "__ffsll", "__clz": "__clzll", "__brev": "__brevll"}
 
 
 @analyzer("source", codes=(codes.BALLOT_IN_32_BITS,), arguments_of=BIT_FUNCTIONS_32)

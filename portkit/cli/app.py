@@ -107,6 +107,10 @@ NoBackup = Annotated[bool, typer.Option("--no-backup", show_default=False,
 Force = Annotated[bool, typer.Option("--force", show_default=False,
                                      help="Write into a non-empty directory portkit did not write, and with "
                                      "--in-place rewrite read-only, hard-linked or other users' files.")]
+# Every command takes the colour options scan takes; one whose output has no colour (all but a text summary's)
+# accepts them and prints as it always does, so one command line's options serve them all.
+Color = Annotated[Optional[bool], typer.Option("--color/--no-color", show_default=False,
+                                               help="Force or disable colour (default: on a terminal, unless NO_COLOR is set).")]
 _SIZE_HELP = "Skip files larger than this (e.g. 16M, 512K; default 16M): each costs up to ~200 bytes of memory per byte."
 
 # The options every command that runs the pipeline takes; each becomes a RunSettings value
@@ -143,7 +147,8 @@ def pipeline_command(paths_help: str, epilog: str, *, required: bool = True,
                      without: tuple[str, ...] = ()) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Register a command that runs the pipeline: it takes PATHS and the shared run options
     (all but `without`), and receives `settings`, built from them in one place, and its own
-    options with choice members as their strings. `epilog`: its examples.
+    options with choice members as their strings; and --color/--no-color, which it receives
+    only where it declares `color` (`Color`). `epilog`: its examples.
 
     The options are added to the signature typer reads; the command itself declares
     `settings: RunSettings` and its own options.
@@ -156,11 +161,16 @@ def pipeline_command(paths_help: str, epilog: str, *, required: bool = True,
                                   default=typer.Argument(... if required else None, metavar="PATHS...", help=paths_help))
         extra = [inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=annotation)
                  for name, (annotation, default) in added.items()]
+        colored = "color" in signature.parameters
+        if not colored:  # a command whose output has no colour takes the options all the same
+            extra.append(inspect.Parameter("color", inspect.Parameter.KEYWORD_ONLY, default=None, annotation=Color))
 
         @functools.wraps(command)
         def wrapper(**values: Any) -> Any:
             values = {name: plain(value) for name, value in values.items()}
             run_values = {name: values.pop(name) for name in added}
+            if not colored:
+                values.pop("color")
             return command(settings=_settings(values.pop("paths") or (), run_values), **values)
 
         wrapper.__signature__ = signature.replace(parameters=[paths] + own + extra)  # type: ignore[attr-defined]

@@ -6,7 +6,7 @@ from typing import List, Optional
 
 import typer
 
-from portkit.cli.app import Command, OutputFormat, app, examples, plain
+from portkit.cli.app import Color, Command, OutputFormat, app, examples, plain
 
 _RULES_HELP = ("Rule file or directory the shards were made with (repeatable; default: the rule files they record, "
                "read from the same paths). The merge refuses rules whose contents differ from the shards'.")
@@ -18,8 +18,7 @@ def merge(
     shards: List[Path] = typer.Argument(..., metavar="SHARD.json...", help="Every shard document of one scan."),
     fmt: OutputFormat = typer.Option("text", "--format", "-f", help="Output format."),
     output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write the output to this file ('-': stdout)."),
-    color: Optional[bool] = typer.Option(None, "--color/--no-color", show_default=False,
-                                         help="Force or disable colour (default: on a terminal, unless NO_COLOR is set)."),
+    color: Color = None,
     details: bool = typer.Option(False, "--details", "-v", help="Text output: also list every site (file:line), grouped by API."),
     rules: List[Path] = typer.Option([], "--rules", help=_RULES_HELP),
 ) -> None:

@@ -7,7 +7,7 @@ from typing import List, Optional
 
 import typer
 
-from portkit.cli.app import Command, RocmVersion, UsageError, UserRules, choice, examples, plain, rules_app
+from portkit.cli.app import Color, Command, RocmVersion, UsageError, UserRules, choice, examples, plain, rules_app
 from portkit.codes import RULE_STATUSES
 from portkit.resources import load_data
 from portkit.rules import KINDS, Rule, load_database, load_file
@@ -118,6 +118,7 @@ def rules_list(
     status: Optional[RuleStatus] = typer.Option(None, "--status", "-s", show_default=False, help="Only this status."),
     kind: Optional[Kind] = typer.Option(None, "--kind", "-k", show_default=False, help="Only this kind."),
     rules: UserRules = [],
+    color: Color = None,  # plain lines: taken as every command takes it
 ) -> None:
     """List rules, one per line: library, kind, CUDA name, status, HIP name."""
     raise typer.Exit(list_rules(library, plain(status), plain(kind), rules))
@@ -129,18 +130,20 @@ def rules_show(
     name: str = typer.Argument(..., metavar="NAME", help="A CUDA name, header or link library."),
     rocm_version: RocmVersion = None,
     rules: UserRules = [],
+    color: Color = None,  # plain lines: taken as every command takes it
 ) -> None:
     """Show one rule: mapping, status under the target, notes and versions."""
     raise typer.Exit(show_rule(name, rocm_version, rules))
 
 
 @rules_app.command("stats", cls=Command, epilog=examples("portkit rules stats", "portkit rules stats --rules team.yaml"))
-def rules_stats(rules: UserRules = []) -> None:
+def rules_stats(rules: UserRules = [], color: Color = None) -> None:  # plain lines: colour options taken as elsewhere
     """Count rules per library and status."""
     raise typer.Exit(stats(rules))
 
 
 @rules_app.command("validate", cls=Command, epilog=examples("portkit rules validate team.yaml", "portkit rules validate rules/*.yaml"))
-def rules_validate(files: List[Path] = typer.Argument(..., metavar="FILES...", help="Rule files to check.")) -> None:
+def rules_validate(files: List[Path] = typer.Argument(..., metavar="FILES...", help="Rule files to check."),
+                   color: Color = None) -> None:  # plain lines: colour options taken as elsewhere
     """Check rule files against the schema; exit 2 with the first error."""
     raise typer.Exit(validate(files))

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any, List, Optional, Sequence
 
 import typer
 
-from portkit.cli.app import OutputFormat, UsageError, examples, pipeline_command
+from portkit.cli.app import Color, OutputFormat, UsageError, examples, pipeline_command
 from portkit.fileio import STDOUT, output_stream
 from portkit.outpath import refuse_overlap
 from portkit.settings import RunSettings
@@ -105,8 +105,7 @@ def scan(
     output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write the output to this file ('-': stdout)."),
     report: List[Path] = typer.Option(
         [], "--report", help="Also write a report; the format follows the extension (.md, .html, .json, .sarif, .csv)."),
-    color: Optional[bool] = typer.Option(None, "--color/--no-color", show_default=False,
-                                         help="Force or disable colour (default: on a terminal, unless NO_COLOR is set)."),
+    color: Color = None,
     details: bool = typer.Option(False, "--details", "-v", help="Text output: also list every site (file:line), grouped by API."),
     shard: Optional[str] = typer.Option(None, "--shard", metavar="I/N", help=_SHARD_HELP),
 ) -> None:
@@ -134,10 +133,11 @@ def report(
     fmt: Optional[OutputFormat] = typer.Option(
         None, "--format", "-f", show_default=False, help="Report format (default: from -o's extension, else md)."),
     output: Optional[Path] = typer.Option(None, "--output", "-o", help="Report file (default and '-': stdout)."),
+    color: Color = None,
 ) -> None:
     """Write a migration report: summary, readiness, effort estimate, per-library tables,
     every site to fix, hazards, build files, GPU architectures and the port checklist."""
     from portkit.report import format_for_path
 
     chosen = fmt or (format_for_path(output) if output and str(output) != STDOUT else "md")
-    raise typer.Exit(run_scan(settings, chosen, output, color=False))
+    raise typer.Exit(run_scan(settings, chosen, output, color=bool(color)))  # a report is a document: colour if asked

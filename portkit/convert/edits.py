@@ -33,7 +33,7 @@ def _rename(fix: Fix) -> tuple[Edit, ...]:
         edits.append(Edit(Span(fix.parts[0].start, end), b""))
     for edit in fix.args:
         if edit.index < len(fix.parts):
-            edits.extend(_argument_edits(fix.parts, edit))
+            edits.extend(call_argument_edits(fix.parts, edit))
     return tuple(edits)
 
 
@@ -42,7 +42,7 @@ def _wrapped(argument: Span, before: str, after: str) -> tuple[Edit, Edit]:
     return Edit(Span(argument.start, argument.start), before.encode()), Edit(Span(argument.end, argument.end), after.encode())
 
 
-def _argument_edits(arguments: tuple[Span, ...], edit: ArgEdit) -> tuple[Edit, ...]:
+def call_argument_edits(arguments: tuple[Span, ...], edit: ArgEdit) -> tuple[Edit, ...]:
     """One argument cast, replaced, followed by more, or dropped with the comma after it (before it, for the
     last one)."""
     argument = arguments[edit.index]

@@ -57,14 +57,27 @@ def _hazard_marked(code: str, above: set[bytes]) -> bool:
     return in_group(code, "hazard") and any(marker.startswith(prefix) for marker in above)
 
 
+def _block_markers_before(source: bytes, offset: int) -> list[bytes]:
+    """The block-comment markers that end right before `offset`, each followed by its one space: a token can carry
+    several (a name's and a hazard's), so the one a later pass looks for need not be the last."""
+    found = []
+    while source[:offset].endswith(b" */ "):
+        start = source.rfind(b"/* " + MARKER_TAG, 0, offset)
+        if start < 0 or b"*/" in source[start:offset - len(b" */ ")]:
+            break
+        found.append(source[start:offset])
+        offset = start
+    return found
+
+
 def _block_marked(source: bytes, offset: int, comment: bytes, code: str) -> bool:
-    """Whether the block-comment marker `comment` (or, for a hazard, one of its code) ends right before `offset`."""
-    if source[max(0, offset - len(comment)):offset] == comment:
+    """Whether the block-comment marker `comment` (or, for a hazard, one of its code) is among those right before
+    `offset`."""
+    before = _block_markers_before(source, offset)
+    if comment in before:
         return True
-    if not in_group(code, "hazard") or not source[:offset].endswith(b" */ "):
-        return False
-    start = source.rfind(b"/* ", 0, offset)
-    return start >= 0 and source[start:offset].startswith(b"/* " + MARKER_TAG + code.encode() + b" ")
+    prefix = b"/* " + MARKER_TAG + code.encode() + b" "
+    return in_group(code, "hazard") and any(marker.startswith(prefix) for marker in before)
 
 
 # A name in a namespace rocThrust or hipCUB mirrors, none of whose parts names CUDA's backend.

@@ -103,6 +103,13 @@ class Converted:
     pending: tuple[str, ...] = ()
 
 
+def _with_new(markers: tuple[Marker, ...], again: tuple[Marker, ...]) -> tuple[Marker, ...]:
+    """`markers` and those of a later pass that are new: that pass lists the markers the first one wrote as well
+    (their lines counted in its output)."""
+    listed = {(m.code, m.name, m.text) for m in markers}
+    return markers + tuple(m for m in again if (m.code, m.name, m.text) not in listed)
+
+
 def in_order(batches: Iterable[Converted]) -> list[FileConversion]:
     """Every conversion of `convert_all`'s batches, in the order of its sources."""
     return [conversion for _, conversion in sorted((pair for batch in batches for pair in batch.done),
@@ -147,7 +154,7 @@ def convert_all(sources: list[SourceToConvert], context: Context, options: EditO
             again = convert_source(conversion.path, conversion.converted, findings, context, options, markers)
             if again.changed:
                 done[i] = dataclasses.replace(again, original=conversion.original, edits=conversion.edits + again.edits,
-                                              markers=conversion.markers + again.markers, skipped=conversion.skipped)
+                                              markers=_with_new(conversion.markers, again.markers), skipped=conversion.skipped)
                 still.append(i)
         pending = still
         if not pending:

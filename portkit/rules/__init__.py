@@ -8,7 +8,7 @@ from portkit.rules.index import RuleDatabase
 from portkit.rules.load import load_database, load_file, rule_files
 from portkit.rules.model import KINDS, Library, Rule
 from portkit.rules.validate import parse_library
-from portkit.rules.versions import Resolution, Target, Version, parse_version, version_text
+from portkit.rules.versions import Resolution, Target, Version, hip_version_number, parse_version, version_text
 
-__all__ = ["KINDS", "Library", "Resolution", "Rule", "RuleDatabase", "Target", "Version", "load_database", "load_file",
-           "parse_library", "parse_version", "rule_files", "version_text"]
+__all__ = ["KINDS", "Library", "Resolution", "Rule", "RuleDatabase", "Target", "Version", "hip_version_number", "load_database",
+           "load_file", "parse_library", "parse_version", "rule_files", "version_text"]

@@ -8,6 +8,7 @@ from typing import Iterable, Mapping
 from portkit.codes import Status
 from portkit.rules.model import DEFAULT_WEIGHTS, Library, Rule
 from portkit.rules.rows import RuleRows
+from portkit.rules.versions import parse_version
 from portkit.textutil import without_template_arguments
 
 _UNNAMED = ("header", "link", "asm")  # kinds whose HIP column holds no C++ name
@@ -45,6 +46,8 @@ class RuleDatabase:
         # Members of a namespace's classes by member name: `cooperative_groups::thread_block_tile::meta_group_rank`.
         self._namespace_members: dict[str, dict[str, Rule]] = {}
         self._hip_headers: frozenset[str] | None = None
+        # a HIP header's earliest rule (hip_header_rule): its HIP release and CUDA path
+        self._hip_header_rules: dict[str, tuple[tuple[int, ...], str]] | None = None
         self._hip_names: frozenset[str] | None = None  # every HIP spelling a named rule writes
         self._hip_prefixes: tuple[str, ...] | None = None  # the ROCm libraries' name prefixes (hipsolver, rocblas)
         self._header_names: frozenset[str] | None = None
@@ -160,6 +163,28 @@ class RuleDatabase:
         if self._hip_headers is None:
             self._hip_headers = frozenset(h for r in self.headers.values() for h in (r.hip, r.roc, r.older_hip) if h)
         return path if path in self._hip_headers else ""
+
+    def hip_header_rule(self, path: str) -> Rule | None:
+        """For a HIP header a rule writes (`hip/hip_fp8.h`), the rule that writes it from the earliest HIP release
+        (its `hip_added`: a project's HIP code may include it where the targeted HIP lacks it)."""
+        if self._hip_header_rules is None:
+            self._hip_header_rules = {}
+            for rule in self._headers.values():
+                self._note_hip_header(rule.hip, rule.hip_added, rule.cuda)
+            if self._rows is not None:  # the others from their columns: most runs build no header rule for it
+                columns = zip(*(self._rows.column(field) for field in ("kind", "cuda", "hip", "hip_added")))
+                for kind, cuda, hip, added in columns:
+                    if kind == "header" and cuda in self._unbuilt_headers:
+                        self._note_hip_header(hip, added, cuda)
+        found = self._hip_header_rules.get(path)
+        return self.header(found[1]) if found is not None else None
+
+    def _note_hip_header(self, hip: str, added: str, cuda: str) -> None:
+        """Keep the CUDA header whose rule writes `hip` from the earliest HIP release."""
+        known = self._hip_header_rules.get(hip) if self._hip_header_rules is not None else None
+        version = parse_version(added) if added else (0,)
+        if hip and self._hip_header_rules is not None and (known is None or version < known[0]):
+            self._hip_header_rules[hip] = (version, cuda)
 
     def is_hip_spelling(self, name: str) -> bool:
         """Whether `name`, or the longest part of `a::b::c` that a rule writes, is a HIP spelling some rule writes for a

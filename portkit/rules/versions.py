@@ -29,6 +29,12 @@ def version_text(version: Version | None) -> str | None:
     return ".".join(str(p) for p in version) if version else None
 
 
+def hip_version_number(version: str) -> int:
+    """A HIP release as HIP_VERSION encodes it: major * 10,000,000 + minor * 100,000 + patch."""
+    major, minor, patch = parse_version(version)
+    return major * 10_000_000 + minor * 100_000 + patch
+
+
 @dataclasses.dataclass(frozen=True)
 class Target:
     """The versions a run is aimed at; None means "any", i.e. the newest."""

@@ -21,10 +21,11 @@ from typing import Iterable
 from portkit.analyze.preamble import IMPLICIT_CUDA_HEADER
 from portkit.analyze.runtime_include import HOST_C_PLATFORM
 from portkit.codes import COORDINATE_ARGUMENT, HIP_PREAMBLE, RENAMED_STATUSES
-from portkit.convert.edits import EditOptions, chevron_edits, edits_for
-from portkit.model import Edit, Finding, Fix, FixAction, Span
+from portkit.analyze.rewrite import const_cast_of
+from portkit.convert.edits import EditOptions, call_argument_edits, chevron_edits, edits_for
+from portkit.model import Cast, Edit, Finding, Fix, FixAction, Span
 from portkit.parse.hipcc_branch import same_platform_macro
-from portkit.rules import Rule, RuleDatabase, Target, parse_version
+from portkit.rules import Rule, RuleDatabase, Target, hip_version_number, parse_version
 from portkit.rules.snippets import all_helpers, helper_named, helper_providing
 
 STYLES = ("cuda", "neutral")
@@ -155,11 +156,6 @@ def part_name(header_name: str, cuda_header: str) -> str:
     return f"{stem}_{_NOT_WORD.sub('_', cuda_header.rsplit('.', 1)[0])}{dot}{suffix}"
 
 
-def hip_version_number(version: str) -> int:
-    major, minor, patch = parse_version(version)
-    return major * 10_000_000 + minor * 100_000 + patch
-
-
 def build_shim(findings: Iterable[Finding], rules: RuleDatabase, style: str, header_name: str) -> Shim:
     any_target = Target()  # the header serves every HIP version: mappings use the newest spelling
     headers: dict[str, Header] = {}
@@ -280,6 +276,42 @@ def _compute_types(findings: tuple[Finding, ...], rules: RuleDatabase) -> dict[s
     return listed
 
 
+def argument_casts(data: bytes, finding: Finding, rule: Rule) -> list[Cast]:
+    """The casts convert writes in a call's arguments for some HIP (`cast_args`: where HIP takes void* or overloads
+    what CUDA declares once; `const_args`: where HIP before `const_args_until` lacks CUDA's const). Each is valid CUDA
+    too, and the header serves every HIP, so a shimmed source gets all of them; none where the call's arguments are
+    out of sight (a macro body)."""
+    fix = finding.fix
+    if fix is None or not fix.parts:
+        return []
+    wanted = {index for index, _ in rule.cast_args}
+    casts = [edit for edit in fix.args if isinstance(edit, Cast) and edit.index in wanted]
+    for index, type_name in rule.const_args:
+        if index < len(fix.parts):
+            text = data[fix.parts[index].start:fix.parts[index].end].decode("utf-8", "replace").strip()
+            casts.extend(filter(None, [const_cast_of(index, type_name, text)]))
+    return casts
+
+
+def with_casts_listed(shim: Shim, findings: Iterable[Finding], rules: RuleDatabase, sources: dict[str, bytes]) -> Shim:
+    """`shim` listing the calls whose arguments convert casts, in `sources`, which the shim does not rewrite: no
+    macro can cast an argument, and hipcc rejects the call as written (an ambiguous overload, a void** HIP takes, a
+    const HIP lacks)."""
+    listed = {entry[0]: entry for entry in shim.unmapped}
+    for finding in findings:
+        rule = rules.find(finding.name) if finding.library and finding.path in sources else None
+        if rule is None or not (rule.cast_args or rule.const_args):
+            continue
+        casts = argument_casts(sources[finding.path], finding, rule)
+        if casts:
+            written = ", ".join(f"argument {cast.index + 1} as {cast.cast}<{cast.type}>" for cast in casts)
+            listed[f"{rule.cuda}'s arguments"] = (
+                f"{rule.cuda}'s arguments", written,
+                "hipcc rejects such a call as CUDA writes it and no macro can cast an argument: write the casts, which "
+                "nvcc takes too, or run the shim with --sources or --in-place, which writes them")
+    return dataclasses.replace(shim, unmapped=tuple(sorted(listed.values())))
+
+
 def _header(rule: Rule, hip: str, header_name: str) -> Header:
     """The header's include; a HIP that lacks its HIP header (before `hip_added`), or has one that does not compile
     alone (before `older_hip_until`), includes the older one, or none: the shim serves every HIP version."""
@@ -313,6 +345,9 @@ def source_edits(data: bytes, findings: Iterable[Finding], shim: Shim, rules: Ru
                     written[shim.header_name] = finding.fix.span.end
         if not finding.library:
             continue
+        rule = rules.find(finding.name)
+        if rule is not None and (rule.cast_args or rule.const_args):  # as convert casts them
+            edits.extend(edit for cast in argument_casts(data, finding, rule) for edit in call_argument_edits(finding.fix.parts, cast))
         if rules.headers.get(finding.name) or rules.header(finding.name):
             header = next((h for h in shim.headers if finding.name == h.cuda or finding.name.endswith("/" + h.cuda)), None)
             if header is not None:

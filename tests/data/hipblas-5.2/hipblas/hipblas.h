@@ -42,3 +42,10 @@ hipblasStatus_t hipblasStrsmBatched(hipblasHandle_t handle, hipblasSideMode_t si
 hipblasStatus_t hipblasDtrsmBatched(hipblasHandle_t handle, hipblasSideMode_t side, hipblasFillMode_t uplo,
                                     hipblasOperation_t transA, hipblasDiagType_t diag, int m, int n, const double* alpha,
                                     double* const AP[], int lda, double* BP[], int ldb, int batchCount);
+// Before hipBLAS 2.0 (ROCm 6.0) trmm works in place (B = alpha * op(A) * B): no C, no ldc.
+hipblasStatus_t hipblasStrmm(hipblasHandle_t handle, hipblasSideMode_t side, hipblasFillMode_t uplo, hipblasOperation_t transA,
+                             hipblasDiagType_t diag, int m, int n, const float* alpha, const float* AP, int lda, float* BP,
+                             int ldb);
+hipblasStatus_t hipblasDtrmm(hipblasHandle_t handle, hipblasSideMode_t side, hipblasFillMode_t uplo, hipblasOperation_t transA,
+                             hipblasDiagType_t diag, int m, int n, const double* alpha, const double* AP, int lda,
+                             double* BP, int ldb);

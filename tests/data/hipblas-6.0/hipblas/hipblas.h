@@ -34,3 +34,13 @@ hipblasStatus_t hipblasGemmStridedBatchedEx_v2(hipblasHandle_t handle, hipblasOp
 hipblasStatus_t hipblasDotEx_v2(hipblasHandle_t handle, int n, const void* x, hipDataType xType, int incx,
                                 const void* y, hipDataType yType, int incy, void* result, hipDataType resultType,
                                 hipDataType executionType);
+typedef enum { HIPBLAS_FILL_MODE_UPPER = 121, HIPBLAS_FILL_MODE_LOWER = 122, HIPBLAS_FILL_MODE_FULL = 123 } hipblasFillMode_t;
+typedef enum { HIPBLAS_DIAG_NON_UNIT = 131, HIPBLAS_DIAG_UNIT = 132 } hipblasDiagType_t;
+typedef enum { HIPBLAS_SIDE_LEFT = 141, HIPBLAS_SIDE_RIGHT = 142, HIPBLAS_SIDE_BOTH = 143 } hipblasSideMode_t;
+// From hipBLAS 2.0 trmm takes cuBLAS's arguments: C = alpha * op(A) * B, in place where C is B.
+hipblasStatus_t hipblasStrmm(hipblasHandle_t handle, hipblasSideMode_t side, hipblasFillMode_t uplo, hipblasOperation_t transA,
+                             hipblasDiagType_t diag, int m, int n, const float* alpha, const float* A, int lda, const float* B,
+                             int ldb, float* C, int ldc);
+hipblasStatus_t hipblasDtrmm(hipblasHandle_t handle, hipblasSideMode_t side, hipblasFillMode_t uplo, hipblasOperation_t transA,
+                             hipblasDiagType_t diag, int m, int n, const double* alpha, const double* A, int lda,
+                             const double* B, int ldb, double* C, int ldc);
