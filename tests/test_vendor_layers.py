@@ -3,6 +3,7 @@ analyze/vendor_layers.py): their definitions of CUDA's names are no project name
 left as written. Each tree converted for HIP 5.2 and compiled with the real hipcc (--verify)."""
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from conftest import require_tool
@@ -73,3 +74,29 @@ def test_a_hip_layer_included_unconditionally_is_the_projects_own(tmp_path: Path
     out, report = convert(tmp_path, {"own.h": own, "k.cu": unit}, capsys, "--verify")
     assert "hipcc: 1 build, 0 stop at a marked site (expected), 0 fail unmarked" in report, report
     assert "__vsub4(p[0], 1)" in (out / "k.cu").read_text()
+
+
+SYCL_HELPER = """// a helper migrated from CUDA to SYCL (dpct), with leftover warp code: only a SYCL compiler reads it
+#include <sycl/sycl.hpp>
+template <typename T>
+T reduce_block(T val, T *x, int tid) {
+  if (tid < 32) {
+    T total = x[tid] + x[tid + 32];
+    for (int i = 16; i >= 1; i >>= 1) total = total + __shfl_down_sync(0xffffffff, total, i);
+    return total;
+  }
+  return val;
+}
+"""
+
+
+def test_a_sycl_file_is_another_compilers_and_no_work(tmp_path: Path, capsys) -> None:
+    """DeepSpeed's csrc/xpu: SYCL code beside the CUDA code. Its CUDA-looking names and warp hazards are no work for
+    the HIP port (settled: billed nowhere), and convert leaves it as written: no rename, no marker, no HIP include."""
+    files = {"xpu_shim.h": SYCL_HELPER, "k.cu": "__global__ void k(float *p) { p[threadIdx.x] = 0; }\n"}
+    out, _ = convert(tmp_path, files, capsys)
+    assert (out / "xpu_shim.h").read_text() == SYCL_HELPER
+    main(["scan", "--no-cache", "--rocm-version", "5.2", "-f", "json", str(tmp_path / "in")])
+    report = json.loads(capsys.readouterr().out)
+    assert [(a["name"], a["billed"]) for a in report["apis"]] == [("__shfl_down_sync", 0)]
+    assert [row["code"] for row in report["plan"]["effort"]["inventory"] if row["hours"]] == []

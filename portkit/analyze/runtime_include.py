@@ -25,6 +25,7 @@ from portkit.analyze.rewrite import settle_prerequisites
 from portkit.codes import HIP_PREAMBLE
 from portkit.model import Finding, IncludeFacts, ParsedFile, Role
 from portkit.packing import pack_finding, unpack_finding
+from portkit.parse.vendor_layers import OTHER_VENDOR
 
 # Translation units nvcc compiles as CUDA (a .c file is C: nvcc hands it to the host compiler).
 UNIT_SUFFIXES = frozenset({".cu", ".cpp", ".cc", ".cxx"})
@@ -66,6 +67,8 @@ def _runtime_needs(parsed: ParsedFile, context: Context, findings: Sequence[Find
     includes = spelled_includes(parsed, context)
     guarded = tuple(sorted(parsed.guarded))
     preambles = [f for f in findings if f.code == HIP_PREAMBLE]
+    if parsed.vendor_layer == OTHER_VENDOR:  # only that vendor's compiler reads it
+        return RuntimeNeeds(includes, guarded=guarded)
     if not runtime or any(f"<{runtime}>" in f.name.split(", ") for f in preambles):
         return RuntimeNeeds(includes, bool(runtime), guarded=guarded)
     if preambles:  # a preamble without the runtime header: the file includes CUDA headers, or has helpers only

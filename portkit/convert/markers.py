@@ -8,6 +8,7 @@ import sys
 from typing import Iterable
 
 from portkit.analyze.inventory import is_version_test
+from portkit.analyze.vendor_layers import for_another_compiler
 from portkit.codes import API_UNKNOWN, ATTENTION_STATUSES, UNUSED_HEADER, in_group
 from portkit.model import Edit, Finding, Severity, Span
 from portkit.parse.lexer import OPAQUE
@@ -93,8 +94,9 @@ def needs_marker(finding: Finding) -> bool:
     where the code is, even where convert changed it (a 64-bit mask still assumes what the code does with 32
     lanes); a definition HIP already makes, once kept out of the HIP build, asks nothing more. What is settled
     asks nothing either: a name there keeps its marker, which says why its CUDA spelling stays; a hazard or a test
-    in the project's CUDA side (a branch hipcc never compiles for AMD) gets none."""
-    if finding.settled and not in_group(finding.code, "api"):
+    in the project's CUDA side (a branch hipcc never compiles for AMD) gets none, nor anything in another vendor's
+    layer, which convert leaves as written."""
+    if finding.settled and (not in_group(finding.code, "api") or for_another_compiler(finding)):
         return False
     if finding.code == API_UNKNOWN:
         return not finding.name.startswith("thrust/") and not _MIRRORED.match(finding.name)
