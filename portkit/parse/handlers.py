@@ -132,8 +132,10 @@ class FileParse:
     def __init__(self, source: bytes, parse_bytes: bytes, captures: dict[str, list[Node]], keep: Keep | None,
                  literals: frozenset[str], api: Keep | None = None, cuda_declared: Keep | None = None,
                  hip_alias: HipAlias | None = None, roles: frozenset[Role] = OPTIONAL_ROLES,
-                 arguments: Keep | None = None, macro_spaces: MacroSpaces = (), hip_spelling: Keep | None = None):
+                 arguments: Keep | None = None, macro_spaces: MacroSpaces = (), hip_spelling: Keep | None = None,
+                 prepared: bool = False):
         self.source = source
+        self.prepared = prepared  # the tree is of bytes parse/prepare.py blanked, not of parse_bytes
         self.macro_spaces = macro_spaces  # short attribute macros' uses, and the spaces each stands for
         self.roles = roles  # the optional roles to make (OPTIONAL_ROLES)
         self.arguments = arguments  # whose calls' argument texts to spell out (None: every call's)
@@ -293,7 +295,7 @@ class FileParse:
                 continue
             text = spelled.decode("utf-8", "replace")
             if start in calls:
-                spans, info = call_facts(node, self.parse_bytes, arguments is None or arguments(text))
+                spans, info = call_facts(node, self.parse_bytes, arguments is None or arguments(text), self.prepared)
                 if under_global(node, node.parent):
                     info = (info or CallFacts())._replace(global_scope=True)
                 self.emit(node, Role.CALL, text, parts=spans, info=info)
