@@ -199,3 +199,28 @@ def test_a_ballot_stored_in_a_32_bit_alias_another_file_defines(tmp_path: Path, 
     ballots = sorted((f.path.rsplit("/", 1)[-1], f.position.line, f.message) for f in findings if f.code == "PK302")
     assert ballots == [("votes.cu", 4, "the 64-bit result of __ballot_sync is stored in 'U32' (unsigned int)"),
                        ("votes.cu", 5, "the 64-bit result of __activemask is stored in 'Mask' (unsigned int)")]
+
+
+def test_warp_literals_a_project_macro_spells_are_flagged_like_the_literal(tmp_path: Path, database) -> None:
+    """DeepSpeed's `threadIdx.x >> WARP_SIZE_BITS` with `#define WARP_SIZE_BITS 5` in a header went unflagged while
+    `>> 5` was, and so did a full mask the header names; a macro defined two ways is no number."""
+    findings = scan(tmp_path, {
+        "layers.h": "#define WARP_SIZE_BITS 5\n#define LANE_MASK (0x1f)\n#define FULL_MASK 0xffffffff\n"
+                    "#define STEP 32\n#define TWICE 5\n",
+        "other.h": "#define TWICE 6\n",
+        "k.cu": '#include "layers.h"\n'
+                "__global__ void k(float *out, int n) {\n"
+                "  int warp = threadIdx.x >> WARP_SIZE_BITS;\n"
+                "  int lane = threadIdx.x & LANE_MASK;\n"
+                "  float v = __shfl_xor_sync(FULL_MASK, out[lane], 1);\n"
+                "  for (int i = lane; i < n; i += STEP) out[i] = v;\n"
+                "  out[warp] = threadIdx.x >> TWICE;\n"
+                "}\n",
+    }, database)
+    hazards = sorted((f.position.line, f.code, f.message) for f in findings if f.code in ("PK300", "PK301"))
+    assert hazards == [
+        (3, "PK300", "'threadIdx.x >> WARP_SIZE_BITS (5)' assumes 32-lane warps"),
+        (4, "PK300", "'threadIdx.x & LANE_MASK (0x1f)' assumes 32-lane warps"),
+        (5, "PK301", "__shfl_xor_sync(FULL_MASK, ...) passes a 32-bit full mask (lanes 0-31 of a 64-lane wavefront)"),
+        (6, "PK300", "'i += STEP (32)' steps a lane index (i = lane) by 32 lanes"),
+    ]

@@ -111,7 +111,14 @@ def warp_size_literals(parsed: ParsedFile, context: Context) -> Iterator[Finding
     derived = thread_derived(parsed)
     for o in candidates:
         if _lane_arithmetic(o, derived.get(o.function, set())):
-            yield hazard(parsed, o, codes.WARP_SIZE_LITERAL, f"'{o.facts(OperandFacts).other} {o.detail} {o.text}' assumes 32-lane warps")
+            yield hazard(parsed, o, codes.WARP_SIZE_LITERAL, f"'{o.facts(OperandFacts).other} {o.detail} {_spelled(o)}' "
+                                                             "assumes 32-lane warps")
+
+
+def _spelled(o: Occurrence) -> str:
+    """A warp literal as the code spells it: the number, or the project's macro for it (`WARP_SIZE_BITS (5)`)."""
+    named = o.facts(OperandFacts).named
+    return f"{named} ({o.text})" if named else o.text
 
 
 # The lane-offset argument of each shuffle: a loop feeding it from 16 (or up to 32) spans 32 lanes.
@@ -137,7 +144,7 @@ def shuffle_loops(parsed: ParsedFile, context: Context) -> Iterator[Finding]:
                          f"'{o.text} = {o.facts(ValueFacts).value}' starts a shuffle reduction at offset 16: it covers 32 lanes")
         elif o.role is K.LITERAL and o.text in ("32", "32u") and o.detail in ("<", "<=") and o.facts(OperandFacts).other in used:
             yield hazard(parsed, o, codes.WARP_SIZE_LITERAL,
-                         f"'{o.facts(OperandFacts).other} {o.detail} {o.text}' bounds a shuffle exchange: it covers 32 lanes")
+                         f"'{o.facts(OperandFacts).other} {o.detail} {_spelled(o)}' bounds a shuffle exchange: it covers 32 lanes")
 
 
 @analyzer("source", codes=(codes.WARP_SIZE_LITERAL,))
@@ -287,7 +294,7 @@ def lane_strides(parsed: ParsedFile, context: Context) -> Iterator[Finding]:
                       if i.function == o.function and i.text == variable and i.span.start < o.span.start), "")
         if start and _LANE_START.search(start) and device(o):
             yield hazard(parsed, o, codes.WARP_SIZE_LITERAL,
-                         f"'{variable} += {o.text}' steps a lane index ({variable} = {start}) by 32 lanes")
+                         f"'{variable} += {_spelled(o)}' steps a lane index ({variable} = {start}) by 32 lanes")
 
 
 @analyzer("source", codes=(codes.WARPSIZE_AS_CONSTANT,))
