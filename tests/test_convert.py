@@ -1044,3 +1044,17 @@ def test_utf16_text_with_a_bom_is_analysed_and_written_back_in_utf16(tmp_path: P
     assert written[2:].decode("utf-16-le") == header.replace("cuda_runtime.h", "hip/hip_runtime.h").replace(
         "cudaError_t", "hipError_t").replace("cudaDeviceReset", "hipDeviceReset")
     assert (out / "strings.h").read_bytes() == (tree / "strings.h").read_bytes()
+
+
+def test_converting_converted_output_counts_no_marker_as_written(tmp_path: Path, capsys) -> None:
+    """Converting DeepSpeed's converted tree again changed nothing but said "746 markers": the summary counts the
+    markers it writes, and says how many the files already had."""
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "k.cu").write_text("__global__ void k(float* o) {\n  int lane = threadIdx.x % 32;\n  o[lane] = 0;\n}\n"
+                              "void f(float** p) { cudaMallocManaged(p, 4); }\n")
+    assert main(["convert", str(src), "-o", str(tmp_path / "out")]) == 0
+    assert "1 changed, " in capsys.readouterr().out.splitlines()[0]
+    assert main(["convert", str(tmp_path / "out"), "-o", str(tmp_path / "again")]) == 0
+    first = capsys.readouterr().out.splitlines()[0]
+    assert first.endswith(" 0 changed, 0 edits, 0 markers (1 already there)"), first
