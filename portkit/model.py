@@ -185,10 +185,12 @@ class FieldFacts(NamedTuple):
 
 
 class OperandFacts(NamedTuple):
-    """A number in a binary expression: the other operand, and the variable the expression sets."""
+    """A number in a binary expression: the other operand, and the variable the expression sets; `named`, the
+    project's macro that spells the number (`threadIdx.x >> WARP_SIZE_BITS` with `#define WARP_SIZE_BITS 5`)."""
 
     other: str = ""
     target: str = ""
+    named: str = ""
 
 
 class SharedArrayFacts(NamedTuple):
@@ -365,6 +367,9 @@ class ParsedFile:
     hip_aliases: tuple[tuple[str, bool], ...] = ()
     hip_includes: frozenset[str] = frozenset()  # the file names it includes in such a branch (its own HIP layer)
     shape: str = ""  # with a syntax error, the tree's structure (portkit/parse/recovery.py:tree_shape)
+    # The project's macros the file spells that every definition makes one number (`#define FULL_MASK 0xffffffff` in
+    # a header): (name, number), constants after the file's own.
+    macro_numbers: tuple[tuple[str, str], ...] = ()
 
     # Facts many analyzers ask for, computed on first use (cached in the instance, frozen or not).
     def of(self, *roles: Role) -> tuple[Occurrence, ...]:
@@ -389,10 +394,13 @@ class ParsedFile:
 
     @functools.cached_property
     def constants(self) -> Mapping[str, str]:
-        """The file's named constants: name -> value text (the first definition wins)."""
+        """The file's named constants: name -> value text (the first definition wins), then the project's macros
+        that stand for one number."""
         found: dict[str, str] = {}
         for o in self.of(Role.CONSTANT):
             found.setdefault(o.text, o.facts(ValueFacts).value)
+        for name, number in self.macro_numbers:
+            found.setdefault(name, number)
         return MappingProxyType(found)
 
     @functools.cached_property

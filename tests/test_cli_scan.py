@@ -291,3 +291,19 @@ def test_nvccs_version_and_compiler_macros_are_no_runtime_api_use() -> None:
     assert [lib["id"] for lib in data["libraries"]] == ["cuda-device"]
     macros = {"__NVCC__", "__CUDACC_RTC__", "__CUDACC_VER_MAJOR__", "__CUDACC_VER_MINOR__", "__CUDACC_VER_BUILD__"}
     assert {api["name"] for api in data["apis"]} == macros
+
+
+@pytest.mark.parametrize("command", ["scan", "report", "merge"])
+def test_markdown_names_the_md_format(command: str, tmp_path: Path, capsys) -> None:
+    """`report -o r.markdown` wrote Markdown but `scan -f markdown` was refused: the name is md's everywhere."""
+    if command == "merge":
+        assert main(["scan", "--no-cache", "--shard", "1/1", "-o", str(tmp_path / "shard.json"), str(EXAMPLES / "saxpy")]) == 0
+        paths = [str(tmp_path / "shard.json")]
+    else:
+        paths = ["--no-cache", str(EXAMPLES / "saxpy")]
+    capsys.readouterr()
+    outputs = []
+    for fmt in ("md", "markdown"):
+        assert main([command, "-f", fmt, *paths]) == 0
+        outputs.append(capsys.readouterr().out)
+    assert outputs[0].startswith("# ") and outputs[0] == outputs[1]

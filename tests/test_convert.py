@@ -1079,3 +1079,17 @@ def test_a_hip_header_the_target_lacks_is_reported_and_marked_where_hipcc_stops(
     assert lines[2] == "#include <hip/hip_math_constants.h>"
     settings = RunSettings(paths=(str(src),), root=tmp_path, target=Target(rocm=(6, 2, 0)), jobs=1)
     assert not [f for f in run_project(settings, RunRequest()).findings if f.code == "PK104"]
+
+
+def test_converting_converted_output_counts_no_marker_as_written(tmp_path: Path, capsys) -> None:
+    """Converting DeepSpeed's converted tree again changed nothing but said "746 markers": the summary counts the
+    markers it writes, and says how many the files already had."""
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "k.cu").write_text("__global__ void k(float* o) {\n  int lane = threadIdx.x % 32;\n  o[lane] = 0;\n}\n"
+                              "void f(float** p) { cudaMallocManaged(p, 4); }\n")
+    assert main(["convert", str(src), "-o", str(tmp_path / "out")]) == 0
+    assert "1 changed, " in capsys.readouterr().out.splitlines()[0]
+    assert main(["convert", str(tmp_path / "out"), "-o", str(tmp_path / "again")]) == 0
+    first = capsys.readouterr().out.splitlines()[0]
+    assert first.endswith(" 0 changed, 0 edits, 0 markers (1 already there)"), first

@@ -1035,3 +1035,25 @@ def test_names_the_projects_own_hip_layer_defines_compile_both_ways(tmp_path: Pa
         built = subprocess.run([hipcc, "--offload-arch=gfx90a", "-fsyntax-only", "-x", "hip", *switch, str(unit)],
                                capture_output=True, text=True, env={**os.environ, "HIP_PLATFORM": "amd"})
         assert built.returncode == 0, built.stderr[-3000:]
+
+
+def test_a_cast_goes_around_a_macro_use_not_into_it(tmp_path: Path) -> None:
+    """DeepSpeed's `cudaFuncSetAttribute(ROCM_ONLY((void *)) kernel, ...)`, with ROCM_ONLY(x) empty for CUDA: the parse
+    reads the identity macro's use as its argument, and the cast HIP's `const void*` needs went inside the macro's
+    parentheses, which neither expansion compiles. It goes around the whole argument; both expansions build."""
+    hipcc = require_tool("hipcc")
+    tree = tmp_path / "in"
+    tree.mkdir()
+    (tree / "attr.cu").write_text(
+        "#ifndef USE_ROCM\n#define ROCM_ONLY(x)\n#else\n#define ROCM_ONLY(x) x\n#endif\n"
+        "__global__ void k(float *p) { extern __shared__ float s[]; p[0] = s[0]; }\n"
+        "void launch(float *p, int smem) {\n    auto kernel = &k;\n"
+        "    cudaFuncSetAttribute(ROCM_ONLY((void *)) kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);\n"
+        "    kernel<<<1, 64, smem>>>(p);\n}\n")
+    assert main(["convert", "--no-cache", "--rocm-version", "5.2", str(tree), "-o", str(tmp_path / "out")]) == 0
+    unit = tmp_path / "out" / "attr.cu"
+    assert "hipFuncSetAttribute(reinterpret_cast<const void*>(ROCM_ONLY((void *)) kernel), " in unit.read_text()
+    for switch in ([], ["-DUSE_ROCM"]):
+        built = subprocess.run([hipcc, "--offload-arch=gfx90a", "-fsyntax-only", "-x", "hip", *switch, str(unit)],
+                               capture_output=True, text=True, env={**os.environ, "HIP_PLATFORM": "amd"})
+        assert built.returncode == 0, built.stderr[-3000:]

@@ -228,3 +228,31 @@ def test_a_ballot_stored_in_a_long_keeps_every_lane(tmp_path: Path, database) ->
     ballots = sorted((f.position.line, f.message) for f in findings if f.code == "PK302")
     assert ballots == [(9, "the 64-bit result of __ballot_sync is stored in 'unsigned'"),
                        (10, "__popc(__ballot_sync(...)) takes the 64-bit ballot as 32 bits (lanes 0-31 only): use __popcll")]
+
+
+def test_warp_literals_a_project_macro_spells_are_flagged_like_the_literal(tmp_path: Path, database) -> None:
+    """DeepSpeed's `threadIdx.x >> WARP_SIZE_BITS` with `#define WARP_SIZE_BITS 5` in a header went unflagged while
+    `>> 5` was, and so did a full mask the header names; a macro defined two ways is no number, and a use of
+    WARP_SIZE is reported once, at its definition."""
+    findings = scan(tmp_path, {
+        "layers.h": "#define WARP_SIZE_BITS 5\n#define LANE_MASK (0x1f)\n#define FULL_MASK 0xffffffff\n"
+                    "#define STEP 32\n#define TWICE 5\n#define WARP_SIZE 32\n",
+        "other.h": "#define TWICE 6\n",
+        "k.cu": '#include "layers.h"\n'
+                "__global__ void k(float *out, int n) {\n"
+                "  int warp = threadIdx.x >> WARP_SIZE_BITS;\n"
+                "  int lane = threadIdx.x & LANE_MASK;\n"
+                "  float v = __shfl_xor_sync(FULL_MASK, out[lane], 1);\n"
+                "  for (int i = lane; i < n; i += STEP) out[i] = v;\n"
+                "  out[warp] = threadIdx.x >> TWICE;\n"
+                "  out[threadIdx.x / WARP_SIZE] = v;\n"
+                "}\n",
+    }, database)
+    hazards = sorted((Path(f.path).name, f.position.line, f.code, f.message) for f in findings if f.code in ("PK300", "PK301"))
+    assert hazards == [
+        ("k.cu", 3, "PK300", "'threadIdx.x >> WARP_SIZE_BITS (5)' assumes 32-lane warps"),
+        ("k.cu", 4, "PK300", "'threadIdx.x & LANE_MASK (0x1f)' assumes 32-lane warps"),
+        ("k.cu", 5, "PK301", "__shfl_xor_sync(FULL_MASK, ...) passes a 32-bit full mask (lanes 0-31 of a 64-lane wavefront)"),
+        ("k.cu", 6, "PK300", "'i += STEP (32)' steps a lane index (i = lane) by 32 lanes"),
+        ("layers.h", 6, "PK300", "WARP_SIZE = 32 fixes the warp size at 32 lanes"),
+    ]

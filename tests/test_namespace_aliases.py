@@ -52,6 +52,32 @@ def test_the_project_resolves_names_through_another_files_alias(tmp_path: Path, 
     assert names == {("k.cu", "cooperative_groups::thread_block"), ("k.cu", "cooperative_groups::this_thread_block")}
 
 
+MEMBERS = {
+    "cg_alias.h": "#pragma once\n#include <cooperative_groups.h>\nnamespace cg = cooperative_groups;\n",
+    "k.cu": '#include "cg_alias.h"\n__global__ void k(float *out, int n) {\n  cg::thread_block tb = cg::this_thread_block();\n'
+            "  for (int i = tb.thread_index().x; i < n; i += tb.group_dim().x) out[i] = 0.f;\n}\n",
+}
+
+
+@pytest.mark.parametrize("cache", [False, True], ids=["fresh", "cached"])
+def test_members_of_a_namespace_another_files_alias_names_are_found(tmp_path: Path, cache: bool) -> None:
+    """DeepSpeed's quant_reduce.cu: `tb.group_dim()` where `namespace cg = cooperative_groups;` is in an included
+    header was missed (group_dim needs HIP 5.7), while the same alias in the file found it."""
+    (tmp_path / "src").mkdir()
+    for name, text in MEMBERS.items():
+        (tmp_path / "src" / name).write_text(text)
+    settings = RunSettings(paths=(str(tmp_path / "src"),), root=tmp_path, target=Target(rocm=(5, 2, 0)), jobs=1,
+                           cache=cache)
+    if cache:
+        collect_run(settings)  # the second run reads every fact back from the cache
+    result = finish_run(collect_run(settings))
+    members = [(Path(f.path).name, f.position.line, f.status.value) for f in result.findings
+               if f.name == "cooperative_groups::thread_block::group_dim"]
+    assert members == [("k.cu", 4, "unavailable")]
+    assert main(["convert", "--no-cache", "--rocm-version", "5.2", str(tmp_path / "src"), "-o", str(tmp_path / "out")]) == 0
+    assert "// portkit: PK104 cooperative_groups::thread_block::group_dim: " in (tmp_path / "out" / "k.cu").read_text()
+
+
 OWN_ALIAS = {
     "blocks.h": "#pragma once\nnamespace mylib { namespace blocks {\ninline int f() { return 1; }\n"
                 "struct BlockReduce { int n; };\n} }\nnamespace cub = mylib::blocks;  // the project's own cub\n",

@@ -61,3 +61,35 @@ def test_progress_goes_to_a_terminal_only(monkeypatch) -> None:
     monkeypatch.setattr("sys.stderr", log)
     hipcc_check.terminal_progress(1, 2)
     assert log.getvalue() == ""
+
+
+SHUFFLED_HALF = """#include <hip/hip_runtime.h>
+// portkit: PK101 cooperative_groups.h: HIP cooperative groups cover thread blocks, tiles and grids.
+#include <hip/hip_cooperative_groups.h>
+#include <hip/hip_fp16.h>
+namespace cg = cooperative_groups;
+__global__ void k(__half *out) {
+    cg::thread_block_tile<32> warp = cg::tiled_partition<32>(cg::this_thread_block());
+    __half v = out[threadIdx.x];
+{marker}    v = __hadd(v, warp.shfl_xor(v, 1));
+    out[threadIdx.x] = v;
+}
+"""
+
+
+def test_an_error_inside_a_hip_header_counts_only_a_marker_about_it(tmp_path: Path) -> None:
+    """HIP 5.2's thread_block_tile::shfl_xor static_asserts on a __half: the error is inside HIP's header, and was
+    called expected because the unit's #include of cooperative groups carried a generic marker. It is judged at
+    the unit's line that instantiates the template: a marker there about a name the diagnostic spells counts; one
+    about another name, or none, does not."""
+    hipcc = require_tool("hipcc")
+    cases = {"": hipcc_check.VerifyStatus.FAIL,
+             "    // portkit: PK102 ncclCommShrink: No RCCL counterpart.\n": hipcc_check.VerifyStatus.FAIL,
+             "    // portkit: PK104 cooperative_groups::thread_block_tile::shfl_xor: HIP 5.2 takes no __half.\n":
+                 hipcc_check.VerifyStatus.MARKED}
+    for index, (marker, status) in enumerate(cases.items()):
+        unit = tmp_path / f"k{index}.cu"
+        unit.write_text(SHUFFLED_HALF.replace("{marker}", marker))
+        result = hipcc_check.verify_file(hipcc, unit, (), "gfx90a")
+        assert result.status is status, (marker, result)
+        assert "Neither an integer or float type" in result.message

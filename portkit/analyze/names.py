@@ -91,11 +91,20 @@ def _member(parsed: ParsedFile, occurrence: Occurrence, context: Context, types:
     namespace's class (`tile.meta_group_rank()` from `auto tile = cg::tiled_partition<32>(block)`, whose type is
     never spelled) counts where the file names that namespace."""
     by_type = (context.rules.lookup(f"{struct}::{occurrence.text}") for struct in sorted(types))
-    by_namespace = (r for r in context.rules.namespace_members(occurrence.text) if r.cuda.partition("::")[0] in namespaces)
-    rule = next((r for r in by_type if r is not None and r.kind == "field"), None) or next(by_namespace, None)
+    rule = next((r for r in by_type if r is not None and r.kind == "field"), None)
+    if rule is None:
+        return namespace_member_finding(parsed.path, occurrence, context, namespaces)
+    return rule_finding(parsed.path, rule, rule.cuda, occurrence.span, occurrence.position, context, occurrence.function,
+                        occurrence)
+
+
+def namespace_member_finding(path: str, occurrence: Occurrence, context: Context, namespaces: set[str]) -> Finding | None:
+    """A member of a class of one of `namespaces` (`tb.group_dim()` where the file names cooperative_groups)."""
+    rule = next((r for r in context.rules.namespace_members(occurrence.text) if r.cuda.partition("::")[0] in namespaces),
+                None)
     if rule is None:
         return None
-    return rule_finding(parsed.path, rule, rule.cuda, occurrence.span, occurrence.position, context, occurrence.function,
+    return rule_finding(path, rule, rule.cuda, occurrence.span, occurrence.position, context, occurrence.function,
                         occurrence)
 
 

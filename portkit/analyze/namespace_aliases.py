@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any, Iterator, NamedTuple, Sequence
 
-from portkit.analyze.names import CUDA_LOOKING, qualified_finding
+from portkit.analyze.names import CUDA_LOOKING, namespace_member_finding, qualified_finding
 from portkit.analyze.registry import Context, ProjectAnalysis, project_analysis
 from portkit.model import Finding, Occurrence, ParsedFile, Role
 from portkit.packing import pack_occurrence, unpack_occurrence
@@ -22,6 +22,7 @@ from portkit.packing import pack_occurrence, unpack_occurrence
 class AliasFacts(NamedTuple):
     aliases: tuple[tuple[str, str], ...] = ()  # the file's namespace aliases: (cg, cooperative_groups)
     pending: tuple[Occurrence, ...] = ()  # its qualified names that only another file's alias may resolve
+    members: tuple[Occurrence, ...] = ()  # its member accesses (`tb.group_dim()`) a namespace among those may own
 
 
 # How a project definition spells a namespace alias of its own (`namespace cub = mylib::blocks;`): the alias's name
@@ -50,8 +51,13 @@ def needs_aliases(occurrence: Occurrence, context: Context) -> bool:
 
 
 def alias_facts(parsed: ParsedFile, context: Context, findings: Sequence[Finding]) -> AliasFacts:
-    """One file's fact; `context` is the file's own (its aliases only)."""
-    return AliasFacts(context.aliases, tuple(o for o in parsed.of(Role.QUALIFIED) if needs_aliases(o, context)))
+    """One file's fact; `context` is the file's own (its aliases only). A member access counts only where the file
+    has pending names (whose namespaces the project's aliases may turn out to be) and its own findings miss it."""
+    pending = tuple(o for o in parsed.of(Role.QUALIFIED) if needs_aliases(o, context))
+    found = {f.span.start for f in findings} if pending else set()
+    members = tuple(o for o in parsed.of(Role.FIELD) if o.span.start not in found
+                    and context.rules.namespace_members(o.text)) if pending else ()
+    return AliasFacts(context.aliases, pending, members)
 
 
 def project_aliases(facts: Sequence[AliasFacts]) -> dict[str, Any]:
@@ -67,20 +73,28 @@ def resolve_pending(files: Sequence[tuple[str, AliasFacts | None]], context: Con
         if fact is None or not fact.pending:
             continue
         local = {name for name, _ in fact.aliases}
+        namespaces = set()
         for occurrence in fact.pending:
             head = occurrence.text.partition("::")[0]
             if head in aliases and head not in local:
+                namespaces.add(aliases[head])
                 finding = qualified_finding(path, occurrence, context)
                 if finding is not None:
                     yield finding
+        for occurrence in fact.members if namespaces else ():  # `tb.group_dim()` of a `cg::thread_block tb`
+            finding = namespace_member_finding(path, occurrence, context, namespaces)
+            if finding is not None:
+                yield finding
 
 
 def _pack(fact: AliasFacts) -> dict[str, Any]:
-    return {"aliases": [list(a) for a in fact.aliases], "pending": [pack_occurrence(o) for o in fact.pending]}
+    return {"aliases": [list(a) for a in fact.aliases], "pending": [pack_occurrence(o) for o in fact.pending],
+            "members": [pack_occurrence(o) for o in fact.members]}
 
 
 def _unpack(packed: dict[str, Any], fixes: bool) -> AliasFacts:
-    return AliasFacts(tuple((a, b) for a, b in packed["aliases"]), tuple(unpack_occurrence(o) for o in packed["pending"]))
+    return AliasFacts(tuple((a, b) for a, b in packed["aliases"]), tuple(unpack_occurrence(o) for o in packed["pending"]),
+                      tuple(unpack_occurrence(o) for o in packed["members"]))
 
 
 NAMESPACE_ALIASES = project_analysis(ProjectAnalysis("aliases", alias_facts, resolve_pending, _pack, _unpack,

@@ -113,13 +113,27 @@ def _lane_arithmetic(o: Occurrence, derived: set[str]) -> bool:
 def warp_size_literals(parsed: ParsedFile, context: Context) -> Iterator[Finding]:
     """32, 31 and 5 in lane and warp arithmetic (`threadIdx.x % 32`, `lane = tid & 31`, `idx >> 5`)."""
     device = device_code(parsed)
-    candidates = [o for o in parsed.of(K.LITERAL) if o.text in WARP_OPERATORS.get(o.detail, ()) and device(o)]
+    candidates = [o for o in parsed.of(K.LITERAL) if o.text in WARP_OPERATORS.get(o.detail, ()) and device(o)
+                  and not _names_the_warp_size(o)]
     if not candidates:
         return  # most files: no variables to trace
     derived = thread_derived(parsed)
     for o in candidates:
         if _lane_arithmetic(o, derived.get(o.function, set())):
-            yield hazard(parsed, o, codes.WARP_SIZE_LITERAL, f"'{o.facts(OperandFacts).other} {o.detail} {o.text}' assumes 32-lane warps")
+            yield hazard(parsed, o, codes.WARP_SIZE_LITERAL, f"'{o.facts(OperandFacts).other} {o.detail} {_spelled(o)}' "
+                                                             "assumes 32-lane warps")
+
+
+def _names_the_warp_size(o: Occurrence) -> bool:
+    """A use of a macro that names the warp size (`threadIdx.x / WARP_SIZE` with `#define WARP_SIZE 32`):
+    `warp_size_constants` reports it where it is defined, the one place to fix."""
+    return WARP_SIZE_NAME.match(o.facts(OperandFacts).named) is not None
+
+
+def _spelled(o: Occurrence) -> str:
+    """A warp literal as the code spells it: the number, or the project's macro for it (`WARP_SIZE_BITS (5)`)."""
+    named = o.facts(OperandFacts).named
+    return f"{named} ({o.text})" if named else o.text
 
 
 # The lane-offset argument of each shuffle: a loop feeding it from 16 (or up to 32) spans 32 lanes.
@@ -143,9 +157,10 @@ def shuffle_loops(parsed: ParsedFile, context: Context) -> Iterator[Finding]:
         if o.role is K.INITIALIZER and o.text in used and evaluate(o.facts(ValueFacts).value, constants) == 16:
             yield hazard(parsed, o, codes.WARP_SIZE_LITERAL,
                          f"'{o.text} = {o.facts(ValueFacts).value}' starts a shuffle reduction at offset 16: it covers 32 lanes")
-        elif o.role is K.LITERAL and o.text in ("32", "32u") and o.detail in ("<", "<=") and o.facts(OperandFacts).other in used:
+        elif o.role is K.LITERAL and o.text in ("32", "32u") and o.detail in ("<", "<=") and o.facts(OperandFacts).other in used \
+                and not _names_the_warp_size(o):
             yield hazard(parsed, o, codes.WARP_SIZE_LITERAL,
-                         f"'{o.facts(OperandFacts).other} {o.detail} {o.text}' bounds a shuffle exchange: it covers 32 lanes")
+                         f"'{o.facts(OperandFacts).other} {o.detail} {_spelled(o)}' bounds a shuffle exchange: it covers 32 lanes")
 
 
 @analyzer("source", codes=(codes.WARP_SIZE_LITERAL,))
@@ -279,7 +294,7 @@ def lane_strides(parsed: ParsedFile, context: Context) -> Iterator[Finding]:
     """`for (int i = lane; i < n; i += 32)`: each lane takes every 32nd item, so on a 64-lane wavefront lanes
     i and i + 32 take the same ones. Only a variable that starts at a lane id: `i = threadIdx.x ... i += 32` strides
     over a 32-thread block, which a block of 32 threads still is on AMD."""
-    strides = [o for o in parsed.of(K.LITERAL) if o.detail == "+=" and o.text in ("32", "32u")]
+    strides = [o for o in parsed.of(K.LITERAL) if o.detail == "+=" and o.text in ("32", "32u") and not _names_the_warp_size(o)]
     if not strides:
         return
     device = device_code(parsed)
@@ -291,7 +306,7 @@ def lane_strides(parsed: ParsedFile, context: Context) -> Iterator[Finding]:
                       if i.function == o.function and i.text == variable and i.span.start < o.span.start), "")
         if start and _LANE_START.search(start) and device(o):
             yield hazard(parsed, o, codes.WARP_SIZE_LITERAL,
-                         f"'{variable} += {o.text}' steps a lane index ({variable} = {start}) by 32 lanes")
+                         f"'{variable} += {_spelled(o)}' steps a lane index ({variable} = {start}) by 32 lanes")
 
 
 @analyzer("source", codes=(codes.WARPSIZE_AS_CONSTANT,))

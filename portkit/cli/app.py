@@ -54,7 +54,7 @@ def plain(value: Any) -> Any:
 
 # The renderers register in portkit.report (which loads rich); the command line names them without
 # importing it. tests/test_cli_help.py checks that these lists match the registries.
-OUTPUT_FORMATS = ("text", "json", "md", "html", "sarif", "csv")
+OUTPUT_FORMATS = ("text", "json", "md", "markdown", "html", "sarif", "csv")  # markdown: md, as .markdown is
 OutputFormat = choice("OutputFormat", OUTPUT_FORMATS)
 Engine = choice("Engine", ENGINES)
 

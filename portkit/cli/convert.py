@@ -61,10 +61,11 @@ def _marker_kinds(markers: list[Marker], out: TextIO) -> None:
 def _print_summary(outcome: ConvertOutcome, out: TextIO, details: bool = False) -> None:
     changed = [c for c in outcome.conversions if c.changed]
     markers = outcome.markers()
+    present = sum(not m.written for m in markers)  # a converted tree's own: counted apart, never as written
     out.write(f"portkit convert: {len(outcome.conversions)} files analysed, {len(changed)} changed, "
               f"{sum(c.edits for c in outcome.conversions)} edits"
               + (f" ({outcome.build_edits} of them build-file lines)" if outcome.build_edits else "")
-              + f", {len(markers)} markers"
+              + f", {len(markers) - present} markers" + (f" ({present} already there)" if present else "")
               + (f", {len(outcome.build_notes)} build-file markers" if outcome.build_notes else "")
               + (f", {outcome.copied - outcome.excluded} other files copied" if outcome.copied > outcome.excluded else "")
               + (f", {outcome.excluded} excluded files copied as they are" if outcome.excluded else "") + "\n")

@@ -26,7 +26,9 @@ HOST_UNITS = (".cpp", ".cc", ".cxx", ".c")
 _MISSING_HEADER = re.compile(r"fatal error: '([^']+)' file not found")
 _ERROR_AT = re.compile(r"^(.+?):(\d+):(?:\d+:)? (?:fatal )?error:", re.M)
 _INCLUDED_FROM = re.compile(r"^In file included from (.+?):(\d+):$")
+_REQUESTED_HERE = re.compile(r"^(.+?):(\d+):\d+: note: .* requested here$", re.M)
 _MARKER = "portkit: "
+_MARKED_NAME = re.compile(r"portkit: PK\d+ ([^:\s]+(?:::[^:\s]+)*):")  # the name a marker is about
 
 
 class VerifyStatus(str, enum.Enum):
@@ -82,7 +84,7 @@ def verify_file(hipcc: str, path: Path, include_dirs: tuple[Path, ...], offload_
         return VerifyResult(str(path), VerifyStatus.PASS)
     output = result.stderr + result.stdout
     error = _first_error(output)
-    if _at_marker(output):
+    if _at_marker(output, str(path)):
         return VerifyResult(str(path), VerifyStatus.MARKED, error)
     missing = _MISSING_HEADER.search(output)
     if missing:
@@ -92,15 +94,23 @@ def verify_file(hipcc: str, path: Path, include_dirs: tuple[Path, ...], offload_
     return VerifyResult(str(path), VerifyStatus.FAIL, error)
 
 
-def _at_marker(output: str) -> bool:
+def _at_marker(output: str, unit_path: str = "") -> bool:
     """Whether hipcc's first error is at a line portkit marked: a block marker on it, or line markers right above
-    (a missing header's error is at its #include, which the marker of a header portkit could not map is above);
-    or, for an error inside a header, at the unit's #include that brings it in (a HIP header that is not C)."""
+    (a missing header's error is at its #include, which the marker of a header portkit could not map is above).
+    An error inside a header is judged where the unit meets it: at the unit's line that instantiates the header's
+    template (`warp.shfl_xor(v, i)` on a __half, HIP 5.2's static_assert) only a marker about a name the diagnostic
+    or that line spells counts, not a generic one (cooperative groups' at their #include); without such a line, at
+    the unit's #include that brings the header in, whose marker is about that header (a HIP header that is not C)."""
     where = _ERROR_AT.search(output)
     if where is None:
         return False
     if _marked(where.group(1), int(where.group(2))):
         return True
+    following = _ERROR_AT.search(output, where.end())
+    diagnostic = output[where.start():following.start() if following else len(output)]
+    requested = next((m for m in _REQUESTED_HERE.finditer(diagnostic) if m.group(1) == unit_path), None)
+    if requested is not None:
+        return _marked(requested.group(1), int(requested.group(2)), diagnostic)
     unit = None
     for line in reversed(output[:where.start()].splitlines()):  # the "In file included from" lines right above
         included = _INCLUDED_FROM.match(line)  # the error, from the header's includer up to the unit's line
@@ -110,8 +120,9 @@ def _at_marker(output: str) -> bool:
     return unit is not None and _marked(unit.group(1), int(unit.group(2)))
 
 
-def _marked(path: str, line: int) -> bool:
-    """Whether line `line` (1-based) of `path` carries a block marker, or has line markers right above."""
+def _marked(path: str, line: int, diagnostic: str | None = None) -> bool:
+    """Whether line `line` (1-based) of `path` carries a block marker, or has line markers right above; with a
+    `diagnostic`, one about a name it or the line spells (the last part of a qualified name)."""
     try:
         lines = Path(path).read_text(encoding="utf-8", errors="replace").splitlines()
     except OSError:
@@ -119,9 +130,15 @@ def _marked(path: str, line: int) -> bool:
     index = line - 1
     if not 0 <= index < len(lines):
         return False
-    if "/* " + _MARKER in lines[index]:
-        return True
-    return index > 0 and lines[index - 1].strip().startswith("// " + _MARKER)
+    markers = [lines[index]] if "/* " + _MARKER in lines[index] else []
+    above = index - 1
+    while above >= 0 and lines[above].strip().startswith("// " + _MARKER):
+        markers.append(lines[above])
+        above -= 1
+    if diagnostic is None or not markers:
+        return bool(markers)
+    names = {m.group(1).rpartition("::")[2] for marker in markers for m in _MARKED_NAME.finditer(marker)}
+    return any(name in diagnostic or name in lines[index] for name in names)
 
 
 def _for_language(flag: str, c: bool) -> bool:

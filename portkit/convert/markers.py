@@ -25,6 +25,7 @@ class Marker:
     code: str
     name: str
     text: str
+    written: bool = True  # False: the file has it already (converting converted output writes none)
 
 
 def _marker_text(finding: Finding) -> str:
@@ -180,16 +181,20 @@ def marker_edits(path: str, source: bytes, findings: Iterable[Finding],
         if _site(finding, index, text) in seen:
             continue
         seen.add(_site(finding, index, text))
-        markers.append(Marker(path, index + 1, finding.code, finding.name, text))
+        marker = Marker(path, index + 1, finding.code, finding.name, text)
         if _continues_macro(lines, index) or _inside_literal(continued, lines, index):
             comment = b"/* " + MARKER_TAG + text.encode() + b" */ "
-            if not _block_marked(source, finding.span.start, comment, finding.code):
+            present = _block_marked(source, finding.span.start, comment, finding.code)
+            markers.append(dataclasses.replace(marker, written=not present))
+            if not present:
                 edits.append(Edit(Span(finding.span.start, finding.span.start), comment))
             continue
         line, start = lines.line(index), lines.starts[index]
         comment = b"// " + MARKER_TAG + text.encode()
         above = _markers_above(lines, index)
-        if comment in above or _hazard_marked(finding.code, above):
+        present = comment in above or _hazard_marked(finding.code, above)
+        markers.append(dataclasses.replace(marker, written=not present))
+        if present:
             continue
         if start == 0 and line.startswith(BOM):  # a byte-order mark stays the file's first bytes
             line, start = line[len(BOM):], len(BOM)

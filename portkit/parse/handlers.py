@@ -27,7 +27,7 @@ from portkit.parse.nodes import (
     operands, shared_array, signature, under_global, under_hip_test,
 )
 from portkit.parse.queries import OPTIONAL_ROLES
-from portkit.parse.prepare import MacroSpaces
+from portkit.parse.prepare import MacroNumbers, MacroSpaces, Prepared
 from portkit.parse.spaces import SPACES, function_declarator, member_owner, parameter_count, spaces_of, spelled_spaces
 
 # A #define body's tokens: literals and comments whole, and names, a qualified one whole (`thrust::cuda::par`, blanks
@@ -132,9 +132,9 @@ class FileParse:
     def __init__(self, source: bytes, parse_bytes: bytes, captures: dict[str, list[Node]], keep: Keep | None,
                  literals: frozenset[str], api: Keep | None = None, cuda_declared: Keep | None = None,
                  hip_alias: HipAlias | None = None, roles: frozenset[Role] = OPTIONAL_ROLES,
-                 arguments: Keep | None = None, macro_spaces: MacroSpaces = (), hip_spelling: Keep | None = None):
+                 arguments: Keep | None = None, prepared: Prepared | None = None, hip_spelling: Keep | None = None):
         self.source = source
-        self.macro_spaces = macro_spaces  # short attribute macros' uses, and the spaces each stands for
+        self.preparation = prepared  # what parse/prepare.py made of the bytes: see macro_spaces, numbers, prepared
         self.roles = roles  # the optional roles to make (OPTIONAL_ROLES)
         self.arguments = arguments  # whose calls' argument texts to spell out (None: every call's)
         self.parse_bytes = parse_bytes
@@ -198,6 +198,21 @@ class FileParse:
             return set()
         return self.definitions - {node_text(n) for n, internal in zip(
             defined, internal_linkage(defined, namespaces, members, functions)) if not internal}
+
+    @functools.cached_property
+    def macro_spaces(self) -> MacroSpaces:
+        """Short attribute macros' uses, and the spaces each stands for."""
+        return self.preparation.spaces if self.preparation is not None else ()
+
+    @functools.cached_property
+    def numbers(self) -> MacroNumbers:
+        """The number each macro the file spells stands for."""
+        return self.preparation.numbers if self.preparation is not None else {}
+
+    @functools.cached_property
+    def prepared(self) -> bool:
+        """Whether the tree is of bytes parse/prepare.py blanked, not of parse_bytes."""
+        return self.preparation is not None and self.preparation.text != self.parse_bytes
 
     def get(self, capture: str) -> list[Node]:
         return self.captures.get(capture, [])
@@ -293,7 +308,7 @@ class FileParse:
                 continue
             text = spelled.decode("utf-8", "replace")
             if start in calls:
-                spans, info = call_facts(node, self.parse_bytes, arguments is None or arguments(text))
+                spans, info = call_facts(node, self.parse_bytes, arguments is None or arguments(text), self.prepared)
                 if under_global(node, node.parent):
                     info = (info or CallFacts())._replace(global_scope=True)
                 self.emit(node, Role.CALL, text, parts=spans, info=info)
@@ -448,6 +463,16 @@ class FileParse:
             if text in self.literals and node.parent is not None:
                 operator = node.parent.child_by_field_name("operator")
                 self.emit(node, Role.LITERAL, text, node_text(operator) if operator is not None else "", info=operands(node))
+
+    def named_literals(self, nodes: list[Node]) -> None:
+        """A project macro that stands for one of the `literals` (`threadIdx.x >> WARP_SIZE_BITS`), as that number."""
+        for node in nodes if self.numbers else ():
+            name = node_text(node)
+            number = self.numbers.get(name)
+            if number in self.literals and node.parent is not None:
+                operator = node.parent.child_by_field_name("operator")
+                self.emit(node, Role.LITERAL, number, node_text(operator) if operator is not None else "",
+                          info=operands(node)._replace(named=name))
 
     def shared_arrays(self, nodes: list[Node]) -> None:
         for node in nodes:
@@ -651,6 +676,7 @@ HANDLERS: tuple[tuple[str, Callable[[FileParse, list[Node]], None]], ...] = (
     ("condition", FileParse.conditions),
     ("field", FileParse.fields),
     ("literal", FileParse.number_literals),
+    ("named_literal", FileParse.named_literals),
     ("qualifier", FileParse.shared_arrays),
     ("parameter_qualifier", FileParse.parameter_qualifiers),
     ("storage", FileParse.storage_classes),

@@ -85,7 +85,8 @@ class MacroTable:
     use the statement they control follows; `identities`:
     `#define M(x) x`; `bodies`: those among the statement macros that stand for a function's
     whole body (`void f() NOT_IMPLEMENTED;`); `declarations`: those whose body is a declaration
-    or a definition (`DEFINE_LDG_TYPE(long long)` at namespace scope).
+    or a definition (`DEFINE_LDG_TYPE(long long)` at namespace scope); `numbers`: object-like macros that every
+    definition makes one integer literal (`#define WARP_SIZE_BITS 5`), with it: a use in arithmetic is that number.
     """
 
     attributes: dict[bytes, bytes] = dataclasses.field(default_factory=dict)
@@ -99,6 +100,7 @@ class MacroTable:
     # __device__`): those spaces, which the parse adds to the function a use stands before (prepare.macro_spaces).
     spaces: dict[bytes, tuple[str, ...]] = dataclasses.field(default_factory=dict)
     heads: frozenset[bytes] = frozenset()
+    numbers: dict[bytes, bytes] = dataclasses.field(default_factory=dict)
 
     def fingerprint(self) -> str:
         """Changes whenever what the table makes of some use changes (for the scan cache's key)."""
@@ -111,6 +113,8 @@ class MacroTable:
             digest.update(tag + b"\0".join(sorted(names)) + b"\1")
         for name, spaces in sorted(self.spaces.items()):
             digest.update(b"e" + name + b"=" + " ".join(spaces).encode() + b"\0")
+        for name, number in sorted(self.numbers.items()):
+            digest.update(b"n" + name + b"=" + number + b"\0")
         return digest.hexdigest()[:16]
 
     def narrowed(self, words: frozenset[bytes]) -> MacroTable:
@@ -119,7 +123,8 @@ class MacroTable:
         return MacroTable({word: self.attributes[word] for word in words if word in self.attributes},
                           words & self.attribute_calls, words & self.statements, words & self.object_statements,
                           words & self.identities, words & self.bodies, words & self.declarations,
-                          {word: self.spaces[word] for word in words if word in self.spaces}, words & self.heads)
+                          {word: self.spaces[word] for word in words if word in self.spaces}, words & self.heads,
+                          {word: self.numbers[word] for word in words if word in self.numbers})
 
 
 # Every byte that cannot be part of a C identifier becomes a space: split() then gives the words at C speed.
@@ -207,7 +212,21 @@ def macro_table(per_file: Iterable[FileDefinitions]) -> MacroTable:
             elif all(_declaration_body(d.body) for d in found):
                 declarations.add(name)
     return MacroTable(attributes, frozenset(attribute_calls), frozenset(statements), frozenset(object_statements),
-                      frozenset(identities), frozenset(bodies), frozenset(declarations), spaces, frozenset(heads))
+                      frozenset(identities), frozenset(bodies), frozenset(declarations), spaces, frozenset(heads),
+                      _numbers(found_by_name))
+
+
+_NUMBER_BODY = re.compile(rb"\(?\s*((?:0[xX][0-9a-fA-F]+|\d+)[uUlL]*)\s*\)?")
+
+
+def _numbers(found_by_name: dict[bytes, list[Definition]]) -> dict[bytes, bytes]:
+    """The object-like macros whose every definition is the same integer literal (in parentheses or not)."""
+    numbers = {}
+    for name, found in found_by_name.items():
+        spelled = {m.group(1) if d.parameters is None and (m := _NUMBER_BODY.fullmatch(d.body)) else None for d in found}
+        if len(spelled) == 1 and None not in spelled:
+            numbers[name] = spelled.pop()
+    return numbers
 
 
 def _control_head(body: bytes) -> bool:

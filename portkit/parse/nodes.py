@@ -83,8 +83,51 @@ def under_global(name: Node, parent: Node | None) -> bool:
     return parent is not None and names_global(parent)
 
 
-def call_facts(name: Node, source: bytes, texts: bool = True) -> tuple[tuple[Span, ...], CallFacts | None]:
-    """A call's argument spans, given the identifier it calls; with `texts`, their texts, and the declared type
+def _balanced(text: bytes) -> bool:
+    depth = 0
+    for byte in text:
+        depth += (byte in b"([{") - (byte in b")]}")
+        if depth < 0:
+            return False
+    return depth == 0
+
+
+def _argument_bounds(arguments: Node, written: bytes) -> Iterator[tuple[Node, int, int]]:
+    """Each argument node, with where the source's text between its separators starts and ends (spaces left out)."""
+    opened = arguments.start_byte + 1
+    pending: Node | None = None
+    for child in arguments.children:
+        if child.is_named:
+            pending = child if child.type != "comment" else pending
+            continue
+        if child.type in (",", ")") and pending is not None:
+            start, end = opened, child.start_byte
+            while start < end and written[start] in b" \t\r\n":
+                start += 1
+            while end > start and written[end - 1] in b" \t\r\n":
+                end -= 1
+            yield pending, start, end
+            pending = None
+        opened = child.end_byte
+
+
+def written_arguments(spans: tuple[Span, ...], arguments: Node, written: bytes) -> tuple[Span, ...]:
+    """The argument spans as the source spells them, for a tree of prepared bytes: where the parse read a blanked
+    macro use (`ROCM_ONLY((void *)) kernel` with `#define ROCM_ONLY(x) x`, parse/prepare.py), an argument's span may
+    start or end inside that use's parentheses, and an edit of it would straddle them; such an argument spans from
+    the separator before it to the one after it, the macro use whole."""
+    straddling = {}
+    for node, start, end in _argument_bounds(arguments, written):
+        text = written[node.start_byte:node.end_byte]
+        if text != node.text and not _balanced(text):
+            straddling[node.start_byte] = Span(start, end)
+    return tuple(straddling.get(span.start, span) for span in spans) if straddling else spans
+
+
+def call_facts(name: Node, source: bytes, texts: bool = True, prepared: bool = False
+               ) -> tuple[tuple[Span, ...], CallFacts | None]:
+    """A call's argument spans, given the identifier it calls (`prepared`: the tree is of bytes
+    parse/prepare.py blanked, not of `source`); with `texts`, their texts, and the declared type
     when the call initialises a variable, or what it is assigned to (`x = f()`). (Each step up the tree walks
     down from the root: one walk, shared.)"""
     call = name.parent
@@ -97,6 +140,8 @@ def call_facts(name: Node, source: bytes, texts: bool = True) -> tuple[tuple[Spa
     arguments = call.child_by_field_name("arguments")
     spans = tuple([Span(c.start_byte, c.end_byte) for c in arguments.named_children if c.type != "comment"]) \
         if arguments is not None else ()
+    if prepared and arguments is not None:
+        spans = written_arguments(spans, arguments, source)
     if not texts:
         return spans, None
     args = tuple(" ".join(source[a.start:a.end].decode("utf-8", "replace").split())[:ARGUMENT_TEXT_LIMIT] for a in spans)

@@ -60,16 +60,19 @@ _COMMENT_THEN_TEXT = re.compile(rb"\*/[ \t]*[^ \t\r\n]")  # a block comment's en
 
 
 MacroSpaces = tuple[tuple[int, int, tuple[str, ...]], ...]  # a use's start, end, and the spaces it stands for
+MacroNumbers = dict[str, str]  # the number literal each macro the file spells stands for (MacroTable.numbers)
 
 
 @dataclasses.dataclass(frozen=True)
 class Prepared:
     """What to parse (the source's length and newlines) and its tree; `spaces`, what the bytes cannot say: the
-    uses of attribute macros too short for the execution spaces they stand for (`macro_spaces`)."""
+    uses of attribute macros too short for the execution spaces they stand for (`macro_spaces`); `numbers`, the
+    number each macro the file spells stands for, where the project defines it as one."""
 
     text: bytes
     tree: Tree
     spaces: MacroSpaces = ()
+    numbers: MacroNumbers = dataclasses.field(default_factory=dict)
 
 
 def prepare(source: bytes, table: MacroTable, parse: Callable[[bytes], Tree]) -> Prepared:
@@ -77,7 +80,9 @@ def prepare(source: bytes, table: MacroTable, parse: Callable[[bytes], Tree]) ->
     first branch of split #if groups, fewer)."""
     table = table.narrowed(words_of(source))
     prepared = _prepared(source, table, parse)
-    return dataclasses.replace(prepared, spaces=macro_spaces(source, table)) if table.spaces else prepared
+    prepared = dataclasses.replace(prepared, spaces=macro_spaces(source, table)) if table.spaces else prepared
+    numbers = {name.decode(): number.decode() for name, number in table.numbers.items()}
+    return dataclasses.replace(prepared, numbers=numbers) if numbers else prepared
 
 
 def _prepared(source: bytes, table: MacroTable, parse: Callable[[bytes], Tree]) -> Prepared:

@@ -71,7 +71,9 @@ OPTIONAL_ROLES = frozenset({Role.LITERAL, Role.SUBSCRIPT, Role.LAUNCH_BOUNDS, Ro
 # (the query builds and matches faster without them).
 _OPTIONAL_PATTERNS = {
     Role.LITERAL: "(binary_expression [left: (number_literal) @literal right: (number_literal) @literal])\n"
-                  "(assignment_expression operator: \"+=\" right: (number_literal) @literal)\n",
+                  "(assignment_expression operator: \"+=\" right: (number_literal) @literal)\n"
+                  "(binary_expression [left: (identifier) @named_literal right: (identifier) @named_literal])\n"
+                  "(assignment_expression operator: \"+=\" right: (identifier) @named_literal)\n",
     Role.SUBSCRIPT: "(subscript_expression argument: (identifier) @subscript)\n",
     Role.LAUNCH_BOUNDS: "(launch_bounds) @launch_bounds\n",
     Role.TYPE_ALIAS: "[(type_definition) (alias_declaration)] @type_alias\n",

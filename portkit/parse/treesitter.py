@@ -279,7 +279,7 @@ def parse_source(path: str, source: bytes, keep: Keep | None = None, literals: f
     error_line = min(filter(None, (first_error_line(sites), too_deep_line(tree.root_node))), default=None)
     roles = OPTIONAL_ROLES if roles is None else roles
     state = FileParse(source, parse_bytes, captures(tree, roles), keep, literals, api,
-                      cuda_declared, hip_alias, roles, arguments, prepared.spaces, hip_spelling)
+                      cuda_declared, hip_alias, roles, arguments, prepared, hip_spelling)
     preamble_end = _preamble_end(source)
     cuda_only = _cuda_only(state.get("condition"), state.get("condition_group"))
     first_define = _first_define(state.get("definition"), preamble_end)
@@ -307,5 +307,5 @@ def parse_source(path: str, source: bytes, keep: Keep | None = None, literals: f
         **_nvidia_side(state.get("condition")), **_hip_facts(state, source),
         first_define=first_define,
         unguarded_device_syntax=unguarded_device_syntax,
-        guarded=frozenset(state.guarded), **layer_facts(state.get("include")),
+        guarded=frozenset(state.guarded), **layer_facts(state.get("include")), macro_numbers=tuple(sorted(prepared.numbers.items())),
     )

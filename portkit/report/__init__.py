@@ -45,8 +45,8 @@ def render_html(data: dict[str, Any], out: TextIO, color: bool | None = None) ->
 
 Formatter = Callable[[dict[str, Any], TextIO, "bool | None"], None]
 FORMATTERS: dict[str, Formatter] = {
-    "text": render_text, "json": render_json, "md": render_markdown, "html": render_html, "sarif": render_sarif,
-    "csv": render_csv,
+    "text": render_text, "json": render_json, "md": render_markdown, "markdown": render_markdown, "html": render_html,
+    "sarif": render_sarif, "csv": render_csv,
 }
 _EXTENSIONS = {".json": "json", ".md": "md", ".markdown": "md", ".html": "html", ".htm": "html",
                ".sarif": "sarif", ".txt": "text", ".csv": "csv"}
