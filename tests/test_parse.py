@@ -106,6 +106,19 @@ def test_the_branches_hipcc_never_compiles_for_amd_are_the_nvidia_side() -> None
     assert side == {"nvidia_1", "nvidia_2", "nvidia_3", "nvidia_4", "nvidia_5"}
 
 
+def test_a_negated_test_of_the_projects_hip_switch_has_its_hip_code_in_the_else() -> None:
+    """`#ifndef USE_ROCM` ... CUDA ... `#else` ... HIP: the switch with its sides swapped. Its own branch is the CUDA side,
+    and what its #else includes is the project's HIP layer (kaldi's hipify.h under a positive test)."""
+    src = ('#ifndef USE_ROCM\n#include <cuda_bf16.h>\nint cuda_1;\n#else\n#include <hip/hip_bf16.h>\n#include "hipify.h"\n'
+           "int hip_1;\n#endif\n#if !defined(USE_ROCM)\nint cuda_2;\n#endif\n#ifndef OTHER\n#include \"other.h\"\n#else\n"
+           "int other_else;\n#endif\n")
+    parsed = parse_source("t.cu", src.encode())
+    side = {m.group(1) for m in re.finditer(r"int (\w+);", src)
+            if any(start <= m.start() < end for start, end in parsed.hip_switch_side)}
+    assert parsed.hip_switches == ("USE_ROCM",) and side == {"cuda_1", "cuda_2"}
+    assert parsed.hip_includes == frozenset({"hip_bf16.h", "hipify.h"})
+
+
 def test_error_and_warning_messages_are_text_not_code() -> None:
     src = "#ifndef CUBLAS_VERSION\n#error CUBLAS error names missing\n# warning cudaFree is slow\n#endif\n#define F cudaFree\n"
     names = [(o.position.line, o.text) for o in parse_source("t.cu", src.encode()).occurrences if o.role is K.MACRO_BODY]

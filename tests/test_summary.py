@@ -236,6 +236,18 @@ def test_what_the_projects_own_hip_switch_covers_is_no_work(tmp_path: Path) -> N
     assert "portkit: PK101 %laneid" in text and "return __ballot(p); }  // expect: PK202 PK104" in text
 
 
+def test_a_negated_test_of_the_projects_hip_switch_is_the_switch(tmp_path: Path) -> None:
+    """causal-conv1d's `#ifndef USE_ROCM` (and `#if !defined(USE_ROCM)`) holds its CUDA code, the #else its HIP code:
+    the switch with its sides swapped. The CUDA branch is billed nowhere and the note names the switch. (It was not
+    recognised: the CUDA side was billed, causal-conv1d's whole 2.0 h headline.)"""
+    case = ROOT / "tests" / "cases" / "projects_hip_switch_negated.cu"
+    full = _case_scanned_both_ways(case, tmp_path)
+    apis = {api["name"]: (api["sites"], api["billed"]) for api in full["apis"]}
+    assert {name: apis[name] for name in ("cuda_bf16.h", "__shfl_xor_sync", "__ballot_sync", "cudaDeviceSynchronize")} \
+        == {"cuda_bf16.h": (1, 0), "__shfl_xor_sync": (1, 0), "__ballot_sync": (1, 0), "cudaDeviceSynchronize": (1, 1)}
+    assert [n for n in full["notes"] if "HIP switch" in n][0].startswith("the project has its own HIP switch: USE_ROCM")
+
+
 def test_what_the_projects_own_hip_layer_defines_is_no_work(tmp_path: Path) -> None:
     """kaldi's hip/hipify.h, included under its own switch, defines CUDA's names as HIP's (`#define cudaMemcpyAsync
     hipMemcpyAsync`): its HIP build compiles HIP's names there already. Their uses are listed, naming the layer, and
