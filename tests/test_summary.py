@@ -217,6 +217,21 @@ def test_the_projects_nvidia_side_is_no_work_for_amd(tmp_path: Path) -> None:
     assert "__ballot(p)" in text and "portkit: PK30" not in text
 
 
+def test_the_projects_nvidia_side_drives_neither_readiness_nor_the_newest_rocm_nor_markers(tmp_path: Path) -> None:
+    """What sits in the project's NVIDIA side is listed (its sites, its names' statuses at the target), but no build
+    for AMD compiles it: it does not lower the readiness, a name only it uses (__ballot_sync, HIP 6.2) brings no line
+    for the newest ROCm, and convert writes it no marker. (r5 of trial 14: `#ifndef __HIP_PLATFORM_AMD__` around
+    cublasSetMathMode read 50% ready, added "at ROCm 6.1.0: readiness 100%", and got PK104 markers.)"""
+    case = ROOT / "tests" / "cases" / "projects_nvidia_side.cu"
+    full = _case_scanned_both_ways(case, tmp_path)
+    assert {api["name"]: (api["sites"], api["counted"]) for api in full["apis"]}["__ballot_sync"] == (1, 0)
+    assert full["summary"]["sites_by_status"]["unavailable"] == 1
+    assert full["plan"]["readiness"]["score"] == 100 and full["plan"]["newest"] is None
+    out = tmp_path / "out"
+    assert main(["convert", "--no-cache", "--rocm-version", "5.2", str(tmp_path / case.name), "-o", str(out)]) == 0
+    assert "portkit: PK" not in (out / case.name).read_text()
+
+
 def test_what_the_projects_own_hip_switch_covers_is_no_work(tmp_path: Path) -> None:
     """`#ifdef USE_AMD_ROCM` around the project's HIP code: the CUDA branch beside it is no work for a build with the
     switch, so its names and asm are billed nowhere (full and summary alike); convert still converts and marks it,
@@ -246,6 +261,23 @@ def test_a_negated_test_of_the_projects_hip_switch_is_the_switch(tmp_path: Path)
     assert {name: apis[name] for name in ("cuda_bf16.h", "__shfl_xor_sync", "__ballot_sync", "cudaDeviceSynchronize")} \
         == {"cuda_bf16.h": (1, 0), "__shfl_xor_sync": (1, 0), "__ballot_sync": (1, 0), "cudaDeviceSynchronize": (1, 1)}
     assert [n for n in full["notes"] if "HIP switch" in n][0].startswith("the project has its own HIP switch: USE_ROCM")
+
+
+def test_tests_of_macros_hips_platform_decides_are_the_projects_nvidia_side(tmp_path: Path) -> None:
+    """DeepSpeed's PTX_AVAILABLE, defined only in the #else of `#ifdef __HIP_PLATFORM_AMD__`, and bitsandbytes'
+    BNB_HIP (1 under a HIP platform test, 0 in its #else), tested in another file: `#ifdef PTX_AVAILABLE` / asm,
+    `#if !BNB_HIP`, the #else of `#if BNB_HIP` are code hipcc never compiles for AMD. Listed, billed nowhere, in the
+    full run and the summary's counts alike; no HIP switch note. (DeepSpeed's memory_access_utils.h, 55 of its 62 asm
+    under PTX_AVAILABLE / ASYNC_COPY_AVAILABLE, was billed 19.6 h.)"""
+    case = ROOT / "tests" / "cases" / "projects_platform_macros.cu"
+    (tmp_path / "include").mkdir()
+    shutil.copy(case.parent / "include" / "platform_macros.h", tmp_path / "include")
+    full = _case_scanned_both_ways(case, tmp_path)
+    apis = {api["name"]: (api["sites"], api["billed"]) for api in full["apis"]}
+    assert {name: apis[name] for name in ("%laneid", "__ballot_sync", "__any_sync", "cuda_runtime.h")} == {
+        "%laneid": (1, 0), "__ballot_sync": (1, 0), "__any_sync": (1, 0), "cuda_runtime.h": (1, 1)}
+    assert {row["code"]: row["billed"] for row in full["codes"]}["PK301"] == 0
+    assert not [n for n in full["notes"] if "HIP switch" in n]
 
 
 def test_what_the_projects_own_hip_layer_defines_is_no_work(tmp_path: Path) -> None:

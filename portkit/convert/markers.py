@@ -80,8 +80,9 @@ def needs_marker(finding: Finding) -> bool:
     where the code is, even where convert changed it (a 64-bit mask still assumes what the code does with 32
     lanes); a definition HIP already makes, once kept out of the HIP build, asks nothing more. What is settled
     asks nothing either: a name there keeps its marker, which says why its CUDA spelling stays; a hazard or a test
-    in the project's CUDA side (a branch hipcc never compiles for AMD) gets none."""
-    if finding.settled and not in_group(finding.code, "api"):
+    in the project's CUDA side (a branch hipcc never compiles for AMD) gets none, nor does anything in its NVIDIA side
+    (`#ifndef __HIP_PLATFORM_AMD__`), which no build for AMD compiles."""
+    if finding.settled and not in_group(finding.code, "api") or finding.nvidia_side:
         return False
     if finding.code == API_UNKNOWN:
         return not finding.name.startswith("thrust/") and not _MIRRORED.match(finding.name)

@@ -16,7 +16,7 @@ its #else, where that follows it, the branch that holds the HIP code.
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, Container
 
 from tree_sitter import Node
 
@@ -34,8 +34,10 @@ _PARENTHESES = re.compile(r"^\((.*)\)$", re.S)
 _ANY_HIP = re.compile(rb"\bhip|\broc|amdgcn|__lane_id|__bit(?:extract|insert)_u|__AMDGCN_|__oc[km]l_")
 
 
-def hip_switch_facts(conditions: list[Node], source: bytes) -> dict[str, Any]:
-    """ParsedFile's hip_switches (the macros) and hip_switch_side (the byte ranges of the branches beside theirs)."""
+def hip_switch_facts(conditions: list[Node], source: bytes, derived: Container[bytes] = ()) -> dict[str, Any]:
+    """ParsedFile's hip_switches (the macros) and hip_switch_side (the byte ranges of the branches beside theirs). A
+    macro HIP's own platform decides (`derived`, parse/platform_macros.py: bitsandbytes' BNB_HIP) is none: its tests
+    are read as HIP's (ParsedFile.nvidia_side), and no build needs it set."""
     if not conditions or _ANY_HIP.search(source) is None:
         return {}
     groups = sorted({(g.start_byte, g.end_byte) for c in conditions if c.parent is not None
@@ -45,7 +47,7 @@ def hip_switch_facts(conditions: list[Node], source: bytes) -> dict[str, Any]:
     tested = []
     for condition in conditions:
         macro, negated = _one_macro(condition)
-        if macro and condition.parent is not None:
+        if macro and macro.encode() not in derived and condition.parent is not None:
             tests, ranges, has_else = branch_chain(opening_group(condition.parent))
             index = next((i for i, test in enumerate(tests) if test.start_byte == condition.start_byte), -1)
             if index < 0:
