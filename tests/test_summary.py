@@ -6,6 +6,7 @@ any file must show.
 """
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import shutil
@@ -261,6 +262,18 @@ def test_a_negated_test_of_the_projects_hip_switch_is_the_switch(tmp_path: Path)
     assert {name: apis[name] for name in ("cuda_bf16.h", "__shfl_xor_sync", "__ballot_sync", "cudaDeviceSynchronize")} \
         == {"cuda_bf16.h": (1, 0), "__shfl_xor_sync": (1, 0), "__ballot_sync": (1, 0), "cudaDeviceSynchronize": (1, 1)}
     assert [n for n in full["notes"] if "HIP switch" in n][0].startswith("the project has its own HIP switch: USE_ROCM")
+
+
+def test_a_hip_header_the_projects_hip_branch_needs_and_the_target_lacks_is_noted(tmp_path: Path) -> None:
+    """causal-conv1d's HIP branch (the #else of `#ifndef USE_ROCM`) includes <hip/hip_bf16.h>, which HIP has from 5.7:
+    a note says its own HIP build needs that ROCm, where the target is older (nothing said so)."""
+    case = ROOT / "tests" / "cases" / "projects_hip_switch_negated.cu"
+    full = _case_scanned_both_ways(case, tmp_path)
+    assert [n for n in full["notes"] if "own HIP branches" in n] == [
+        "the project's own HIP branches need ROCm 5.7.0 or newer: they include <hip/hip_bf16.h> (HIP 5.7.0, in 1 file), "
+        "which the targeted HIP 5.2.0 lacks"]
+    later = scan_data(run_project(dataclasses.replace(_settings(tmp_path, cache=False), target=Target(rocm=(6, 2, 0)))))
+    assert not [n for n in later["notes"] if "own HIP branches" in n]
 
 
 def test_tests_of_macros_hips_platform_decides_are_the_projects_nvidia_side(tmp_path: Path) -> None:

@@ -226,7 +226,7 @@ def _scan_data(result: ScanResult, tallies: dict[str, Tally]) -> dict[str, Any]:
             "environment": sum(n for c, n in code_counts.items() if in_group(c, "environment")),
             "sites_by_status": {s.value: totals.statuses.get(s.value, 0) for s in ALL_STATUSES},
         },
-        "notes": summary_notes(result.files),
+        "notes": summary_notes(result.files, result.rules, result.target),
         "libraries": _libraries(result, totals),
         "apis": _apis(result, totals),
         "codes": _codes(totals),
