@@ -8,6 +8,7 @@ import sys
 from typing import Iterable
 
 from portkit.analyze.inventory import is_version_test
+from portkit.analyze.nvidia_side import kept_for_nvidia
 from portkit.codes import API_UNKNOWN, ATTENTION_STATUSES, UNUSED_HEADER, in_group
 from portkit.model import Edit, Finding, Severity, Span
 from portkit.parse.lexer import OPAQUE
@@ -81,8 +82,9 @@ def needs_marker(finding: Finding) -> bool:
     lanes); a definition HIP already makes, once kept out of the HIP build, asks nothing more. What is settled
     asks nothing either: a name there keeps its marker, which says why its CUDA spelling stays; a hazard or a test
     in the project's CUDA side (a branch hipcc never compiles for AMD) gets none, nor does anything in its NVIDIA side
-    (`#ifndef __HIP_PLATFORM_AMD__`), which no build for AMD compiles."""
-    if finding.settled and not in_group(finding.code, "api") or finding.nvidia_side:
+    (`#ifndef __HIP_PLATFORM_AMD__`), which no build for AMD compiles, but a name convert leaves as written there
+    for NVIDIA's library (analyze/nvidia_side.py), whose marker says why."""
+    if finding.settled and not in_group(finding.code, "api") or finding.nvidia_side and not kept_for_nvidia(finding):
         return False
     if finding.code == API_UNKNOWN:
         return not finding.name.startswith("thrust/") and not _MIRRORED.match(finding.name)

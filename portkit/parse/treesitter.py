@@ -202,8 +202,8 @@ def _nvidia_side(conditions: list[Node], own: Mapping[bytes, Optional[bytes]]) -
         taken = kept_taken = False  # whether an earlier branch is the one hipcc takes for AMD (its CUDA tests kept)
         for index, branch in enumerate(ranges):
             value = amd_value(spelled[index], own=own) if spelled[index] is not None else None
-            if taken or value == 0:
-                spans.append(branch)
+            if taken or value == 0:  # from after its test: hipcc for AMD reads an #elif's test all the same
+                spans.append((tests[index].end_byte, branch[1]) if index < len(tests) else branch)
             taken = taken or value == 1
             kept = amd_value(spelled[index], cuda_kept=True) if hip_chain and spelled[index] is not None else None
             if (kept_taken or kept == 0) and index < len(tests) and reads_cuda_compiler(spelled[index] or ""):
