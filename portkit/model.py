@@ -549,6 +549,9 @@ class Finding:
     # Left as written on purpose, and right as written: the project's own CUDA side beside its HIP branch
     # (analyze/own_hip_branches.py). Listed, but no work: the effort bills none, and a hazard gets no marker.
     settled: bool = dataclasses.field(default=False, compare=False)
+    # ... in the project's NVIDIA side (a branch its own test of HIP's platform keeps from hipcc for AMD): no part of
+    # the readiness, of what the newest ROCm would change, or of convert's markers either; listed all the same.
+    nvidia_side: bool = dataclasses.field(default=False, compare=False)
 
     def sort_key(self) -> tuple[str, int, int, str, str]:
         """The deterministic order of every output (cheaper than comparing whole dataclasses)."""

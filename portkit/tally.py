@@ -38,6 +38,7 @@ class Row:
     hip: str
     advice: str
     billed: int  # the sites the effort model bills: one name a line, nothing settled (billed_sites)
+    counted: int  # the sites readiness counts: none in the project's NVIDIA side (Finding.nvidia_side)
 
     def key(self) -> tuple[str, str, str, str, bool]:
         return self.code, self.library, self.name, self.status, self.shadowable
@@ -95,6 +96,7 @@ def _count(rows: dict[tuple, Row], row: Row) -> None:
         return
     mine.count += row.count
     mine.billed += row.billed
+    mine.counted += row.counted
     if (row.line, row.column) < (mine.line, mine.column):
         mine.line, mine.column, mine.hip, mine.advice = row.line, row.column, row.hip, row.advice
 
@@ -111,7 +113,7 @@ def tally(findings: Iterable[Finding]) -> Tally:
         if finding.code in LISTED_CODES:
             listed.append(Site(line, column, finding.code, finding.name, finding.shadowable, finding.message, finding.advice))
         _count(rows, Row(finding.code, finding.library, finding.name, status, finding.shadowable, 1, line, column,
-                         finding.hip, finding.advice, int(index in billed)))
+                         finding.hip, finding.advice, int(index in billed), int(not finding.nvidia_side)))
     return Tally(tuple(rows.values()), tuple(sorted(listed)))
 
 

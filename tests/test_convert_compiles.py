@@ -1057,3 +1057,21 @@ def test_a_cast_goes_around_a_macro_use_not_into_it(tmp_path: Path) -> None:
         built = subprocess.run([hipcc, "--offload-arch=gfx90a", "-fsyntax-only", "-x", "hip", *switch, str(unit)],
                                capture_output=True, text=True, env={**os.environ, "HIP_PLATFORM": "amd"})
         assert built.returncode == 0, built.stderr[-3000:]
+
+
+def test_code_under_a_macro_hips_platform_decides_is_left_unmarked_and_compiles_for_amd(tmp_path: Path) -> None:
+    """`#ifdef PTX_AVAILABLE` (defined only in the #else of `#ifdef __HIP_PLATFORM_AMD__`, in another header) and
+    `#if !PROJECT_ON_HIP` hold code hipcc never compiles for AMD: convert writes no marker there (the PTX asm got a
+    PK101, the _sync votes PK104s), and the converted unit compiles for AMD as it is."""
+    hipcc = require_tool("hipcc")
+    tree = tmp_path / "in"
+    (tree / "include").mkdir(parents=True)
+    case = Path(__file__).parent / "cases" / "projects_platform_macros.cu"
+    (tree / case.name).write_text(case.read_text())
+    (tree / "include" / "platform_macros.h").write_text((case.parent / "include" / "platform_macros.h").read_text())
+    assert main(["convert", "--no-cache", "--rocm-version", "5.2", str(tree), "-o", str(tmp_path / "out")]) == 0
+    unit = tmp_path / "out" / case.name
+    assert "portkit: PK" not in unit.read_text()
+    built = subprocess.run([hipcc, "--offload-arch=gfx90a", "-fsyntax-only", "-x", "hip", str(unit)],
+                           capture_output=True, text=True, env={**os.environ, "HIP_PLATFORM": "amd"})
+    assert built.returncode == 0, built.stderr[-3000:]

@@ -5,7 +5,7 @@ import re
 import pytest
 
 from portkit.model import QualifiedFacts, Role as K, StringFacts
-from portkit.parse import parse_source
+from portkit.parse import collect_macros, parse_source
 
 
 def occurrences(source: str, kind: K | None = None) -> list[tuple[int, str, str]]:
@@ -104,6 +104,39 @@ def test_the_branches_hipcc_never_compiles_for_amd_are_the_nvidia_side() -> None
     side = {m.group(1) for m in re.finditer(r"int (\w+);", NVIDIA_SIDE)
             if any(start <= m.start() < end for start, end in parsed.nvidia_side)}
     assert side == {"nvidia_1", "nvidia_2", "nvidia_3", "nvidia_4", "nvidia_5"}
+
+
+def test_a_negated_test_of_the_projects_hip_switch_has_its_hip_code_in_the_else() -> None:
+    """`#ifndef USE_ROCM` ... CUDA ... `#else` ... HIP: the switch with its sides swapped. Its own branch is the CUDA side,
+    and what its #else includes is the project's HIP layer (kaldi's hipify.h under a positive test)."""
+    src = ('#ifndef USE_ROCM\n#include <cuda_bf16.h>\nint cuda_1;\n#else\n#include <hip/hip_bf16.h>\n#include "hipify.h"\n'
+           "int hip_1;\n#endif\n#if !defined(USE_ROCM)\nint cuda_2;\n#endif\n#ifndef OTHER\n#include \"other.h\"\n#else\n"
+           "int other_else;\n#endif\n")
+    parsed = parse_source("t.cu", src.encode())
+    side = {m.group(1) for m in re.finditer(r"int (\w+);", src)
+            if any(start <= m.start() < end for start, end in parsed.hip_switch_side)}
+    assert parsed.hip_switches == ("USE_ROCM",) and side == {"cuda_1", "cuda_2"}
+    assert parsed.hip_includes == frozenset({"hip_bf16.h", "hipify.h"})
+
+
+def test_macros_hips_platform_decides_are_a_project_wide_fact() -> None:
+    """DeepSpeed's PTX_AVAILABLE (only in the #else of `#ifdef __HIP_PLATFORM_AMD__`, under a test of __CUDA_ARCH__)
+    reads undefined under hipcc for AMD, bitsandbytes' BNB_HIP (1 under a HIP platform test, 0 in its #else) as 1, in
+    another file's tests: that file's NVIDIA side. A macro also defined outside such a branch is no such fact; the
+    fact is part of the table's fingerprint (the cache's key), and of what a file's narrowed table keeps."""
+    header = (b"#pragma once\n#ifdef __HIP_PLATFORM_AMD__\n#include <hip/hip_runtime.h>\n#else\n#if __CUDA_ARCH__ >= 530\n"
+              b"#define PTX_AVAILABLE\n#endif\n#endif\n#if defined(__HIP_PLATFORM_AMD__) || defined(__HIPCC__)\n"
+              b"#define BNB_HIP 1\n#else\n#define BNB_HIP 0\n#define ALSO 1\n#endif\n#define ALSO 2\n")
+    unit = (b'#include "h.h"\n#ifdef PTX_AVAILABLE\nint nvidia_1;\n#else\nint either_1;\n#endif\n#if !BNB_HIP\nint nvidia_2;\n'
+            b"#endif\n#if BNB_HIP\nint either_2;\n#else\nint nvidia_3;\n#endif\n#if ALSO\nint either_3;\n#endif\n")
+    table = collect_macros([header, unit])
+    assert table.on_amd == {b"PTX_AVAILABLE": None, b"BNB_HIP": b"1"}
+    assert table.narrowed(frozenset({b"BNB_HIP"})).on_amd == {b"BNB_HIP": b"1"}
+    assert table.fingerprint() != collect_macros([header.replace(b"#ifdef __HIP", b"#ifdef X__HIP"), unit]).fingerprint()
+    parsed = parse_source("t.cu", unit, macros=table)
+    side = {m.group(1) for m in re.finditer(rb"int (\w+);", unit)
+            if any(start <= m.start() < end for start, end in parsed.nvidia_side)}
+    assert side == {b"nvidia_1", b"nvidia_2", b"nvidia_3"} and not parsed.hip_switches
 
 
 def test_error_and_warning_messages_are_text_not_code() -> None:

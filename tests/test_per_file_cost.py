@@ -45,7 +45,10 @@ def project_sized(table: MacroTable, extra: int) -> MacroTable:
                       Unlisted(table.statements | more(b"STMT")), Unlisted(table.object_statements | more(b"OBJ")),
                       Unlisted(table.identities | more(b"ID")), Unlisted(table.bodies | more(b"BODY")),
                       Unlisted(table.declarations | more(b"DECL")),
-                      UnlistedTable({**table.spaces, **{name: ("__device__",) for name in more(b"SPACES")}}))
+                      UnlistedTable({**table.spaces, **{name: ("__device__",) for name in more(b"SPACES")}}),
+                      Unlisted(table.heads | more(b"HEAD")),
+                      UnlistedTable({**table.numbers, **{name: b"32" for name in more(b"NUM")}}),
+                      UnlistedTable({**table.on_amd, **{name: None for name in more(b"AMD")}}))
 
 
 @pytest.mark.parametrize("path", CASES, ids=lambda p: p.name)

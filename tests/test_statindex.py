@@ -88,3 +88,13 @@ def test_a_warm_scan_reads_no_unchanged_file(tmp_path: Path, monkeypatch) -> Non
     assert [Path(p).name for p in reads] == ["b.cu"]
     names = {f.name for f in third.findings if f.path.endswith("b.cu")}
     assert "cudaFree" in names and "cudaDeviceSynchronize" not in names
+
+
+def test_a_defines_side_for_amd_is_kept(tmp_path: Path) -> None:
+    """What a #define reads as under hipcc for AMD (parse/platform_macros.py) comes back from the index as read."""
+    source = _aged(tmp_path / "k.cu", "#ifdef __HIP_PLATFORM_AMD__\n#define ON_HIP 1\n#else\n#define ON_HIP 0\n#endif\n")
+    index = StatIndex([str(tmp_path)], root=tmp_path / "cache")
+    _, scanned, _ = index.record(source, _reader([]))
+    index.save([source])
+    assert [d.side for _, d in scanned[0]] == ["amd", "nvidia"]
+    assert StatIndex([str(tmp_path)], root=tmp_path / "cache").known(source)[1] == scanned

@@ -6,6 +6,7 @@ any file must show.
 """
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import shutil
@@ -217,6 +218,21 @@ def test_the_projects_nvidia_side_is_no_work_for_amd(tmp_path: Path) -> None:
     assert "__ballot(p)" in text and "portkit: PK30" not in text
 
 
+def test_the_projects_nvidia_side_drives_neither_readiness_nor_the_newest_rocm_nor_markers(tmp_path: Path) -> None:
+    """What sits in the project's NVIDIA side is listed (its sites, its names' statuses at the target), but no build
+    for AMD compiles it: it does not lower the readiness, a name only it uses (__ballot_sync, HIP 6.2) brings no line
+    for the newest ROCm, and convert writes it no marker. (r5 of trial 14: `#ifndef __HIP_PLATFORM_AMD__` around
+    cublasSetMathMode read 50% ready, added "at ROCm 6.1.0: readiness 100%", and got PK104 markers.)"""
+    case = ROOT / "tests" / "cases" / "projects_nvidia_side.cu"
+    full = _case_scanned_both_ways(case, tmp_path)
+    assert {api["name"]: (api["sites"], api["counted"]) for api in full["apis"]}["__ballot_sync"] == (1, 0)
+    assert full["summary"]["sites_by_status"]["unavailable"] == 1
+    assert full["plan"]["readiness"]["score"] == 100 and full["plan"]["newest"] is None
+    out = tmp_path / "out"
+    assert main(["convert", "--no-cache", "--rocm-version", "5.2", str(tmp_path / case.name), "-o", str(out)]) == 0
+    assert "portkit: PK" not in (out / case.name).read_text()
+
+
 def test_what_the_projects_own_hip_switch_covers_is_no_work(tmp_path: Path) -> None:
     """`#ifdef USE_AMD_ROCM` around the project's HIP code: the CUDA branch beside it is no work for a build with the
     switch, so its names and asm are billed nowhere (full and summary alike); convert still converts and marks it,
@@ -234,6 +250,47 @@ def test_what_the_projects_own_hip_switch_covers_is_no_work(tmp_path: Path) -> N
     assert main(["convert", "--no-cache", str(tmp_path / case.name), "-o", str(out)]) == 0
     text = (out / case.name).read_text()
     assert "portkit: PK101 %laneid" in text and "return __ballot(p); }  // expect: PK202 PK104" in text
+
+
+def test_a_negated_test_of_the_projects_hip_switch_is_the_switch(tmp_path: Path) -> None:
+    """causal-conv1d's `#ifndef USE_ROCM` (and `#if !defined(USE_ROCM)`) holds its CUDA code, the #else its HIP code:
+    the switch with its sides swapped. The CUDA branch is billed nowhere and the note names the switch. (It was not
+    recognised: the CUDA side was billed, causal-conv1d's whole 2.0 h headline.)"""
+    case = ROOT / "tests" / "cases" / "projects_hip_switch_negated.cu"
+    full = _case_scanned_both_ways(case, tmp_path)
+    apis = {api["name"]: (api["sites"], api["billed"]) for api in full["apis"]}
+    assert {name: apis[name] for name in ("cuda_bf16.h", "__shfl_xor_sync", "__ballot_sync", "cudaDeviceSynchronize")} \
+        == {"cuda_bf16.h": (1, 0), "__shfl_xor_sync": (1, 0), "__ballot_sync": (1, 0), "cudaDeviceSynchronize": (1, 1)}
+    assert [n for n in full["notes"] if "HIP switch" in n][0].startswith("the project has its own HIP switch: USE_ROCM")
+
+
+def test_a_hip_header_the_projects_hip_branch_needs_and_the_target_lacks_is_noted(tmp_path: Path) -> None:
+    """causal-conv1d's HIP branch (the #else of `#ifndef USE_ROCM`) includes <hip/hip_bf16.h>, which HIP has from 5.7:
+    a note says its own HIP build needs that ROCm, where the target is older (nothing said so)."""
+    case = ROOT / "tests" / "cases" / "projects_hip_switch_negated.cu"
+    full = _case_scanned_both_ways(case, tmp_path)
+    assert [n for n in full["notes"] if "own HIP branches" in n] == [
+        "the project's own HIP branches need ROCm 5.7.0 or newer: they include <hip/hip_bf16.h> (HIP 5.7.0, in 1 file), "
+        "which the targeted HIP 5.2.0 lacks"]
+    later = scan_data(run_project(dataclasses.replace(_settings(tmp_path, cache=False), target=Target(rocm=(6, 2, 0)))))
+    assert not [n for n in later["notes"] if "own HIP branches" in n]
+
+
+def test_tests_of_macros_hips_platform_decides_are_the_projects_nvidia_side(tmp_path: Path) -> None:
+    """DeepSpeed's PTX_AVAILABLE, defined only in the #else of `#ifdef __HIP_PLATFORM_AMD__`, and bitsandbytes'
+    BNB_HIP (1 under a HIP platform test, 0 in its #else), tested in another file: `#ifdef PTX_AVAILABLE` / asm,
+    `#if !BNB_HIP`, the #else of `#if BNB_HIP` are code hipcc never compiles for AMD. Listed, billed nowhere, in the
+    full run and the summary's counts alike; no HIP switch note. (DeepSpeed's memory_access_utils.h, 55 of its 62 asm
+    under PTX_AVAILABLE / ASYNC_COPY_AVAILABLE, was billed 19.6 h.)"""
+    case = ROOT / "tests" / "cases" / "projects_platform_macros.cu"
+    (tmp_path / "include").mkdir()
+    shutil.copy(case.parent / "include" / "platform_macros.h", tmp_path / "include")
+    full = _case_scanned_both_ways(case, tmp_path)
+    apis = {api["name"]: (api["sites"], api["billed"]) for api in full["apis"]}
+    assert {name: apis[name] for name in ("%laneid", "__ballot_sync", "__any_sync", "cuda_runtime.h")} == {
+        "%laneid": (1, 0), "__ballot_sync": (1, 0), "__any_sync": (1, 0), "cuda_runtime.h": (1, 1)}
+    assert {row["code"]: row["billed"] for row in full["codes"]}["PK301"] == 0
+    assert not [n for n in full["notes"] if "HIP switch" in n]
 
 
 def test_what_the_projects_own_hip_layer_defines_is_no_work(tmp_path: Path) -> None:

@@ -80,17 +80,22 @@ def settle_cuda_side(parsed: ParsedFile, findings: Iterable[Finding]) -> Iterato
         return
     for finding in findings:
         hazard = in_group(finding.code, "hazard")
-        if finding.settled or finding.code == HIP_PREAMBLE:
+        nvidia = within(finding.span.start, parsed.nvidia_side) and not within(finding.span.start, parsed.cuda_side)
+        if finding.code == HIP_PREAMBLE:
             yield finding  # (the preamble goes where the file's code starts, which may be the branch's first line)
+        elif finding.settled:
+            yield dataclasses.replace(finding, nvidia_side=True) if nvidia else finding
+        elif nvidia:
+            # HIP on NVIDIA compiles it (names are renamed as anywhere), AMD never: no work for the port, and nothing
+            # there makes the port less ready or asks for a marker
+            yield dataclasses.replace(finding, fix=None, message=f"{finding.message}; {NVIDIA_SIDE}", advice=NVIDIA_SIDE,
+                                      settled=True, nvidia_side=True) if hazard \
+                else dataclasses.replace(finding, settled=True, nvidia_side=True)
         elif (in_group(finding.code, "api") or finding.code == CUDA_BRANCH_CODE) \
                 and within(finding.span.start, parsed.hip_switch_side):
             # Beside the project's own HIP switch: a build with it compiles the HIP branch instead. Converted and
             # marked all the same, for a build without it (a hazard there stays billed: convert leaves it).
             yield dataclasses.replace(finding, settled=True)
-        elif within(finding.span.start, parsed.nvidia_side) and not within(finding.span.start, parsed.cuda_side):
-            # HIP on NVIDIA compiles it (names are renamed as anywhere), AMD never: no work for the port
-            yield dataclasses.replace(finding, fix=None, message=f"{finding.message}; {NVIDIA_SIDE}", advice=NVIDIA_SIDE,
-                                      settled=True) if hazard else dataclasses.replace(finding, settled=True)
         elif finding.status is not None:
             yield finding
         elif within(finding.span.start, parsed.cuda_side):

@@ -8,6 +8,7 @@ import sys
 from typing import Iterable
 
 from portkit.analyze.inventory import is_version_test
+from portkit.analyze.nvidia_side import kept_for_nvidia
 from portkit.analyze.vendor_layers import for_another_compiler
 from portkit.codes import API_UNKNOWN, ATTENTION_STATUSES, UNUSED_HEADER, in_group
 from portkit.model import Edit, Finding, Severity, Span
@@ -96,8 +97,11 @@ def needs_marker(finding: Finding) -> bool:
     lanes); a definition HIP already makes, once kept out of the HIP build, asks nothing more. What is settled
     asks nothing either: a name there keeps its marker, which says why its CUDA spelling stays; a hazard or a test
     in the project's CUDA side (a branch hipcc never compiles for AMD) gets none, nor anything in another vendor's
-    layer, which convert leaves as written."""
-    if finding.settled and (not in_group(finding.code, "api") or for_another_compiler(finding)):
+    layer, which convert leaves as written, nor anything in its NVIDIA side (`#ifndef __HIP_PLATFORM_AMD__`), which
+    no build for AMD compiles, but a name convert leaves as written there for NVIDIA's library
+    (analyze/nvidia_side.py), whose marker says why."""
+    if finding.settled and (not in_group(finding.code, "api") or for_another_compiler(finding)) \
+            or finding.nvidia_side and not kept_for_nvidia(finding):
         return False
     if finding.code == API_UNKNOWN:
         return not finding.name.startswith("thrust/") and not _MIRRORED.match(finding.name)

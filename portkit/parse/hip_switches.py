@@ -9,12 +9,14 @@ them, for a build without the switch, and marks what it cannot.
 A switch is a test of one macro (`#ifdef X`, `#if X`, `#if defined(X)`, or their #elif) that is none of CUDA's or
 HIP's own macros, whose branch includes a HIP or ROCm header (`<hip/...>`, `"hipify.h"`, `<rocblas.h>`) or uses a
 HIP name or an AMD GPU builtin; every test of that macro in the file is then the switch's (`#ifdef USE_AMD_ROCM`
-around a plain `__ballot` too).
+around a plain `__ballot` too). A negated test (`#ifndef USE_ROCM`, `#if !defined(USE_ROCM)`: causal-conv1d's CUDA
+code first, its HIP code in the #else) is the switch with its sides swapped: its own branch is the CUDA side, and
+its #else, where that follows it, the branch that holds the HIP code.
 """
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, Container
 
 from tree_sitter import Node
 
@@ -26,28 +28,39 @@ from portkit.parse.nodes import CUDA_CONDITION_MACROS, HIP_TESTS
 _HIP_CODE = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*[<"](?:[^">\n]*/)?(?:hip|roc)\w*[/.]|\bhip[A-Z]\w*|'
                        rb'\b__(?:builtin_amdgcn|ockl|ocml)_\w+|\b__AMDGCN_\w+|\b__lane_id\b|\b__bit(?:extract|insert)_u|'
                        rb'\b(?:hipcub|rocprim)::', re.M)
+# `(X)` or `(defined(X))`: the test inside.
+_PARENTHESES = re.compile(r"^\((.*)\)$", re.S)
 # A quick look at the whole file first: most files have none of these.
 _ANY_HIP = re.compile(rb"\bhip|\broc|amdgcn|__lane_id|__bit(?:extract|insert)_u|__AMDGCN_|__oc[km]l_")
 
 
-def hip_switch_facts(conditions: list[Node], source: bytes) -> dict[str, Any]:
-    """ParsedFile's hip_switches (the macros) and hip_switch_side (the byte ranges of the branches beside theirs)."""
+def hip_switch_facts(conditions: list[Node], source: bytes, derived: Container[bytes] = ()) -> dict[str, Any]:
+    """ParsedFile's hip_switches (the macros) and hip_switch_side (the byte ranges of the branches beside theirs). A
+    macro HIP's own platform decides (`derived`, parse/platform_macros.py: bitsandbytes' BNB_HIP) is none: its tests
+    are read as HIP's (ParsedFile.nvidia_side), and no build needs it set."""
     if not conditions or _ANY_HIP.search(source) is None:
         return {}
     groups = sorted({(g.start_byte, g.end_byte) for c in conditions if c.parent is not None
                      for g in (opening_group(c.parent),)})
-    tested = []  # (macro, its branch's index, the chain's branches) for each test of one project macro
+    # (macro, the index of the branch the switch's build takes, the CUDA side's indexes, the chain's branches) for
+    # each test of one project macro; a negated test's switch branch is the #else right after it, if any
+    tested = []
     for condition in conditions:
-        macro = _one_macro(condition)
-        if macro and condition.parent is not None:
-            tests, ranges, _ = branch_chain(opening_group(condition.parent))
+        macro, negated = _one_macro(condition)
+        if macro and macro.encode() not in derived and condition.parent is not None:
+            tests, ranges, has_else = branch_chain(opening_group(condition.parent))
             index = next((i for i, test in enumerate(tests) if test.start_byte == condition.start_byte), -1)
-            if index >= 0:
-                tested.append((macro, index, ranges))
-    # A macro one of whose branches holds HIP code is the switch in each of the file's tests of it.
-    switches = {macro for macro, index, ranges in tested if _holds_hip_code(source, ranges[index], groups)}
-    side = {branch for macro, index, ranges in tested if macro in switches
-            for i, branch in enumerate(ranges) if i != index}
+            if index < 0:
+                continue
+            if not negated:
+                tested.append((macro, index, [i for i in range(len(ranges)) if i != index], ranges))
+            else:
+                following = index + 1 if has_else and index + 1 == len(tests) else -1
+                tested.append((macro, following, [index], ranges))
+    # A macro one of whose switch branches holds HIP code is the switch in each of the file's tests of it.
+    switches = {macro for macro, index, _, ranges in tested
+                if index >= 0 and _holds_hip_code(source, ranges[index], groups)}
+    side = {ranges[i] for macro, _, beside, ranges in tested if macro in switches for i in beside}
     return {"hip_switches": tuple(sorted(switches)), "hip_switch_side": tuple(sorted(side))} if switches else {}
 
 
@@ -64,14 +77,17 @@ def _holds_hip_code(source: bytes, branch: tuple[int, int], groups: list[tuple[i
     return _HIP_CODE.search(source, start, end) is not None
 
 
-def _one_macro(condition: Node) -> str:
-    """The macro a test of one macro reads, where it is the project's ("" otherwise)."""
+def _one_macro(condition: Node) -> tuple[str, bool]:
+    """The macro a test of one macro reads, where it is the project's ("" otherwise), and whether the test negates it
+    (`#ifndef X`, `#if !defined(X)`, `#if !X`)."""
     spelled = spelled_test(condition)
     test = without_comments(spelled or "").strip()
+    negated = test.startswith("!")
+    test = _PARENTHESES.sub(r"\1", test[1:].strip() if negated else test).strip()
     match = DEFINED.fullmatch(test) or NAME.fullmatch(test)
     if match is None:
-        return ""
+        return "", False
     macro = match.group(1) or match.group(2) if match.re is DEFINED else match.group()
     if CUDA_CONDITION_MACROS.fullmatch(macro) or HIP_TESTS.fullmatch(macro.encode()) or macro.startswith("__HIP"):
-        return ""
-    return macro
+        return "", False
+    return macro, negated

@@ -12,7 +12,7 @@ compiling for AMD: a project with HIP branches of its own keeps its NVIDIA side 
 from __future__ import annotations
 
 import re
-from typing import Callable, Optional, Sequence
+from typing import Callable, Mapping, Optional, Sequence
 
 from portkit.parse.if_expressions import DEFINED, NAME, evaluate, without_comments
 from portkit.parse.nodes import CUDA_CONDITION_MACROS, CUDA_VERSION_MACROS
@@ -63,13 +63,28 @@ def everywhere_value(test: str, cuda: tuple[int, int]) -> Optional[int]:
     return hipcc if hipcc is not None and cuda_value is not None and hipcc == int(bool(cuda_value)) else None
 
 
-def amd_value(test: str, cuda_kept: bool = False) -> Optional[int]:
+def amd_value(test: str, cuda_kept: bool = False, own: Mapping[bytes, Optional[bytes]] | None = None) -> Optional[int]:
     """A test's truth under hipcc compiling for AMD where it reads only HIP's platform macros (`__HIP_PLATFORM_AMD__`,
     `__HIPCC__`, `__HIP_PLATFORM_NVIDIA__`...), and with `cuda_kept` CUDA's compiler macros as written (`__CUDACC__`,
-    undefined there); None where it reads anything else."""
+    undefined there); None where it reads anything else. `own`: the project's macros HIP's platform decides, with
+    what each reads as there (parse/platform_macros.py: None, undefined; else its body), read too."""
     macros = _AMD_OR_CUDA_MACROS if cuda_kept else _AMD_MACROS
-    value = _value(test, lambda name: bool(_AMD_PLATFORM.get(name, 0)), lambda name: _AMD_PLATFORM.get(name, 0), macros)
+    platform: dict[str, Optional[int]] = dict(_AMD_PLATFORM)
+    defined = {name: True for name in _AMD_PLATFORM if _AMD_PLATFORM[name]}
+    if own:  # only the names the test spells are looked up: the project's table is never listed
+        read = {name: own[name.encode()] for name in NAME.findall(test) if name.encode() in own}
+        if read:
+            macros = re.compile("|".join([macros.pattern, *map(re.escape, read)]))
+            platform.update((name, 0 if body is None else _integer(body)) for name, body in read.items())
+            defined.update((name, body is not None) for name, body in read.items())
+    value = _value(test, lambda name: defined.get(name, False), lambda name: platform.get(name, 0), macros)
     return None if value is None else int(bool(value))
+
+
+def _integer(body: bytes) -> Optional[int]:
+    """A macro's body as an integer (`1`, `(0)`), or None where it is not one."""
+    text = body.decode("latin-1").strip().strip("()").strip()
+    return int(text) if text.isdigit() else None
 
 
 def same_platform_macro(name: str, other: str) -> bool:

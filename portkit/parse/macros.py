@@ -15,6 +15,7 @@ import re
 from typing import Iterable, Mapping
 
 from portkit.parse.foreign_branches import branches, foreign_macros
+from portkit.parse.platform_macros import on_amd, platform_sides
 from portkit.parse.spaces import SPACES
 from portkit.textutil import line_matches
 
@@ -65,6 +66,8 @@ _FUNCTION_DEFINITION = re.compile(rb"(?!(?:if|else|for|while|do|switch|return|ca
 class Definition:
     parameters: tuple[bytes, ...] | None  # None: object-like
     body: bytes  # comments removed, blanks collapsed
+    # Where it stands for hipcc compiling for AMD (parse/platform_macros.py): "amd", "nvidia" or "".
+    side: str = ""
 
     @property
     def identity(self) -> bool:
@@ -86,7 +89,9 @@ class MacroTable:
     `#define M(x) x`; `bodies`: those among the statement macros that stand for a function's
     whole body (`void f() NOT_IMPLEMENTED;`); `declarations`: those whose body is a declaration
     or a definition (`DEFINE_LDG_TYPE(long long)` at namespace scope); `numbers`: object-like macros that every
-    definition makes one integer literal (`#define WARP_SIZE_BITS 5`), with it: a use in arithmetic is that number.
+    definition makes one integer literal (`#define WARP_SIZE_BITS 5`), with it: a use in arithmetic is that number;
+    `on_amd`: the macros HIP's platform decides (DeepSpeed's PTX_AVAILABLE, bitsandbytes' BNB_HIP), with what each
+    reads as under hipcc for AMD: None (undefined) or its body (parse/platform_macros.py).
     """
 
     attributes: dict[bytes, bytes] = dataclasses.field(default_factory=dict)
@@ -101,6 +106,7 @@ class MacroTable:
     spaces: dict[bytes, tuple[str, ...]] = dataclasses.field(default_factory=dict)
     heads: frozenset[bytes] = frozenset()
     numbers: dict[bytes, bytes] = dataclasses.field(default_factory=dict)
+    on_amd: dict[bytes, bytes | None] = dataclasses.field(default_factory=dict)
 
     def fingerprint(self) -> str:
         """Changes whenever what the table makes of some use changes (for the scan cache's key)."""
@@ -115,6 +121,8 @@ class MacroTable:
             digest.update(b"e" + name + b"=" + " ".join(spaces).encode() + b"\0")
         for name, number in sorted(self.numbers.items()):
             digest.update(b"n" + name + b"=" + number + b"\0")
+        for name, body in sorted(self.on_amd.items()):
+            digest.update(b"p" + name + (b" undefined" if body is None else b"=" + body) + b"\0")
         return digest.hexdigest()[:16]
 
     def narrowed(self, words: frozenset[bytes]) -> MacroTable:
@@ -124,7 +132,8 @@ class MacroTable:
                           words & self.attribute_calls, words & self.statements, words & self.object_statements,
                           words & self.identities, words & self.bodies, words & self.declarations,
                           {word: self.spaces[word] for word in words if word in self.spaces}, words & self.heads,
-                          {word: self.numbers[word] for word in words if word in self.numbers})
+                          {word: self.numbers[word] for word in words if word in self.numbers},
+                          {word: self.on_amd[word] for word in words if word in self.on_amd})
 
 
 # Every byte that cannot be part of a C identifier becomes a space: split() then gives the words at C speed.
@@ -149,6 +158,7 @@ def file_definitions(source: bytes) -> FileDefinitions:
     structure = None  # the file's #if branches, read only where a define may be under a foreign or keyword test
     # Once a file: searched again at each #define, it cost the file's length times its #defines.
     foreign = any(name.encode() in source for name in foreign_macros())
+    side = platform_sides(source)
     for match in line_matches(source, b"define", _DEFINE):
         if structure is None and (foreign or match.group(1) in _CONDITIONAL_KEYWORDS):
             structure = branches(source)
@@ -159,7 +169,7 @@ def file_definitions(source: bytes) -> FileDefinitions:
         body = b" ".join(_COMMENT.sub(b" ", body).split())
         parameters = None if match.group(2) is None else tuple(
             p.strip() for p in match.group(3).split(b",") if p.strip())
-        found.append((match.group(1), Definition(parameters, body)))
+        found.append((match.group(1), Definition(parameters, body, side(match.start()))))
     return tuple(found)
 
 
@@ -183,6 +193,10 @@ def macro_table(per_file: Iterable[FileDefinitions]) -> MacroTable:
     """The macro table of a project, from each source file's #defines (file_definitions)."""
     found_by_name = {name: found for name, found in definitions(per_file).items()
                      if not _NEVER.fullmatch(name) and name not in _KEYWORDS}
+    sided = {name: found for name, found in found_by_name.items() if any(d.side for d in found)}
+    readings = on_amd({name: [(d.side, d.body) for d in found] for name, found in sided.items()})
+    for name, found in sided.items():  # what a use stands for is the same on either side
+        found_by_name[name] = list(dict.fromkeys(Definition(d.parameters, d.body) for d in found))
     expansions = _attribute_expansions(found_by_name)
     attributes: dict[bytes, bytes] = {}
     spaces: dict[bytes, tuple[str, ...]] = {}
@@ -213,7 +227,7 @@ def macro_table(per_file: Iterable[FileDefinitions]) -> MacroTable:
                 declarations.add(name)
     return MacroTable(attributes, frozenset(attribute_calls), frozenset(statements), frozenset(object_statements),
                       frozenset(identities), frozenset(bodies), frozenset(declarations), spaces, frozenset(heads),
-                      _numbers(found_by_name))
+                      _numbers(found_by_name), readings)
 
 
 _NUMBER_BODY = re.compile(rb"\(?\s*((?:0[xX][0-9a-fA-F]+|\d+)[uUlL]*)\s*\)?")

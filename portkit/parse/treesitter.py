@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 import string
-from typing import Iterator
+from typing import Iterator, Mapping, Optional
 
 from tree_sitter import Node, Parser
 
@@ -56,6 +56,8 @@ _DEVICE_WORDS = (b"__global__", b"threadIdx", b"__device__", b"__shared__", b"bl
 # Macros that configure HIP's headers (HIP_ENABLE_WARP_SYNC_BUILTINS): written before them on purpose.
 _HIP_CONFIGURATION = re.compile(rb"HIP_ENABLE_\w+$|__HIP_\w+$")
 _WORD_BYTES = frozenset((string.ascii_letters + string.digits + "_").encode())
+# An identifier in a test: looked up in the project's macros HIP's platform decides.
+_WORD = re.compile(rb"[A-Za-z_]\w*")
 
 
 def _preamble_end(source: bytes) -> int:
@@ -174,7 +176,7 @@ def _amd_only(conditions: list[Node], groups: list[Node]) -> tuple[tuple[int, in
     return _branches_testing(conditions, groups, _AMD_TARGET_MACRO, "!<>")
 
 
-def _nvidia_side(conditions: list[Node]) -> dict[str, tuple[tuple[int, int], ...]]:
+def _nvidia_side(conditions: list[Node], own: Mapping[bytes, Optional[bytes]]) -> dict[str, tuple[tuple[int, int], ...]]:
     """The byte ranges of the branches hipcc never compiles for AMD: those a test of HIP's platform macros leaves
     there (the #else of `#if defined(__HIP_PLATFORM_AMD__)` or `#ifdef __HIPCC__`, `#if !defined(__HIP_PLATFORM_AMD__)`
     itself), where a project with HIP branches of its own keeps the code its NVIDIA builds compile. A chain whose
@@ -182,10 +184,14 @@ def _nvidia_side(conditions: list[Node]) -> dict[str, tuple[tuple[int, int], ...
     the #else).
     And, apart (its cuda_side), the project's CUDA branches: in a chain that tests for HIP, where convert leaves CUDA's tests as
     written (analyze/own_hip_branches.py), a branch whose own test reads CUDA's compiler macros (`#if
-    defined(__CUDACC__)` ... `#elif defined(__HIP__)`) and that hipcc so never compiles for AMD."""
+    defined(__CUDACC__)` ... `#elif defined(__HIP__)`) and that hipcc so never compiles for AMD.
+    `own`: the project's macros HIP's platform decides (parse/platform_macros.py: DeepSpeed's PTX_AVAILABLE, defined
+    only in its NVIDIA side), read as HIP's are."""
     openings = {}
     for condition in conditions:
-        if b"__HIP" in (condition.text or b"") and condition.parent is not None:  # few files: the walk up is rare
+        text = condition.text or b""
+        if (b"__HIP" in text or own and any(name in own for name in _WORD.findall(text))) \
+                and condition.parent is not None:  # few files: the walk up is rare
             group = opening_group(condition.parent)
             openings[group.start_byte] = group
     spans, cuda = [], []
@@ -195,15 +201,22 @@ def _nvidia_side(conditions: list[Node]) -> dict[str, tuple[tuple[int, int], ...
         hip_chain = any(HIP_TESTS.search(test.text or b"") for test in tests)
         taken = kept_taken = False  # whether an earlier branch is the one hipcc takes for AMD (its CUDA tests kept)
         for index, branch in enumerate(ranges):
-            value = amd_value(spelled[index]) if spelled[index] is not None else None
-            if taken or value == 0:
-                spans.append(branch)
+            value = amd_value(spelled[index], own=own) if spelled[index] is not None else None
+            if taken or value == 0:  # from after its test: hipcc for AMD reads an #elif's test all the same
+                spans.append((tests[index].end_byte, branch[1]) if index < len(tests) else branch)
             taken = taken or value == 1
             kept = amd_value(spelled[index], cuda_kept=True) if hip_chain and spelled[index] is not None else None
             if (kept_taken or kept == 0) and index < len(tests) and reads_cuda_compiler(spelled[index] or ""):
                 cuda.append(branch)
             kept_taken = kept_taken or kept == 1
     return {"nvidia_side": tuple(sorted(spans)), "cuda_side": tuple(sorted(cuda))}
+
+
+def _platform_macros(macros: MacroTable | None, source: bytes) -> Mapping[bytes, Optional[bytes]]:
+    """The project's macros HIP's platform decides (MacroTable.on_amd), or without a table the file's own."""
+    if macros is not None:
+        return macros.on_amd
+    return collect_macros([source]).on_amd if b"__HIP" in source else {}
 
 
 def _first_define(definitions: list[Node], preamble_end: int) -> int:
@@ -243,10 +256,13 @@ def _searched(root: Node, parse_bytes: bytes, state: FileParse, hip_pointer: Kee
     return found
 
 
-def _hip_facts(state: FileParse, source: bytes) -> dict:
-    """ParsedFile's fields for the project's own HIP switches, and its HIP layer's aliases and includes."""
-    switches = hip_switch_facts(state.get("condition"), source)
-    return {**switches, **hip_facts(state.get("include"), state.hip_aliases, switches.get("hip_switches", ()))}
+def _hip_facts(state: FileParse, source: bytes, macros: MacroTable | None) -> dict:
+    """ParsedFile's fields for the project's NVIDIA side and CUDA branches, its own HIP switches (not a macro HIP's
+    platform decides: MacroTable.on_amd), and its HIP layer's aliases and includes."""
+    platform = _platform_macros(macros, source)
+    switches = hip_switch_facts(state.get("condition"), source, platform)
+    return {**_nvidia_side(state.get("condition"), platform), **switches,
+            **hip_facts(state.get("include"), state.hip_aliases, switches.get("hip_switches", ()))}
 
 
 def parse_source(path: str, source: bytes, keep: Keep | None = None, literals: frozenset[str] = frozenset(),
@@ -304,7 +320,7 @@ def parse_source(path: str, source: bytes, keep: Keep | None = None, literals: f
         newline="\r\n" if b"\r\n" in source[:4096] else "\n",
         device_syntax=device_syntax,
         cuda_only=cuda_only, amd_only=_amd_only(state.get("condition"), state.get("condition_group")),
-        **_nvidia_side(state.get("condition")), **_hip_facts(state, source),
+        **_hip_facts(state, source, macros),
         first_define=first_define,
         unguarded_device_syntax=unguarded_device_syntax,
         guarded=frozenset(state.guarded), **layer_facts(state.get("include")), macro_numbers=tuple(sorted(prepared.numbers.items())),

@@ -96,14 +96,28 @@ def include_switches(includes: Iterable[Node]) -> tuple[tuple[str, str], ...]:
 def hip_branch(node: Node, switches: Iterable[str]) -> bool:
     """Whether the branch `node` sits in (its innermost #if) is one hipcc takes for AMD by the test's own reading: a
     positive test of HIP's platform macros (`#if defined(__HIP_PLATFORM_AMD__) || defined(USE_HIP)`), or of one of the
-    project's own HIP `switches` (`#ifdef __IS_HIP_COMPILE__`). An #else, or a negated test, is the other side."""
+    project's own HIP `switches` (`#ifdef __IS_HIP_COMPILE__`); or the #else right after a negated one (`#ifndef
+    USE_ROCM` ... `#else` ... its HIP code). A negated test's own branch, or another #else, is the other side."""
     group = next(iter(_enclosing_groups(node)), None)
     if group is None:
         return False
-    tests, ranges, _ = branch_chain(group)
+    tests, ranges, has_else = branch_chain(group)
     branch = next((i for i, (start, end) in enumerate(ranges) if start <= node.start_byte < end), len(ranges))
+    if has_else and branch == len(tests):  # an #else: the HIP side where the test before it is a negated HIP test
+        negated = without_comments(spelled_test(tests[-1]) or "").strip()
+        return negated.startswith("!") and _hip_test(negated[1:].strip(), switches)
     test = without_comments((spelled_test(tests[branch]) if branch < len(tests) else None) or "").strip()
     return (HIP_TESTS.search(test.encode()) is not None and not test.startswith("!")) or _switch(node) in switches
+
+
+def _hip_test(test: str, switches: Iterable[str]) -> bool:
+    """Whether a test is, as written, one of HIP's platform macros or of one of the project's `switches` alone
+    (`defined(USE_ROCM)`, `(defined(__HIP_PLATFORM_AMD__))`)."""
+    while test.startswith("(") and test.endswith(")"):
+        test = test[1:-1].strip()
+    macro = DEFINED.fullmatch(test) or NAME.fullmatch(test)
+    name = "" if macro is None else next(name for name in (macro.groups() or (macro.group(),)) if name)
+    return bool(name) and (HIP_TESTS.fullmatch(name.encode()) is not None or name in switches)
 
 
 def hip_aliases(aliases: Iterable[Node], switches: Iterable[str]) -> tuple[tuple[str, bool], ...]:

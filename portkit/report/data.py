@@ -67,8 +67,8 @@ class _Totals:
         self.unknown: set[str] = set()
         self.inline_asm = 0
         self.warp_level = 0  # uses of warp-level intrinsics and warpSize
-        # per (library, name, status): sites, files, the first site's (path, line, column, code, hip, advice), and
-        # the sites the effort bills
+        # per (library, name, status): sites, files, the first site's (path, line, column, code, hip, advice), the
+        # sites the effort bills, and those readiness counts
         self.apis: dict[tuple[str, str, str], list[Any]] = {}
         for key, group in groups.items():
             self._add(*key, group)
@@ -79,6 +79,7 @@ class _Totals:
         path, row = min(group, key=lambda item: (item[0], item[1].line, item[1].column))
         first = (path, row.line, row.column)
         billed = sum(r.billed for _, r in group)
+        counted = sum(r.counted for _, r in group)
         self.codes[code] += count
         self.code_billed[code] += billed
         self.code_files[code] |= files
@@ -99,11 +100,12 @@ class _Totals:
         site = (*first, code, row.hip, row.advice)
         api = self.apis.get((library, name, status))
         if api is None:
-            self.apis[(library, name, status)] = [count, files, site, billed]
+            self.apis[(library, name, status)] = [count, files, site, billed, counted]
             return
         api[0] += count
         api[1] |= files
         api[3] += billed
+        api[4] += counted
         if site[:4] < api[2][:4]:
             api[2] = site
 
@@ -111,7 +113,7 @@ class _Totals:
 def _libraries(result: ScanResult, totals: _Totals) -> list[dict[str, Any]]:
     sites: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
     names: dict[str, dict[str, set[str]]] = collections.defaultdict(lambda: collections.defaultdict(set))
-    for (library, name, status), (count, _, _, _) in totals.apis.items():
+    for (library, name, status), (count, *_) in totals.apis.items():
         sites[library][status] += count
         names[library][status].add(name)
     rows = []
@@ -141,13 +143,13 @@ def _apis(result: ScanResult, totals: _Totals) -> list[dict[str, Any]]:
     for the target; `roc` the roc* library's spelling where the target has it.
     """
     rows = []
-    for (library, name, status), (sites, files, first, billed) in totals.apis.items():
+    for (library, name, status), (sites, files, first, billed, counted) in totals.apis.items():
         rule = result.rules.find(name)
         roc = rule.roc if rule is not None and rule.roc and rule.roc_available(result.target) else ""
         rows.append({
             "name": name, "library": library, "kind": rule.kind if rule is not None else None,
             "status": status, "code": first[3], "hip": first[4] or None, "roc": roc or None,
-            "sites": sites, "billed": billed, "files": sorted(files), "advice": first[5] or None,
+            "sites": sites, "billed": billed, "counted": counted, "files": sorted(files), "advice": first[5] or None,
         })
     return sorted(rows, key=lambda r: (r["library"], _STATUS_ORDER[r["status"]], r["name"]))
 
@@ -224,7 +226,7 @@ def _scan_data(result: ScanResult, tallies: dict[str, Tally]) -> dict[str, Any]:
             "environment": sum(n for c, n in code_counts.items() if in_group(c, "environment")),
             "sites_by_status": {s.value: totals.statuses.get(s.value, 0) for s in ALL_STATUSES},
         },
-        "notes": summary_notes(result.files),
+        "notes": summary_notes(result.files, result.rules, result.target),
         "libraries": _libraries(result, totals),
         "apis": _apis(result, totals),
         "codes": _codes(totals),

@@ -65,6 +65,7 @@ class FileSummary:
     vendor_layer: str = ""  # the project's own layer for HIP or another vendor (parse/vendor_layers.py)
     include_switches: tuple[tuple[str, str], ...] = ()  # (file name, macro): what selects a file it includes
     hip_switches: tuple[str, ...] = ()  # the project's own HIP switches it tests (parse/hip_switches.py)
+    hip_includes: frozenset[str] = frozenset()  # the file names it includes in a branch hipcc takes for AMD
 
 
 @dataclasses.dataclass
@@ -149,7 +150,7 @@ def _summaries(results: list[FileResult], diagnostics: list[Diagnostic]) -> tupl
             continue  # unreadable or skipped
         summaries.append(FileSummary(path, result.file.file_type, result.lines, result.error_line, result.encoding,
                                      result.shape, result.vendor_layer, result.include_switches,
-                                     result.hip_switches))
+                                     result.hip_switches, result.hip_includes))
         if result.error_line is not None:
             diagnostics.append(Diagnostic(
                 path, f"parsed with errors (first at line {result.error_line}); results are partial", Reason.PARSE_ERROR))

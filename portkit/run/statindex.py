@@ -22,7 +22,7 @@ from portkit.parse.macros import Definition, FileDefinitions, file_definitions
 from portkit.store import cache_root, read_entry, roots_key, write_entry
 
 _RACY_NS = 2_000_000_000
-_FORMAT = 3  # 3: no #defines from branches no build of the port takes
+_FORMAT = 4  # 3: no #defines from branches no build of the port takes; 4: each #define's side for AMD
 
 Stat = tuple[int, int, int, int]  # size, mtime_ns, ctime_ns, inode
 Scanned = tuple[FileDefinitions, tuple[bytes, ...]]  # what a plan reads of a file: its #defines, its quoted includes
@@ -42,12 +42,13 @@ def _stat(path: str) -> Stat | None:
 
 def _pack_definitions(defined: FileDefinitions) -> list[Any]:
     return [[name.decode("latin-1"), None if d.parameters is None else [p.decode("latin-1") for p in d.parameters],
-             d.body.decode("latin-1")] for name, d in defined]
+             d.body.decode("latin-1"), d.side] for name, d in defined]
 
 
 def _unpack_definitions(packed: list[Any]) -> FileDefinitions:
     return tuple((name.encode("latin-1"), Definition(None if params is None else tuple(p.encode("latin-1") for p in params),
-                                                     body.encode("latin-1"))) for name, params, body in packed)
+                                                     body.encode("latin-1"), side))
+                 for name, params, body, side in packed)
 
 
 class StatIndex:
