@@ -133,3 +133,31 @@ def test_an_autotools_project_configures_and_builds_with_hipcc(tmp_path: Path) -
     chosen = subprocess.run(["make", "-s", "platform"], cwd=out, capture_output=True, text=True, check=True,
                             env={**unset, "HIP_PLATFORM": "nvidia"}).stdout
     assert chosen == "nvidia\n"
+
+
+def test_with_cuda_options_naming_a_directory_of_cudas_are_marked_as_with_cuda_is(tmp_path: Path) -> None:
+    """`AC_ARG_WITH([cuda])` had a PK404 marker, `[cuda-home]`, `[cuda_dir]` and `[cuda-libdir]` none, nor their
+    values read as paths (`$with_cuda_home`). Now each is marked and listed; `[cuda-arch]`, no directory, is not."""
+    require_tool("autoconf")
+    source = tmp_path / "in"
+    source.mkdir()
+    (source / "configure.ac").write_text(
+        "AC_INIT([demo], [1.0])\n"
+        "AC_ARG_WITH([cuda-home], [AS_HELP_STRING([--with-cuda-home=DIR], [CUDA prefix])])\n"
+        "AC_ARG_WITH(cuda_dir, [AS_HELP_STRING([--with-cuda_dir=DIR], [CUDA prefix])])\n"
+        "AC_ARG_WITH([cuda-libdir], [AS_HELP_STRING([--with-cuda-libdir=DIR], [CUDA libraries])])\n"
+        "AC_ARG_WITH([cuda-arch], [AS_HELP_STRING([--with-cuda-arch=SM], [GPU])])\n"
+        "CUDA_CPPFLAGS=\"-I${with_cuda_home}/include\"\n"
+        "AC_SUBST([CUDA_CPPFLAGS])\nAC_OUTPUT\n")
+    report = json.loads(_portkit("scan", str(source), "--format", "json", "--no-cache").stdout)
+    found = {(f["line"], f["code"], f["name"]) for f in report["findings"]}
+    assert {(2, "PK404", "cuda-home"), (3, "PK404", "cuda_dir"), (4, "PK404", "cuda-libdir"),
+            (6, "PK404", "${with_cuda_home}")} <= found, found
+    assert not any(line == 5 for line, _, _ in found), found
+    _portkit("convert", str(source), "-o", str(tmp_path / "out"))
+    converted = (tmp_path / "out" / "configure.ac").read_text()
+    for name in ("cuda-home", "cuda_dir", "cuda-libdir", "${with_cuda_home}"):
+        assert f"# portkit: PK404 {name}: " in converted, converted
+    assert "cuda-arch:" not in converted
+    _run(["autoconf"], tmp_path / "out")
+    assert "portkit" not in _run(["./configure", "--help"], tmp_path / "out").stdout
