@@ -25,8 +25,10 @@ CMAKE_SUFFIXES = (".cmake",)
 # gives them (AC_SUBST: the compiler configure.ac chose).
 CONFIGURED_MAKEFILES = ("Makefile.am", "Makefile.in")
 MAKE_NAMES = ("Makefile", "makefile", "GNUmakefile", *CONFIGURED_MAKEFILES)
-# autoconf's input: m4 macros around shell, which sets the compiler and libraries the Makefiles are given.
+# autoconf's input: m4 macros around shell, which sets the compiler and libraries the Makefiles are given; and the
+# macro files configure.ac calls (m4/*.m4, acinclude.m4: where projects keep their CUDA checks, AX_CHECK_CUDA's shape).
 AUTOCONF_NAMES = ("configure.ac", "configure.in")
+AUTOCONF_SUFFIXES = (".m4",)
 MAKE_SUFFIXES = (".mk",)
 _SKIP_DIRS = {".git", ".hg", ".svn"}
 _REQUIREMENTS = re.compile(r"^((requirements|constraints)[\w.-]*\.(txt|in)|environment\.ya?ml|pyproject\.toml|setup\.cfg|Pipfile)$")
@@ -87,7 +89,7 @@ def file_type(name: str, extensions: tuple[str, ...]) -> str | None:
         return "cmake"
     if name in MAKE_NAMES or name.endswith(MAKE_SUFFIXES):
         return "make"
-    if name in AUTOCONF_NAMES:
+    if name in AUTOCONF_NAMES or name.endswith(AUTOCONF_SUFFIXES):
         return "autoconf"
     if os.path.splitext(name)[1].lower() in extensions:
         return "source"

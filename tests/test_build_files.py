@@ -323,7 +323,8 @@ build/%.o: %.cpp
 
 
 # CMake's CUDA language in the forms convert writes as HIP's: the language's variables, a generator expression, the
-# properties, .cu sources named and globbed; a CUDA library's file imported by its path (the project's IMPORTED target).
+# properties, .cu sources named and globbed; a CUDA library's file imported by its path (the project's IMPORTED target);
+# a test of the compiler's id against nvcc's.
 LANGUAGE_CMAKE = """cmake_minimum_required(VERSION 3.18)
 project(p LANGUAGES CXX CUDA)
 include(CheckLanguage)
@@ -339,6 +340,9 @@ set_target_properties(app PROPERTIES CUDA_STANDARD 17)
 add_library(nccl SHARED IMPORTED)
 set_target_properties(nccl PROPERTIES IMPORTED_LOCATION /usr/lib/x86_64-linux-gnu/libnccl.so.2)
 target_link_libraries(app PRIVATE kernels)
+if(CMAKE_CUDA_COMPILER_ID STREQUAL "NVIDIA")
+  target_compile_options(app PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:--expt-relaxed-constexpr>)
+endif()
 """
 # FindCUDA's targets, which convert writes as add_* with their sources HIP.
 FINDCUDA_TARGETS_CMAKE = """cmake_minimum_required(VERSION 3.18)
@@ -1642,6 +1646,39 @@ def test_a_cuda_compiler_version_test_is_marked_not_made_clangs(tmp_path: Path, 
                                              + result.text)
     configured = _run(["cmake", "-S", ".", "-B", "build", "-DCMAKE_HIP_COMPILER_VERSION=15.0.0"], tmp_path)
     assert "path=older" in configured.stdout, configured.stdout
+
+
+def test_a_test_of_the_cuda_compiler_id_against_nvidia_is_marked_and_listed(tmp_path: Path, database) -> None:
+    """`if(CMAKE_CUDA_COMPILER_ID STREQUAL "NVIDIA")` became `CMAKE_HIP_COMPILER_ID STREQUAL "NVIDIA"`, silently false
+    under HIP, whose compiler id is Clang: the nvcc branch was skipped unmarked. Now each such test (either operand
+    order, `${...}` quoted or not) has a PK403 marker saying what to do, and scan lists it; a test against Clang, or a
+    read of the id, is no such test."""
+    from portkit.convert.cmake_files import convert_cmake
+
+    require_tool("cmake")
+    text = ('if(CMAKE_CUDA_COMPILER_ID STREQUAL "NVIDIA")\n  message(STATUS "branch=nvcc")\nelse()\n'
+            '  message(STATUS "branch=other")\nendif()\n'
+            'if(NOT "NVIDIA" STREQUAL "${CMAKE_CUDA_COMPILER_ID}")\n  message(STATUS "not-nvcc")\nendif()\n'
+            'if(CMAKE_CUDA_COMPILER_ID STREQUAL "Clang")\n  message(STATUS "clang=${CMAKE_CUDA_COMPILER_ID}")\nendif()\n')
+    result = convert_cmake(text, database, target=HIP52)
+    assert [(n.code, n.message.split(":")[0]) for n in result.notes] == [
+        ("PK403", 'CMAKE_CUDA_COMPILER_ID STREQUAL "NVIDIA"'), ("PK403", '"NVIDIA" STREQUAL "${CMAKE_CUDA_COMPILER_ID}"')]
+    assert ('# portkit: PK403 CMAKE_CUDA_COMPILER_ID STREQUAL "NVIDIA": CMake\'s HIP language sets CMAKE_HIP_COMPILER_ID '
+            'to Clang') in result.text, result.text
+    assert 'if(CMAKE_HIP_COMPILER_ID STREQUAL "NVIDIA")' in result.text.splitlines(), result.text
+    source = tmp_path / "in"
+    source.mkdir()
+    (source / "CMakeLists.txt").write_text(text)
+    listed = _scan_lines(source, "CMakeLists.txt")
+    assert 'PK403 CMAKE_CUDA_COMPILER_ID STREQUAL "NVIDIA"' in listed[1], listed
+    assert 'PK403 "NVIDIA" STREQUAL "${CMAKE_CUDA_COMPILER_ID}"' in listed[6], listed
+    assert not any(f.startswith("PK403") for f in listed.get(8, [])), listed
+    # What CMake's HIP language sets (Clang), given here: Debian's HIP has no hip-lang CMake package. The marked
+    # test is false: the marker is what tells the user the nvcc branch is skipped.
+    (tmp_path / "CMakeLists.txt").write_text("cmake_minimum_required(VERSION 3.21)\nproject(p LANGUAGES NONE)\n"
+                                             + result.text)
+    configured = _run(["cmake", "-S", ".", "-B", "build", "-DCMAKE_HIP_COMPILER_ID=Clang"], tmp_path).stdout
+    assert "branch=other" in configured and "not-nvcc" in configured and "clang=Clang" in configured, configured
 
 
 # bitsandbytes' shape: a CUDA branch convert rewrites beside the project's own HIP branch, which finds and links its

@@ -210,6 +210,34 @@ def _cmake_cuda_only(file: TextFile, code: str, lines: LineIndex[str]) -> Iterab
                           message=f"{found.summary}: {use.group()}", advice=advice, span=span)
 
 
+# A comparison in if(): the two operands (a word or a quoted string) and the operator between them.
+_COMPARED = r'"?(?:\$\{{)?{left}\}}?"?\s+(?:STREQUAL|MATCHES|EQUAL)\s+"?{right}"?'
+
+
+def nvcc_value_tests(code: str) -> Iterable[tuple[int, str, str]]:
+    """(offset, the test as written, advice) of each test of a CMAKE_CUDA_<NAME> variable against a value only nvcc
+    gives it (`CMAKE_CUDA_COMPILER_ID STREQUAL "NVIDIA"`), false once the variable is HIP's (`code`: comments blanked)."""
+    for name, (values, advice) in build_facts().cmake_nvcc_values.items():
+        variable = f"CMAKE_CUDA_{name}"
+        if variable not in code:
+            continue
+        value = r'(?P<{}>[^\s"()]+)'
+        test = re.compile(_COMPARED.format(left=variable, right=value.format("value")) + "|"
+                          + _COMPARED.format(left=value.format("before"), right=rf"(?:\$\{{)?{variable}\}}?"))
+        for match in test.finditer(code):
+            if values.fullmatch(match.group("value") or match.group("before")):
+                yield match.start(), " ".join(match.group().split()), advice
+
+
+def _nvcc_value_tests(file: TextFile, code: str, lines: LineIndex[str]) -> Iterable[Finding]:
+    """Tests of CMAKE_CUDA_<NAME> against nvcc's value (convert writes CMAKE_HIP_<NAME>, with a marker)."""
+    found = CODES[NVCC_FLAG]
+    for offset, test, advice in nvcc_value_tests(code):
+        span, position = text_location(lines, offset, len(test.encode()))
+        yield Finding(path=file.path, position=position, code=NVCC_FLAG, name=test, severity=found.severity,
+                      message=f"{found.summary}: {test}", advice=advice, span=span)
+
+
 def text_location(lines: LineIndex[str], offset: int, length: int) -> tuple[Span, Position]:
     """The byte span and the 1-based position of `length` bytes at character `offset` of a text file."""
     start = len(lines.text[:offset].encode())
@@ -317,6 +345,7 @@ def analyze_build_file(file: TextFile, context: Context) -> Iterable[Finding]:
         yield from _findcuda_uses(file, code, lines, context)
         yield from _findcuda_commands(file, code, lines, context)
         yield from _cmake_cuda_only(file, code, lines)
+        yield from _nvcc_value_tests(file, code, lines)
     facts = build_facts()
     for offset, capability in architectures(file.file_type, code):
         span, position = text_location(lines, offset, len(capability))

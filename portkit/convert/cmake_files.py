@@ -12,7 +12,8 @@ import re
 from collections import Counter
 
 from portkit.analyze.build_commands import cmake_for_gpu_compiler
-from portkit.analyze.builds import CMAKE_CUDA_VARIABLE, CMAKE_FIND_CALL, CMAKE_HEADER_WORD, defined_targets
+from portkit.analyze.builds import (CMAKE_CUDA_VARIABLE, CMAKE_FIND_CALL, CMAKE_HEADER_WORD, defined_targets,
+                                    nvcc_value_tests)
 from portkit.analyze.cmake_language import (CHECK_LANGUAGE, LANGUAGE_GENEX, LANGUAGE_PROPERTY, SOURCE_LANGUAGE,
                                             genex_arguments)
 from portkit.codes import API_UNSUPPORTED, GPU_ARCHITECTURE, NVCC_FLAG
@@ -136,6 +137,8 @@ def _cmake_architectures(rw: Rewriter, facts: BuildFacts, offload_arch: tuple[st
             return f"CMAKE_HIP_{match.group(1)}"
         return rw.kept(match.group(), NVCC_FLAG, f"{match.group()}: {advice}")
 
+    for offset, test, advice in nvcc_value_tests(blank(rw.text, rw.comment)):  # false once the variable is HIP's
+        rw.note(offset, NVCC_FLAG, f"{test}: {advice}")
     rw.sub(CMAKE_CUDA_VARIABLE, language_variable)
     rw.sub(LANGUAGE_PROPERTY, lambda m: f"HIP_{m.group(1)}")  # the property where it is read
 
