@@ -541,6 +541,9 @@ class Finding:
     # Left as written on purpose, and right as written: the project's own CUDA side beside its HIP branch
     # (analyze/own_hip_branches.py). Listed, but no work: the effort bills none, and a hazard gets no marker.
     settled: bool = dataclasses.field(default=False, compare=False)
+    # Settled because the project's own HIP layer defines the name for hipcc where the file sees it: that layer's file
+    # (analyze/own_hip_branches.py: settle_by_hip_layer); the shim leaves such a name to it.
+    hip_layer: str = dataclasses.field(default="", compare=False)
 
     def sort_key(self) -> tuple[str, int, int, str, str]:
         """The deterministic order of every output (cheaper than comparing whole dataclasses)."""
