@@ -552,6 +552,9 @@ class Finding:
     # ... in the project's NVIDIA side (a branch its own test of HIP's platform keeps from hipcc for AMD): no part of
     # the readiness, of what the newest ROCm would change, or of convert's markers either; listed all the same.
     nvidia_side: bool = dataclasses.field(default=False, compare=False)
+    # Settled because the project's own HIP layer defines the name for hipcc where the file sees it: that layer's file
+    # (analyze/own_hip_branches.py: settle_by_hip_layer); the shim leaves such a name to it.
+    hip_layer: str = dataclasses.field(default="", compare=False)
 
     def sort_key(self) -> tuple[str, int, int, str, str]:
         """The deterministic order of every output (cheaper than comparing whole dataclasses)."""

@@ -969,6 +969,56 @@ def test_build_notes_give_the_input_line_where_convert_adds_lines(database) -> N
     assert [result.text.splitlines()[n.line - 1] for n in result.notes] == ["list(APPEND CUDA_NVCC_FLAGS)"] * 2
 
 
+PARTIAL_NAMES = """#include <cuda_runtime.h>
+#define ALLOC(p, n) \\
+  cudaMalloc(&p, n); cudaMallocManaged(&p, n)
+
+__global__ void fill(float *x) { x[threadIdx.x] = 1.0f; }
+
+int main() {
+  float *a, *b;
+  cudaFree(0); cudaMallocManaged(&a, 4); cudaMallocManaged(&b, 4);
+  ALLOC(a, 4);
+  fill<<<1, 4>>>(a);
+  int v = CUDART_VERSION;
+  return v;
+}
+"""
+
+
+def test_hipify_perl_output_gets_the_markers_of_the_original(tmp_path: Path, capsys) -> None:
+    """The markers were chosen by analysing hipify-perl's output, where a partial name it renamed
+    (cudaMallocManaged -> hipMallocManaged) is no CUDA name: no PK101 marker, though the native backend writes one.
+    They come from the original's findings now, each on what its line became (hipify-perl adds a line for a
+    kernel, and renames before the name shift a macro's block marker), listed with the original's lines as the
+    native backend's are; the output still compiles with the real hipcc."""
+    hipify_perl = os.environ.get("PORTKIT_HIPIFY_PERL") or shutil.which("hipify-perl")
+    if not hipify_perl:
+        pytest.skip("hipify-perl (ROCm's HIPIFY, not packaged) not on PATH and PORTKIT_HIPIFY_PERL not set")
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "a.cu").write_text(PARTIAL_NAMES)
+    listed = {}
+    for backend in ("native", "hipify-perl"):
+        assert main(["convert", "--backend", backend, "--hipify-perl", hipify_perl, "--rocm-version", "5.2", "--details",
+                     str(src), "-o", str(tmp_path / backend)]) == 0
+        listed[backend] = [line for line in capsys.readouterr().out.splitlines() if "a.cu:" in line]
+    assert listed["hipify-perl"] == listed["native"]
+    assert [line.split(": ")[0].rsplit(":", 1)[1] + " " + line.split(": ")[1] for line in listed["native"]] == [
+        "3 PK101 cudaMallocManaged", "9 PK101 cudaMallocManaged", "12 PK101 CUDART_VERSION"]
+    out = (tmp_path / "hipify-perl" / "a.cu").read_text()
+    marker = "portkit: PK101 cudaMallocManaged: "
+    assert " */ hipMallocManaged(&p, n)" in out and re.search(r"hipMalloc\(&p, n\); /\* " + marker, out)
+    lines = out.splitlines()
+    marked = [i for i, line in enumerate(lines) if line.strip().startswith("// " + marker)]
+    assert [lines[i + 1].strip() for i in marked] == ["hipFree(0); hipMallocManaged(&a, 4); hipMallocManaged(&b, 4);"]
+    # hipify-perl leaves CUDART_VERSION (marked once, as the original's finding and the output's are the same)
+    hipcc = subprocess.run([require_tool("hipcc"), "--offload-arch=gfx90a", "-fsyntax-only", "-x", "hip",
+                            "-DCUDART_VERSION=0", str(tmp_path / "hipify-perl" / "a.cu")], capture_output=True, text=True,
+                           env={**os.environ, "HIP_PLATFORM": "amd"})
+    assert hipcc.returncode == 0, hipcc.stderr[-2000:]
+
+
 def test_hipify_perl_found_on_path(tmp_path: Path, monkeypatch) -> None:
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()

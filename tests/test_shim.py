@@ -588,3 +588,81 @@ def test_the_shimmed_sources_cast_call_arguments_as_convert_does(tmp_path: Path,
     assert hipcc.returncode == 0, f"hipcc: {hipcc.stderr[-2000:]}"
     nvcc = nvcc_compiles(out / "casts.cu", header.parent, cuda_headers)
     assert nvcc.returncode == 0, f"nvcc: {nvcc.stderr[-2000:]}"
+
+
+OWN_HIP_LAYER = """#ifndef PROJECT_HIPIFY_H
+#define PROJECT_HIPIFY_H
+{runtime}#define cudaMalloc hipMalloc
+#define cudaFree hipFree
+#define cudaFreeHost hipFreeHost
+#define cudaMallocHost hipHostMalloc
+#define cudaSuccess hipSuccess
+#define cudaError_t hipError_t
+#endif
+"""
+# kaldi's way: the layer under the project's HIP switch, CUDA's header beside it; the layer includes no runtime
+# header, so the shim's preamble puts the header at its top, before the layer's own definitions.
+LAYER_IN_A_BRANCH = """#ifdef __IS_HIP_COMPILE__
+#include <hip/hip_runtime.h>
+#include "hip/hipify.h"
+#else
+#include <cuda_runtime.h>
+#endif
+int run() {
+  float *d = 0, *h = 0;
+  cudaError_t e = cudaMalloc(&d, 64);
+  if (e != cudaSuccess) return 1;
+  cudaMallocHost(&h, 64);
+  cudaFreeHost(h);
+  return cudaFree(d) == cudaSuccess;
+}
+"""
+# The layer (with its own runtime header) first, then CUDA's header: the shim comes after the layer.
+LAYER_FIRST = """#ifdef __IS_HIP_COMPILE__
+#include "hip/hipify.h"
+#endif
+#include <cuda_runtime.h>
+int run() {
+  float *h = 0;
+  cudaError_t e = cudaMallocHost(&h, 64);
+  cudaFreeHost(h);
+  return e == cudaSuccess;
+}
+"""
+NO_LAYER = """#include <cuda_runtime.h>
+int other() {{ float *d = 0; cudaMalloc(&d, 4); {more}return cudaFree(d) == cudaSuccess; }}
+"""
+
+
+@pytest.mark.parametrize("runtime, unit, more, left, guarded", [
+    ("", LAYER_IN_A_BRANCH, "", ["cudaError_t", "cudaFreeHost", "cudaMallocHost"], ["cudaFree", "cudaMalloc", "cudaSuccess"]),
+    ("#include <hip/hip_runtime.h>\n", LAYER_FIRST, "cudaFreeHost(d); ", ["cudaError_t", "cudaMallocHost"],
+     ["cudaFree", "cudaFreeHost", "cudaMalloc", "cudaSuccess"])], ids=["layer_in_a_branch", "layer_first"])
+def test_names_the_projects_own_hip_layer_defines_are_left_to_it_or_guarded(
+        runtime: str, unit: str, more: str, left: list[str], guarded: list[str], tmp_path: Path, cuda_headers: Path) -> None:
+    """kaldi's hip/hipify.h (included under `#ifdef __IS_HIP_COMPILE__`) defines CUDA's names as HIP's; the shim
+    defined them again, some otherwise (cudaFreeHost: hipFreeHost there, hipHostFree here), and every unit got
+    macro-redefined warnings. A name the layer defines wherever it is used is left to it, listed in the header's
+    comment; one also used where no layer is seen is mapped under `#ifndef NAME`, so the layer's stands where it
+    comes first. hipcc with the project's switch builds each unit without a redefinition, nvcc as before."""
+    src = tmp_path / "src"
+    (src / "hip").mkdir(parents=True)
+    (src / "hip" / "hipify.h").write_text(OWN_HIP_LAYER.format(runtime=runtime))
+    (src / "unit.cu").write_text(unit)
+    (src / "other.cu").write_text(NO_LAYER.format(more=more))
+    out = tmp_path / "out"
+    header = out / "hip" / "portkit_gpu.h"
+    header.parent.mkdir(parents=True)
+    assert main(["shim", str(src), "-o", str(header), "--sources", str(out), "--force"]) == 0
+    text = header.read_text()
+    comment, names = text.split("*/", 1)
+    assert [name for name in left if f"#define {name} " not in names and f" *   {name} (" in comment] == left
+    assert [name for name in guarded if f"#ifndef {name} /* the project's own HIP layer defines it too */\n"
+            f"#define {name} " in names] == guarded
+    for source in (out / "unit.cu", out / "other.cu"):
+        hipcc = subprocess.run([require_tool("hipcc"), "--offload-arch=gfx90a", "-fsyntax-only", "-x", "hip",
+                                "-D__IS_HIP_COMPILE__", "-Werror=macro-redefined", "-I", str(header.parent), str(source)],
+                               capture_output=True, text=True, env={**os.environ, "HIP_PLATFORM": "amd"})
+        assert hipcc.returncode == 0 and "macro redefined" not in hipcc.stderr, f"hipcc {source.name}: {hipcc.stderr[-2000:]}"
+        nvcc = nvcc_compiles(source, header.parent, cuda_headers)
+        assert nvcc.returncode == 0, f"nvcc {source.name}: {nvcc.stderr[-2000:]}"

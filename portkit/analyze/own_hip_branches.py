@@ -122,4 +122,4 @@ def settle_by_hip_layer(finding: Finding, layer: Mapping[str, str]) -> Finding:
     if header is None:
         return finding
     why = own_hip_layer(header)
-    return dataclasses.replace(finding, message=f"{finding.message}; {why}", advice=why, settled=True)
+    return dataclasses.replace(finding, message=f"{finding.message}; {why}", advice=why, settled=True, hip_layer=header)

@@ -52,6 +52,8 @@ def shim(
           f"({len(built.fallbacks)} with fallbacks for older HIP); {len(built.unportable)} names have no HIP equivalent"
           + (f", {len(built.unmapped)} it cannot map (listed in the header)" if built.unmapped else "")
           + (f", {len(built.newer)} only in newer HIP releases (listed in the header)" if built.newer else "")
+          + (f", {len(built.left_to_layer)} left to the project's own HIP layer (listed in the header)"
+             if built.left_to_layer else "")
           + (f"; {len(built.parts)} library headers have a part beside it" if built.parts else "") + "; " + rewritten)
     for note in outcome.notes:
         print(f"portkit: note: {printable(note)}", file=sys.stderr)

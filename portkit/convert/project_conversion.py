@@ -8,19 +8,21 @@ from __future__ import annotations
 import dataclasses
 import os
 from pathlib import Path
+from typing import Iterable
 
 from portkit.convert.build_files import convert_makefile
 from portkit.convert.build_text import BuildNote
 from portkit.convert.cmake_files import convert_cmake
 from portkit.convert.edits import EditOptions
 from portkit.convert.hipify import HipifyFailure, find_hipify_perl, hipify_files
+from portkit.convert.hipify_sites import hipify_sites
 from portkit.convert.markers import Marker
 from portkit.convert.output import Change, Destinations, TreeWriter, WriteLog, write_in_place
 from portkit.convert.encodings import in_file_encoding
 from portkit.convert.sources import FileConversion, SourceToConvert, acting, convert_all, convert_source
 from portkit.convert.hipcc_check import VerifyResult, is_unit, terminal_progress, verify_tree
 from portkit.errors import InputError
-from portkit.model import Backend, LaunchSyntax
+from portkit.model import Backend, Finding, LaunchSyntax
 from portkit.outpath import refuse_overlap
 from portkit.rules.build_facts import build_facts
 from portkit.rules.versions import version_text
@@ -97,12 +99,17 @@ def _encode(text: str) -> bytes:
     return text.encode("utf-8", "surrogateescape")
 
 
-def _hipify_conversion(path: str, data: bytes, output: bytes, result: ScanResult, options: ConvertOptions,
-                       edit_options: EditOptions) -> FileConversion:
-    """hipify-perl did the rewrite; portkit adds its markers to hipify-perl's output."""
-    findings = analyze_bytes(path, output, result.context, result.macros)
-    converted = convert_source(path, output, findings, result.context, edit_options, options.markers, rename=False)
-    return dataclasses.replace(converted, original=data)
+def _hipify_conversion(path: str, data: bytes, output: bytes, findings: Iterable[Finding], result: ScanResult,
+                       options: ConvertOptions, edit_options: EditOptions) -> FileConversion:
+    """hipify-perl did the rewrite; portkit adds its markers to hipify-perl's output: the original's (`findings`),
+    where their lines went (a name hipify-perl renamed is no CUDA name there to find), and what an analysis of the
+    output finds there besides (what hipify-perl left or wrote), each once. Markers give the original's lines."""
+    sites = hipify_sites(data, output, findings)
+    left = analyze_bytes(path, output, result.context, result.macros)
+    converted = convert_source(path, output, [*sites.findings, *left], result.context, edit_options, options.markers,
+                               rename=False)
+    markers = tuple(dataclasses.replace(m, line=sites.line_in_original(m.line)) for m in converted.markers)
+    return dataclasses.replace(converted, original=data, markers=markers)
 
 
 def _convert_all(settings: RunSettings, options: ConvertOptions, result: ScanResult,
@@ -128,7 +135,8 @@ def _convert_all(settings: RunSettings, options: ConvertOptions, result: ScanRes
             if isinstance(output, HipifyFailure):
                 outcome.failures.append(str(output))
                 continue
-            outcome.conversions.append(_hipify_conversion(summary.path, data, output, result, options, edit_options))
+            outcome.conversions.append(_hipify_conversion(summary.path, data, output, grouped.get(summary.path, ()),
+                                                          result, options, edit_options))
         elif summary.file_type == "source":
             native.append(SourceToConvert(summary.path, data, tuple(grouped.get(summary.path, ())), summary.shape))
             slots.append(len(outcome.conversions) + len(slots))

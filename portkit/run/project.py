@@ -85,6 +85,8 @@ class ScanResult:
     summary_only: bool = False
     # A summary-only run's findings, read back from the cache file by file when iterated (None: not kept).
     sites: Sites | None = None
+    # Every CUDA name the project's own HIP layer defines for hipcc, with its file (run/scope.py: HipLayer).
+    hip_layer: dict[str, str] = dataclasses.field(default_factory=dict)
 
     def file_tallies(self) -> dict[str, Tally]:
         """Each file's findings counted: a summary-only run's, or counted now (only reports need them)."""
@@ -191,7 +193,7 @@ def finish_run(collected: Collected) -> ScanResult:
         findings.sort(key=Finding.sort_key)
         tallies = {}
     return ScanResult(base.rules, base.target, summaries, findings, sorted(diagnostics), sources, context,
-                      _suppressions(results), collected.macros, tallies, collected.summary_only, sites)
+                      _suppressions(results), collected.macros, tallies, collected.summary_only, sites, layer.names())
 
 
 def _facts(results: list[FileResult], analysis: ProjectAnalysis) -> list[tuple[str, Any]]:

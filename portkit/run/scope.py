@@ -231,6 +231,14 @@ class HipLayer:
     def __bool__(self) -> bool:
         return bool(self._defining)
 
+    def names(self) -> dict[str, str]:
+        """Every CUDA name the layer defines for HIP, each with the file that defines it (the first by path)."""
+        defined: dict[str, str] = {}
+        for path in sorted(self._defining):
+            for name, header in self._defining[path].items():
+                defined.setdefault(name, header)
+        return defined
+
     def seen_by(self, path: str) -> dict[str, str]:
         """The layer's CUDA names `path` sees, each with the file that defines it (the first by path)."""
         seen = self._seen.get(path)

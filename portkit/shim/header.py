@@ -54,6 +54,7 @@ class Mapping:
     hip: str
     neutral: str  # the name sources use in the neutral style ("" keeps the CUDA name)
     by_count: tuple[tuple[int, str], ...] = ()  # (argument count, HIP name) where CUDA changed a signature HIP kept
+    guarded: bool = False  # the project's own HIP layer may define it too: written under `#ifndef NAME`
 
     def spellings(self) -> list[tuple[int, str]]:
         """The HIP name for each argument count, 1 to MAX_DISPATCHED_ARGUMENTS (a `hip_for_args` rule)."""
@@ -71,6 +72,7 @@ class Fallback:
     fallback: str
     drop_args: int
     library: str = ""
+    guarded: bool = False  # as Mapping's: the layer's definition, where it comes first, stands
 
 
 @dataclasses.dataclass(frozen=True)
@@ -113,6 +115,9 @@ class Shim:
     # macro an #if compares with a number)
     unmapped: tuple[tuple[str, str, str], ...] = ()
     newer: tuple[tuple[str, str], ...] = ()  # (CUDA name, the HIP version that added its counterpart): no fallback
+    # (CUDA name, the layer's file): names the project's own HIP layer defines for hipcc wherever they are used, left
+    # to it (a second definition, unless the same, is a macro-redefined warning in every unit that includes both)
+    left_to_layer: tuple[tuple[str, str], ...] = ()
 
     @property
     def parts(self) -> tuple[Header, ...]:
@@ -156,7 +161,37 @@ def part_name(header_name: str, cuda_header: str) -> str:
     return f"{stem}_{_NOT_WORD.sub('_', cuda_header.rsplit('.', 1)[0])}{dot}{suffix}"
 
 
-def build_shim(findings: Iterable[Finding], rules: RuleDatabase, style: str, header_name: str) -> Shim:
+def left_to_layer(findings: Iterable[Finding]) -> dict[str, str]:
+    """The names the project's own HIP layer defines for hipcc wherever hipcc compiles them (every use settled by
+    it, analyze/own_hip_branches.py: settle_by_hip_layer, or settled as a branch hipcc for AMD never compiles), each
+    with the layer's file."""
+    layers: dict[str, set[str]] = {}
+    elsewhere: set[str] = set()
+    for finding in findings:
+        if finding.library and finding.hip_layer:
+            layers.setdefault(finding.name, set()).add(finding.hip_layer)
+        elif finding.library and not finding.settled:
+            elsewhere.add(finding.name)
+    return {name: min(files) for name, files in layers.items() if name not in elsewhere}
+
+
+def build_shim(findings: Iterable[Finding], rules: RuleDatabase, style: str, header_name: str,
+               layer: dict[str, str] | None = None) -> Shim:
+    """The shim for the project's `findings`. A name its own HIP layer (`layer`: each CUDA name it defines for
+    hipcc, run/scope.py: HipLayer; kaldi's hip/hipify.h, under `#ifdef __IS_HIP_COMPILE__`) defines is left to it
+    where every use sees that layer, and otherwise written under `#ifndef NAME`: a unit may include both, and
+    where the layer comes first its definition stands."""
+    findings = tuple(findings)
+    left = left_to_layer(findings)
+    shim = _shim_of(tuple(f for f in findings if f.name not in left), rules, style, header_name)
+    layer = layer or {}
+    return dataclasses.replace(
+        shim, left_to_layer=tuple(sorted(left.items())),
+        mappings=tuple(dataclasses.replace(m, guarded=not m.neutral and m.cuda in layer) for m in shim.mappings),
+        fallbacks=tuple(dataclasses.replace(f, guarded=f.cuda in layer) for f in shim.fallbacks))
+
+
+def _shim_of(findings: Iterable[Finding], rules: RuleDatabase, style: str, header_name: str) -> Shim:
     any_target = Target()  # the header serves every HIP version: mappings use the newest spelling
     headers: dict[str, Header] = {}
     mappings: dict[str, Mapping] = {}
@@ -298,8 +333,10 @@ def with_casts_listed(shim: Shim, findings: Iterable[Finding], rules: RuleDataba
     macro can cast an argument, and hipcc rejects the call as written (an ambiguous overload, a void** HIP takes, a
     const HIP lacks)."""
     listed = {entry[0]: entry for entry in shim.unmapped}
+    left = {name for name, _ in shim.left_to_layer}
     for finding in findings:
-        rule = rules.find(finding.name) if finding.library and finding.path in sources else None
+        rule = rules.find(finding.name) if finding.library and finding.path in sources and finding.name not in left \
+            else None
         if rule is None or not (rule.cast_args or rule.const_args):
             continue
         casts = argument_casts(sources[finding.path], finding, rule)

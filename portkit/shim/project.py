@@ -89,7 +89,7 @@ def make_shim(settings: RunSettings, options: ShimOptions) -> ShimOutcome:
         refuse_overlap(options.sources, settings.inputs(), directory=True)
     # The header serves every HIP version: scan for the newest, fallbacks cover older ones.
     result = run_project(dataclasses.replace(settings, target=Target()), RunRequest(keep_sources=True))
-    built = build_shim(result.findings, result.rules, options.style, options.header.name)
+    built = build_shim(result.findings, result.rules, options.style, options.header.name, result.hip_layer)
     if not options.in_place and options.sources is None:  # the casts convert writes in calls: for a hand edit
         built = with_casts_listed(built, result.findings, result.rules, result.sources)
     titles = {lib_id: lib.title for lib_id, lib in result.rules.libraries.items()}
