@@ -601,7 +601,7 @@ OWN_HIP_LAYER = """#ifndef PROJECT_HIPIFY_H
 #endif
 """
 # kaldi's way: the layer under the project's HIP switch, CUDA's header beside it; the layer includes no runtime
-# header, so the shim's preamble puts the header at its top, before the layer's own definitions.
+# header, and the unit includes HIP's before it.
 LAYER_IN_A_BRANCH = """#ifdef __IS_HIP_COMPILE__
 #include <hip/hip_runtime.h>
 #include "hip/hipify.h"
@@ -659,6 +659,8 @@ def test_names_the_projects_own_hip_layer_defines_are_left_to_it_or_guarded(
     assert [name for name in left if f"#define {name} " not in names and f" *   {name} (" in comment] == left
     assert [name for name in guarded if f"#ifndef {name} /* the project's own HIP layer defines it too */\n"
             f"#define {name} " in names] == guarded
+    # The layer is the project's HIP code, compiled by hipcc alone: the shim leaves it as written.
+    assert (out / "hip" / "hipify.h").read_text() == OWN_HIP_LAYER.format(runtime=runtime)
     for source in (out / "unit.cu", out / "other.cu"):
         hipcc = subprocess.run([require_tool("hipcc"), "--offload-arch=gfx90a", "-fsyntax-only", "-x", "hip",
                                 "-D__IS_HIP_COMPILE__", "-Werror=macro-redefined", "-I", str(header.parent), str(source)],
@@ -666,3 +668,21 @@ def test_names_the_projects_own_hip_layer_defines_are_left_to_it_or_guarded(
         assert hipcc.returncode == 0 and "macro redefined" not in hipcc.stderr, f"hipcc {source.name}: {hipcc.stderr[-2000:]}"
         nvcc = nvcc_compiles(source, header.parent, cuda_headers)
         assert nvcc.returncode == 0, f"nvcc {source.name}: {nvcc.stderr[-2000:]}"
+
+
+def test_the_projects_own_hip_layer_is_left_as_written(tmp_path: Path) -> None:
+    """A layer whose definitions make it need HIP's runtime (`#define __fdiv_rd __fdiv_rn`, a device function) got the
+    shim's include at its top, before its own definitions, where no `#ifndef` guard of the shim's could help. The layer
+    is the project's HIP code, which hipcc alone compiles: the shim writes nothing into it."""
+    layer = ("#ifndef MY_HIPIFY_H\n#define MY_HIPIFY_H\n#define cudaMalloc hipMalloc\n#define cudaFree hipFree\n"
+             "#define __fdiv_rd __fdiv_rn\n#endif\n")
+    src = tmp_path / "src"
+    (src / "hip").mkdir(parents=True)
+    (src / "hip" / "hipify.h").write_text(layer)
+    (src / "a.cu").write_text("#ifdef __IS_HIP_COMPILE__\n#include <hip/hip_runtime.h>\n#include \"hip/hipify.h\"\n#else\n"
+                              "#include <cuda_runtime.h>\n#endif\n__global__ void k(float *x) { x[0] = __fdiv_rd(x[0], 3.0f); }\n"
+                              "int run() { float *d = 0; cudaMalloc(&d, 64); k<<<1, 1>>>(d); return cudaFree(d); }\n")
+    out = tmp_path / "out"
+    out.mkdir()
+    assert main(["shim", str(src), "-o", str(out / "portkit_gpu.h"), "--sources", str(out), "--force"]) == 0
+    assert (out / "hip" / "hipify.h").read_text() == layer

@@ -96,10 +96,14 @@ def make_shim(settings: RunSettings, options: ShimOptions) -> ShimOutcome:
     _write_shim(options, built, titles)
     # The header and its parts, where they lie among the sources, are outputs: a CUDA include of theirs stays one.
     written = {os.path.realpath(options.header.with_name(name)) for name in (built.header_name, *(h.part for h in built.parts))}
+    # So is the project's own HIP layer (run/scope.py: HipLayer): HIP code that hipcc alone compiles, which an include
+    # of the shim at its top would only redefine.
+    layers = {os.path.realpath(path) for path in result.hip_layer.values()}
     changes = []
     for path, findings in result.findings_by_path().items():
         data = result.sources.get(path)
-        if data is not None and path.lower().endswith(settings.extensions) and os.path.realpath(path) not in written:
+        if data is not None and path.lower().endswith(settings.extensions) \
+                and os.path.realpath(path) not in written | layers:
             changes.append(Change(path, data, apply_nested(data, source_edits(data, findings, built, result.rules)).data))
     log = WriteLog()
     if options.in_place:
