@@ -1681,6 +1681,47 @@ def test_a_test_of_the_cuda_compiler_id_against_nvidia_is_marked_and_listed(tmp_
     assert "branch=other" in configured and "not-nvcc" in configured and "clang=Clang" in configured, configured
 
 
+def test_the_cuda_compiler_id_in_a_generator_expression_or_a_regex_is_hips_and_marked(tmp_path: Path, database) -> None:
+    """`$<$<CUDA_COMPILER_ID:NVIDIA>:--expt-relaxed-constexpr>` became `$<$<CUDA_COMPILER_ID:NVIDIA>:>`: a CUDA
+    generator expression in a HIP project, which CMake evaluates as false whatever it lists (Clang too), unmarked; and
+    `CMAKE_CUDA_COMPILER_ID MATCHES "NVIDIA|Clang"` was not marked (only a whole value counted), though under HIP it is
+    true where it was nvcc's. Now the generator expression is HIP's, and each test that holds for nvcc's NVIDIA is
+    marked (PK403) and listed by scan, with the advice for a test false under HIP or true there too."""
+    from portkit.convert.cmake_files import convert_cmake
+
+    require_tool("cmake")
+    text = ('add_library(app INTERFACE)\n'
+            'target_compile_options(app INTERFACE $<$<CUDA_COMPILER_ID:NVIDIA>:--expt-relaxed-constexpr>)\n'
+            'file(GENERATE OUTPUT ids.txt CONTENT "nvcc=$<$<CUDA_COMPILER_ID:NVIDIA>:yes> '
+            'both=$<$<CUDA_COMPILER_ID:NVIDIA,Clang>:yes> id=$<CUDA_COMPILER_ID>" TARGET app)\n'
+            'if(CMAKE_CUDA_COMPILER_ID MATCHES "NVIDIA|Clang")\n  message(STATUS "regex=both")\nendif()\n'
+            'if(CMAKE_CUDA_COMPILER_ID MATCHES "^NV")\n  message(STATUS "regex=nvcc")\nendif()\n'
+            'if(CMAKE_CUDA_COMPILER_ID MATCHES "Clang")\n  message(STATUS "regex=clang")\nendif()\n')
+    result = convert_cmake(text, database, target=HIP52)
+    assert not any("$<CUDA_" in line for line in result.text.splitlines() if not line.startswith("# portkit: ")), result.text
+    assert sorted((n.input_line, n.code, n.message.split(": ")[0], "never NVIDIA" in n.message) for n in result.notes) == [
+        (2, "PK403", "$<CUDA_COMPILER_ID:NVIDIA>", True), (3, "PK403", "$<CUDA_COMPILER_ID:NVIDIA,Clang>", False),
+        (3, "PK403", "$<CUDA_COMPILER_ID:NVIDIA>", True),
+        (4, "PK403", 'CMAKE_CUDA_COMPILER_ID MATCHES "NVIDIA|Clang"', False),
+        (7, "PK403", 'CMAKE_CUDA_COMPILER_ID MATCHES "^NV"', True)], result.notes
+    assert "target_compile_options(app INTERFACE $<$<HIP_COMPILER_ID:NVIDIA>:>)" in result.text.splitlines()
+    assert convert_cmake(result.text, database, target=HIP52).text == result.text
+    source = tmp_path / "in"
+    source.mkdir()
+    (source / "CMakeLists.txt").write_text(text)
+    listed = _scan_lines(source, "CMakeLists.txt")
+    assert "PK403 $<CUDA_COMPILER_ID:NVIDIA>" in listed[2] and "PK403 $<CUDA_COMPILER_ID:NVIDIA,Clang>" in listed[3]
+    assert 'PK403 CMAKE_CUDA_COMPILER_ID MATCHES "NVIDIA|Clang"' in listed[4], listed
+    assert 'PK403 CMAKE_CUDA_COMPILER_ID MATCHES "^NV"' in listed[7], listed
+    assert not any(f.startswith("PK403") for f in listed.get(10, [])), listed
+    # What CMake's HIP language sets (Clang), given here: Debian's HIP has no hip-lang CMake package.
+    (tmp_path / "CMakeLists.txt").write_text("cmake_minimum_required(VERSION 3.21)\nproject(p LANGUAGES NONE)\n"
+                                             + result.text)
+    configured = _run(["cmake", "-S", ".", "-B", "build", "-DCMAKE_HIP_COMPILER_ID=Clang"], tmp_path).stdout
+    assert "regex=both" in configured and "regex=clang" in configured and "regex=nvcc" not in configured, configured
+    assert (tmp_path / "build" / "ids.txt").read_text() == "nvcc= both=yes id=Clang"
+
+
 # bitsandbytes' shape: a CUDA branch convert rewrites beside the project's own HIP branch, which finds and links its
 # HIP libraries itself, with a comment that names one it leaves out.
 CUDA_AND_OWN_HIP_BRANCH = """cmake_minimum_required(VERSION 3.21)
