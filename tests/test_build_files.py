@@ -1052,6 +1052,35 @@ def test_a_makefiles_shell_calls_run_hipcc_for_amd_and_a_version_read_from_nvccs
     assert _run(["make", "-s", "show"], tmp_path / "out", HIP_PLATFORM="nvidia").stdout.endswith("clang=[0]\n")
 
 
+def test_shell_calls_run_hipcc_for_amd_where_an_included_makefile_sets_hip_platform(tmp_path: Path) -> None:
+    """`include ../common.mk`, whose `NVCC ?= nvcc` convert makes hipcc with `export HIP_PLATFORM ?= amd` above it:
+    the including Makefile's `$(shell $(NVCC) ...)` got no HIP_PLATFORM (only a Makefile setting it itself counted),
+    so GNU make 4.3 ran hipcc there in NVIDIA mode. A HIP_PLATFORM an included project file sets (directly, or
+    through a file it includes, named from where make runs) counts too."""
+    (tmp_path / "in" / "app").mkdir(parents=True)
+    (tmp_path / "in" / "common.mk").write_text("include compiler.mk\nNVCCFLAGS ?= -O2\n")
+    (tmp_path / "in" / "app" / "compiler.mk").write_text("NVCC ?= nvcc\n")
+    (tmp_path / "in" / "app" / "Makefile").write_text(
+        "include ../common.mk\nPLATFORM := $(shell $(NVCC) --version 2>/dev/null | grep -c clang)\n"
+        "show:\n\t@echo \"clang=[$(PLATFORM)]\"\n")
+    _portkit_convert(tmp_path / "in", tmp_path / "out")
+    converted = (tmp_path / "out" / "app" / "Makefile").read_text()
+    assert "PLATFORM := $(shell HIP_PLATFORM=$(HIP_PLATFORM) $(NVCC) --version 2>/dev/null | grep -c clang)" in converted
+    assert (tmp_path / "out" / "app" / "compiler.mk").read_text() == f"{HIP_PLATFORM_LINES}NVCC ?= hipcc\n"
+    _portkit_convert(tmp_path / "out", tmp_path / "again")
+    assert (tmp_path / "again" / "app" / "Makefile").read_text() == converted
+    # An included file that does not set it: no prefix (the Makefile's $(HIP_PLATFORM) would be empty).
+    (tmp_path / "in" / "app" / "compiler.mk").write_text("NVCC ?= hipcc\n")
+    _portkit_convert(tmp_path / "in", tmp_path / "plain")
+    assert "HIP_PLATFORM" not in (tmp_path / "plain" / "app" / "Makefile").read_text()
+    require_tool("hipcc")
+    require_tool("make")
+    environment = {name: value for name, value in os.environ.items() if name != "HIP_PLATFORM"}
+    shown = subprocess.run(["make", "-s", "show"], cwd=tmp_path / "out" / "app", capture_output=True, text=True,
+                           env=environment, timeout=300, check=True).stdout
+    assert shown == "clang=[1]\n"  # HIP_PLATFORM=amd: hipcc is clang
+
+
 def test_makefile_of_ptx_per_architecture_builds_code_objects(tmp_path: Path, database) -> None:
     """mumax3's cuda/Makefile: `-std=c++03` (HIP's headers need C++11), `-arch=compute_$$cc -code=sm_$$cc` in a shell
     loop over compute capabilities, and `-ptx`, which loads like a code object (hipcc: --genco, not a link)."""
