@@ -296,6 +296,13 @@ k: k.cu
 """
 
 
+# A build script testing its arguments' count, `$#`, with nvcc after it on the line: no comment starts there.
+ARGUMENT_COUNT_SCRIPT = """#!/bin/sh
+# builds k.o; any argument keeps device line info
+if [ $# -gt 0 ]; then nvcc -Xptxas -v -G -arch=sm_80 -c k.cu -o k.o -lcufft; else nvcc -O2 -c k.cu -o k.o; fi
+"""
+
+
 # nccl-tests' src/Makefile: the CUDA version read from what nvcc --version prints, a C++ standard chosen by it.
 VERSION_CHECK_MAKEFILE = """NVCC ?= nvcc
 CUDA_VERSION = $(strip $(shell $(NVCC) --version | grep release | sed 's/.*release //' | sed 's/\\,.*//'))
@@ -383,10 +390,11 @@ k.o: k.cu
                                              "cuda_add_library(a k.cu OPTIONS -Xptxas -v)\ncuda_build_clean_target()\n"),
                                             ("Makefile", LLMC_DEVICE_QUERY), ("Makefile", OUTPUT_DIRECTORY_MAKEFILE),
                                             ("Makefile", VERSION_CHECK_MAKEFILE), ("CMakeLists.txt", LANGUAGE_CMAKE),
-                                            ("configure.ac", CUDA_CONFIGURE), ("Makefile", GENCODE_MAKEFILE)],
+                                            ("configure.ac", CUDA_CONFIGURE), ("Makefile", GENCODE_MAKEFILE),
+                                            ("build.sh", ARGUMENT_COUNT_SCRIPT)],
                          ids=["make", "cmake", "cmake-findcuda", "cmake-findcuda-commands", "make-device-query",
                               "make-output-directory", "make-version-check", "cmake-imported-library", "configure",
-                              "make-library-file"])
+                              "make-library-file", "script-argument-count"])
 def test_scan_lists_exactly_what_convert_marks(name: str, text: str, tmp_path: Path) -> None:
     """The build items scan reports as needing work are the ones convert writes a marker for."""
     (tmp_path / "in").mkdir()
@@ -402,6 +410,27 @@ def test_scan_lists_exactly_what_convert_marks(name: str, text: str, tmp_path: P
     assert listed  # the cases have items of each kind
     for tool in ("nvidia-smi", "__nvcc_device_query"):  # not on a ROCm machine
         assert tool not in text or ("PK411", tool) in listed
+
+
+def test_a_scripts_argument_count_hides_nothing_after_it_from_scan(tmp_path: Path) -> None:
+    """`if [ $# -gt 0 ]; then nvcc -Xptxas -v -G -arch=sm_80 ... -lcufft`: scan read `$#` as a comment's start (the
+    build and environment analyzers blanked '#' comments in scripts as in Makefiles), so of that line it listed only
+    nvcc (found with the shell's comments) and none of what convert rewrites or marks there. Now a script's comments
+    are the shell's, as convert reads them; the converted script compiles for AMD."""
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "build.sh").write_text(ARGUMENT_COUNT_SCRIPT)
+    (tmp_path / "in" / "k.cu").write_text('extern "C" __global__ void k(float *x) { x[threadIdx.x] = 1; }\n')
+    listed = _scan_lines(tmp_path / "in", "build.sh")
+    assert sorted(listed[3]) == ["PK100 cufft", "PK401 sm_80", "PK403 -Xptxas -v", "PK407 nvcc", "PK407 nvcc",
+                                 "PK408 -G"], listed
+    assert 2 not in listed  # the comment line
+    _portkit_convert(tmp_path / "in", tmp_path / "out")
+    converted = (tmp_path / "out" / "build.sh").read_text()
+    assert "if [ $# -gt 0 ]; then hipcc -g --offload-arch=gfx90a -c k.cu -o k.o -lhipfft; else" in converted
+    require_tool("hipcc")
+    # -lhipfft is a link flag of a compile-only command: clang ignores it (no hipFFT here to link).
+    _run(["sh", "build.sh", "debug"], tmp_path / "out", HIP_PLATFORM="amd")
+    assert (tmp_path / "out" / "k.o").stat().st_size > 0
 
 
 def test_cmake_forms(database) -> None:

@@ -12,7 +12,7 @@ from portkit.codes import (CODES, CUDA_PATH, FIND_CUDA, FINDCUDA_COMMAND, FINDCU
 from portkit.model import Finding, Position, Span
 from portkit.rules import Rule, RuleDatabase, Target
 from portkit.rules.build_facts import FindCudaCommand, FindCudaVariable, build_facts
-from portkit.textutil import AUTOCONF_COMMENT, HASH_COMMENT, LineIndex, blank
+from portkit.textutil import LineIndex, blank
 
 # Each pattern starts with its literal text and looks behind only after it: a pattern that starts with `\b` or a
 # lookbehind is tried at every offset, one with a literal skips to each at C speed (each of the four over the 1M-line
@@ -345,7 +345,7 @@ def findcuda_advice(variable: FindCudaVariable) -> str:
           codes=(GPU_ARCHITECTURE, FIND_CUDA, FINDCUDA_VARIABLE, FINDCUDA_COMMAND, NVCC_FLAG, CUDA_PATH, *RULE_CODES))
 def analyze_build_file(file: TextFile, context: Context) -> Iterable[Finding]:
     lines = LineIndex(file.text)
-    code = blank(file.text, AUTOCONF_COMMENT if file.file_type == "autoconf" else HASH_COMMENT)
+    code = blank(file.text, file.comment)
     for offset, name in link_names(file.file_type, code):
         rule = context.rules.link(name)
         if rule is not None:
