@@ -274,20 +274,27 @@ def _make_fragments(makefiles: list[str], walked: dict[str, list[tuple[str, Igno
             text = read_bytes(makefile, _MAKEFILE_LIMIT).decode("utf-8", "replace")
         except (OSError, TooLarge):
             continue  # reported when the file itself is read
-        words = {m.group(1): m.group(2) for m in _MAKE_WORD_ASSIGNMENT.finditer(text)}
-        for match in _MAKE_INCLUDE.finditer(text):
-            for word in _MAKE_VARIABLE.sub(lambda m: words.get(m.group(1), m.group()), match.group(1)).split():
-                if "$" in word or any(c in word for c in "*?["):
+        for included in included_makefiles(os.path.dirname(makefile), text):
+            for path in (included, *(included + suffix for suffix in _TEMPLATE_SUFFIXES)):
+                specs = walked.get(os.path.dirname(path))
+                if path in known or path in found or specs is None or os.path.islink(path) \
+                        or not os.path.isfile(path) or _ignored(path, False, specs):
                     continue
-                included = os.path.normpath(os.path.join(os.path.dirname(makefile), word))
-                for path in (included, *(included + suffix for suffix in _TEMPLATE_SUFFIXES)):
-                    specs = walked.get(os.path.dirname(path))
-                    if path in known or path in found or specs is None or os.path.islink(path) \
-                            or not os.path.isfile(path) or _ignored(path, False, specs):
-                        continue
-                    found.add(path)
-                    todo.append(path)
+                found.add(path)
+                todo.append(path)
     return sorted(found)
+
+
+def included_makefiles(directory: str, text: str) -> list[str]:
+    """The paths of the files a makefile (its `text`) includes, named without variables (or with one the file sets
+    to a plain word) or wildcards, relative to `directory`, where make runs (the including makefile's, usually)."""
+    words = {m.group(1): m.group(2) for m in _MAKE_WORD_ASSIGNMENT.finditer(text)}
+    paths = []
+    for match in _MAKE_INCLUDE.finditer(text):
+        for word in _MAKE_VARIABLE.sub(lambda m: words.get(m.group(1), m.group()), match.group(1)).split():
+            if "$" not in word and not any(c in word for c in "*?["):
+                paths.append(os.path.normpath(os.path.join(directory, word)))
+    return paths
 
 
 def _included_sources(sources: list[str], walked: dict[str, list[tuple[str, IgnoreSpec]]], known: set[str],

@@ -296,6 +296,13 @@ k: k.cu
 """
 
 
+# A build script testing its arguments' count, `$#`, with nvcc after it on the line: no comment starts there.
+ARGUMENT_COUNT_SCRIPT = """#!/bin/sh
+# builds k.o; any argument keeps device line info
+if [ $# -gt 0 ]; then nvcc -Xptxas -v -G -arch=sm_80 -c k.cu -o k.o -lcufft; else nvcc -O2 -c k.cu -o k.o; fi
+"""
+
+
 # nccl-tests' src/Makefile: the CUDA version read from what nvcc --version prints, a C++ standard chosen by it.
 VERSION_CHECK_MAKEFILE = """NVCC ?= nvcc
 CUDA_VERSION = $(strip $(shell $(NVCC) --version | grep release | sed 's/.*release //' | sed 's/\\,.*//'))
@@ -383,10 +390,11 @@ k.o: k.cu
                                              "cuda_add_library(a k.cu OPTIONS -Xptxas -v)\ncuda_build_clean_target()\n"),
                                             ("Makefile", LLMC_DEVICE_QUERY), ("Makefile", OUTPUT_DIRECTORY_MAKEFILE),
                                             ("Makefile", VERSION_CHECK_MAKEFILE), ("CMakeLists.txt", LANGUAGE_CMAKE),
-                                            ("configure.ac", CUDA_CONFIGURE), ("Makefile", GENCODE_MAKEFILE)],
+                                            ("configure.ac", CUDA_CONFIGURE), ("Makefile", GENCODE_MAKEFILE),
+                                            ("build.sh", ARGUMENT_COUNT_SCRIPT)],
                          ids=["make", "cmake", "cmake-findcuda", "cmake-findcuda-commands", "make-device-query",
                               "make-output-directory", "make-version-check", "cmake-imported-library", "configure",
-                              "make-library-file"])
+                              "make-library-file", "script-argument-count"])
 def test_scan_lists_exactly_what_convert_marks(name: str, text: str, tmp_path: Path) -> None:
     """The build items scan reports as needing work are the ones convert writes a marker for."""
     (tmp_path / "in").mkdir()
@@ -402,6 +410,27 @@ def test_scan_lists_exactly_what_convert_marks(name: str, text: str, tmp_path: P
     assert listed  # the cases have items of each kind
     for tool in ("nvidia-smi", "__nvcc_device_query"):  # not on a ROCm machine
         assert tool not in text or ("PK411", tool) in listed
+
+
+def test_a_scripts_argument_count_hides_nothing_after_it_from_scan(tmp_path: Path) -> None:
+    """`if [ $# -gt 0 ]; then nvcc -Xptxas -v -G -arch=sm_80 ... -lcufft`: scan read `$#` as a comment's start (the
+    build and environment analyzers blanked '#' comments in scripts as in Makefiles), so of that line it listed only
+    nvcc (found with the shell's comments) and none of what convert rewrites or marks there. Now a script's comments
+    are the shell's, as convert reads them; the converted script compiles for AMD."""
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "build.sh").write_text(ARGUMENT_COUNT_SCRIPT)
+    (tmp_path / "in" / "k.cu").write_text('extern "C" __global__ void k(float *x) { x[threadIdx.x] = 1; }\n')
+    listed = _scan_lines(tmp_path / "in", "build.sh")
+    assert sorted(listed[3]) == ["PK100 cufft", "PK401 sm_80", "PK403 -Xptxas -v", "PK407 nvcc", "PK407 nvcc",
+                                 "PK408 -G"], listed
+    assert 2 not in listed  # the comment line
+    _portkit_convert(tmp_path / "in", tmp_path / "out")
+    converted = (tmp_path / "out" / "build.sh").read_text()
+    assert "if [ $# -gt 0 ]; then hipcc -g --offload-arch=gfx90a -c k.cu -o k.o -lhipfft; else" in converted
+    require_tool("hipcc")
+    # -lhipfft is a link flag of a compile-only command: clang ignores it (no hipFFT here to link).
+    _run(["sh", "build.sh", "debug"], tmp_path / "out", HIP_PLATFORM="amd")
+    assert (tmp_path / "out" / "k.o").stat().st_size > 0
 
 
 def test_cmake_forms(database) -> None:
@@ -1052,6 +1081,35 @@ def test_a_makefiles_shell_calls_run_hipcc_for_amd_and_a_version_read_from_nvccs
     assert _run(["make", "-s", "show"], tmp_path / "out", HIP_PLATFORM="nvidia").stdout.endswith("clang=[0]\n")
 
 
+def test_shell_calls_run_hipcc_for_amd_where_an_included_makefile_sets_hip_platform(tmp_path: Path) -> None:
+    """`include ../common.mk`, whose `NVCC ?= nvcc` convert makes hipcc with `export HIP_PLATFORM ?= amd` above it:
+    the including Makefile's `$(shell $(NVCC) ...)` got no HIP_PLATFORM (only a Makefile setting it itself counted),
+    so GNU make 4.3 ran hipcc there in NVIDIA mode. A HIP_PLATFORM an included project file sets (directly, or
+    through a file it includes, named from where make runs) counts too."""
+    (tmp_path / "in" / "app").mkdir(parents=True)
+    (tmp_path / "in" / "common.mk").write_text("include compiler.mk\nNVCCFLAGS ?= -O2\n")
+    (tmp_path / "in" / "app" / "compiler.mk").write_text("NVCC ?= nvcc\n")
+    (tmp_path / "in" / "app" / "Makefile").write_text(
+        "include ../common.mk\nPLATFORM := $(shell $(NVCC) --version 2>/dev/null | grep -c clang)\n"
+        "show:\n\t@echo \"clang=[$(PLATFORM)]\"\n")
+    _portkit_convert(tmp_path / "in", tmp_path / "out")
+    converted = (tmp_path / "out" / "app" / "Makefile").read_text()
+    assert "PLATFORM := $(shell HIP_PLATFORM=$(HIP_PLATFORM) $(NVCC) --version 2>/dev/null | grep -c clang)" in converted
+    assert (tmp_path / "out" / "app" / "compiler.mk").read_text() == f"{HIP_PLATFORM_LINES}NVCC ?= hipcc\n"
+    _portkit_convert(tmp_path / "out", tmp_path / "again")
+    assert (tmp_path / "again" / "app" / "Makefile").read_text() == converted
+    # An included file that does not set it: no prefix (the Makefile's $(HIP_PLATFORM) would be empty).
+    (tmp_path / "in" / "app" / "compiler.mk").write_text("NVCC ?= hipcc\n")
+    _portkit_convert(tmp_path / "in", tmp_path / "plain")
+    assert "HIP_PLATFORM" not in (tmp_path / "plain" / "app" / "Makefile").read_text()
+    require_tool("hipcc")
+    require_tool("make")
+    environment = {name: value for name, value in os.environ.items() if name != "HIP_PLATFORM"}
+    shown = subprocess.run(["make", "-s", "show"], cwd=tmp_path / "out" / "app", capture_output=True, text=True,
+                           env=environment, timeout=300, check=True).stdout
+    assert shown == "clang=[1]\n"  # HIP_PLATFORM=amd: hipcc is clang
+
+
 def test_makefile_of_ptx_per_architecture_builds_code_objects(tmp_path: Path, database) -> None:
     """mumax3's cuda/Makefile: `-std=c++03` (HIP's headers need C++11), `-arch=compute_$$cc -code=sm_$$cc` in a shell
     loop over compute capabilities, and `-ptx`, which loads like a code object (hipcc: --genco, not a link)."""
@@ -1679,6 +1737,47 @@ def test_a_test_of_the_cuda_compiler_id_against_nvidia_is_marked_and_listed(tmp_
                                              + result.text)
     configured = _run(["cmake", "-S", ".", "-B", "build", "-DCMAKE_HIP_COMPILER_ID=Clang"], tmp_path).stdout
     assert "branch=other" in configured and "not-nvcc" in configured and "clang=Clang" in configured, configured
+
+
+def test_the_cuda_compiler_id_in_a_generator_expression_or_a_regex_is_hips_and_marked(tmp_path: Path, database) -> None:
+    """`$<$<CUDA_COMPILER_ID:NVIDIA>:--expt-relaxed-constexpr>` became `$<$<CUDA_COMPILER_ID:NVIDIA>:>`: a CUDA
+    generator expression in a HIP project, which CMake evaluates as false whatever it lists (Clang too), unmarked; and
+    `CMAKE_CUDA_COMPILER_ID MATCHES "NVIDIA|Clang"` was not marked (only a whole value counted), though under HIP it is
+    true where it was nvcc's. Now the generator expression is HIP's, and each test that holds for nvcc's NVIDIA is
+    marked (PK403) and listed by scan, with the advice for a test false under HIP or true there too."""
+    from portkit.convert.cmake_files import convert_cmake
+
+    require_tool("cmake")
+    text = ('add_library(app INTERFACE)\n'
+            'target_compile_options(app INTERFACE $<$<CUDA_COMPILER_ID:NVIDIA>:--expt-relaxed-constexpr>)\n'
+            'file(GENERATE OUTPUT ids.txt CONTENT "nvcc=$<$<CUDA_COMPILER_ID:NVIDIA>:yes> '
+            'both=$<$<CUDA_COMPILER_ID:NVIDIA,Clang>:yes> id=$<CUDA_COMPILER_ID>" TARGET app)\n'
+            'if(CMAKE_CUDA_COMPILER_ID MATCHES "NVIDIA|Clang")\n  message(STATUS "regex=both")\nendif()\n'
+            'if(CMAKE_CUDA_COMPILER_ID MATCHES "^NV")\n  message(STATUS "regex=nvcc")\nendif()\n'
+            'if(CMAKE_CUDA_COMPILER_ID MATCHES "Clang")\n  message(STATUS "regex=clang")\nendif()\n')
+    result = convert_cmake(text, database, target=HIP52)
+    assert not any("$<CUDA_" in line for line in result.text.splitlines() if not line.startswith("# portkit: ")), result.text
+    assert sorted((n.input_line, n.code, n.message.split(": ")[0], "never NVIDIA" in n.message) for n in result.notes) == [
+        (2, "PK403", "$<CUDA_COMPILER_ID:NVIDIA>", True), (3, "PK403", "$<CUDA_COMPILER_ID:NVIDIA,Clang>", False),
+        (3, "PK403", "$<CUDA_COMPILER_ID:NVIDIA>", True),
+        (4, "PK403", 'CMAKE_CUDA_COMPILER_ID MATCHES "NVIDIA|Clang"', False),
+        (7, "PK403", 'CMAKE_CUDA_COMPILER_ID MATCHES "^NV"', True)], result.notes
+    assert "target_compile_options(app INTERFACE $<$<HIP_COMPILER_ID:NVIDIA>:>)" in result.text.splitlines()
+    assert convert_cmake(result.text, database, target=HIP52).text == result.text
+    source = tmp_path / "in"
+    source.mkdir()
+    (source / "CMakeLists.txt").write_text(text)
+    listed = _scan_lines(source, "CMakeLists.txt")
+    assert "PK403 $<CUDA_COMPILER_ID:NVIDIA>" in listed[2] and "PK403 $<CUDA_COMPILER_ID:NVIDIA,Clang>" in listed[3]
+    assert 'PK403 CMAKE_CUDA_COMPILER_ID MATCHES "NVIDIA|Clang"' in listed[4], listed
+    assert 'PK403 CMAKE_CUDA_COMPILER_ID MATCHES "^NV"' in listed[7], listed
+    assert not any(f.startswith("PK403") for f in listed.get(10, [])), listed
+    # What CMake's HIP language sets (Clang), given here: Debian's HIP has no hip-lang CMake package.
+    (tmp_path / "CMakeLists.txt").write_text("cmake_minimum_required(VERSION 3.21)\nproject(p LANGUAGES NONE)\n"
+                                             + result.text)
+    configured = _run(["cmake", "-S", ".", "-B", "build", "-DCMAKE_HIP_COMPILER_ID=Clang"], tmp_path).stdout
+    assert "regex=both" in configured and "regex=clang" in configured and "regex=nvcc" not in configured, configured
+    assert (tmp_path / "build" / "ids.txt").read_text() == "nvcc= both=yes id=Clang"
 
 
 # bitsandbytes' shape: a CUDA branch convert rewrites beside the project's own HIP branch, which finds and links its

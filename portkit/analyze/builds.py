@@ -12,7 +12,7 @@ from portkit.codes import (CODES, CUDA_PATH, FIND_CUDA, FINDCUDA_COMMAND, FINDCU
 from portkit.model import Finding, Position, Span
 from portkit.rules import Rule, RuleDatabase, Target
 from portkit.rules.build_facts import FindCudaCommand, FindCudaVariable, build_facts
-from portkit.textutil import AUTOCONF_COMMENT, HASH_COMMENT, LineIndex, blank
+from portkit.textutil import LineIndex, blank
 
 # Each pattern starts with its literal text and looks behind only after it: a pattern that starts with `\b` or a
 # lookbehind is tried at every offset, one with a literal skips to each at C speed (each of the four over the 1M-line
@@ -211,22 +211,49 @@ def _cmake_cuda_only(file: TextFile, code: str, lines: LineIndex[str]) -> Iterab
 
 
 # A comparison in if(): the two operands (a word or a quoted string) and the operator between them.
-_COMPARED = r'"?(?:\$\{{)?{left}\}}?"?\s+(?:STREQUAL|MATCHES|EQUAL)\s+"?{right}"?'
+_COMPARED = r'"?(?:\$\{{)?{left}\}}?"?\s+(?P<{operator}>STREQUAL|MATCHES|EQUAL)\s+"?{right}"?'
+# A generator expression of the CUDA language's (`$<CUDA_COMPILER_ID:NVIDIA,Clang>`): <NAME> (group 1), the values
+# it compares with (group 2, where it compares). The literal first, as those above.
+CUDA_GENEX = re.compile(r"\$<CUDA_(\w+)(?::([^<>]*))?>")
+
+
+def _holds(operator: str, left: str, right: str) -> bool:
+    """Whether if()'s `left OPERATOR right` holds (MATCHES: `right` a regex; one Python cannot read holds for none)."""
+    if operator != "MATCHES":
+        return left == right
+    try:
+        return re.search(right, left) is not None
+    except re.error:
+        return False
+
+
+def _compared(operator: str, variable_first: bool, operand: str, value: str) -> bool:
+    """Whether a comparison of the variable, holding `value`, with `operand` holds, the variable on either side."""
+    return _holds(operator, value, operand) if variable_first else _holds(operator, operand, value)
 
 
 def nvcc_value_tests(code: str) -> Iterable[tuple[int, str, str]]:
-    """(offset, the test as written, advice) of each test of a CMAKE_CUDA_<NAME> variable against a value only nvcc
-    gives it (`CMAKE_CUDA_COMPILER_ID STREQUAL "NVIDIA"`), false once the variable is HIP's (`code`: comments blanked)."""
-    for name, (values, advice) in build_facts().cmake_nvcc_values.items():
+    """(offset, the test as written, advice) of each test of a CMAKE_CUDA_<NAME> variable, or of its generator
+    expression, that holds for a value nvcc gives it (`CMAKE_CUDA_COMPILER_ID STREQUAL "NVIDIA"`, `MATCHES
+    "NVIDIA|Clang"`, `$<CUDA_COMPILER_ID:NVIDIA>`): false once the variable is HIP's, or true for clang as well, with the
+    advice for which (`code`: comments blanked)."""
+    for name, values in build_facts().cmake_nvcc_values.items():
         variable = f"CMAKE_CUDA_{name}"
-        if variable not in code:
-            continue
-        value = r'(?P<{}>[^\s"()]+)'
-        test = re.compile(_COMPARED.format(left=variable, right=value.format("value")) + "|"
-                          + _COMPARED.format(left=value.format("before"), right=rf"(?:\$\{{)?{variable}\}}?"))
-        for match in test.finditer(code):
-            if values.fullmatch(match.group("value") or match.group("before")):
-                yield match.start(), " ".join(match.group().split()), advice
+        if variable in code:
+            value = r'(?P<{}>[^\s"()]+)'
+            test = re.compile(_COMPARED.format(left=variable, operator="after", right=value.format("value")) + "|"
+                              + _COMPARED.format(left=value.format("before"), operator="operator",
+                                                 right=rf"(?:\$\{{)?{variable}\}}?"))
+            for match in test.finditer(code):
+                operator, first = (match.group("after"), True) if match.group("after") else (match.group("operator"), False)
+                operand = match.group("value") or match.group("before")
+                if any(_compared(operator, first, operand, nvcc) for nvcc in values.nvcc):
+                    hip = _compared(operator, first, operand, values.hip)
+                    yield match.start(), " ".join(match.group().split()), values.advice_hip if hip else values.advice
+        for genex in CUDA_GENEX.finditer(code):
+            compared = genex.group(2).split(",") if genex.group(1) == name and genex.group(2) else []
+            if any(nvcc in compared for nvcc in values.nvcc):
+                yield genex.start(), genex.group(), values.advice_hip if values.hip in compared else values.advice
 
 
 def _nvcc_value_tests(file: TextFile, code: str, lines: LineIndex[str]) -> Iterable[Finding]:
@@ -318,7 +345,7 @@ def findcuda_advice(variable: FindCudaVariable) -> str:
           codes=(GPU_ARCHITECTURE, FIND_CUDA, FINDCUDA_VARIABLE, FINDCUDA_COMMAND, NVCC_FLAG, CUDA_PATH, *RULE_CODES))
 def analyze_build_file(file: TextFile, context: Context) -> Iterable[Finding]:
     lines = LineIndex(file.text)
-    code = blank(file.text, AUTOCONF_COMMENT if file.file_type == "autoconf" else HASH_COMMENT)
+    code = blank(file.text, file.comment)
     for offset, name in link_names(file.file_type, code):
         rule = context.rules.link(name)
         if rule is not None:

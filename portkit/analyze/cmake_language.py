@@ -6,7 +6,8 @@ from __future__ import annotations
 import re
 from typing import Iterable
 
-from portkit.analyze.builds import CMAKE_ARGUMENT, CMAKE_CUDA_VARIABLE, FINDCUDA_CALL, FINDCUDA_TARGETS, text_location
+from portkit.analyze.builds import (CMAKE_ARGUMENT, CMAKE_CUDA_VARIABLE, CUDA_GENEX, FINDCUDA_CALL, FINDCUDA_TARGETS,
+                                    text_location)
 from portkit.analyze.registry import Context, TextFile, analyzer
 from portkit.codes import CMAKE_HIP_LANGUAGE, CODES
 from portkit.model import Finding
@@ -110,6 +111,9 @@ def _sites(code: str) -> Iterable[tuple[int, str, str]]:
             yield use.start(), use.group(), f"convert writes CMAKE_HIP_{use.group(1)}"
     for use in LANGUAGE_PROPERTY.finditer(code):
         yield use.start(), use.group(), f"convert writes HIP_{use.group(1)}"
+    for genex in CUDA_GENEX.finditer(code):
+        if genex.group(1) in facts.cmake_hip_genexes:
+            yield genex.start(), genex.group(), f"convert writes $<HIP_{genex.group()[len('$<CUDA_'):]}"
     for genex in LANGUAGE_GENEX.finditer(code):
         hip = genex_arguments(genex.group(1), genex.group(2))
         if hip != genex.group(2):

@@ -18,7 +18,7 @@ from portkit.codes import CODES, NVCC_COMPILER, NVCC_FLAG, NVCC_OPTION, group_co
 from portkit.model import Finding
 from portkit.resources import load_data
 from portkit.rules.build_facts import NvccOption, build_facts
-from portkit.textutil import AUTOCONF_COMMENT, HASH_COMMENT, SHELL_COMMENT, LineIndex, blank
+from portkit.textutil import LineIndex, blank
 from portkit.walk import FILE_TYPES
 
 TEXT_FILE_TYPES = tuple(t for t in FILE_TYPES if t != "source")
@@ -109,14 +109,14 @@ def _version_outputs(file: TextFile, code_text: str, lines: LineIndex[str]) -> I
                               message=f"{code.summary}: {command}", severity=code.severity, advice=version.advice, span=span)
 
 
-# The comments of each kind of file whose nvcc convert writes as hipcc, as convert reads them (build_files.py).
-_CONVERTED_COMMENTS = {"make": HASH_COMMENT, "autoconf": AUTOCONF_COMMENT, "script": SHELL_COMMENT}
+# The kinds of file whose nvcc convert writes as hipcc (build_files.py).
+_CONVERTED_TYPES = ("make", "autoconf", "script")
 
 
 def _nvcc_compilers(file: TextFile, lines: LineIndex[str]) -> Iterator[Finding]:
     """Each nvcc, by name or path, that convert writes as hipcc."""
     code = CODES[NVCC_COMPILER]
-    for offset, written in nvcc_commands(blank(file.text, _CONVERTED_COMMENTS[file.file_type]), build_facts()):
+    for offset, written in nvcc_commands(blank(file.text, file.comment), build_facts()):
         span, position = text_location(lines, offset, len(written.encode()))
         yield Finding(path=file.path, position=position, code=NVCC_COMPILER, name=written,
                       message=f"{code.summary}: {written}", severity=code.severity, advice=code.fix, span=span)
@@ -124,7 +124,7 @@ def _nvcc_compilers(file: TextFile, lines: LineIndex[str]) -> Iterator[Finding]:
 
 @analyzer(*TEXT_FILE_TYPES, codes=group_codes("environment"))
 def analyze_environment(file: TextFile, context: Context) -> Iterator[Finding]:
-    code_text = blank(file.text, AUTOCONF_COMMENT if file.file_type == "autoconf" else HASH_COMMENT)
+    code_text = blank(file.text, file.comment)
     lines = LineIndex(file.text)
     lowered = code_text.lower() if code_text.isascii() else None
     for pattern in patterns():
@@ -138,7 +138,7 @@ def analyze_environment(file: TextFile, context: Context) -> Iterator[Finding]:
                           severity=code.severity, advice=pattern.advice or code.fix, span=span)
     if file.file_type in ("cmake", "make", "autoconf", "script"):
         yield from _nvcc_options(file, code_text, lines)
-    if file.file_type in _CONVERTED_COMMENTS:
+    if file.file_type in _CONVERTED_TYPES:
         yield from _nvcc_compilers(file, lines)
     if file.file_type == "make":
         yield from _version_outputs(file, code_text, lines)

@@ -24,6 +24,7 @@ from typing import Any, Callable, Collection, Iterable, Sequence, Union
 
 from portkit.model import Finding, ParsedFile, Role
 from portkit.rules import RuleDatabase, Target
+from portkit.textutil import AUTOCONF_COMMENT, HASH_COMMENT, SHELL_COMMENT
 
 CUDA_SAMPLES = "cuda-samples"  # the library of the CUDA Samples' helper headers, which projects ship copies of
 
@@ -83,6 +84,12 @@ class TextFile:
     path: str
     file_type: str
     text: str
+
+    @property
+    def comment(self) -> re.Pattern[str]:
+        """Its comments, as convert reads them: a script's start only where a word does (`$#`, the number of its
+        arguments, is no comment), configure.ac's are m4's too."""
+        return {"script": SHELL_COMMENT, "autoconf": AUTOCONF_COMMENT}.get(self.file_type, HASH_COMMENT)
 
 
 Analyzer = Callable[[Any, Context], Iterable[Finding]]

@@ -181,10 +181,18 @@ def _hip_platform(rw: Rewriter, facts: BuildFacts) -> None:
     rw.insert_lines(re.match(r"(?:[ \t]*(?:#[^\n]*)?\n)*", rw.text).end(), facts.makefile_hip_platform)
 
 
-def _shell_calls(rw: Rewriter, facts: BuildFacts) -> None:
+def sets_hip_platform(text: str) -> bool:
+    """Whether a Makefile sets HIP_PLATFORM once converted: itself, or with the lines convert writes where its nvcc
+    becomes hipcc (`NVCC := nvcc` in the common.mk a Makefile includes)."""
+    code = blank(text, HASH_COMMENT)
+    return _SETS_HIP_PLATFORM.search(code) is not None or NVCC_COMMAND.search(code) is not None
+
+
+def _shell_calls(rw: Rewriter, facts: BuildFacts, included_platform: bool) -> None:
     """A $(shell ...) command that runs hipcc gets the Makefile's HIP_PLATFORM in its environment (GNU make before 4.4
-    does not export it there); one whose output is read for nvcc's version, which hipcc's does not say, a marker."""
-    sets_platform = _SETS_HIP_PLATFORM.search(blank(rw.text, rw.comment)) is not None
+    does not export it there), where the Makefile or a file it includes (`included_platform`) sets it; one whose
+    output is read for nvcc's version, which hipcc's does not say, a marker."""
+    sets_platform = included_platform or _SETS_HIP_PLATFORM.search(blank(rw.text, rw.comment)) is not None
     version = facts.nvcc_version_output
 
     def inserts(text: str) -> Iterator[tuple[int, str]]:
@@ -199,11 +207,12 @@ def _shell_calls(rw: Rewriter, facts: BuildFacts) -> None:
 
 def convert_makefile(text: str, rules: RuleDatabase, offload_arch: tuple[str, ...] = (),
                      shell: bool = False, target: Target = Target(), file_type: str = "",
-                     configured: bool = False) -> BuildConversion:
+                     configured: bool = False, included_platform: bool = False) -> BuildConversion:
     """A Makefile's, or (`shell`) a shell script's, nvcc command lines: the two share `NAME=value`
     assignments and `$(NAME)`/`${NAME}` uses; a shell comment starts only where a word does. A library
     the targeted HIP lacks stays CUDA's, with a note. `file_type` "autoconf": a configure.ac (`shell`), whose
-    library tests name libraries too. `configured`: a Makefile.am or Makefile.in, whose variables configure may give."""
+    library tests name libraries too. `configured`: a Makefile.am or Makefile.in, whose variables configure may give.
+    `included_platform`: a Makefile a file it includes sets HIP_PLATFORM for, once converted (sets_hip_platform)."""
     facts = build_facts().for_target(target)
     rewriter = Rewriter(text, AUTOCONF_COMMENT if file_type == "autoconf" else SHELL_COMMENT if shell else HASH_COMMENT)
     switched = any(rewriter.find(NVCC_COMMAND.pattern))
@@ -221,7 +230,7 @@ def convert_makefile(text: str, rules: RuleDatabase, offload_arch: tuple[str, ..
         # written as hipcc: the lines go where it runs (configure's own shell cannot export to make's commands).
         if switched or configured and runs_configured_compiler(blank(rewriter.text, rewriter.comment), facts):
             _hip_platform(rewriter, facts)
-        _shell_calls(rewriter, facts)
+        _shell_calls(rewriter, facts, included_platform)
     _arch_variables(rewriter, facts, offload_arch)
     _architecture_loops(rewriter)
     for_hipcc = gpu_compiler_options(blank(rewriter.text, rewriter.comment), facts)

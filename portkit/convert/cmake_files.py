@@ -12,8 +12,8 @@ import re
 from collections import Counter
 
 from portkit.analyze.build_commands import cmake_for_gpu_compiler
-from portkit.analyze.builds import (CMAKE_CUDA_VARIABLE, CMAKE_FIND_CALL, CMAKE_HEADER_WORD, defined_targets,
-                                    nvcc_value_tests)
+from portkit.analyze.builds import (CMAKE_CUDA_VARIABLE, CMAKE_FIND_CALL, CMAKE_HEADER_WORD, CUDA_GENEX,
+                                    defined_targets, nvcc_value_tests)
 from portkit.analyze.cmake_language import (CHECK_LANGUAGE, LANGUAGE_GENEX, LANGUAGE_PROPERTY, SOURCE_LANGUAGE,
                                             genex_arguments)
 from portkit.codes import API_UNSUPPORTED, GPU_ARCHITECTURE, NVCC_FLAG
@@ -140,6 +140,9 @@ def _cmake_architectures(rw: Rewriter, facts: BuildFacts, offload_arch: tuple[st
     for offset, test, advice in nvcc_value_tests(blank(rw.text, rw.comment)):  # false once the variable is HIP's
         rw.note(offset, NVCC_FLAG, f"{test}: {advice}")
     rw.sub(CMAKE_CUDA_VARIABLE, language_variable)
+    # $<CUDA_COMPILER_ID:...> is false in a project without the CUDA language, whatever the compiler: HIP's own.
+    rw.sub(CUDA_GENEX, lambda m: "$<HIP_" + m.group()[len("$<CUDA_"):] if m.group(1) in facts.cmake_hip_genexes
+           else m.group())
     rw.sub(LANGUAGE_PROPERTY, lambda m: f"HIP_{m.group(1)}")  # the property where it is read
 
 

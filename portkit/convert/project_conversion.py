@@ -16,6 +16,7 @@ from portkit.convert.cmake_files import convert_cmake
 from portkit.convert.edits import EditOptions
 from portkit.convert.hipify import HipifyFailure, find_hipify_perl, hipify_files
 from portkit.convert.hipify_sites import hipify_sites
+from portkit.convert.make_includes import includes_hip_platform
 from portkit.convert.markers import Marker
 from portkit.convert.output import Change, Destinations, TreeWriter, WriteLog, write_in_place
 from portkit.convert.encodings import in_file_encoding
@@ -144,9 +145,11 @@ def _convert_all(settings: RunSettings, options: ConvertOptions, result: ScanRes
             if summary.file_type == "cmake":
                 build = convert_cmake(_decode(data), result.rules, options.offload_arch, result.target, options.cmake_hipcc)
             else:
+                included_platform = (summary.file_type == "make"
+                                     and includes_hip_platform(summary.path, _decode(data), result.sources))
                 build = convert_makefile(_decode(data), result.rules, options.offload_arch,
                                          summary.file_type in SHELL_TYPES, result.target, summary.file_type,
-                                         os.path.basename(summary.path) in CONFIGURED_MAKEFILES)
+                                         os.path.basename(summary.path) in CONFIGURED_MAKEFILES, included_platform)
             outcome.build_notes.extend((summary.path, note) for note in build.notes)
             outcome.build_edits += build.edits
             outcome.conversions.append(FileConversion(summary.path, data, _encode(build.text), build.edits, ()))

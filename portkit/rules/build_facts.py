@@ -197,6 +197,17 @@ def _findcuda_commands(entry: dict) -> list[FindCudaCommand]:
 
 
 @dataclasses.dataclass(frozen=True)
+class NvccValues:
+    """The values a variable of CMake's CUDA language (CMAKE_CUDA_<NAME>) has under nvcc and, as CMAKE_HIP_<NAME>,
+    under HIP, and the advice for a test that holds for nvcc's: false under HIP (`advice`), or true there too
+    (`advice_hip`: a regex or a list matching both)."""
+    nvcc: tuple[str, ...]
+    hip: str
+    advice: str
+    advice_hip: str
+
+
+@dataclasses.dataclass(frozen=True)
 class VersionOutput:
     """How a build file reads nvcc's version from what it prints: the option that prints it and a word of it."""
 
@@ -225,8 +236,10 @@ class BuildFacts:
     nvrtc_options: tuple[NvccOption, ...] = ()  # NVRTC's own options, each with what to do instead
     cmake_hip_names: re.Pattern[str] = re.compile(".*")  # the <NAME>s of CMAKE_CUDA_<NAME> CMake's HIP has too
     cmake_cuda_only_advice: dict[str, str] = dataclasses.field(default_factory=dict)  # by <NAME>, else "default"
-    # by <NAME>: nvcc's values of CMAKE_CUDA_<NAME> (a regex of the whole value), and the advice for a test against one
-    cmake_nvcc_values: dict[str, tuple[re.Pattern[str], str]] = dataclasses.field(default_factory=dict)
+    # by <NAME>: nvcc's and HIP's values of CMAKE_CUDA_<NAME>, and the advice for a test that holds for nvcc's
+    cmake_nvcc_values: dict[str, NvccValues] = dataclasses.field(default_factory=dict)
+    # the <NAME>s of $<CUDA_<NAME>:...> generator expressions CMake's HIP language has as $<HIP_<NAME>:...>
+    cmake_hip_genexes: tuple[str, ...] = ()
     library_path_commands: frozenset[str] = frozenset()  # CMake commands reading a library variable as a path, lower
     library_path: str = "{library}"  # the path of a HIP library such a command reads
     command_prefix_variables: tuple[str, ...] = ()  # make variables a recipe starts with, not part of a path (`@`)
@@ -349,8 +362,10 @@ def _parse(data: dict) -> BuildFacts:
                       tuple(str(n) for n in data["nvrtc_arch_options"]), tuple(_option(entry) for entry in data["nvrtc_options"]),
                       re.compile("|".join(f"(?:{name})" for name in data["cmake_language_variables"]["hip"])),
                       {str(k): str(v) for k, v in data["cmake_language_variables"]["advice"].items()},
-                      {str(k): (re.compile(str(v["values"])), str(v["advice"]))
+                      {str(k): NvccValues(tuple(str(n) for n in v["nvcc"]), str(v["hip"]), str(v["advice"]),
+                                          str(v["advice_hip"]))
                        for k, v in data["cmake_language_variables"]["nvcc_values"].items()},
+                      tuple(str(n) for n in data["cmake_language_variables"]["genexes"]),
                       frozenset(str(c).lower() for c in data["findcuda_library_path"]["commands"]),
                       str(data["findcuda_library_path"]["path"]),
                       tuple(str(v) for v in data["command_prefix_variables"]), str(data["findcudatoolkit_other"]),
