@@ -3,6 +3,7 @@ headers (tests/data/hipcub-5.2: hipCUB is not installed; its primitives are the 
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 from pathlib import Path
 
@@ -70,6 +71,35 @@ def test_a_cub_macro_no_rule_knows_is_listed(tmp_path: Path, capsys) -> None:
     (tmp_path / "in" / "a.cu").write_text("#include <cub/cub.cuh>\nint lanes() { return CUB_SOMETHING_NEW(0); }\n")
     assert main(["scan", "--no-cache", "--details", str(tmp_path / "in")]) == 0
     assert "CUDA-looking names no rule knows (1): CUB_SOMETHING_NEW" in capsys.readouterr().out
+
+
+RAKING = """\
+#include <cub/block/block_raking_layout.cuh>
+template <int N> struct Segments {
+  static constexpr int value = cub::BlockRakingLayout<float, N>::SEGMENT_LENGTH;
+};
+__global__ void k(int *out) { out[threadIdx.x] = Segments<128>::value; }
+"""
+
+
+def test_a_cub_name_hipcub_has_only_from_a_later_release_is_marked_for_an_older_target(tmp_path: Path, capsys) -> None:
+    """hipcub::BlockRakingLayout came with ROCm 5.4 (5.2 spells it block_raking_layout and its hipcub.hpp does not
+    include it): at 5.2 the name and its header are PK104, and a marker stands above each line hipcc rejects; at 5.4 the
+    same code converts with no marker."""
+    unit = convert(tmp_path, "raking.cu", RAKING, "--rocm-version", "5.2")
+    text = unit.read_text()
+    assert "// portkit: PK104 cub::BlockRakingLayout: hipcub::BlockRakingLayout needs HIP 5.4.0" in text, text
+    assert "// portkit: PK104 cub/block/block_raking_layout.cuh:" in text, text
+    capsys.readouterr()
+    assert main(["scan", "--no-cache", "--rocm-version", "5.2", "--details", str(tmp_path / "in")]) == 0
+    assert "unavailable cub::BlockRakingLayout (cub, 1 sites)" in capsys.readouterr().out
+    errors = hipcc_errors(unit)
+    lines = text.splitlines()
+    rejected = {int(n) for n in re.findall(r"raking\.cu:(\d+):\d+: error:", errors)}
+    assert rejected and all(lines[n - 2].lstrip().startswith("// portkit: PK104") for n in rejected), errors
+    (tmp_path / "newer").mkdir()
+    newer = convert(tmp_path / "newer", "raking.cu", RAKING, "--rocm-version", "5.4").read_text()
+    assert "hipcub::BlockRakingLayout<float, N>::SEGMENT_LENGTH" in newer and "// portkit:" not in newer, newer
 
 
 ALIAS_IN_ELSE = """\

@@ -154,6 +154,18 @@ def test_a_cub_header_hipcub_added_late_is_its_umbrella_until_6_3(database) -> N
     assert rule.resolve(Target(rocm=(5, 2, 0))).status == "unavailable"
 
 
+def test_cub_names_hipcub_added_after_its_first_release_need_that_release(database) -> None:
+    """The blanket `cub` -> `hipcub` rule holds for the names hipCUB had from its first release; later ones carry the
+    ROCm release whose hipcub/hipcub.hpp first reaches them (hipCUB's release tags), as do their headers."""
+    for name, first, before in (("cub::BlockRakingLayout", (5, 4, 0), (5, 3, 0)), ("cub::WarpLoad", (5, 1, 0), (5, 0, 0)),
+                                ("cub::LOAD_LDG", (5, 0, 0), (4, 5, 0)), ("cub::CastOp", (5, 3, 0), (5, 2, 0))):
+        rule = database.lookup(name)
+        assert rule.resolve(Target(rocm=before)).status == "unavailable", name
+        assert rule.resolve(Target(rocm=first)).hip == "hipcub::" + name[5:], name
+    assert database.header("cub/block/block_raking_layout.cuh").resolve(Target(rocm=(5, 2, 0))).status == "unavailable"
+    assert database.lookup_qualified("cub::BlockReduce")[0].resolve(Target(rocm=(5, 2, 0))).status == "supported"
+
+
 def test_the_deprecated_launch_api_points_at_the_one_call_launch(database) -> None:
     """cuLaunchGrid, cuParamSetv...: HIP has no counterpart of each call, only of the launch they make together."""
     for name in ("cuLaunch", "cuLaunchGrid", "cuLaunchGridAsync", "cuParamSetv", "cuParamSeti", "cuFuncSetBlockShape"):
