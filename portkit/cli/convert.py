@@ -72,7 +72,7 @@ def _print_summary(outcome: ConvertOutcome, out: TextIO, details: bool = False) 
     if len(markers) > MARKER_LIST_LIMIT and not details:
         _marker_kinds(markers, out)
     elif markers:
-        out.write("Manual work (marked in the output):\n")
+        out.write("Manual work (marked in the output; the lines are the input file's):\n")
         for m in markers:
             out.write(printable(f"  {m.path}:{m.line}: {m.text}") + "\n")
     if outcome.skipped:
