@@ -612,6 +612,30 @@ def test_verify_compiles_hip_units_and_the_host_files_convert_changed(tmp_path: 
     assert "main.cu: builds" in report
 
 
+def test_verify_include_flags_name_the_converted_tree(tmp_path: Path, capsys, monkeypatch) -> None:
+    """--verify-flag=-Iheaders was looked for in the shell's directory, so the unit was "not verifiable"; an absolute
+    -I into the input tree gave hipcc the header as it was before converting. Both now name the converted copy."""
+    require_tool("hipcc")
+    source = tmp_path / "in"
+    (source / "app").mkdir(parents=True)
+    (source / "headers").mkdir()
+    (source / "headers" / "ops.cuh").write_text("#include <cuda_runtime.h>\ninline void wait() { cudaDeviceSynchronize(); }\n")
+    (source / "app" / "main.cu").write_text('#include "ops.cuh"\n__global__ void k(float *p) { p[threadIdx.x] = 0; }\n'
+                                            "int main() { k<<<1, 64>>>(nullptr); wait(); return 0; }\n")
+    (tmp_path / "elsewhere").mkdir()
+    monkeypatch.chdir(tmp_path / "elsewhere")
+    for flags in (["--verify-flag=-Iheaders"], ["--verify-flag", "-iquote", "--verify-flag", "headers"],
+                  [f"--verify-flag=-I{source / 'headers'}"]):
+        assert main(["convert", "--verify", "--details", *flags, str(source), "-o", str(tmp_path / "out")]) == 0, flags
+        captured = capsys.readouterr()
+        assert "hipcc: 1 build, 0 stop at a marked site (expected), 0 fail unmarked, 0 not verifiable here" in captured.out
+        into_input = "points into the input tree, whose headers are not converted: hipcc was given its converted copy " \
+            f"{tmp_path / 'out' / 'headers'}"
+        assert (into_input in captured.err) == flags[0].startswith(f"--verify-flag=-I{tmp_path}"), flags
+    assert main(["convert", "--verify", "--verify-flag=-Inowhere", str(source), "-o", str(tmp_path / "out")]) == 0
+    assert "--verify-flag -Inowhere: no such directory in the converted tree nor here" in capsys.readouterr().err
+
+
 def test_verify_flag_needs_verify(tmp_path: Path, capsys) -> None:
     assert main(["convert", "--verify-flag=-Iinclude", str(CONVERT_INPUTS / "rng_and_warps.cu"),
                  "-o", str(tmp_path)]) == 2
