@@ -163,13 +163,15 @@ class QualifiedFacts(NamedTuple):
 
 
 class LaunchFacts(NamedTuple):
-    """A launch: spelled `<< <...>> >`, used as a value (`(k<<<...>>>(), check())`), and whether its grid
-    and its block are written `dim3(...)` already."""
+    """A launch: spelled `<< <...>> >`, used as a value (`(k<<<...>>>(), check())`), whether its grid
+    and its block are written `dim3(...)` already, and the kernel a local name it launches was initialised from
+    (`auto kernel = &k<T>;`: k; parse/launch_alias.py)."""
 
     spaced: bool = False
     value: bool = False
     grid_dim3: bool = False
     block_dim3: bool = False
+    kernel: str = ""
 
 
 class FieldFacts(NamedTuple):

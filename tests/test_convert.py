@@ -167,6 +167,40 @@ def test_a_token_with_several_block_markers_gets_each_once_per_line(tmp_path: Pa
     assert (tmp_path / "twice" / "arch.cu").read_text() == out
 
 
+def test_a_second_pass_lists_its_markers_at_the_original_lines_and_not_the_first_pass_markers(
+        tmp_path: Path, capsys) -> None:
+    """A file parsed with errors is converted again until stable. The second pass (tree-sitter recovers from the
+    broken launch differently once the first pass's edits are in, and finds the launch below it) counted its lines in
+    the first pass's output, so the summary gave the launch the line of the marker above it, and listed the first
+    pass's PK335 markers again under the names convert wrote (hipDeviceAttribute*), at output lines, "already there"."""
+    src = tmp_path / "src"
+    src.mkdir()
+    lines = ["__global__ void parent(float* out) {  // launched from the device",
+             "  child<<<1, >(out);  // launched from the device",
+             "  child<<<n, 1>>>(out);  // launched from the device",
+             "  (void)lanes; (void)sm;",
+             "int compute_capability(int device) {",
+             "  cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device);  // launched from the device",
+             "  cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device);  // launched from the device",
+             "}",
+             "int driver_capability(CUdevice device) {  // launched from the device",
+             "  int major = 0, minor = 0;"]
+    (src / "a.cu").write_text("\n".join(lines) + "\n")
+    assert main(["convert", "--no-cache", "--rocm-version", "5.2", str(src), "-o", str(tmp_path / "out")]) == 0
+    summary = capsys.readouterr().out
+    listed = [line.split(": ", 2)[:2] for line in summary.splitlines() if line.startswith(f"  {src / 'a.cu'}:")]
+    assert listed == [[f"  {src / 'a.cu'}:3", "PK330 child"],
+                      [f"  {src / 'a.cu'}:6", "PK335 cudaDevAttrComputeCapabilityMajor"],
+                      [f"  {src / 'a.cu'}:7", "PK335 cudaDevAttrComputeCapabilityMinor"]]
+    assert "3 markers\n" in summary and "the lines are the input file's" in summary
+    out = (tmp_path / "out" / "a.cu").read_text().splitlines()
+    for (where, marker), code_line in zip(listed, (lines[2], lines[5], lines[6])):
+        assert lines[int(where.rpartition(":")[2]) - 1] == code_line
+        converted = code_line.replace("cudaDeviceGetAttribute", "hipDeviceGetAttribute")
+        converted = converted.replace("cudaDevAttrComputeCapability", "hipDeviceAttributeComputeCapability")
+        assert out[out.index(next(line for line in out if line.startswith(f"  // portkit: {marker}:"))) + 1] == converted
+
+
 def test_names_no_rule_knows_are_marked_where_hipcc_will_not_find_them(tmp_path: Path, database) -> None:
     source = (b"#include <cutil.h>\n#include <thrust/detail/config.h>\n#include <thrust/system/hip/error.h>\n"
               b"#include <nppi.h>\n#include <nvjpeg.h>\n#include <nvscibuf.h>\n#include <nvJitLink.h>\n"
@@ -576,6 +610,30 @@ def test_verify_compiles_hip_units_and_the_host_files_convert_changed(tmp_path: 
     report = capsys.readouterr().out
     assert "hipcc: 2 build, 0 stop at a marked site (expected), 0 fail unmarked, 0 not verifiable here" in report
     assert "main.cu: builds" in report
+
+
+def test_verify_include_flags_name_the_converted_tree(tmp_path: Path, capsys, monkeypatch) -> None:
+    """--verify-flag=-Iheaders was looked for in the shell's directory, so the unit was "not verifiable"; an absolute
+    -I into the input tree gave hipcc the header as it was before converting. Both now name the converted copy."""
+    require_tool("hipcc")
+    source = tmp_path / "in"
+    (source / "app").mkdir(parents=True)
+    (source / "headers").mkdir()
+    (source / "headers" / "ops.cuh").write_text("#include <cuda_runtime.h>\ninline void wait() { cudaDeviceSynchronize(); }\n")
+    (source / "app" / "main.cu").write_text('#include "ops.cuh"\n__global__ void k(float *p) { p[threadIdx.x] = 0; }\n'
+                                            "int main() { k<<<1, 64>>>(nullptr); wait(); return 0; }\n")
+    (tmp_path / "elsewhere").mkdir()
+    monkeypatch.chdir(tmp_path / "elsewhere")
+    for flags in (["--verify-flag=-Iheaders"], ["--verify-flag", "-iquote", "--verify-flag", "headers"],
+                  [f"--verify-flag=-I{source / 'headers'}"]):
+        assert main(["convert", "--verify", "--details", *flags, str(source), "-o", str(tmp_path / "out")]) == 0, flags
+        captured = capsys.readouterr()
+        assert "hipcc: 1 build, 0 stop at a marked site (expected), 0 fail unmarked, 0 not verifiable here" in captured.out
+        into_input = "points into the input tree, whose headers are not converted: hipcc was given its converted copy " \
+            f"{tmp_path / 'out' / 'headers'}"
+        assert (into_input in captured.err) == flags[0].startswith(f"--verify-flag=-I{tmp_path}"), flags
+    assert main(["convert", "--verify", "--verify-flag=-Inowhere", str(source), "-o", str(tmp_path / "out")]) == 0
+    assert "--verify-flag -Inowhere: no such directory in the converted tree nor here" in capsys.readouterr().err
 
 
 def test_verify_flag_needs_verify(tmp_path: Path, capsys) -> None:

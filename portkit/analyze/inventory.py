@@ -9,7 +9,7 @@ from portkit.analyze.findings import rule_finding, simple_finding
 from portkit.analyze.registry import Context, analyzer
 from portkit.analyze.rewrite import launch_fix
 from portkit.codes import API_UNSUPPORTED, CUDA_BRANCH, DEVICE_FUNCTION, KERNEL, KERNEL_LAUNCH, RULE_CODES, Status
-from portkit.model import Finding, Occurrence, ParsedFile, Role
+from portkit.model import Finding, LaunchFacts, Occurrence, ParsedFile, Role
 from portkit.parse.hipcc_branch import amd_accepts, hipcc_value
 
 GENERIC_ASM_ADVICE = ("PTX is NVIDIA's ISA and no AMD compiler accepts it: rewrite the block in HIP C++ "
@@ -50,9 +50,11 @@ def analyze_inventory(parsed: ParsedFile, context: Context) -> Iterable[Finding]
         elif role is Role.DEVICE_FUNCTION:
             yield simple_finding(parsed.path, occurrence, DEVICE_FUNCTION, f"device function {occurrence.text}")
         elif role is Role.LAUNCH:
+            kernel = occurrence.facts(LaunchFacts).kernel  # launched through a local name: counted as the kernel's
+            through = f" ({occurrence.text} is {kernel})" if kernel else ""
             finding = simple_finding(parsed.path, occurrence, KERNEL_LAUNCH,
-                                     f"launch of {occurrence.text}<<<{occurrence.detail}>>>", LAUNCH_ADVICE)
-            yield dataclasses.replace(finding, fix=launch_fix(occurrence))
+                                     f"launch of {occurrence.text}<<<{occurrence.detail}>>>{through}", LAUNCH_ADVICE)
+            yield dataclasses.replace(finding, name=kernel or finding.name, fix=launch_fix(occurrence))
         elif role is Role.INLINE_ASM and (occurrence.function in device or PTX_LOOKING.search(occurrence.text)) \
                 and not _amdgcn(occurrence.text):
             yield _asm_finding(parsed, occurrence, context)

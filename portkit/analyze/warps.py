@@ -19,7 +19,8 @@ from portkit.analyze.hazards import WARP_OPERATORS, calls, device_code, hazard
 from portkit.analyze.registry import Context, analyzer
 from portkit.codes import CODES
 from portkit.model import (
-    CallFacts, Finding, NameFacts, Occurrence, OperandFacts, ParsedFile, Role as K, SharedArrayFacts, SubscriptFacts, ValueFacts,
+    CallFacts, Finding, LaunchFacts, NameFacts, Occurrence, OperandFacts, ParsedFile, Role as K, SharedArrayFacts, SubscriptFacts,
+    ValueFacts,
 )
 from portkit.resources import load_data
 from portkit.textutil import within
@@ -345,7 +346,7 @@ def _launch_blocks(parsed: ParsedFile) -> dict[str, list[int]]:
         configuration = split_arguments(o.detail)
         value = evaluate(configuration[1], constants) if len(configuration) > 1 else None
         if value is not None:
-            blocks.setdefault(o.text, []).append(value)
+            blocks.setdefault(o.facts(LaunchFacts).kernel or o.text, []).append(value)  # through a local name: k's
     return blocks
 
 

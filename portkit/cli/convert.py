@@ -72,7 +72,7 @@ def _print_summary(outcome: ConvertOutcome, out: TextIO, details: bool = False) 
     if len(markers) > MARKER_LIST_LIMIT and not details:
         _marker_kinds(markers, out)
     elif markers:
-        out.write("Manual work (marked in the output):\n")
+        out.write("Manual work (marked in the output; the lines are the input file's):\n")
         for m in markers:
             out.write(printable(f"  {m.path}:{m.line}: {m.text}") + "\n")
     if outcome.skipped:
@@ -135,7 +135,7 @@ def convert(
                                 "every .cu/.hip file, and the C/C++ files convert changed."),
     verify_flag: List[str] = typer.Option(
         [], "--verify-flag", metavar="FLAG",
-        help="A hipcc flag for --verify (repeatable): --verify-flag=-Iinclude, --verify-flag=-std=c++14."),
+        help="A hipcc flag for --verify (repeatable): --verify-flag=-Iinclude (the converted tree's), -std=c++14."),
     backend: Backend = typer.Option("native", "--backend", help="native, or hipify-perl for the text rewrite (portkit adds markers)."),
     hipify_perl: Optional[str] = typer.Option(None, "--hipify-perl", help="Path to hipify-perl (default: on PATH)."),
     roc: bool = typer.Option(False, "--roc", help="Prefer rocRAND/rocBLAS/rocSPARSE... names over hip* where both exist."),

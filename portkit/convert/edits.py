@@ -6,7 +6,9 @@ outside the edits are kept exactly.
 """
 from __future__ import annotations
 
+import bisect
 import dataclasses
+import sys
 from typing import Iterable
 
 from portkit.model import Append, ArgEdit, Cast, Edit, Finding, Fix, FixAction, LaunchSyntax, Replace, Span, Wrap
@@ -16,6 +18,18 @@ from portkit.model import Append, ArgEdit, Cast, Edit, Finding, Fix, FixAction, 
 class Applied:
     data: bytes
     skipped: tuple[Edit, ...] = ()  # edits that overlapped others without nesting in them
+    kept: tuple[tuple[int, int, int], ...] = ()  # each stretch of the source kept as it was: its offset in `data`,
+    # its offset in the source, its length
+
+
+def source_offset(kept: tuple[tuple[int, int, int], ...], offset: int) -> int:
+    """The source's offset of `offset` in the edited bytes (`Applied.kept`): the same byte where it was kept,
+    else where the edit that wrote it begins (so an inserted line belongs to the line it stands before)."""
+    index = bisect.bisect_right(kept, (offset, sys.maxsize, 0)) - 1
+    if index < 0:
+        return 0
+    start, source_start, length = kept[index]
+    return source_start + min(offset - start, length)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -130,16 +144,20 @@ def apply_nested(source: bytes, edits: Iterable[Edit]) -> Applied:
     ordered = sorted(dict.fromkeys(edits), key=lambda e: (e.span.start, not e.span.empty, -e.span.end))
     pieces: list[bytes] = []
     skipped: list[Edit] = []
-    position = 0
+    kept: list[tuple[int, int, int]] = []
+    position = written = 0
     outer = Span(0, 0)
     for edit in ordered:
         if edit.span.start < position:
             if not (outer.start <= edit.span.start and edit.span.end <= outer.end):
                 skipped.append(edit)
             continue
+        kept.append((written, position, edit.span.start - position))
         pieces.append(source[position:edit.span.start])
         pieces.append(edit.replacement)
+        written += edit.span.start - position + len(edit.replacement)
         position = edit.span.end
         outer = edit.span
+    kept.append((written, position, len(source) - position))
     pieces.append(source[position:])
-    return Applied(b"".join(pieces), tuple(skipped))
+    return Applied(b"".join(pieces), tuple(skipped), tuple(kept))

@@ -22,6 +22,7 @@ from portkit.convert.output import Change, Destinations, TreeWriter, WriteLog, w
 from portkit.convert.encodings import in_file_encoding
 from portkit.convert.sources import FileConversion, SourceToConvert, acting, convert_all, convert_source
 from portkit.convert.hipcc_check import VerifyResult, is_unit, terminal_progress, verify_tree
+from portkit.convert.verify_includes import ConvertedRoot, verify_flags
 from portkit.errors import InputError
 from portkit.model import Backend, Finding, LaunchSyntax
 from portkit.outpath import refuse_overlap
@@ -170,16 +171,20 @@ def _convert_all(settings: RunSettings, options: ConvertOptions, result: ScanRes
 
 def _verify(settings: RunSettings, options: ConvertOptions, outcome: ConvertOutcome, progress: bool) -> list[VerifyResult]:
     units = [c.path for c in outcome.conversions if is_unit(c.path, c.changed)]
+    inputs = [p for p in settings.paths if os.path.isdir(p)]
     if options.output is not None:
         destinations = Destinations(settings.paths, options.output)
-        roots = [destinations.of(p) for p in settings.paths if os.path.isdir(p)]
+        converted = [ConvertedRoot(Path(p), destinations.of(p)) for p in inputs]
         files = [destinations.of(path) for path in units]
     else:
-        roots = [Path(p) for p in settings.paths if os.path.isdir(p)]
+        converted = [ConvertedRoot(Path(p), Path(p)) for p in inputs]
         files = [Path(path) for path in units]
-    include_dirs = tuple(d for r in roots for d in (r, r / "include", r / "src") if d.is_dir())
+    include_dirs = tuple(d for r in converted for d in (r.converted, r.converted / "include", r.converted / "src")
+                         if d.is_dir())
+    flags = verify_flags(options.verify_flags, converted)
+    outcome.notes.extend(flags.notes)
     arch = options.offload_arch[0] if options.offload_arch else "gfx90a"
-    return verify_tree(files, include_dirs, arch, settings.jobs, options.verify_flags,
+    return verify_tree(files, include_dirs, arch, settings.jobs, flags.flags,
                        progress=terminal_progress if progress else None)
 
 

@@ -11,7 +11,7 @@ from typing import Callable, Iterable, Iterator
 
 from portkit.analyze import Context
 from portkit.codes import in_group
-from portkit.convert.edits import EditOptions, apply_nested, edits_for
+from portkit.convert.edits import EditOptions, apply_nested, edits_for, source_offset
 from portkit.convert.markers import Marker, marker_edits, may_need_marker, needs_marker
 from portkit.convert.output import Change
 from portkit.model import Finding
@@ -30,6 +30,7 @@ class FileConversion:
     edits: int
     markers: tuple[Marker, ...]
     skipped: tuple[int, ...] = ()  # 1-based lines where an edit overlapped another and was left out
+    kept: tuple[tuple[int, int, int], ...] = ()  # where `converted` kept `original` as it was (Applied.kept)
 
     @property
     def changed(self) -> bool:
@@ -51,7 +52,8 @@ def convert_source(path: str, source: bytes, findings: Iterable[Finding], contex
     applied = apply_nested(source, edits)
     lines = LineIndex(source) if applied.skipped else None
     skipped = tuple(sorted({lines.line_of(e.span.start) + 1 for e in applied.skipped})) if lines else ()
-    return FileConversion(path, source, applied.data, len(edits) - len(applied.skipped), tuple(marks), skipped)
+    return FileConversion(path, source, applied.data, len(edits) - len(applied.skipped), tuple(marks), skipped,
+                          applied.kept)
 
 
 def acted_on(finding: Finding) -> bool:
@@ -103,11 +105,26 @@ class Converted:
     pending: tuple[str, ...] = ()
 
 
+def _in_original(again: tuple[Marker, ...], passes: list[tuple[tuple[int, int, int], ...]], original: bytes,
+                 text: bytes) -> tuple[Marker, ...]:
+    """A later pass's markers, which count lines in `text` (the output of `passes`, each pass's Applied.kept),
+    at the original's lines, as the first pass's are: the line of the original each marked line came from."""
+    lines, original_lines = LineIndex(text), LineIndex(original)
+    placed = []
+    for marker in again:
+        offset = lines.starts[min(marker.line, len(lines)) - 1]
+        for kept in reversed(passes):
+            offset = source_offset(kept, offset)
+        placed.append(dataclasses.replace(marker, line=original_lines.line_of(offset) + 1))
+    return tuple(placed)
+
+
 def _with_new(markers: tuple[Marker, ...], again: tuple[Marker, ...]) -> tuple[Marker, ...]:
-    """`markers` and those of a later pass that are new: that pass lists the markers the first one wrote as well
-    (their lines counted in its output)."""
-    listed = {(m.code, m.name, m.text) for m in markers}
-    return markers + tuple(m for m in again if (m.code, m.name, m.text) not in listed)
+    """`markers` and those of a later pass that are new (`again`, at the original's lines): those it wrote, and
+    any found there already that no listed marker of its code is at, since that pass sees the markers the first
+    one wrote as well (under the name convert gave the token: hipDeviceAttribute* for cudaDevAttr*)."""
+    listed = {(m.line, m.code) for m in markers}
+    return markers + tuple(m for m in again if m.written or (m.line, m.code) not in listed)
 
 
 def in_order(batches: Iterable[Converted]) -> list[FileConversion]:
@@ -138,6 +155,7 @@ def convert_all(sources: list[SourceToConvert], context: Context, options: EditO
     done = {i: converted(i) for i, s in enumerate(sources) if s.shape}
     shapes = {i: sources[i].shape for i, conversion in done.items() if conversion.changed}
     pending = list(shapes)
+    passes_of = {i: [done[i].kept] for i in pending}  # each pass's Applied.kept, to place a later pass's markers
     for passes in range(_MAX_PASSES - 1):
         analysed = analyze_reshaped([(sources[i].path, done[i].converted, shapes[i]) for i in pending], context,
                                     macros, jobs, wanted, workers, select)
@@ -153,8 +171,10 @@ def convert_all(sources: list[SourceToConvert], context: Context, options: EditO
             conversion = done[i]
             again = convert_source(conversion.path, conversion.converted, findings, context, options, markers)
             if again.changed:
+                found = _in_original(again.markers, passes_of[i], conversion.original, conversion.converted)
+                passes_of[i].append(again.kept)
                 done[i] = dataclasses.replace(again, original=conversion.original, edits=conversion.edits + again.edits,
-                                              markers=_with_new(conversion.markers, again.markers), skipped=conversion.skipped)
+                                              markers=_with_new(conversion.markers, found), skipped=conversion.skipped)
                 still.append(i)
         pending = still
         if not pending:
