@@ -10,6 +10,7 @@ import os
 from pathlib import Path
 from typing import Iterable
 
+from portkit.analyze.cmake_language import included_module
 from portkit.convert.build_files import convert_makefile
 from portkit.convert.build_text import BuildNote
 from portkit.convert.cmake_files import convert_cmake
@@ -142,7 +143,8 @@ def _convert_all(settings: RunSettings, options: ConvertOptions, result: ScanRes
             slots.append(len(outcome.conversions) + len(slots))
         elif summary.file_type in CONVERTED_BUILD_TYPES:
             if summary.file_type == "cmake":
-                build = convert_cmake(_decode(data), result.rules, options.offload_arch, result.target, options.cmake_hipcc)
+                build = convert_cmake(_decode(data), result.rules, options.offload_arch, result.target, options.cmake_hipcc,
+                                      included_module(summary.path))
             else:
                 build = convert_makefile(_decode(data), result.rules, options.offload_arch,
                                          summary.file_type in SHELL_TYPES, result.target, summary.file_type,
