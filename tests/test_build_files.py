@@ -847,6 +847,40 @@ def test_a_cuda_language_project_that_globs_its_sources_builds_them_as_hip(tmp_p
     assert (out / "build" / "app").is_file()
 
 
+def test_a_macro_of_an_included_module_builds_its_cu_sources_as_hip(tmp_path: Path) -> None:
+    """colmap's COLMAP_ADD_LIBRARY, defined in the cmake/CMakeHelper.cmake its CMakeLists.txt include()s: the .cu
+    files a call passes reach add_library() as the macro's argument, and the module enables no language itself, so
+    nothing picked them out; CMake configured and built the library without its kernels and the link failed
+    ("undefined reference to run"). The same macro in the file that enables the language worked. A module runs in
+    its includer's scope: its targets' variables get their .cu files picked out too; hipcc builds the kernel for
+    gfx90a and the program links. Converting the output again changes nothing."""
+    require_tool("cmake")
+    require_tool("hipcc")
+    source = tmp_path / "in"
+    (source / "cmake").mkdir(parents=True)
+    (source / "CMakeLists.txt").write_text(
+        "cmake_minimum_required(VERSION 3.18)\nproject(helped LANGUAGES CXX CUDA)\nset(CMAKE_CUDA_ARCHITECTURES 80)\n"
+        "include(cmake/helper.cmake)\nMY_ADD_LIBRARY(NAME kern SRCS kern.cu host.cc)\n"
+        "add_executable(app main.cpp)\ntarget_link_libraries(app kern)\n")
+    (source / "cmake" / "helper.cmake").write_text(
+        "macro(MY_ADD_LIBRARY)\n  cmake_parse_arguments(MY \"\" \"NAME\" \"SRCS\" ${ARGN})\n"
+        "  add_library(${MY_NAME} STATIC ${MY_SRCS})\nendmacro()\n")
+    (source / "kern.cu").write_text("__global__ void run_k(float* x) { x[threadIdx.x] = 1.f; }\n"
+                                    "void run(float* x) { run_k<<<1, 32>>>(x); }\n")
+    (source / "host.cc").write_text("void run(float*);\nvoid host(float* x) { run(x); }\n")
+    (source / "main.cpp").write_text("void host(float*);\nint main() { host(nullptr); return 0; }\n")
+    _portkit_convert(source, tmp_path / "out", "--cmake-hipcc")
+    _portkit_convert(tmp_path / "out", tmp_path / "again", "--cmake-hipcc")
+    for name in ("CMakeLists.txt", "cmake/helper.cmake"):
+        assert (tmp_path / "again" / name).read_text() == (tmp_path / "out" / name).read_text()
+    out = tmp_path / "out"
+    _run(["cmake", "-S", ".", "-B", "build", "-DCMAKE_CXX_COMPILER=hipcc"], out, HIP_PLATFORM="amd")
+    built = _run(["make", "-C", "build", "VERBOSE=1"], out, HIP_PLATFORM="amd")
+    compile_line = next(line for line in built.stdout.splitlines() if " -c " in line and "kern.cu" in line)
+    assert "-xhip --offload-arch=gfx90a" in compile_line, compile_line
+    assert (out / "build" / "app").is_file()
+
+
 def test_cuda_language_targets_of_variables_get_their_cu_files_picked_out(database) -> None:
     """Where the file enables the language, each target's variables that the file does not fill with names written
     out; elsewhere, those a glob of .cu files fills. Not an imported target's; not a second time."""

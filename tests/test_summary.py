@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import EXAMPLES, ROOT
+from conftest import EXAMPLES, ROOT, require_tool
 from portkit.cli import main
 from portkit.run.project import run_project
 from portkit.run.request import RunRequest
@@ -314,3 +314,41 @@ def test_what_the_projects_own_hip_layer_defines_is_no_work(tmp_path: Path) -> N
     layer = [s for s in sites if s["name"] == "cudaMemcpyAsync"]
     assert len(layer) == 1 and "the project's own HIP layer" in layer[0]["message"] \
         and "own_hip_layer.h" in layer[0]["message"]
+
+
+# mamba's alias.cuh shape: libcu++ for nvcc, and under its HIP switch the project's own `cuda::std` (with HIP's header
+# beside it, or the alias alone).
+CUDA_STD_ALIAS = ("#pragma once\n#ifndef USE_ROCM\n#include <cuda/std/atomic>\n#include <cuda/std/type_traits>\n#else\n"
+                  "{hip}#include <atomic>\n#include <type_traits>\nnamespace cuda {{ namespace std = ::std; }}\n#endif\n"
+                  "template <typename T, typename U>\n__host__ __device__ void put(T *p, U &&v) "
+                  "{{ *p = ::cuda::std::forward<U>(v); }}\n"
+                  "inline bool is_lock_free(const cuda::std::atomic<int> &a) {{ return a.is_lock_free(); }}\n")
+
+
+@pytest.mark.parametrize("hip", ["#include <hip/hip_runtime.h>\n", ""], ids=["with-hip-header", "alias-alone"])
+def test_a_cuda_namespace_the_projects_hip_branch_aliases_is_no_work(hip: str, tmp_path: Path) -> None:
+    """mamba's alias.cuh: `#ifndef USE_ROCM` libcu++ `#else namespace cuda { namespace std = ::std; }`: its HIP build
+    compiles `::cuda::std::forward` as std's (hipcc builds it with -DUSE_ROCM). `cuda::std` was billed all the same
+    (3.27 h for a 10-line file), and with the alias alone in the branch USE_ROCM was no HIP switch at all. The alias is
+    the project's HIP layer's definition of the CUDA namespace, HIP content of its branch: the uses of the namespace
+    and of its members are settled, listed with the layer and billed nowhere, in the full run and the summary's
+    counts alike."""
+    hipcc = require_tool("hipcc")
+    (tmp_path / "alias.cuh").write_text(CUDA_STD_ALIAS.format(hip=hip))
+    (tmp_path / "use.cu").write_text('#include "alias.cuh"\n__global__ void k(int *p) { put(p, 1); }\n')
+    compiled = subprocess.run([hipcc, "--offload-arch=gfx90a", "-fsyntax-only", "-x", "hip", "-DUSE_ROCM", "-std=c++17",
+                               "-include", "hip/hip_runtime.h", str(tmp_path / "use.cu")], capture_output=True,
+                              text=True, env={**os.environ, "HIP_PLATFORM": "amd"}, check=False)
+    assert compiled.returncode == 0, compiled.stderr
+    full = scan_data(run_project(_settings(tmp_path, cache=False)))
+    sites = full.pop("findings")
+    for cache in (False, True, True):
+        summary = scan_data(run_project(_settings(tmp_path, cache=cache), RunRequest(summary_only=True)))
+        summary.pop("findings", None)
+        assert summary == full
+    aliased = [s for s in sites if s["name"].startswith("cuda::std") and s["line"] > 8]
+    assert {s["name"] for s in aliased} >= {"cuda::std", "cuda::std::atomic"}, aliased
+    assert all("the project's own HIP layer" in s["message"] for s in aliased), aliased
+    billed = {api["name"]: api["billed"] for api in full["apis"]}
+    assert all(billed[s["name"]] == 0 for s in aliased), billed
+    assert full["plan"]["effort"]["hours"] == 0.0

@@ -13,6 +13,7 @@ from portkit.codes import CMAKE_HIP_LANGUAGE, CODES
 from portkit.model import Finding
 from portkit.rules.build_facts import build_facts
 from portkit.textutil import HASH_COMMENT, LineIndex, blank
+from portkit.walk import CMAKE_SUFFIXES
 
 # A language generator expression: which one (group 1) and its arguments (group 2).
 LANGUAGE_GENEX = re.compile(r"\$<((?:COMPILE|LINK)_LANG(?:UAGE|_AND_ID)):([^>]*)>")
@@ -44,6 +45,13 @@ _NEXT_TARGET = re.compile(r"\b(?:add_executable|add_library|target_sources|cuda_
 # source it names.
 NAMING_SOURCES = re.compile(r"\b(?:add_executable|add_library|target_sources|set|list)\s*\([^)]*\)", re.I)
 CU_SOURCE = re.compile(r"[\w./${}-]+\.cu\b")
+
+
+def included_module(path: str) -> bool:
+    """Whether `path` is a CMake module (cmake/CMakeHelper.cmake) a project include()s: it runs in the scope of the
+    file that includes it, which enables the language, so its targets' variables (a macro's arguments:
+    `add_library(${NAME} ${SRCS})`) are picked out as that file's are."""
+    return path.endswith(CMAKE_SUFFIXES)
 
 
 def genex_arguments(expression: str, arguments: str) -> str:
@@ -103,8 +111,9 @@ def _findcuda_enables(code: str) -> bool:
                and re.search(r"\.cu\b|\$\{", call.group(1)) for call in FINDCUDA_CALL.finditer(code))
 
 
-def _sites(code: str) -> Iterable[tuple[int, str, str]]:
-    """(offset, as written, what convert writes) of each site of the CUDA language convert writes as HIP's."""
+def _sites(code: str, module: bool) -> Iterable[tuple[int, str, str]]:
+    """(offset, as written, what convert writes) of each site of the CUDA language convert writes as HIP's;
+    `module`: the file is an included module (included_module)."""
     facts = build_facts()
     for use in CMAKE_CUDA_VARIABLE.finditer(code):
         if facts.cmake_cuda_only(use.group(1)) is None:
@@ -126,7 +135,7 @@ def _sites(code: str) -> Iterable[tuple[int, str, str]]:
             at = command.start() + command.group().index(sources[0])
             yield at, " ".join(sources), (f"CMake's HIP language compiles .cu files given its LANGUAGE only: convert "
                                           f"writes {source_language_line(sources)} after the command")
-    variables = SourceVariables(code, _findcuda_enables(code))
+    variables = SourceVariables(code, module or _findcuda_enables(code))
     for call in TARGET_SOURCES.finditer(code):
         for variable in variables.picked(call):
             yield (call.start(1) + call.group(1).index(variable), variable,
@@ -137,12 +146,13 @@ def _sites(code: str) -> Iterable[tuple[int, str, str]]:
 
 @analyzer("cmake", codes=(CMAKE_HIP_LANGUAGE,))
 def analyze_cmake_language(file: TextFile, context: Context) -> Iterable[Finding]:
-    if "CUDA" not in file.text and ".cu" not in file.text:
+    module = included_module(file.path)
+    if "CUDA" not in file.text and ".cu" not in file.text and not module:
         return
     code = blank(file.text, HASH_COMMENT)
     lines = LineIndex(file.text)
     found = CODES[CMAKE_HIP_LANGUAGE]
-    for offset, written, advice in sorted(set(_sites(code))):
+    for offset, written, advice in sorted(set(_sites(code, module))):
         span, position = text_location(lines, offset, len(written.encode()))
         yield Finding(path=file.path, position=position, code=found.code, name=written, severity=found.severity,
                       message=f"{found.summary}: {written}", advice=advice, span=span)

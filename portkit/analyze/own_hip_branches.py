@@ -114,11 +114,18 @@ def own_hip_layer(header: str) -> str:
             "(convert renames it all the same, for a build without the layer)")
 
 
+def layer_header(name: str, layer: Mapping[str, str]) -> str | None:
+    """The layer's file that defines `name` for HIP: the name's own, or its namespace's (`cuda::std::atomic` where the
+    layer aliases `cuda::std`)."""
+    parts = name.split("::")
+    return next((layer[prefix] for end in range(len(parts), 0, -1) if (prefix := "::".join(parts[:end])) in layer), None)
+
+
 def settle_by_hip_layer(finding: Finding, layer: Mapping[str, str]) -> Finding:
     """A use of a CUDA name the project's own HIP layer defines as HIP's where the file sees it (`layer`: name -> the
     layer's file, run/scope.py: HipLayer), settled, saying which file maps it: its HIP build already compiles HIP's
     name there, so the use is listed but no work. Its fix stays: renaming it means the same under the layer."""
-    header = layer.get(finding.name) if finding.status is not None and not finding.settled else None
+    header = layer_header(finding.name, layer) if finding.status is not None and not finding.settled else None
     if header is None:
         return finding
     why = own_hip_layer(header)

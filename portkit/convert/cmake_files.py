@@ -53,13 +53,14 @@ def _written_targets(rw: Rewriter) -> str:
 
 
 def convert_cmake(text: str, rules: RuleDatabase, offload_arch: tuple[str, ...] = (),
-                  target: Target = Target(), hipcc_as_cxx: bool = False) -> BuildConversion:
+                  target: Target = Target(), hipcc_as_cxx: bool = False, module: bool = False) -> BuildConversion:
     """CMake with CUDA -> CMake with HIP: the HIP language (CMake 3.21+), or, `hipcc_as_cxx`, HIP sources
-    compiled as C++ by hipcc (`cmake -DCMAKE_CXX_COMPILER=hipcc`) where CMake's HIP language does not work."""
+    compiled as C++ by hipcc (`cmake -DCMAKE_CXX_COMPILER=hipcc`) where CMake's HIP language does not work.
+    `module`: the file is a module the project include()s (cmake_language.included_module)."""
     facts = build_facts().for_target(target)
     rw = Rewriter(text)
     rewrite_findcuda_commands(rw, rules, target, facts)
-    pick_cu_sources_of_variables(rw)
+    pick_cu_sources_of_variables(rw, module)
     _cmake_language(rw)
     _cmake_architectures(rw, facts, offload_arch)
     note_patterns(rw, NVCC_FLAG, "cmake")

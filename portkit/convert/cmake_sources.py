@@ -10,10 +10,11 @@ from portkit.convert.build_text import Rewriter
 from portkit.textutil import HASH_COMMENT, blank
 
 
-def pick_cu_sources_of_variables(rw: Rewriter) -> None:
+def pick_cu_sources_of_variables(rw: Rewriter, module: bool = False) -> None:
     """A target whose .cu sources are in a variable (`file(GLOB SRC *.cu)`, `add_library(x ${SRC})`) gets them picked
-    out when CMake runs, as a FindCUDA target does (SourceVariables says which)."""
-    variables = SourceVariables(blank(rw.text, HASH_COMMENT))
+    out when CMake runs, as a FindCUDA target does (SourceVariables says which); `module`: the file is an included
+    module (analyze/cmake_language.py's included_module), whose includer enables the language."""
+    variables = SourceVariables(blank(rw.text, HASH_COMMENT), module)
 
     def picked(match: re.Match) -> str:
         found = variables.picked(match)

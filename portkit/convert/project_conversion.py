@@ -10,6 +10,7 @@ import os
 from pathlib import Path
 from typing import Iterable
 
+from portkit.analyze.cmake_language import included_module
 from portkit.convert.build_files import convert_makefile
 from portkit.convert.build_text import BuildNote
 from portkit.convert.cmake_files import convert_cmake
@@ -144,7 +145,8 @@ def _convert_all(settings: RunSettings, options: ConvertOptions, result: ScanRes
             slots.append(len(outcome.conversions) + len(slots))
         elif summary.file_type in CONVERTED_BUILD_TYPES:
             if summary.file_type == "cmake":
-                build = convert_cmake(_decode(data), result.rules, options.offload_arch, result.target, options.cmake_hipcc)
+                build = convert_cmake(_decode(data), result.rules, options.offload_arch, result.target, options.cmake_hipcc,
+                                      included_module(summary.path))
             else:
                 included_platform = (summary.file_type == "make"
                                      and includes_hip_platform(summary.path, _decode(data), result.sources))

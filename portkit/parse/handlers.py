@@ -29,6 +29,7 @@ from portkit.parse.nodes import (
 )
 from portkit.parse.queries import OPTIONAL_ROLES
 from portkit.parse.prepare import MacroNumbers, MacroSpaces, Prepared
+from portkit.parse.vendor_layers import alias_name
 from portkit.parse.spaces import SPACES, function_declarator, member_owner, parameter_count, spaces_of, spelled_spaces
 
 # A #define body's tokens: literals and comments whole, and names, a qualified one whole (`thrust::cuda::par`, blanks
@@ -165,7 +166,7 @@ class FileParse:
                 local_nodes.append(node)
         # A CUDA API "defined" in a preprocessor branch that stands in for CUDA's header is no project name:
         # its uses stay CUDA's. A name no CUDA header declares (a copied CUDA Samples helper) stands in for none.
-        is_cuda = cuda_declared or api
+        self.is_cuda = is_cuda = cuda_declared or api
         # A port's alias (`#define cudaSuccess hipSuccess` under its own HIP test) stands in for nothing: left as written.
         self.hip_aliases = [n for n in definition_nodes if is_hip_alias(n, hip_alias)]  # (a HIP layer's: run/scope.py)
         candidates = [n for n in definition_nodes if is_cuda is not None and is_cuda(node_text(n)) and n not in self.hip_aliases]
@@ -214,6 +215,12 @@ class FileParse:
     def prepared(self) -> bool:
         """Whether the tree is of bytes parse/prepare.py blanked, not of parse_bytes."""
         return self.preparation is not None and self.preparation.text != self.parse_bytes
+
+    def cuda_namespace_aliases(self) -> list[tuple[str, Node]]:
+        """The namespace aliases that define a CUDA namespace (`namespace cuda { namespace std = ::std; }`), with the
+        name: where a branch hipcc takes for AMD holds one, the project's HIP spelling of it, whatever it names."""
+        is_cuda = self.is_cuda
+        return [(name, n) for n in self.get("namespace_alias") if is_cuda is not None and is_cuda(name := alias_name(n))]
 
     def get(self, capture: str) -> list[Node]:
         return self.captures.get(capture, [])

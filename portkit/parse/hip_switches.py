@@ -8,15 +8,16 @@ them, for a build without the switch, and marks what it cannot.
 
 A switch is a test of one macro (`#ifdef X`, `#if X`, `#if defined(X)`, or their #elif) that is none of CUDA's or
 HIP's own macros, whose branch includes a HIP or ROCm header (`<hip/...>`, `"hipify.h"`, `<rocblas.h>`) or uses a
-HIP name or an AMD GPU builtin; every test of that macro in the file is then the switch's (`#ifdef USE_AMD_ROCM`
-around a plain `__ballot` too). A negated test (`#ifndef USE_ROCM`, `#if !defined(USE_ROCM)`: causal-conv1d's CUDA
+HIP name or an AMD GPU builtin, or defines a CUDA namespace as the project's own (`namespace cuda { namespace std =
+::std; }`: parse/vendor_layers.py, hip_aliases); every test of that macro in the file is then the switch's
+(`#ifdef USE_AMD_ROCM` around a plain `__ballot` too). A negated test (`#ifndef USE_ROCM`, `#if !defined(USE_ROCM)`: causal-conv1d's CUDA
 code first, its HIP code in the #else) is the switch with its sides swapped: its own branch is the CUDA side, and
 its #else, where that follows it, the branch that holds the HIP code.
 """
 from __future__ import annotations
 
 import re
-from typing import Any, Container
+from typing import Any, Container, Sequence
 
 from tree_sitter import Node
 
@@ -34,11 +35,14 @@ _PARENTHESES = re.compile(r"^\((.*)\)$", re.S)
 _ANY_HIP = re.compile(rb"\bhip|\broc|amdgcn|__lane_id|__bit(?:extract|insert)_u|__AMDGCN_|__oc[km]l_")
 
 
-def hip_switch_facts(conditions: list[Node], source: bytes, derived: Container[bytes] = ()) -> dict[str, Any]:
+def hip_switch_facts(conditions: list[Node], source: bytes, derived: Container[bytes] = (),
+                     hip_definitions: Sequence[int] = ()) -> dict[str, Any]:
     """ParsedFile's hip_switches (the macros) and hip_switch_side (the byte ranges of the branches beside theirs). A
     macro HIP's own platform decides (`derived`, parse/platform_macros.py: bitsandbytes' BNB_HIP) is none: its tests
-    are read as HIP's (ParsedFile.nvidia_side), and no build needs it set."""
-    if not conditions or _ANY_HIP.search(source) is None:
+    are read as HIP's (ParsedFile.nvidia_side), and no build needs it set. `hip_definitions`: where the file defines a
+    CUDA name for HIP in code no pattern of HIP's names finds (`namespace cuda { namespace std = ::std; }`, its
+    namespace alias of a CUDA namespace): HIP code too."""
+    if not conditions or _ANY_HIP.search(source) is None and not hip_definitions:
         return {}
     groups = sorted({(g.start_byte, g.end_byte) for c in conditions if c.parent is not None
                      for g in (opening_group(c.parent),)})
@@ -59,22 +63,26 @@ def hip_switch_facts(conditions: list[Node], source: bytes, derived: Container[b
                 tested.append((macro, following, [index], ranges))
     # A macro one of whose switch branches holds HIP code is the switch in each of the file's tests of it.
     switches = {macro for macro, index, _, ranges in tested
-                if index >= 0 and _holds_hip_code(source, ranges[index], groups)}
+                if index >= 0 and _holds_hip_code(source, ranges[index], groups, hip_definitions)}
     side = {ranges[i] for macro, _, beside, ranges in tested if macro in switches for i in beside}
     return {"hip_switches": tuple(sorted(switches)), "hip_switch_side": tuple(sorted(side))} if switches else {}
 
 
-def _holds_hip_code(source: bytes, branch: tuple[int, int], groups: list[tuple[int, int]]) -> bool:
+def _holds_hip_code(source: bytes, branch: tuple[int, int], groups: list[tuple[int, int]],
+                    hip_definitions: Sequence[int] = ()) -> bool:
     """Whether the branch holds HIP code outside the #if groups nested in it (`#if HAVE_CUDA` around `#ifdef
-    USE_HIP ... #else ... #endif` is no switch: the inner one is)."""
+    USE_HIP ... #else ... #endif` is no switch: the inner one is); `hip_definitions` (hip_switch_facts) count."""
+    def holds(start: int, end: int) -> bool:
+        return _HIP_CODE.search(source, start, end) is not None or any(start <= at < end for at in hip_definitions)
+
     start, end = branch
     for inner_start, inner_end in groups:
         if inner_start <= start or inner_end > end:
             continue
-        if inner_start > start and _HIP_CODE.search(source, start, inner_start):
+        if inner_start > start and holds(start, inner_start):
             return True
         start = max(start, inner_end)
-    return _HIP_CODE.search(source, start, end) is not None
+    return holds(start, end)
 
 
 def _one_macro(condition: Node) -> tuple[str, bool]:

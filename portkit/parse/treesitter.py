@@ -260,9 +260,11 @@ def _hip_facts(state: FileParse, source: bytes, macros: MacroTable | None) -> di
     """ParsedFile's fields for the project's NVIDIA side and CUDA branches, its own HIP switches (not a macro HIP's
     platform decides: MacroTable.on_amd), and its HIP layer's aliases and includes."""
     platform = _platform_macros(macros, source)
-    switches = hip_switch_facts(state.get("condition"), source, platform)
+    namespaces = state.cuda_namespace_aliases()
+    switches = hip_switch_facts(state.get("condition"), source, platform, [node.start_byte for _, node in namespaces])
+    aliases = [(node_text(node), node) for node in state.hip_aliases] + namespaces
     return {**_nvidia_side(state.get("condition"), platform), **switches,
-            **hip_facts(state.get("include"), state.hip_aliases, switches.get("hip_switches", ()))}
+            **hip_facts(state.get("include"), aliases, switches.get("hip_switches", ()))}
 
 
 def parse_source(path: str, source: bytes, keep: Keep | None = None, literals: frozenset[str] = frozenset(),

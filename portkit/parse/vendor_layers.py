@@ -18,7 +18,7 @@ from tree_sitter import Node
 
 from portkit.parse.guarded import branch_chain, include_guard, opening_group, spelled_test
 from portkit.parse.if_expressions import DEFINED, NAME, without_comments
-from portkit.parse.nodes import HIP_TESTS
+from portkit.parse.nodes import HIP_TESTS, node_text
 from portkit.resources import load_data
 
 _BRANCHES = ("preproc_if", "preproc_ifdef", "preproc_else", "preproc_elif", "preproc_elifdef")
@@ -120,18 +120,31 @@ def _hip_test(test: str, switches: Iterable[str]) -> bool:
     return bool(name) and (HIP_TESTS.fullmatch(name.encode()) is not None or name in switches)
 
 
-def hip_aliases(aliases: Iterable[Node], switches: Iterable[str]) -> tuple[tuple[str, bool], ...]:
-    """ParsedFile's hip_aliases: each CUDA name the file defines as HIP's (the port's alias nodes), with whether a
-    branch hipcc takes for AMD holds the definition (hip_branch); a name defined both ways counts as held."""
+def alias_name(alias: Node) -> str:
+    """The name a namespace alias defines, with the namespaces around it: `cuda::std` for `namespace cuda {
+    namespace std = ::std; }`."""
+    name = alias.child_by_field_name("name")
+    parts = [node_text(name)] if name is not None else []
+    parent = alias.parent
+    while parent is not None:
+        if parent.type == "namespace_definition" and (space := parent.child_by_field_name("name")) is not None:
+            parts.insert(0, "".join(node_text(space).split()))
+        parent = parent.parent
+    return "::".join(parts)
+
+
+def hip_aliases(aliases: Iterable[tuple[str, Node]], switches: Iterable[str]) -> tuple[tuple[str, bool], ...]:
+    """ParsedFile's hip_aliases: each CUDA name the file defines as HIP's (the port's aliases, and its namespace
+    aliases of CUDA's namespaces: (name, node)), with whether a branch hipcc takes for AMD holds the definition
+    (hip_branch); a name defined both ways counts as held."""
     held: dict[str, bool] = {}
     switches = frozenset(switches)
-    for node in aliases:
-        name = (node.text or b"").decode("utf-8", "replace")
+    for name, node in aliases:
         held[name] = held.get(name, False) or hip_branch(node, switches)
     return tuple(sorted(held.items()))
 
 
-def hip_facts(includes: Iterable[Node], aliases: Iterable[Node], switches: Iterable[str]) -> dict[str, Any]:
+def hip_facts(includes: Iterable[Node], aliases: Iterable[tuple[str, Node]], switches: Iterable[str]) -> dict[str, Any]:
     """ParsedFile's hip_aliases, and its hip_includes: the file names it includes in a branch hipcc takes for AMD
     (kaldi's `#ifdef __IS_HIP_COMPILE__` / `#include "hipify.h"`), its own HIP layer."""
     switches = frozenset(switches)

@@ -11,7 +11,7 @@ import itertools
 from typing import Any, Iterable, Iterator
 
 from portkit.analyze import Context
-from portkit.analyze.own_hip_branches import settle_by_hip_layer
+from portkit.analyze.own_hip_branches import layer_header, settle_by_hip_layer
 from portkit.analyze.registry import ProjectAnalysis, project_analyses
 from portkit.model import Finding, Severity
 from portkit.parse import MacroTable
@@ -268,7 +268,7 @@ def _project_tallies(results: list[FileResult], scope: Scope, resolved: list[Fin
         if r.tally is None:
             continue
         seen = scope.layer.seen_by(r.file.path) if scope.layer else {}
-        if job is not None and seen and any(row.status and row.name in seen for row in r.tally.rows):
+        if job is not None and seen and any(row.status and layer_header(row.name, seen) for row in r.tally.rows):
             tallies[r.file.path] = tally(scope.filter(_read_back(job, r.file, entries.get(r.file))))
         else:
             tallies[r.file.path] = project_tally(r.tally, scope.names.seen_by(r.file.path), scope.anywhere)
