@@ -1758,18 +1758,12 @@ def test_a_test_of_the_cuda_compiler_id_against_nvidia_is_marked_and_listed(tmp_
     assert ('# portkit: PK403 CMAKE_CUDA_COMPILER_ID STREQUAL "NVIDIA": CMake\'s HIP language sets CMAKE_HIP_COMPILER_ID '
             'to Clang') in result.text, result.text
     assert 'if(CMAKE_HIP_COMPILER_ID STREQUAL "NVIDIA")' in result.text.splitlines(), result.text
-    source = tmp_path / "in"
-    source.mkdir()
-    (source / "CMakeLists.txt").write_text(text)
-    listed = _scan_lines(source, "CMakeLists.txt")
+    listed = _scan_cmake(tmp_path, text)
     assert 'PK403 CMAKE_CUDA_COMPILER_ID STREQUAL "NVIDIA"' in listed[1], listed
     assert 'PK403 "NVIDIA" STREQUAL "${CMAKE_CUDA_COMPILER_ID}"' in listed[6], listed
     assert not any(f.startswith("PK403") for f in listed.get(8, [])), listed
-    # What CMake's HIP language sets (Clang), given here: Debian's HIP has no hip-lang CMake package. The marked
-    # test is false: the marker is what tells the user the nvcc branch is skipped.
-    (tmp_path / "CMakeLists.txt").write_text("cmake_minimum_required(VERSION 3.21)\nproject(p LANGUAGES NONE)\n"
-                                             + result.text)
-    configured = _run(["cmake", "-S", ".", "-B", "build", "-DCMAKE_HIP_COMPILER_ID=Clang"], tmp_path).stdout
+    # The marked test is false: the marker is what tells the user the nvcc branch is skipped.
+    configured = _configured_as_hip(tmp_path, result.text)
     assert "branch=other" in configured and "not-nvcc" in configured and "clang=Clang" in configured, configured
 
 
@@ -1798,18 +1792,12 @@ def test_the_cuda_compiler_id_in_a_generator_expression_or_a_regex_is_hips_and_m
         (7, "PK403", 'CMAKE_CUDA_COMPILER_ID MATCHES "^NV"', True)], result.notes
     assert "target_compile_options(app INTERFACE $<$<HIP_COMPILER_ID:NVIDIA>:>)" in result.text.splitlines()
     assert convert_cmake(result.text, database, target=HIP52).text == result.text
-    source = tmp_path / "in"
-    source.mkdir()
-    (source / "CMakeLists.txt").write_text(text)
-    listed = _scan_lines(source, "CMakeLists.txt")
+    listed = _scan_cmake(tmp_path, text)
     assert "PK403 $<CUDA_COMPILER_ID:NVIDIA>" in listed[2] and "PK403 $<CUDA_COMPILER_ID:NVIDIA,Clang>" in listed[3]
     assert 'PK403 CMAKE_CUDA_COMPILER_ID MATCHES "NVIDIA|Clang"' in listed[4], listed
     assert 'PK403 CMAKE_CUDA_COMPILER_ID MATCHES "^NV"' in listed[7], listed
     assert not any(f.startswith("PK403") for f in listed.get(10, [])), listed
-    # What CMake's HIP language sets (Clang), given here: Debian's HIP has no hip-lang CMake package.
-    (tmp_path / "CMakeLists.txt").write_text("cmake_minimum_required(VERSION 3.21)\nproject(p LANGUAGES NONE)\n"
-                                             + result.text)
-    configured = _run(["cmake", "-S", ".", "-B", "build", "-DCMAKE_HIP_COMPILER_ID=Clang"], tmp_path).stdout
+    configured = _configured_as_hip(tmp_path, result.text)
     assert "regex=both" in configured and "regex=clang" in configured and "regex=nvcc" not in configured, configured
     assert (tmp_path / "build" / "ids.txt").read_text() == "nvcc= both=yes id=Clang"
 
@@ -2058,6 +2046,22 @@ def _scan_lines(source: Path, name: str) -> dict[int, list[str]]:
         if Path(finding["path"]).name == name:
             lines.setdefault(finding["line"], []).append(f"{finding['code']} {finding['name']}")
     return lines
+
+
+def _scan_cmake(tmp_path: Path, text: str) -> dict[int, list[str]]:
+    """What scan lists on each line of a CMakeLists.txt of `text`."""
+    source = tmp_path / "in"
+    source.mkdir()
+    (source / "CMakeLists.txt").write_text(text)
+    return _scan_lines(source, "CMakeLists.txt")
+
+
+def _configured_as_hip(tmp_path: Path, converted: str) -> str:
+    """cmake's output for a converted CMakeLists.txt, with what CMake's HIP language sets (Clang) given: Debian's
+    HIP has no hip-lang CMake package."""
+    (tmp_path / "CMakeLists.txt").write_text("cmake_minimum_required(VERSION 3.21)\nproject(p LANGUAGES NONE)\n"
+                                             + converted)
+    return _run(["cmake", "-S", ".", "-B", "build", "-DCMAKE_HIP_COMPILER_ID=Clang"], tmp_path).stdout
 
 
 def _edited_lines(original: str, converted: str) -> dict[int, list[str]]:
