@@ -834,16 +834,7 @@ def test_a_cuda_language_project_that_globs_its_sources_builds_them_as_hip(tmp_p
                                    f"void {function}(float* x) {{ {function}_k<<<1, 32>>>(x); }}\n")
     (source / "src" / "main.cpp").write_text("void run_a(float*);\nvoid run_b(float*);\n"
                                              "int main() { run_a(nullptr); run_b(nullptr); return 0; }\n")
-    _portkit_convert(source, tmp_path / "out", "--cmake-hipcc")
-    _portkit_convert(tmp_path / "out", tmp_path / "again", "--cmake-hipcc")
-    for name in ("CMakeLists.txt", "sub/CMakeLists.txt"):
-        assert (tmp_path / "again" / name).read_text() == (tmp_path / "out" / name).read_text()
-    out = tmp_path / "out"
-    _run(["cmake", "-S", ".", "-B", "build", "-DCMAKE_CXX_COMPILER=hipcc"], out, HIP_PLATFORM="amd")
-    built = _run(["make", "-C", "build", "VERBOSE=1"], out, HIP_PLATFORM="amd")
-    for name in ("a.cu", "b.cu"):
-        compile_line = next(line for line in built.stdout.splitlines() if " -c " in line and name in line)
-        assert "-xhip --offload-arch=gfx90a" in compile_line, compile_line
+    out = _converted_builds_as_hip(source, tmp_path, ("CMakeLists.txt", "sub/CMakeLists.txt"), ("a.cu", "b.cu"))
     assert (out / "build" / "app").is_file()
 
 
@@ -869,15 +860,7 @@ def test_a_macro_of_an_included_module_builds_its_cu_sources_as_hip(tmp_path: Pa
                                     "void run(float* x) { run_k<<<1, 32>>>(x); }\n")
     (source / "host.cc").write_text("void run(float*);\nvoid host(float* x) { run(x); }\n")
     (source / "main.cpp").write_text("void host(float*);\nint main() { host(nullptr); return 0; }\n")
-    _portkit_convert(source, tmp_path / "out", "--cmake-hipcc")
-    _portkit_convert(tmp_path / "out", tmp_path / "again", "--cmake-hipcc")
-    for name in ("CMakeLists.txt", "cmake/helper.cmake"):
-        assert (tmp_path / "again" / name).read_text() == (tmp_path / "out" / name).read_text()
-    out = tmp_path / "out"
-    _run(["cmake", "-S", ".", "-B", "build", "-DCMAKE_CXX_COMPILER=hipcc"], out, HIP_PLATFORM="amd")
-    built = _run(["make", "-C", "build", "VERBOSE=1"], out, HIP_PLATFORM="amd")
-    compile_line = next(line for line in built.stdout.splitlines() if " -c " in line and "kern.cu" in line)
-    assert "-xhip --offload-arch=gfx90a" in compile_line, compile_line
+    out = _converted_builds_as_hip(source, tmp_path, ("CMakeLists.txt", "cmake/helper.cmake"), ("kern.cu",))
     assert (out / "build" / "app").is_file()
 
 
@@ -2046,6 +2029,22 @@ def _scan_lines(source: Path, name: str) -> dict[int, list[str]]:
         if Path(finding["path"]).name == name:
             lines.setdefault(finding["line"], []).append(f"{finding['code']} {finding['name']}")
     return lines
+
+
+def _converted_builds_as_hip(source: Path, tmp_path: Path, build_files: tuple[str, ...], units: tuple[str, ...]) -> Path:
+    """Convert `source` (--cmake-hipcc), check that converting again changes none of `build_files`, configure and
+    build the output with real cmake, make and hipcc, and check that each of `units` compiles as HIP for gfx90a."""
+    out = tmp_path / "out"
+    _portkit_convert(source, out, "--cmake-hipcc")
+    _portkit_convert(out, tmp_path / "again", "--cmake-hipcc")
+    for name in build_files:
+        assert (tmp_path / "again" / name).read_text() == (out / name).read_text()
+    _run(["cmake", "-S", ".", "-B", "build", "-DCMAKE_CXX_COMPILER=hipcc"], out, HIP_PLATFORM="amd")
+    built = _run(["make", "-C", "build", "VERBOSE=1"], out, HIP_PLATFORM="amd")
+    for name in units:
+        compile_line = next(line for line in built.stdout.splitlines() if " -c " in line and name in line)
+        assert "-xhip --offload-arch=gfx90a" in compile_line, compile_line
+    return out
 
 
 def _scan_cmake(tmp_path: Path, text: str) -> dict[int, list[str]]:
