@@ -2211,3 +2211,18 @@ def test_configures_cuda_switch_prefix_and_library_test_are_marked_and_listed_an
     _run([autoconf], tmp_path / "out")
     configured = _run(["./configure", "--enable-cuda", "--with-cuda=/opt/rocm"], tmp_path / "out", HIP_PLATFORM="amd")
     assert "checking for hipcc... /usr/bin/hipcc" in configured.stdout, configured.stdout
+
+
+def test_a_makefile_named_after_nvcc_keeps_its_name(tmp_path: Path) -> None:
+    """`include nvcc.mk` became `include hipcc.mk` while the file kept its name: make stopped at once ("No such file").
+    A name with an extension is a file's, not the compiler's; the nvcc inside the file is hipcc all the same."""
+    require_tool("make")
+    source = tmp_path / "in"
+    source.mkdir()
+    (source / "nvcc.mk").write_text("NVCC = nvcc\n")
+    (source / "Makefile").write_text("include nvcc.mk\nall:\n\t$(NVCC) -c k.cu -o k.o\n")
+    (source / "k.cu").write_text("__global__ void k(float *p) { p[threadIdx.x] = 0; }\n")
+    _portkit_convert(source, tmp_path / "out")
+    assert "include nvcc.mk\n" in (tmp_path / "out" / "Makefile").read_text()
+    assert "NVCC = hipcc\n" in (tmp_path / "out" / "nvcc.mk").read_text()
+    assert "hipcc -c k.cu -o k.o" in _run(["make", "-n"], tmp_path / "out").stdout

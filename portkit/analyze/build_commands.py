@@ -25,8 +25,8 @@ _LOGICAL_LINE = re.compile(r"(?:[^\n]*\\\n)*[^\n]*")
 _PATH_VARIABLE = r"\$\$?(?:\(\w+\)|\{\w+(?::-[^}\s]*)?\}|\w+)"  # $(V), ${V}, ${V:-default}, $V; a recipe's $$V
 NVCC_PATH = rf"(?P<leading>(?:{_PATH_VARIABLE})*)(?:[\w./-]+{_PATH_VARIABLE})*[\w./-]*/bin/nvcc(?![\w-])"
 # nvcc by its path or by its name (a word of its own, or a shell default's: `${NVCC:-nvcc}`): what convert writes as
-# hipcc, and scan lists.
-NVCC_COMMAND = re.compile(rf"{NVCC_PATH}|(?:(?<![\w/.-])|(?<=:-))nvcc(?![\w-])")
+# hipcc, and scan lists. Not a file named after it (`include nvcc.mk`: the file keeps its name).
+NVCC_COMMAND = re.compile(rf"{NVCC_PATH}|(?:(?<![\w/.-])|(?<=:-))nvcc(?![\w-]|\.\w)")
 # A make variable assigned a value starting with `@`: a quiet prefix (`Q ?= @`).
 _QUIET_ASSIGNMENT = re.compile(r"(?m)^[ \t]*(?:override[ \t]+)?(\w+)[ \t]*(?::=|\?=|\+=|=)[ \t]*@")
 
