@@ -46,7 +46,6 @@ _ENUM_ATTRIBUTE = re.compile(rb"\benum(?:\s+(?:class|struct))?\s*(\[)\[")
 # (`extern "C" int`, `operator "" _km`), or it is an alternative operator (`"a" and`).
 _STRING_MACRO = re.compile(rb'"[ \t]*(?:\r?\n[ \t]*)?([A-Za-z_]\w*)')
 _NOT_STRING_MACROS = frozenset((b"and", b"or", b"xor", b"bitand", b"bitor", b"and_eq", b"or_eq", b"xor_eq", b"not_eq"))
-_WORD_BYTE = re.compile(rb"\w")
 # GNU's `__restrict` (not `__restrict__`), which the grammar takes only right after a `*`: `const float* const __restrict x`.
 _GNU_RESTRICT = re.compile(rb"\b__restrict\b")
 # A parameter's default `= {}` (`const Options& options = {})`), which the grammar lacks: read as `= 0`.
@@ -255,7 +254,7 @@ def _after_a_lone_literal(layout: Layout, closing_quote: int) -> bool:
     if layout.source[opening:opening + 1] != b'"':
         return False  # a comment, or a prefixed literal (u8"", L"", R"()"): left alone
     before = layout.previous_code(layout.source, opening)
-    return before < 0 or _WORD_BYTE.match(layout.source, before) is None
+    return before < 0 or word_start(layout.source, before + 1) > before  # no word ends there
 
 
 _ALIGN = re.compile(rb"\b__(?:builtin_)?align__\s*\(")
