@@ -102,6 +102,28 @@ def test_a_cub_name_hipcub_has_only_from_a_later_release_is_marked_for_an_older_
     assert "hipcub::BlockRakingLayout<float, N>::SEGMENT_LENGTH" in newer and "// portkit:" not in newer, newer
 
 
+SINGLE_PASS = """\
+#include <cub/cub.cuh>
+__global__ void scan_k(cub::ScanTileState<int> state, int *out) {
+  __shared__ typename cub::TilePrefixCallbackOp<int, cub::Sum, cub::ScanTileState<int>>::TempStorage prefix_tmp;
+  cub::TilePrefixCallbackOp<int, cub::Sum, cub::ScanTileState<int>> prefix(state, prefix_tmp, cub::Sum(), blockIdx.x);
+  out[blockIdx.x] = prefix(out[threadIdx.x]);
+}
+"""
+
+
+def test_cub_names_hipcub_lacks_are_marked_where_hipcc_rejects_them(tmp_path: Path) -> None:
+    """cub::ScanTileState and cub::TilePrefixCallbackOp (CUB's single-pass scan) are no hipCUB names before ROCm 7.0:
+    the blanket cub -> hipcub rule wrote hipcub::ScanTileState unmarked. Each line hipcc rejects now has a marker."""
+    unit = convert(tmp_path, "single_pass.cu", SINGLE_PASS, "--rocm-version", "5.2")
+    text = unit.read_text()
+    assert "// portkit: PK104 cub::ScanTileState: hipcub::ScanTileState needs HIP 7.0.0" in text, text
+    errors = hipcc_errors(unit)
+    lines = text.splitlines()
+    rejected = {int(n) for n in re.findall(r"single_pass\.cu:(\d+):\d+: error:", errors)}
+    assert rejected and all(lines[n - 2].lstrip().startswith("// portkit: PK10") for n in rejected), errors
+
+
 ALIAS_IN_ELSE = """\
 #ifndef USE_ROCM
   #include <cub/block/block_reduce.cuh>

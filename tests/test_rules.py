@@ -166,6 +166,39 @@ def test_cub_names_hipcub_added_after_its_first_release_need_that_release(databa
     assert database.lookup_qualified("cub::BlockReduce")[0].resolve(Target(rocm=(5, 2, 0))).status == "supported"
 
 
+def test_cub_names_hipcub_never_had_are_not_supported(database) -> None:
+    """CUB's agent/dispatch layer, its device-query helpers and its algorithm specializations have no hipCUB
+    counterpart (hipCUB's headers at every release tag to 6.2, its changelog since): the blanket `cub` -> `hipcub`
+    rule made them "supported". The single-pass scan state came with hipCUB 4.0 (ROCm 7.0), as a partial wrapper over
+    rocPRIM's look-back; TexRefInputIterator left in 7.1."""
+    for name in ("cub::AgentScan", "cub::DispatchScan", "cub::DeviceReduceKernel", "cub::AgentReducePolicy",
+                 "cub::PtxVersion", "cub::SyncStream", "cub::BlockReduceRaking", "cub::WarpReduceShfl", "cub::ThreadTrap"):
+        rule = database.lookup_qualified(name)[0]
+        assert rule.cuda == name and rule.status == "unsupported" and rule.action, name
+    for name in ("cub::ScanTileState", "cub::TilePrefixCallbackOp", "cub::BlockScanRunningPrefixOp"):
+        rule = database.lookup(name)
+        before = rule.resolve(Target(rocm=(6, 4, 0)))
+        assert before.status == "unavailable" and "rocprim::detail::lookback_scan_state" in before.advice, name
+        assert rule.resolve(Target(rocm=(7, 0, 0))) == Resolution(Status.PARTIAL, "hipcub::" + name[5:], rule.action)
+    assert database.header("cub/agent/agent_scan.cuh").status == "unsupported"
+    assert database.header("cub/device/dispatch/dispatch_scan.cuh").status == "unsupported"
+    texref = database.lookup("cub::TexRefInputIterator")
+    assert texref.resolve(Target(rocm=(7, 0, 0))).status == "supported"
+    assert texref.resolve(Target(rocm=(7, 1, 0))).status == "unavailable"
+
+
+def test_cub_device_copy_is_its_own_header_from_6_2(database) -> None:
+    """hipCUB added DeviceCopy in ROCm 6.2 (hipCUB 3.2.0, tag rocm-6.2.0), but 6.2's hipcub/hipcub.hpp does not include
+    device_copy.hpp: the umbrella convert wrote there lacked hipcub::DeviceCopy. Its own header includes config.hpp
+    (the other per-primitive headers only from 6.3), so it is the include from 6.2 on."""
+    header = database.header("cub/device/device_copy.cuh")
+    assert header.resolve(Target(rocm=(6, 2, 0))) == Resolution(Status.SUPPORTED, "hipcub/device/device_copy.hpp", header.note)
+    assert header.resolve(Target(rocm=(6, 1, 0))).status == "unavailable"
+    copy = database.lookup("cub::DeviceCopy")
+    assert copy.resolve(Target(rocm=(6, 2, 0))).hip == "hipcub::DeviceCopy"
+    assert copy.resolve(Target(rocm=(6, 1, 0))).status == "unavailable"
+
+
 def test_the_deprecated_launch_api_points_at_the_one_call_launch(database) -> None:
     """cuLaunchGrid, cuParamSetv...: HIP has no counterpart of each call, only of the launch they make together."""
     for name in ("cuLaunch", "cuLaunchGrid", "cuLaunchGridAsync", "cuParamSetv", "cuParamSeti", "cuFuncSetBlockShape"):
