@@ -230,6 +230,24 @@ def test_a_ballot_stored_in_a_long_keeps_every_lane(tmp_path: Path, database) ->
                        (10, "__popc(__ballot_sync(...)) takes the 64-bit ballot as 32 bits (lanes 0-31 only): use __popcll")]
 
 
+def test_a_warp_literal_a_macro_spells_is_named_after_the_macro(tmp_path: Path, database) -> None:
+    """`threadIdx.x >> LANES_BITS` with `#define LANES_BITS 5`: the finding (and so convert's marker, `PK300 NAME:`)
+    was named `5`, a number the marked line does not spell; it is the macro's name, for each warp-literal analyzer."""
+    findings = scan(tmp_path, {
+        "k.cu": "#define LANES_BITS 5\n#define STEP 32\n#define LANES 32\n"
+                "__global__ void k(float *out, int n) {\n"
+                "  int lane = threadIdx.x % 32;\n"
+                "  out[threadIdx.x >> LANES_BITS] = 1.0f;\n"
+                "  for (int i = lane; i < n; i += STEP) out[i] = 0.0f;\n"
+                "  float v = out[lane];\n"
+                "  for (int m = 1; m < LANES; m *= 2) v += __shfl_xor_sync(~0ull, v, m);\n"
+                "  out[lane] = v;\n"
+                "}\n",
+    }, database)
+    named = sorted((f.position.line, f.name) for f in findings if f.code == "PK300")
+    assert named == [(5, "32"), (6, "LANES_BITS"), (7, "STEP"), (9, "LANES")], named
+
+
 def test_warp_literals_a_project_macro_spells_are_flagged_like_the_literal(tmp_path: Path, database) -> None:
     """DeepSpeed's `threadIdx.x >> WARP_SIZE_BITS` with `#define WARP_SIZE_BITS 5` in a header went unflagged while
     `>> 5` was, and so did a full mask the header names; a macro defined two ways is no number, and a use of

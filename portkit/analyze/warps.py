@@ -8,6 +8,7 @@ is and is never reported.
 """
 from __future__ import annotations
 
+import dataclasses
 import functools
 import re
 from typing import Callable, Iterator, Mapping
@@ -121,14 +122,21 @@ def warp_size_literals(parsed: ParsedFile, context: Context) -> Iterator[Finding
     derived = thread_derived(parsed)
     for o in candidates:
         if _lane_arithmetic(o, derived.get(o.function, set())):
-            yield hazard(parsed, o, codes.WARP_SIZE_LITERAL, f"'{o.facts(OperandFacts).other} {o.detail} {_spelled(o)}' "
-                                                             "assumes 32-lane warps")
+            yield _literal_hazard(parsed, o, f"'{o.facts(OperandFacts).other} {o.detail} {_spelled(o)}' assumes 32-lane warps")
 
 
 def _names_the_warp_size(o: Occurrence) -> bool:
     """A use of a macro that names the warp size (`threadIdx.x / WARP_SIZE` with `#define WARP_SIZE 32`):
     `warp_size_constants` reports it where it is defined, the one place to fix."""
     return WARP_SIZE_NAME.match(o.facts(OperandFacts).named) is not None
+
+
+def _literal_hazard(parsed: ParsedFile, o: Occurrence, message: str) -> Finding:
+    """A warp literal's finding, named as the code spells it: the project's macro (`LANES_BITS`), not the number it
+    stands for, which appears nowhere on the marked line."""
+    finding = hazard(parsed, o, codes.WARP_SIZE_LITERAL, message)
+    named = o.facts(OperandFacts).named
+    return dataclasses.replace(finding, name=named) if named else finding
 
 
 def _spelled(o: Occurrence) -> str:
@@ -160,8 +168,8 @@ def shuffle_loops(parsed: ParsedFile, context: Context) -> Iterator[Finding]:
                          f"'{o.text} = {o.facts(ValueFacts).value}' starts a shuffle reduction at offset 16: it covers 32 lanes")
         elif o.role is K.LITERAL and o.text in ("32", "32u") and o.detail in ("<", "<=") and o.facts(OperandFacts).other in used \
                 and not _names_the_warp_size(o):
-            yield hazard(parsed, o, codes.WARP_SIZE_LITERAL,
-                         f"'{o.facts(OperandFacts).other} {o.detail} {_spelled(o)}' bounds a shuffle exchange: it covers 32 lanes")
+            yield _literal_hazard(parsed, o, f"'{o.facts(OperandFacts).other} {o.detail} {_spelled(o)}' bounds a shuffle exchange: "
+                                             "it covers 32 lanes")
 
 
 @analyzer("source", codes=(codes.WARP_SIZE_LITERAL,))
@@ -306,8 +314,7 @@ def lane_strides(parsed: ParsedFile, context: Context) -> Iterator[Finding]:
         start = next((loads_left_out(i.facts(ValueFacts).value) for i in reversed(initializers)
                       if i.function == o.function and i.text == variable and i.span.start < o.span.start), "")
         if start and _LANE_START.search(start) and device(o):
-            yield hazard(parsed, o, codes.WARP_SIZE_LITERAL,
-                         f"'{variable} += {_spelled(o)}' steps a lane index ({variable} = {start}) by 32 lanes")
+            yield _literal_hazard(parsed, o, f"'{variable} += {_spelled(o)}' steps a lane index ({variable} = {start}) by 32 lanes")
 
 
 @analyzer("source", codes=(codes.WARPSIZE_AS_CONSTANT,))
