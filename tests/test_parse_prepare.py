@@ -568,3 +568,75 @@ def test_project_table_leaves_defines_no_build_of_the_port_sees() -> None:
     # The Windows branch goes, the branches a Linux build may take stay; a keyword's only where it is unconditional
     # (an include guard is no condition).
     assert names == [b"COMPAT_H", b"EXPORT", b"EXPORT", b"HOST_ONLY", b"constexpr_if_ok", b"nullptr"]
+
+
+def test_a_reference_initialised_in_parentheses_is_no_function_declarator() -> None:
+    """kaldi's cu-matrix.cc: `const MatrixBase<Real> &src_mat(src.Mat());` reads as a function whose parameter list
+    fails (`src.Mat()` is no parameter); the same with braces, `&src_mat{src.Mat()}`, parses. In a `for` too."""
+    parsed = parse("template <typename Real>\nvoid copy(const Src<Real> &src, Real *d) {\n"
+                   "  const MatrixBase<Real> &src_mat(src.Mat());\n  for (const Real *p(src_mat.Data() + 1); p; p = 0)\n"
+                   "    cudaMemcpy(d, p, sizeof(Real), cudaMemcpyHostToDevice);\n}\n")
+    assert parsed.error_line is None
+    assert roles(parsed, "cudaMemcpy") == ["call"]
+
+
+def test_a_macro_of_catch_clauses_after_a_try_block() -> None:
+    """faiss's C API: `try { ... } CATCH_AND_HANDLE`, a macro that stands for the try block's handlers."""
+    parsed = parse("#define CATCH_AND_HANDLE \\\n  catch (std::exception &e) { return -1; } \\\n  catch (...) { return -2; }\n"
+                   "int alloc(float **p, int n) {\n  try {\n    cudaMalloc(p, n);\n  }\n  CATCH_AND_HANDLE\n  return 0;\n}\n"
+                   "__global__ void k(float *p) { p[0] = 1; }\n")
+    assert parsed.error_line is None
+    assert roles(parsed, "cudaMalloc") == ["call"]
+    assert named(parsed, Role.KERNEL) == ["k"]
+
+
+def test_a_reserved_name_for_execution_spaces_makes_device_code() -> None:
+    """ssim's gdt: `#define __both__ __gdt_host __gdt_device`. A reserved name stands for nothing else (a host build's
+    `#define __device__` leaves `__device__` as written)."""
+    macros = collect_macros([b"#if defined(__CUDACC__) || defined(__HIPCC__)\n# define __gdt_device __device__\n"
+                             b"# define __gdt_host __host__\n#else\n# define __gdt_device\n# define __gdt_host\n#endif\n"
+                             b"# define __both__ __gdt_host __gdt_device\n#ifndef __CUDACC__\n#define __device__\n#endif\n"])
+    source = b"inline __both__ float saturate(const float &f) { return f < 1.f ? f : 1.f; }\n" \
+             b"__device__ float twice(float x) { return 2 * x; }\n"
+    parsed = parse_source("t.cu", source, macros=macros)
+    assert parsed.error_line is None
+    assert sorted(parsed.device_functions) == ["saturate", "twice"]
+    saturate = next(o for o in parsed.of(Role.DEVICE_FUNCTION) if o.text == "saturate")
+    assert saturate.info.spaces == "__host__ __device__"
+
+
+def test_an_empty_macro_between_a_kernels_type_and_its_name() -> None:
+    """s3d: `__global__ void LAUNCH_BOUNDS (T, B) kernel(...)`, where the definition with a body is commented out."""
+    parsed = parse("//#define LAUNCH_BOUNDS(t, b) __launch_bounds__(t, b)\n#define LAUNCH_BOUNDS(t, b)\n"
+                   "template <class real>\n__global__ void\nLAUNCH_BOUNDS (QSSA_THRD, QSSA_BLK)\n"
+                   "qssa_kernel(real *a) { a[threadIdx.x] = 0; }\n")
+    assert parsed.error_line is None
+    assert named(parsed, Role.KERNEL) == ["qssa_kernel"]
+
+
+def test_using_typename_in_a_class() -> None:
+    """faiss's result handlers: `using typename SIMDResultHandler<SL>::simd16uint16;`."""
+    parsed = parse("template <class B>\nstruct H : B {\n  using typename B::simd16uint16;\n"
+                   "  void release(float *p) { cudaFree(p); }\n};\n")
+    assert parsed.error_line is None
+    assert roles(parsed, "cudaFree") == ["call"]
+
+
+def test_a_macro_standing_for_final() -> None:
+    """faiss: `struct VisitedTableSet FAISS_FINAL : VisitedTable {`, `#define FAISS_FINAL final` (or nothing)."""
+    parsed = parse("#ifdef SWIG\n#define FAISS_FINAL\n#else\n#define FAISS_FINAL final\n#endif\n"
+                   "struct Set FAISS_FINAL : Table {\n  void release(float *p) { cudaFree(p); }\n};\n")
+    assert parsed.error_line is None
+    assert roles(parsed, "cudaFree") == ["call"]
+
+
+def test_a_gnu_attribute_after_a_variables_declarator() -> None:
+    """faiss's PQCodeLoad.cuh (`using T = uint8_t __attribute__((ext_vector_type(2)));`), lulesh's and affine's
+    `__attribute__((aligned(64)))` after an array: the grammar takes an attribute there in a typedef only."""
+    parsed = parse("__device__ void load(void *p, float *d) {\n  using T = uint8_t __attribute__((ext_vector_type(2)));\n"
+                   "  using U = __attribute__((__ext_vector_type__(1))) float;\n"
+                   "  float gamma[32] __attribute__((__aligned__(64)));\n  int n __attribute__((unused)) = 0;\n"
+                   "  T *t = reinterpret_cast<T *>(p);\n  d[0] = __shfl_down_sync(0xffffffff, gamma[0], 1);\n}\n"
+                   "void f() __attribute__((noreturn));\n")
+    assert parsed.error_line is None
+    assert roles(parsed, "__shfl_down_sync") == ["call"]

@@ -48,7 +48,8 @@ def project_sized(table: MacroTable, extra: int) -> MacroTable:
                       UnlistedTable({**table.spaces, **{name: ("__device__",) for name in more(b"SPACES")}}),
                       Unlisted(table.heads | more(b"HEAD")),
                       UnlistedTable({**table.numbers, **{name: b"32" for name in more(b"NUM")}}),
-                      UnlistedTable({**table.on_amd, **{name: None for name in more(b"AMD")}}))
+                      UnlistedTable({**table.on_amd, **{name: None for name in more(b"AMD")}}),
+                      Unlisted(table.handlers | more(b"CATCH")), Unlisted(table.empties | more(b"EMPTY")))
 
 
 @pytest.mark.parametrize("path", CASES, ids=lambda p: p.name)

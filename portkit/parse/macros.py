@@ -24,12 +24,13 @@ _DEFINE = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)(\(([^)]*)\))?((
 _COMMENT = re.compile(rb"/\*.*?\*/|//[^\n]*", re.S)
 _NAME = re.compile(rb"[A-Za-z_]\w*")
 _KNOWN_NAME = re.compile(rb"\s*([A-Za-z_]\w*)")
-# What an attribute macro may expand to: qualifiers, specifiers, calling conventions (`#define CUDAAPI __stdcall` on
-# Windows), attributes and pragmas (`_Pragma("omp declare target")`, another model's spelling of the same macro) only.
+# What an attribute macro may expand to: qualifiers, specifiers (`#define FAISS_FINAL final`), calling conventions
+# (`#define CUDAAPI __stdcall` on Windows), attributes and pragmas (`_Pragma("omp declare target")`, another model's
+# spelling of the same macro) only.
 _ATTRIBUTE = re.compile(
     rb"\s*(?:__global__|__device__|__host__|__forceinline__|__noinline__|__inline__|__inline|inline|static"
     rb"|extern(?:\s*\"C(?:\+\+)?\")?"
-    rb"|__restrict__|__dpct_inline__|__stdcall|__cdecl|__fastcall|__vectorcall"
+    rb"|__restrict__|__dpct_inline__|__stdcall|__cdecl|__fastcall|__vectorcall|final\b|override\b"
     rb"|__attribute__\s*\(\((?:[^()]|\([^()]*\))*\)\)|__declspec\s*\((?:[^()]|\([^()]*\))*\)|__align__\s*\(.*?\)"
     rb"|__launch_bounds__\s*\(.*?\)|\[\[.*?\]\]|_Pragma\s*\(\s*\"(?:[^\"\\\\]|\\\\.)*\"\s*\))")
 # The qualifiers tree-sitter-cuda knows, most telling first: what a use keeps when it has room.
@@ -49,6 +50,8 @@ _CONDITIONAL_KEYWORDS = frozenset(b"""constexpr consteval constinit noexcept nul
     bitand bitor compl and_eq or_eq xor_eq not_eq""".split())
 # An object-like macro whose body looks like a statement: `;`, a call, an assignment, a block...
 _STATEMENT_BODY = re.compile(rb";|\bdo\b|\{|\w\s*\(|=|\breturn\b|\bif\b|\bfor\b|\bwhile\b")
+# A body that is a try block's handlers: `catch (std::exception &e) { ... }` (faiss's CATCH_AND_HANDLE).
+_CATCH_BODY = re.compile(rb"catch\s*\(")
 # The start of a loop's or a test's head.
 _HEAD = re.compile(rb"\s*(?:for|while|if|switch)\s*\(")
 # A body that is a function's whole body: a block of statements (`{ throw NotImplemented(...); }`, maybe
@@ -91,7 +94,9 @@ class MacroTable:
     or a definition (`DEFINE_LDG_TYPE(long long)` at namespace scope); `numbers`: object-like macros that every
     definition makes one integer literal (`#define WARP_SIZE_BITS 5`), with it: a use in arithmetic is that number;
     `on_amd`: the macros HIP's platform decides (DeepSpeed's PTX_AVAILABLE, bitsandbytes' BNB_HIP), with what each
-    reads as under hipcc for AMD: None (undefined) or its body (parse/platform_macros.py).
+    reads as under hipcc for AMD: None (undefined) or its body (parse/platform_macros.py); `handlers`: the statement
+    macros whose every body is catch clauses (`try { ... } CATCH_AND_HANDLE`); `empties`: the function-like macros
+    every definition of which is empty (`#define LAUNCH_BOUNDS(t, b)`, where the one with a body is commented out).
     """
 
     attributes: dict[bytes, bytes] = dataclasses.field(default_factory=dict)
@@ -107,6 +112,8 @@ class MacroTable:
     heads: frozenset[bytes] = frozenset()
     numbers: dict[bytes, bytes] = dataclasses.field(default_factory=dict)
     on_amd: dict[bytes, bytes | None] = dataclasses.field(default_factory=dict)
+    handlers: frozenset[bytes] = frozenset()
+    empties: frozenset[bytes] = frozenset()
 
     def fingerprint(self) -> str:
         """Changes whenever what the table makes of some use changes (for the scan cache's key)."""
@@ -115,7 +122,7 @@ class MacroTable:
             digest.update(b"a" + name + b"=" + replacement + b"\0")
         for tag, names in ((b"c", self.attribute_calls), (b"s", self.statements), (b"o", self.object_statements),
                            (b"i", self.identities), (b"b", self.bodies), (b"d", self.declarations),
-                           (b"h", self.heads)):
+                           (b"h", self.heads), (b"t", self.handlers), (b"z", self.empties)):
             digest.update(tag + b"\0".join(sorted(names)) + b"\1")
         for name, spaces in sorted(self.spaces.items()):
             digest.update(b"e" + name + b"=" + " ".join(spaces).encode() + b"\0")
@@ -133,7 +140,8 @@ class MacroTable:
                           words & self.identities, words & self.bodies, words & self.declarations,
                           {word: self.spaces[word] for word in words if word in self.spaces}, words & self.heads,
                           {word: self.numbers[word] for word in words if word in self.numbers},
-                          {word: self.on_amd[word] for word in words if word in self.on_amd})
+                          {word: self.on_amd[word] for word in words if word in self.on_amd}, words & self.handlers,
+                          words & self.empties)
 
 
 # Every byte that cannot be part of a C identifier becomes a space: split() then gives the words at C speed.
@@ -191,18 +199,21 @@ def collect_macros(sources: Iterable[bytes]) -> MacroTable:
 
 def macro_table(per_file: Iterable[FileDefinitions]) -> MacroTable:
     """The macro table of a project, from each source file's #defines (file_definitions)."""
-    found_by_name = {name: found for name, found in definitions(per_file).items()
+    defined = definitions(per_file)
+    found_by_name = {name: found for name, found in defined.items()
                      if not _NEVER.fullmatch(name) and name not in _KEYWORDS}
     sided = {name: found for name, found in found_by_name.items() if any(d.side for d in found)}
     readings = on_amd({name: [(d.side, d.body) for d in found] for name, found in sided.items()})
     for name, found in sided.items():  # what a use stands for is the same on either side
         found_by_name[name] = list(dict.fromkeys(Definition(d.parameters, d.body) for d in found))
     expansions = _attribute_expansions(found_by_name)
+    aliases = _space_aliases(defined, expansions)
+    expansions.update(aliases)
     attributes: dict[bytes, bytes] = {}
     spaces: dict[bytes, tuple[str, ...]] = {}
     attribute_calls, statements, object_statements, identities = set(), set(), set(), set()
-    bodies, declarations, heads = set(), set(), set()
-    for name, found in found_by_name.items():
+    bodies, declarations, heads, handlers, empties = set(), set(), set(), set(), set()
+    for name, found in [*found_by_name.items(), *((name, defined[name]) for name in aliases)]:
         function_like = any(d.parameters is not None for d in found)
         if name in expansions:
             if function_like:
@@ -218,16 +229,21 @@ def macro_table(per_file: Iterable[FileDefinitions]) -> MacroTable:
             statements.add(name)
             if all(_control_head(d.body) for d in found):
                 heads.add(name)
+            elif all(not d.body for d in found):
+                empties.add(name)
         elif any(_STATEMENT_BODY.search(d.body) for d in found):
             object_statements.add(name)
         if name in statements or name in object_statements:
-            if all(_FUNCTION_BODY.match(d.body) for d in found):
+            if all(_CATCH_BODY.match(d.body) for d in found):
+                handlers.add(name)
+            elif all(_FUNCTION_BODY.match(d.body) for d in found):
                 bodies.add(name)
             elif all(_declaration_body(d.body) for d in found):
                 declarations.add(name)
     return MacroTable(attributes, frozenset(attribute_calls), frozenset(statements), frozenset(object_statements),
                       frozenset(identities), frozenset(bodies), frozenset(declarations), spaces, frozenset(heads),
-                      _numbers(found_by_name), readings)
+                      _numbers(found_by_name), readings, frozenset(handlers),
+                      frozenset(empties))
 
 
 _NUMBER_BODY = re.compile(rb"\(?\s*((?:0[xX][0-9a-fA-F]+|\d+)[uUlL]*)\s*\)?")
@@ -285,6 +301,25 @@ def _attribute_expansions(found_by_name: dict[bytes, list[Definition]]) -> dict[
         for name, found in added.items():
             del pending[name]
             expansions[name] = b" ".join(_NAME.sub(lambda m: expansions.get(m.group(), m.group()), d.body) for d in found)
+
+
+_RESERVED = re.compile(rb"__\w+__")
+
+
+def _space_aliases(defined: Mapping[bytes, list[Definition]], expansions: Mapping[bytes, bytes]) -> dict[bytes, bytes]:
+    """`#define __both__ __gdt_host __gdt_device` (ssim's gdt): a reserved name stands for no code (`_NEVER`: a host
+    build's `#define __device__`, the compiler's own macros), except a project's own name for execution spaces: an
+    object-like macro, not a space itself, whose every definition is attributes only and names one. With their
+    expansions."""
+    aliases = {}
+    for name, found in defined.items():
+        if not _RESERVED.fullmatch(name) or name.decode() in SPACES or any(d.parameters is not None for d in found) \
+                or not all(_attribute_only(d.body, expansions) for d in found):
+            continue
+        expansion = b" ".join(_NAME.sub(lambda m: expansions.get(m.group(), m.group()), d.body) for d in found)
+        if any(space.encode() in expansion.split() for space in SPACES):
+            aliases[name] = expansion
+    return aliases
 
 
 def _attribute_only(body: bytes, known: Mapping[bytes, bytes]) -> bool:

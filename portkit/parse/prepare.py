@@ -23,6 +23,7 @@ from typing import Callable, Iterator
 from tree_sitter import Node, Tree
 
 from portkit.parse.conditionals import select_branches
+from portkit.parse.direct_init import direct_initialisations
 from portkit.parse.lexer import IDENTIFIER, SUPPRESSION, Layout, blank, layout_of, word_start
 from portkit.parse.macros import MacroTable, words_of
 from portkit.parse.recovery import error_weight
@@ -50,6 +51,12 @@ _NOT_STRING_MACROS = frozenset((b"and", b"or", b"xor", b"bitand", b"bitor", b"an
 _GNU_RESTRICT = re.compile(rb"\b__restrict\b")
 # A parameter's default `= {}` (`const Options& options = {})`), which the grammar lacks: read as `= 0`.
 _EMPTY_BRACES_DEFAULT = re.compile(rb"\w\s*=\s*(\{\s*\})\s*[,)]")
+# `using typename Base<T>::type;`: the grammar takes `typename` in a type, not in a using-declaration.
+_USING_TYPENAME = re.compile(rb"\busing\s+(typename)\b")
+# A GNU attribute after a variable's declarator or in an alias (`float a[N] __attribute__((aligned(64)));`,
+# `size_t n __attribute__((unused)) = f();`, `using T = uint8_t __attribute__((ext_vector_type(2)));`, `using T =
+# __attribute__((...)) float;`): the grammar takes one after a function's declarator or in a typedef only.
+_GNU_ATTRIBUTE = re.compile(rb"__attribute__\s*\(\(")
 _HAS_INCLUDE = re.compile(rb"__has_include(?:_next)?\s*\(\s*(<)[^>\n]*(>)\s*\)")
 _BLOCK_COMMENT = re.compile(rb"/\*.*?\*/", re.S)
 _COMMENT_THEN_TEXT = re.compile(rb"\*/[ \t]*[^ \t\r\n]")  # a block comment's end, then more on its line
@@ -102,6 +109,9 @@ def _prepared(source: bytes, table: MacroTable, parse: Callable[[bytes], Tree]) 
     best, weight = _better(Prepared(source, tree), weight, normalised, parse, ties=True)
     if weight != (0, 0):
         best, weight = _better(best, weight, select_branches(normalised, layout), parse, ties=False)
+    if weight != (0, 0):
+        # Read from the tree, not the text: only where a declarator's parameter list failed to parse.
+        best, weight = _better(best, weight, direct_initialisations(best.text, best.tree.root_node), parse, ties=False)
     return best
 
 
@@ -151,9 +161,9 @@ def normalise(source: bytes, table: MacroTable, layout: Layout | None = None) ->
     """Every fix, in order (attribute macros before lambda qualifiers: `[=] HOST_DEVICE (int i)`)."""
     layout = layout or Layout(source)
     out = bytearray(source)
-    for fix in (_define_comments, _grammar_gaps, _attributes, _lambda_qualifiers, _extern_c_guards, _pragmas,
+    for fix in (_define_comments, _grammar_gaps, _attributes, _empty_macros, _lambda_qualifiers, _extern_c_guards, _pragmas,
                 _identity_macros, _function_bodies, _declaring_macros, _statement_arguments, _control_heads,
-                _statement_macros, _type_arguments):
+                _catch_clauses, _statement_macros, _type_arguments):
         fix(out, layout, table)
     assert len(out) == len(source)
     return bytes(out)
@@ -224,7 +234,8 @@ def _directive_goes_on(layout: Layout, offset: int) -> bool:
 def _grammar_gaps(out: bytearray, layout: Layout, table: MacroTable) -> None:
     """`new int*[n]` (read as a lambda) -> `new int [n]`; `new const T` -> `new       T` (the grammar has no
     qualifier there); `enum [[deprecated]] E` -> `enum                E`; `"%" PRId64 "\\n"` -> `"%"        "\\n"`;
-    `const __restrict` -> `const           `; a parameter's `= {}` -> `= 0 `; `__has_include(<x>)` -> `__has_include( x )`."""
+    `const __restrict` -> `const           `; a parameter's `= {}` -> `= 0 `; `__has_include(<x>)` -> `__has_include( x )`;
+    `using typename B::t;` -> `using          B::t;`; `float a[N] __attribute__((aligned(64)));` -> `float a[N]       ...;`."""
     for pattern in (_NEW_POINTER_ARRAY, _NEW_QUALIFIED):
         for match in _code_matches(pattern, layout.source, layout, b"new"):
             blank(out, *match.span(1))
@@ -234,6 +245,10 @@ def _grammar_gaps(out: bytearray, layout: Layout, table: MacroTable) -> None:
             blank(out, match.start(1), closing + 1)
     for match in _code_matches(_GNU_RESTRICT, layout.source, layout, b"__restrict"):
         blank(out, *match.span())
+    for match in _code_matches(_USING_TYPENAME, layout.source, layout, b"typename"):
+        blank(out, *match.span(1))
+    for match in _code_matches(_GNU_ATTRIBUTE, layout.source, layout, b"__attribute__"):
+        _variable_attribute(out, layout, match.start(), match.end() - 2)
     for match in _code_matches(_EMPTY_BRACES_DEFAULT, layout.source, layout, b"{"):
         blank(out, *match.span(1))
         out[match.start(1)] = ord("0")
@@ -245,6 +260,22 @@ def _grammar_gaps(out: bytearray, layout: Layout, table: MacroTable) -> None:
         if layout.directive[match.start()]:
             blank(out, *match.span(1))
             blank(out, *match.span(2))
+
+
+def _variable_attribute(out: bytearray, layout: Layout, start: int, opening: int) -> None:
+    """Blank the attribute at `start` where it follows a variable's declarator (a name or `]`) and the declaration
+    goes on with `;`, `=` or `,`, or where it follows an alias's `=`: not after a function's `)`, where the
+    grammar reads it (and where clang's `__attribute__((device))` may stand for `__device__`)."""
+    source = layout.source
+    closing = layout.closing(opening)
+    before = layout.previous_code(source, start)
+    after = layout.next_code(source, closing + 1) if closing > 0 else -1
+    if before < 0 or after < 0:
+        return
+    follows_declarator = (source[before] == ord("]") or word_start(source, before + 1) <= before) \
+        and source[after] in b";=,"
+    if follows_declarator or source[before] == ord("="):
+        blank(out, start, closing + 1)
 
 
 def _after_a_lone_literal(layout: Layout, closing_quote: int) -> bool:
@@ -287,6 +318,19 @@ def _attributes(out: bytearray, layout: Layout, table: MacroTable) -> None:
             closing = layout.closing(opening) if opening > 0 and layout.source[opening] == ord("(") else -1
             if closing > 0:
                 blank(out, match.start(), closing + 1)
+
+
+def _empty_macros(out: bytearray, layout: Layout, table: MacroTable) -> None:
+    """`__global__ void LAUNCH_BOUNDS(T, B) kernel(...)` with `#define LAUNCH_BOUNDS(t, b)` (s3d, whose definition
+    with a body is commented out): a use inside a declaration reads as a function declarator, the real one then an
+    error. The preprocessor makes it nothing: blank it with its arguments. A use that starts a statement is left to
+    the statement macros' fixes."""
+    source = layout.source
+    for match in _code_matches(_uses(table.empties), source, layout) if table.empties else ():
+        opening = layout.next_code(source, match.end())
+        closing = layout.closing(opening) if opening > 0 and source[opening] == ord("(") else -1
+        if closing > 0 and not _at_statement_start(out, layout, match.start()):
+            blank(out, match.start(), closing + 1)
 
 
 def macro_spaces(source: bytes, table: MacroTable) -> MacroSpaces:
@@ -480,6 +524,27 @@ def _control_heads(out: bytearray, layout: Layout, table: MacroTable) -> None:
         out[match.start():match.end()] = b"if".ljust(match.end() - match.start())
 
 
+def _catch_clauses(out: bytearray, layout: Layout, table: MacroTable) -> None:
+    """`try { ... } CATCH_AND_HANDLE` with `#define CATCH_AND_HANDLE catch (std::exception &e) { ... }` (faiss's C API):
+    a try block without its handlers is an error that takes the function with it, the use read as a statement.
+    Blank the `try` and the use (with its arguments): the block parses as a block, its code as written; what the
+    handlers do is in the #define."""
+    source = layout.source
+    for match in _code_matches(_uses(table.handlers), source, layout) if table.handlers else ():
+        end = match.end()
+        opening = layout.next_code(source, end)
+        if match.group() in table.statements and opening > 0 and source[opening] == ord("("):
+            end = layout.closing(opening) + 1  # a function-like one's arguments
+        block_end = layout.previous_code(source, match.start())
+        block_start = layout.opening(block_end) if block_end >= 0 and source[block_end] == ord("}") else -1
+        keyword_end = layout.previous_code(source, block_start) + 1 if block_start > 0 else 0
+        keyword_start = word_start(source, keyword_end)
+        if end <= 0 or keyword_end <= 0 or source[keyword_start:keyword_end] != b"try":
+            continue
+        blank(out, keyword_start, keyword_end)
+        blank(out, match.start(), end)
+
+
 # A built-in type as tree-sitter reads one (its primitive types), alone as a macro's argument.
 _BUILT_IN_TYPE = re.compile(rb"\s*(?:const\s+)?(?:(?:unsigned|signed|short|long)\s+)*(?:bool|char|short|int|long|float|"
                             rb"double|void|unsigned|signed|size_t|ssize_t|ptrdiff_t|u?int(?:8|16|32|64)_t|u?intptr_t|"
@@ -537,8 +602,9 @@ def _statement_macros(out: bytearray, layout: Layout, table: MacroTable) -> None
     blank at all (`TIMER_END()` before a directive), blank the use: its names are matched token by token."""
     source = layout.source
     for line in _statement_starts(source, table.statements | table.object_statements):
-        if not _maybe_statement_macro(line.group(1), table) or line.group(1) in table.declarations | table.heads:
-            continue  # a declaration's use, blanked (`_declaring_macros`), or a loop's head (`_control_heads`)
+        if not _maybe_statement_macro(line.group(1), table) \
+                or line.group(1) in table.declarations | table.heads | table.handlers:
+            continue  # a declaration's use, blanked (`_declaring_macros`), a loop's head (`_control_heads`), a handler's
         use = _macro_use(layout, table, line.start(1))
         if use is None or not _at_statement_start(out, layout, use[0]) or not _statement_follows(layout, use[1]):
             continue
