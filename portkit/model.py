@@ -164,14 +164,14 @@ class QualifiedFacts(NamedTuple):
 
 class LaunchFacts(NamedTuple):
     """A launch: spelled `<< <...>> >`, used as a value (`(k<<<...>>>(), check())`), whether its grid
-    and its block are written `dim3(...)` already, and the kernel a local name it launches was initialised from
-    (`auto kernel = &k<T>;`: k; parse/launch_alias.py)."""
+    and its block are written `dim3(...)` already, and the kernels a local name it launches stands for
+    (`auto kernel = &k<T>;`: k; `auto k = big ? a : b;`: a and b; parse/launch_alias.py)."""
 
     spaced: bool = False
     value: bool = False
     grid_dim3: bool = False
     block_dim3: bool = False
-    kernel: str = ""
+    kernels: tuple[str, ...] = ()
 
 
 class FieldFacts(NamedTuple):

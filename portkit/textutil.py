@@ -114,6 +114,43 @@ def pipe_width() -> int:
     return int(columns) if columns.isdigit() and int(columns) > 0 else PIPE_WIDTH
 
 
+# Where a summary line may wrap: after the separator of two of its parts ('a 1, b 2; c 3'), else between words.
+_PART_BREAK = re.compile(r"[;.,] ")
+_WORD_BREAK = re.compile(r" (?=\S)")
+# A number, alone or in brackets ('94%', '(8.6', '5.7.0,'): it stays on the line of the word before it and after it.
+_NUMBER = re.compile(r"\(?\d[\d.%]*\)?[,;.:]?")
+
+
+def wrap_points(text: str, width: int, indent: int = 2) -> list[int]:
+    """Where to break `text` (offsets: each continuation line starts there, indented by `indent`) so that no line is
+    wider than `width`: after a part's separator where one ends the second half of the line (after '; ' or '. '
+    first), else between words; never inside a word, nor between a number and its word. A word wider than a line
+    stays whole on its own line."""
+    parts = {m.end() for m in _PART_BREAK.finditer(text)}
+    points = sorted(parts | {m.end() for m in _WORD_BREAK.finditer(text)
+                             if m.end() in parts or not _beside_a_number(text, m.start())})
+    cuts: list[int] = []
+    start, room = 0, width
+    while len(text[start:].rstrip()) > room:
+        fitting = [p for p in points if start < p and len(text[start:p].rstrip()) <= room]
+        if not fitting:
+            later = [p for p in points if p > start]
+            if not later:
+                break
+            fitting = later[:1]
+        late = [p for p in fitting if p in parts and len(text[start:p]) > room // 2]
+        strong = [p for p in late if text[p - 2] in ";."]
+        start = (strong or late or fitting)[-1]
+        cuts.append(start)
+        room = width - indent
+    return cuts
+
+
+def _beside_a_number(text: str, space: int) -> bool:
+    before, after = text[:space].rsplit(" ", 1)[-1], text[space + 1:].split(" ", 1)[0]
+    return bool(_NUMBER.fullmatch(before) or _NUMBER.fullmatch(after))
+
+
 def cut(text: str, width: int) -> str:
     """Cut to `width` with an ellipsis: at the end, or at the start for a path (its end tells files apart)."""
     if len(text) <= width:

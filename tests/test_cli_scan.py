@@ -311,7 +311,8 @@ def test_markdown_names_the_md_format(command: str, tmp_path: Path, capsys) -> N
 
 def test_a_launch_through_a_local_name_counts_for_the_kernel_it_was_initialised_from(tmp_path: Path, capsys) -> None:
     """`auto kernel = &k<T>; kernel<<<g, b>>>(...)` (DeepSpeed, flash-attention) was listed as a launch of `kernel`,
-    and k's row of the kernel table read 0 launches. A choice between kernels stays the name it launches."""
+    and k's row of the kernel table read 0 launches. A choice between kernels, or a name kernels are assigned to,
+    counts for each of them (it read 0 launches for both)."""
     source = tmp_path / "src" / "launch.cu"
     source.parent.mkdir()
     source.write_text("template <typename T, int N>\n__global__ void scale(T* x) { x[threadIdx.x] *= N; }\n"
@@ -319,15 +320,20 @@ def test_a_launch_through_a_local_name_counts_for_the_kernel_it_was_initialised_
                       "void run(float* x, bool big) {\n"
                       "  auto kernel = &scale<float, 4>;\n  kernel<<<1, 64>>>(x);\n"
                       "  void (*other)(float*) = zero;\n  other<<<1, 64>>>(x);\n"
-                      "  auto pick = big ? &zero : &zero;\n  pick<<<1, 64>>>(x);\n"
-                      "  {\n    auto kernel = zero;\n    kernel<<<1, 64>>>(x);\n  }\n}\n")
+                      "  auto pick = big ? &zero : &scale<float, 2>;\n  pick<<<1, 64>>>(x);\n"
+                      "  {\n    auto kernel = zero;\n    kernel<<<1, 64>>>(x);\n  }\n"
+                      "  void (*set)(float*);\n  if (big) set = zero; else set = &scale<float, 8>;\n  set<<<1, 64>>>(x);\n}\n")
     assert main(["scan", "--no-cache", "--format", "json", "--rocm-version", "5.2", str(source.parent)]) == 0
     data = json.loads(capsys.readouterr().out)
-    assert {k["name"]: k["launches"] for k in data["kernels"]} == {"scale": 1, "zero": 2}
+    assert {k["name"]: k["launches"] for k in data["kernels"]} == {"scale": 3, "zero": 4}
     launches = [(f["name"], f["message"]) for f in data["findings"] if f["code"] == "PK201"]
     assert launches == [("scale", "launch of kernel<<<1, 64>>> (kernel is scale)"),
-                        ("zero", "launch of other<<<1, 64>>> (other is zero)"), ("pick", "launch of pick<<<1, 64>>>"),
-                        ("zero", "launch of kernel<<<1, 64>>> (kernel is zero)")]
+                        ("zero", "launch of other<<<1, 64>>> (other is zero)"),
+                        ("scale", "launch of pick<<<1, 64>>> (pick is zero or scale)"),
+                        ("zero", "launch of pick<<<1, 64>>> (pick is zero or scale)"),
+                        ("zero", "launch of kernel<<<1, 64>>> (kernel is zero)"),
+                        ("scale", "launch of set<<<1, 64>>> (set is zero or scale)"),
+                        ("zero", "launch of set<<<1, 64>>> (set is zero or scale)")]
     if shutil.which("hipcc"):  # the launches convert writes through the local names compile
         assert main(["convert", "--no-cache", "--rocm-version", "5.2", "--launch-syntax", "hip", "--verify",
                      str(source.parent), "-o", str(tmp_path / "out")]) == 0

@@ -686,3 +686,17 @@ def test_the_projects_own_hip_layer_is_left_as_written(tmp_path: Path) -> None:
     out.mkdir()
     assert main(["shim", str(src), "-o", str(out / "portkit_gpu.h"), "--sources", str(out), "--force"]) == 0
     assert (out / "hip" / "hipify.h").read_text() == layer
+
+
+def test_a_file_the_scan_could_not_read_is_named_and_fails_the_run(tmp_path: Path, capsys) -> None:
+    """`portkit shim data.cu -o gpu.h` on a binary file wrote a header of nothing and exited 0, where scan and
+    convert exit 2 on it: the header would lack whatever names the file uses."""
+    (tmp_path / "k.cu").write_text("void f(float** p) { cudaMalloc(p, 4); }\n")
+    (tmp_path / "data.cu").write_bytes(bytes(range(256)) * 8)
+    assert main(["shim", "--no-cache", str(tmp_path / "data.cu"), "-o", str(tmp_path / "gpu.h")]) == 2
+    errors = capsys.readouterr().err.splitlines()
+    assert errors == [f"portkit: error: {tmp_path / 'data.cu'}: binary file skipped; not scanned (the header lacks what "
+                      "it uses; --exclude it if it is no source)"], errors
+    assert main(["shim", "--no-cache", str(tmp_path), "-o", str(tmp_path / "gpu.h")]) == 2  # the rest is mapped, all the same
+    assert "hipMalloc" in (tmp_path / "gpu.h").read_text()
+    assert main(["shim", "--no-cache", str(tmp_path / "k.cu"), "-o", str(tmp_path / "gpu.h")]) == 0

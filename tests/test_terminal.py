@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from portkit.cli import main
-from portkit.textutil import cut_column
+from portkit.textutil import cut_column, wrap_points
 from conftest import EXAMPLES, ROOT
 
 COLOUR = re.compile(r"\x1b\[[0-9;]*?(?:3[0-7]|9[0-7]|38;[0-9;]+)m")  # a foreground colour, plain or 256/true colour
@@ -153,3 +153,43 @@ def test_reports_are_written_when_the_reader_of_stdout_goes_away(argv: list[str]
     assert done.returncode == 141 and done.stderr == ""
     assert (tmp_path / "r.html").read_text().rstrip().endswith("</html>")
     assert "option-pricer" in (tmp_path / "r.md").read_text()
+
+
+HIP_SWITCH = ("#ifdef USE_ROCM\n#include <hip/hip_runtime.h>\n#include <hip/hip_bf16.h>\n#else\n#include <cuda_runtime.h>\n"
+              "#include <cuda_bf16.h>\n#endif\n__global__ void k(int *p) { p[threadIdx.x] = 1; }\n"
+              "void go(int *p) { k<<<1, 32>>>(p); }\n")
+
+
+@pytest.mark.parametrize("columns", [None, "60", "80"])
+def test_a_note_wraps_between_words_in_a_pipe(columns: str | None, tmp_path: Path, capsys, monkeypatch) -> None:
+    """`portkit scan DIR | cat`: a note longer than a line wrapped where rich folded it: 'not billed ' then '(convert
+    still...' on a line of its own, unindented, and 'HIP ' at one line's end with '5.7.0,' on the next."""
+    (tmp_path / "a.cu").write_text(HIP_SWITCH)
+    if columns:
+        monkeypatch.setenv("COLUMNS", columns)
+    else:
+        monkeypatch.delenv("COLUMNS", raising=False)
+    assert main(["scan", "--no-color", "--rocm-version", "5.2", str(tmp_path)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    first = [i for i, line in enumerate(lines) if line.startswith("note: ")]
+    end = next(i for i, line in enumerate(lines) if line.startswith("CUDA libraries"))
+    assert len(first) == 2, lines
+    shown = lines[first[0]:end]
+    width = int(columns or 100)
+    assert all(len(line) <= width and line == line.rstrip() for line in shown), shown
+    assert all(line.startswith(("note: ", "  ")) and not line.startswith("   ") for line in shown), shown
+    notes = [" ".join(" ".join(shown[a - first[0]:b - first[0]]).split()) for a, b in zip(first, first[1:] + [end])]
+    assert notes[1] == ("note: the project's own HIP branches need ROCm 5.7.0 or newer: they include <hip/hip_bf16.h> "
+                        "(HIP 5.7.0, in 1 file), which the targeted HIP 5.2.0 lacks"), shown
+    assert notes[0].endswith("are not billed (convert still converts and marks them, for a build without it)"), shown
+    for line in shown:  # a number stays beside its word
+        assert not re.search(r"(HIP|ROCm|in)$", line) and not re.match(r"\s*\(?\d", line), shown
+
+
+def test_wrap_points_never_split_a_word() -> None:
+    text = "note: a " + "x" * 30 + " word, wider than the line, stays whole; 12 files"
+    cuts = wrap_points(text, 20)
+    lines = [text[a:b].rstrip() for a, b in zip([0] + cuts, cuts + [len(text)])]
+    assert "".join(line + " " for line in lines).split() == text.split()
+    assert ("x" * 30) in lines and all(len(line) <= 18 for line in lines[2:]), lines
+    assert wrap_points("short", 20) == []

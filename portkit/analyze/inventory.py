@@ -50,11 +50,14 @@ def analyze_inventory(parsed: ParsedFile, context: Context) -> Iterable[Finding]
         elif role is Role.DEVICE_FUNCTION:
             yield simple_finding(parsed.path, occurrence, DEVICE_FUNCTION, f"device function {occurrence.text}")
         elif role is Role.LAUNCH:
-            kernel = occurrence.facts(LaunchFacts).kernel  # launched through a local name: counted as the kernel's
-            through = f" ({occurrence.text} is {kernel})" if kernel else ""
+            # Launched through a local name: counted as the launch of each kernel it stands for; the first carries the
+            # rewrite of the site.
+            kernels = occurrence.facts(LaunchFacts).kernels
+            through = f" ({occurrence.text} is {' or '.join(kernels)})" if kernels else ""
             finding = simple_finding(parsed.path, occurrence, KERNEL_LAUNCH,
                                      f"launch of {occurrence.text}<<<{occurrence.detail}>>>{through}", LAUNCH_ADVICE)
-            yield dataclasses.replace(finding, name=kernel or finding.name, fix=launch_fix(occurrence))
+            for index, kernel in enumerate(kernels or (finding.name,)):
+                yield dataclasses.replace(finding, name=kernel, fix=launch_fix(occurrence) if index == 0 else None)
         elif role is Role.INLINE_ASM and (occurrence.function in device or PTX_LOOKING.search(occurrence.text)) \
                 and not _amdgcn(occurrence.text):
             yield _asm_finding(parsed, occurrence, context)

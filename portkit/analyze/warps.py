@@ -353,7 +353,8 @@ def _launch_blocks(parsed: ParsedFile) -> dict[str, list[int]]:
         configuration = split_arguments(o.detail)
         value = evaluate(configuration[1], constants) if len(configuration) > 1 else None
         if value is not None:
-            blocks.setdefault(o.facts(LaunchFacts).kernel or o.text, []).append(value)  # through a local name: k's
+            for kernel in o.facts(LaunchFacts).kernels or (o.text,):  # through a local name: each kernel it stands for
+                blocks.setdefault(kernel, []).append(value)
     return blocks
 
 

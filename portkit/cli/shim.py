@@ -36,7 +36,8 @@ def shim(
     so it stays as optional as it was. Names with no HIP equivalent are listed in it with
     their advice. With --sources or --in-place the sources' CUDA includes are replaced by
     the header or the part, where and under the conditions they were (and, in the neutral
-    style, names by gpu* names). The header's directory must exist.
+    style, names by gpu* names). The header's directory must exist. Exit 0 written, 2 bad input,
+    files not written, or a file not scanned (binary, too large: named; the header lacks its names).
     """
     from portkit.shim.project import ShimOptions, make_shim
 

@@ -16,6 +16,11 @@ from portkit.parse.lexer import OPAQUE
 from portkit.textutil import BOM, LineIndex
 
 MARKER_TAG = b"portkit: "
+_LINE_START = b"// " + MARKER_TAG
+_BLOCK_START = b"/* " + MARKER_TAG
+# A marker already in a file: a line of its own, or a block comment before its token (group 1: its text).
+_LINE_MARKER = re.compile(rb"^(?:\xef\xbb\xbf)?[ \t]*// portkit: ([^\r\n]*?)[ \t]*\r?$", re.M)
+_BLOCK_MARKER = re.compile(rb"/\* portkit: ((?:(?!\*/)[^\n])*) \*/ ")
 _MARKER_LIMIT = 220
 
 
@@ -41,46 +46,74 @@ def _continues_macro(lines: LineIndex[bytes], index: int) -> bool:
     return index > 0 and lines.line(index - 1).rstrip(b"\r\n").endswith(b"\\")
 
 
-def _markers_above(lines: LineIndex[bytes], index: int) -> set[bytes]:
-    found = set()
+def _markers_above(lines: LineIndex[bytes], index: int) -> dict[bytes, int]:
+    """The line markers right above line `index`: each one's text and line."""
+    found: dict[bytes, int] = {}
     index -= 1
     while index >= 0:
         stripped = lines.line(index).removeprefix(BOM).strip()
-        if not stripped.startswith(b"// " + MARKER_TAG):
+        if not stripped.startswith(_LINE_START):
             break
-        found.add(stripped)
+        found.setdefault(stripped, index)
         index -= 1
     return found
 
 
-def _hazard_marked(code: str, above: set[bytes]) -> bool:
+def _hazard_marked(code: str, above: dict[bytes, int]) -> int | None:
     """A hazard's marker names the token as it was (`__ballot_sync`), which convert may have renamed since
-    (`__ballot`): one of its code above the line is the same marker."""
-    prefix = b"// " + MARKER_TAG + code.encode() + b" "
-    return in_group(code, "hazard") and any(marker.startswith(prefix) for marker in above)
+    (`__ballot`): one of its code above the line is the same marker. Its key in `above`, if there is one."""
+    prefix = _LINE_START + code.encode() + b" "
+    return next((key for key in above if key.startswith(prefix)), None) if in_group(code, "hazard") else None
 
 
-def _block_markers_before(source: bytes, offset: int) -> list[bytes]:
-    """The block-comment markers that end right before `offset`, each followed by its one space: a token can carry
-    several (a name's and a hazard's), so the one a later pass looks for need not be the last."""
-    found = []
+def _block_markers_before(source: bytes, offset: int) -> dict[bytes, int]:
+    """The block-comment markers that end right before `offset`, each followed by its one space, with where each
+    starts: a token can carry several (a name's and a hazard's), so the one a later pass looks for need not be the
+    last."""
+    found: dict[bytes, int] = {}
     while source[:offset].endswith(b" */ "):
-        start = source.rfind(b"/* " + MARKER_TAG, 0, offset)
+        start = source.rfind(_BLOCK_START, 0, offset)
         if start < 0 or b"*/" in source[start:offset - len(b" */ ")]:
             break
-        found.append(source[start:offset])
+        found.setdefault(source[start:offset], start)
         offset = start
     return found
 
 
-def _block_marked(source: bytes, offset: int, comment: bytes, code: str) -> bool:
-    """Whether the block-comment marker `comment` (or, for a hazard, one of its code) is among those right before
-    `offset`."""
+def _block_marked(source: bytes, offset: int, comment: bytes, code: str) -> int | None:
+    """Where the block-comment marker `comment` (or, for a hazard, one of its code) among those right before
+    `offset` starts, if it is there."""
     before = _block_markers_before(source, offset)
     if comment in before:
-        return True
-    prefix = b"/* " + MARKER_TAG + code.encode() + b" "
-    return in_group(code, "hazard") and any(marker.startswith(prefix) for marker in before)
+        return before[comment]
+    prefix = _BLOCK_START + code.encode() + b" "
+    return next((at for marker, at in before.items() if marker.startswith(prefix)), None) \
+        if in_group(code, "hazard") else None
+
+
+def _unclaimed(path: str, source: bytes, lines: LineIndex[bytes], claimed: set[tuple[str, int]]) -> list[Marker]:
+    """The markers the file has that no finding of this pass claimed (`claimed`: ("line", line index) and ("block",
+    offset)): those a first convert wrote for a name it renamed since (`__shfl_down_sync`, now `__shfl_down`). They
+    are markers already there all the same, each one counted as the first convert counted it, at the line of the
+    code it marks."""
+    found = []
+    for match in _LINE_MARKER.finditer(source):
+        index = lines.line_of(match.start())
+        if ("line", index) not in claimed:
+            below = index + 1
+            while below < len(lines) and lines.line(below).strip().startswith(_LINE_START):
+                below += 1
+            found.append(_present(path, min(below, len(lines) - 1) + 1, match.group(1)))
+    for match in _BLOCK_MARKER.finditer(source):
+        if ("block", match.start()) not in claimed:
+            found.append(_present(path, lines.line_of(match.start()) + 1, match.group(1)))
+    return found
+
+
+def _present(path: str, line: int, text: bytes) -> Marker:
+    shown = text.decode("utf-8", "replace")
+    code, _, rest = shown.partition(" ")
+    return Marker(path, line, code, rest.partition(": ")[0], shown, written=False)
 
 
 # A name in a namespace rocThrust or hipCUB mirrors, none of whose parts names CUDA's backend.
@@ -163,21 +196,23 @@ def _inside_literal(continued: _Continued, lines: LineIndex[bytes], index: int) 
 
 
 def marker_edits(path: str, source: bytes, findings: Iterable[Finding],
-                 hazards: bool = True) -> tuple[list[Edit], list[Marker]]:
+                 hazards: bool = True, unclaimed: bool = True) -> tuple[list[Edit], list[Marker]]:
     """The marker insertions for `findings` (`hazards`: the hazards' too), and the markers themselves.
 
     Inside a backslash-continued line, or on a line that starts inside a raw string or a comment,
     a line comment would swallow the next line or land in the literal, so there the marker is a
     block comment before the token. Markers already present are not added again, so converting
-    twice changes nothing.
+    twice changes nothing; with `unclaimed`, those no finding asks for any more are listed too (as present), so
+    that converting converted output counts every marker the first convert wrote.
     """
     marked = sorted((f for f in findings if _wanted(f, hazards)), key=Finding.sort_key)
-    if not marked:
+    if not marked and not (unclaimed and MARKER_TAG in source):
         return [], []
     lines = LineIndex(source)
     edits: list[Edit] = []
     markers: list[Marker] = []
     seen: set[tuple[int, str]] = set()
+    claimed: set[tuple[str, int]] = set()
     continued = _Continued(source)
     for finding in marked:
         text = _marker_text(finding)
@@ -187,22 +222,29 @@ def marker_edits(path: str, source: bytes, findings: Iterable[Finding],
         seen.add(_site(finding, index, text))
         marker = Marker(path, index + 1, finding.code, finding.name, text)
         if _continues_macro(lines, index) or _inside_literal(continued, lines, index):
-            comment = b"/* " + MARKER_TAG + text.encode() + b" */ "
-            present = _block_marked(source, finding.span.start, comment, finding.code)
-            markers.append(dataclasses.replace(marker, written=not present))
-            if not present:
+            comment = _BLOCK_START + text.encode() + b" */ "
+            at = _block_marked(source, finding.span.start, comment, finding.code)
+            if at is None:
+                markers.append(marker)
                 edits.append(Edit(Span(finding.span.start, finding.span.start), comment))
+            else:
+                claimed.add(("block", at))
+                markers.append(_present(path, index + 1, _BLOCK_MARKER.match(source, at).group(1)))
             continue
         line, start = lines.line(index), lines.starts[index]
-        comment = b"// " + MARKER_TAG + text.encode()
+        comment = _LINE_START + text.encode()
         above = _markers_above(lines, index)
-        present = comment in above or _hazard_marked(finding.code, above)
-        markers.append(dataclasses.replace(marker, written=not present))
-        if present:
+        key = comment if comment in above else _hazard_marked(finding.code, above)
+        if key is not None:  # listed as the file has it: a hazard's under the name it had then
+            claimed.add(("line", above[key]))
+            markers.append(_present(path, index + 1, key[len(_LINE_START):]))
             continue
+        markers.append(marker)
         if start == 0 and line.startswith(BOM):  # a byte-order mark stays the file's first bytes
             line, start = line[len(BOM):], len(BOM)
         indent = line[: len(line) - len(line.lstrip(b" \t"))]
         newline = b"\r\n" if line.endswith(b"\r\n") else b"\n"
         edits.append(Edit(Span(start, start), indent + comment + newline))
+    if unclaimed and MARKER_TAG in source:
+        markers = sorted(markers + _unclaimed(path, source, lines, claimed), key=lambda m: m.line)
     return edits, markers

@@ -41,13 +41,14 @@ class FileConversion:
 
 
 def convert_source(path: str, source: bytes, findings: Iterable[Finding], context: Context, options: EditOptions,
-                   markers: bool = True, rename: bool = True) -> FileConversion:
-    """The HIP version of one source file from its findings (rename=False: markers only)."""
+                   markers: bool = True, rename: bool = True, first_pass: bool = True) -> FileConversion:
+    """The HIP version of one source file from its findings (rename=False: markers only). A later pass
+    (`first_pass` False) lists only the markers its findings ask for: the first listed those the file had."""
     findings = list(findings)
     edits = [edit for f in findings for edit in edits_for(f, options)] if rename else []
     marks: list[Marker] = []
     if markers:
-        marker_list, marks = marker_edits(path, source, findings, options.hazard_markers)
+        marker_list, marks = marker_edits(path, source, findings, options.hazard_markers, unclaimed=first_pass)
         edits = edits + marker_list  # at one offset, an inserted #include comes before a line's marker
     applied = apply_nested(source, edits)
     lines = LineIndex(source) if applied.skipped else None
@@ -169,7 +170,8 @@ def convert_all(sources: list[SourceToConvert], context: Context, options: EditO
                 continue  # the same shape as the text it came from: stable
             shapes[i] = shape
             conversion = done[i]
-            again = convert_source(conversion.path, conversion.converted, findings, context, options, markers)
+            again = convert_source(conversion.path, conversion.converted, findings, context, options, markers,
+                                   first_pass=False)
             if again.changed:
                 found = _in_original(again.markers, passes_of[i], conversion.original, conversion.converted)
                 passes_of[i].append(again.kept)

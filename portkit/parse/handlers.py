@@ -18,7 +18,7 @@ from portkit.model import (
 )
 from portkit.parse import pragma_operators
 from portkit.parse.guarded import GuardedDefinitions, branch_not_hipccs
-from portkit.parse.launch_alias import aliased_kernel
+from portkit.parse.launch_alias import aliased_kernels
 from portkit.parse.lexer import SUPPRESSION
 from portkit.parse.linkage import internal_linkage
 from portkit.parse.nodes import (
@@ -436,7 +436,7 @@ class FileParse:
             info = LaunchFacts(opening.text != b"<<<" or closing.text != b">>>",
                                call.parent is None or call.parent.type != "expression_statement",
                                *(len(config) > i and constructs_dim3(config[i]) for i in (0, 1)),  # a dim3 already
-                               aliased_kernel(name))
+                               aliased_kernels(name))
             self.emit(name, Role.LAUNCH, node_text(kernel or name), ", ".join(" ".join(node_text(c).split()) for c in config),
                       parts, span_node=call, info=info)
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import collections
 import os
-import re
 from typing import Any, TextIO
 
 from rich.console import Console
@@ -20,7 +19,7 @@ from rich.text import Text
 from portkit import codes
 from portkit.codes import ATTENTION_STATUSES, CODES, Status
 from portkit.fileio import ClosedPipe
-from portkit.textutil import cut_column, pipe_width, printable
+from portkit.textutil import cut_column, pipe_width, printable, wrap_points
 
 STATUS_STYLE = {Status.SUPPORTED: "green", Status.PARTIAL: "yellow", Status.UNSUPPORTED: "red", Status.REMOVED: "magenta",
                 Status.UNAVAILABLE: "red"}
@@ -34,7 +33,7 @@ FILE_ROWS = 5
 KIND_ROWS = 10
 _TABLE_OVERHEAD = 2  # title and column header
 _GAP = 2  # columns between two table columns
-_BREAK = re.compile(r"[;.,] ")  # where a headline line may wrap: after the separator of two of its parts
+_INDENT = 2  # columns a wrapped line's continuation is indented
 
 
 def _where(item: dict[str, Any]) -> str:
@@ -70,21 +69,12 @@ def _more(left: int, what: str) -> str:
 
 
 def _line(console: Console, markup: str) -> None:
-    """A line of parts ('a 1, b 2; c 3') wrapped between parts, continuation lines indented: at any width every
-    number stays whole and beside its word; a single part wider than the console folds, never is cut."""
+    """A line of parts ('a 1, b 2; c 3') wrapped to the console's width (textutil.wrap_points: between parts where
+    it can, else between words, never inside a word or a number), continuation lines indented."""
     text = Text.from_markup(markup)
-    plain, cuts, start, indent, fits = text.plain, [], 0, 0, []
-    for end in [m.end() for m in _BREAK.finditer(plain)] + [len(plain)]:
-        if fits and indent + len(plain[start:end].rstrip()) > console.width:
-            # after '; ' or '. ' where one ends the second half of the line, else after the last ', '
-            strong = [point for point in fits if plain[point - 2] in ";." and point - start > console.width // 2]
-            start, indent = (strong or fits)[-1], 2
-            cuts.append(start)
-            fits = [point for point in fits if point > start]
-        fits.append(end)
-    for index, line in enumerate(text.divide(cuts)):
+    for index, line in enumerate(text.divide(wrap_points(text.plain, console.width, _INDENT))):
         line.rstrip()
-        console.print(Text("  ") + line if index else line, overflow="fold")
+        console.print(Text(" " * _INDENT) + line if index else line, no_wrap=True, overflow="ignore", crop=False)
 
 
 def _cropped(console: Console, text: str) -> None:
