@@ -155,7 +155,7 @@ def measure(corpus: realworld.Corpus, program: realworld.Program, work: Path) ->
     scan = json.loads((slot / "scan.json").read_text())
     return {"corpus": corpus.name, "program": program.name, "converted": str(converted),
             "hand": str(hand), "loc": lines_of_code(stage), "apis": scan["apis"],
-            "codes": scan["codes"], "files": scan["files"]}
+            "codes": scan["codes"], "files": scan["files"], "kernels": scan["kernels"]}
 
 
 def programs(args: argparse.Namespace) -> list[tuple[realworld.Corpus, realworld.Program]]:

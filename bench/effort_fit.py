@@ -56,7 +56,8 @@ def spearman(x: list[float], y: list[float]) -> float:
 
 def _zero(model: dict[str, Any]) -> dict[str, Any]:
     return {**model, "per_name": {s: 0.0 for s in Status}, "per_site": {s.value: 0.0 for s in Status},
-            "inventory": {code: 0.0 for code in model["inventory"]}, "per_file": {k: 0.0 for k in model["per_file"]}}
+            "inventory": {code: 0.0 for code in model["inventory"]}, "per_file": {k: 0.0 for k in model["per_file"]},
+            "per_line": {k: 0.0 for k in model["per_line"]}}
 
 
 def parameters(rows: list[dict], model: dict[str, Any]) -> list[tuple[str, Any]]:
@@ -70,13 +71,14 @@ def parameters(rows: list[dict], model: dict[str, Any]) -> list[tuple[str, Any]]
     codes = sorted(code for code, n in seen.items()
                    if n >= MIN_PROGRAMS and not code.startswith("PK1") and not in_group(code, "environment"))
     return ([("per_name", s) for s in Status] + [("per_site", s.value) for s in Status]
-            + [("inventory", code) for code in codes] + [("per_file", kind) for kind in model["per_file"]])
+            + [("inventory", code) for code in codes] + [("per_file", kind) for kind in model["per_file"]]
+            + [("per_line", kind) for kind in model["per_line"]])
 
 
 def _with(model: dict[str, Any], weights: dict[tuple[str, Any], float]) -> dict[str, Any]:
     out = _zero(model)
     out["per_name"], out["per_site"], out["inventory"] = dict(out["per_name"]), dict(out["per_site"]), {}
-    out["per_file"] = dict(out["per_file"])
+    out["per_file"], out["per_line"] = dict(out["per_file"]), dict(out["per_line"])
     for (part, key), value in weights.items():
         out[part][key] = value
     return out
@@ -90,6 +92,11 @@ def features(rows: list[dict], params: list[tuple[str, Any]], model: dict[str, A
         fixed = estimate(row, rules, _with(model, {}))["hours"]
         table.append([estimate(row, rules, _with(model, {p: 1.0}))["hours"] - fixed for p in params] + [fixed])
     return table
+
+
+def grid(param: tuple[str, Any]) -> tuple[float, ...]:
+    """The values a weight is searched on: a per-line weight in hours per thousand lines, on the same grid."""
+    return tuple(value / 1000 for value in GRID) if param[0] == "per_line" else GRID
 
 
 def _hours(table: list[list[float]], weights: list[float]) -> list[float]:
@@ -112,7 +119,7 @@ def fit(rows: list[dict]) -> dict[tuple[str, Any], float]:
     while improved:
         improved = False
         for i in range(len(params)):
-            for value in GRID:
+            for value in grid(params[i]):
                 trial = weights[:i] + [value] + weights[i + 1:]
                 score = spearman(_hours(table, trial), residual)
                 if score > best + 1e-9:
@@ -121,12 +128,13 @@ def fit(rows: list[dict]) -> dict[tuple[str, Any], float]:
     hours = _hours(table, weights)
     target = sum(residual) * model["hours_per_changed_line"]
     scale = target / sum(hours) if sum(hours) else 1.0
-    return {**{p: round(w * scale, 3) for p, w in zip(params, weights)}, **unused}
+    # hours per line are small: kept to six decimals, the rest to three
+    return {**{p: round(w * scale, 6 if p[0] == "per_line" else 3) for p, w in zip(params, weights)}, **unused}
 
 
 def print_fit(weights: dict[tuple[str, Any], float]) -> None:
     print("fitted weights (rules/_effort.yaml):")
-    for part in ("per_name", "per_site", "inventory", "per_file"):
+    for part in ("per_name", "per_site", "inventory", "per_file", "per_line"):
         print(f"{part}:")
         for (where, key), value in weights.items():
             if where == part:

@@ -65,9 +65,16 @@ def test_effort_estimate_follows_the_model(tmp_path: Path) -> None:
     files = {f["kind"]: f["hours"] for f in effort["files"]}
     assert files == {kind: round(len(paths) * model["per_file"][kind], 2)
                      for kind, paths in (("api", api_files), ("parse_error", parse_errors)) if paths}
-    assert files["api"] > 0  # each file that uses a CUDA name is billed
+    assert files["api"] == 0.0  # the fitted model bills host code by its lines instead (below)
+    kernel_files = {k["path"] for k in data["kernels"]}
+    host = {f["path"]: f["lines"] for f in data["files"]
+            if f["kind"] == "source" and f["path"] in api_files and f["path"] not in kernel_files}
+    assert host and kernel_files & api_files  # the example has host code apart from its kernel files
+    lines = {item["kind"]: item for item in effort["lines"]}
+    assert (lines["host"]["files"], lines["host"]["count"]) == (len(host), sum(host.values()))
+    assert lines["host"]["hours"] == round(sum(host.values()) * model["per_line"]["host"], 2) > 0
     assert effort["hours"] == round(sum(r["hours"] for r in rows.values()) + sum(inventory.values())
-                                    + sum(files.values()), 1)
+                                    + sum(files.values()) + lines["host"]["hours"], 1)
     assert effort["person_days"] == round(effort["hours"] / 6, 1)
     assert data["plan"]["readiness"]["score"] == 94
 

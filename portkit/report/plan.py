@@ -27,7 +27,8 @@ def _parse_effort(data: dict[str, Any]) -> dict[str, Any]:
             "per_name": {Status(k): float(v) for k, v in data["per_name"].items()},
             "per_site": {k: float(v) for k, v in data["per_site"].items()},
             "inventory": {k: float(v) for k, v in data["inventory"].items()},
-            "per_file": {k: float(v) for k, v in data["per_file"].items()}}
+            "per_file": {k: float(v) for k, v in data["per_file"].items()},
+            "per_line": {k: float(v) for k, v in data["per_line"].items()}}
 
 
 @functools.lru_cache(maxsize=1)
@@ -78,6 +79,16 @@ def files_of_kind(data: dict[str, Any]) -> dict[str, set[str]]:
             "parse_error": {f["path"] for f in data["files"] if f.get("parse_error_line") is not None}}
 
 
+def lines_of_kind(data: dict[str, Any]) -> dict[str, dict[str, int]]:
+    """The source files each per-line cost of the model bills, with their lines: `host`, the files that use a
+    CUDA name and define no kernel (host code written against CUDA's runtime: device set-up, streams, memory, a
+    backend), which hand ports rewrote in proportion to their size, where kernel files port mostly by renaming."""
+    api = {path for api in data["apis"] for path in api["files"]}
+    kernels = {kernel["path"] for kernel in data.get("kernels", ())}
+    return {"host": {f["path"]: f["lines"] for f in data["files"]
+                     if f["kind"] == "source" and f["path"] in api and f["path"] not in kernels}}
+
+
 def estimate(data: dict[str, Any], rules: RuleDatabase, model: dict[str, Any] | None = None) -> dict[str, Any]:
     """The effort in hours and person-days; `model` (rules/_effort.yaml's shape) by default the bundled one."""
     model = model or effort_model()
@@ -100,8 +111,12 @@ def estimate(data: dict[str, Any], rules: RuleDatabase, model: dict[str, Any] | 
     kinds = files_of_kind(data)
     files = [{"kind": kind, "count": len(kinds[kind]), "hours": len(kinds[kind]) * hours, "each": hours}
              for kind, hours in model["per_file"].items() if kinds.get(kind)]
-    total = sum(r["hours"] for r in rows.values()) + sum(i["hours"] for i in inventory + files)
-    for item in inventory + files:  # summed above unrounded; shown as 0.14, not 0.14100000000000001
+    line_kinds = lines_of_kind(data)
+    lines = [{"kind": kind, "files": len(line_kinds[kind]), "count": sum(line_kinds[kind].values()),
+              "hours": sum(line_kinds[kind].values()) * hours, "each": hours}
+             for kind, hours in model["per_line"].items() if line_kinds.get(kind)]
+    total = sum(r["hours"] for r in rows.values()) + sum(i["hours"] for i in inventory + files + lines)
+    for item in inventory + files + lines:  # summed above unrounded; shown as 0.14, not 0.14100000000000001
         item["hours"] = round(item["hours"], 2)
     return {
         "hours": round(total, 1),
@@ -111,6 +126,7 @@ def estimate(data: dict[str, Any], rules: RuleDatabase, model: dict[str, Any] | 
                       for s, r in sorted(rows.items())},
         "inventory": inventory,
         "files": files,
+        "lines": lines,
         "per_name": {status.value: hours for status, hours in model["per_name"].items()},
         "per_site": model["per_site"],
     }
@@ -125,7 +141,7 @@ def file_work(data: dict[str, Any], rules: RuleDatabase, tallies: dict[str, Tall
     """
     model = effort_model()
     per_site, review = model["per_site"], model["inventory"]
-    kinds = files_of_kind(data)
+    kinds, line_kinds = files_of_kind(data), lines_of_kind(data)
     # What one site of each (library, name, status) costs: its share of the name's cost, and its own hours.
     site_hours = {key: per_name / billed + per_site.get(key[2], 0.0) if billed else 0.0
                   for key, (_, billed, per_name) in _name_costs(data, rules, model).items()}
@@ -135,6 +151,7 @@ def file_work(data: dict[str, Any], rules: RuleDatabase, tallies: dict[str, Tall
         found = tallies.get(path, Tally())
         # summed exactly (fsum): the same total whichever order the rows come in
         hours = [each for kind, each in model["per_file"].items() if path in kinds.get(kind, ())]
+        hours += [line_kinds[kind][path] * each for kind, each in model["per_line"].items() if path in line_kinds.get(kind, ())]
         api_sites, attention, hazard_sites, kernels = 0, 0, 0, 0
         for row in found.rows:
             code, status, count = row.code, row.status, row.count
