@@ -247,8 +247,8 @@ DEVICE_COPY = "#include <cub/device/device_copy.cuh>\n"
 
 def test_a_header_only_newer_hip_has_is_included_from_that_hip_on(tmp_path: Path, cuda_headers: Path, capsys) -> None:
     """hip/hip_fp8.h came with HIP 6.2 and older HIP has no counterpart: the header includes it from that HIP_VERSION
-    on and lists it, so the unit builds with the installed hipcc (HIP 5.2) as with nvcc. hipCUB's per-primitive
-    headers exist from 6.2 but compile alone only from 6.3 (`older_hip_until`): hipcub.hpp before, as convert writes."""
+    on and lists it, so the unit builds with the installed hipcc (HIP 5.2) as with nvcc. hipCUB's DeviceCopy header
+    came with 6.2 and includes its own config; hipcub.hpp never includes it, so before 6.2 there is nothing to include."""
     header, converted, text = _shim(tmp_path, "fp8", FP8)
     assert "#if HIP_VERSION >= 60200000 /* hip/hip_fp8.h from HIP 6.2.0 */\n#include <hip/hip_fp8.h>\n#endif\n" in text
     assert " *   <cuda_fp8.h>: HIP 6.2.0\n" in text
@@ -258,8 +258,8 @@ def test_a_header_only_newer_hip_has_is_included_from_that_hip_on(tmp_path: Path
     hipcc = hipcc_compiles(converted, header.parent)
     assert hipcc.returncode == 0, f"hipcc: {hipcc.stderr[-2000:]}"
     header, _, _ = _shim(tmp_path, "copy", DEVICE_COPY)
-    assert "#if HIP_VERSION >= 60300000 /* hipcub/device/device_copy.hpp from HIP 6.3.0 */\n" \
-           "#include <hipcub/device/device_copy.hpp>\n#else\n#include <hipcub/hipcub.hpp>\n#endif\n" \
+    assert "#if HIP_VERSION >= 60200000 /* hipcub/device/device_copy.hpp from HIP 6.2.0 */\n" \
+           "#include <hipcub/device/device_copy.hpp>\n#endif\n" \
         in part(header, "cub_device_device_copy")
 
 
