@@ -551,9 +551,13 @@ class Finding:
     # Left as written on purpose, and right as written: the project's own CUDA side beside its HIP branch
     # (analyze/own_hip_branches.py). Listed, but no work: the effort bills none, and a hazard gets no marker.
     settled: bool = dataclasses.field(default=False, compare=False)
-    # ... in the project's NVIDIA side (a branch its own test of HIP's platform keeps from hipcc for AMD): no part of
-    # the readiness, of what the newest ROCm would change, or of convert's markers either; listed all the same.
+    # ... in the project's NVIDIA side (a branch its own test of HIP's platform keeps from hipcc for AMD): no marker
+    # from convert either; listed all the same (and off_amd).
     nvidia_side: bool = dataclasses.field(default=False, compare=False)
+    # ... in code no build for AMD compiles: the NVIDIA side, the project's CUDA branch beside its HIP branch, the CUDA
+    # side of its own HIP switch, another vendor's layer. No part of the readiness or of what the newest ROCm would
+    # change (report/plan.py), where a settled name AMD does compile (its HIP layer maps it) counts as ready.
+    off_amd: bool = dataclasses.field(default=False, compare=False)
     # Settled because the project's own HIP layer defines the name for hipcc where the file sees it: that layer's file
     # (analyze/own_hip_branches.py: settle_by_hip_layer); the shim leaves such a name to it.
     hip_layer: str = dataclasses.field(default="", compare=False)

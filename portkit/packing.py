@@ -41,7 +41,7 @@ def pack_finding(f: Finding) -> list[Any]:
                                       f.fix.grid_is_dim3, f.fix.block_is_dim3, f.fix.otherwise]
     return [f.path, f.position.line, f.position.column, f.code, f.name, f.message, f.severity.value, f.library,
             f.status.value if f.status else None, f.hip, f.advice, f.function, f.span.start, f.span.end, fix, f.shadowable,
-            f.engine.value, f.settled, f.nvidia_side]
+            f.engine.value, f.settled, f.nvidia_side, f.off_amd]
 
 
 def unpack_finding(t: list[Any], fixes: bool = True) -> Finding:
@@ -51,7 +51,7 @@ def unpack_finding(t: list[Any], fixes: bool = True) -> Finding:
                                           packed[5], tuple(_ARG_EDITS[a[0]](*a[1:]) for a in packed[9]), packed[6],
                                           packed[7], packed[8], packed[10], packed[11], packed[12])
     return Finding(t[0], Position(t[1], t[2]), t[3], t[4], t[5], _SEVERITIES[t[6]], t[7], _STATUSES[t[8]] if t[8] else None,
-                   t[9], t[10], t[11], Span(t[12], t[13]), fix, t[15], _ENGINES[t[16]], t[17], t[18])
+                   t[9], t[10], t[11], Span(t[12], t[13]), fix, t[15], _ENGINES[t[16]], t[17], t[18], t[19])
 
 
 def pack_occurrence(o: Occurrence) -> list[Any]:

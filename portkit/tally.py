@@ -38,7 +38,8 @@ class Row:
     hip: str
     advice: str
     billed: int  # the sites the effort model bills: one name a line, nothing settled (billed_sites)
-    counted: int  # the sites readiness counts: none in the project's NVIDIA side (Finding.nvidia_side)
+    counted: int  # the sites readiness counts: none in code no build for AMD compiles (Finding.off_amd)
+    ready: int  # of those, the settled ones (right as written: its own HIP layer maps them), which readiness counts ready
 
     def key(self) -> tuple[str, str, str, str, bool]:
         return self.code, self.library, self.name, self.status, self.shadowable
@@ -97,6 +98,7 @@ def _count(rows: dict[tuple, Row], row: Row) -> None:
     mine.count += row.count
     mine.billed += row.billed
     mine.counted += row.counted
+    mine.ready += row.ready
     if (row.line, row.column) < (mine.line, mine.column):
         mine.line, mine.column, mine.hip, mine.advice = row.line, row.column, row.hip, row.advice
 
@@ -113,7 +115,8 @@ def tally(findings: Iterable[Finding]) -> Tally:
         if finding.code in LISTED_CODES:
             listed.append(Site(line, column, finding.code, finding.name, finding.shadowable, finding.message, finding.advice))
         _count(rows, Row(finding.code, finding.library, finding.name, status, finding.shadowable, 1, line, column,
-                         finding.hip, finding.advice, int(index in billed), int(not finding.nvidia_side)))
+                         finding.hip, finding.advice, int(index in billed), int(not finding.off_amd),
+                         int(finding.settled and not finding.off_amd)))
     return Tally(tuple(rows.values()), tuple(sorted(listed)))
 
 

@@ -555,6 +555,23 @@ def test_arch_tests_stay_off_where_they_guard_nvidia_only_code(tmp_path: Path) -
     assert "#if defined(__HIP_DEVICE_COMPILE__) && __CUDA_ARCH__ >= 350" in text, "HIP's __shfl_down is not shadowed"
 
 
+def test_a_test_left_as_cudas_says_which_branch_amd_compiles(tmp_path: Path) -> None:
+    """hipcc for AMD does not define __CUDA_ARCH__: a test convert leaves as CUDA's reads as written there, so its marker
+    says what (`>= 900` false: the NVIDIA-only branch is dead on AMD; `< 900` true), as mamba's `#if __CUDA_ARCH__ >=
+    800` bf16 path at HIP 5.2 needs. (It said only "Use __HIP_DEVICE_COMPILE__", as where convert rewrites the test.)"""
+    lines = converted(tmp_path, "arch_guarded_ptx.cu", "--rocm-version", "5.2").splitlines()
+
+    def marker_above(test: str) -> str:
+        index = lines.index(test)
+        return next(line for line in reversed(lines[:index]) if line.startswith("// portkit: PK101 __CUDA_ARCH__"))
+
+    marker = ("// portkit: PK101 __CUDA_ARCH__: Left as CUDA's test: {} under hipcc for AMD (__CUDA_ARCH__ undefined "
+              "there), so AMD compiles {}.")
+    assert marker_above("#if __CUDA_ARCH__ >= 900").startswith(marker.format("false", "the #elif/#else, not this branch"))
+    assert marker_above("#if __CUDA_ARCH__ < 900").startswith(marker.format("true", "this branch"))
+    assert "Use __HIP_DEVICE_COMPILE__" in marker_above("#if defined(__HIP_DEVICE_COMPILE__)"), "rewritten: as before"
+
+
 def test_linkage_string_gets_its_space(tmp_path: Path) -> None:
     text = converted(tmp_path, "extern_c_no_space.cu", "--rocm-version", "5.2")
     assert text.count('extern "C" __global__ void scale(') == 1 and 'extern "C" __device__ float twice(' in text

@@ -267,6 +267,38 @@ def test_a_negated_test_of_the_projects_hip_switch_is_the_switch(tmp_path: Path)
     assert [n for n in full["notes"] if "HIP switch" in n][0].startswith("the project has its own HIP switch: USE_ROCM")
 
 
+def test_the_cuda_side_of_the_projects_hip_switch_drives_neither_readiness_nor_the_newest_rocm(tmp_path: Path) -> None:
+    """Beside `#ifdef USE_AMD_ROCM` the CUDA branch is code a build for AMD (with the switch) does not compile: billed
+    nowhere, and so no part of the readiness either, nor of the newest ROCm's line (its __ballot_sync, HIP 6.2). It was
+    60% ready at HIP 5.2 with "at ROCm 6.2.0: readiness 60%", for 0 h of work."""
+    case = ROOT / "tests" / "cases" / "projects_hip_switch.cu"
+    full = _case_scanned_both_ways(case, tmp_path)
+    counted = {api["name"]: (api["sites"], api["billed"], api["counted"]) for api in full["apis"]}
+    assert {name: counted[name] for name in ("%laneid", "__ballot_sync", "cudaDeviceSynchronize")} == {
+        "%laneid": (1, 0, 0), "__ballot_sync": (1, 0, 0), "cudaDeviceSynchronize": (1, 1, 1)}
+    assert full["plan"]["readiness"]["score"] == 100 and full["plan"]["newest"] is None
+
+
+def test_what_the_projects_hip_layer_settles_is_ready(tmp_path: Path) -> None:
+    """mamba's alias.cuh: a use of `cuda::std` the project's own HIP layer aliases is settled (no work, its HIP build
+    compiles it as std's), so readiness counts it ready, not unsupported; the libcu++ include beside the switch's HIP
+    branch is out of it as no build for AMD compiles it. Only __nanosleep is work: 50%, in the full run and the
+    summary's counts alike, cold and from a filled cache. (0%: three unsupported sites, for the one billed.)"""
+    case = ROOT / "tests" / "cases" / "hip_layer_readiness.cuh"
+    shutil.copy(case, tmp_path / case.name)
+    full = scan_data(run_project(_settings(tmp_path, cache=False)))
+    full.pop("findings")
+    for cache in (False, True, True):  # cold, filling the cache, from it (the layer's files read back)
+        summary = scan_data(run_project(_settings(tmp_path, cache=cache), RunRequest(summary_only=True)))
+        summary.pop("findings", None)
+        assert summary == full
+    counted = {api["name"]: (api["sites"], api["billed"], api["counted"], api["ready"]) for api in full["apis"]}
+    assert counted == {"cuda/std/type_traits": (1, 0, 0, 0), "cuda::std": (1, 0, 1, 1), "__nanosleep": (1, 1, 1, 0)}
+    readiness = full["plan"]["readiness"]
+    assert (readiness["score"], readiness["clean_sites"], readiness["total_sites"]) == (50, 1, 2)
+    assert full["plan"]["newest"] is None
+
+
 def test_a_hip_header_the_projects_hip_branch_needs_and_the_target_lacks_is_noted(tmp_path: Path) -> None:
     """causal-conv1d's HIP branch (the #else of `#ifndef USE_ROCM`) includes <hip/hip_bf16.h>, which HIP has from 5.7:
     a note says its own HIP build needs that ROCm, where the target is older (nothing said so)."""

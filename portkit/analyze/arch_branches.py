@@ -24,11 +24,19 @@ from typing import Iterable, Iterator, NamedTuple
 from portkit.analyze.registry import Context
 from portkit.codes import API_UNKNOWN, Status
 from portkit.model import Finding, NameFacts, ParsedFile, Role, Span
+from portkit.parse.hipcc_branch import kept_test_value
 
 # What hipcc cannot compile in a branch: names HIP lacks (or not in the target), CUDA names no rule knows.
 _NVIDIA_ONLY = (Status.UNSUPPORTED, Status.REMOVED, Status.UNAVAILABLE)
 _LEFT = ("left as CUDA's test: the branch it would switch on for AMD holds inline PTX or names HIP lacks, "
          "which hipcc rejects (under hipcc the original compiled the other branch)")
+
+
+# What a test left as CUDA's reads under hipcc for AMD, and so which branch AMD compiles: its marker says it, so the
+# user knows the code of the other branch is dead there until it is ported.
+_LEFT_READS = ("Left as CUDA's test: {} under hipcc for AMD ({} undefined there), so AMD compiles {}. Port the "
+               "NVIDIA-only code, then test AMD targets (`__gfx90a__`).")
+_BRANCHES = {0: ("false", "the #elif/#else, not this branch"), 1: ("true", "this branch")}
 
 
 _VALUE_LEFT = ("left as written: a value (#define body, code) whose tests are out of sight, where __HIP_DEVICE_COMPILE__ "
@@ -113,10 +121,21 @@ def keep_nvidia_branches_off(parsed: ParsedFile, findings: Iterable[Finding], co
         if comparisons <= kept:
             break
         kept |= comparisons
+    conditions = [(o.span, o.text) for o in parsed.of(Role.PREPROCESSOR_CONDITION)]
     for finding in findings:
         if finding.span in left and finding.span in rewritten:
-            finding = dataclasses.replace(finding, fix=None, message=f"{finding.message}; {_LEFT}")
+            reads = _left_reads(finding, conditions)
+            finding = dataclasses.replace(finding, fix=None, message=f"{finding.message}; {_LEFT}",
+                                          advice=reads or finding.advice)
         yield finding
+
+
+def _left_reads(finding: Finding, conditions: list[tuple[Span, str]]) -> str:
+    """What the marker of a test left as CUDA's says: which branch hipcc for AMD compiles, where its test decides it
+    (kept_test_value); "" otherwise."""
+    test = next((text for span, text in conditions if span.start <= finding.span.start < span.end), None)
+    value = kept_test_value(test) if test is not None else None
+    return "" if value is None else _LEFT_READS.format(_BRANCHES[value][0], finding.name, _BRANCHES[value][1])
 
 
 class _Test(NamedTuple):

@@ -61,9 +61,9 @@ def keep_cuda_branches(parsed: ParsedFile, findings: Iterable[Finding], context:
             yield finding  # (a test beside HIP already says why it stays)
         elif rewritten(finding, context) or finding.status in ATTENTION_STATUSES:
             yield dataclasses.replace(finding, fix=None, message=f"{finding.message}; {CUDA_BRANCH}", advice=CUDA_BRANCH,
-                                      settled=True)
+                                      settled=True, off_amd=True)
         else:
-            yield dataclasses.replace(finding, settled=True)
+            yield dataclasses.replace(finding, settled=True, off_amd=True)
 
 
 def settle_cuda_side(parsed: ParsedFile, findings: Iterable[Finding]) -> Iterator[Finding]:
@@ -84,24 +84,25 @@ def settle_cuda_side(parsed: ParsedFile, findings: Iterable[Finding]) -> Iterato
         if finding.code == HIP_PREAMBLE:
             yield finding  # (the preamble goes where the file's code starts, which may be the branch's first line)
         elif finding.settled:
-            yield dataclasses.replace(finding, nvidia_side=True) if nvidia else finding
+            yield dataclasses.replace(finding, nvidia_side=True, off_amd=True) if nvidia else finding
         elif nvidia:
             # HIP on NVIDIA compiles it (names are renamed as anywhere), AMD never: no work for the port, and nothing
             # there makes the port less ready or asks for a marker
             yield dataclasses.replace(finding, fix=None, message=f"{finding.message}; {NVIDIA_SIDE}", advice=NVIDIA_SIDE,
-                                      settled=True, nvidia_side=True) if hazard \
-                else dataclasses.replace(finding, settled=True, nvidia_side=True)
+                                      settled=True, nvidia_side=True, off_amd=True) if hazard \
+                else dataclasses.replace(finding, settled=True, nvidia_side=True, off_amd=True)
         elif (in_group(finding.code, "api") or finding.code == CUDA_BRANCH_CODE) \
                 and within(finding.span.start, parsed.hip_switch_side):
             # Beside the project's own HIP switch: a build with it compiles the HIP branch instead. Converted and
             # marked all the same, for a build without it (a hazard there stays billed: convert leaves it).
-            yield dataclasses.replace(finding, settled=True)
+            yield dataclasses.replace(finding, settled=True, off_amd=True)
         elif finding.status is not None:
             yield finding
         elif within(finding.span.start, parsed.cuda_side):
             changes = hazard or finding.fix is not None
             yield dataclasses.replace(finding, fix=None, message=f"{finding.message}; {CUDA_BRANCH}", advice=CUDA_BRANCH,
-                                      settled=True) if changes else dataclasses.replace(finding, settled=True)
+                                      settled=True, off_amd=True) if changes \
+                else dataclasses.replace(finding, settled=True, off_amd=True)
         elif (hazard or finding.code == CUDA_BRANCH_CODE) and \
                 any(finding.span.start <= span.start < finding.span.end for span in beside_hip):
             yield dataclasses.replace(finding, settled=True)  # the test itself: its chain tests for HIP

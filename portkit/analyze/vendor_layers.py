@@ -26,7 +26,7 @@ def leave_other_vendors_layer(parsed: ParsedFile, findings: Iterable[Finding]) -
         return
     for finding in findings:
         yield dataclasses.replace(finding, fix=None, message=f"{finding.message}; {OTHER_VENDORS_LAYER}",
-                                  advice=OTHER_VENDORS_LAYER, settled=True)
+                                  advice=OTHER_VENDORS_LAYER, settled=True, off_amd=True)
 
 
 def for_another_compiler(finding: Finding) -> bool:

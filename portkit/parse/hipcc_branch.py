@@ -94,6 +94,13 @@ def same_platform_macro(name: str, other: str) -> bool:
     return name in _AMD_PLATFORM and other in _AMD_PLATFORM and _AMD_PLATFORM[name] == _AMD_PLATFORM[other]
 
 
+def kept_test_value(test: str) -> Optional[int]:
+    """The truth under hipcc for AMD of a test convert leaves as written whose one use of CUDA's compiler macros is the
+    comparison it keeps (`#if __CUDA_ARCH__ >= 800`: 0, __CUDA_ARCH__ undefined there), so the converted file reads it
+    alike; None where another use may be rewritten (`defined(__CUDA_ARCH__) && ...`) or it reads anything else."""
+    return amd_value(test, cuda_kept=True) if len(_CUDA_COMPILER.findall(test)) == 1 else None
+
+
 def reads_cuda_compiler(test: str) -> bool:
     """Whether a test reads one of CUDA's compiler macros (`defined(__CUDACC__)`, `__CUDA_ARCH__ >= 700`)."""
     return _CUDA_COMPILER.search(test) is not None

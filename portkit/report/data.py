@@ -68,7 +68,7 @@ class _Totals:
         self.inline_asm = 0
         self.warp_level = 0  # uses of warp-level intrinsics and warpSize
         # per (library, name, status): sites, files, the first site's (path, line, column, code, hip, advice), the
-        # sites the effort bills, and those readiness counts
+        # sites the effort bills, those readiness counts, and those of them it counts ready (settled)
         self.apis: dict[tuple[str, str, str], list[Any]] = {}
         for key, group in groups.items():
             self._add(*key, group)
@@ -80,6 +80,7 @@ class _Totals:
         first = (path, row.line, row.column)
         billed = sum(r.billed for _, r in group)
         counted = sum(r.counted for _, r in group)
+        ready = sum(r.ready for _, r in group)
         self.codes[code] += count
         self.code_billed[code] += billed
         self.code_files[code] |= files
@@ -100,12 +101,13 @@ class _Totals:
         site = (*first, code, row.hip, row.advice)
         api = self.apis.get((library, name, status))
         if api is None:
-            self.apis[(library, name, status)] = [count, files, site, billed, counted]
+            self.apis[(library, name, status)] = [count, files, site, billed, counted, ready]
             return
         api[0] += count
         api[1] |= files
         api[3] += billed
         api[4] += counted
+        api[5] += ready
         if site[:4] < api[2][:4]:
             api[2] = site
 
@@ -143,13 +145,14 @@ def _apis(result: ScanResult, totals: _Totals) -> list[dict[str, Any]]:
     for the target; `roc` the roc* library's spelling where the target has it.
     """
     rows = []
-    for (library, name, status), (sites, files, first, billed, counted) in totals.apis.items():
+    for (library, name, status), (sites, files, first, billed, counted, ready) in totals.apis.items():
         rule = result.rules.find(name)
         roc = rule.roc if rule is not None and rule.roc and rule.roc_available(result.target) else ""
         rows.append({
             "name": name, "library": library, "kind": rule.kind if rule is not None else None,
             "status": status, "code": first[3], "hip": first[4] or None, "roc": roc or None,
-            "sites": sites, "billed": billed, "counted": counted, "files": sorted(files), "advice": first[5] or None,
+            "sites": sites, "billed": billed, "counted": counted, "ready": ready, "files": sorted(files),
+            "advice": first[5] or None,
         })
     return sorted(rows, key=lambda r: (r["library"], _STATUS_ORDER[r["status"]], r["name"]))
 

@@ -37,11 +37,14 @@ def effort_model() -> dict[str, Any]:
 
 
 def readiness(data: dict[str, Any]) -> dict[str, Any]:
-    """The share of sites that port by renaming alone; none in the project's NVIDIA side (apis[].counted), which no
-    build for AMD compiles."""
+    """The share of sites that port by renaming alone, of those a build for AMD compiles (apis[].counted: none in the
+    project's NVIDIA side, its CUDA branch beside its HIP branch or the CUDA side of its own HIP switch). A settled one
+    there (apis[].ready: the project's own HIP layer maps it) is ready whatever its status: the estimate bills it no
+    work either."""
     by_status = collections.Counter(data["summary"]["sites_by_status"])
     for api in data["apis"]:
-        by_status[api["status"]] -= api["sites"] - api["counted"]
+        by_status[api["status"]] -= api["sites"] - api["counted"] + api["ready"]
+        by_status[_SUPPORTED] += api["ready"]
     total = sum(by_status.values())
     clean = by_status.get(Status.SUPPORTED.value, 0)
     score = round(100 * clean / total) if total else 100
@@ -240,8 +243,8 @@ def at_newest(data: dict[str, Any], rules: RuleDatabase) -> dict[str, Any] | Non
     for api in data["apis"]:
         rule = rules.find(api["name"])
         status = api["status"]
-        if rule is not None and api["counted"] and resolve(rule, here).status.value == status:
-            # the target alone decides it, and a build for AMD compiles some of its sites
+        if rule is not None and api["counted"] > api["ready"] and resolve(rule, here).status.value == status:
+            # the target alone decides it, and a build for AMD compiles some of its sites that are work
             status = resolve(rule, newest).status.value
             if status != api["status"]:
                 by_status[api["status"]] -= api["sites"]
