@@ -1785,6 +1785,29 @@ def test_the_cuda_compiler_id_in_a_generator_expression_or_a_regex_is_hips_and_m
     assert (tmp_path / "build" / "ids.txt").read_text() == "nvcc= both=yes id=Clang"
 
 
+def test_a_note_below_an_added_line_keeps_its_own_input_line(tmp_path: Path, database) -> None:
+    """convert adds `set_source_files_properties(k.cu ...)` after `add_library(k k.cu)`; where the lines after that were
+    rewritten too, the added line took the first one's input line, and each note below it was reported one line too
+    far down the original (the marker on `CMAKE_CUDA_FLAGS`'s line 4 said line 5, where scan lists line 4). Now each
+    rewritten line is paired with the original line most like it, and the notes' lines are the lines scan lists."""
+    from portkit.convert.cmake_files import convert_cmake
+
+    text = ("cmake_minimum_required(VERSION 3.21)\nproject(demo LANGUAGES CXX CUDA)\nadd_library(k SHARED k.cu)\n"
+            'set(CMAKE_CUDA_FLAGS "${CMAKE_CUDA_FLAGS} -Xptxas -v")\n'
+            'message(STATUS "CUDA ${CUDAToolkit_INCLUDE_DIRS} ${CUDAToolkit_VERSION} ${CMAKE_CUDA_HOST_COMPILER}")\n'
+            "target_link_libraries(k PRIVATE CUDA::cudart ${CUDA_cupti_LIBRARY})\n")
+    result = convert_cmake(text, database, target=HIP52)
+    lines = result.text.splitlines()
+    assert lines[3] == "set_source_files_properties(k.cu PROPERTIES LANGUAGE HIP)", result.text
+    noted = {(n.input_line, n.message.split(":")[0]) for n in result.notes}
+    assert noted == {(4, "-Xptxas -v"), (5, "CUDAToolkit_VERSION"), (5, "CMAKE_CUDA_HOST_COMPILER"),
+                     (6, "CUDA_cupti_LIBRARY")}, result.notes
+    assert all(text.splitlines()[n.input_line - 1].split("(")[0] == lines[n.line - 1].split("(")[0]
+               for n in result.notes), result.notes
+    listed = _scan_cmake(tmp_path, text)
+    assert all(any(name in finding for finding in listed.get(line, [])) for line, name in noted), listed
+
+
 # bitsandbytes' shape: a CUDA branch convert rewrites beside the project's own HIP branch, which finds and links its
 # HIP libraries itself, with a comment that names one it leaves out.
 CUDA_AND_OWN_HIP_BRANCH = """cmake_minimum_required(VERSION 3.21)
