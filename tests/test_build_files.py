@@ -1808,6 +1808,38 @@ def test_a_note_below_an_added_line_keeps_its_own_input_line(tmp_path: Path, dat
     assert all(any(name in finding for finding in listed.get(line, [])) for line, name in noted), listed
 
 
+def test_an_nvidia_compiler_id_test_stays_off_for_clang_in_both_generator_expressions(tmp_path: Path, database) -> None:
+    """`$<COMPILE_LANG_AND_ID:CUDA,NVIDIA>` became `$<COMPILE_LANG_AND_ID:HIP,Clang>`, unmarked, so the nvcc-only option
+    it guards went to clang (hipcc stopped: "unknown argument"), while `$<CUDA_COMPILER_ID:NVIDIA>` became
+    `$<HIP_COMPILER_ID:NVIDIA>`, off, with a marker. One policy now (docs/convert.md): the language is HIP's, the id
+    NVIDIA stays, so both are false under hipcc, and both are marked (PK403) and listed by scan; a test that lists
+    Clang too is true there, with the advice to check the branch."""
+    from portkit.convert.cmake_files import convert_cmake
+
+    require_tool("cmake")
+    require_tool("hipcc")
+    text = ("cmake_minimum_required(VERSION 3.21)\nproject(demo LANGUAGES CXX CUDA)\nadd_library(k SHARED k.cu)\n"
+            "target_compile_options(k PRIVATE $<$<COMPILE_LANG_AND_ID:CUDA,NVIDIA>:--keep-device-functions>)\n"
+            "target_compile_options(k PRIVATE $<$<CUDA_COMPILER_ID:NVIDIA>:--keep-device-functions>)\n"
+            "target_compile_options(k PRIVATE $<$<COMPILE_LANG_AND_ID:CUDA,NVIDIA,Clang>:-DBOTH=1>)\n")
+    result = convert_cmake(text, database, target=HIP52)
+    assert sorted((n.input_line, n.code, n.message.split(": ")[0], "never NVIDIA" in n.message) for n in result.notes) == [
+        (4, "PK403", "$<COMPILE_LANG_AND_ID:CUDA,NVIDIA>", True), (5, "PK403", "$<CUDA_COMPILER_ID:NVIDIA>", True),
+        (6, "PK403", "$<COMPILE_LANG_AND_ID:CUDA,NVIDIA,Clang>", False)], result.notes
+    assert "target_compile_options(k PRIVATE $<$<COMPILE_LANG_AND_ID:HIP,NVIDIA>:--keep-device-functions>)" in result.text
+    assert convert_cmake(result.text, database, target=HIP52).text == result.text
+    listed = _scan_cmake(tmp_path, text)
+    assert "PK403 $<COMPILE_LANG_AND_ID:CUDA,NVIDIA>" in listed[4] and "PK403 $<CUDA_COMPILER_ID:NVIDIA>" in listed[5]
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "CMakeLists.txt").write_text(text)
+    (tmp_path / "src" / "k.cu").write_text("__global__ void k(float *x) { x[threadIdx.x] = BOTH; }\n")
+    _portkit_convert(tmp_path / "src", tmp_path / "out", "--cmake-hipcc")
+    _run(["cmake", "-S", "out", "-B", "build", "-DCMAKE_CXX_COMPILER=hipcc", "-DCMAKE_HIP_ARCHITECTURES=gfx90a"],
+         tmp_path, HIP_PLATFORM="amd")
+    built = _run(["make", "-C", "build", "VERBOSE=1"], tmp_path, HIP_PLATFORM="amd")
+    assert "-DBOTH=1" in built.stdout and "--keep-device-functions" not in built.stdout, built.stdout
+
+
 # bitsandbytes' shape: a CUDA branch convert rewrites beside the project's own HIP branch, which finds and links its
 # HIP libraries itself, with a comment that names one it leaves out.
 CUDA_AND_OWN_HIP_BRANCH = """cmake_minimum_required(VERSION 3.21)

@@ -215,6 +215,9 @@ _COMPARED = r'"?(?:\$\{{)?{left}\}}?"?\s+(?P<{operator}>STREQUAL|MATCHES|EQUAL)\
 # A generator expression of the CUDA language's (`$<CUDA_COMPILER_ID:NVIDIA,Clang>`): <NAME> (group 1), the values
 # it compares with (group 2, where it compares). The literal first, as those above.
 CUDA_GENEX = re.compile(r"\$<CUDA_(\w+)(?::([^<>]*))?>")
+# A language generator expression: which one (group 1) and its arguments (group 2): for *_LANG_AND_ID the language,
+# then the compiler ids.
+LANGUAGE_GENEX = re.compile(r"\$<((?:COMPILE|LINK)_LANG(?:UAGE|_AND_ID)):([^>]*)>")
 
 
 def _holds(operator: str, left: str, right: str) -> bool:
@@ -254,6 +257,11 @@ def nvcc_value_tests(code: str) -> Iterable[tuple[int, str, str]]:
             compared = genex.group(2).split(",") if genex.group(1) == name and genex.group(2) else []
             if any(nvcc in compared for nvcc in values.nvcc):
                 yield genex.start(), genex.group(), values.advice_hip if values.hip in compared else values.advice
+        if name == "COMPILER_ID":  # `$<COMPILE_LANG_AND_ID:CUDA,NVIDIA>` tests the same id
+            for genex in LANGUAGE_GENEX.finditer(code):
+                language, *compared = [word.strip() for word in genex.group(2).split(",")]
+                if genex.group(1).endswith("_AND_ID") and language == "CUDA" and any(n in compared for n in values.nvcc):
+                    yield genex.start(), genex.group(), values.advice_hip if values.hip in compared else values.advice
 
 
 def _nvcc_value_tests(file: TextFile, code: str, lines: LineIndex[str]) -> Iterable[Finding]:

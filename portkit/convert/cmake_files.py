@@ -61,6 +61,7 @@ def convert_cmake(text: str, rules: RuleDatabase, offload_arch: tuple[str, ...] 
     rw = Rewriter(text)
     rewrite_findcuda_commands(rw, rules, target, facts)
     pick_cu_sources_of_variables(rw, module)
+    _nvcc_value_tests(rw)
     _cmake_language(rw)
     _cmake_architectures(rw, facts, offload_arch)
     note_patterns(rw, NVCC_FLAG, "cmake")
@@ -72,6 +73,13 @@ def convert_cmake(text: str, rules: RuleDatabase, offload_arch: tuple[str, ...] 
     if hipcc_as_cxx:
         _hip_as_cxx(rw, facts)
     return rw.finish()
+
+
+def _nvcc_value_tests(rw: Rewriter) -> None:
+    """A marker on each test of nvcc's value (`CMAKE_CUDA_COMPILER_ID STREQUAL "NVIDIA"`, `$<CUDA_COMPILER_ID:NVIDIA>`,
+    `$<COMPILE_LANG_AND_ID:CUDA,NVIDIA>`), found before the language is renamed: false under HIP, or true for clang too."""
+    for offset, test, advice in nvcc_value_tests(blank(rw.text, rw.comment)):
+        rw.note(offset, NVCC_FLAG, f"{test}: {advice}")
 
 
 def _cmake_language(rw: Rewriter) -> None:
@@ -138,8 +146,6 @@ def _cmake_architectures(rw: Rewriter, facts: BuildFacts, offload_arch: tuple[st
             return f"CMAKE_HIP_{match.group(1)}"
         return rw.kept(match.group(), NVCC_FLAG, f"{match.group()}: {advice}")
 
-    for offset, test, advice in nvcc_value_tests(blank(rw.text, rw.comment)):  # false once the variable is HIP's
-        rw.note(offset, NVCC_FLAG, f"{test}: {advice}")
     rw.sub(CMAKE_CUDA_VARIABLE, language_variable)
     # $<CUDA_COMPILER_ID:...> is false in a project without the CUDA language, whatever the compiler: HIP's own.
     rw.sub(CUDA_GENEX, lambda m: "$<HIP_" + m.group()[len("$<CUDA_"):] if m.group(1) in facts.cmake_hip_genexes
