@@ -1723,6 +1723,49 @@ def test_a_cuda_compiler_version_test_is_marked_not_made_clangs(tmp_path: Path, 
     assert "path=older" in configured.stdout, configured.stdout
 
 
+def test_the_cuda_compiler_version_generator_expression_is_marked_and_listed(tmp_path: Path, database) -> None:
+    """`$<CUDA_COMPILER_VERSION>` stayed as written, unmarked and unlisted: empty in the HIP project, so
+    `$<VERSION_GREATER_EQUAL:$<CUDA_COMPILER_VERSION>,12.0>` silently took the older CUDA's path. It stays (HIP's would
+    be clang's version, not a CUDA release), with the PK403 marker CMAKE_CUDA_COMPILER_VERSION gets, and scan lists it."""
+    from portkit.convert.cmake_files import convert_cmake
+
+    require_tool("cmake")
+    text = ("add_library(app INTERFACE)\n"
+            'file(GENERATE OUTPUT v.txt CONTENT "new=$<VERSION_GREATER_EQUAL:$<CUDA_COMPILER_VERSION>,12.0>" TARGET app)\n')
+    result = convert_cmake(text, database, target=HIP52)
+    assert [(n.input_line, n.code, n.message.split(":")[0]) for n in result.notes] == [
+        (2, "PK403", "$<CUDA_COMPILER_VERSION>")], result.notes
+    assert "clang's version" in result.notes[0].message
+    assert [line for line in result.text.splitlines() if not line.startswith("# portkit: ")] == text.splitlines()
+    assert convert_cmake(result.text, database, target=HIP52).text == result.text
+    assert "PK403 $<CUDA_COMPILER_VERSION>" in _scan_cmake(tmp_path, text)[2]
+    (tmp_path / "CMakeLists.txt").write_text("cmake_minimum_required(VERSION 3.21)\nproject(p LANGUAGES NONE)\n"
+                                             + result.text)
+    _run(["cmake", "-S", ".", "-B", "build", "-DCMAKE_HIP_COMPILER_VERSION=15.0.0"], tmp_path)
+    assert (tmp_path / "build" / "v.txt").read_text() == "new=0"  # the test the marker is about: false under HIP
+
+
+def test_a_version_picked_by_place_from_nvccs_output_is_marked(tmp_path: Path) -> None:
+    """`$(shell $(NVCC) --version | tail -1)` (nvcc's "Build cuda_12.4.r12.4/compiler...") was not marked: only a read
+    of the word `release` counted. A part taken by its place (tail, head, cut, awk, sed) is nvcc's version too, and
+    hipcc prints another; a test for a word of hipcc's (`| grep -c clang`) is still none."""
+    require_tool("make")
+    require_tool("hipcc")
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "Makefile").write_text(
+        "NVCC = nvcc\nBUILD := $(shell $(NVCC) --version | tail -1)\nMAJOR := $(shell $(NVCC) --version | awk '{print $$5}')\n"
+        "CLANG := $(shell $(NVCC) --version 2>/dev/null | grep -c clang)\nshow:\n\t@echo \"build=[$(BUILD)] clang=[$(CLANG)]\"\n")
+    _portkit_convert(tmp_path / "in", tmp_path / "out")
+    converted = (tmp_path / "out" / "Makefile").read_text()
+    marked = [i for i, line in enumerate(converted.splitlines()) if line.startswith("# portkit: PK403 $(NVCC) --version")]
+    assert [converted.splitlines()[i + 1].split(" :=")[0] for i in marked] == ["BUILD", "MAJOR"], converted
+    listed = _scan_lines(tmp_path / "in", "Makefile")
+    assert "PK403 $(NVCC) --version" in listed[2] and "PK403 $(NVCC) --version" in listed[3], listed
+    assert not any(f.startswith("PK403") for f in listed.get(4, [])), listed
+    shown = _run(["make", "-s", "show"], tmp_path / "out").stdout
+    assert "clang=[1]" in shown and "build=[Build cuda" not in shown, shown  # hipcc's last line, not nvcc's
+
+
 def test_a_test_of_the_cuda_compiler_id_against_nvidia_is_marked_and_listed(tmp_path: Path, database) -> None:
     """`if(CMAKE_CUDA_COMPILER_ID STREQUAL "NVIDIA")` became `CMAKE_HIP_COMPILER_ID STREQUAL "NVIDIA"`, silently false
     under HIP, whose compiler id is Clang: the nvcc branch was skipped unmarked. Now each such test (either operand

@@ -11,7 +11,7 @@ from portkit.codes import (CODES, CUDA_PATH, FIND_CUDA, FINDCUDA_COMMAND, FINDCU
                            RULE_CODES)
 from portkit.model import Finding, Position, Span
 from portkit.rules import Rule, RuleDatabase, Target
-from portkit.rules.build_facts import FindCudaCommand, FindCudaVariable, build_facts
+from portkit.rules.build_facts import BuildFacts, FindCudaCommand, FindCudaVariable, build_facts
 from portkit.textutil import LineIndex, blank
 
 # Each pattern starts with its literal text and looks behind only after it: a pattern that starts with `\b` or a
@@ -199,11 +199,19 @@ def command_arguments(call: re.Match) -> list[str]:
 CMAKE_CUDA_VARIABLE = re.compile(r"CMAKE_CUDA_(?<!\wCMAKE_CUDA_)(\w+)")
 
 
+def cuda_only_genex(facts: BuildFacts, name: str) -> str | None:
+    """The advice for a $<CUDA_<NAME>> generator expression convert keeps (`$<CUDA_COMPILER_VERSION>`: empty in a HIP
+    project, where HIP's would be clang's version, not a CUDA release), None for one it writes as HIP's or leaves."""
+    return None if name in facts.cmake_hip_genexes else facts.cmake_cuda_only(name)
+
+
 def _cmake_cuda_only(file: TextFile, code: str, lines: LineIndex[str]) -> Iterable[Finding]:
-    """CMAKE_CUDA_<NAME> variables CMake's HIP language does not define (convert keeps them, with a marker)."""
+    """CMAKE_CUDA_<NAME> variables CMake's HIP language does not define, and $<CUDA_<NAME>> generator expressions of
+    such a name (convert keeps them, with a marker)."""
     found = CODES[NVCC_FLAG]
-    for use in CMAKE_CUDA_VARIABLE.finditer(code):
-        advice = build_facts().cmake_cuda_only(use.group(1))
+    uses = [(use, build_facts().cmake_cuda_only(use.group(1))) for use in CMAKE_CUDA_VARIABLE.finditer(code)]
+    uses += [(use, cuda_only_genex(build_facts(), use.group(1))) for use in CUDA_GENEX.finditer(code)]
+    for use, advice in uses:
         if advice is not None:
             span, position = text_location(lines, use.start(), len(use.group()))
             yield Finding(path=file.path, position=position, code=NVCC_FLAG, name=use.group(), severity=found.severity,

@@ -13,7 +13,7 @@ from collections import Counter
 
 from portkit.analyze.build_commands import cmake_for_gpu_compiler
 from portkit.analyze.builds import (CMAKE_CUDA_VARIABLE, CMAKE_FIND_CALL, CMAKE_HEADER_WORD, CUDA_GENEX,
-                                    defined_targets, nvcc_value_tests)
+                                    cuda_only_genex, defined_targets, nvcc_value_tests)
 from portkit.analyze.cmake_language import (CHECK_LANGUAGE, LANGUAGE_GENEX, LANGUAGE_PROPERTY, SOURCE_LANGUAGE,
                                             genex_arguments)
 from portkit.codes import API_UNSUPPORTED, GPU_ARCHITECTURE, NVCC_FLAG
@@ -148,8 +148,15 @@ def _cmake_architectures(rw: Rewriter, facts: BuildFacts, offload_arch: tuple[st
 
     rw.sub(CMAKE_CUDA_VARIABLE, language_variable)
     # $<CUDA_COMPILER_ID:...> is false in a project without the CUDA language, whatever the compiler: HIP's own.
-    rw.sub(CUDA_GENEX, lambda m: "$<HIP_" + m.group()[len("$<CUDA_"):] if m.group(1) in facts.cmake_hip_genexes
-           else m.group())
+    # $<CUDA_COMPILER_VERSION> stays (empty there: HIP's is clang's version, not a CUDA release), marked.
+
+    def genex(match: re.Match) -> str:
+        if match.group(1) in facts.cmake_hip_genexes:
+            return "$<HIP_" + match.group()[len("$<CUDA_"):]
+        advice = cuda_only_genex(facts, match.group(1))
+        return rw.kept(match.group(), NVCC_FLAG, f"{match.group()}: {advice}") if advice else match.group()
+
+    rw.sub(CUDA_GENEX, genex)
     rw.sub(LANGUAGE_PROPERTY, lambda m: f"HIP_{m.group(1)}")  # the property where it is read
 
 
