@@ -477,6 +477,47 @@ def test_findcuda_variables_become_find_package_hips_or_get_a_marker(database) -
     assert convert_cmake(result.text, database, target=HIP52).text == result.text
 
 
+# colmap's cmake/FindDependencies.cmake: FindCUDA for CMake before 3.17, FindCUDAToolkit after, where the project sets
+# CUDA_FOUND itself as FindCUDA would, and tests it after both.
+LEGACY_AND_TOOLKIT_CMAKE = """cmake_minimum_required(VERSION 3.21)
+project(demo LANGUAGES CXX)
+if(LEGACY)
+    find_package(CUDA QUIET)
+    if(CUDA_FOUND)
+        message(STATUS "legacy=found")
+    endif()
+else()
+    find_package(CUDAToolkit QUIET)
+    if(CUDAToolkit_FOUND)
+        set(CUDA_FOUND ON)
+    endif()
+endif()
+if(CUDA_FOUND)
+    message(STATUS "gpu=on")
+endif()
+"""
+
+
+def test_a_findcuda_variable_the_project_sets_too_is_hips_where_the_file_finds_the_module(tmp_path: Path, database) -> None:
+    """colmap: `set(CUDA_FOUND ON)` in the FindCUDAToolkit branch made CUDA_FOUND the project's own, so its legacy
+    branch's `if(CUDA_FOUND)`, right after find_package(CUDA) (now find_package(hip)), stayed CUDA's: never set, the
+    branch was skipped ("Disabling CUDA support"), half converted. Where the file finds the module that sets the
+    variable, its reads are find_package(hip)'s (hip_FOUND) in both branches; the set() stays the project's."""
+    from portkit.convert.cmake_files import convert_cmake
+
+    require_tool("cmake")
+    result = convert_cmake(LEGACY_AND_TOOLKIT_CMAKE, database, target=HIP52)
+    lines = result.text.splitlines()
+    assert [lines[4], lines[10], lines[13]] == ["    if(hip_FOUND)", "        set(CUDA_FOUND ON)", "if(hip_FOUND)"], lines
+    assert convert_cmake(result.text, database, target=HIP52).text == result.text
+    listed = _scan_cmake(tmp_path, LEGACY_AND_TOOLKIT_CMAKE)
+    assert [f for f in listed[5] if "CUDA_FOUND" in f] and [f for f in listed[14] if "CUDA_FOUND" in f], listed
+    assert not [f for f in listed.get(11, []) if "CUDA_FOUND" in f], listed
+    (tmp_path / "CMakeLists.txt").write_text(result.text)
+    configured = _run(["cmake", "-S", ".", "-B", "build", "-DLEGACY=ON"], tmp_path).stdout
+    assert "legacy=found" in configured and "gpu=on" in configured, configured
+
+
 def test_a_findcuda_project_configures_with_its_gpu_option_on(tmp_path: Path) -> None:
     """warp-ctc: `option(WITH_GPU ... ${CUDA_FOUND})` was off after convert, and the project configured without
     its GPU library; now it is on and the library links hiprand. Converting the output again changes nothing."""

@@ -153,16 +153,36 @@ _WRITTEN = re.compile(rf"\bstring\s*\(\s*(?:REGEX\s+(?:MATCH|MATCHALL)\s+{_ARGUM
                       rf"|\bfile\s*\(\s*(?:STRINGS|READ)\s+{_ARGUMENT}\s+(\w+)", re.I)
 
 
-def assigned_variables(text: str) -> set[str]:
-    """The variables a CMake file sets (`text`: its comments blanked)."""
-    return ({m.group(1) or m.group(2) for m in _ASSIGNED.finditer(text)}
-            | {next(name for name in m.groups() if name) for m in _WRITTEN.finditer(text)})
+# find_package() of FindCUDA (CUDA) or FindCUDAToolkit, the module.
+_FINDS_CUDA = re.compile(r"\bfind_package\s*\(\s*(CUDAToolkit|CUDA)\b", re.I)
+
+
+def assigned_variables(text: str, original: str | None = None) -> set[str]:
+    """The variables a CMake file sets (`text`: its comments blanked), but one of a CUDA module's that find_package(hip)
+    has a variable for where the file finds that module too (`original`: the file as the project wrote it, comments
+    blanked; `text` where None): colmap sets CUDA_FOUND after find_package(CUDAToolkit), as find_package(CUDA) does in
+    its other branch, and tests it after both; made hip_FOUND everywhere, both branches are HIP's."""
+    assigned = ({m.group(1) or m.group(2) for m in _ASSIGNED.finditer(text)}
+                | {next(name for name in m.groups() if name) for m in _WRITTEN.finditer(text)})
+    modules = {"FindCUDAToolkit" if m.group(1).lower() == "cudatoolkit" else "FindCUDA"
+               for m in _FINDS_CUDA.finditer(text if original is None else original)}
+    facts = build_facts()
+    return {name for name in assigned if (variable := facts.findcuda_variable(name)) is None or not variable.hip
+            or variable.module not in modules}
+
+
+# A command whose next argument is the variable it sets (as _ASSIGNED).
+_ASSIGNING = re.compile(r"(?:\b(?:set|option|find_library|find_path|find_file|find_program)\s*\("
+                        r"|\blist\s*\(\s*(?:APPEND|PREPEND|INSERT|REMOVE_\w+))\s*\Z", re.I)
 
 
 def findcuda_variable(use: re.Match, assigned: set[str]) -> FindCudaVariable | None:
-    """The FindCUDA variable a match of FINDCUDA_USES is a use of, or None: another name, or one the file sets."""
+    """The FindCUDA variable a match of FINDCUDA_USES is a use of, or None: another name, one the file sets, or the
+    name a command sets (`set(CUDA_FOUND ON)` stays the project's, where its reads are find_package(hip)'s)."""
     name = use.group("name")
-    return None if name in assigned else build_facts().findcuda_variable(name)
+    if name in assigned or _ASSIGNING.search(use.string, max(0, use.start() - 80), use.start()):
+        return None
+    return build_facts().findcuda_variable(name)
 
 
 def is_expanded(use: re.Match) -> bool:
