@@ -477,6 +477,47 @@ def test_findcuda_variables_become_find_package_hips_or_get_a_marker(database) -
     assert convert_cmake(result.text, database, target=HIP52).text == result.text
 
 
+# colmap's cmake/FindDependencies.cmake: FindCUDA for CMake before 3.17, FindCUDAToolkit after, where the project sets
+# CUDA_FOUND itself as FindCUDA would, and tests it after both.
+LEGACY_AND_TOOLKIT_CMAKE = """cmake_minimum_required(VERSION 3.21)
+project(demo LANGUAGES CXX)
+if(LEGACY)
+    find_package(CUDA QUIET)
+    if(CUDA_FOUND)
+        message(STATUS "legacy=found")
+    endif()
+else()
+    find_package(CUDAToolkit QUIET)
+    if(CUDAToolkit_FOUND)
+        set(CUDA_FOUND ON)
+    endif()
+endif()
+if(CUDA_FOUND)
+    message(STATUS "gpu=on")
+endif()
+"""
+
+
+def test_a_findcuda_variable_the_project_sets_too_is_hips_where_the_file_finds_the_module(tmp_path: Path, database) -> None:
+    """colmap: `set(CUDA_FOUND ON)` in the FindCUDAToolkit branch made CUDA_FOUND the project's own, so its legacy
+    branch's `if(CUDA_FOUND)`, right after find_package(CUDA) (now find_package(hip)), stayed CUDA's: never set, the
+    branch was skipped ("Disabling CUDA support"), half converted. Where the file finds the module that sets the
+    variable, its reads are find_package(hip)'s (hip_FOUND) in both branches; the set() stays the project's."""
+    from portkit.convert.cmake_files import convert_cmake
+
+    require_tool("cmake")
+    result = convert_cmake(LEGACY_AND_TOOLKIT_CMAKE, database, target=HIP52)
+    lines = result.text.splitlines()
+    assert [lines[4], lines[10], lines[13]] == ["    if(hip_FOUND)", "        set(CUDA_FOUND ON)", "if(hip_FOUND)"], lines
+    assert convert_cmake(result.text, database, target=HIP52).text == result.text
+    listed = _scan_cmake(tmp_path, LEGACY_AND_TOOLKIT_CMAKE)
+    assert [f for f in listed[5] if "CUDA_FOUND" in f] and [f for f in listed[14] if "CUDA_FOUND" in f], listed
+    assert not [f for f in listed.get(11, []) if "CUDA_FOUND" in f], listed
+    (tmp_path / "CMakeLists.txt").write_text(result.text)
+    configured = _run(["cmake", "-S", ".", "-B", "build", "-DLEGACY=ON"], tmp_path).stdout
+    assert "legacy=found" in configured and "gpu=on" in configured, configured
+
+
 def test_a_findcuda_project_configures_with_its_gpu_option_on(tmp_path: Path) -> None:
     """warp-ctc: `option(WITH_GPU ... ${CUDA_FOUND})` was off after convert, and the project configured without
     its GPU library; now it is on and the library links hiprand. Converting the output again changes nothing."""
@@ -1723,6 +1764,49 @@ def test_a_cuda_compiler_version_test_is_marked_not_made_clangs(tmp_path: Path, 
     assert "path=older" in configured.stdout, configured.stdout
 
 
+def test_the_cuda_compiler_version_generator_expression_is_marked_and_listed(tmp_path: Path, database) -> None:
+    """`$<CUDA_COMPILER_VERSION>` stayed as written, unmarked and unlisted: empty in the HIP project, so
+    `$<VERSION_GREATER_EQUAL:$<CUDA_COMPILER_VERSION>,12.0>` silently took the older CUDA's path. It stays (HIP's would
+    be clang's version, not a CUDA release), with the PK403 marker CMAKE_CUDA_COMPILER_VERSION gets, and scan lists it."""
+    from portkit.convert.cmake_files import convert_cmake
+
+    require_tool("cmake")
+    text = ("add_library(app INTERFACE)\n"
+            'file(GENERATE OUTPUT v.txt CONTENT "new=$<VERSION_GREATER_EQUAL:$<CUDA_COMPILER_VERSION>,12.0>" TARGET app)\n')
+    result = convert_cmake(text, database, target=HIP52)
+    assert [(n.input_line, n.code, n.message.split(":")[0]) for n in result.notes] == [
+        (2, "PK403", "$<CUDA_COMPILER_VERSION>")], result.notes
+    assert "clang's version" in result.notes[0].message
+    assert [line for line in result.text.splitlines() if not line.startswith("# portkit: ")] == text.splitlines()
+    assert convert_cmake(result.text, database, target=HIP52).text == result.text
+    assert "PK403 $<CUDA_COMPILER_VERSION>" in _scan_cmake(tmp_path, text)[2]
+    (tmp_path / "CMakeLists.txt").write_text("cmake_minimum_required(VERSION 3.21)\nproject(p LANGUAGES NONE)\n"
+                                             + result.text)
+    _run(["cmake", "-S", ".", "-B", "build", "-DCMAKE_HIP_COMPILER_VERSION=15.0.0"], tmp_path)
+    assert (tmp_path / "build" / "v.txt").read_text() == "new=0"  # the test the marker is about: false under HIP
+
+
+def test_a_version_picked_by_place_from_nvccs_output_is_marked(tmp_path: Path) -> None:
+    """`$(shell $(NVCC) --version | tail -1)` (nvcc's "Build cuda_12.4.r12.4/compiler...") was not marked: only a read
+    of the word `release` counted. A part taken by its place (tail, head, cut, awk, sed) is nvcc's version too, and
+    hipcc prints another; a test for a word of hipcc's (`| grep -c clang`) is still none."""
+    require_tool("make")
+    require_tool("hipcc")
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "Makefile").write_text(
+        "NVCC = nvcc\nBUILD := $(shell $(NVCC) --version | tail -1)\nMAJOR := $(shell $(NVCC) --version | awk '{print $$5}')\n"
+        "CLANG := $(shell $(NVCC) --version 2>/dev/null | grep -c clang)\nshow:\n\t@echo \"build=[$(BUILD)] clang=[$(CLANG)]\"\n")
+    _portkit_convert(tmp_path / "in", tmp_path / "out")
+    converted = (tmp_path / "out" / "Makefile").read_text()
+    marked = [i for i, line in enumerate(converted.splitlines()) if line.startswith("# portkit: PK403 $(NVCC) --version")]
+    assert [converted.splitlines()[i + 1].split(" :=")[0] for i in marked] == ["BUILD", "MAJOR"], converted
+    listed = _scan_lines(tmp_path / "in", "Makefile")
+    assert "PK403 $(NVCC) --version" in listed[2] and "PK403 $(NVCC) --version" in listed[3], listed
+    assert not any(f.startswith("PK403") for f in listed.get(4, [])), listed
+    shown = _run(["make", "-s", "show"], tmp_path / "out").stdout
+    assert "clang=[1]" in shown and "build=[Build cuda" not in shown, shown  # hipcc's last line, not nvcc's
+
+
 def test_a_test_of_the_cuda_compiler_id_against_nvidia_is_marked_and_listed(tmp_path: Path, database) -> None:
     """`if(CMAKE_CUDA_COMPILER_ID STREQUAL "NVIDIA")` became `CMAKE_HIP_COMPILER_ID STREQUAL "NVIDIA"`, silently false
     under HIP, whose compiler id is Clang: the nvcc branch was skipped unmarked. Now each such test (either operand
@@ -1783,6 +1867,61 @@ def test_the_cuda_compiler_id_in_a_generator_expression_or_a_regex_is_hips_and_m
     configured = _configured_as_hip(tmp_path, result.text)
     assert "regex=both" in configured and "regex=clang" in configured and "regex=nvcc" not in configured, configured
     assert (tmp_path / "build" / "ids.txt").read_text() == "nvcc= both=yes id=Clang"
+
+
+def test_a_note_below_an_added_line_keeps_its_own_input_line(tmp_path: Path, database) -> None:
+    """convert adds `set_source_files_properties(k.cu ...)` after `add_library(k k.cu)`; where the lines after that were
+    rewritten too, the added line took the first one's input line, and each note below it was reported one line too
+    far down the original (the marker on `CMAKE_CUDA_FLAGS`'s line 4 said line 5, where scan lists line 4). Now each
+    rewritten line is paired with the original line most like it, and the notes' lines are the lines scan lists."""
+    from portkit.convert.cmake_files import convert_cmake
+
+    text = ("cmake_minimum_required(VERSION 3.21)\nproject(demo LANGUAGES CXX CUDA)\nadd_library(k SHARED k.cu)\n"
+            'set(CMAKE_CUDA_FLAGS "${CMAKE_CUDA_FLAGS} -Xptxas -v")\n'
+            'message(STATUS "CUDA ${CUDAToolkit_INCLUDE_DIRS} ${CUDAToolkit_VERSION} ${CMAKE_CUDA_HOST_COMPILER}")\n'
+            "target_link_libraries(k PRIVATE CUDA::cudart ${CUDA_cupti_LIBRARY})\n")
+    result = convert_cmake(text, database, target=HIP52)
+    lines = result.text.splitlines()
+    assert lines[3] == "set_source_files_properties(k.cu PROPERTIES LANGUAGE HIP)", result.text
+    noted = {(n.input_line, n.message.split(":")[0]) for n in result.notes}
+    assert noted == {(4, "-Xptxas -v"), (5, "CUDAToolkit_VERSION"), (5, "CMAKE_CUDA_HOST_COMPILER"),
+                     (6, "CUDA_cupti_LIBRARY")}, result.notes
+    assert all(text.splitlines()[n.input_line - 1].split("(")[0] == lines[n.line - 1].split("(")[0]
+               for n in result.notes), result.notes
+    listed = _scan_cmake(tmp_path, text)
+    assert all(any(name in finding for finding in listed.get(line, [])) for line, name in noted), listed
+
+
+def test_an_nvidia_compiler_id_test_stays_off_for_clang_in_both_generator_expressions(tmp_path: Path, database) -> None:
+    """`$<COMPILE_LANG_AND_ID:CUDA,NVIDIA>` became `$<COMPILE_LANG_AND_ID:HIP,Clang>`, unmarked, so the nvcc-only option
+    it guards went to clang (hipcc stopped: "unknown argument"), while `$<CUDA_COMPILER_ID:NVIDIA>` became
+    `$<HIP_COMPILER_ID:NVIDIA>`, off, with a marker. One policy now (docs/convert.md): the language is HIP's, the id
+    NVIDIA stays, so both are false under hipcc, and both are marked (PK403) and listed by scan; a test that lists
+    Clang too is true there, with the advice to check the branch."""
+    from portkit.convert.cmake_files import convert_cmake
+
+    require_tool("cmake")
+    require_tool("hipcc")
+    text = ("cmake_minimum_required(VERSION 3.21)\nproject(demo LANGUAGES CXX CUDA)\nadd_library(k SHARED k.cu)\n"
+            "target_compile_options(k PRIVATE $<$<COMPILE_LANG_AND_ID:CUDA,NVIDIA>:--keep-device-functions>)\n"
+            "target_compile_options(k PRIVATE $<$<CUDA_COMPILER_ID:NVIDIA>:--keep-device-functions>)\n"
+            "target_compile_options(k PRIVATE $<$<COMPILE_LANG_AND_ID:CUDA,NVIDIA,Clang>:-DBOTH=1>)\n")
+    result = convert_cmake(text, database, target=HIP52)
+    assert sorted((n.input_line, n.code, n.message.split(": ")[0], "never NVIDIA" in n.message) for n in result.notes) == [
+        (4, "PK403", "$<COMPILE_LANG_AND_ID:CUDA,NVIDIA>", True), (5, "PK403", "$<CUDA_COMPILER_ID:NVIDIA>", True),
+        (6, "PK403", "$<COMPILE_LANG_AND_ID:CUDA,NVIDIA,Clang>", False)], result.notes
+    assert "target_compile_options(k PRIVATE $<$<COMPILE_LANG_AND_ID:HIP,NVIDIA>:--keep-device-functions>)" in result.text
+    assert convert_cmake(result.text, database, target=HIP52).text == result.text
+    listed = _scan_cmake(tmp_path, text)
+    assert "PK403 $<COMPILE_LANG_AND_ID:CUDA,NVIDIA>" in listed[4] and "PK403 $<CUDA_COMPILER_ID:NVIDIA>" in listed[5]
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "CMakeLists.txt").write_text(text)
+    (tmp_path / "src" / "k.cu").write_text("__global__ void k(float *x) { x[threadIdx.x] = BOTH; }\n")
+    _portkit_convert(tmp_path / "src", tmp_path / "out", "--cmake-hipcc")
+    _run(["cmake", "-S", "out", "-B", "build", "-DCMAKE_CXX_COMPILER=hipcc", "-DCMAKE_HIP_ARCHITECTURES=gfx90a"],
+         tmp_path, HIP_PLATFORM="amd")
+    built = _run(["make", "-C", "build", "VERBOSE=1"], tmp_path, HIP_PLATFORM="amd")
+    assert "-DBOTH=1" in built.stdout and "--keep-device-functions" not in built.stdout, built.stdout
 
 
 # bitsandbytes' shape: a CUDA branch convert rewrites beside the project's own HIP branch, which finds and links its

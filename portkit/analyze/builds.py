@@ -11,7 +11,7 @@ from portkit.codes import (CODES, CUDA_PATH, FIND_CUDA, FINDCUDA_COMMAND, FINDCU
                            RULE_CODES)
 from portkit.model import Finding, Position, Span
 from portkit.rules import Rule, RuleDatabase, Target
-from portkit.rules.build_facts import FindCudaCommand, FindCudaVariable, build_facts
+from portkit.rules.build_facts import BuildFacts, FindCudaCommand, FindCudaVariable, build_facts
 from portkit.textutil import LineIndex, blank
 
 # Each pattern starts with its literal text and looks behind only after it: a pattern that starts with `\b` or a
@@ -153,16 +153,36 @@ _WRITTEN = re.compile(rf"\bstring\s*\(\s*(?:REGEX\s+(?:MATCH|MATCHALL)\s+{_ARGUM
                       rf"|\bfile\s*\(\s*(?:STRINGS|READ)\s+{_ARGUMENT}\s+(\w+)", re.I)
 
 
-def assigned_variables(text: str) -> set[str]:
-    """The variables a CMake file sets (`text`: its comments blanked)."""
-    return ({m.group(1) or m.group(2) for m in _ASSIGNED.finditer(text)}
-            | {next(name for name in m.groups() if name) for m in _WRITTEN.finditer(text)})
+# find_package() of FindCUDA (CUDA) or FindCUDAToolkit, the module.
+_FINDS_CUDA = re.compile(r"\bfind_package\s*\(\s*(CUDAToolkit|CUDA)\b", re.I)
+
+
+def assigned_variables(text: str, original: str | None = None) -> set[str]:
+    """The variables a CMake file sets (`text`: its comments blanked), but one of a CUDA module's that find_package(hip)
+    has a variable for where the file finds that module too (`original`: the file as the project wrote it, comments
+    blanked; `text` where None): colmap sets CUDA_FOUND after find_package(CUDAToolkit), as find_package(CUDA) does in
+    its other branch, and tests it after both; made hip_FOUND everywhere, both branches are HIP's."""
+    assigned = ({m.group(1) or m.group(2) for m in _ASSIGNED.finditer(text)}
+                | {next(name for name in m.groups() if name) for m in _WRITTEN.finditer(text)})
+    modules = {"FindCUDAToolkit" if m.group(1).lower() == "cudatoolkit" else "FindCUDA"
+               for m in _FINDS_CUDA.finditer(text if original is None else original)}
+    facts = build_facts()
+    return {name for name in assigned if (variable := facts.findcuda_variable(name)) is None or not variable.hip
+            or variable.module not in modules}
+
+
+# A command whose next argument is the variable it sets (as _ASSIGNED).
+_ASSIGNING = re.compile(r"(?:\b(?:set|option|find_library|find_path|find_file|find_program)\s*\("
+                        r"|\blist\s*\(\s*(?:APPEND|PREPEND|INSERT|REMOVE_\w+))\s*\Z", re.I)
 
 
 def findcuda_variable(use: re.Match, assigned: set[str]) -> FindCudaVariable | None:
-    """The FindCUDA variable a match of FINDCUDA_USES is a use of, or None: another name, or one the file sets."""
+    """The FindCUDA variable a match of FINDCUDA_USES is a use of, or None: another name, one the file sets, or the
+    name a command sets (`set(CUDA_FOUND ON)` stays the project's, where its reads are find_package(hip)'s)."""
     name = use.group("name")
-    return None if name in assigned else build_facts().findcuda_variable(name)
+    if name in assigned or _ASSIGNING.search(use.string, max(0, use.start() - 80), use.start()):
+        return None
+    return build_facts().findcuda_variable(name)
 
 
 def is_expanded(use: re.Match) -> bool:
@@ -199,11 +219,19 @@ def command_arguments(call: re.Match) -> list[str]:
 CMAKE_CUDA_VARIABLE = re.compile(r"CMAKE_CUDA_(?<!\wCMAKE_CUDA_)(\w+)")
 
 
+def cuda_only_genex(facts: BuildFacts, name: str) -> str | None:
+    """The advice for a $<CUDA_<NAME>> generator expression convert keeps (`$<CUDA_COMPILER_VERSION>`: empty in a HIP
+    project, where HIP's would be clang's version, not a CUDA release), None for one it writes as HIP's or leaves."""
+    return None if name in facts.cmake_hip_genexes else facts.cmake_cuda_only(name)
+
+
 def _cmake_cuda_only(file: TextFile, code: str, lines: LineIndex[str]) -> Iterable[Finding]:
-    """CMAKE_CUDA_<NAME> variables CMake's HIP language does not define (convert keeps them, with a marker)."""
+    """CMAKE_CUDA_<NAME> variables CMake's HIP language does not define, and $<CUDA_<NAME>> generator expressions of
+    such a name (convert keeps them, with a marker)."""
     found = CODES[NVCC_FLAG]
-    for use in CMAKE_CUDA_VARIABLE.finditer(code):
-        advice = build_facts().cmake_cuda_only(use.group(1))
+    uses = [(use, build_facts().cmake_cuda_only(use.group(1))) for use in CMAKE_CUDA_VARIABLE.finditer(code)]
+    uses += [(use, cuda_only_genex(build_facts(), use.group(1))) for use in CUDA_GENEX.finditer(code)]
+    for use, advice in uses:
         if advice is not None:
             span, position = text_location(lines, use.start(), len(use.group()))
             yield Finding(path=file.path, position=position, code=NVCC_FLAG, name=use.group(), severity=found.severity,
@@ -215,6 +243,9 @@ _COMPARED = r'"?(?:\$\{{)?{left}\}}?"?\s+(?P<{operator}>STREQUAL|MATCHES|EQUAL)\
 # A generator expression of the CUDA language's (`$<CUDA_COMPILER_ID:NVIDIA,Clang>`): <NAME> (group 1), the values
 # it compares with (group 2, where it compares). The literal first, as those above.
 CUDA_GENEX = re.compile(r"\$<CUDA_(\w+)(?::([^<>]*))?>")
+# A language generator expression: which one (group 1) and its arguments (group 2): for *_LANG_AND_ID the language,
+# then the compiler ids.
+LANGUAGE_GENEX = re.compile(r"\$<((?:COMPILE|LINK)_LANG(?:UAGE|_AND_ID)):([^>]*)>")
 
 
 def _holds(operator: str, left: str, right: str) -> bool:
@@ -254,6 +285,11 @@ def nvcc_value_tests(code: str) -> Iterable[tuple[int, str, str]]:
             compared = genex.group(2).split(",") if genex.group(1) == name and genex.group(2) else []
             if any(nvcc in compared for nvcc in values.nvcc):
                 yield genex.start(), genex.group(), values.advice_hip if values.hip in compared else values.advice
+        if name == "COMPILER_ID":  # `$<COMPILE_LANG_AND_ID:CUDA,NVIDIA>` tests the same id
+            for genex in LANGUAGE_GENEX.finditer(code):
+                language, *compared = [word.strip() for word in genex.group(2).split(",")]
+                if genex.group(1).endswith("_AND_ID") and language == "CUDA" and any(n in compared for n in values.nvcc):
+                    yield genex.start(), genex.group(), values.advice_hip if values.hip in compared else values.advice
 
 
 def _nvcc_value_tests(file: TextFile, code: str, lines: LineIndex[str]) -> Iterable[Finding]:

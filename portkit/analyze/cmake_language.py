@@ -7,7 +7,7 @@ import re
 from typing import Iterable
 
 from portkit.analyze.builds import (CMAKE_ARGUMENT, CMAKE_CUDA_VARIABLE, CUDA_GENEX, FINDCUDA_CALL, FINDCUDA_TARGETS,
-                                    text_location)
+                                    LANGUAGE_GENEX, text_location)
 from portkit.analyze.registry import Context, TextFile, analyzer
 from portkit.codes import CMAKE_HIP_LANGUAGE, CODES
 from portkit.model import Finding
@@ -15,10 +15,7 @@ from portkit.rules.build_facts import build_facts
 from portkit.textutil import HASH_COMMENT, LineIndex, blank
 from portkit.walk import CMAKE_SUFFIXES
 
-# A language generator expression: which one (group 1) and its arguments (group 2).
-LANGUAGE_GENEX = re.compile(r"\$<((?:COMPILE|LINK)_LANG(?:UAGE|_AND_ID)):([^>]*)>")
 _GENEX_CUDA = re.compile(r"(?<![\w-])CUDA(?![\w-])")
-_GENEX_NVIDIA = re.compile(r"(?<![\w-])NVIDIA(?![\w-])")
 # A source's or target's language set to CUDA's, and a test for CUDA's compiler.
 SOURCE_LANGUAGE = re.compile(r"\bLANGUAGE\s+CUDA\b")
 CHECK_LANGUAGE = re.compile(r"\b(check)_language\s*\(\s*CUDA\s*\)", re.I)
@@ -55,9 +52,10 @@ def included_module(path: str) -> bool:
 
 
 def genex_arguments(expression: str, arguments: str) -> str:
-    """CUDA -> HIP in a language generator expression's arguments; in *_LANG_AND_ID, nvcc's id NVIDIA -> Clang."""
-    arguments = _GENEX_CUDA.sub("HIP", arguments)
-    return _GENEX_NVIDIA.sub("Clang", arguments) if expression.endswith("_AND_ID") else arguments
+    """CUDA -> HIP in a language generator expression's arguments. The compiler ids of *_LANG_AND_ID stay: NVIDIA is
+    nvcc's, so `$<COMPILE_LANG_AND_ID:HIP,NVIDIA>` is false under hipcc (clang), and what it guards, written for nvcc,
+    stays off there, as `$<HIP_COMPILER_ID:NVIDIA>` does; the test gets a PK403 marker (builds.nvcc_value_tests)."""
+    return _GENEX_CUDA.sub("HIP", arguments)
 
 
 def literal_variables(code: str) -> set[str]:

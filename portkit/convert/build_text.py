@@ -209,9 +209,48 @@ def _input_lines(original: str, lines: list[str]) -> tuple[list[int], int]:
     written = 0
     for operation, start, end, out_start, out_end in matcher.get_opcodes():
         written += (out_end - out_start) * (operation != "equal")
-        for out in range(out_start, out_end):
-            numbers[head + out] = head + min(start + out - out_start, max(end - 1, start), len(before) - head - 1) + 1
+        if operation == "equal":
+            pairs = [start + k for k in range(end - start)]
+        else:
+            pairs = _paired(before[head + start:head + end], lines[head + out_start:head + out_end], start)
+        for out, line in zip(range(out_start, out_end), pairs):
+            numbers[head + out] = head + min(line, len(before) - head - 1) + 1
     return numbers + list(range(len(before) - tail + 1, len(before) + 1)), written
+
+
+# Past this many pairs of lines a rewritten stretch is paired in order, without comparing its lines.
+_PAIRED_AT_MOST = 4000
+
+
+def _paired(old: list[str], new: list[str], first: int) -> list[int]:
+    """For each of the `new` lines that replaced the `old` ones (numbered from `first`, 0-based), the old line it
+    rewrote, or, a line added (set_source_files_properties after add_library, in a stretch where the next line was
+    rewritten too), the old line after it: the alignment of the two in order that pairs the most alike lines, so that
+    an added line does not take the place of the line it precedes."""
+    if len(old) * len(new) > _PAIRED_AT_MOST:
+        return [first + min(k, max(len(old) - 1, 0)) for k in range(len(new))]
+    # best[i][j]: the most likeness pairing old[:i] with new[:j] in order, each line paired once or not at all.
+    best = [[0.0] * (len(new) + 1) for _ in range(len(old) + 1)]
+    for i, old_line in enumerate(old, 1):
+        for j, new_line in enumerate(new, 1):
+            alike = difflib.SequenceMatcher(None, old_line, new_line, autojunk=False).ratio()
+            best[i][j] = max(best[i - 1][j], best[i][j - 1], best[i - 1][j - 1] + alike)
+    paired: list[int | None] = [None] * len(new)
+    i, j = len(old), len(new)
+    while i and j:
+        if best[i][j] == best[i - 1][j]:
+            i -= 1
+        elif best[i][j] == best[i][j - 1]:
+            j -= 1
+        else:
+            i, j = i - 1, j - 1
+            paired[j] = first + i
+    following = first + len(old)  # an added line at the end of the stretch: the line after it
+    for k in range(len(new) - 1, -1, -1):
+        if paired[k] is None:
+            paired[k] = min(following, first + max(len(old) - 1, 0)) if k == len(new) - 1 else following
+        following = paired[k]
+    return paired
 
 
 def _notes_of(lines: list[str], origins: list[int]) -> tuple[BuildNote, ...]:

@@ -13,7 +13,7 @@ from collections import Counter
 
 from portkit.analyze.build_commands import cmake_for_gpu_compiler
 from portkit.analyze.builds import (CMAKE_CUDA_VARIABLE, CMAKE_FIND_CALL, CMAKE_HEADER_WORD, CUDA_GENEX,
-                                    defined_targets, nvcc_value_tests)
+                                    cuda_only_genex, defined_targets, nvcc_value_tests)
 from portkit.analyze.cmake_language import (CHECK_LANGUAGE, LANGUAGE_GENEX, LANGUAGE_PROPERTY, SOURCE_LANGUAGE,
                                             genex_arguments)
 from portkit.codes import API_UNSUPPORTED, GPU_ARCHITECTURE, NVCC_FLAG
@@ -61,6 +61,7 @@ def convert_cmake(text: str, rules: RuleDatabase, offload_arch: tuple[str, ...] 
     rw = Rewriter(text)
     rewrite_findcuda_commands(rw, rules, target, facts)
     pick_cu_sources_of_variables(rw, module)
+    _nvcc_value_tests(rw)
     _cmake_language(rw)
     _cmake_architectures(rw, facts, offload_arch)
     note_patterns(rw, NVCC_FLAG, "cmake")
@@ -72,6 +73,13 @@ def convert_cmake(text: str, rules: RuleDatabase, offload_arch: tuple[str, ...] 
     if hipcc_as_cxx:
         _hip_as_cxx(rw, facts)
     return rw.finish()
+
+
+def _nvcc_value_tests(rw: Rewriter) -> None:
+    """A marker on each test of nvcc's value (`CMAKE_CUDA_COMPILER_ID STREQUAL "NVIDIA"`, `$<CUDA_COMPILER_ID:NVIDIA>`,
+    `$<COMPILE_LANG_AND_ID:CUDA,NVIDIA>`), found before the language is renamed: false under HIP, or true for clang too."""
+    for offset, test, advice in nvcc_value_tests(blank(rw.text, rw.comment)):
+        rw.note(offset, NVCC_FLAG, f"{test}: {advice}")
 
 
 def _cmake_language(rw: Rewriter) -> None:
@@ -138,12 +146,17 @@ def _cmake_architectures(rw: Rewriter, facts: BuildFacts, offload_arch: tuple[st
             return f"CMAKE_HIP_{match.group(1)}"
         return rw.kept(match.group(), NVCC_FLAG, f"{match.group()}: {advice}")
 
-    for offset, test, advice in nvcc_value_tests(blank(rw.text, rw.comment)):  # false once the variable is HIP's
-        rw.note(offset, NVCC_FLAG, f"{test}: {advice}")
     rw.sub(CMAKE_CUDA_VARIABLE, language_variable)
     # $<CUDA_COMPILER_ID:...> is false in a project without the CUDA language, whatever the compiler: HIP's own.
-    rw.sub(CUDA_GENEX, lambda m: "$<HIP_" + m.group()[len("$<CUDA_"):] if m.group(1) in facts.cmake_hip_genexes
-           else m.group())
+    # $<CUDA_COMPILER_VERSION> stays (empty there: HIP's is clang's version, not a CUDA release), marked.
+
+    def genex(match: re.Match) -> str:
+        if match.group(1) in facts.cmake_hip_genexes:
+            return "$<HIP_" + match.group()[len("$<CUDA_"):]
+        advice = cuda_only_genex(facts, match.group(1))
+        return rw.kept(match.group(), NVCC_FLAG, f"{match.group()}: {advice}") if advice else match.group()
+
+    rw.sub(CUDA_GENEX, genex)
     rw.sub(LANGUAGE_PROPERTY, lambda m: f"HIP_{m.group(1)}")  # the property where it is read
 
 

@@ -23,7 +23,7 @@ from portkit.textutil import HASH_COMMENT, blank
 def rewrite_findcuda_variables(rw: Rewriter, rules: RuleDatabase, target: Target) -> None:
     """FindCUDA's variables, which find_package(hip) does not set: its own of the same meaning, the HIP library a
     library variable's `${NAME}` holds, or else a marker (scan lists the same uses: analyze/builds.py)."""
-    assigned = assigned_variables(blank(rw.text, HASH_COMMENT))
+    assigned = assigned_variables(blank(rw.text, HASH_COMMENT), blank(rw.original, HASH_COMMENT))
     facts = build_facts()
 
     def replace(use: re.Match) -> str:

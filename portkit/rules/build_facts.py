@@ -214,10 +214,14 @@ class VersionOutput:
     option: str = ""
     word: str = ""
     advice: str = ""  # why hipcc's does not say the same
+    pickers: tuple[str, ...] = ()  # programs that take a part of the output by its place (`tail -1`)
 
     def read_from(self, command: str, call: str) -> bool:
-        """Whether `command`, run in the shell call `call`, prints the version and the call reads the word from it."""
-        return self.option in command.split() and re.search(rf"\b{re.escape(self.word)}\b", call) is not None
+        """Whether `command`, run in the shell call `call`, prints the version and the call reads the word from it,
+        or a part of it by its place."""
+        picked = rf"\|\s*(?:{'|'.join(map(re.escape, self.pickers))})\b" if self.pickers else r"(?!)"
+        read = re.search(rf"\b{re.escape(self.word)}\b", call) or re.search(picked, call)
+        return self.option in command.split() and read is not None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -372,7 +376,8 @@ def _parse(data: dict) -> BuildFacts:
                       tuple(_cccl_package(entry) for entry in data["cccl_packages"]), str(data["thrust_target"]),
                       tuple(str(line) for line in data["makefile_hip_platform"]),
                       tuple(str(option) for option in data["hipcc_cxx_options"]), str(data["shell_hip_platform"]),
-                      VersionOutput(*(str(data["nvcc_version_output"][key]) for key in ("option", "word", "advice"))))
+                      VersionOutput(*(str(data["nvcc_version_output"][key]) for key in ("option", "word", "advice")),
+                                    tuple(str(p) for p in data["nvcc_version_output"]["pickers"])))
 
 
 @functools.lru_cache(maxsize=1)
