@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from portkit.parse import collect_macros, parse_source
+from portkit.parse.lexer import Layout
 from portkit.parse.macros import MacroTable
 
 CASES = sorted((Path(__file__).parent / "cases").glob("*.cu")) + sorted(
@@ -100,3 +101,14 @@ def test_a_files_macro_uses_are_found_without_a_regex_of_their_names(monkeypatch
     parsed = parse_source("a.cu", source)
     assert [o.text for o in parsed.occurrences if o.text.startswith("cuda")] == ["cudaFree", "cudaMalloc"]
     assert [p for p in compiled if b"CHECK_ONCE_HERE" in (p if isinstance(p, bytes) else p.encode())] == []
+
+
+def test_the_next_token_is_found_without_masking_the_text_where_it_is_code(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The fixes ask for the next token after each macro use and each capitalised line start (165,000 times over
+    bench/bench.py's tree A): masking a chunk of the text (two big-integer conversions) is needed only where a
+    comment, a literal or a directive comes first."""
+    layout = Layout(b"CHECK (x);\n/* c */ f();\n")
+    assert layout.next_code(layout.source, 10) == 19  # past the comment: the masked chunk
+    monkeypatch.setattr(Layout, "code_only", lambda *_: pytest.fail("a chunk was masked"))
+    assert layout.next_code(layout.source, 5) == 6
+    assert layout.next_code(bytearray(layout.source), 9) == 9
