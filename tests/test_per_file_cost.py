@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from portkit.parse import collect_macros, parse_source
+from portkit.parse.hip_switches import _ANY_HIP
 from portkit.parse.lexer import Layout
 from portkit.parse.macros import MacroTable
 
@@ -112,3 +113,15 @@ def test_the_next_token_is_found_without_masking_the_text_where_it_is_code(monke
     monkeypatch.setattr(Layout, "code_only", lambda *_: pytest.fail("a chunk was masked"))
     assert layout.next_code(layout.source, 5) == 6
     assert layout.next_code(bytearray(layout.source), 9) == 9
+
+
+def test_the_look_for_hip_code_skips_to_its_spellings() -> None:
+    """hip_switches' quick look runs over every file with an #if. A pattern that starts with `\\b` is tried at every
+    offset; one that starts with its letters is skipped to each spelling at C speed (8x faster over real code)."""
+    from re import _constants, _parser  # the engine's own reading of a pattern: what it starts with
+
+    for pattern in _ANY_HIP:
+        assert _parser.parse(pattern.pattern)[0][0] is _constants.LITERAL, pattern.pattern
+    assert [bool(any(p.search(text) for p in _ANY_HIP)) for text in (
+        b"relationship(process)", b"hipMalloc(&p, 4)", b"#include <rocblas/rocblas.h>", b"__ockl_activelane_u32()")] \
+        == [False, True, True, True]
