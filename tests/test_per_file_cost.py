@@ -6,11 +6,14 @@ macro name, a regex of all of them) fails, whatever it costs on the machine runn
 """
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
 
 from portkit.parse import collect_macros, parse_source
+from portkit.parse.hip_switches import _ANY_HIP
+from portkit.parse.lexer import Layout
 from portkit.parse.macros import MacroTable
 
 CASES = sorted((Path(__file__).parent / "cases").glob("*.cu")) + sorted(
@@ -81,3 +84,45 @@ def test_a_files_defines_are_read_without_searching_the_file_again_for_each() ->
         source = CountedBytes(b"".join(b"#define M%d %d\nint v%d;\n" % (i, i, i) for i in range(count)))
         assert len(file_definitions(source)) == count
         assert CountedBytes.searches < 40, f"{CountedBytes.searches} searches of the file for {count} #defines"
+
+
+def test_a_files_macro_uses_are_found_without_a_regex_of_their_names(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The fixes find the uses of the macros a file spells by their spellings (bytes.find): a regex of those names was
+    compiled for each new set of them (most files of a real tree have a set of their own) and tried name by name at
+    every offset of the file, 0.9 s of bench/bench.py's tree A."""
+    real_compile = re.compile
+    compiled: list[bytes | str] = []
+
+    def compile_and_note(pattern, flags=0):
+        compiled.append(pattern)
+        return real_compile(pattern, flags)
+
+    monkeypatch.setattr(re, "compile", compile_and_note)
+    source = (b"#define CHECK_ONCE_HERE(x) do { x; } while (0)\n"
+              b"void f(float *p) {\n  CHECK_ONCE_HERE(cudaFree(p))\n  cudaMalloc(&p, 4);\n}\n")
+    parsed = parse_source("a.cu", source)
+    assert [o.text for o in parsed.occurrences if o.text.startswith("cuda")] == ["cudaFree", "cudaMalloc"]
+    assert [p for p in compiled if b"CHECK_ONCE_HERE" in (p if isinstance(p, bytes) else p.encode())] == []
+
+
+def test_the_next_token_is_found_without_masking_the_text_where_it_is_code(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The fixes ask for the next token after each macro use and each capitalised line start (165,000 times over
+    bench/bench.py's tree A): masking a chunk of the text (two big-integer conversions) is needed only where a
+    comment, a literal or a directive comes first."""
+    layout = Layout(b"CHECK (x);\n/* c */ f();\n")
+    assert layout.next_code(layout.source, 10) == 19  # past the comment: the masked chunk
+    monkeypatch.setattr(Layout, "code_only", lambda *_: pytest.fail("a chunk was masked"))
+    assert layout.next_code(layout.source, 5) == 6
+    assert layout.next_code(bytearray(layout.source), 9) == 9
+
+
+def test_the_look_for_hip_code_skips_to_its_spellings() -> None:
+    """hip_switches' quick look runs over every file with an #if. A pattern that starts with `\\b` is tried at every
+    offset; one that starts with its letters is skipped to each spelling at C speed (8x faster over real code)."""
+    from re import _constants, _parser  # the engine's own reading of a pattern: what it starts with
+
+    for pattern in _ANY_HIP:
+        assert _parser.parse(pattern.pattern)[0][0] is _constants.LITERAL, pattern.pattern
+    assert [bool(any(p.search(text) for p in _ANY_HIP)) for text in (
+        b"relationship(process)", b"hipMalloc(&p, 4)", b"#include <rocblas/rocblas.h>", b"__ockl_activelane_u32()")] \
+        == [False, True, True, True]

@@ -31,8 +31,11 @@ _HIP_CODE = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*[<"](?:[^">\n]*/)?(?:hip|ro
                        rb'\b(?:hipcub|rocprim)::', re.M)
 # `(X)` or `(defined(X))`: the test inside.
 _PARENTHESES = re.compile(r"^\((.*)\)$", re.S)
-# A quick look at the whole file first: most files have none of these.
-_ANY_HIP = re.compile(rb"\bhip|\broc|amdgcn|__lane_id|__bit(?:extract|insert)_u|__AMDGCN_|__oc[km]l_")
+# A quick look at the whole file first: most files have none of these. One pattern each, every one starting with its
+# letters (a word's start checked behind them): the engine skips to each spelling at C speed, where one alternation
+# that starts with `\b` is tried at every offset (8x slower over real code).
+_ANY_HIP = tuple(re.compile(p) for p in (rb"hip(?<=\bhip)", rb"roc(?<=\broc)", rb"amdgcn", rb"__lane_id",
+                                         rb"__bit(?:extract|insert)_u", rb"__AMDGCN_", rb"__oc[km]l_"))
 
 
 def hip_switch_facts(conditions: list[Node], source: bytes, derived: Container[bytes] = (),
@@ -42,7 +45,7 @@ def hip_switch_facts(conditions: list[Node], source: bytes, derived: Container[b
     are read as HIP's (ParsedFile.nvidia_side), and no build needs it set. `hip_definitions`: where the file defines a
     CUDA name for HIP in code no pattern of HIP's names finds (`namespace cuda { namespace std = ::std; }`, its
     namespace alias of a CUDA namespace): HIP code too."""
-    if not conditions or _ANY_HIP.search(source) is None and not hip_definitions:
+    if not conditions or not any(p.search(source) for p in _ANY_HIP) and not hip_definitions:
         return {}
     groups = sorted({(g.start_byte, g.end_byte) for c in conditions if c.parent is not None
                      for g in (opening_group(c.parent),)})

@@ -23,6 +23,7 @@ IDENTIFIER = re.compile(rb"[A-Za-z_]\w*")
 SUPPRESSION = re.compile(rb"portkit:\s*ignore(?:\[([\w\s,-]*)\])?")
 _DIRECTIVE_START = re.compile(rb"^[ \t]*#", re.M)
 _BLANKS = b" \t\r\n\f\v"
+_BLANK_RUN = re.compile(rb"[ \t\r\n\f\v]*")
 _NOT_CODE = b"\0" + _BLANKS
 _ZERO_OR_FF = bytes([0x00] + [0xFF] * 255)
 _TO_SPACE = bytes(c if c in b"\r\n" else 0x20 for c in range(256))
@@ -62,6 +63,10 @@ class Layout:
 
     def next_code(self, text: bytes | bytearray, offset: int) -> int:
         """The first code byte at or after `offset` that is not blank; -1 at the end."""
+        # Most often the first byte that is not blank is code: one match finds it, no chunk is masked.
+        offset = _BLANK_RUN.match(text, offset).end()  # type: ignore[union-attr]  # a run of none matches too
+        if offset < len(text) and self.code[offset] and text[offset]:
+            return offset
         size = _CHUNK
         while offset < len(text):
             end = min(offset + size, len(text))
