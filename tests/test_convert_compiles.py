@@ -1091,3 +1091,16 @@ def test_the_architecture_read_as_a_number_in_code_is_not_the_device_pass_flag(t
     assert "__HIP_DEVICE_COMPILE__ >=" not in text
     assert "// portkit: PK320 __CUDA_ARCH__: written as AMD's device pass reads it, true" in text
 
+
+def test_a_cuda_version_test_split_across_a_statement_stays_cudas_like_the_others(tmp_path: Path, capsys) -> None:
+    """darknet's `#if CUDART_VERSION >= 10000` around `if (...) {...} else`, closed before the else's block: the
+    parse blanks that #if, and its name was renamed to HIP_VERSION (true on HIP) while the #if around the kernel kept
+    CUDA's (false): the launch was built, its kernel not. Both stay as written, and each marker says it reads 0."""
+    out = verified(tmp_path, capsys, {"split_version.cu": (
+        "#include <cuda_runtime.h>\n#if CUDART_VERSION >= 10000\n__global__ void k_new(int *p) { p[0] = 1; }\n#endif\n"
+        "void run(int *p) {\n#if CUDART_VERSION >= 10000\n    if (p)\n    {\n        k_new<<<1, 1>>>(p);\n    }\n"
+        "    else\n#endif\n    {\n    }\n}\n")})
+    text = (out / "split_version.cu").read_text()
+    assert text.count("#if CUDART_VERSION >= 10000\n") == 2 and "HIP_VERSION >=" not in text
+    reads = "// portkit: PK203 CUDART_VERSION >= 10000: CUDA's version reads 0 under hipcc: this test is false there"
+    assert text.count(reads) == 2
