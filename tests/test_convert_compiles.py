@@ -1092,3 +1092,32 @@ def test_code_under_a_macro_hips_platform_decides_is_left_unmarked_and_compiles_
     built = subprocess.run([hipcc, "--offload-arch=gfx90a", "-fsyntax-only", "-x", "hip", str(unit)],
                            capture_output=True, text=True, env={**os.environ, "HIP_PLATFORM": "amd"})
     assert built.returncode == 0, built.stderr[-3000:]
+
+
+def test_the_architecture_read_as_a_number_in_code_is_not_the_device_pass_flag(tmp_path: Path, capsys) -> None:
+    """`static_assert(__CUDA_ARCH__ >= MIN * 10)` under `#if defined(__CUDA_ARCH__)`: renamed, it compared 1 (the
+    device pass flag) with 700 and stopped AMD's build. A comparison in code, whatever it compares with and even
+    inside an #if's branch, is written as the value AMD's device pass reads, with its marker."""
+    out = verified(tmp_path, capsys, {"arch_value.cu": (
+        "#include <cuda_runtime.h>\n#define MIN_ARCH 70\n#if defined(__CUDA_ARCH__)\n"
+        "static_assert(__CUDA_ARCH__ >= MIN_ARCH * 10, \"too old\");\n#endif\n"
+        "__global__ void k(int *p) {\n#ifdef __CUDA_ARCH__\n    p[0] = __CUDA_ARCH__ >= 800 ? 2 : 1;\n#endif\n}\n")})
+    text = (out / "arch_value.cu").read_text()
+    assert "static_assert(true /* __CUDA_ARCH__ >= MIN_ARCH * 10: AMD reads as newer" in text
+    assert "p[0] = true /* __CUDA_ARCH__ >= 800: AMD reads as newer" in text
+    assert "__HIP_DEVICE_COMPILE__ >=" not in text
+    assert "// portkit: PK320 __CUDA_ARCH__: written as AMD's device pass reads it, true" in text
+
+
+def test_a_cuda_version_test_split_across_a_statement_stays_cudas_like_the_others(tmp_path: Path, capsys) -> None:
+    """darknet's `#if CUDART_VERSION >= 10000` around `if (...) {...} else`, closed before the else's block: the
+    parse blanks that #if, and its name was renamed to HIP_VERSION (true on HIP) while the #if around the kernel kept
+    CUDA's (false): the launch was built, its kernel not. Both stay as written, and each marker says it reads 0."""
+    out = verified(tmp_path, capsys, {"split_version.cu": (
+        "#include <cuda_runtime.h>\n#if CUDART_VERSION >= 10000\n__global__ void k_new(int *p) { p[0] = 1; }\n#endif\n"
+        "void run(int *p) {\n#if CUDART_VERSION >= 10000\n    if (p)\n    {\n        k_new<<<1, 1>>>(p);\n    }\n"
+        "    else\n#endif\n    {\n    }\n}\n")})
+    text = (out / "split_version.cu").read_text()
+    assert text.count("#if CUDART_VERSION >= 10000\n") == 2 and "HIP_VERSION >=" not in text
+    reads = "// portkit: PK203 CUDART_VERSION >= 10000: CUDA's version reads 0 under hipcc: this test is false there"
+    assert text.count(reads) == 2

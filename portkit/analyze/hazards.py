@@ -151,7 +151,7 @@ def compute_capability_checks(parsed: ParsedFile, context: Context) -> Iterator[
         compared = o.facts(NameFacts).valued if o.text == "__CUDA_ARCH__" else ""
         if compared and o.position.line not in valued:
             valued.add(o.position.line)
-            number = compared.split()[-1]
+            number = compared.split(maxsplit=1)[-1]  # `>= 800`, or an expression (`>= MIN_ARCH * 10`)
             nearest = f"; the nearest AMD target: {facts.describe(str(int(number) // 10))}" if number.isdigit() else ""
             reading = amd_device_reading(compared) if o.role is K.IDENTIFIER else None
             if reading is None:

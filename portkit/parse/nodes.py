@@ -422,17 +422,20 @@ def compared_with(name: Node, expression: Node | None) -> tuple[NameFacts, tuple
     if operator is None or node_text(operator) not in _FLIPPED or left is None or right is None:
         return None
     number, flip = (right, False) if left == name else (left, True)
-    if number.type != "number_literal" and not (number.type == "identifier" and CUDA_CONDITION_MACROS.fullmatch(node_text(name))):
-        return None  # a version is also compared with a named one (llama.cpp's `CUDART_VERSION >= CUDART_HMAX`), an
-        # architecture too (bitsandbytes' `__CUDA_ARCH__ >= BNB_CC_AMPERE`)
     op = _FLIPPED[node_text(operator)] if flip else node_text(operator)
     node = expression.parent
     while node is not None and node.type not in ("preproc_if", "preproc_elif"):
         node = node.parent
     condition = node.child_by_field_name("condition") if node is not None else None
-    if node is None or condition is None:  # code: the macro's value read (`__CUDA_ARCH__ >= 800 ? a : b`)
-        valued = CUDA_CONDITION_MACROS.fullmatch(node_text(name)) is not None
-        return (NameFacts(valued=f"{op} {node_text(number)}"), (node_span(expression),)) if valued else None
+    if condition is not None and not condition.start_byte <= expression.start_byte < condition.end_byte:
+        node = condition = None  # code inside an #if's branch, not its test
+    condition_macro = CUDA_CONDITION_MACROS.fullmatch(node_text(name)) is not None
+    if node is None or condition is None:  # code: the macro's value read (`__CUDA_ARCH__ >= 800 ? a : b`), with
+        # anything (`static_assert(__CUDA_ARCH__ >= MIN_ARCH * 10)`): renamed, it would compare 1 with the number
+        return (NameFacts(valued=f"{op} {node_text(number)}"), (node_span(expression),)) if condition_macro else None
+    if number.type != "number_literal" and not (number.type == "identifier" and condition_macro):
+        return None  # a version is also compared with a named one (llama.cpp's `CUDART_VERSION >= CUDART_HMAX`), an
+        # architecture too (bitsandbytes' `__CUDA_ARCH__ >= BNB_CC_AMPERE`)
     selects = True if op in (">", ">=") else False if op in ("<", "<=") else None
     facts = _branches(node, selects)._replace(compared=f"{op} {node_text(number)}", beside_hip=chain_tests_hip(name),
                                               ranged=_ranged(expression, node_text(name), op))

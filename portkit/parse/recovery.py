@@ -21,7 +21,7 @@ from typing import Callable, Iterable
 
 from tree_sitter import Node
 
-from portkit.model import CallFacts, Occurrence, Role, Span
+from portkit.model import CallFacts, NameFacts, Occurrence, Role, Span
 from portkit.parse.lexer import layout_of, word_start
 from portkit.textutil import LineIndex
 
@@ -34,6 +34,10 @@ _INSERTED = re.compile(r" \(comment\)| \(preproc_include path: \((?:system_lib_s
 _CONDITION = re.compile(rb"#[ \t]*(if|ifdef|ifndef|elif)\b[ \t]*")
 # Directives whose text holds no names: a header's path, a message, a pragma.
 _TEXT_DIRECTIVE = re.compile(rb"[ \t]*#[ \t]*(?:include|include_next|import|error|warning|pragma|line)\b")
+_TEST_DIRECTIVE = re.compile(rb"[ \t]*#[ \t]*(?:if|ifdef|ifndef|elif|elifdef|elifndef)\b")
+# A name on a conditional directive's line the fixes blanked: tested by the preprocessor, as the tree's handlers say of
+# one on an #if they parsed (a version comparison convert keeps is kept here too, whichever line the parse blanked).
+_TESTED = NameFacts(tested=True)
 _NONZERO = re.compile(rb"[^\x00]+")
 _COMPLETE_ITEM = re.compile(r"(definition|declaration|statement|^preproc_|^comment$|^linkage_specification$)")
 _ARGUMENT_TEXT_LIMIT = 80  # as the tree's calls (portkit/parse/treesitter.py)
@@ -222,6 +226,8 @@ class TokenMatcher:
     def _occurrence(self, start: int, end: int, name: str, function: str, qualified: bool) -> Occurrence:
         position = self.lines.position(start)
         opening = self.layout.next_code(self.source, end)
+        if self.layout.directive[start] and _TEST_DIRECTIVE.match(self.source, self.source.rfind(b"\n", 0, start) + 1):
+            return Occurrence(Span(start, end), Role.IDENTIFIER, name, position, function, info=_TESTED)
         if qualified or opening < 0 or self.source[opening] != ord("(") or not self.layout.is_code(start):
             return Occurrence(Span(start, end), Role.IDENTIFIER, name, position, function)
         closing = self.layout.closing(opening)
