@@ -342,11 +342,11 @@ def _empty_macros(out: bytearray, layout: Layout, table: MacroTable) -> None:
     error. The preprocessor makes it nothing: blank it with its arguments. A use that starts a statement is left to
     the statement macros' fixes."""
     source = layout.source
-    for match in _code_matches(_uses(table.empties), source, layout) if table.empties else ():
-        opening = layout.next_code(source, match.end())
+    for start, end in _code_uses(table.empties, layout):
+        opening = layout.next_code(source, end)
         closing = layout.closing(opening) if opening > 0 and source[opening] == ord("(") else -1
-        if closing > 0 and not _at_statement_start(out, layout, match.start()):
-            blank(out, match.start(), closing + 1)
+        if closing > 0 and not _at_statement_start(out, layout, start):
+            blank(out, start, closing + 1)
 
 
 def macro_spaces(source: bytes, table: MacroTable) -> MacroSpaces:
@@ -542,19 +542,18 @@ def _catch_clauses(out: bytearray, layout: Layout, table: MacroTable) -> None:
     Blank the `try` and the use (with its arguments): the block parses as a block, its code as written; what the
     handlers do is in the #define."""
     source = layout.source
-    for match in _code_matches(_uses(table.handlers), source, layout) if table.handlers else ():
-        end = match.end()
+    for start, end in _code_uses(table.handlers, layout):
         opening = layout.next_code(source, end)
-        if match.group() in table.statements and opening > 0 and source[opening] == ord("("):
+        if source[start:end] in table.statements and opening > 0 and source[opening] == ord("("):
             end = layout.closing(opening) + 1  # a function-like one's arguments
-        block_end = layout.previous_code(source, match.start())
+        block_end = layout.previous_code(source, start)
         block_start = layout.opening(block_end) if block_end >= 0 and source[block_end] == ord("}") else -1
         keyword_end = layout.previous_code(source, block_start) + 1 if block_start > 0 else 0
         keyword_start = word_start(source, keyword_end)
         if end <= 0 or keyword_end <= 0 or source[keyword_start:keyword_end] != b"try":
             continue
         blank(out, keyword_start, keyword_end)
-        blank(out, match.start(), end)
+        blank(out, start, end)
 
 
 # A built-in type as tree-sitter reads one (its primitive types), alone as a macro's argument.
