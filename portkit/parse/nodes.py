@@ -218,7 +218,11 @@ def named_value(name: Node, initializers: bool = True) -> tuple[Role, str] | Non
     if _LETTER.search(text):
         return Role.INITIALIZER, text
     loop = holder.parent if holder is not None else None  # for (int o = 16; ...): a loop's start, asked last
-    return (Role.INITIALIZER, text) if loop is not None and loop.type == "for_statement" else None
+    if loop is not None and loop.type == "for_statement":
+        return Role.INITIALIZER, text
+    declared = holder.child_by_field_name("type") if holder is not None and text[:1] in "({" else None
+    # `dim3 block(32, 8)`: a block's shape in numbers (a block of one warp per row, analyze/warp_rows.py).
+    return (Role.INITIALIZER, text) if declared is not None and declared.text == b"dim3" else None
 
 
 def _returned_constant(declarator: Node) -> tuple[Role, str] | None:
