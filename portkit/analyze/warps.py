@@ -100,13 +100,49 @@ def thread_derived(parsed: ParsedFile) -> dict[str, set[str]]:
     return derived
 
 
-def _lane_arithmetic(o: Occurrence, derived: set[str]) -> bool:
+def _lane_arithmetic(o: Occurrence, derived: set[str], constants: Mapping[str, str]) -> bool:
     """Whether a literal's expression computes a lane or warp id, or warps per block: by the names
-    involved (`tid & 31`, `BLOCK / 32`), or because a variable comes from threadIdx."""
+    involved (`tid & 31`, `BLOCK / 32`), or because a variable comes from threadIdx (and is not scaled)."""
     other, target = loads_left_out(o.facts(OperandFacts).other), o.facts(OperandFacts).target
     words = set(_WORD.findall(other))
-    return bool(LANE_OR_WARP.search(f"{other} {target}") or derived & words
+    if LANE_OR_WARP.search(f"{other} {target}"):
+        return True
+    return bool(derived & words and not _scaled_offset(other, derived, constants)
                 or o.detail in ("/", ">>") and any(BLOCK_SIZE_NAME.fullmatch(w) for w in words))
+
+
+def _top_level(text: str, separators: str) -> list[str]:
+    """`text`'s parts between the `separators` outside brackets, its enclosing parentheses left out."""
+    text = text.strip()
+    while _enclosed(text):
+        text = text[1:-1].strip()
+    parts, depth, start = [], 0, 0
+    for index, char in enumerate(text):
+        depth += (char in "([{") - (char in ")]}")
+        if depth == 0 and char in separators and index > start:
+            parts.append(text[start:index].strip())
+            start = index + 1
+    return parts + [text[start:].strip()]
+
+
+def _enclosed(text: str) -> bool:
+    """Whether `text` is one parenthesised expression: `(a * b)`, not `(a) * (b)`."""
+    depth = 0
+    for index, char in enumerate(text):
+        depth += (char == "(") - (char == ")")
+        if depth == 0:
+            return index == len(text) - 1 and index > 0
+    return False
+
+
+def _scaled_offset(other: str, derived: set[str], constants: Mapping[str, str]) -> bool:
+    """Whether each term of `other` that comes from threadIdx is multiplied by a run-time value (darknet's
+    `j*dst_align / 32`, `chan*items_per_channel / 32`): an offset in bits or items, which `/ 32` turns into 32-bit
+    words; a thread's lane or warp is its index, offset by others (`ty * blockDim.x + tx`), not scaled."""
+    threaded = [t for t in _top_level(other, "+-") if derived & set(_WORD.findall(t))]
+    return bool(threaded) and all(
+        any(_WORD.search(f) and not derived & set(_WORD.findall(f)) and evaluate(f, constants) is None
+            for f in _top_level(term, "*")) for term in threaded)
 
 
 @analyzer("source", codes=(codes.WARP_SIZE_LITERAL,), reads=(K.LITERAL, K.INITIALIZER))
@@ -118,9 +154,9 @@ def warp_size_literals(parsed: ParsedFile, context: Context) -> Iterator[Finding
                   and not _names_the_warp_size(o)]
     if not candidates:
         return  # most files: no variables to trace
-    derived = thread_derived(parsed)
+    derived, constants = thread_derived(parsed), parsed.constants
     for o in candidates:
-        if _lane_arithmetic(o, derived.get(o.function, set())):
+        if _lane_arithmetic(o, derived.get(o.function, set()), constants):
             yield hazard(parsed, o, codes.WARP_SIZE_LITERAL, f"'{o.facts(OperandFacts).other} {o.detail} {_spelled(o)}' "
                                                              "assumes 32-lane warps")
 
