@@ -280,11 +280,20 @@ def aliased_type(declared: str, aliases: Mapping[str, str]) -> str:
     return spelled
 
 
+def ballot_holder(o: Occurrence) -> str:
+    """The type a ballot's result is kept in as declared: the variable's it initialises, or the return type of the
+    function that returns it (a wrapper: darknet's `uint32_t __ballot_custom(T)`); "" for any other use."""
+    facts = o.facts(CallFacts)
+    return facts.assigned_type or facts.returned_type
+
+
 def ballot_in_32_bits(path: str, o: Occurrence, stored: str) -> Finding:
     """A ballot's 64-bit result stored in `stored`, a 32-bit type (through the aliases that name it)."""
-    declared = plain_type(o.facts(CallFacts).assigned_type)
+    declared = plain_type(ballot_holder(o))
     spelled = f"'{declared}'" if declared == stored else f"'{declared}' ({stored})"
-    return simple_finding(path, o, codes.BALLOT_IN_32_BITS, f"the 64-bit result of {o.text} is stored in {spelled}",
+    returned_by = o.facts(CallFacts).returned_by if not o.facts(CallFacts).assigned_type else ""
+    kept = f"returned as {spelled} by {returned_by}: its callers get lanes 0-31" if returned_by else f"stored in {spelled}"
+    return simple_finding(path, o, codes.BALLOT_IN_32_BITS, f"the 64-bit result of {o.text} is {kept}",
                           CODES[codes.BALLOT_IN_32_BITS].fix)
 
 
@@ -295,7 +304,7 @@ def ballots_in_32_bits(parsed: ParsedFile, context: Context) -> Iterator[Finding
     the project's to resolve: analyze/ballot_aliases.py)."""
     aliases = None
     for o in calls(parsed, BALLOTS):
-        declared = o.facts(CallFacts).assigned_type
+        declared = ballot_holder(o)
         if not declared:
             continue
         aliases = type_aliases(parsed) if aliases is None else aliases
