@@ -105,12 +105,15 @@ class Role(str, enum.Enum):
 
 class CallFacts(NamedTuple):
     """A call's (and a __launch_bounds__'s): its argument texts, and the declared type of the variable it
-    initialises or what it is assigned to (`x = f()`)."""
+    initialises or what it is assigned to (`x = f()`), or the return type of the function that returns it."""
 
     args: tuple[str, ...] = ()
     assigned_type: str = ""
     assigned_to: str = ""
     global_scope: bool = False  # `::f(x)`: the global namespace's f, not a project's namesake in its namespace
+    # `return f(x);`: the declared return type of the function that returns the call's value, and its name
+    returned_type: str = ""
+    returned_by: str = ""
 
     def arg(self, index: int) -> str:
         return self.args[index] if 0 <= index < len(self.args) else ""

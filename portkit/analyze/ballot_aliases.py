@@ -13,8 +13,8 @@ import re
 from typing import Any, Iterator, NamedTuple, Sequence
 
 from portkit.analyze.registry import Context, ProjectAnalysis, project_analysis
-from portkit.analyze.warps import BALLOTS, THIRTY_TWO_BIT_TYPES, aliased_type, ballot_in_32_bits, calls, type_aliases
-from portkit.model import CallFacts, Finding, Occurrence, ParsedFile
+from portkit.analyze.warps import BALLOTS, THIRTY_TWO_BIT_TYPES, aliased_type, ballot_holder, ballot_in_32_bits, calls, type_aliases
+from portkit.model import Finding, Occurrence, ParsedFile
 from portkit.packing import pack_occurrence, unpack_occurrence
 from portkit.textutil import within
 
@@ -30,7 +30,7 @@ def ballot_facts(parsed: ParsedFile, context: Context, findings: Sequence[Findin
     aliases = type_aliases(parsed)
     pending = []
     for o in calls(parsed, BALLOTS):
-        declared = o.facts(CallFacts).assigned_type
+        declared = ballot_holder(o)
         stored = aliased_type(declared, aliases) if declared else ""
         if stored and stored not in THIRTY_TWO_BIT_TYPES and _NAME.fullmatch(stored) and " " not in stored \
                 and not within(o.span.start, parsed.amd_only):  # the project's AMD code knows its wavefront
@@ -46,7 +46,7 @@ def resolve_pending(files: Sequence[tuple[str, BallotFacts | None]], context: Co
     agreed = {name: next(iter(found)) for name, found in definitions.items() if len(found) == 1}  # once, not per ballot
     for path, fact in files:
         for o in fact.pending if fact is not None else ():
-            stored = _project_type(aliased_type(o.facts(CallFacts).assigned_type, {}), definitions, agreed)
+            stored = _project_type(aliased_type(ballot_holder(o), {}), definitions, agreed)
             if stored in THIRTY_TWO_BIT_TYPES:
                 yield ballot_in_32_bits(path, o, stored)
 

@@ -101,13 +101,49 @@ def thread_derived(parsed: ParsedFile) -> dict[str, set[str]]:
     return derived
 
 
-def _lane_arithmetic(o: Occurrence, derived: set[str]) -> bool:
+def _lane_arithmetic(o: Occurrence, derived: set[str], constants: Mapping[str, str]) -> bool:
     """Whether a literal's expression computes a lane or warp id, or warps per block: by the names
-    involved (`tid & 31`, `BLOCK / 32`), or because a variable comes from threadIdx."""
+    involved (`tid & 31`, `BLOCK / 32`), or because a variable comes from threadIdx (and is not scaled)."""
     other, target = loads_left_out(o.facts(OperandFacts).other), o.facts(OperandFacts).target
     words = set(_WORD.findall(other))
-    return bool(LANE_OR_WARP.search(f"{other} {target}") or derived & words
+    if LANE_OR_WARP.search(f"{other} {target}"):
+        return True
+    return bool(derived & words and not _scaled_offset(other, derived, constants)
                 or o.detail in ("/", ">>") and any(BLOCK_SIZE_NAME.fullmatch(w) for w in words))
+
+
+def _top_level(text: str, separators: str) -> list[str]:
+    """`text`'s parts between the `separators` outside brackets, its enclosing parentheses left out."""
+    text = text.strip()
+    while _enclosed(text):
+        text = text[1:-1].strip()
+    parts, depth, start = [], 0, 0
+    for index, char in enumerate(text):
+        depth += (char in "([{") - (char in ")]}")
+        if depth == 0 and char in separators and index > start:
+            parts.append(text[start:index].strip())
+            start = index + 1
+    return parts + [text[start:].strip()]
+
+
+def _enclosed(text: str) -> bool:
+    """Whether `text` is one parenthesised expression: `(a * b)`, not `(a) * (b)`."""
+    depth = 0
+    for index, char in enumerate(text):
+        depth += (char == "(") - (char == ")")
+        if depth == 0:
+            return index == len(text) - 1 and index > 0
+    return False
+
+
+def _scaled_offset(other: str, derived: set[str], constants: Mapping[str, str]) -> bool:
+    """Whether each term of `other` that comes from threadIdx is multiplied by a run-time value (darknet's
+    `j*dst_align / 32`, `chan*items_per_channel / 32`): an offset in bits or items, which `/ 32` turns into 32-bit
+    words; a thread's lane or warp is its index, offset by others (`ty * blockDim.x + tx`), not scaled."""
+    threaded = [t for t in _top_level(other, "+-") if derived & set(_WORD.findall(t))]
+    return bool(threaded) and all(
+        any(_WORD.search(f) and not derived & set(_WORD.findall(f)) and evaluate(f, constants) is None
+            for f in _top_level(term, "*")) for term in threaded)
 
 
 @analyzer("source", codes=(codes.WARP_SIZE_LITERAL,), reads=(K.LITERAL, K.INITIALIZER))
@@ -119,9 +155,9 @@ def warp_size_literals(parsed: ParsedFile, context: Context) -> Iterator[Finding
                   and not _names_the_warp_size(o)]
     if not candidates:
         return  # most files: no variables to trace
-    derived = thread_derived(parsed)
+    derived, constants = thread_derived(parsed), parsed.constants
     for o in candidates:
-        if _lane_arithmetic(o, derived.get(o.function, set())):
+        if _lane_arithmetic(o, derived.get(o.function, set()), constants):
             yield _literal_hazard(parsed, o, f"'{o.facts(OperandFacts).other} {o.detail} {_spelled(o)}' assumes 32-lane warps")
 
 
@@ -252,11 +288,20 @@ def aliased_type(declared: str, aliases: Mapping[str, str]) -> str:
     return spelled
 
 
+def ballot_holder(o: Occurrence) -> str:
+    """The type a ballot's result is kept in as declared: the variable's it initialises, or the return type of the
+    function that returns it (a wrapper: darknet's `uint32_t __ballot_custom(T)`); "" for any other use."""
+    facts = o.facts(CallFacts)
+    return facts.assigned_type or facts.returned_type
+
+
 def ballot_in_32_bits(path: str, o: Occurrence, stored: str) -> Finding:
     """A ballot's 64-bit result stored in `stored`, a 32-bit type (through the aliases that name it)."""
-    declared = plain_type(o.facts(CallFacts).assigned_type)
+    declared = plain_type(ballot_holder(o))
     spelled = f"'{declared}'" if declared == stored else f"'{declared}' ({stored})"
-    return simple_finding(path, o, codes.BALLOT_IN_32_BITS, f"the 64-bit result of {o.text} is stored in {spelled}",
+    returned_by = o.facts(CallFacts).returned_by if not o.facts(CallFacts).assigned_type else ""
+    kept = f"returned as {spelled} by {returned_by}: its callers get lanes 0-31" if returned_by else f"stored in {spelled}"
+    return simple_finding(path, o, codes.BALLOT_IN_32_BITS, f"the 64-bit result of {o.text} is {kept}",
                           CODES[codes.BALLOT_IN_32_BITS].fix)
 
 
@@ -267,7 +312,7 @@ def ballots_in_32_bits(parsed: ParsedFile, context: Context) -> Iterator[Finding
     the project's to resolve: analyze/ballot_aliases.py)."""
     aliases = None
     for o in calls(parsed, BALLOTS):
-        declared = o.facts(CallFacts).assigned_type
+        declared = ballot_holder(o)
         if not declared:
             continue
         aliases = type_aliases(parsed) if aliases is None else aliases

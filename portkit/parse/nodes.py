@@ -154,7 +154,34 @@ def call_facts(name: Node, source: bytes, texts: bool = True, prepared: bool = F
         operator, left = holder.child_by_field_name("operator"), holder.child_by_field_name("left")
         if operator is not None and operator.text == b"=" and left is not None:
             return spans, CallFacts(args, assigned_to=" ".join(node_text(left).split())[:ARGUMENT_TEXT_LIMIT])
+    elif holder is not None and holder.type == "return_statement":
+        returned = _returning_function(holder)
+        if returned is not None:
+            return spans, CallFacts(args, returned_type=returned[0], returned_by=returned[1])
     return spans, CallFacts(args)
+
+
+# How far up from a `return` its function's definition may be: its body, and the #if groups around the statement.
+_RETURN_DEPTH = 8
+
+
+def _returning_function(statement: Node) -> tuple[str, str] | None:
+    """The declared return type and the name of the function a `return` statement is in (`__device__ inline uint32_t
+    ballot(T v) { return __ballot_sync(~0u, v); }`: uint32_t, ballot); None in a lambda or past the depth."""
+    node = statement.parent
+    for _ in range(_RETURN_DEPTH):
+        if node is None or node.type == "lambda_expression":
+            return None
+        if node.type == "function_definition":
+            declared, declarator = node.child_by_field_name("type"), node.child_by_field_name("declarator")
+            # `uint32_t *f()` returns a pointer: its declarator is a pointer_declarator, not the function's
+            name = declarator.child_by_field_name("declarator") if declarator is not None \
+                and declarator.type == "function_declarator" else None
+            if declared is None or name is None:
+                return None
+            return " ".join(node_text(declared).split()), node_text(name)
+        node = node.parent
+    return None
 
 
 def shared_array(declaration: Node) -> tuple[Node, SharedArrayFacts] | None:
@@ -218,7 +245,11 @@ def named_value(name: Node, initializers: bool = True) -> tuple[Role, str] | Non
     if _LETTER.search(text):
         return Role.INITIALIZER, text
     loop = holder.parent if holder is not None else None  # for (int o = 16; ...): a loop's start, asked last
-    return (Role.INITIALIZER, text) if loop is not None and loop.type == "for_statement" else None
+    if loop is not None and loop.type == "for_statement":
+        return Role.INITIALIZER, text
+    declared = holder.child_by_field_name("type") if holder is not None and text[:1] in "({" else None
+    # `dim3 block(32, 8)`: a block's shape in numbers (a block of one warp per row, analyze/warp_rows.py).
+    return (Role.INITIALIZER, text) if declared is not None and declared.text == b"dim3" else None
 
 
 def _returned_constant(declarator: Node) -> tuple[Role, str] | None:

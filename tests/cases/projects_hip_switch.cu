@@ -15,7 +15,7 @@ __device__ inline unsigned lane() {  // expect: PK202
 #ifdef USE_AMD_ROCM
 __device__ inline unsigned long long vote(bool p) { return __ballot(p); }  // expect: PK202 PK100
 #else
-__device__ inline unsigned vote(bool p) { return __ballot_sync(0xffffffffu, p); }  // expect: PK202 PK104 PK301
+__device__ inline unsigned vote(bool p) { return __ballot_sync(0xffffffffu, p); }  // expect: PK202 PK104 PK301 PK302
 #endif
 #endif
 void sync_all() { cudaDeviceSynchronize(); }  // expect: PK100

@@ -10,7 +10,7 @@ __device__ inline float shuffle_xor(float v, int offset) { return __shfl_xor_syn
 __device__ inline float shuffle_xor(float v, int offset) { return __shfl_xor(v, offset); }  // expect: PK202 PK100
 #endif
 #if !defined(USE_ROCM)
-__device__ inline unsigned vote(bool p) { return __ballot_sync(0xffffffffu, p); }  // expect: PK202 PK104 PK301
+__device__ inline unsigned vote(bool p) { return __ballot_sync(0xffffffffu, p); }  // expect: PK202 PK104 PK301 PK302
 #else
 __device__ inline unsigned long long vote(bool p) { return __ballot(p); }  // expect: PK202 PK100
 #endif

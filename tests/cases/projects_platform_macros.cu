@@ -14,7 +14,7 @@ __device__ __forceinline__ unsigned lane_id() {  // expect: PK202
 #endif
 }
 #if !PROJECT_ON_HIP
-__device__ unsigned vote(bool p) { return __ballot_sync(0xffffffffu, p); }  // expect: PK202 PK104 PK301
+__device__ unsigned vote(bool p) { return __ballot_sync(0xffffffffu, p); }  // expect: PK202 PK104 PK301 PK302
 #endif
 #if PROJECT_ON_HIP
 __device__ unsigned long long any_lanes(bool p) { return __ballot(p); }  // expect: PK202 PK100
