@@ -1001,17 +1001,18 @@ def test_a_project_hip_layers_defines_keep_their_names(tmp_path: Path) -> None:
 
 def test_a_cuda_enumerator_mapped_to_another_librarys_compiles_for_the_projects_hip_build(tmp_path: Path) -> None:
     """kaldi's HIP layer: a CUDA enumerator #defined as a hipSOLVER one, before hipBLAS's header. Renamed, the #define
-    made hipBLAS's enumerator a macro: its enum no longer compiled."""
+    made hipBLAS's enumerator a macro: its enum no longer compiled. The use is left to the layer: hipSOLVER's value,
+    as the project's HIP build has it."""
     tree, out = tmp_path / "in", tmp_path / "out"
     tree.mkdir()
     (tree / "solve.cc").write_text(
         "#ifdef __IS_HIP_COMPILE__\n#include <hipsolver/hipsolver.h>\n"
         "#define CUBLAS_FILL_MODE_LOWER HIPSOLVER_FILL_MODE_LOWER\n#endif\n"
-        "#include <cublas_v2.h>\ncublasFillMode_t lower() { return CUBLAS_FILL_MODE_LOWER; }\n")
+        "#include <cublas_v2.h>\nint lower() { return CUBLAS_FILL_MODE_LOWER; }\n")
     assert main(["convert", "--no-cache", "--rocm-version", "5.2", str(tree), "-o", str(out)]) == 0
     text = (out / "solve.cc").read_text()
     assert "#define CUBLAS_FILL_MODE_LOWER HIPSOLVER_FILL_MODE_LOWER\n" in text
-    assert "hipblasFillMode_t lower() { return HIPBLAS_FILL_MODE_LOWER; }" in text
+    assert "#include <hipblas/hipblas.h>\nint lower() { return CUBLAS_FILL_MODE_LOWER; }" in text
     data = Path(__file__).parent / "data"
     hipcc = subprocess.run([require_tool("hipcc"), "--offload-arch=gfx90a", "-fsyntax-only", "-x", "hip", "-w",
                             "-D__IS_HIP_COMPILE__", "-I", str(data / "hipblas-5.2"), "-I", str(data / "hipsolver-5.2"),

@@ -12,6 +12,7 @@ What convert leaves there on purpose is right as it is: such findings are `settl
 from __future__ import annotations
 
 import dataclasses
+import os
 from typing import Iterable, Iterator, Mapping
 
 from portkit.analyze.registry import Context
@@ -133,6 +134,8 @@ def settle_by_hip_layer(finding: Finding, layer: Mapping[str, str], kept: bool =
     header = layer_header(finding.name, layer) if finding.status is not None and not finding.settled else None
     if header is None:
         return finding
-    why = own_hip_layer(header, kept)
+    # Named from the file (`../hip/hipify.h`): the same words in the converted tree, so converting it again adds no
+    # second marker.
+    why = own_hip_layer(os.path.relpath(header, os.path.dirname(finding.path) or os.curdir), kept)
     return dataclasses.replace(finding, message=f"{finding.message}; {why}", advice=why, settled=True, hip_layer=header,
                                fix=None if kept else finding.fix)

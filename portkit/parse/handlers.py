@@ -601,8 +601,23 @@ def _cuda_redefinitions(definitions: list[Node], aliases: list[Node], is_cuda: K
     if is_cuda is None:
         return []
     return [name for name in definitions if (definition := name.parent) is not None
-            and (definition.type == "preproc_function_def" or definition.type == "preproc_def" and name not in aliases)
+            and (definition.type == "preproc_function_def" and not (name in aliases and _forwards(definition))
+                 or definition.type == "preproc_def" and name not in aliases)
             and not CUDA_CONDITION_MACROS.fullmatch(node_text(name)) and is_cuda(node_text(name))]
+
+
+def _forwards(definition: Node) -> bool:
+    """A function-like macro that calls another name with its parameters as they come, and nothing else (colmap's
+    `#define cudaDeviceSynchronize() hipDeviceSynchronize()`): a rename all the same."""
+    parameters, value = definition.child_by_field_name("parameters"), definition.child_by_field_name("value")
+    if parameters is None or value is None or b"..." in (parameters.text or b""):
+        return False
+    spelled, body = b"".join((parameters.text or b"").split()), b"".join((value.text or b"").split())
+    return body.endswith(spelled) and _ONE_NAME.fullmatch(body[:len(body) - len(spelled)]) is not None
+
+
+# A plain name, nothing around it.
+_ONE_NAME = re.compile(rb"[A-Za-z_]\w*")
 
 
 def _defines_for_hip(name: Node, hip_spelling: Keep | None) -> bool:
