@@ -370,6 +370,9 @@ class ParsedFile:
     # (name, whether a branch that hipcc takes for AMD holds it) for each CUDA name it defines as HIP's, a port's alias
     # (`#define cudaMalloc hipMalloc`, typedef, using): what the project's own HIP layer maps (run/scope.py: HipLayer).
     hip_aliases: tuple[tuple[str, bool], ...] = ()
+    # ... and each CUDA name it #defines as more than a rename (a function-like macro, another body), with whether such
+    # a branch holds it: a layer's own definition, whose uses are left to it (outside any #if: where its file is one).
+    hip_macros: tuple[tuple[str, bool], ...] = ()
     hip_includes: frozenset[str] = frozenset()  # the file names it includes in such a branch (its own HIP layer)
     shape: str = ""  # with a syntax error, the tree's structure (portkit/parse/recovery.py:tree_shape)
     # The project's macros the file spells that every definition makes one number (`#define FULL_MASK 0xffffffff` in

@@ -1011,23 +1011,25 @@ def test_a_project_hip_layers_defines_keep_their_names(tmp_path: Path) -> None:
     text = converted(tmp_path, "project_hip_defines.cu", "--rocm-version", "5.2")
     assert ("#ifdef __HIPCC__\n#define __CUDA_ARCH__ 800\n#undef __CUDACC__\n#define __fdiv_rd __fdiv_rn\n"
             "#define cudaMemcpyDeviceToDevice hipMemcpyDefault\n#endif\n") in text
-    # The uses are renamed as anywhere else: the same where the layer is seen, and needed where it is not.
-    assert "__ocml_div_rtn_f32(x[threadIdx.x], 2.0f)" in text and "hipMemcpyDeviceToDevice);" in text
+    # The layer defines them as other names than convert writes, in a branch every hipcc build takes: their uses are
+    # left to it (renamed, `__fdiv_rd` would round otherwise than the layer has it).
+    assert "__fdiv_rd(x[threadIdx.x], 2.0f)" in text and "cudaMemcpyDeviceToDevice);" in text
 
 
 def test_a_cuda_enumerator_mapped_to_another_librarys_compiles_for_the_projects_hip_build(tmp_path: Path) -> None:
     """kaldi's HIP layer: a CUDA enumerator #defined as a hipSOLVER one, before hipBLAS's header. Renamed, the #define
-    made hipBLAS's enumerator a macro: its enum no longer compiled."""
+    made hipBLAS's enumerator a macro: its enum no longer compiled. The use is left to the layer: hipSOLVER's value,
+    as the project's HIP build has it."""
     tree, out = tmp_path / "in", tmp_path / "out"
     tree.mkdir()
     (tree / "solve.cc").write_text(
         "#ifdef __IS_HIP_COMPILE__\n#include <hipsolver/hipsolver.h>\n"
         "#define CUBLAS_FILL_MODE_LOWER HIPSOLVER_FILL_MODE_LOWER\n#endif\n"
-        "#include <cublas_v2.h>\ncublasFillMode_t lower() { return CUBLAS_FILL_MODE_LOWER; }\n")
+        "#include <cublas_v2.h>\nint lower() { return CUBLAS_FILL_MODE_LOWER; }\n")
     assert main(["convert", "--no-cache", "--rocm-version", "5.2", str(tree), "-o", str(out)]) == 0
     text = (out / "solve.cc").read_text()
     assert "#define CUBLAS_FILL_MODE_LOWER HIPSOLVER_FILL_MODE_LOWER\n" in text
-    assert "hipblasFillMode_t lower() { return HIPBLAS_FILL_MODE_LOWER; }" in text
+    assert "#include <hipblas/hipblas.h>\nint lower() { return CUBLAS_FILL_MODE_LOWER; }" in text
     data = Path(__file__).parent / "data"
     hipcc = subprocess.run([require_tool("hipcc"), "--offload-arch=gfx90a", "-fsyntax-only", "-x", "hip", "-w",
                             "-D__IS_HIP_COMPILE__", "-I", str(data / "hipblas-5.2"), "-I", str(data / "hipsolver-5.2"),
@@ -1052,6 +1054,31 @@ def test_names_the_projects_own_hip_layer_defines_compile_both_ways(tmp_path: Pa
         built = subprocess.run([hipcc, "--offload-arch=gfx90a", "-fsyntax-only", "-x", "hip", *switch, str(unit)],
                                capture_output=True, text=True, env={**os.environ, "HIP_PLATFORM": "amd"})
         assert built.returncode == 0, built.stderr[-3000:]
+
+
+def test_what_the_projects_own_hip_layer_defines_as_more_than_a_rename_is_left_to_it(tmp_path: Path) -> None:
+    """kaldi's hip/hipify.h defines `cublasStrsm_v2(a, ..., l)` as hipblasStrsm with a const_cast (hipBLAS before ROCm
+    5.6 takes A without const), `cudaMemcpy2DAsync(...)` as a workaround for zero-size copies, and `__fdiv_rd` as
+    `__fdiv_rn`: convert renamed the uses anyway (for a newer target without the cast), so the project's HIP build
+    skipped its own workarounds and, against the hipBLAS it builds with, did not compile. Such uses are left to the
+    layer: the unit builds with the project's switch against the hipBLAS the layer was written for (5.2's
+    declarations), whatever the target."""
+    hipcc = require_tool("hipcc")
+    tree = tmp_path / "in"
+    (tree / "include").mkdir(parents=True)
+    case = Path(__file__).parent / "cases" / "own_hip_layer_macros.cu"
+    (tree / case.name).write_text(case.read_text())
+    (tree / "include" / "own_hip_layer_macros.h").write_text((case.parent / "include" / "own_hip_layer_macros.h").read_text())
+    assert main(["convert", "--no-cache", "--rocm-version", "6.2", str(tree), "-o", str(tmp_path / "out")]) == 0
+    unit = tmp_path / "out" / case.name
+    text = unit.read_text()
+    for call in ("cudaMemcpy2DAsync(dst, pitch", "curandSetGeneratorOrdering(g, ", "cublasStrsm_v2(h, HIPBLAS_SIDE_LEFT",
+                 "__fdiv_rd(x[threadIdx.x], 3.0f)"):
+        assert call in text
+    hipblas = Path(__file__).parent / "data" / "hipblas-5.2"
+    built = subprocess.run([hipcc, "--offload-arch=gfx90a", "-fsyntax-only", "-x", "hip", "-DPROJECT_HIP", "-I", str(hipblas),
+                            str(unit)], capture_output=True, text=True, env={**os.environ, "HIP_PLATFORM": "amd"})
+    assert built.returncode == 0, built.stderr[-3000:]
 
 
 def test_a_cast_goes_around_a_macro_use_not_into_it(tmp_path: Path) -> None:

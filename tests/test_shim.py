@@ -670,6 +670,33 @@ def test_names_the_projects_own_hip_layer_defines_are_left_to_it_or_guarded(
         assert nvcc.returncode == 0, f"nvcc {source.name}: {nvcc.stderr[-2000:]}"
 
 
+def test_what_the_layer_defines_as_more_than_a_rename_is_left_to_it_and_its_switch_named(tmp_path: Path, capsys) -> None:
+    """kaldi's hip/hipify.h defines `__fdiv_rd` as `__fdiv_rn` (another CUDA spelling, which AMD rounds alike) under
+    `#ifdef __HIPCC__`: no alias of HIP's name, so the shim mapped it again and every unit that includes both got a
+    macro-redefined warning. It is the layer's, left to it like its aliases. A hipcc build without the project's
+    switch then compiles neither the layer nor a mapping of those names: portkit says which macro it needs."""
+    layer = ("#pragma once\n#include <hip/hip_runtime.h>\n#ifdef __HIPCC__\n#define __fdiv_rd __fdiv_rn\n#endif\n"
+             "#define cudaMalloc hipMalloc\n#define cudaFree hipFree\n")
+    src = tmp_path / "src"
+    (src / "hip").mkdir(parents=True)
+    (src / "hip" / "hipify.h").write_text(layer)
+    (src / "a.cu").write_text("#ifdef __IS_HIP_COMPILE__\n#include \"hip/hipify.h\"\n#endif\n#include <cuda_runtime.h>\n"
+                              "__global__ void k(float *x) { x[0] = __fdiv_rd(x[0], 3.0f); }\n"
+                              "int run() { float *d = 0; cudaMalloc(&d, 64); k<<<1, 1>>>(d); return cudaFree(d); }\n")
+    out = tmp_path / "out"
+    out.mkdir()
+    capsys.readouterr()
+    assert main(["shim", str(src), "-o", str(out / "portkit_gpu.h"), "--sources", str(out), "--force"]) == 0
+    comment = (out / "portkit_gpu.h").read_text().split("*/", 1)[0]
+    assert " *   __fdiv_rd (" in comment
+    assert ("portkit: warning: 3 names are left to the project's own HIP layer (hipify.h): a hipcc build without "
+            "__IS_HIP_COMPILE__ does not compile them (the header lists them)\n") in capsys.readouterr().err
+    hipcc = subprocess.run([require_tool("hipcc"), "--offload-arch=gfx90a", "-fsyntax-only", "-x", "hip",
+                            "-D__IS_HIP_COMPILE__", "-Werror=macro-redefined", "-I", str(out), str(out / "a.cu")],
+                           capture_output=True, text=True, env={**os.environ, "HIP_PLATFORM": "amd"})
+    assert hipcc.returncode == 0 and "macro redefined" not in hipcc.stderr, hipcc.stderr[-2000:]
+
+
 def test_the_projects_own_hip_layer_is_left_as_written(tmp_path: Path) -> None:
     """A layer whose definitions make it need HIP's runtime (`#define __fdiv_rd __fdiv_rn`, a device function) got the
     shim's include at its top, before its own definitions, where no `#ifndef` guard of the shim's could help. The layer

@@ -12,6 +12,7 @@ What convert leaves there on purpose is right as it is: such findings are `settl
 from __future__ import annotations
 
 import dataclasses
+import os
 from typing import Iterable, Iterator, Mapping
 
 from portkit.analyze.registry import Context
@@ -110,7 +111,10 @@ def settle_cuda_side(parsed: ParsedFile, findings: Iterable[Finding]) -> Iterato
             yield finding
 
 
-def own_hip_layer(header: str) -> str:
+def own_hip_layer(header: str, kept: bool = False) -> str:
+    if kept:
+        return (f"defined for HIP by the project's own HIP layer {header}, which its HIP build compiles: no work there "
+                "(convert leaves it to the layer: its definition is more than a rename)")
     return (f"defined for HIP by the project's own HIP layer {header}, which its HIP build compiles: no work there "
             "(convert renames it all the same, for a build without the layer)")
 
@@ -122,12 +126,17 @@ def layer_header(name: str, layer: Mapping[str, str]) -> str | None:
     return next((layer[prefix] for end in range(len(parts), 0, -1) if (prefix := "::".join(parts[:end])) in layer), None)
 
 
-def settle_by_hip_layer(finding: Finding, layer: Mapping[str, str]) -> Finding:
+def settle_by_hip_layer(finding: Finding, layer: Mapping[str, str], kept: bool = False) -> Finding:
     """A use of a CUDA name the project's own HIP layer defines as HIP's where the file sees it (`layer`: name -> the
     layer's file, run/scope.py: HipLayer), settled, saying which file maps it: its HIP build already compiles HIP's
-    name there, so the use is listed but no work. Its fix stays: renaming it means the same under the layer."""
+    name there, so the use is listed but no work. Its fix stays, renaming it means the same under the layer; but
+    not where the layer defines it as more than a rename (`kept`: a function-like macro, another body), which the
+    rename would bypass (kaldi's const_cast in `cublasStrsm_v2(...)`)."""
     header = layer_header(finding.name, layer) if finding.status is not None and not finding.settled else None
     if header is None:
         return finding
-    why = own_hip_layer(header)
-    return dataclasses.replace(finding, message=f"{finding.message}; {why}", advice=why, settled=True, hip_layer=header)
+    # Named from the file (`../hip/hipify.h`): the same words in the converted tree, so converting it again adds no
+    # second marker.
+    why = own_hip_layer(os.path.relpath(header, os.path.dirname(finding.path) or os.curdir), kept)
+    return dataclasses.replace(finding, message=f"{finding.message}; {why}", advice=why, settled=True, hip_layer=header,
+                               fix=None if kept else finding.fix)

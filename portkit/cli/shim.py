@@ -58,6 +58,8 @@ def shim(
           + (f"; {len(built.parts)} library headers have a part beside it" if built.parts else "") + "; " + rewritten)
     for note in outcome.notes:
         print(f"portkit: note: {printable(note)}", file=sys.stderr)
+    for warning in outcome.warnings:
+        print(f"portkit: warning: {printable(warning)}", file=sys.stderr)
     for failure in outcome.failures:
         print(f"portkit: error: {printable(failure)}", file=sys.stderr)
     raise typer.Exit(2 if outcome.failures else 0)

@@ -151,8 +151,7 @@ class FileParse:
         # the rest, most of a file's variables and parameters, are dropped before any further look.
         kept = kept_spellings(keep)
         answers, decide = _kept_answers(keep)  # inline, as in `names`: most declared names are asked once each
-        # C++ reserves __names__ for the implementation: a "declaration" of one is an
-        # attribute macro tree-sitter does not know (__cluster_dims__(2, 1, 1)), so keep it as a use.
+        # C++ reserves __names__: a "declaration" of one is an attribute macro tree-sitter does not know (__cluster_dims__(2, 1, 1)), a use.
         declared_nodes = [n for n in self.get("declared") if (spelled := n.text) is not None
                           and ((answer := answers.get(spelled)) or answer is None and decide(spelled))
                           and not _RESERVED.match(spelled) and declaration_kind(n, api) != "use"]
@@ -169,6 +168,7 @@ class FileParse:
         self.is_cuda = is_cuda = cuda_declared or api
         # A port's alias (`#define cudaSuccess hipSuccess` under its own HIP test) stands in for nothing: left as written.
         self.hip_aliases = [n for n in definition_nodes if is_hip_alias(n, hip_alias)]  # (a HIP layer's: run/scope.py)
+        self.hip_macros = _cuda_redefinitions(definition_nodes, self.hip_aliases, is_cuda)  # (a layer's own)
         candidates = [n for n in definition_nodes if is_cuda is not None and is_cuda(node_text(n)) and n not in self.hip_aliases]
         branches = GuardedDefinitions(definition_nodes) if candidates else None
         guarded = [n for n in candidates if branches is not None and branches.is_guarded(n)]
@@ -591,6 +591,33 @@ class FileParse:
             self.occurrences.extend(_macro_occurrences(node, self.source, self.scopes.name_at(node.start_byte), self.keep))
             self.occurrences.extend(pragma_operators.in_define(node, self.source, _macro_code))
             self.declared.update(_macro_declarations(node.text or b""))
+
+
+def _cuda_redefinitions(definitions: list[Node], aliases: list[Node], is_cuda: Keep | None) -> list[Node]:
+    """The #defines of CUDA names as more than a rename (kaldi's `cublasStrsm_v2(...)` with its const_cast,
+    `curandSetGeneratorOrdering(x, y) 0`, `__fdiv_rd __fdiv_rn`): a function-like macro, or a body that is no alias
+    (`aliases`); CUDA's compiler and version macros aside, whose tests hipcc_branch.py reads. In a HIP layer, their
+    uses are left to it (run/scope.py: HipLayer)."""
+    if is_cuda is None:
+        return []
+    return [name for name in definitions if (definition := name.parent) is not None
+            and (definition.type == "preproc_function_def" and not (name in aliases and _forwards(definition))
+                 or definition.type == "preproc_def" and name not in aliases)
+            and not CUDA_CONDITION_MACROS.fullmatch(node_text(name)) and is_cuda(node_text(name))]
+
+
+def _forwards(definition: Node) -> bool:
+    """A function-like macro that calls another name with its parameters as they come, and nothing else (colmap's
+    `#define cudaDeviceSynchronize() hipDeviceSynchronize()`): a rename all the same."""
+    parameters, value = definition.child_by_field_name("parameters"), definition.child_by_field_name("value")
+    if parameters is None or value is None or b"..." in (parameters.text or b""):
+        return False
+    spelled, body = b"".join((parameters.text or b"").split()), b"".join((value.text or b"").split())
+    return body.endswith(spelled) and _ONE_NAME.fullmatch(body[:len(body) - len(spelled)]) is not None
+
+
+# A plain name, nothing around it.
+_ONE_NAME = re.compile(rb"[A-Za-z_]\w*")
 
 
 def _defines_for_hip(name: Node, hip_spelling: Keep | None) -> bool:

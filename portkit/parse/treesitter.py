@@ -262,9 +262,9 @@ def _hip_facts(state: FileParse, source: bytes, macros: MacroTable | None) -> di
     platform = _platform_macros(macros, source)
     namespaces = state.cuda_namespace_aliases()
     switches = hip_switch_facts(state.get("condition"), source, platform, [node.start_byte for _, node in namespaces])
-    aliases = [(node_text(node), node) for node in state.hip_aliases] + namespaces
+    aliases = [(node_text(node), node) for node in state.hip_aliases if node not in state.hip_macros] + namespaces
     return {**_nvidia_side(state.get("condition"), platform), **switches,
-            **hip_facts(state.get("include"), aliases, switches.get("hip_switches", ()))}
+            **hip_facts(state.get("include"), aliases, state.hip_macros, switches.get("hip_switches", ()), platform)}
 
 
 def parse_source(path: str, source: bytes, keep: Keep | None = None, literals: frozenset[str] = frozenset(),

@@ -12,11 +12,12 @@ from __future__ import annotations
 
 import functools
 import os
-from typing import Any, Iterable
+from typing import Any, Iterable, Mapping, Optional
 
 from tree_sitter import Node
 
 from portkit.parse.guarded import branch_chain, include_guard, opening_group, spelled_test
+from portkit.parse.hipcc_branch import amd_value
 from portkit.parse.if_expressions import DEFINED, NAME, without_comments
 from portkit.parse.nodes import HIP_TESTS, node_text
 from portkit.resources import load_data
@@ -93,21 +94,35 @@ def include_switches(includes: Iterable[Node]) -> tuple[tuple[str, str], ...]:
                          if (switch := _switch(node))}))
 
 
-def hip_branch(node: Node, switches: Iterable[str]) -> bool:
+def hip_branch(node: Node, switches: Iterable[str], platform: Mapping[bytes, Optional[bytes]] | None = None) -> bool:
     """Whether the branch `node` sits in (its innermost #if) is one hipcc takes for AMD by the test's own reading: a
     positive test of HIP's platform macros (`#if defined(__HIP_PLATFORM_AMD__) || defined(USE_HIP)`), or of one of the
     project's own HIP `switches` (`#ifdef __IS_HIP_COMPILE__`); or the #else right after a negated one (`#ifndef
-    USE_ROCM` ... `#else` ... its HIP code). A negated test's own branch, or another #else, is the other side."""
+    USE_ROCM` ... `#else` ... its HIP code). A negated test's own branch, or another #else, is the other side. A chain
+    that tests the project's macros HIP's platform decides (`platform`, parse/platform_macros.py: bitsandbytes'
+    `#if BNB_HIP`) is read one step further, as hipcc for AMD reads them."""
     group = next(iter(_enclosing_groups(node)), None)
     if group is None:
         return False
     tests, ranges, has_else = branch_chain(group)
     branch = next((i for i, (start, end) in enumerate(ranges) if start <= node.start_byte < end), len(ranges))
+    if platform and _platform_taken(tests, branch, platform):
+        return True
     if has_else and branch == len(tests):  # an #else: the HIP side where the test before it is a negated HIP test
         negated = without_comments(spelled_test(tests[-1]) or "").strip()
         return negated.startswith("!") and _hip_test(negated[1:].strip(), switches)
     test = without_comments((spelled_test(tests[branch]) if branch < len(tests) else None) or "").strip()
     return (HIP_TESTS.search(test.encode()) is not None and not test.startswith("!")) or _switch(node) in switches
+
+
+def _platform_taken(tests: list[Node], branch: int, platform: Mapping[bytes, Optional[bytes]]) -> bool:
+    """Whether hipcc for AMD takes `branch` of a chain some test of which reads one of the project's macros HIP's
+    platform decides: its own test holds there and every earlier one fails (an #else: every test fails)."""
+    spelled = [without_comments(spelled_test(test) or "") for test in tests]
+    if not any(name.encode() in platform for test in spelled for name in NAME.findall(test)):
+        return False
+    values = [amd_value(test, own=platform) for test in spelled[:branch + 1]]
+    return all(value == 0 for value in values[:branch]) and (branch >= len(tests) or values[branch] == 1)
 
 
 def _hip_test(test: str, switches: Iterable[str]) -> bool:
@@ -133,23 +148,41 @@ def alias_name(alias: Node) -> str:
     return "::".join(parts)
 
 
-def hip_aliases(aliases: Iterable[tuple[str, Node]], switches: Iterable[str]) -> tuple[tuple[str, bool], ...]:
+def hip_aliases(aliases: Iterable[tuple[str, Node]], switches: Iterable[str],
+                platform: Mapping[bytes, Optional[bytes]] | None = None) -> tuple[tuple[str, bool], ...]:
     """ParsedFile's hip_aliases: each CUDA name the file defines as HIP's (the port's aliases, and its namespace
     aliases of CUDA's namespaces: (name, node)), with whether a branch hipcc takes for AMD holds the definition
     (hip_branch); a name defined both ways counts as held."""
     held: dict[str, bool] = {}
     switches = frozenset(switches)
     for name, node in aliases:
-        held[name] = held.get(name, False) or hip_branch(node, switches)
+        held[name] = held.get(name, False) or hip_branch(node, switches, platform)
     return tuple(sorted(held.items()))
 
 
-def hip_facts(includes: Iterable[Node], aliases: Iterable[tuple[str, Node]], switches: Iterable[str]) -> dict[str, Any]:
-    """ParsedFile's hip_aliases, and its hip_includes: the file names it includes in a branch hipcc takes for AMD
-    (kaldi's `#ifdef __IS_HIP_COMPILE__` / `#include "hipify.h"`), its own HIP layer."""
+def layer_macros(macros: Iterable[Node], switches: Iterable[str],
+                 platform: Mapping[bytes, Optional[bytes]] | None = None) -> tuple[tuple[str, bool], ...]:
+    """ParsedFile's hip_macros: each CUDA name the file #defines as more than a rename (`macros`: their name nodes),
+    with whether a branch hipcc takes for AMD holds the definition; one outside any #if (an include guard aside)
+    counts where its file is a HIP layer (run/scope.py: HipLayer), one in any other branch never."""
+    held: dict[str, bool] = {}
     switches = frozenset(switches)
-    return {"hip_aliases": hip_aliases(aliases, switches),
-            "hip_includes": frozenset(os.path.basename(_included(node)) for node in includes if hip_branch(node, switches))}
+    for node in macros:
+        taken = hip_branch(node, switches, platform)
+        if taken or next(iter(_enclosing_groups(node)), None) is None:
+            held[node_text(node)] = held.get(node_text(node), False) or taken
+    return tuple(sorted(held.items()))
+
+
+def hip_facts(includes: Iterable[Node], aliases: Iterable[tuple[str, Node]], macros: Iterable[Node],
+              switches: Iterable[str], platform: Mapping[bytes, Optional[bytes]] | None = None) -> dict[str, Any]:
+    """ParsedFile's hip_aliases and hip_macros, and its hip_includes: the file names it includes in a branch hipcc
+    takes for AMD (kaldi's `#ifdef __IS_HIP_COMPILE__` / `#include "hipify.h"`), its own HIP layer. `platform`: the
+    project's macros HIP's platform decides (MacroTable.on_amd), whose tests are read as HIP's own."""
+    switches = frozenset(switches)
+    return {"hip_aliases": hip_aliases(aliases, switches, platform), "hip_macros": layer_macros(macros, switches, platform),
+            "hip_includes": frozenset(os.path.basename(_included(node)) for node in includes
+                                      if hip_branch(node, switches, platform))}
 
 
 def layer_facts(includes: list[Node]) -> dict[str, Any]:

@@ -60,6 +60,7 @@ class FileResult:
     hip_switches: tuple[str, ...] = ()  # ParsedFile's: the project's own HIP switches it tests (a note's)
     # ParsedFile's: the CUDA names it defines as HIP's, and what it includes in a branch hipcc takes (run/scope.py: HipLayer)
     hip_aliases: tuple[tuple[str, bool], ...] = ()
+    hip_macros: tuple[tuple[str, bool], ...] = ()
     hip_includes: frozenset[str] = frozenset()
     # Each project analysis's fact about the file (analyze/registry.py: ProjectAnalysis), keyed by its name.
     facts: dict[str, Any] = dataclasses.field(default_factory=dict)
@@ -123,6 +124,7 @@ def pack_result(result: FileResult) -> dict[str, Any]:
               "alternative_includes": sorted(result.alternative_includes),
               "include_switches": [list(switch) for switch in result.include_switches],
               "hip_switches": list(result.hip_switches), "hip_aliases": [list(alias) for alias in result.hip_aliases],
+              "hip_macros": [list(macro) for macro in result.hip_macros],
               "hip_includes": sorted(result.hip_includes)}
     if result.tally is not None:
         return {**packed, "tally": result.tally.pack()}
@@ -143,6 +145,7 @@ def unpack_result(file: SourceFile, d: dict[str, Any], fixes: bool = True) -> Fi
                       include_switches=tuple((name, macro) for name, macro in d["include_switches"]),
                       hip_switches=tuple(d["hip_switches"]),
                       hip_aliases=tuple((name, bool(held)) for name, held in d["hip_aliases"]),
+                      hip_macros=tuple((name, bool(held)) for name, held in d["hip_macros"]),
                       hip_includes=frozenset(d["hip_includes"]))
 
 

@@ -164,7 +164,7 @@ def process_file(job: Job, file: SourceFile, data: bytes | None = None) -> FileR
         facts={analysis.name: analysis.collect(parsed, context, findings) for analysis in project_analyses()},
         shape=parsed.shape, vendor_layer=parsed.vendor_layer, alternative_includes=parsed.alternative_includes,
         include_switches=parsed.include_switches, hip_switches=parsed.hip_switches,
-        hip_aliases=parsed.hip_aliases, hip_includes=parsed.hip_includes,
+        hip_aliases=parsed.hip_aliases, hip_macros=parsed.hip_macros, hip_includes=parsed.hip_includes,
     )
 
 

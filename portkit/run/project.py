@@ -123,8 +123,12 @@ def _project_filter(findings: Iterable[Finding], names: ProjectNames, declared: 
     """Apply what only the whole project shows: a name another file defines, where the file sees it, is the
     project's own, and one any file defines or declares (`anywhere`) no unknown CUDA name; one the file's
     project declares as a variable where it sees it is not renamed; one the project's own HIP layer defines as
-    HIP's, where the file sees it, is settled."""
+    HIP's, where the file sees it, is settled, and one it defines as more than a rename left to it before any of
+    that (its #define makes it a project name too)."""
     for finding in findings:
+        if layer and finding.status is not None and not finding.settled and finding.name in layer.kept_by(finding.path):
+            yield settle_by_hip_layer(finding, layer.seen_by(finding.path), kept=True)
+            continue
         seen = declared.seen_by(finding.path)
         if dropped(finding.code, finding.name, finding.shadowable, names.seen_by(finding.path), anywhere):
             continue

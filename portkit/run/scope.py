@@ -59,6 +59,9 @@ class Defining(Protocol):
     def hip_aliases(self) -> tuple[tuple[str, bool], ...]: ...
 
     @property
+    def hip_macros(self) -> tuple[tuple[str, bool], ...]: ...
+
+    @property
     def hip_includes(self) -> frozenset[str]: ...
 
 
@@ -211,22 +214,33 @@ class HipLayer:
     or colmap's aliases under `#if defined(__HIP_PLATFORM_AMD__) || defined(USE_HIP)`. A port's alias counts where a
     branch hipcc takes for AMD holds it, or where its file is one a file includes in such a branch (its HIP switch's,
     or a test of HIP's own macros; parse/vendor_layers.py: hip_branch). A file sees the aliases of the files it
-    includes, directly or not, and its own: their uses there are done work for the project's HIP build. Another
+    includes, directly or not, and its own: their uses there are done work for the project's HIP build. So are the
+    layer's own definitions, #defines that are more than a rename (ParsedFile.hip_macros: kaldi's `cublasStrsm_v2(a,
+    ..., l)` with a const_cast, a zero-size workaround for `cudaMemcpy2DAsync`, `curandSetGeneratorOrdering(x, y) 0`,
+    `__fdiv_rd __fdiv_rn`): their uses are left to the layer (`kept_by`), as renamed they would bypass it; but not
+    those of a layer that stands in for CUDA's runtime header where every includer has it in one branch of several
+    (llama.cpp's vendors/hip.h, ProjectNames): the converted tree, built without the switch, never sees it. Another
     vendor's layer (`#define cudaMalloc musaMalloc`) is no HIP layer."""
 
     def __init__(self, files: Iterable[tuple[str, Defining]], graph: IncludeGraph):
         files = list(files)
         switched = {name for _, result in files for name in result.hip_includes}
         self._defining: dict[str, dict[str, str]] = {}  # a file -> {CUDA name it defines for HIP: that file}
+        self._own: dict[str, frozenset[str]] = {}  # a file -> the names among those it defines as more than a rename
         for path, result in files:
             if result.vendor_layer == OTHER_VENDOR:
                 continue
             layer = os.path.basename(path) in switched
+            stands_in = result.vendor_layer == HIP_LAYER and graph.is_included(path) and graph.only_in_alternatives(path)
+            own = frozenset(name for name, held in result.hip_macros if (held or layer) and not stands_in)
             aliases = {name: path for name, held in result.hip_aliases if held or layer}
+            aliases.update((name, path) for name in own)
             if aliases:
                 self._defining[path] = aliases
+            if own:
+                self._own[path] = own
         self._graph = graph
-        self._seen: dict[str, dict[str, str]] = {}
+        self._seen: dict[str, tuple[dict[str, str], frozenset[str]]] = {}
 
     def __bool__(self) -> bool:
         return bool(self._defining)
@@ -241,13 +255,22 @@ class HipLayer:
 
     def seen_by(self, path: str) -> dict[str, str]:
         """The layer's CUDA names `path` sees, each with the file that defines it (the first by path)."""
+        return self._seen_by(path)[0]
+
+    def kept_by(self, path: str) -> frozenset[str]:
+        """The layer's CUDA names `path` sees that some file it sees defines as more than a rename: left to it."""
+        return self._seen_by(path)[1]
+
+    def _seen_by(self, path: str) -> tuple[dict[str, str], frozenset[str]]:
         seen = self._seen.get(path)
         if seen is None:
             if not self._defining:
-                return {}
-            seen = {}
+                return {}, frozenset()
+            names: dict[str, str] = {}
+            own: set[str] = set()
             for other in sorted({path, *(p for name in self._graph.reached(path) for p in self._graph.named(name))}):
                 for name, header in self._defining.get(other, {}).items():
-                    seen.setdefault(name, header)
-            self._seen[path] = seen
+                    names.setdefault(name, header)
+                own.update(self._own.get(other, ()))
+            seen = self._seen[path] = (names, frozenset(own))
         return seen

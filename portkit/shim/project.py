@@ -13,7 +13,8 @@ from portkit.convert.output import Change, WriteLog, write_in_place, write_tree
 from portkit.errors import InputError, OutputError
 from portkit.fileio import write_output
 from portkit.outpath import refuse_missing_directory, refuse_overlap
-from portkit.run.project import run_project
+from portkit.parse.nodes import HIP_TESTS
+from portkit.run.project import FileSummary, run_project
 from portkit.run.request import RunRequest
 from portkit.rules import Target
 from portkit.settings import RunSettings
@@ -42,6 +43,7 @@ class ShimOutcome:
     rewritten: int
     failures: tuple[str, ...]
     notes: tuple[str, ...] = ()
+    warnings: tuple[str, ...] = ()
 
 
 def check_header_path(path: Path) -> None:
@@ -115,4 +117,21 @@ def make_shim(settings: RunSettings, options: ShimOptions) -> ShimOutcome:
     unread = result.unread() if options.in_place or options.sources is not None else [
         f"{d.path}: {d.message}; not scanned (the header lacks what it uses; --exclude it if it is no source)"
         for d in result.diagnostics if not_analysed(d.message, d.reason)]
-    return ShimOutcome(built, sum(1 for c in changes if c.changed), tuple(unread + log.failures), tuple(log.notes))
+    return ShimOutcome(built, sum(1 for c in changes if c.changed), tuple(unread + log.failures), tuple(log.notes),
+                       _layer_switch_warnings(built, result.files))
+
+
+def _layer_switch_warnings(built: Shim, files: list[FileSummary]) -> tuple[str, ...]:
+    """What a hipcc build needs for the names the shim leaves to the project's own HIP layer: the macro of the
+    project's that selects the layer (kaldi's `#ifdef __IS_HIP_COMPILE__` / `#include "hipify.h"`, or its own HIP
+    switch in the layer's file). Without it hipcc compiles neither the layer nor a mapping of those names. A layer
+    selected by HIP's own macros alone hipcc always compiles: nothing to say."""
+    layers = {os.path.basename(layer) for _, layer in built.left_to_layer}
+    switches = {macro for file in files for name, macro in file.include_switches if name in layers}
+    switches.update(macro for file in files if os.path.basename(file.path) in layers for macro in file.hip_switches)
+    switches = {macro for macro in switches if HIP_TESTS.fullmatch(macro.encode()) is None}
+    if not switches:
+        return ()
+    return (f"{len(built.left_to_layer)} names are left to the project's own HIP layer "
+            f"({', '.join(sorted(layers))}): a hipcc build without {' or '.join(sorted(switches))} does not compile "
+            "them (the header lists them)",)
