@@ -21,7 +21,7 @@ from typing import Iterable
 from portkit.analyze.preamble import IMPLICIT_CUDA_HEADER
 from portkit.analyze.runtime_include import HOST_C_PLATFORM
 from portkit.codes import COORDINATE_ARGUMENT, HIP_PREAMBLE, RENAMED_STATUSES
-from portkit.analyze.rewrite import const_cast_of
+from portkit.analyze.rewrite import const_cast_of, is_c_file
 from portkit.convert.edits import EditOptions, call_argument_edits, chevron_edits, edits_for
 from portkit.model import Cast, Edit, Finding, Fix, FixAction, Span
 from portkit.parse.hipcc_branch import same_platform_macro
@@ -324,7 +324,7 @@ def argument_casts(data: bytes, finding: Finding, rule: Rule) -> list[Cast]:
     for index, type_name in rule.const_args:
         if index < len(fix.parts):
             text = data[fix.parts[index].start:fix.parts[index].end].decode("utf-8", "replace").strip()
-            casts.extend(filter(None, [const_cast_of(index, type_name, text)]))
+            casts.extend(filter(None, [const_cast_of(index, type_name, text, is_c_file(finding.path))]))
     return casts
 
 
@@ -341,7 +341,7 @@ def with_casts_listed(shim: Shim, findings: Iterable[Finding], rules: RuleDataba
             continue
         casts = argument_casts(sources[finding.path], finding, rule)
         if casts:
-            written = ", ".join(f"argument {cast.index + 1} as {cast.cast}<{cast.type}>" for cast in casts)
+            written = ", ".join(f"argument {cast.index + 1} as {cast.opening[:-1]}" for cast in casts)
             listed[f"{rule.cuda}'s arguments"] = (
                 f"{rule.cuda}'s arguments", written,
                 "hipcc rejects such a call as CUDA writes it and no macro can cast an argument: write the casts, which "
