@@ -465,12 +465,20 @@ class FixAction(str, enum.Enum):
     LAUNCH = "launch"  # k<<<...>>>(...) -> hipLaunchKernelGGL(k, ...), from `parts`
 
 
+C_CAST = ""  # a Cast's `cast` in a C file: C has no named casts
+
+
 class Cast(NamedTuple):
-    """Call argument `index` wrapped as `cast<type>(argument)`."""
+    """Call argument `index` wrapped as `cast<type>(argument)`, or in C as `(type)(argument)`."""
 
     index: int
-    cast: str  # static_cast, reinterpret_cast, const_cast
+    cast: str  # static_cast, reinterpret_cast, const_cast; C_CAST in a C file
     type: str
+
+    @property
+    def opening(self) -> str:
+        """What goes before the argument (a closing parenthesis goes after it)."""
+        return f"({self.type})(" if self.cast == C_CAST else f"{self.cast}<{self.type}>("
 
 
 class Replace(NamedTuple):

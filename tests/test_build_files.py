@@ -1743,6 +1743,35 @@ def test_a_library_a_cxx_target_links_by_name_becomes_the_hip_target_g_plus_plus
     assert (out / "build" / "app").is_file()
 
 
+def test_c_sources_of_a_target_linking_the_runtime_by_name_get_the_hip_platform(tmp_path: Path) -> None:
+    """`target_link_libraries(demo PRIVATE cudart)` with no CUDA package: it becomes amdhip64, a name, which gives
+    no compile definitions, and gcc stopped at the HIP runtime header main.c includes now (`#error "Must define
+    exactly one of __HIP_PLATFORM_AMD__..."`). The target gets what hip::host would give, in the link's scope, as
+    a Makefile's host compile does; converting again adds nothing. Built with cmake and make (hipcc as C++)."""
+    require_tool("cmake")
+    require_tool("hipcc")
+    source = tmp_path / "in"
+    source.mkdir()
+    (source / "CMakeLists.txt").write_text(
+        "cmake_minimum_required(VERSION 3.21)\nproject(demo C CXX CUDA)\nadd_executable(demo main.c k.cu)\n"
+        "target_link_libraries(demo PRIVATE cudart)\n")
+    (source / "main.c").write_text("#include <cuda_runtime.h>\nvoid launch(float *d);\n"
+                                   "int main(void) { float *d; cudaMalloc((void **)&d, 4); launch(d); return 0; }\n")
+    (source / "k.cu").write_text("#include <cuda_runtime.h>\n__global__ void k(float *d) { d[0] = 1.f; }\n"
+                                 'extern "C" void launch(float *d) { k<<<1, 1>>>(d); }\n')
+    out, again = tmp_path / "out", tmp_path / "again"
+    _portkit_convert(source, out, "--cmake-hipcc")
+    converted = (out / "CMakeLists.txt").read_text()
+    assert converted.endswith("target_link_libraries(demo PRIVATE amdhip64)\n"
+                              "target_compile_definitions(demo PRIVATE __HIP_PLATFORM_AMD__)\n"), converted
+    _portkit_convert(out, again, "--cmake-hipcc")
+    assert (again / "CMakeLists.txt").read_text() == converted
+    _run(["cmake", "-S", ".", "-B", "build", "-DCMAKE_CXX_COMPILER=hipcc", "-DCMAKE_HIP_ARCHITECTURES=gfx90a"], out,
+         HIP_PLATFORM="amd")
+    _run(["make", "-C", "build"], out, HIP_PLATFORM="amd")
+    assert (out / "build" / "demo").is_file()
+
+
 def test_a_cuda_compiler_version_test_is_marked_not_made_clangs(tmp_path: Path, database) -> None:
     """`if(CMAKE_CUDA_COMPILER_VERSION VERSION_GREATER_EQUAL 12.0)` became CMAKE_HIP_COMPILER_VERSION, clang's version
     (15 here), so the converted project took CUDA 12's path silently (xgboost's trial). It stays, marked, and reads

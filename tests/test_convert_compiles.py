@@ -40,13 +40,19 @@ def converted(tmp_path: Path, name: str, *options: str) -> str:
 
 def verified(tmp_path: Path, capsys, files: dict[str, str]) -> Path:
     """Write `files` into a tree, convert it for HIP 5.2 with --verify (its one unit must compile); the output tree."""
+    return verified_units(tmp_path, capsys, files, 1)
+
+
+def verified_units(tmp_path: Path, capsys, files: dict[str, str], units: int) -> Path:
+    """`verified`, for a tree of `units` units, each of which must compile."""
     require_tool("hipcc")
     tree, out = tmp_path / "in", tmp_path / "out"
     tree.mkdir()
     for name, text in files.items():
         (tree / name).write_text(text)
     assert main(["convert", "--verify", "--no-cache", "--rocm-version", "5.2", str(tree), "-o", str(out)]) == 0
-    assert "hipcc: 1 build, 0 stop at a marked site (expected), 0 fail unmarked" in capsys.readouterr().out
+    report = capsys.readouterr().out
+    assert f"hipcc: {units} build, 0 stop at a marked site (expected), 0 fail unmarked" in report, report
     return out
 
 
@@ -1148,3 +1154,38 @@ def test_a_cuda_version_test_split_across_a_statement_stays_cudas_like_the_other
     assert text.count("#if CUDART_VERSION >= 10000\n") == 2 and "HIP_VERSION >=" not in text
     reads = "// portkit: PK203 CUDART_VERSION >= 10000: CUDA's version reads 0 under hipcc: this test is false there"
     assert text.count(reads) == 2
+
+
+PINNED = """\
+#include <cuda_runtime.h>
+float *pinned(size_t n, float **mapped) {
+    float *p = 0;
+    if (cudaHostAlloc((void **)&p, n * sizeof(float), cudaHostAllocMapped) != cudaSuccess) return 0;
+    if (cudaHostAlloc(mapped, n * sizeof(float), cudaHostAllocMapped) != cudaSuccess) return 0;
+    float *staging = 0;
+    cudaMallocHost((void **)&staging, n * sizeof(float));
+    cudaFreeHost(staging);
+    return p;
+}
+"""
+
+
+def test_a_c_file_gets_c_casts_and_the_flags_only_cs_hip_lacks(tmp_path: Path, capsys) -> None:
+    """A .c file is C (a HIP build hands it to the C compiler, as nvcc did): no reinterpret_cast, and
+    hipHostMalloc's flags, which only HIP's C++ template defaults, written out. A C++ unit keeps C++'s casts
+    and HIP's default. Both build: hipcc (--verify) and gcc as C."""
+    gcc = require_tool("gcc")
+    out = verified_units(tmp_path, capsys, {"pinned.c": PINNED, "pinned_cxx.cpp": PINNED}, 2)
+    c_text = (out / "pinned.c").read_text()
+    assert "hipHostAlloc((void **)&p, n * sizeof(float), hipHostMallocMapped)" in c_text  # cast already: as written
+    assert "hipHostAlloc((void**)(mapped), n * sizeof(float), hipHostMallocMapped)" in c_text
+    assert "hipHostMalloc((void **)&staging, n * sizeof(float), hipHostMallocDefault);" in c_text
+    assert "_cast" not in c_text
+    cxx_text = (out / "pinned_cxx.cpp").read_text()
+    assert "hipHostAlloc(reinterpret_cast<void**>(mapped), n * sizeof(float), hipHostMallocMapped)" in cxx_text
+    assert "hipHostMalloc((void **)&staging, n * sizeof(float));" in cxx_text
+    built = subprocess.run([gcc, "-x", "c", "-std=c99", "-Werror=incompatible-pointer-types", "-D__HIP_PLATFORM_AMD__",
+                            "-c", str(out / "pinned.c"), "-o", str(tmp_path / "pinned.o")], capture_output=True, text=True)
+    assert built.returncode == 0, built.stderr[-3000:]
+    assert main(["convert", "--no-cache", "--rocm-version", "5.2", str(out), "-o", str(tmp_path / "again")]) == 0
+    assert (tmp_path / "again" / "pinned.c").read_text() == c_text

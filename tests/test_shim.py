@@ -727,3 +727,40 @@ def test_a_file_the_scan_could_not_read_is_named_and_fails_the_run(tmp_path: Pat
     assert main(["shim", "--no-cache", str(tmp_path), "-o", str(tmp_path / "gpu.h")]) == 2  # the rest is mapped, all the same
     assert "hipMalloc" in (tmp_path / "gpu.h").read_text()
     assert main(["shim", "--no-cache", str(tmp_path / "k.cu"), "-o", str(tmp_path / "gpu.h")]) == 0
+
+
+C_HOST = """#include <cuda_runtime.h>
+#include <stdio.h>
+int main(void) {
+    float *d = 0;
+    if (cudaMalloc((void **)&d, 16) != cudaSuccess) { printf("no gpu\\n"); return 1; }
+    cudaFree(d);
+    return 0;
+}
+"""
+MIXED_MIN = """#include <cuda_runtime.h>
+__global__ void clamp(unsigned *o, int a, unsigned b) { o[0] = min(a, b); }
+"""
+
+
+def test_a_c_host_file_of_a_hip_build_takes_hips_side_and_sees_no_cxx(tmp_path: Path, cuda_headers: Path) -> None:
+    """A HIP build hands a project's .c files to the C compiler (gcc, or hipcc -x c), which does not define
+    __HIPCC__ but must define the HIP platform for hip_runtime.h: the header takes HIP's side there too, and
+    keeps its C++-only helpers (min/max overloads the .cu file needs) from C. nvcc still reads the CUDA side."""
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "host.c").write_text(C_HOST)
+    (tmp_path / "src" / "clamp.cu").write_text(MIXED_MIN)
+    include = include_dir(tmp_path)
+    out = tmp_path / "out"
+    assert main(["shim", str(tmp_path / "src"), "-o", str(include / "portkit_gpu.h"), "--sources", str(out)]) == 0
+    hip_env = {**os.environ, "HIP_PLATFORM": "amd"}
+    for compiler in ([require_tool("gcc")], [require_tool("hipcc"), "--offload-arch=gfx90a"]):
+        built = subprocess.run([*compiler, "-x", "c", "-std=c99", "-D__HIP_PLATFORM_AMD__", "-I", str(include), "-c",
+                                str(out / "host.c"), "-o", str(tmp_path / "host.o")], capture_output=True, text=True, env=hip_env)
+        assert built.returncode == 0, f"{compiler[0]}: {built.stderr[-2000:]}"
+    hipcc = hipcc_compiles(out / "clamp.cu", include)
+    assert hipcc.returncode == 0, f"hipcc: {hipcc.stderr[-2000:]}"
+    for source, language in ((out / "host.c"), "c"), ((out / "clamp.cu"), "cu"):
+        nvcc = subprocess.run([require_tool("nvcc"), "-E", "-x", language, "-I", str(include), "-I", str(cuda_headers),
+                               str(source), "-o", os.devnull], capture_output=True, text=True)
+        assert nvcc.returncode == 0, f"nvcc -E {source.name}: {nvcc.stderr[-2000:]}"

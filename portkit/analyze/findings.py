@@ -6,7 +6,7 @@ import dataclasses
 
 from portkit.analyze.registry import Context
 from portkit.codes import CODES, Status, code_for_status
-from portkit.analyze.rewrite import rule_fix
+from portkit.analyze.rewrite import is_c_file, rule_fix
 from portkit.model import Engine, Finding, Occurrence, Position, Span
 from portkit.rules import Resolution, Rule
 
@@ -78,7 +78,8 @@ def rule_finding(path: str, rule: Rule, name: str, span: Span, position: Positio
         path=path, position=position, code=code, name=name, message=message,
         severity=CODES[code].severity, library=rule.library, status=resolution.status,
         hip=spelling, advice=resolution.advice, function=function, span=span,
-        fix=rule_fix(occurrence, spelling, resolution, context, rule) if context.fixes else None, shadowable=shadowable,
+        fix=rule_fix(occurrence, spelling, resolution, context, rule, is_c_file(path)) if context.fixes else None,
+        shadowable=shadowable,
         engine=engine,
     )
 

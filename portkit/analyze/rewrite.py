@@ -10,6 +10,7 @@ portkit/convert/edits.py only turns the decision into bytes.
 from __future__ import annotations
 
 import dataclasses
+import os
 import re
 from typing import Iterable
 
@@ -17,7 +18,7 @@ from portkit.analyze.arch_branches import amd_device_reading
 from portkit.analyze.registry import Context
 from portkit.codes import RENAMED_STATUSES
 from portkit.model import (
-    Append, ArgEdit, CallFacts, Cast, Drop, Finding, Fix, FixAction, LaunchFacts, NameFacts, Occurrence, ParsedFile,
+    C_CAST, Append, ArgEdit, CallFacts, Cast, Drop, Finding, Fix, FixAction, LaunchFacts, NameFacts, Occurrence, ParsedFile,
     Replace, Role, Span, Wrap,
 )
 from portkit.rules import Resolution, Rule
@@ -35,12 +36,24 @@ def _delimited(path: str, style: str) -> str:
     return f"<{path}>" if style == "system" else f'"{path}"'
 
 
-def _cast(index: int, type_name: str) -> Cast:
+def is_c_file(path: str) -> bool:
+    """Whether a source is C (a .c file: nvcc hands it to the host compiler, and so does a HIP build): no named
+    casts, no default arguments."""
+    return os.path.splitext(path)[1] == ".c"
+
+
+def _cast(index: int, type_name: str, c: bool) -> Cast:
     # A pointer to const pointers (NVRTC's `const char* const*` options, or a `char**`): only const_cast
-    # changes the inner qualifier; another pointer; a value CUDA converts.
-    cast = "const_cast" if type_name.startswith("const ") and type_name.endswith("**") \
+    # changes the inner qualifier; another pointer; a value CUDA converts. C has its one cast for all three.
+    cast = C_CAST if c else "const_cast" if type_name.startswith("const ") and type_name.endswith("**") \
         else "reinterpret_cast" if "*" in type_name else "static_cast"
     return Cast(index, cast, type_name)
+
+
+def _cast_already(text: str, cast: Cast) -> bool:
+    """Whether an argument is written cast to the type already (`(void **)&p`, spaced or not)."""
+    compact = text.replace(" ", "")
+    return compact.startswith((f"{cast.cast}<{cast.type}>".replace(" ", ""), f"({cast.type})".replace(" ", "")))
 
 
 def _mask_edit(occurrence: Occurrence, rule: Rule, resolution: Resolution) -> ArgEdit | None:
@@ -54,20 +67,21 @@ def _mask_edit(occurrence: Occurrence, rule: Rule, resolution: Resolution) -> Ar
     return None
 
 
-def argument_edits(occurrence: Occurrence, rule: Rule, resolution: Resolution) -> tuple[ArgEdit, ...]:
+def argument_edits(occurrence: Occurrence, rule: Rule, resolution: Resolution, c: bool = False) -> tuple[ArgEdit, ...]:
     """Casts (of anything but a null pointer) where HIP takes void* and CUDA a template, or where HIP's overloads make CUDA's one conversion
     ambiguous; const cast away where the targeted HIP declares without const a pointer CUDA takes const; lane masks
     widened to 64 bits; a device symbol as HIP_SYMBOL(x); the trailing arguments CUDA defaults and HIP requires,
-    written after the last one given; an argument HIP's signature lacks, passed empty, dropped."""
+    written after the last one given (in C, `c`, also those only HIP's C++ overload defaults); an argument HIP's
+    signature lacks, passed empty, dropped. In C each cast is C's."""
     edits: list[ArgEdit] = []
     for index, type_name in rule.cast_args:
         text = occurrence.facts(CallFacts).arg(index)
-        cast = _cast(index, type_name)
+        cast = _cast(index, type_name, c)
         # A null pointer converts to any pointer type as it is (and const_cast rejects nullptr's type).
-        if text and text not in NULL_POINTERS and not text.startswith((f"{cast.cast}<{type_name}>", f"({type_name})")):
+        if text and text not in NULL_POINTERS and not _cast_already(text, cast):
             edits.append(cast)
     for index, type_name in resolution.const_casts:  # the HIP declaration lacks CUDA's const before some release
-        cast = const_cast_of(index, type_name, occurrence.facts(CallFacts).arg(index))
+        cast = const_cast_of(index, type_name, occurrence.facts(CallFacts).arg(index), c)
         if cast is not None:
             edits.append(cast)
     mask = _mask_edit(occurrence, rule, resolution)
@@ -76,7 +90,7 @@ def argument_edits(occurrence: Occurrence, rule: Rule, resolution: Resolution) -
     symbol = occurrence.facts(CallFacts).arg(rule.symbol_arg) if rule.symbol_arg >= 0 and resolution.hip == rule.hip else ""
     if symbol and not symbol.startswith("HIP_SYMBOL"):  # X on AMD, &X on NVIDIA: the source ports to both
         edits.append(Wrap(rule.symbol_arg, "HIP_SYMBOL"))
-    defaulted = _defaulted(occurrence, rule) if resolution.hip == rule.hip else None
+    defaulted = _defaulted(occurrence, rule, c) if resolution.hip == rule.hip else None
     if defaulted is not None and all(edit.index != defaulted.index for edit in edits):
         edits.append(defaulted)
     extra = extra_argument(occurrence, rule)
@@ -85,10 +99,12 @@ def argument_edits(occurrence: Occurrence, rule: Rule, resolution: Resolution) -
     return tuple(edits)
 
 
-def const_cast_of(index: int, type_name: str, text: str) -> Cast | None:
-    """The const cast a `const_args` argument needs, as written (`text`): none for a null pointer or one cast already."""
-    if text and text not in NULL_POINTERS and not text.startswith(f"const_cast<{type_name}>"):
-        return Cast(index, "const_cast", type_name)
+def const_cast_of(index: int, type_name: str, text: str, c: bool = False) -> Cast | None:
+    """The const cast a `const_args` argument needs, as written (`text`): none for a null pointer or one cast already;
+    C's cast in C (`c`)."""
+    cast = Cast(index, C_CAST if c else "const_cast", type_name)
+    if text and text not in NULL_POINTERS and not _cast_already(text, cast):
+        return cast
     return None
 
 
@@ -98,11 +114,13 @@ def extra_argument(occurrence: Occurrence, rule: Rule) -> tuple[int, str] | None
     return (index, occurrence.facts(CallFacts).arg(index)) if index is not None else None
 
 
-def _defaulted(occurrence: Occurrence, rule: Rule) -> Append | None:
-    """`cudaStreamWaitEvent(s, e)` -> `hipStreamWaitEvent(s, e, 0)`: HIP declares no default for flags."""
+def _defaulted(occurrence: Occurrence, rule: Rule, c: bool) -> Append | None:
+    """`cudaStreamWaitEvent(s, e)` -> `hipStreamWaitEvent(s, e, 0)`: HIP declares no default for flags. In C
+    (`c`), `cudaMallocHost(p, n)` -> `hipHostMalloc(p, n, hipHostMallocDefault)`: only HIP's C++ overload defaults it."""
     given = len(occurrence.parts)
-    missing = [value for index, value in rule.default_args if index >= given]
-    if not given or not missing or rule.default_args[0][0] > given:
+    defaults = sorted(rule.default_args + rule.c_default_args) if c else rule.default_args
+    missing = [value for index, value in defaults if index >= given]
+    if not given or not missing or defaults[0][0] > given:
         return None  # nothing to write after, nothing left out, or more left out than CUDA defaults
     return Append(given - 1, ", " + ", ".join(missing))
 
@@ -162,8 +180,8 @@ def _grouped(test: str) -> str:
 
 
 def rule_fix(occurrence: Occurrence | None, spelling: str, resolution: Resolution, context: Context,
-             rule: Rule) -> Fix | None:
-    """What convert may write for one use of a rule's name: the HIP spelling over it, or None."""
+             rule: Rule, c: bool = False) -> Fix | None:
+    """What convert may write for one use of a rule's name: the HIP spelling over it, or None; in C (`c`), C's."""
     if rule.drop and occurrence is not None and not occurrence.span.empty and resolution.status in RENAMED_STATUSES \
             and occurrence.text not in context.project_declared:
         return Fix(FixAction.INSERT, occurrence.span, "")  # a qualifier HIP has no use for: nothing in its place
@@ -198,7 +216,7 @@ def rule_fix(occurrence: Occurrence | None, spelling: str, resolution: Resolutio
     if rule.hip_struct and spelling == rule.hip and occurrence.facts(NameFacts).elaborated:
         spelling = rule.hip_struct
     call = occurrence.role is Role.CALL
-    edits = argument_edits(occurrence, rule, resolution) if call else ()
+    edits = argument_edits(occurrence, rule, resolution, c) if call else ()
     if call and rule.hip_for_args and spelling == rule.hip:  # counted as written: without a dropped argument
         spelling = dict(rule.hip_for_args).get(len(occurrence.parts) - sum(isinstance(e, Drop) for e in edits), spelling)
     if spelling == occurrence.text and not edits:

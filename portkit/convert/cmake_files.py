@@ -66,7 +66,7 @@ def convert_cmake(text: str, rules: RuleDatabase, offload_arch: tuple[str, ...] 
     _cmake_architectures(rw, facts, offload_arch)
     note_patterns(rw, NVCC_FLAG, "cmake")
     translate_flags(rw, facts, offload_arch, cmake_for_gpu_compiler, CMAKE_STRETCH_END)
-    _cmake_libraries(rw, rules, target)
+    _cmake_libraries(rw, rules, target, facts)
     rewrite_findcuda_variables(rw, rules, target)
     link_flags(rw, rules, target, "cmake")
     mark_cu_sources(rw)
@@ -160,7 +160,7 @@ def _cmake_architectures(rw: Rewriter, facts: BuildFacts, offload_arch: tuple[st
     rw.sub(LANGUAGE_PROPERTY, lambda m: f"HIP_{m.group(1)}")  # the property where it is read
 
 
-def _cmake_libraries(rw: Rewriter, rules: RuleDatabase, target: Target) -> None:
+def _cmake_libraries(rw: Rewriter, rules: RuleDatabase, target: Target, facts: BuildFacts) -> None:
     """CUDA:: targets, find_package(CUDA|CUDAToolkit), library names in target_link_libraries and find_library."""
     def hip_target(match: re.Match) -> str:
         return cmake_target(match.group(), rules, target) or match.group()
@@ -187,14 +187,19 @@ def _cmake_libraries(rw: Rewriter, rules: RuleDatabase, target: Target) -> None:
     own = defined_targets(blank(rw.text, HASH_COMMENT))  # the project's targets keep their names
 
     def link_words(match: re.Match, targets: bool) -> str:
+        by_name = []  # the scopes of the HIP libraries linked by name where the rules know their CMake target
+
         def word(w: re.Match) -> str:
             rule = hip_library(rules.link(w.group()), target)
             if rule is None or "::" in w.group() or targets and w.group() in own:
                 return w.group()
             if targets and rule.hip_cmake and _cmake_packages(rule.hip_cmake)[-1].lower() in found:
                 return rule.hip_cmake
+            if rule.hip_cmake:
+                by_name.append(_link_scope(match.group(2)[:w.start()]))
             return rule.hip
-        return match.group(1) + re.sub(r"(?<![\w:${])[A-Za-z_]\w*(?![\w:}])", word, match.group(2)) + ")"
+        call = match.group(1) + re.sub(r"(?<![\w:${])[A-Za-z_]\w*(?![\w:}])", word, match.group(2)) + ")"
+        return call + _host_definitions(match, by_name, facts) if targets else call
 
     rw.sub(r"\b(target_link_libraries\s*\(\s*[\w${}.-]+)([^)]*)\)", lambda m: link_words(m, True), re.I)
     rw.sub(r"\b(find_library\s*\(\s*\w+)([^)]*)\)", lambda m: link_words(m, False), re.I)
@@ -206,6 +211,31 @@ def _cmake_libraries(rw: Rewriter, rules: RuleDatabase, target: Target) -> None:
     # find_path(NCCL_INCLUDE_DIR NAMES nccl.h): the directory of the HIP header the sources include now.
     rw.sub(CMAKE_FIND_CALL, lambda m: m.group() if m.group(1).lower() == "library" else
            m.group()[:m.start(2) - m.start()] + CMAKE_HEADER_WORD.sub(header, m.group(2)) + ")")
+
+
+# target_link_libraries' keywords, and the scope each gives a compile definition; a plain signature's links are
+# transitive (PUBLIC).
+_LINK_SCOPES = {"PRIVATE": "PRIVATE", "PUBLIC": "PUBLIC", "INTERFACE": "INTERFACE", "LINK_PRIVATE": "PRIVATE",
+                "LINK_PUBLIC": "PUBLIC", "LINK_INTERFACE_LIBRARIES": "INTERFACE"}
+
+
+def _link_scope(before: str) -> str:
+    """The scope of a library linked after `before` (the call's arguments up to it)."""
+    keywords = [w for w in before.split() if w in _LINK_SCOPES]
+    return _LINK_SCOPES[keywords[-1]] if keywords else "PUBLIC"
+
+
+def _host_definitions(match: re.Match, scopes: list[str], facts: BuildFacts) -> str:
+    """A target linking HIP's runtime (or a HIP library) by name gets none of the compile definitions its CMake target
+    (hip::host) carries: its C and C++ sources that gcc and g++ compile, which include HIP's headers now, stop at
+    `#error "Must define exactly one of __HIP_PLATFORM_AMD__..."`. What the Makefile conversion gives a host compile
+    (rules/_build.yaml's host_hip_flags), as target_compile_definitions in the link's scope."""
+    definitions = " ".join(flag[2:] for flag in facts.host_hip_flags.split() if flag.startswith("-D"))
+    if not scopes or not definitions:
+        return ""
+    name = match.group(1).split("(", 1)[1].strip()
+    return "".join(f"\n{line_indent(match)}target_compile_definitions({name} {scope} {definitions})"
+                   for scope in dict.fromkeys(scopes))
 
 
 def _find_options(call: str) -> str:

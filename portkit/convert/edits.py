@@ -61,7 +61,7 @@ def call_argument_edits(arguments: tuple[Span, ...], edit: ArgEdit) -> tuple[Edi
     last one)."""
     argument = arguments[edit.index]
     if isinstance(edit, Cast):
-        return _wrapped(argument, f"{edit.cast}<{edit.type}>(", ")")
+        return _wrapped(argument, edit.opening, ")")
     if isinstance(edit, Wrap):
         return _wrapped(argument, f"{edit.macro}(", ")")
     if isinstance(edit, Append):

@@ -70,6 +70,9 @@ class Rule:
     const_args_until: str = ""
     # (argument index, value): trailing arguments CUDA's C++ API defaults and HIP requires (flags = 0)
     default_args: tuple[tuple[int, str], ...] = ()
+    # (argument index, value): trailing arguments HIP's C++ overload defaults and its C declaration requires, written
+    # in a C file (cudaMallocHost(p, n) is C; hipHostMalloc's flags default only in its C++ template)
+    c_default_args: tuple[tuple[int, str], ...] = ()
     # For min/max: the type built-in coordinates passed as arguments are cast to (HIP's blockDim.x is a proxy object,
     # so min(unsigned, blockDim.x) is ambiguous under hipcc)
     coordinate_cast: str = ""

@@ -29,7 +29,7 @@ _ENTRY_KEYS = {
     "hip_added", "hip_deprecated", "hip_removed", "hip_experimental", "older_hip", "older_hip_drop_args", "older_hip_until",
     "roc_added",
     "hip_requires", "hip_define", "hip_define_until", "cast_args", "const_args", "const_args_until",
-    "default_args", "mask_arg", "c_library", "keep_compared",
+    "default_args", "c_default_args", "mask_arg", "c_library", "keep_compared",
     "form_rule", "null_args", "helper", "hip_pointer", "symbol_arg", "cuda_host", "compute_arg", "hip_cxx_only", "declares",
     "drop",
 }
@@ -52,6 +52,7 @@ INDEX_MAPS = {
     "cast_args": ("argument index to a type", '{0: "void**"}'),
     "const_args": ("argument index to the type without const", '{8: "float*"}'),
     "default_args": ("argument index to the value CUDA defaults", '{2: "0"}'),
+    "c_default_args": ("argument index to the value HIP's C++ overload defaults", '{2: hipHostMallocDefault}'),
     "hip_for_args": ("argument count to a HIP name", "{3: hipGraphInstantiateWithFlags}"),
     "form_args": ("argument index to the CUDA type that makes a call form_rule's form", "{2: cudaMemLocation}"),
 }

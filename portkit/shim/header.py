@@ -21,18 +21,21 @@ from typing import Iterable
 from portkit.analyze.preamble import IMPLICIT_CUDA_HEADER
 from portkit.analyze.runtime_include import HOST_C_PLATFORM
 from portkit.codes import COORDINATE_ARGUMENT, HIP_PREAMBLE, RENAMED_STATUSES
-from portkit.analyze.rewrite import const_cast_of
+from portkit.analyze.rewrite import const_cast_of, is_c_file
 from portkit.convert.edits import EditOptions, call_argument_edits, chevron_edits, edits_for
 from portkit.model import Cast, Edit, Finding, Fix, FixAction, Span
 from portkit.parse.hipcc_branch import same_platform_macro
 from portkit.rules import Rule, RuleDatabase, Target, hip_version_number, parse_version
-from portkit.rules.snippets import all_helpers, helper_named, helper_providing
+from portkit.rules.snippets import Helper, all_helpers, helper_named, helper_providing
 
 STYLES = ("cuda", "neutral")
 
 
 # A name whose HIP spelling depends on its argument count is dispatched on counts up to this.
 MAX_DISPATCHED_ARGUMENTS = 12
+# When the header takes HIP's side: hipcc, or a host compiler in a HIP build, which must name the HIP platform
+# (hip_runtime.h's #error otherwise): gcc compiles a project's .c files, and nvcc defines neither macro.
+HIP_SIDE = "defined(__HIPCC__) || defined(__HIP_PLATFORM_AMD__) || defined(__HIP_PLATFORM_NVIDIA__)"
 # What a #define can rename: one identifier (not `wmma::fragment`, not a member `cudaDeviceProp::x`).
 _MACRO_NAME = re.compile(r"[A-Za-z_]\w*")
 _NOT_WORD = re.compile(r"\W")
@@ -245,11 +248,19 @@ def _shim_of(findings: Iterable[Finding], rules: RuleDatabase, style: str, heade
         for helper in (helper_providing(resolution.hip), helper_providing(rule.older_hip if rule.hip_added else ""),
                        helper_named(rule.helper) if rule.helper else None):
             if helper is not None:
-                helpers.setdefault((rule.library, helper.name), (rule.library, helper.text))
+                helpers.setdefault((rule.library, helper.name), (rule.library, _for_c_too(helper)))
     unmapped.update({**_older_in_calls(findings, rules), **_compute_types(findings, rules)})
     return Shim(style, header_name, tuple(headers.values()), tuple(sorted(mappings.values())),
                 tuple(sorted(fallbacks.values())), tuple(sorted(unportable.values())), tuple(helpers.values()),
                 tuple(sorted(unmapped.values())), tuple(sorted({**newer, **_newer_headers(headers)}.values())))
+
+
+def _for_c_too(helper: Helper) -> str:
+    """A helper's block as the header has it: a C++-only one (overloads, templates) out of a C unit's sight, which
+    needs none of it (the header serves a HIP build's .c files too)."""
+    if helper.fits("c"):
+        return helper.text
+    return f"#ifdef __cplusplus /* C++ only */\n{helper.text.rstrip()}\n#endif /* __cplusplus */\n"
 
 
 def _newer_headers(headers: dict[str, Header]) -> dict[str, tuple[str, str]]:
@@ -324,7 +335,7 @@ def argument_casts(data: bytes, finding: Finding, rule: Rule) -> list[Cast]:
     for index, type_name in rule.const_args:
         if index < len(fix.parts):
             text = data[fix.parts[index].start:fix.parts[index].end].decode("utf-8", "replace").strip()
-            casts.extend(filter(None, [const_cast_of(index, type_name, text)]))
+            casts.extend(filter(None, [const_cast_of(index, type_name, text, is_c_file(finding.path))]))
     return casts
 
 
@@ -341,7 +352,7 @@ def with_casts_listed(shim: Shim, findings: Iterable[Finding], rules: RuleDataba
             continue
         casts = argument_casts(sources[finding.path], finding, rule)
         if casts:
-            written = ", ".join(f"argument {cast.index + 1} as {cast.cast}<{cast.type}>" for cast in casts)
+            written = ", ".join(f"argument {cast.index + 1} as {cast.opening[:-1]}" for cast in casts)
             listed[f"{rule.cuda}'s arguments"] = (
                 f"{rule.cuda}'s arguments", written,
                 "hipcc rejects such a call as CUDA writes it and no macro can cast an argument: write the casts, which "
