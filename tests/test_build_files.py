@@ -2365,3 +2365,74 @@ def test_a_makefile_named_after_nvcc_keeps_its_name(tmp_path: Path) -> None:
     assert "include nvcc.mk\n" in (tmp_path / "out" / "Makefile").read_text()
     assert "NVCC = hipcc\n" in (tmp_path / "out" / "nvcc.mk").read_text()
     assert "hipcc -c k.cu -o k.o" in _run(["make", "-n"], tmp_path / "out").stdout
+
+
+CUDA_VERSION_REQUIREMENT_CMAKE = """cmake_minimum_required(VERSION 3.21)
+project(demo CXX)
+include(CheckLanguage)
+check_language(CUDA)
+if(CMAKE_CUDA_COMPILER)
+  enable_language(CUDA)
+  if(CMAKE_CUDA_COMPILER_VERSION VERSION_LESS "9.0")
+    message(FATAL_ERROR "Unsupported CUDA version")
+  endif()
+endif()
+if(CMAKE_CUDA_COMPILER_ID STREQUAL "NVIDIA" AND CMAKE_CUDA_COMPILER_VERSION MATCHES "^([0-9]+\\\\.[0-9]+)")
+  set(CUDA_VERSION "${CMAKE_MATCH_1}")
+endif()
+if (CUDA_VERSION VERSION_LESS 11.0)
+  set(LATEST 75)
+elseif (CUDA_VERSION VERSION_LESS 12.8)
+  set(LATEST 90)
+else()
+  set(LATEST 120)
+endif()
+if (NOT "${CUDAToolkit_VERSION}" VERSION_GREATER_EQUAL 10.2)
+  message(FATAL_ERROR "CUDA version too low: ${CUDAToolkit_VERSION}")
+endif()
+if (CUDA_VERSION VERSION_GREATER_EQUAL 11.0)
+  set(SHAMPOO ON)
+endif()
+message(STATUS "latest=${LATEST} shampoo=${SHAMPOO}")
+add_executable(demo k.cu)
+"""
+
+
+def test_a_cuda_version_requirement_does_not_stop_a_hip_configure(tmp_path: Path) -> None:
+    """trial16: `if(CMAKE_CUDA_COMPILER_VERSION VERSION_LESS "9.0") message(FATAL_ERROR ...)` stayed as written, and
+    CMake's HIP language sets no CUDA version: an unset version is older than any, so every configure of the port
+    stopped (tiny-cuda-nn's own CUDA_VERSION, set only for nvcc, the same). A test an unset version passes is written
+    `(VAR AND <test>)`, false under HIP, with a marker saying so; one it fails (VERSION_GREATER_EQUAL) stays; scan
+    lists the rewritten ones. The operators CMake lets an unset version pass are those rules/_build.yaml names."""
+    from portkit.rules.build_facts import build_facts
+
+    require_tool("cmake")
+    require_tool("hipcc")
+    require_tool("make")
+    tests = build_facts().cuda_version_tests
+    probe = "".join(f'if({"NOT " * negated}UNSET_CUDA_VERSION {op} "9.0")\n  message("{negated}:{op}")\nendif()\n'
+                    for op in tests.operators for negated in (0, 1))
+    (tmp_path / "probe.cmake").write_text(probe)
+    passed = set(_run(["cmake", "-P", "probe.cmake"], tmp_path).stderr.split())
+    assert passed == {f"{negated}:{op}" for op in tests.operators for negated in (0, 1)
+                      if tests.passes_unset(bool(negated), op)}, passed
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "CMakeLists.txt").write_text(CUDA_VERSION_REQUIREMENT_CMAKE)
+    (tmp_path / "in" / "k.cu").write_text("__global__ void k() {}\nint main() { k<<<1, 1>>>(); return 0; }\n")
+    _portkit_convert(tmp_path / "in", tmp_path / "out", "--cmake-hipcc")
+    _portkit_convert(tmp_path / "out", tmp_path / "again", "--cmake-hipcc")
+    converted = (tmp_path / "out" / "CMakeLists.txt").read_text()
+    assert (tmp_path / "again" / "CMakeLists.txt").read_text() == converted
+    assert "if((CMAKE_CUDA_COMPILER_VERSION AND CMAKE_CUDA_COMPILER_VERSION VERSION_LESS \"9.0\"))" in converted
+    assert "if (CUDA_VERSION VERSION_GREATER_EQUAL 11.0)" in converted, converted
+    lines = converted.splitlines()
+    guarded = [lines[i - 1] for i, line in enumerate(lines) if " AND " in line and "VERSION" in line and "((" in line]
+    assert len(guarded) == 4 and all("convert made it false where the version is unset" in m for m in guarded), lines
+    listed = _scan_lines(tmp_path / "in", "CMakeLists.txt")
+    assert [(n, f) for n, found in sorted(listed.items()) for f in found if f.startswith("PK403") and "VERSION_" in f] == [
+        (7, 'PK403 CMAKE_CUDA_COMPILER_VERSION VERSION_LESS "9.0"'), (14, "PK403 CUDA_VERSION VERSION_LESS 11.0"),
+        (16, "PK403 CUDA_VERSION VERSION_LESS 12.8"), (21, 'PK403 NOT "${CUDAToolkit_VERSION}" VERSION_GREATER_EQUAL 10.2')
+    ], listed
+    configured = _run(["cmake", "-S", "out", "-B", "build", "-DCMAKE_CXX_COMPILER=hipcc"], tmp_path, HIP_PLATFORM="amd")
+    assert "latest=120 shampoo=\n" in configured.stdout, configured.stdout
+    _run(["make", "-C", "build"], tmp_path, HIP_PLATFORM="amd")

@@ -292,6 +292,47 @@ def nvcc_value_tests(code: str) -> Iterable[tuple[int, str, str]]:
                     yield genex.start(), genex.group(), values.advice_hip if values.hip in compared else values.advice
 
 
+_CONDITION = re.compile(r"\b(?:elseif|if|while)\s*\(", re.I)
+
+
+def _conditions(code: str) -> Iterable[tuple[int, int]]:
+    """The (start, end) of each if(), elseif() and while() condition in `code` (comments blanked): its parentheses
+    nest."""
+    for call in _CONDITION.finditer(code):
+        depth, at = 1, call.end()
+        while depth and at < len(code):
+            depth += {"(": 1, ")": -1}.get(code[at], 0)
+            at += 1
+        yield call.end(), at - 1
+
+
+def cuda_version_tests(code: str) -> Iterable[tuple[int, int, str, str]]:
+    """(start, end, the variable, the test as written) of each comparison of a CUDA version in a condition that an
+    unset version passes (`CUDA_VERSION VERSION_LESS 10.2`, `NOT CUDA_VERSION VERSION_GREATER 9.0`), as it does under
+    HIP, but not one written `(VAR AND ...)` already (convert's own)."""
+    tests = build_facts().cuda_version_tests
+    if "VERSION" not in code:
+        return
+    operators = "|".join(tests.operators)
+    comparison = re.compile(rf'(?P<not>\bNOT\s+)?(?<![\w$])(?:"\$\{{(?P<expanded>{tests.variables})\}}"|(?P<name>{tests.variables}))'
+                            rf'\s+(?P<operator>{operators})\s+(?:"[^"]*"|[^\s()"]+)')
+    for start, end in _conditions(code):
+        for test in comparison.finditer(code, start, end):
+            variable = test.group("expanded") or test.group("name")
+            guarded = re.search(rf"\(\s*{re.escape(variable)}\s+AND\s+\Z", code[max(start, test.start() - 200):test.start()])
+            if not guarded and tests.passes_unset(bool(test.group("not")), test.group("operator")):
+                yield test.start(), test.end(), variable, " ".join(test.group().split())
+
+
+def _cuda_version_tests(file: TextFile, code: str, lines: LineIndex[str]) -> Iterable[Finding]:
+    """Tests of a CUDA version an unset one passes (convert makes them false where it is unset, with a marker)."""
+    found = CODES[NVCC_FLAG]
+    for start, end, _, test in cuda_version_tests(code):
+        span, position = text_location(lines, start, len(code[start:end].encode()))
+        yield Finding(path=file.path, position=position, code=NVCC_FLAG, name=test, severity=found.severity,
+                      message=f"{found.summary}: {test}", advice=build_facts().cuda_version_tests.advice, span=span)
+
+
 def _nvcc_value_tests(file: TextFile, code: str, lines: LineIndex[str]) -> Iterable[Finding]:
     """Tests of CMAKE_CUDA_<NAME> against nvcc's value (convert writes CMAKE_HIP_<NAME>, with a marker)."""
     found = CODES[NVCC_FLAG]
@@ -409,6 +450,7 @@ def analyze_build_file(file: TextFile, context: Context) -> Iterable[Finding]:
         yield from _findcuda_commands(file, code, lines, context)
         yield from _cmake_cuda_only(file, code, lines)
         yield from _nvcc_value_tests(file, code, lines)
+        yield from _cuda_version_tests(file, code, lines)
     facts = build_facts()
     for offset, capability in architectures(file.file_type, code):
         span, position = text_location(lines, offset, len(capability))

@@ -13,7 +13,7 @@ from collections import Counter
 
 from portkit.analyze.build_commands import cmake_for_gpu_compiler
 from portkit.analyze.builds import (CMAKE_CUDA_VARIABLE, CMAKE_FIND_CALL, CMAKE_HEADER_WORD, CUDA_GENEX,
-                                    cuda_only_genex, defined_targets, nvcc_value_tests)
+                                    cuda_only_genex, cuda_version_tests, defined_targets, nvcc_value_tests)
 from portkit.analyze.cmake_language import (CHECK_LANGUAGE, LANGUAGE_GENEX, LANGUAGE_PROPERTY, SOURCE_LANGUAGE,
                                             genex_arguments)
 from portkit.codes import API_UNSUPPORTED, GPU_ARCHITECTURE, NVCC_FLAG
@@ -62,6 +62,7 @@ def convert_cmake(text: str, rules: RuleDatabase, offload_arch: tuple[str, ...] 
     rewrite_findcuda_commands(rw, rules, target, facts)
     pick_cu_sources_of_variables(rw, module)
     _nvcc_value_tests(rw)
+    _cuda_version_tests(rw)
     _cmake_language(rw)
     _cmake_architectures(rw, facts, offload_arch)
     note_patterns(rw, NVCC_FLAG, "cmake")
@@ -80,6 +81,21 @@ def _nvcc_value_tests(rw: Rewriter) -> None:
     `$<COMPILE_LANG_AND_ID:CUDA,NVIDIA>`), found before the language is renamed: false under HIP, or true for clang too."""
     for offset, test, advice in nvcc_value_tests(blank(rw.text, rw.comment)):
         rw.note(offset, NVCC_FLAG, f"{test}: {advice}")
+
+
+def _cuda_version_tests(rw: Rewriter) -> None:
+    """A test of a CUDA version that an unset version passes, as under HIP (`CUDA_VERSION VERSION_LESS 10.2`, in front
+    of a FATAL_ERROR), written `(CUDA_VERSION AND <test>)`: false where the version is unset, as before where it is
+    set; marked."""
+    advice = build_facts().cuda_version_tests.advice
+
+    def guards(text: str) -> list[tuple[int, str]]:
+        edits = []
+        for start, end, variable, test in cuda_version_tests(blank(text, rw.comment)):
+            edits += [(start, f"({variable} AND "), (end, ")" + rw.removed(NVCC_FLAG, f"{test}: {advice}"))]
+        return edits
+
+    rw.insert(guards)
 
 
 def _cmake_language(rw: Rewriter) -> None:
