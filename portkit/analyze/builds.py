@@ -8,7 +8,7 @@ from typing import Iterable
 from portkit.analyze.findings import rule_finding
 from portkit.analyze.registry import Context, TextFile, analyzer
 from portkit.codes import (CODES, CUDA_PATH, FIND_CUDA, FINDCUDA_COMMAND, FINDCUDA_VARIABLE, GPU_ARCHITECTURE, NVCC_FLAG,
-                           RULE_CODES)
+                           RULE_CODES, TRY_CUDA_SOURCE)
 from portkit.model import Finding, Position, Span
 from portkit.rules import Rule, RuleDatabase, Target
 from portkit.rules.build_facts import BuildFacts, FindCudaCommand, FindCudaVariable, build_facts
@@ -324,6 +324,39 @@ def cuda_version_tests(code: str) -> Iterable[tuple[int, int, str, str]]:
                 yield test.start(), test.end(), variable, " ".join(test.group().split())
 
 
+_TRY_CALL = re.compile(r"\btry_(?:run|compile)\s*\(([^()]*)\)", re.I)
+_CU_EXTENSION = re.compile(r'(?<=[\w}])\.cu(?=["\s]|\Z)')
+
+
+def try_cuda_sources(code: str) -> Iterable[tuple[int, str, list[int]]]:
+    """(offset, the call's command and source argument, the offsets of each `.cu` extension) of each try_run() or
+    try_compile() that builds a .cu source: one it names (there and wherever the file names that path: the file(WRITE) that writes it), or
+    one a set() of the variable it names gives (`code`: comments blanked)."""
+    for call in _TRY_CALL.finditer(code):
+        extensions, source = [], ""
+        for argument in CMAKE_ARGUMENT.finditer(call.group(1)):
+            named = re.fullmatch(r'"?\$\{(\w+)\}"?', argument.group())
+            sets = re.finditer(rf"\bset\s*\(\s*{named.group(1)}\s+([^()]*)\)", code, re.I) if named else ()
+            found = [a.start(1) + e.start() for a in sets for e in _CU_EXTENSION.finditer(a.group(1))]
+            if _CU_EXTENSION.search(argument.group()):  # the path as written, wherever the file names it (file(WRITE))
+                path = re.escape(argument.group().strip('"'))
+                found += [m.end() - len(".cu") for m in re.finditer(rf'(?<![\w/.}}]){path}(?=["\s)]|\Z)', code)]
+            if found:
+                extensions += found
+                source = source or argument.group()
+        if extensions:
+            yield call.start(), f"{call.group().split('(')[0].strip()}(... {source})", sorted(set(extensions))
+
+
+def _try_cuda_sources(file: TextFile, code: str, lines: LineIndex[str]) -> Iterable[Finding]:
+    """try_run() and try_compile() of a .cu source (convert gives it HIP's extension, with a marker)."""
+    found = CODES[TRY_CUDA_SOURCE]
+    for offset, call, _ in try_cuda_sources(code):
+        span, position = text_location(lines, offset, len(call.encode()))
+        yield Finding(path=file.path, position=position, code=TRY_CUDA_SOURCE, name=call, severity=found.severity,
+                      message=f"{found.summary}: {call}", advice=found.fix, span=span)
+
+
 def _cuda_version_tests(file: TextFile, code: str, lines: LineIndex[str]) -> Iterable[Finding]:
     """Tests of a CUDA version an unset one passes (convert makes them false where it is unset, with a marker)."""
     found = CODES[NVCC_FLAG]
@@ -419,7 +452,8 @@ def findcuda_advice(variable: FindCudaVariable) -> str:
 
 
 @analyzer("cmake", "make", "autoconf", "script",
-          codes=(GPU_ARCHITECTURE, FIND_CUDA, FINDCUDA_VARIABLE, FINDCUDA_COMMAND, NVCC_FLAG, CUDA_PATH, *RULE_CODES))
+          codes=(GPU_ARCHITECTURE, FIND_CUDA, FINDCUDA_VARIABLE, FINDCUDA_COMMAND, NVCC_FLAG, CUDA_PATH, TRY_CUDA_SOURCE,
+                 *RULE_CODES))
 def analyze_build_file(file: TextFile, context: Context) -> Iterable[Finding]:
     lines = LineIndex(file.text)
     code = blank(file.text, file.comment)
@@ -451,6 +485,7 @@ def analyze_build_file(file: TextFile, context: Context) -> Iterable[Finding]:
         yield from _cmake_cuda_only(file, code, lines)
         yield from _nvcc_value_tests(file, code, lines)
         yield from _cuda_version_tests(file, code, lines)
+        yield from _try_cuda_sources(file, code, lines)
     facts = build_facts()
     for offset, capability in architectures(file.file_type, code):
         span, position = text_location(lines, offset, len(capability))
