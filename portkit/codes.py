@@ -150,5 +150,6 @@ NVCC_COMPILER = _named("nvcc-compiler")
 NVCC_OPTION = _named("nvcc-option")
 CMAKE_HIP_LANGUAGE = _named("cmake-hip-language")
 CONFIGURE_CUDA_SWITCH = _named("configure-cuda-switch")
+TRY_CUDA_SOURCE = _named("cmake-try-cuda-source")
 # What a name matched against the rules may be reported as: the code of its status (findings.rule_finding).
 RULE_CODES = tuple(code_for_status(status) for status in Status)

@@ -194,7 +194,7 @@ def test_an_option_removed_beside_another_keeps_both_markers_and_converts_once(t
     assert (tmp_path / "again" / "CMakeLists.txt").read_text() == converted
     assert all(ord(char) < 0xE000 for char in converted), ascii(converted)
     markers = [line.split(":")[1].strip() for line in converted.splitlines() if line.startswith("# portkit: ")]
-    assert markers == ["PK405 CUDA_VERSION", "PK403 --ptxas-options=-maxrregcount=96",
+    assert markers == ["PK405 CUDA_VERSION", "PK403 CUDA_VERSION VERSION_LESS 12", "PK403 --ptxas-options=-maxrregcount=96",
                        "PK403 -Xcompiler /Zc"], converted
     configured = _run(["cmake", "-S", "out", "-B", "build"], tmp_path)
     assert "flags= --compress-mode=balance" in configured.stdout, configured.stdout
@@ -466,13 +466,15 @@ def test_findcuda_variables_become_find_package_hips_or_get_a_marker(database) -
         "    add_library(app SHARED k.cu)", "    set_source_files_properties(k.cu PROPERTIES LANGUAGE HIP)",
         "    target_link_libraries(app hip::host)", "    TARGET_LINK_LIBRARIES(app hiprand hipblas ${CUDA_cupti_LIBRARY})",
         "    include_directories(${hip_INCLUDE_DIRS})",
-        "    if(CUDA_VERSION VERSION_LESS 9.0 AND CUDA_curand_LIBRARY)", '        message(STATUS "old CUDA")', "    endif()",
+        "    if((CUDA_VERSION AND CUDA_VERSION VERSION_LESS 9.0) AND CUDA_curand_LIBRARY)", '        message(STATUS "old CUDA")',
+        "    endif()",
         "ELSE()", '    MESSAGE(STATUS "GPU OFF")']
     assert lines[-2:] == ["set(CUDA_HAS_FP16 ON)  # the project's own variable, whatever its name",
                           'message(STATUS "fp16 ${CUDA_HAS_FP16} $ENV{CUDA_VERSION}")']
     assert sorted((n.line, n.code, n.message.split(":")[0]) for n in result.notes) == [
         (7, "PK405", "CUDA_VERSION"), (13, "PK102", "CUDA_cupti_LIBRARY"),
-        (17, "PK405", "CUDA_VERSION"), (17, "PK405", "CUDA_curand_LIBRARY")]  # lines of the converted file
+        (18, "PK403", "CUDA_VERSION VERSION_LESS 9.0"), (18, "PK405", "CUDA_VERSION"),
+        (18, "PK405", "CUDA_curand_LIBRARY")]  # lines of the converted file
     assert "hip_VERSION" in next(n.message for n in result.notes if n.line == 7)
     assert convert_cmake(result.text, database, target=HIP52).text == result.text
 
@@ -1432,7 +1434,8 @@ def test_a_cuda_version_the_project_parses_from_a_string_is_its_own(tmp_path: Pa
     found = {(Path(f["path"]).name, f["code"]) for f in json.loads(scan.stdout)["findings"]}
     assert ("CMakeLists.txt", "PK405") not in found and ("Reads.cmake", "PK405") in found, found
     read = convert_cmake("if(CUDA_VERSION VERSION_LESS 9.0)\nendif()\n", database, target=HIP52)
-    assert [(n.code, n.message.split(":")[0]) for n in read.notes] == [("PK405", "CUDA_VERSION")]
+    assert [(n.code, n.message.split(":")[0]) for n in read.notes] == [("PK403", "CUDA_VERSION VERSION_LESS 9.0"),
+                                                                       ("PK405", "CUDA_VERSION")]
     configured = _run(["cmake", "-S", "in", "-B", "build"], tmp_path)
     assert "parsed 12.4 major 12" in configured.stdout
 
@@ -2394,3 +2397,108 @@ def test_a_makefile_named_after_nvcc_keeps_its_name(tmp_path: Path) -> None:
     assert "include nvcc.mk\n" in (tmp_path / "out" / "Makefile").read_text()
     assert "NVCC = hipcc\n" in (tmp_path / "out" / "nvcc.mk").read_text()
     assert "hipcc -c k.cu -o k.o" in _run(["make", "-n"], tmp_path / "out").stdout
+
+
+CUDA_VERSION_REQUIREMENT_CMAKE = """cmake_minimum_required(VERSION 3.21)
+project(demo CXX)
+include(CheckLanguage)
+check_language(CUDA)
+if(CMAKE_CUDA_COMPILER)
+  enable_language(CUDA)
+  if(CMAKE_CUDA_COMPILER_VERSION VERSION_LESS "9.0")
+    message(FATAL_ERROR "Unsupported CUDA version")
+  endif()
+endif()
+if(CMAKE_CUDA_COMPILER_ID STREQUAL "NVIDIA" AND CMAKE_CUDA_COMPILER_VERSION MATCHES "^([0-9]+\\\\.[0-9]+)")
+  set(CUDA_VERSION "${CMAKE_MATCH_1}")
+endif()
+if (CUDA_VERSION VERSION_LESS 11.0)
+  set(LATEST 75)
+elseif (CUDA_VERSION VERSION_LESS 12.8)
+  set(LATEST 90)
+else()
+  set(LATEST 120)
+endif()
+if (NOT "${CUDAToolkit_VERSION}" VERSION_GREATER_EQUAL 10.2)
+  message(FATAL_ERROR "CUDA version too low: ${CUDAToolkit_VERSION}")
+endif()
+if (CUDA_VERSION VERSION_GREATER_EQUAL 11.0)
+  set(SHAMPOO ON)
+endif()
+message(STATUS "latest=${LATEST} shampoo=${SHAMPOO}")
+add_executable(demo k.cu)
+"""
+
+
+def test_a_cuda_version_requirement_does_not_stop_a_hip_configure(tmp_path: Path) -> None:
+    """trial16: `if(CMAKE_CUDA_COMPILER_VERSION VERSION_LESS "9.0") message(FATAL_ERROR ...)` stayed as written, and
+    CMake's HIP language sets no CUDA version: an unset version is older than any, so every configure of the port
+    stopped (tiny-cuda-nn's own CUDA_VERSION, set only for nvcc, the same). A test an unset version passes is written
+    `(VAR AND <test>)`, false under HIP, with a marker saying so; one it fails (VERSION_GREATER_EQUAL) stays; scan
+    lists the rewritten ones. The operators CMake lets an unset version pass are those rules/_build.yaml names."""
+    from portkit.rules.build_facts import build_facts
+
+    require_tool("cmake")
+    require_tool("hipcc")
+    require_tool("make")
+    tests = build_facts().cuda_version_tests
+    probe = "".join(f'if({"NOT " * negated}UNSET_CUDA_VERSION {op} "9.0")\n  message("{negated}:{op}")\nendif()\n'
+                    for op in tests.operators for negated in (0, 1))
+    (tmp_path / "probe.cmake").write_text(probe)
+    passed = set(_run(["cmake", "-P", "probe.cmake"], tmp_path).stderr.split())
+    assert passed == {f"{negated}:{op}" for op in tests.operators for negated in (0, 1)
+                      if tests.passes_unset(bool(negated), op)}, passed
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "CMakeLists.txt").write_text(CUDA_VERSION_REQUIREMENT_CMAKE)
+    (tmp_path / "in" / "k.cu").write_text("__global__ void k() {}\nint main() { k<<<1, 1>>>(); return 0; }\n")
+    _portkit_convert(tmp_path / "in", tmp_path / "out", "--cmake-hipcc")
+    _portkit_convert(tmp_path / "out", tmp_path / "again", "--cmake-hipcc")
+    converted = (tmp_path / "out" / "CMakeLists.txt").read_text()
+    assert (tmp_path / "again" / "CMakeLists.txt").read_text() == converted
+    assert "if((CMAKE_CUDA_COMPILER_VERSION AND CMAKE_CUDA_COMPILER_VERSION VERSION_LESS \"9.0\"))" in converted
+    assert "if (CUDA_VERSION VERSION_GREATER_EQUAL 11.0)" in converted, converted
+    lines = converted.splitlines()
+    guarded = [lines[i - 1] for i, line in enumerate(lines) if " AND " in line and "VERSION" in line and "((" in line]
+    assert len(guarded) == 4 and all("convert made it false where the version is unset" in m for m in guarded), lines
+    listed = _scan_lines(tmp_path / "in", "CMakeLists.txt")
+    assert [(n, f) for n, found in sorted(listed.items()) for f in found if f.startswith("PK403") and "VERSION_" in f] == [
+        (7, 'PK403 CMAKE_CUDA_COMPILER_VERSION VERSION_LESS "9.0"'), (14, "PK403 CUDA_VERSION VERSION_LESS 11.0"),
+        (16, "PK403 CUDA_VERSION VERSION_LESS 12.8"), (21, 'PK403 NOT "${CUDAToolkit_VERSION}" VERSION_GREATER_EQUAL 10.2')
+    ], listed
+    configured = _run(["cmake", "-S", "out", "-B", "build", "-DCMAKE_CXX_COMPILER=hipcc"], tmp_path, HIP_PLATFORM="amd")
+    assert "latest=120 shampoo=\n" in configured.stdout, configured.stdout
+    _run(["make", "-C", "build"], tmp_path, HIP_PLATFORM="amd")
+
+
+TRY_RUN_CMAKE = """cmake_minimum_required(VERSION 3.21)
+project(query CXX CUDA)
+set(file "${PROJECT_BINARY_DIR}/detect_gpus.cu")
+file(WRITE ${file} "#include <cstdio>\\nint main() { std::printf(\\"75\\"); return 0; }\\n")
+try_run(run_result compile_result ${PROJECT_BINARY_DIR} ${file} RUN_OUTPUT_VARIABLE out)
+message(STATUS "compiled=${compile_result} ran=${run_result} out=${out}")
+"""
+
+
+def test_a_cu_source_try_run_builds_gets_hips_extension(tmp_path: Path, database) -> None:
+    """tiny-cuda-nn's GPU query: a program written with file(WRITE ... x.cu) and built by try_run stopped configure
+    ("Unknown extension .cu ... try_compile() works only for enabled languages"): try_run picks the language by the
+    extension, and a LANGUAGE property does not reach it. The source gets HIP's extension (.cpp where hipcc is the C++
+    compiler, .hip for the HIP language), where the call names it or a set() of its variable does, with a PK415 marker
+    (its CUDA calls are text convert does not rewrite), which scan lists; hipcc compiles it."""
+    from portkit.convert.cmake_files import convert_cmake
+
+    require_tool("cmake")
+    require_tool("hipcc")
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "CMakeLists.txt").write_text(TRY_RUN_CMAKE)
+    _portkit_convert(tmp_path / "in", tmp_path / "out", "--cmake-hipcc")
+    _portkit_convert(tmp_path / "out", tmp_path / "again", "--cmake-hipcc")
+    converted = (tmp_path / "out" / "CMakeLists.txt").read_text()
+    assert (tmp_path / "again" / "CMakeLists.txt").read_text() == converted
+    assert 'set(file "${PROJECT_BINARY_DIR}/detect_gpus.cpp")\n' in converted, converted
+    assert "# portkit: PK415 try_run(... ${file}): convert gave the source HIP's extension (.cpp)" in converted
+    assert _scan_lines(tmp_path / "in", "CMakeLists.txt")[5] == ["PK415 try_run(... ${file})"]
+    hip = convert_cmake(TRY_RUN_CMAKE.replace("${file}", '"${PROJECT_BINARY_DIR}/detect_gpus.cu"'), database).text
+    assert [line.split("(")[0] for line in hip.splitlines() if "detect_gpus.hip" in line] == ["set", "file", "try_run"], hip
+    configured = _run(["cmake", "-S", "out", "-B", "build", "-DCMAKE_CXX_COMPILER=hipcc"], tmp_path, HIP_PLATFORM="amd")
+    assert "compiled=TRUE ran=0 out=75" in configured.stdout, configured.stdout

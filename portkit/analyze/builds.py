@@ -8,7 +8,7 @@ from typing import Iterable
 from portkit.analyze.findings import rule_finding
 from portkit.analyze.registry import Context, TextFile, analyzer
 from portkit.codes import (CODES, CUDA_PATH, FIND_CUDA, FINDCUDA_COMMAND, FINDCUDA_VARIABLE, GPU_ARCHITECTURE, NVCC_FLAG,
-                           RULE_CODES)
+                           RULE_CODES, TRY_CUDA_SOURCE)
 from portkit.model import Finding, Position, Span
 from portkit.rules import Rule, RuleDatabase, Target
 from portkit.rules.build_facts import BuildFacts, FindCudaCommand, FindCudaVariable, build_facts
@@ -292,6 +292,80 @@ def nvcc_value_tests(code: str) -> Iterable[tuple[int, str, str]]:
                     yield genex.start(), genex.group(), values.advice_hip if values.hip in compared else values.advice
 
 
+_CONDITION = re.compile(r"\b(?:elseif|if|while)\s*\(", re.I)
+
+
+def _conditions(code: str) -> Iterable[tuple[int, int]]:
+    """The (start, end) of each if(), elseif() and while() condition in `code` (comments blanked): its parentheses
+    nest."""
+    for call in _CONDITION.finditer(code):
+        depth, at = 1, call.end()
+        while depth and at < len(code):
+            depth += {"(": 1, ")": -1}.get(code[at], 0)
+            at += 1
+        yield call.end(), at - 1
+
+
+def cuda_version_tests(code: str) -> Iterable[tuple[int, int, str, str]]:
+    """(start, end, the variable, the test as written) of each comparison of a CUDA version in a condition that an
+    unset version passes (`CUDA_VERSION VERSION_LESS 10.2`, `NOT CUDA_VERSION VERSION_GREATER 9.0`), as it does under
+    HIP, but not one written `(VAR AND ...)` already (convert's own)."""
+    tests = build_facts().cuda_version_tests
+    if "VERSION" not in code:
+        return
+    operators = "|".join(tests.operators)
+    comparison = re.compile(rf'(?P<not>\bNOT\s+)?(?<![\w$])(?:"\$\{{(?P<expanded>{tests.variables})\}}"|(?P<name>{tests.variables}))'
+                            rf'\s+(?P<operator>{operators})\s+(?:"[^"]*"|[^\s()"]+)')
+    for start, end in _conditions(code):
+        for test in comparison.finditer(code, start, end):
+            variable = test.group("expanded") or test.group("name")
+            guarded = re.search(rf"\(\s*{re.escape(variable)}\s+AND\s+\Z", code[max(start, test.start() - 200):test.start()])
+            if not guarded and tests.passes_unset(bool(test.group("not")), test.group("operator")):
+                yield test.start(), test.end(), variable, " ".join(test.group().split())
+
+
+_TRY_CALL = re.compile(r"\btry_(?:run|compile)\s*\(([^()]*)\)", re.I)
+_CU_EXTENSION = re.compile(r'(?<=[\w}])\.cu(?=["\s]|\Z)')
+
+
+def try_cuda_sources(code: str) -> Iterable[tuple[int, str, list[int]]]:
+    """(offset, the call's command and source argument, the offsets of each `.cu` extension) of each try_run() or
+    try_compile() that builds a .cu source: one it names (there and wherever the file names that path: the file(WRITE) that writes it), or
+    one a set() of the variable it names gives (`code`: comments blanked)."""
+    for call in _TRY_CALL.finditer(code):
+        extensions, source = [], ""
+        for argument in CMAKE_ARGUMENT.finditer(call.group(1)):
+            named = re.fullmatch(r'"?\$\{(\w+)\}"?', argument.group())
+            sets = re.finditer(rf"\bset\s*\(\s*{named.group(1)}\s+([^()]*)\)", code, re.I) if named else ()
+            found = [a.start(1) + e.start() for a in sets for e in _CU_EXTENSION.finditer(a.group(1))]
+            if _CU_EXTENSION.search(argument.group()):  # the path as written, wherever the file names it (file(WRITE))
+                path = re.escape(argument.group().strip('"'))
+                found += [m.end() - len(".cu") for m in re.finditer(rf'(?<![\w/.}}]){path}(?=["\s)]|\Z)', code)]
+            if found:
+                extensions += found
+                source = source or argument.group()
+        if extensions:
+            yield call.start(), f"{call.group().split('(')[0].strip()}(... {source})", sorted(set(extensions))
+
+
+def _try_cuda_sources(file: TextFile, code: str, lines: LineIndex[str]) -> Iterable[Finding]:
+    """try_run() and try_compile() of a .cu source (convert gives it HIP's extension, with a marker)."""
+    found = CODES[TRY_CUDA_SOURCE]
+    for offset, call, _ in try_cuda_sources(code):
+        span, position = text_location(lines, offset, len(call.encode()))
+        yield Finding(path=file.path, position=position, code=TRY_CUDA_SOURCE, name=call, severity=found.severity,
+                      message=f"{found.summary}: {call}", advice=found.fix, span=span)
+
+
+def _cuda_version_tests(file: TextFile, code: str, lines: LineIndex[str]) -> Iterable[Finding]:
+    """Tests of a CUDA version an unset one passes (convert makes them false where it is unset, with a marker)."""
+    found = CODES[NVCC_FLAG]
+    for start, end, _, test in cuda_version_tests(code):
+        span, position = text_location(lines, start, len(code[start:end].encode()))
+        yield Finding(path=file.path, position=position, code=NVCC_FLAG, name=test, severity=found.severity,
+                      message=f"{found.summary}: {test}", advice=build_facts().cuda_version_tests.advice, span=span)
+
+
 def _nvcc_value_tests(file: TextFile, code: str, lines: LineIndex[str]) -> Iterable[Finding]:
     """Tests of CMAKE_CUDA_<NAME> against nvcc's value (convert writes CMAKE_HIP_<NAME>, with a marker)."""
     found = CODES[NVCC_FLAG]
@@ -378,7 +452,8 @@ def findcuda_advice(variable: FindCudaVariable) -> str:
 
 
 @analyzer("cmake", "make", "autoconf", "script",
-          codes=(GPU_ARCHITECTURE, FIND_CUDA, FINDCUDA_VARIABLE, FINDCUDA_COMMAND, NVCC_FLAG, CUDA_PATH, *RULE_CODES))
+          codes=(GPU_ARCHITECTURE, FIND_CUDA, FINDCUDA_VARIABLE, FINDCUDA_COMMAND, NVCC_FLAG, CUDA_PATH, TRY_CUDA_SOURCE,
+                 *RULE_CODES))
 def analyze_build_file(file: TextFile, context: Context) -> Iterable[Finding]:
     lines = LineIndex(file.text)
     code = blank(file.text, file.comment)
@@ -409,6 +484,8 @@ def analyze_build_file(file: TextFile, context: Context) -> Iterable[Finding]:
         yield from _findcuda_commands(file, code, lines, context)
         yield from _cmake_cuda_only(file, code, lines)
         yield from _nvcc_value_tests(file, code, lines)
+        yield from _cuda_version_tests(file, code, lines)
+        yield from _try_cuda_sources(file, code, lines)
     facts = build_facts()
     for offset, capability in architectures(file.file_type, code):
         span, position = text_location(lines, offset, len(capability))

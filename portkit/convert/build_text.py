@@ -88,6 +88,12 @@ class Rewriter:
         for offset, text in sorted(where(self.text), key=lambda pair: pair[0], reverse=True):
             self.text = self.text[:offset] + text + self.text[offset:]
 
+    def replace(self, where: Callable[[str], Iterable[tuple[int, int, str]]]) -> None:
+        """Texts put in place of the (start, end) spans `where` says, in the current text it is given."""
+        self._flush()
+        for start, end, text in sorted(where(self.text), key=lambda edit: edit[0], reverse=True):
+            self.text = self.text[:start] + text + self.text[end:]
+
     def _flush(self) -> None:
         for offset, index in sorted(self._pending, reverse=True):
             self.text = self.text[:offset] + _tag(index) + self.text[offset:]

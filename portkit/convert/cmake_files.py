@@ -13,10 +13,11 @@ from collections import Counter
 
 from portkit.analyze.build_commands import cmake_for_gpu_compiler
 from portkit.analyze.builds import (CMAKE_CUDA_VARIABLE, CMAKE_FIND_CALL, CMAKE_HEADER_WORD, CUDA_GENEX,
-                                    cuda_only_genex, defined_targets, nvcc_value_tests)
+                                    cuda_only_genex, cuda_version_tests, defined_targets, nvcc_value_tests,
+                                    try_cuda_sources)
 from portkit.analyze.cmake_language import (CHECK_LANGUAGE, LANGUAGE_GENEX, LANGUAGE_PROPERTY, SOURCE_LANGUAGE,
                                             genex_arguments)
-from portkit.codes import API_UNSUPPORTED, GPU_ARCHITECTURE, NVCC_FLAG
+from portkit.codes import API_UNSUPPORTED, CODES, GPU_ARCHITECTURE, NVCC_FLAG, TRY_CUDA_SOURCE
 from portkit.convert.build_flags import (CMAKE_STRETCH_END, arch_list, cmake_target, hip_library, library_code,
                                          link_flags, note_patterns, translate_flags, unported_advice)
 from portkit.convert.build_text import BuildConversion, Rewriter
@@ -62,6 +63,7 @@ def convert_cmake(text: str, rules: RuleDatabase, offload_arch: tuple[str, ...] 
     rewrite_findcuda_commands(rw, rules, target, facts)
     pick_cu_sources_of_variables(rw, module)
     _nvcc_value_tests(rw)
+    _cuda_version_tests(rw)
     _cmake_language(rw)
     _cmake_architectures(rw, facts, offload_arch)
     note_patterns(rw, NVCC_FLAG, "cmake")
@@ -69,6 +71,7 @@ def convert_cmake(text: str, rules: RuleDatabase, offload_arch: tuple[str, ...] 
     _cmake_libraries(rw, rules, target, facts)
     rewrite_findcuda_variables(rw, rules, target)
     link_flags(rw, rules, target, "cmake")
+    _try_cuda_sources(rw, ".cpp" if hipcc_as_cxx else ".hip")  # before the .cu names in set() get the language
     mark_cu_sources(rw)
     if hipcc_as_cxx:
         _hip_as_cxx(rw, facts)
@@ -80,6 +83,36 @@ def _nvcc_value_tests(rw: Rewriter) -> None:
     `$<COMPILE_LANG_AND_ID:CUDA,NVIDIA>`), found before the language is renamed: false under HIP, or true for clang too."""
     for offset, test, advice in nvcc_value_tests(blank(rw.text, rw.comment)):
         rw.note(offset, NVCC_FLAG, f"{test}: {advice}")
+
+
+def _cuda_version_tests(rw: Rewriter) -> None:
+    """A test of a CUDA version that an unset version passes, as under HIP (`CUDA_VERSION VERSION_LESS 10.2`, in front
+    of a FATAL_ERROR), written `(CUDA_VERSION AND <test>)`: false where the version is unset, as before where it is
+    set; marked."""
+    advice = build_facts().cuda_version_tests.advice
+
+    def guards(text: str) -> list[tuple[int, str]]:
+        edits = []
+        for start, end, variable, test in cuda_version_tests(blank(text, rw.comment)):
+            edits += [(start, f"({variable} AND "), (end, ")" + rw.removed(NVCC_FLAG, f"{test}: {advice}"))]
+        return edits
+
+    rw.insert(guards)
+
+
+def _try_cuda_sources(rw: Rewriter, extension: str) -> None:
+    """A .cu source try_run() or try_compile() builds, given HIP's `extension`: they pick the language by it, and
+    stop at one whose language is not enabled; marked (the program is often CUDA code the file writes)."""
+    fix = CODES[TRY_CUDA_SOURCE].fix
+
+    def renamed(text: str) -> list[tuple[int, int, str]]:
+        edits = []
+        for offset, call, extensions in try_cuda_sources(blank(text, rw.comment)):
+            note = rw.removed(TRY_CUDA_SOURCE, f"{call}: convert gave the source HIP's extension ({extension}). {fix}")
+            edits += [(offset, offset, note), *((at, at + len(".cu"), extension) for at in extensions)]
+        return edits
+
+    rw.replace(renamed)
 
 
 def _cmake_language(rw: Rewriter) -> None:

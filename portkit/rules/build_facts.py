@@ -208,6 +208,21 @@ class NvccValues:
 
 
 @dataclasses.dataclass(frozen=True)
+class CudaVersionTests:
+    """Tests of a CUDA version that an unset one passes (`CUDA_VERSION VERSION_LESS 10.2`), as it is under HIP: the
+    variables that hold one, the operators of a comparison, those an unset version passes (the others under NOT)."""
+
+    variables: str = "(?!)"
+    operators: tuple[str, ...] = ()
+    unset_passes: tuple[str, ...] = ()
+    advice: str = ""
+
+    def passes_unset(self, negated: bool, operator: str) -> bool:
+        """Whether `[NOT] VERSION OPERATOR value` holds where VERSION is unset."""
+        return (operator in self.unset_passes) != negated
+
+
+@dataclasses.dataclass(frozen=True)
 class VersionOutput:
     """How a build file reads nvcc's version from what it prints: the option that prints it and a word of it."""
 
@@ -254,6 +269,7 @@ class BuildFacts:
     hipcc_cxx_options: tuple[str, ...] = ()  # what C++ sources hipcc compiles (--cmake-hipcc) get, as g++ built them
     shell_hip_platform: str = ""  # what a $(shell) command running hipcc starts with, where the Makefile sets HIP_PLATFORM
     nvcc_version_output: VersionOutput = VersionOutput()
+    cuda_version_tests: CudaVersionTests = CudaVersionTests()
 
     def findcuda_variable(self, name: str) -> FindCudaVariable | None:
         """The variable FindCUDA or FindCUDAToolkit sets named `name`, or None (another name)."""
@@ -377,7 +393,13 @@ def _parse(data: dict) -> BuildFacts:
                       tuple(str(line) for line in data["makefile_hip_platform"]),
                       tuple(str(option) for option in data["hipcc_cxx_options"]), str(data["shell_hip_platform"]),
                       VersionOutput(*(str(data["nvcc_version_output"][key]) for key in ("option", "word", "advice")),
-                                    tuple(str(p) for p in data["nvcc_version_output"]["pickers"])))
+                                    tuple(str(p) for p in data["nvcc_version_output"]["pickers"])),
+                      _cuda_version_tests(data["cuda_version_tests"]))
+
+
+def _cuda_version_tests(entry: dict) -> CudaVersionTests:
+    return CudaVersionTests(str(entry["variables"]), tuple(str(o) for o in entry["operators"]),
+                            tuple(str(o) for o in entry["unset_passes"]), str(entry["advice"]))
 
 
 @functools.lru_cache(maxsize=1)
