@@ -83,8 +83,9 @@ def warp_row_blocks(parsed: ParsedFile, context: Context) -> Iterator[Finding]:
             continue
         if work is None:
             work, kernels = _warp_work(parsed), {o.text for o in parsed.of(K.KERNEL)}
-        kernel = launch.facts(LaunchFacts).kernel or launch.text
-        operation = _kernel_warp_work(kernel, work, kernels)
+        # through a local name: each kernel it stands for (launch_alias), the first that does warp work
+        found = [(name, _kernel_warp_work(name, work, kernels)) for name in launch.facts(LaunchFacts).kernels or (launch.text,)]
+        kernel, operation = next(((name, op) for name, op in found if op), (launch.text, None))
         if operation:
             reported.add(where.span.start)
             yield hazard(parsed, where, codes.WARP_SIZE_LITERAL,
