@@ -2226,3 +2226,22 @@ def test_a_makefile_named_after_nvcc_keeps_its_name(tmp_path: Path) -> None:
     assert "include nvcc.mk\n" in (tmp_path / "out" / "Makefile").read_text()
     assert "NVCC = hipcc\n" in (tmp_path / "out" / "nvcc.mk").read_text()
     assert "hipcc -c k.cu -o k.o" in _run(["make", "-n"], tmp_path / "out").stdout
+
+
+def test_cuda_libraries_with_one_hip_library_link_it_once(tmp_path: Path, database) -> None:
+    """-lcudart -lcuda both become -lamdhip64: the converted line had it twice. Now once a stretch (as an AMD target
+    several -gencode flags pair with), the project's own repeats elsewhere left; hipcc builds and links the result."""
+    from portkit.convert.build_files import convert_makefile
+
+    make = ("LIBS = -lcudart -lcuda -lm\napp: app.cu\n\tnvcc -o app app.cu $(LIBS) -lcudart_static -lcuda\n"
+            "echo:\n\t@echo $(LIBS) -lcudart\n")
+    result = convert_makefile(make, database, target=HIP52)
+    assert "LIBS = -lamdhip64 -lm\n" in result.text and "\thipcc -o app app.cu $(LIBS) -lamdhip64\n" in result.text
+    assert convert_makefile(result.text, database, target=HIP52).text == result.text
+    (tmp_path / "Makefile").write_text(result.text)
+    assert _run(["make", "-s", "echo"], tmp_path).stdout.split() == ["-lamdhip64", "-lm", "-lamdhip64"]
+    require_tool("hipcc")
+    (tmp_path / "app.cu").write_text("#include <hip/hip_runtime.h>\n__global__ void k(int *p) { *p = 1; }\n"
+                                     "int main() { int *p; hipMalloc(&p, 4); k<<<1, 1>>>(p); return 0; }\n")
+    _run(["make", "app"], tmp_path, HIP_PLATFORM="amd")
+    assert (tmp_path / "app").is_file()
