@@ -141,7 +141,12 @@ def make_target(rocm: str | None, cuda: str | None) -> Target:
 
 
 def _extensions(values: Iterable[str]) -> tuple[str, ...]:
-    return tuple(e.lower() if e.startswith(".") else "." + e.lower() for e in values if e)
+    """The extensions given, each with its dot; given only empty ones (`,`), an error: no default is meant."""
+    values = tuple(values)
+    found = tuple(e.lower() if e.startswith(".") else "." + e.lower() for e in values if e.strip(". "))
+    if values and not found:
+        raise InputError(f"extensions {','.join(values)!r}: none named (give them as .cu,.cuh)")
+    return found
 
 
 def _statuses(values: Iterable[str]) -> tuple[str, ...]:

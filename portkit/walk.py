@@ -17,6 +17,7 @@ from portkit.errors import InputError
 from portkit.fileio import DEFAULT_READ_LIMIT, TooLarge, read_bytes
 from portkit.ignore import IgnoreSpec, PatternError
 from portkit.textutil import printable
+from portkit.tracked import Tracked, tracked
 
 DEFAULT_EXTENSIONS = (".cu", ".cuh", ".cpp", ".cc", ".cxx", ".c", ".h", ".hpp", ".hh", ".hxx", ".inl")
 CMAKE_NAMES = ("CMakeLists.txt",)
@@ -46,6 +47,9 @@ WalkWarning = tuple[str, str, str]
 # unreadable file): a gate or a conversion over it is not complete. Links skipped are no such file.
 _UNANALYSED = ("unreadable", "too-large", "skipped")
 _NOT_FILES = (BROKEN_LINK, LINK_OUT)
+IGNORED = "ignored"  # a walk warning's reason: .gitignore rules leave the path out, and git does not track it
+_IGNORED_UNTRACKED = "ignored by .gitignore and not tracked by git"
+_IGNORED_NO_GIT = "ignored by .gitignore, in no git work tree (none can be told committed: copy any the build needs)"
 
 
 def not_analysed(message: str, reason: str) -> bool:
@@ -136,6 +140,23 @@ def _ignored(path: str, is_dir: bool, specs: list[tuple[str, IgnoreSpec]]) -> bo
     return False
 
 
+def _gitignored(full: str, is_dir: bool, in_ignored: bool, gitignores: list[tuple[str, IgnoreSpec]], git: Tracked,
+                warnings: list[WalkWarning], ignored_dirs: set[str]) -> bool:
+    """Whether the walk leaves `full` out: .gitignore rules ignore it (or the ignored directory it is in does)
+    and git tracks nothing there. Left out, it is a warning (an ignored directory's entries are its own);
+    an ignored directory holding tracked files joins `ignored_dirs`, walked for those files alone."""
+    if not (in_ignored or _ignored(full, is_dir, gitignores)):
+        return False
+    if git.holds(full, is_dir):
+        if is_dir:
+            ignored_dirs.add(full)
+        return False
+    if not in_ignored:
+        why = _IGNORED_UNTRACKED if git.known else _IGNORED_NO_GIT
+        warnings.append((os.path.normpath(full) + (os.sep if is_dir else ""), why, IGNORED))
+    return True
+
+
 def _inside(path: str, directory: str) -> bool:
     return path == directory or path.startswith(directory.rstrip(os.sep) + os.sep)
 
@@ -149,7 +170,10 @@ def _walk_directory(root: str, classify: Callable[[str], str | None], excludes: 
                     keep_excluded: bool = False) -> Iterable[SourceFile]:
     """The files `classify` names under `root`; `walked`, when given, receives each directory walked with
     the ignore rules that apply in it. With `keep_excluded`, what `excludes` excludes is walked too, its
-    files typed EXCLUDED (what .gitignore files ignore never is)."""
+    files typed EXCLUDED (what .gitignore files ignore never is, unless git tracks it: then it is kept, as
+    git keeps it). Each path .gitignore rules leave out is a warning with the reason IGNORED."""
+    git = tracked(root)
+    ignored_dirs: set[str] = set()  # walked only for the tracked files they hold
     specs_by_dir: dict[str, list[tuple[str, IgnoreSpec]]] = {}
     exclude_specs = [(e.root or root, spec) for e, spec in excludes.items()]
     excluded_dirs: set[str] = set()  # with keep_excluded: directories walked though excluded
@@ -162,14 +186,17 @@ def _walk_directory(root: str, classify: Callable[[str], str | None], excludes: 
         spec = _ignore_spec(directory, warnings)
         gitignores = specs_by_dir.get(os.path.dirname(directory), []) + ([(directory, spec)] if spec else [])
         specs_by_dir[directory] = gitignores
-        if walked is not None:
-            walked[os.path.normpath(directory)] = gitignores + exclude_specs
         in_excluded = directory in excluded_dirs
+        in_ignored = directory in ignored_dirs
+        if walked is not None and not in_ignored:  # an ignored directory's untracked files are no include's
+            walked[os.path.normpath(directory)] = gitignores + exclude_specs
         kept = []
         for name in sorted(dirnames):
             full = os.path.join(directory, name)
-            if name in _SKIP_DIRS or os.path.islink(full) or _ignored(full, True, gitignores):
+            if name in _SKIP_DIRS or os.path.islink(full):
                 continue  # symlinked directories are never followed: no loops, no escapes
+            if _gitignored(full, True, in_ignored, gitignores, git, warnings, ignored_dirs):
+                continue
             if in_excluded or _ignored(full, True, exclude_specs):
                 if not keep_excluded:
                     continue
@@ -179,7 +206,9 @@ def _walk_directory(root: str, classify: Callable[[str], str | None], excludes: 
         for name in sorted(filenames):
             found_type = classify(name)
             full = os.path.join(directory, name)
-            if not found_type or _ignored(full, False, gitignores):
+            if not found_type:
+                continue
+            if _gitignored(full, False, in_ignored, gitignores, git, warnings, ignored_dirs):
                 continue
             if in_excluded or _ignored(full, False, exclude_specs):
                 if not keep_excluded:
@@ -210,6 +239,7 @@ def discover(paths: Iterable[str], extensions: tuple[str, ...] = DEFAULT_EXTENSI
         if os.path.isdir(raw):
             for found in _walk_directory(raw, lambda name: file_type(name, extensions), compiled, warnings, walked):
                 files.setdefault(found.path, found)
+            warnings = [warning for warning in warnings if warning[2] != IGNORED]  # a scan is not a copy: no loss
         elif os.path.isfile(raw):
             path = os.path.normpath(raw)
             files.setdefault(path, SourceFile(path, file_type(os.path.basename(raw), extensions) or "source"))
@@ -342,8 +372,9 @@ def _resolve_include(name: str, includer: str, walked: Mapping[str, object], kno
 
 
 def all_files(root: str, excludes: Iterable[Excludes] = ()) -> tuple[list[SourceFile], list[WalkWarning]]:
-    """Every file under `root` that .gitignore keeps, for mirroring a tree: "other", or EXCLUDED where
-    `excludes` say it is not to be scanned (an excluded file is still part of the project: its copy builds)."""
+    """Every file under `root` that .gitignore keeps or git tracks, for mirroring a tree: "other", or EXCLUDED
+    where `excludes` say it is not to be scanned (an excluded file is still part of the project: its copy builds).
+    The warnings include each path left out as ignored (reason IGNORED)."""
     warnings: list[WalkWarning] = []
     files = list(_walk_directory(root, lambda name: "other", _compiled(excludes), warnings, keep_excluded=True))
     return files, warnings

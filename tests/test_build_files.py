@@ -2502,3 +2502,43 @@ def test_a_cu_source_try_run_builds_gets_hips_extension(tmp_path: Path, database
     assert [line.split("(")[0] for line in hip.splitlines() if "detect_gpus.hip" in line] == ["set", "file", "try_run"], hip
     configured = _run(["cmake", "-S", "out", "-B", "build", "-DCMAKE_CXX_COMPILER=hipcc"], tmp_path, HIP_PLATFORM="amd")
     assert "compiled=TRUE ran=0 out=75" in configured.stdout, configured.stdout
+
+
+def test_cuda_libraries_with_one_hip_library_link_it_once(tmp_path: Path, database) -> None:
+    """-lcudart -lcuda both become -lamdhip64: the converted line had it twice. Now once a stretch (as an AMD target
+    several -gencode flags pair with), the project's own repeats elsewhere left; hipcc builds and links the result."""
+    from portkit.convert.build_files import convert_makefile
+
+    make = ("LIBS = -lcudart -lcuda -lm\napp: app.cu\n\tnvcc -o app app.cu $(LIBS) -lcudart_static -lcuda\n"
+            "echo:\n\t@echo $(LIBS) -lcudart\n")
+    result = convert_makefile(make, database, target=HIP52)
+    assert "LIBS = -lamdhip64 -lm\n" in result.text and "\thipcc -o app app.cu $(LIBS) -lamdhip64\n" in result.text
+    assert convert_makefile(result.text, database, target=HIP52).text == result.text
+    (tmp_path / "Makefile").write_text(result.text)
+    assert _run(["make", "-s", "echo"], tmp_path).stdout.split() == ["-lamdhip64", "-lm", "-lamdhip64"]
+    require_tool("hipcc")
+    (tmp_path / "app.cu").write_text("#include <hip/hip_runtime.h>\n__global__ void k(int *p) { *p = 1; }\n"
+                                     "int main() { int *p; hipMalloc(&p, 4); k<<<1, 1>>>(p); return 0; }\n")
+    _run(["make", "app"], tmp_path, HIP_PLATFORM="amd")
+    assert (tmp_path / "app").is_file()
+
+
+def test_converting_cmake_for_the_hip_language_says_when_to_use_cmake_hipcc(tmp_path: Path) -> None:
+    """The default CMake output needs CMake's HIP language, which Debian 12's CMake and HIP cannot configure: convert
+    said nothing of --cmake-hipcc (docs/convert.md). Now one note says when to use it; with it, none, and the output
+    configures with hipcc as the C++ compiler, as the note says."""
+    require_tool("cmake")
+    require_tool("hipcc")
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "CMakeLists.txt").write_text("cmake_minimum_required(VERSION 3.18)\nproject(p LANGUAGES CXX CUDA)\n"
+                                                    "add_executable(app k.cu)\n")
+    (tmp_path / "in" / "k.cu").write_text("__global__ void k() {}\nint main() { k<<<1, 1>>>(); return 0; }\n")
+    notes = []
+    for mode in ((), ("--cmake-hipcc",)):
+        done = subprocess.run([sys.executable, "-m", "portkit", "convert", "--no-cache", str(tmp_path / "in"), "-o",
+                               str(tmp_path / f"out{len(mode)}"), *mode], capture_output=True, text=True, check=True)
+        notes.append([line for line in done.stderr.splitlines() if "--cmake-hipcc" in line])
+    assert len(notes[0]) == 1 and notes[0][0].startswith("portkit: note: the converted CMake files use CMake's HIP language")
+    assert notes[1] == []
+    _run(["cmake", "-S", str(tmp_path / "out1"), "-B", str(tmp_path / "build"), "-DCMAKE_CXX_COMPILER=hipcc"], tmp_path,
+         HIP_PLATFORM="amd")

@@ -873,6 +873,55 @@ def test_a_unit_including_an_excluded_header_compiles_with_hipcc(tmp_path: Path)
     assert done.returncode == 0, done.stderr
 
 
+def ignored_but_committed(tmp_path: Path) -> Path:
+    """A project whose .gitignore names files it commits anyway (darknet's src/version.h, "managed by CMake"),
+    and a build directory it does not commit."""
+    src = tmp_path / "src"
+    (src / "configs").mkdir(parents=True)
+    (src / "build").mkdir()
+    (src / ".gitignore").write_text("gen.h\nconfigs/\nbuild/\n*.gen.cu\n")
+    (src / "gen.h").write_text('#define APP_VERSION "1.0"\n')
+    (src / "configs" / "net.cfg").write_text("[net]\n")
+    (src / "ops.gen.cu").write_text("void release(float* p) { cudaFree(p); }\n")
+    (src / "build" / "k.o").write_bytes(b"\0object")
+    (src / "k.cu").write_text('#include "gen.h"\n__global__ void k(char* p) { p[0] = APP_VERSION[0]; }\n'
+                              "int main() { char* d; cudaMalloc(&d, 1); k<<<1, 1>>>(d); return 0; }\n")
+    return src
+
+
+def test_files_git_tracks_are_copied_and_converted_whatever_gitignore_says(tmp_path: Path, capsys) -> None:
+    """git's rule: .gitignore applies only to untracked files. A committed header it names is copied (the tree
+    builds with hipcc), a committed source it names is converted; the untracked build output stays out, said so."""
+    git = require_tool("git")
+    hipcc = require_tool("hipcc")
+    src = ignored_but_committed(tmp_path)
+    subprocess.run([git, "init", "-q", str(src)], check=True)
+    subprocess.run([git, "-C", str(src), "add", "-f", "k.cu", ".gitignore", "gen.h", "configs/net.cfg", "ops.gen.cu"],
+                   check=True)
+    out = tmp_path / "out"
+    assert main(["convert", "--no-cache", str(src), "-o", str(out)]) == 0
+    captured = capsys.readouterr()
+    assert (out / "gen.h").read_bytes() == (src / "gen.h").read_bytes()
+    assert (out / "configs" / "net.cfg").read_bytes() == (src / "configs" / "net.cfg").read_bytes()
+    assert "hipFree(p)" in (out / "ops.gen.cu").read_text()
+    assert not (out / "build").exists()
+    assert f"1 path not copied, ignored by .gitignore and not tracked by git: {src / 'build'}{os.sep}" in captured.err
+    done = subprocess.run([hipcc, "--offload-arch=gfx90a", "-fsyntax-only", "-x", "hip", str(out / "k.cu")],
+                          capture_output=True, text=True, env={**os.environ, "HIP_PLATFORM": "amd"})
+    assert done.returncode == 0, done.stderr
+
+
+def test_without_git_what_gitignore_keeps_out_of_the_copy_is_reported(tmp_path: Path, capsys) -> None:
+    """A tree from an archive has .gitignore files but no git to say what was committed: each path left out is
+    named (a header the build needs must not vanish unseen)."""
+    src = ignored_but_committed(tmp_path)
+    assert main(["convert", "--no-cache", str(src), "-o", str(tmp_path / "out")]) == 0
+    err = capsys.readouterr().err
+    assert "4 paths not copied, ignored by .gitignore, in no git work tree" in err
+    for left_out in ("build" + os.sep, "configs" + os.sep, "gen.h", "ops.gen.cu"):
+        assert str(src / left_out) in err
+
+
 def test_output_tree_mirrors_input_with_modes(tmp_path: Path) -> None:
     src = project(tmp_path)
     assert main(["convert", str(src), "-o", str(tmp_path / "out")]) == 0

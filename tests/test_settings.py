@@ -88,3 +88,13 @@ def test_config_patterns_are_anchored_at_the_config_file(project: Path, capsys) 
         assert main(["scan", "-f", "json", *paths]) == 0
         files = [f["path"] for f in json.loads(capsys.readouterr().out)["files"]]
         assert not any("third_party" in f for f in files), (paths, files)
+
+
+@pytest.mark.parametrize("given", [",", "", " , .", "."])
+def test_extensions_that_name_none_are_refused(tmp_path: Path, given: str, capsys) -> None:
+    """`--extensions ,` was taken as no option at all (the default extensions), silently."""
+    (tmp_path / "k.cu").write_text("__global__ void k() {}\n")
+    assert main(["scan", str(tmp_path), "--extensions", given]) == 2
+    err = capsys.readouterr().err
+    assert "none named (give them as .cu,.cuh)" in err and "Traceback" not in err
+    assert main(["scan", str(tmp_path), "--extensions", ".cu,"]) == 0  # a trailing comma is no loss

@@ -764,3 +764,47 @@ def test_a_c_host_file_of_a_hip_build_takes_hips_side_and_sees_no_cxx(tmp_path: 
         nvcc = subprocess.run([require_tool("nvcc"), "-E", "-x", language, "-I", str(include), "-I", str(cuda_headers),
                                str(source), "-o", os.devnull], capture_output=True, text=True)
         assert nvcc.returncode == 0, f"nvcc -E {source.name}: {nvcc.stderr[-2000:]}"
+
+
+# Names whose HIP counterparts came after HIP 5.2 (the installed one), with nothing for older HIP.
+NEWER_NAMES = """#include <cuda_runtime.h>
+#include <cuda.h>
+bool capturing_legacy() {
+    cudaStreamCaptureStatus s;
+    cudaStreamIsCapturing(cudaStreamLegacy, &s);
+    const char *msg; cuGetErrorName(CUDA_SUCCESS, &msg);
+    return s != cudaStreamCaptureStatusNone;
+}
+"""
+ONLY_OLDER_NAMES = """#include <cuda_runtime.h>
+bool capturing(cudaStream_t stream) {
+    cudaStreamCaptureStatus s;
+    cudaStreamIsCapturing(stream, &s);
+    return s != cudaStreamCaptureStatusNone;
+}
+"""
+
+
+def test_a_name_only_newer_hip_has_is_mapped_from_that_hip_on_and_older_hip_says_what_it_needs(
+        tmp_path: Path, cuda_headers: Path) -> None:
+    """hipDrvGetErrorName came with HIP 5.4 and hipStreamLegacy with 6.2, with no fallback: the header maps them under
+    `#if HIP_VERSION >=`, and before it a use is an error that names the HIP needed (not a HIP name the installed
+    HIP 5.2 does not declare). A unit using none of them builds with hipcc 5.2; nvcc builds both."""
+    header, converted, text = _shim(tmp_path, "graph", NEWER_NAMES)
+    assert "#if HIP_VERSION >= 60200000 /* HIP 6.2.0 added hipStreamLegacy; older HIP has no counterpart */\n" \
+           "#define cudaStreamLegacy hipStreamLegacy\n#else" in text
+    assert "#if HIP_VERSION >= 50400000 /* HIP 5.4.0 added hipDrvGetErrorName; older HIP has no counterpart */\n" \
+           "#define cuGetErrorName hipDrvGetErrorName\n#else" in text
+    nvcc = nvcc_compiles(converted, header.parent, cuda_headers)
+    assert nvcc.returncode == 0, f"nvcc: {nvcc.stderr[-2000:]}"
+    hipcc = hipcc_compiles(converted, header.parent)
+    errors = [line for line in hipcc.stderr.splitlines() if "error:" in line]
+    assert hipcc.returncode != 0 and len(errors) == 2, hipcc.stderr[-2000:]
+    assert "'portkit_cudaStreamLegacy_needs_HIP_6_2_0'" in errors[0] and "'portkit_cuGetErrorName_needs_HIP_5_4_0'" in errors[1]
+    (tmp_path / "graph" / "older.cu").write_text(ONLY_OLDER_NAMES)
+    header, out = tmp_path / "include-graph" / "portkit_gpu.h", tmp_path / "out-graph"
+    assert main(["shim", str(tmp_path / "graph"), "-o", str(header), "--sources", str(out)]) == 0
+    nvcc = nvcc_compiles(out / "older.cu", header.parent, cuda_headers)
+    assert nvcc.returncode == 0, f"nvcc: {nvcc.stderr[-2000:]}"
+    hipcc = hipcc_compiles(out / "older.cu", header.parent)
+    assert hipcc.returncode == 0, f"hipcc: {hipcc.stderr[-2000:]}"

@@ -93,3 +93,17 @@ def test_an_error_inside_a_hip_header_counts_only_a_marker_about_it(tmp_path: Pa
         result = hipcc_check.verify_file(hipcc, unit, (), "gfx90a")
         assert result.status is status, (marker, result)
         assert "Neither an integer or float type" in result.message
+
+
+def test_a_flag_hipcc_rejects_is_a_usage_error_not_a_portkit_bug(tmp_path: Path, capsys) -> None:
+    """`--verify-flag=--bogus`: hipcc refuses its command line before it reads a unit. That was counted as every unit
+    failing unmarked, a portkit bug, exit 1; it is the user's flag: said so, exit 2 (the converted files are written)."""
+    require_tool("hipcc")
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "fine.cu").write_text("__global__ void z(int *f) { *f = 0; }\n")
+    code = main(["convert", "--verify", "--verify-flag=--bogus", "--no-cache", str(tmp_path / "in"), "-o", str(tmp_path / "out")])
+    captured = capsys.readouterr()
+    assert code == 2, captured.out + captured.err
+    assert "hipcc rejected its command line (clang: error: unsupported option '--bogus')" in captured.err
+    assert "portkit bug" not in captured.out + captured.err and "fails unmarked" not in captured.out
+    assert (tmp_path / "out" / "fine.cu").is_file()

@@ -11,6 +11,7 @@ from portkit.analyze.rewrite import launch_fix
 from portkit.codes import API_UNSUPPORTED, CUDA_BRANCH, DEVICE_FUNCTION, KERNEL, KERNEL_LAUNCH, RULE_CODES, Status
 from portkit.model import Finding, LaunchFacts, Occurrence, ParsedFile, Role
 from portkit.parse.hipcc_branch import amd_accepts, hipcc_value
+from portkit.parse.nodes import CUDA_CONDITION_MACROS
 
 GENERIC_ASM_ADVICE = ("PTX is NVIDIA's ISA and no AMD compiler accepts it: rewrite the block in HIP C++ "
                       "(builtins such as __lane_id, __ballot, __shfl) or in AMDGCN inline asm.")
@@ -61,7 +62,8 @@ def analyze_inventory(parsed: ParsedFile, context: Context) -> Iterable[Finding]
         elif role is Role.INLINE_ASM and (occurrence.function in device or PTX_LOOKING.search(occurrence.text)) \
                 and not _amdgcn(occurrence.text):
             yield _asm_finding(parsed, occurrence, context)
-        elif role is Role.PREPROCESSOR_CONDITION and not amd_accepts(_as_test(occurrence)):
+        elif role is Role.PREPROCESSOR_CONDITION and CUDA_CONDITION_MACROS.search(occurrence.text) \
+                and not amd_accepts(_as_test(occurrence)):  # a test of cuDNN's version alone is its macro's finding
             yield simple_finding(parsed.path, occurrence, CUDA_BRANCH, f"{occurrence.detail} {occurrence.text}",
                                  _branch_advice(occurrence))
 

@@ -8,7 +8,7 @@ import re
 from typing import AbstractSet, Iterable, Iterator, NamedTuple
 
 from portkit.analyze.arch_branches import explain_kept_values, keep_nvidia_branches_off
-from portkit.analyze.dead_branches import dead_ranges
+from portkit.analyze.dead_branches import dead_ranges, settle_old_cudnn
 from portkit.analyze.findings import Resolved, rule_finding, simple_finding
 from portkit.analyze.host_twins import write_host_twins
 from portkit.analyze.alias_scope import with_branch_aliases
@@ -305,8 +305,11 @@ def analyze_names(parsed: ParsedFile, context: Context) -> Iterable[Finding]:
     findings = write_host_twins(parsed, keep_cuda_branches(parsed, keep_nvidia_side(parsed, findings, context), context),
                                 context)
     findings = comment_out_unused(parsed, findings, context) if parsed.of(Role.INCLUDE) else findings
-    dead = dead_ranges(parsed, context.target) if parsed.of(Role.PREPROCESSOR_CONDITION) else []
-    return [f for f in findings if not any(start <= f.span.start < end for start, end in dead)] if dead else findings
+    if not parsed.of(Role.PREPROCESSOR_CONDITION):
+        return findings
+    dead = dead_ranges(parsed, context.target)
+    findings = [f for f in findings if not any(start <= f.span.start < end for start, end in dead)] if dead else findings
+    return settle_old_cudnn(parsed, findings, context.target)
 
 
 def _include(parsed: ParsedFile, occurrence: Occurrence, context: Context) -> Finding | None:

@@ -135,7 +135,7 @@ RocmVersion = _RUN_OPTIONS["rocm_version"][0]
 def _settings(paths: Iterable[str], values: dict[str, Any]) -> RunSettings:
     extensions = values.get("extensions")
     return resolve_settings(
-        paths, extensions=tuple(e.strip() for e in extensions.split(",")) if extensions else (),
+        paths, extensions=tuple(e.strip() for e in extensions.split(",")) if extensions is not None else (),
         excludes=values.get("exclude", ()), rule_files=values.get("rules", ()), rocm_version=values.get("rocm_version"),
         cuda_version=values.get("cuda_version"), jobs=values.get("jobs", 0), cache=not values.get("no_cache", False),
         engine=values.get("engine", "tree-sitter"), compile_database=values.get("compile_database"),

@@ -44,32 +44,43 @@ _ARCH_FLAG = r"(?<![\w-])(?:-arch|--gpu-architecture|-code|--gpu-code)(?:=|[ \t]
 # braces of a variable or a make function.
 CMAKE_STRETCH_END = r"[()]|\$<|>"
 SHELL_STRETCH_END = r"(?<!\\)\n|[;&|(){}]"
-# An --offload-arch option with its quotes, if it is a quoted word, and what separates it from the word before: blanks,
-# a backslash-continued line's end, or a CMake list's `;`.
-_OFFLOAD_ARCH = re.compile(r"(?P<separator>[ \t]*\\\n[ \t]*|[ \t]+|;)?(?P<quote>\\?[\"']?)--offload-arch=(?P<arch>[\w:+-]+)"
-                           r"(?P=quote)(?![\w:+-])")
 
 
-def _one_per_target(rw: Rewriter, stretch_end: str) -> None:
-    """Each -gencode (or -arch) became the --offload-arch of its AMD GPU, and several NVIDIA ones pair with one AMD GPU
-    (sm_70, sm_72: gfx906), or list it twice (compute_80 and sm_80): a target written again in the same stretch goes,
-    with what separates it from the word before."""
+# An option (`--offload-arch=`, `-l`) and its value with its quotes, if it is a quoted word, and what separates it from the
+# word before: blanks, a backslash-continued line's end, or a CMake list's `;`.
+def _option_word(option: str, value: str = r"[\w:+-]+") -> re.Pattern[str]:
+    return re.compile(rf"(?P<separator>[ \t]*\\\n[ \t]*|[ \t]+|;)?(?<![\w-])(?P<quote>\\?[\"']?){option}(?P<value>{value})"
+                      r"(?P=quote)(?![\w:+-])")
+
+
+_OFFLOAD_ARCH = _option_word("--offload-arch=")
+
+
+def _once_per_stretch(rw: Rewriter, stretch_end: str, option: re.Pattern[str]) -> None:
+    """An `option` (_option_word) written again with the same value in the same stretch goes, with what separates it
+    from the word before."""
     def once(stretch: str) -> str:
         seen: set[str] = set()
 
-        def repeat(option: re.Match) -> str:
-            if option.group("arch") in seen:
+        def repeat(found: re.Match) -> str:
+            if found.group("value") in seen:
                 return ""
-            seen.add(option.group("arch"))
-            return option.group()
-        return _OFFLOAD_ARCH.sub(repeat, stretch)
+            seen.add(found.group("value"))
+            return found.group()
+        return option.sub(repeat, stretch)
 
     def code(match: re.Match) -> str:
         pieces = re.split(f"({stretch_end})", match.group())  # stretch, its end, stretch ...
         return "".join(piece if i % 2 else once(piece) for i, piece in enumerate(pieces))
 
+    rw.sub(r"[\s\S]+", code)
+
+
+def _one_per_target(rw: Rewriter, stretch_end: str) -> None:
+    """Each -gencode (or -arch) became the --offload-arch of its AMD GPU, and several NVIDIA ones pair with one AMD GPU
+    (sm_70, sm_72: gfx906), or list it twice (compute_80 and sm_80): a target written again in the same stretch goes."""
     if rw.text.count("--offload-arch=") > 1:
-        rw.sub(r"[\s\S]+", code)
+        _once_per_stretch(rw, stretch_end, _OFFLOAD_ARCH)
 
 
 def translate_flags(rw: Rewriter, facts: BuildFacts, offload_arch: tuple[str, ...],
@@ -123,14 +134,24 @@ def unsupported(rule: Rule | None) -> bool:
 
 
 def link_flags(rw: Rewriter, rules: RuleDatabase, target: Target, file_type: str) -> None:
+    """CUDA's -l flags as HIP's; several CUDA libraries have one HIP library (-lcudart -lcuda: amdhip64), written once
+    a stretch (CMAKE_STRETCH_END, SHELL_STRETCH_END by `file_type`)."""
+    written: set[str] = set()
+
     def replace(match: re.Match) -> str:
         rule = rules.link(match.group("lib"))
         if unsupported(rule):
             return rw.removed(library_code(rule, target), f"{match.group().strip()}: {rule.resolve(target).advice}")
         found = hip_library(rule, target)
-        return f"{match.group('lead')}-l{found.hip}" if found is not None else match.group()
+        if found is None:
+            return match.group()
+        written.add(found.hip)
+        return f"{match.group('lead')}-l{found.hip}"
 
     rw.sub(_LINK_FLAG, replace)
+    if written:
+        _once_per_stretch(rw, CMAKE_STRETCH_END if file_type == "cmake" else SHELL_STRETCH_END,
+                          _option_word("-l", "|".join(map(re.escape, sorted(written)))))
     for offset, match in rw.find(_LINK_FLAG):
         advice = unported_advice(rules.link(match.group("lib")), target)
         if advice:

@@ -17,7 +17,7 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 from typing import Callable
 
-from portkit.errors import ToolError
+from portkit.errors import InputError, ToolError
 
 # hipcc compiles these whatever they hold; a host unit only when convert changed it (it calls HIP now):
 # one it left alone is built by the host compiler, as before, and hipcc would read a C file as C++.
@@ -27,6 +27,9 @@ _MISSING_HEADER = re.compile(r"fatal error: '([^']+)' file not found")
 _ERROR_AT = re.compile(r"^(.+?):(\d+):(?:\d+:)? (?:fatal )?error:", re.M)
 _INCLUDED_FROM = re.compile(r"^In file included from (.+?):(\d+):$")
 _REQUESTED_HERE = re.compile(r"^(.+?):(\d+):\d+: note: .* requested here$", re.M)
+# The compiler driver's own error (`clang: error: unsupported option '--bogus'`, `clang-14: error: unknown argument`):
+# it rejected its command line before reading the unit, so no unit failed.
+_DRIVER_ERROR = re.compile(r"^(?:\S*/)?clang(?:\+\+)?(?:-\d+)?: error: .*$", re.M)
 _MARKER = "portkit: "
 _MARKED_NAME = re.compile(r"portkit: PK\d+ ([^:\s]+(?:::[^:\s]+)*):")  # the name a marker is about
 
@@ -38,6 +41,7 @@ class VerifyStatus(str, enum.Enum):
     MARKED = "marked"  # its first error is at a line portkit marked: where the summary says work remains
     FAIL = "fail"  # anywhere else: a conversion portkit got wrong
     NOT_VERIFIABLE = "not verifiable here"  # a header it needs is not installed here
+    REJECTED = "rejected"  # hipcc refused its own command line (a flag given for the check): no unit was read
 
 
 @dataclasses.dataclass(frozen=True, order=True)
@@ -83,6 +87,9 @@ def verify_file(hipcc: str, path: Path, include_dirs: tuple[Path, ...], offload_
     if result.returncode == 0:
         return VerifyResult(str(path), VerifyStatus.PASS)
     output = result.stderr + result.stdout
+    rejected = _DRIVER_ERROR.search(output)
+    if rejected:
+        return VerifyResult(str(path), VerifyStatus.REJECTED, rejected.group().strip())
     error = _first_error(output)
     if _at_marker(output, str(path)):
         return VerifyResult(str(path), VerifyStatus.MARKED, error)
@@ -169,4 +176,8 @@ def verify_tree(units: list[Path], include_dirs: tuple[Path, ...], offload_arch:
             results.append(future.result())
             if progress is not None:
                 progress(len(results), len(units))
+    rejected = next((r for r in sorted(results) if r.status is VerifyStatus.REJECTED), None)
+    if rejected is not None:  # a usage error, not a conversion's: the same for every unit
+        raise InputError(f"hipcc rejected its command line ({rejected.message}): check the flags given for the check; "
+                         "the converted files are written, unverified")
     return sorted(results)

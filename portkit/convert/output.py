@@ -21,7 +21,7 @@ from portkit.inplace import check_rewritable, rewrite_in_place, write_backup
 from portkit.journal import JOURNAL
 from portkit.outpath import MANIFEST, OutputTree, is_own_record, open_directory
 from portkit.textutil import printable
-from portkit.walk import EXCLUDED, Excludes, all_files
+from portkit.walk import EXCLUDED, IGNORED, Excludes, all_files
 
 
 @dataclasses.dataclass(frozen=True)
@@ -99,6 +99,7 @@ def _inputs(paths: list[str], excludes: Iterable[Excludes], log: WriteLog) -> tu
             excluded.update(f.path for f in files if f.file_type == EXCLUDED)
             log.failures.extend(f"{p}: {m}" for p, m, reason in warnings if reason == "unreadable")
             log.notes.extend(f"{p}: {m}" for p, m, reason in warnings if reason == "skipped")
+            log.notes.extend(_left_out([(p, m) for p, m, reason in warnings if reason == IGNORED]))
         else:
             inputs.append(path)
     records = [f for f in dict.fromkeys(inputs) if os.path.basename(f) in (MANIFEST, JOURNAL)]
@@ -106,6 +107,16 @@ def _inputs(paths: list[str], excludes: Iterable[Excludes], log: WriteLog) -> tu
     log.failures.extend(f"{f}: an input named {os.path.basename(f)}, where the output's records go; not copied"
                         for f in records if not is_own_record(Path(f)))
     return [f for f in dict.fromkeys(inputs) if os.path.basename(f) not in (MANIFEST, JOURNAL)], frozenset(excluded)
+
+
+def _left_out(ignored: list[tuple[str, str]], shown: int = 10) -> list[str]:
+    """One note per reason for the paths .gitignore rules kept out of the copy (a directory ends in a
+    separator): how many, and the first few, so that a header the build needs is not lost unseen."""
+    by_reason: dict[str, list[str]] = {}
+    for path, reason in ignored:
+        by_reason.setdefault(reason, []).append(path)
+    return [f"{len(paths)} path{'s' if len(paths) != 1 else ''} not copied, {reason}: "
+            f"{', '.join(paths[:shown])}{', ...' if len(paths) > shown else ''}" for reason, paths in by_reason.items()]
 
 
 class TreeWriter:

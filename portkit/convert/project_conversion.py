@@ -38,6 +38,12 @@ from portkit.textutil import printable
 from portkit.walk import CONFIGURED_MAKEFILES, CONVERTED_BUILD_TYPES, LINK_OUT, SHELL_TYPES
 
 
+# Once a run whose converted CMake uses CMake's HIP language, which some installs cannot configure (docs/convert.md).
+CMAKE_HIP_LANGUAGE_NOTE = ("the converted CMake files use CMake's HIP language (CMake 3.21 or newer, and a HIP install "
+                           "CMake's HIP support finds; Debian 12's CMake 3.25 with HIP 5.2 is not one): where configuring "
+                           "fails, convert with --cmake-hipcc and configure with -DCMAKE_CXX_COMPILER=hipcc")
+
+
 @dataclasses.dataclass(frozen=True)
 class ConvertOptions:
     """How to convert and where the result goes: exactly one of `output`, `in_place` and `diff`."""
@@ -147,6 +153,8 @@ def _convert_all(settings: RunSettings, options: ConvertOptions, result: ScanRes
             if summary.file_type == "cmake":
                 build = convert_cmake(_decode(data), result.rules, options.offload_arch, result.target, options.cmake_hipcc,
                                       included_module(summary.path))
+                if build.edits and not options.cmake_hipcc and CMAKE_HIP_LANGUAGE_NOTE not in outcome.notes:
+                    outcome.notes.append(CMAKE_HIP_LANGUAGE_NOTE)
             else:
                 included_platform = (summary.file_type == "make"
                                      and includes_hip_platform(summary.path, _decode(data), result.sources))

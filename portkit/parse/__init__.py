@@ -8,6 +8,7 @@ offset; recovery.py matches the names in what still fails, token by token.
 """
 from portkit.parse.macros import MacroTable, collect_macros
 from portkit.parse.queries import compile_queries
-from portkit.parse.treesitter import CUDA_CONDITION_MACROS, parse_source, prepare_source
+from portkit.parse.nodes import CUDA_CONDITION_MACROS
+from portkit.parse.treesitter import parse_source, prepare_source
 
 __all__ = ["CUDA_CONDITION_MACROS", "MacroTable", "collect_macros", "compile_queries", "parse_source", "prepare_source"]

@@ -22,7 +22,8 @@ from portkit.parse.launch_alias import aliased_kernels
 from portkit.parse.lexer import SUPPRESSION
 from portkit.parse.linkage import internal_linkage
 from portkit.parse.nodes import (
-    ARGUMENT_TEXT_LIMIT, CUDA_CONDITION_MACROS, DECLARATIONS, HipAlias, Keep, Scopes, body_positions, c_linkage_blocks, call_facts,
+    ARGUMENT_TEXT_LIMIT, CONDITION_MACROS, CUDA_CONDITION_MACROS, DECLARATIONS,
+    HipAlias, Keep, Scopes, body_positions, c_linkage_blocks, call_facts,
     chain_tests_hip, compared_with, constant_context, constructs_dim3, declaration_kind, declared_names, defined_types, field_use,
     function_name, index_guarded, is_hip_alias, lone_test, named_value, names_global, node_position, node_span, node_text,
     operands, shared_array, signature, under_global, under_hip_test,
@@ -449,7 +450,7 @@ class FileParse:
     def conditions(self, nodes: list[Node]) -> None:
         for node in nodes:
             text = node_text(node)
-            if CUDA_CONDITION_MACROS.search(text):
+            if CONDITION_MACROS.search(text):
                 directive = node.parent.children[0].type if node.parent is not None and node.parent.children else "#if"
                 self.emit(node, Role.PREPROCESSOR_CONDITION, " ".join(text.split()), directive)
 

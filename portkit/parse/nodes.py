@@ -19,6 +19,10 @@ from portkit.parse.spaces import function_declarator
 # CUDA's and nvcc's version numbers.
 CUDA_VERSION_MACROS = re.compile(r"CUDART_VERSION|CUDA_VERSION|__CUDACC_VER_\w+__|__CUDA_API_VERSION\w*")
 CUDA_CONDITION_MACROS = re.compile(r"\b(__CUDA_ARCH\w*__|__CUDACC\w*__|__NVCC__|CUDART_VERSION|CUDA_VERSION|__CUDA_API_VERSION\w*)\b")
+# cuDNN's version (cudnn_version.h): a test of it picks the cuDNN API a branch is written for (analyze/dead_branches.py).
+CUDNN_VERSION_MACROS = re.compile(r"CUDNN_(?:MAJOR|MINOR|PATCHLEVEL|VERSION)")
+# The tests reported as PREPROCESSOR_CONDITION occurrences: those of CUDA's macros and of cuDNN's version.
+CONDITION_MACROS = re.compile(rf"{CUDA_CONDITION_MACROS.pattern}|\b({CUDNN_VERSION_MACROS.pattern})\b")
 
 Keep = Callable[[str], bool]
 HipAlias = Callable[[str, str], bool]

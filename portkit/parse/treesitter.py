@@ -32,7 +32,7 @@ from portkit.parse.hip_switches import hip_switch_facts
 from portkit.parse.hipcc_branch import amd_value, reads_cuda_compiler
 from portkit.parse.macros import MacroTable, collect_macros
 from portkit.parse.vendor_layers import hip_facts, layer_facts
-from portkit.parse.nodes import CUDA_CONDITION_MACROS, HIP_TESTS, HipAlias, Keep, LINE_COMMENT, node_text, position_key
+from portkit.parse.nodes import CONDITION_MACROS, HIP_TESTS, HipAlias, Keep, LINE_COMMENT, node_text, position_key
 from portkit.parse.prepare import Prepared, prepare
 from portkit.parse.queries import OPTIONAL_ROLES, captures, grammar
 from portkit.parse.strings import calls_one_of, may_hold_kernel_text, string_literals
@@ -306,7 +306,7 @@ def parse_source(path: str, source: bytes, keep: Keep | None = None, literals: f
         handler(state, state.get(capture))
     state.occurrences.extend(unparsed_occurrences(sites, parse_bytes, prepared.text, state.occurrences,
                                                   state.skip, kept_spellings(keep), state.scopes.name_at,
-                                                  CUDA_CONDITION_MACROS))
+                                                  CONDITION_MACROS))
     state.occurrences.extend(_searched(tree.root_node, parse_bytes, state, hip_pointer, strings))
     return ParsedFile(
         path=path,

@@ -58,6 +58,12 @@ class Mapping:
     neutral: str  # the name sources use in the neutral style ("" keeps the CUDA name)
     by_count: tuple[tuple[int, str], ...] = ()  # (argument count, HIP name) where CUDA changed a signature HIP kept
     guarded: bool = False  # the project's own HIP layer may define it too: written under `#ifndef NAME`
+    hip_added: str = ""  # the HIP release that added the HIP name, where older HIP has none: defined from it on
+
+    @property
+    def hip_version(self) -> int:
+        """`hip_added` as HIP_VERSION encodes it."""
+        return hip_version_number(self.hip_added)
 
     def spellings(self) -> list[tuple[int, str]]:
         """The HIP name for each argument count, 1 to MAX_DISPATCHED_ARGUMENTS (a `hip_for_args` rule)."""
@@ -222,8 +228,8 @@ def _shim_of(findings: Iterable[Finding], rules: RuleDatabase, style: str, heade
         if resolution.status not in RENAMED_STATUSES or not resolution.hip:
             unportable.setdefault(rule.cuda, (rule.cuda, title, resolution.advice or finding.message))
             continue
-        if rule.hip_added and not rule.older_hip and resolution.hip == rule.hip \
-                and parse_version(rule.hip_added) >= _LISTED_FROM:
+        only_newer = _only_newer(rule, resolution.hip)
+        if only_newer:
             newer.setdefault(rule.cuda, (rule.cuda, rule.hip_added))
         spelled = rule.cuda.rsplit("::", 1)[-1] if rule.kind == "field" else rule.cuda  # `p.x` spells the member
         compared = rule.compare_as or rule.keep_compared or same_platform_macro(rule.cuda, resolution.hip)  # #if tests
@@ -241,7 +247,7 @@ def _shim_of(findings: Iterable[Finding], rules: RuleDatabase, style: str, heade
             # A macro cannot see `struct` before the name: HIP's struct tag serves both spellings in C++.
             hip = rule.hip_struct if rule.hip_struct and resolution.hip == rule.hip else resolution.hip
             by_count = tuple(sorted(rule.hip_for_args)) if resolution.hip == rule.hip else ()
-            mappings.setdefault(rule.cuda, Mapping(rule.library, rule.cuda, hip, neutral, by_count))
+            mappings.setdefault(rule.cuda, Mapping(rule.library, rule.cuda, hip, neutral, by_count, hip_added=only_newer))
         if rule.hip_added and rule.older_hip:
             fallbacks.setdefault(rule.cuda, Fallback(rule.cuda, hip_version_number(rule.hip_added), rule.hip_added,
                                                      rule.older_hip, rule.older_hip_drop_args, rule.library))
@@ -261,6 +267,13 @@ def _for_c_too(helper: Helper) -> str:
     if helper.fits("c"):
         return helper.text
     return f"#ifdef __cplusplus /* C++ only */\n{helper.text.rstrip()}\n#endif /* __cplusplus */\n"
+
+
+def _only_newer(rule: Rule, hip: str) -> str:
+    """The HIP release that added `hip`, where older HIP has nothing for it (its macro is defined from that release
+    on); "" for a name every supported HIP has, or one with a fallback."""
+    listed = rule.hip_added and not rule.older_hip and hip == rule.hip and parse_version(rule.hip_added) >= _LISTED_FROM
+    return rule.hip_added if listed else ""
 
 
 def _newer_headers(headers: dict[str, Header]) -> dict[str, tuple[str, str]]:
