@@ -18,6 +18,7 @@ import pytest
 
 from conftest import EXAMPLES, ROOT, require_tool
 from portkit.cli import main
+from portkit.codes import Status
 from portkit.run.project import run_project
 from portkit.run.request import RunRequest
 from portkit.report.data import scan_data
@@ -395,13 +396,14 @@ def test_a_branch_no_cudnn_for_the_targeted_cuda_builds_is_billed_nothing(tmp_pa
     without --cuda-version) compiles the #else, so its removed enums (9.7 h each) are listed but not billed; for CUDA 9
     (cuDNN 7.0-7.6) they are work. A test cuDNN 8 and 9 read otherwise (`CUDNN_VERSION < 9000`) decides nothing for
     CUDA 11 or 12: its branch's enum is billed; the newest CUDA's cuDNN (9 on) never builds it. (39.4 h for the file's
-    first function alone before, with any CUDA.)"""
+    first function alone before, with any CUDA, under model 15.)"""
     shutil.copy(ROOT / "tests" / "cases" / "cudnn_version_branches.cu", tmp_path)
     settings = dataclasses.replace(_settings(tmp_path, cache=False), target=Target(rocm=(5, 2, 0), cuda=cuda))
     data = scan_data(run_project(settings))
     apis = {api["name"]: api["billed"] for api in data["apis"] if api["status"] == "removed"}
     assert sum(apis.values()) == billed, apis
     assert apis["CUDNN_CONVOLUTION_BWD_DATA_PREFER_FASTEST"] == (cuda is not None)
-    hours = data["plan"]["effort"]["hours"]
-    assert hours < 30 if billed <= 1 else hours > 30
+    model = effort_model()  # a removed name billed costs its name's hours and its site's
+    each = model["per_name"][Status.REMOVED] + model["per_site"][Status.REMOVED.value]
+    assert (data["plan"]["effort"]["hours"] >= 3 * each) == (billed == 3), data["plan"]["effort"]
     assert "PK203" not in {row["code"] for row in data["codes"]}
