@@ -122,7 +122,8 @@ def estimate(data: dict[str, Any], rules: RuleDatabase, model: dict[str, Any] | 
     for item in inventory + files + lines:  # summed above unrounded; shown as 0.14, not 0.14100000000000001
         item["hours"] = round(item["hours"], 2)
     return {
-        "hours": round(total, 1),
+        # to the hundredth, as each item: at tenths most small programs read 0.0 h, tied whatever they hold
+        "hours": round(total, 2),
         "person_days": round(total / model["hours_per_day"], 1),
         "hours_per_day": model["hours_per_day"],
         "by_status": {s: {k: round(v, 2) if k.endswith("hours") else int(v) for k, v in r.items()}
