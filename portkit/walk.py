@@ -8,6 +8,7 @@ line are always taken. A file larger than the size limit is skipped, never read.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import logging
 import os
 import re
@@ -140,19 +141,19 @@ def _ignored(path: str, is_dir: bool, specs: list[tuple[str, IgnoreSpec]]) -> bo
     return False
 
 
-def _gitignored(full: str, is_dir: bool, in_ignored: bool, gitignores: list[tuple[str, IgnoreSpec]], git: Tracked,
-                warnings: list[WalkWarning], ignored_dirs: set[str]) -> bool:
+def _gitignored(full: str, is_dir: bool, in_ignored: bool, gitignores: list[tuple[str, IgnoreSpec]],
+                git: Callable[[], Tracked], warnings: list[WalkWarning], ignored_dirs: set[str]) -> bool:
     """Whether the walk leaves `full` out: .gitignore rules ignore it (or the ignored directory it is in does)
     and git tracks nothing there. Left out, it is a warning (an ignored directory's entries are its own);
     an ignored directory holding tracked files joins `ignored_dirs`, walked for those files alone."""
     if not (in_ignored or _ignored(full, is_dir, gitignores)):
         return False
-    if git.holds(full, is_dir):
+    if git().holds(full, is_dir):
         if is_dir:
             ignored_dirs.add(full)
         return False
     if not in_ignored:
-        why = _IGNORED_UNTRACKED if git.known else _IGNORED_NO_GIT
+        why = _IGNORED_UNTRACKED if git().known else _IGNORED_NO_GIT
         warnings.append((os.path.normpath(full) + (os.sep if is_dir else ""), why, IGNORED))
     return True
 
@@ -172,7 +173,7 @@ def _walk_directory(root: str, classify: Callable[[str], str | None], excludes: 
     the ignore rules that apply in it. With `keep_excluded`, what `excludes` excludes is walked too, its
     files typed EXCLUDED (what .gitignore files ignore never is, unless git tracks it: then it is kept, as
     git keeps it). Each path .gitignore rules leave out is a warning with the reason IGNORED."""
-    git = tracked(root)
+    git = functools.cache(lambda: tracked(root))  # asked only once a .gitignore rule leaves a path out
     ignored_dirs: set[str] = set()  # walked only for the tracked files they hold
     specs_by_dir: dict[str, list[tuple[str, IgnoreSpec]]] = {}
     exclude_specs = [(e.root or root, spec) for e, spec in excludes.items()]

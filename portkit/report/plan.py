@@ -86,7 +86,7 @@ def lines_of_kind(data: dict[str, Any]) -> dict[str, dict[str, int]]:
     """The source files each per-line cost of the model bills, with their lines: `host`, the files that use a
     CUDA name and define no kernel (host code written against CUDA's runtime: device set-up, streams, memory, a
     backend), which hand ports rewrote in proportion to their size, where kernel files port mostly by renaming."""
-    api = {path for api in data["apis"] for path in api["files"]}
+    api = files_of_kind(data)["api"]
     kernels = {kernel["path"] for kernel in data.get("kernels", ())}
     return {"host": {f["path"]: f["lines"] for f in data["files"]
                      if f["kind"] == "source" and f["path"] in api and f["path"] not in kernels}}
