@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -15,6 +16,8 @@ from portkit.parse import collect_macros, parse_source
 from portkit.parse.hip_switches import _ANY_HIP
 from portkit.parse.lexer import Layout
 from portkit.parse.macros import MacroTable
+from portkit.parse.vendor_layers import HIP_LAYER
+from portkit.run.scope import HipLayer, IncludeGraph
 
 CASES = sorted((Path(__file__).parent / "cases").glob("*.cu")) + sorted(
     (Path(__file__).parent / "convert").rglob("*.cu"))
@@ -126,3 +129,26 @@ def test_the_look_for_hip_code_skips_to_its_spellings() -> None:
     assert [bool(any(p.search(text) for p in _ANY_HIP)) for text in (
         b"relationship(process)", b"hipMalloc(&p, 4)", b"#include <rocblas/rocblas.h>", b"__ockl_activelane_u32()")] \
         == [False, True, True, True]
+
+
+def _defining(includes: tuple[str, ...] = (), aliases: tuple[tuple[str, bool], ...] = ()) -> SimpleNamespace:
+    return SimpleNamespace(includes=includes, alternative_includes=frozenset(), vendor_layer=HIP_LAYER if aliases else "",
+                           hip_aliases=aliases, hip_macros=(), hip_includes=frozenset(), definitions=frozenset(),
+                           internal=frozenset(), declared=frozenset())
+
+
+def test_which_layer_names_a_file_sees_is_asked_of_the_layer_files_not_of_each_files_includes(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A file's includes, followed to the end, are as many as the project's headers: asked for every file to find
+    the project's HIP layer among them, they made the layer's scoping grow with the square of the project."""
+    files = [("src/hip/layer.h", _defining(aliases=(("cudaMalloc", True),))),
+             ("src/common.h", _defining(("layer.h",))),
+             ("src/a.cu", _defining(("common.h",))),
+             ("src/b.cu", _defining(("other.h",))),
+             ("src/other.h", _defining())]
+    graph = IncludeGraph(files)
+    monkeypatch.setattr(IncludeGraph, "reached", lambda self, path: pytest.fail("walked a file's includes"))
+    layer = HipLayer(files, graph)
+    assert layer.seen_by("src/a.cu") == {"cudaMalloc": "src/hip/layer.h"}
+    assert layer.seen_by("src/hip/layer.h") == {"cudaMalloc": "src/hip/layer.h"}
+    assert layer.seen_by("src/b.cu") == {}

@@ -83,6 +83,7 @@ class IncludeGraph:
         self.units = frozenset(path for path in self._includes if not self.is_included(path)
                                and os.path.splitext(path)[1].lower() in TRANSLATION_UNITS)
         self._reached: dict[str, frozenset[str]] = {}
+        self._including: dict[str, frozenset[str]] = {}
         self._units_including: dict[str, frozenset[str]] = {}
 
     def is_included(self, path: str) -> bool:
@@ -92,10 +93,6 @@ class IncludeGraph:
         """Whether every file that includes `path` does so only in one branch of an #if chain with several."""
         name = os.path.basename(path)
         return all(name in self._alternative.get(includer, ()) for includer in self._includers.get(name, ()))
-
-    def named(self, name: str) -> list[str]:
-        """The files an include of `name` (a file name) reaches."""
-        return self._by_name.get(name, [])
 
     def reached(self, path: str) -> frozenset[str]:
         """The file names `path` includes, directly or through the files those name."""
@@ -114,12 +111,11 @@ class IncludeGraph:
         found = self._reached[path] = frozenset(reached)
         return found
 
-    def units_including(self, path: str) -> frozenset[str]:
-        """The translation units `path` is part of: those that include it, directly or through other files."""
-        found = self._units_including.get(path)
+    def including(self, path: str) -> frozenset[str]:
+        """The files that include `path`, directly or through other files."""
+        found = self._including.get(path)
         if found is not None:
             return found
-        units: set[str] = set()
         seen = {path}
         frontier = [path]
         while frontier:
@@ -127,9 +123,15 @@ class IncludeGraph:
                 if includer not in seen:
                     seen.add(includer)
                     frontier.append(includer)
-                    if includer in self.units:
-                        units.add(includer)
-        found = self._units_including[path] = frozenset(units)
+        seen.discard(path)
+        found = self._including[path] = frozenset(seen)
+        return found
+
+    def units_including(self, path: str) -> frozenset[str]:
+        """The translation units `path` is part of: those that include it, directly or through other files."""
+        found = self._units_including.get(path)
+        if found is None:
+            found = self._units_including[path] = self.including(path) & self.units
         return found
 
 
@@ -240,6 +242,7 @@ class HipLayer:
             if own:
                 self._own[path] = own
         self._graph = graph
+        self._layer_files = sorted(self._defining)
         self._seen: dict[str, tuple[dict[str, str], frozenset[str]]] = {}
 
     def __bool__(self) -> bool:
@@ -268,9 +271,11 @@ class HipLayer:
                 return {}, frozenset()
             names: dict[str, str] = {}
             own: set[str] = set()
-            for other in sorted({path, *(p for name in self._graph.reached(path) for p in self._graph.named(name))}):
-                for name, header in self._defining.get(other, {}).items():
-                    names.setdefault(name, header)
-                own.update(self._own.get(other, ()))
+            # Asked of the few layer files (which files include each), not of every file's includes.
+            for other in self._layer_files:
+                if other == path or path in self._graph.including(other):
+                    for name, header in self._defining[other].items():
+                        names.setdefault(name, header)
+                    own.update(self._own.get(other, ()))
             seen = self._seen[path] = (names, frozenset(own))
         return seen
