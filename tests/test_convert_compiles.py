@@ -200,6 +200,20 @@ def test_a_negated_defined_before_an_older_than_test_is_said_once(tmp_path: Path
     assert "#if defined(__HIPCC__) && (!defined(__HIP_DEVICE_COMPILE__))\n#define OLD" in text
 
 
+def test_a_member_named_max_brings_no_min_max_helper(tmp_path: Path) -> None:
+    """`std::numeric_limits<T>::max()` is a member of another scope, not CUDA's `max`: no mixed-signedness helper."""
+    source = tmp_path / "limits.cuh"
+    source.write_text("#pragma once\n#include <limits>\n"
+                      "template <typename T> __device__ T lowest() { return std::numeric_limits<T>::lowest(); }\n"
+                      "template <typename T> __device__ T highest() { return std::numeric_limits<T>::max(); }\n"
+                      "__device__ unsigned int pick(int a, unsigned int b) { return max(a, b); }\n")
+    assert main(["convert", "--no-cache", "--rocm-version", "5.2", str(source), "-o", str(tmp_path / "out")]) == 0
+    assert "PORTKIT_HELPER_MIXED_MIN_MAX" in (tmp_path / "out" / "limits.cuh").read_text(), "CUDA's max(int, unsigned)"
+    source.write_text("".join(source.read_text().splitlines(keepends=True)[:4]))
+    assert main(["convert", "--no-cache", "--rocm-version", "5.2", str(source), "-o", str(tmp_path / "out2")]) == 0
+    assert "PORTKIT_HELPER_MIXED_MIN_MAX" not in (tmp_path / "out2" / "limits.cuh").read_text()
+
+
 def test_the_cuda_branch_beside_a_projects_hip_branch_stays_as_written(tmp_path: Path, capsys) -> None:
     """Its test stays CUDA's, so hipcc never compiles it for AMD; nvcc (HIP on NVIDIA) builds it as the original did:
     HIP 5.2's `__shfl_down` and `hip/hip_fp16.h` written there stopped that build."""

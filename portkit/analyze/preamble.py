@@ -120,6 +120,8 @@ def _defines_and_helpers(parsed: ParsedFile, context: Context) -> tuple[list[str
                 defines[define] = None
         if not _may_be_helper(rule) or occurrence.text in context.project_names:
             continue  # most names: no helper can be their spelling
+        if occurrence.facts(NameFacts).scoped and occurrence.clang is None:
+            continue  # `std::numeric_limits<T>::max()`: a member of another scope, no use of CUDA's name
         helper = helper_named(rule.helper) if rule.helper else helper_providing(rule.resolve(context.target).hip)
         if helper is None or helper.guard in parsed.definitions or not helper.fits(language):
             continue
