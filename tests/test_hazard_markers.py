@@ -2,6 +2,7 @@
 never inside a raw string or after a line continuation, and none with --no-hazard-markers."""
 from __future__ import annotations
 
+import json
 import re
 import shutil
 from pathlib import Path
@@ -66,3 +67,19 @@ def test_markers_stay_out_of_raw_strings_and_continued_lines(tmp_path: Path) -> 
     if shutil.which("hipcc"):
         from portkit.convert.hipcc_check import VerifyStatus, verify_file
         assert verify_file(shutil.which("hipcc"), tmp_path / "out" / "k.cu", (), "gfx90a").status is VerifyStatus.PASS
+
+
+def test_a_long_marker_is_cut_between_words(tmp_path: Path) -> None:
+    """A marker longer than a line's budget ends at a word, not inside one ('... as `dim3(warpSi...')."""
+    source = tmp_path / "k.cu"
+    source.write_text("__global__ void k(float *x) { int lane = threadIdx.x % 32; x[lane] = 0; }\n")
+    assert main(["scan", "--no-cache", "-f", "json", "-o", str(tmp_path / "scan.json"), str(source)]) == 0
+    advice = {" ".join(f["advice"].split()) for f in json.loads((tmp_path / "scan.json").read_text())["findings"]
+              if f["code"] == "PK300"}
+    assert main(["convert", "--no-cache", str(source), "-o", str(tmp_path / "out")]) == 0
+    markers = [line.strip() for line in (tmp_path / "out" / "k.cu").read_text().splitlines() if "portkit: PK300" in line]
+    assert markers and len(advice) == 1 and all(m.endswith("...") for m in markers), markers
+    full = advice.pop()
+    for marker in markers:
+        shown = marker.removeprefix("// portkit: ").removesuffix("...").split(": ", 1)[1]
+        assert full.startswith(shown) and not full[len(shown)].isalnum(), marker

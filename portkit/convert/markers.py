@@ -37,7 +37,10 @@ class Marker:
 def _marker_text(finding: Finding) -> str:
     text = f"{finding.code} {finding.name}: {finding.advice or finding.message}"
     text = " ".join(text.split()).replace("*/", "* /").replace("??/", "?? /")  # ??/ is a backslash trigraph
-    text = text if len(text) <= _MARKER_LIMIT else text[: _MARKER_LIMIT - 3] + "..."
+    if len(text) > _MARKER_LIMIT:
+        cut = text[: _MARKER_LIMIT - 3]
+        space = cut.rfind(" ")
+        text = (cut[:space] if space > _MARKER_LIMIT // 2 else cut).rstrip(" ,;:") + "..."  # between words
     return text.rstrip("\\ ")  # a line comment ending in a backslash would swallow the next line of code
 
 
