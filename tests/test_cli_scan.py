@@ -339,3 +339,13 @@ def test_a_launch_through_a_local_name_counts_for_the_kernel_it_was_initialised_
                      str(source.parent), "-o", str(tmp_path / "out")]) == 0
         assert "hipcc: 1 build," in capsys.readouterr().out
         assert "hipLaunchKernelGGL(kernel, dim3(1), dim3(64), 0, 0, x);" in (tmp_path / "out" / "launch.cu").read_text()
+
+
+def test_details_count_the_unknown_names_as_the_summary_does(tmp_path: Path, capsys) -> None:
+    """The summary counts names no rule knows; --details lists their sites: each count says what it counts."""
+    source = tmp_path / "mon.cu"
+    source.write_text("void f() { cudaFooBar(1); cudaFooBar(2); cudaBazQux(); }\n")
+    assert main(["scan", "--no-cache", "--no-color", "--details", str(source)]) == 0
+    out = capsys.readouterr().out
+    assert "CUDA-looking names no rule knows (2):" in out
+    assert "CUDA-looking names no rule knows (2 names, 3 sites)" in out

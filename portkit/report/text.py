@@ -210,10 +210,10 @@ def _by_api(console: Console, data: dict[str, Any]) -> None:
             console.print(f"  {where}", markup=False, soft_wrap=True)
 
 
-def _site_list(console: Console, title: str, items: list[dict[str, Any]], text) -> None:
+def _site_list(console: Console, title: str, items: list[dict[str, Any]], text, count: str = "") -> None:
     if not items:
         return
-    console.print(f"[bold]{title}[/bold] ({len(items)})")
+    console.print(f"[bold]{title}[/bold] ({count or len(items)})")
     for item in items:
         console.print(printable(f"  {_where(item)}: {text(item)}"), markup=False, soft_wrap=True)
 
@@ -229,9 +229,12 @@ def _details(console: Console, data: dict[str, Any]) -> None:
             ("CUDA-only preprocessor branches", lambda f: f["code"] == codes.CUDA_BRANCH, lambda f: f["message"]),
             ("Hazards", lambda f: codes.in_group(f["code"], "hazard"), lambda f: f"{f['code']} {f['message']}"),
             ("Build and environment", lambda f: codes.in_group(f["code"], "environment"),
-             lambda f: f"{f['code']} {f['message']}" + (f" ({f['advice']})" if f["advice"] else "")),
-            ("CUDA-looking names no rule knows", lambda f: f["code"] == codes.API_UNKNOWN, lambda f: f["name"])):
+             lambda f: f"{f['code']} {f['message']}" + (f" ({f['advice']})" if f["advice"] else ""))):
         _site_list(console, title, [f for f in findings if wanted(f)], text)
+    unknown = [f for f in findings if f["code"] == codes.API_UNKNOWN]
+    names = len({f["name"] for f in unknown})  # the count the summary gives, of names: here each site is listed
+    _site_list(console, "CUDA-looking names no rule knows", unknown, lambda f: f["name"],
+               f"{names} name{'s' * (names != 1)}, {len(unknown)} sites" if names != len(unknown) else "")
     if data["diagnostics"]:
         console.print(f"[bold]File warnings[/bold] ({len(data['diagnostics'])})")
         for d in data["diagnostics"]:
