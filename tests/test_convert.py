@@ -1276,3 +1276,21 @@ def test_converting_converted_output_counts_every_marker_the_first_convert_wrote
     assert (tmp_path / "again" / "k.cu").read_text() == (tmp_path / "out" / "k.cu").read_text()
     listed = [line.split(": ", 1)[1].split(":", 1)[0] for line in second if line.startswith("  ")]
     assert sorted(listed) == sorted(line.split(": ", 1)[1].split(":", 1)[0] for line in first if line.startswith("  "))
+
+
+def test_an_include_convert_commented_out_is_no_marker_when_converting_again(tmp_path: Path, capsys) -> None:
+    """A first convert comments out an include the target lacks and no name of the file uses (PK212): done work,
+    not counted as a marker. Converting its output again counted that comment as a marker already there (llm.c:
+    632 markers written, "634 already there")."""
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "k.cu").write_text("#include <cooperative_groups.h>\n#include <cooperative_groups/scan.h>\n"
+                              "__global__ void k(float* o) { o[threadIdx.x] = __shfl_down_sync(0xffffffff, o[0], 1); }\n")
+    argv = ["convert", "--no-cache", "--rocm-version", "5.2"]
+    assert main([*argv, str(src), "-o", str(tmp_path / "out")]) == 0
+    first = capsys.readouterr().out.splitlines()
+    written = int(re.search(r", (\d+) markers", first[0]).group(1))
+    assert "// portkit: PK212 unused here" in (tmp_path / "out" / "k.cu").read_text() and written >= 1
+    assert main([*argv, str(tmp_path / "out"), "-o", str(tmp_path / "again")]) == 0
+    second = capsys.readouterr().out.splitlines()
+    assert second[0].endswith(f" 0 changed, 0 edits, 0 markers ({written} already there)"), (first[0], second[0])

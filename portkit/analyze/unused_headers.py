@@ -22,6 +22,8 @@ from portkit.rules import Rule
 
 _MISSING = (Status.UNSUPPORTED, Status.UNAVAILABLE, Status.REMOVED)  # no HIP header at the target: no fix
 _KEPT = "kept as written: {} uses its names, in a translation unit that reaches this include"
+# What the include commented out becomes (after "// portkit: "): convert's done work, no marker of work left.
+COMMENTED_OUT = f"{UNUSED_HEADER} unused here, and the targeted HIP lacks it: "
 
 
 def comment_out_unused(parsed: ParsedFile, findings: Iterable[Finding], context: Context) -> Iterator[Finding]:
@@ -36,7 +38,7 @@ def comment_out_unused(parsed: ParsedFile, findings: Iterable[Finding], context:
         if occurrence is not None and rule is not None and rule.declares and not used.intersection(rule.declares):
             spelled = f"#include <{occurrence.text}>" if occurrence.detail == "system" else f'#include "{occurrence.text}"'
             finding = simple_finding(parsed.path, occurrence, UNUSED_HEADER, _message(rule), CODES[UNUSED_HEADER].fix)
-            text = f"// portkit: {UNUSED_HEADER} unused here, and the targeted HIP lacks it: {spelled}"
+            text = f"// portkit: {COMMENTED_OUT}{spelled}"
             finding = dataclasses.replace(finding, library=rule.library,
                                           fix=Fix(FixAction.RENAME, occurrence.parts[0], text))
         yield finding

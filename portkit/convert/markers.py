@@ -9,6 +9,7 @@ from typing import Iterable
 
 from portkit.analyze.inventory import is_version_test
 from portkit.analyze.nvidia_side import kept_for_nvidia
+from portkit.analyze.unused_headers import COMMENTED_OUT
 from portkit.analyze.vendor_layers import for_another_compiler
 from portkit.codes import API_UNKNOWN, ATTENTION_STATUSES, UNUSED_HEADER, in_group
 from portkit.model import Edit, Finding, Severity, Span
@@ -102,7 +103,7 @@ def _unclaimed(path: str, source: bytes, lines: LineIndex[bytes], claimed: set[t
     found = []
     for match in _LINE_MARKER.finditer(source):
         index = lines.line_of(match.start())
-        if ("line", index) not in claimed:
+        if ("line", index) not in claimed and not match.group(1).startswith(COMMENTED_OUT.encode()):
             below = index + 1
             while below < len(lines) and lines.line(below).strip().startswith(_LINE_START):
                 below += 1
