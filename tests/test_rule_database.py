@@ -146,6 +146,20 @@ def test_every_miopen_name_a_cudnn_rule_gives_is_in_miopens_header(database) -> 
     assert sorted((rule.cuda, rule.hip) for rule in named if rule.hip not in declared) == []
 
 
+PYTORCH_ROCM_NAMES = Path(__file__).parent / "data" / "pytorch-rocm" / "pytorch-rocm-names.txt"
+
+
+def test_every_name_a_pytorch_rule_gives_is_one_pytorchs_rocm_build_declares(database) -> None:
+    """No HIP install has PyTorch's ROCm headers: the names they declare (ATen/hip/impl's MasqueradingAsCUDA classes,
+    the hipified c10/hip and ATen/hip), recorded as data, stand in for them. Every rule is supported (the names do
+    what CUDA's do there) and its note says that only PyTorch's ROCm build has it."""
+    declared = {line.strip() for line in PYTORCH_ROCM_NAMES.read_text().splitlines() if line.strip() and line[0] != "#"}
+    rules = [rule for rule in database.all_rules() if rule.library == "pytorch"]
+    assert len(rules) > 50
+    assert sorted((rule.cuda, rule.hip) for rule in rules if rule.hip not in declared) == []
+    assert [rule.cuda for rule in rules if rule.status.value != "supported" or "PyTorch's ROCm build" not in rule.note] == []
+
+
 @pytest.mark.parametrize("cuda, miopen, differs", [
     ("cudnnPoolingForward", "miopenPoolingForward", "workSpace"),
     ("cudnnConvolutionBackwardFilter", "miopenConvolutionBackwardWeights", "miopenFindConvolutionBackwardWeightsAlgorithm"),
