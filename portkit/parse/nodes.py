@@ -356,6 +356,23 @@ def declared_names(declaration: Node) -> str:
     return ",".join(names)
 
 
+def pointer_names(declaration: Node) -> str:
+    """The names a declaration of a type declares as one pointer to it or an array of it (`__half2 *p, s[4];` →
+    "p,s"; references to such a pointer too): what a call argument spelled as `p`, `p + i` or `&s[i]` points to."""
+    names = []
+    for declarator in declaration.children_by_field_name("declarator"):
+        if declarator.type == "init_declarator":
+            declarator = declarator.child_by_field_name("declarator")
+        if declarator is not None and declarator.type == "reference_declarator":
+            declarator = declarator.named_children[0] if declarator.named_children else None
+        if declarator is None or declarator.type not in ("pointer_declarator", "array_declarator"):
+            continue
+        name = declarator.child_by_field_name("declarator")
+        if name is not None and name.type in ("identifier", "field_identifier"):  # not `T **p`, `T s[2][2]`
+            names.append(node_text(name))
+    return ",".join(names)
+
+
 def position_key(occurrence: Occurrence) -> tuple[int, int, str]:
     return occurrence.span.start, occurrence.span.end, occurrence.role  # a str enum: orders by its value
 
