@@ -159,6 +159,8 @@ class NameFacts(NamedTuple):
     global_scope: bool = False  # `::name`: the global namespace's name, not a project's namesake in its namespace
     # The type of a declaration: the names it declares as one pointer to the type or an array of it, comma-separated.
     declares_pointers: str = ""
+    # A macro read as a number in code, neither tested nor compared (`int a = __CUDA_ARCH__;`, `printf("%d", X)`).
+    read: bool = False
 
 
 class QualifiedFacts(NamedTuple):

@@ -1232,3 +1232,24 @@ def test_atomic_add_of_a_half_is_marked(tmp_path: Path, capsys) -> None:
     assert len(calls) == 6
     assert all(lines[i - 1].lstrip().startswith(marker) for i in calls), "\n".join(lines)
     assert "portkit:" not in (out / "other_atomics.cu").read_text()
+
+
+def test_the_architecture_read_as_a_number_in_code_is_left_and_marked(tmp_path: Path, capsys) -> None:
+    """`int arch = __CUDA_ARCH__;` and `printf("%d", __CUDA_ARCH__)` were renamed to __HIP_DEVICE_COMPILE__, so AMD's
+    build read 1 for the compute capability, silently. AMD has none: the value is left as written with its marker, and
+    hipcc stops there; a comparison beside it is still written as AMD's device pass reads it."""
+    require_tool("hipcc")
+    tree, out = tmp_path / "in", tmp_path / "out"
+    tree.mkdir()
+    (tree / "arch_read.cu").write_text(
+        "#include <cstdio>\n#include <cuda_runtime.h>\n__global__ void k(int *p) {\n#ifdef __CUDA_ARCH__\n"
+        "  int arch = __CUDA_ARCH__;\n  p[0] = arch / 10;\n  printf(\"sm_%d\\n\", __CUDA_ARCH__ / 10);\n"
+        "  p[1] = __CUDA_ARCH__ >= 800 ? 2 : 1;\n#endif\n}\n")
+    assert main(["convert", "--verify", "--no-cache", "--rocm-version", "5.2", str(tree), "-o", str(out)]) == 0
+    assert "hipcc: 0 build, 1 stop at a marked site (expected), 0 fail unmarked" in capsys.readouterr().out
+    lines = (out / "arch_read.cu").read_text().splitlines()
+    marker = "// portkit: PK101 __CUDA_ARCH__: left as written, undeclared under hipcc: an NVIDIA compute capability"
+    for kept in ("  int arch = __CUDA_ARCH__;", '  printf("sm_%d\\n", __CUDA_ARCH__ / 10);'):
+        assert lines[lines.index(kept) - 1].lstrip().startswith(marker), "\n".join(lines)
+    assert "  p[1] = true /* __CUDA_ARCH__ >= 800: AMD reads as newer than any NVIDIA generation */ ? 2 : 1;" in lines
+    assert "__HIP_DEVICE_COMPILE__;" not in "\n".join(lines) and "#ifdef __HIP_DEVICE_COMPILE__" in lines

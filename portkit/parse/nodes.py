@@ -402,6 +402,20 @@ class Scopes:
 
 
 _FLIPPED = {">": "<", ">=": "<=", "<": ">", "<=": ">=", "==": "==", "!=": "!="}
+# Where an expression ends: a statement, a declaration or the file (code), or a preprocessor directive.
+_EXPRESSION_ENDS = ("expression_statement", "declaration", "field_declaration", "return_statement", "compound_statement",
+                    "translation_unit", "function_definition", "init_declarator", "argument_list", "initializer_list")
+
+
+def read_in_code(name: Node) -> bool:
+    """Whether a macro's name is read as a value in code (`int a = __CUDA_ARCH__;`, `printf("%d", __CUDA_ARCH__)`),
+    not in a preprocessor test (`#if __CUDA_ARCH__ + 0`, `defined(__CUDA_ARCH__)`)."""
+    node = name.parent
+    while node is not None and node.type not in _EXPRESSION_ENDS:
+        if node.type.startswith("preproc_"):
+            return False
+        node = node.parent
+    return node is not None
 
 
 def _branches(directive: Node, selects_device: bool | None) -> NameFacts:
