@@ -157,6 +157,10 @@ class NameFacts(NamedTuple):
     twin_edits: tuple[int, ...] = ()
     twins_left: tuple[str, ...] = ()
     global_scope: bool = False  # `::name`: the global namespace's name, not a project's namesake in its namespace
+    # The type of a declaration: the names it declares as one pointer to the type or an array of it, comma-separated.
+    declares_pointers: str = ""
+    # A macro read as a number in code, neither tested nor compared (`int a = __CUDA_ARCH__;`, `printf("%d", X)`).
+    read: bool = False
 
 
 class QualifiedFacts(NamedTuple):
@@ -420,6 +424,11 @@ class ParsedFile:
         """The plain names the file declares with type `kind` (variables, parameters, members), where the
         parser keeps that type's name."""
         return {name for o in self.of(Role.TYPE) if o.text == kind for name in o.facts(NameFacts).declares.split(",") if name}
+
+    def pointers_to(self, kind: str) -> set[str]:
+        """The plain names the file declares as a pointer to type `kind` or an array of it (`__half2 *p, s[4]`)."""
+        return {name for o in self.of(Role.TYPE) if o.text == kind
+                for name in o.facts(NameFacts).declares_pointers.split(",") if name}
 
 
 class Engine(str, enum.Enum):

@@ -1203,3 +1203,67 @@ def test_a_c_file_gets_c_casts_and_the_flags_only_cs_hip_lacks(tmp_path: Path, c
     assert built.returncode == 0, built.stderr[-3000:]
     assert main(["convert", "--no-cache", "--rocm-version", "5.2", str(out), "-o", str(tmp_path / "again")]) == 0
     assert (tmp_path / "again" / "pinned.c").read_text() == c_text
+
+
+HALF_ATOMICS = """#include <cuda_fp16.h>
+struct Grads { __half2 *values; };
+__device__ void add_h2(__half2 *dst, __half2 v) { atomicAdd(dst, v); }
+__device__ void add_h(half *dst, half v, int i) { atomicAdd(dst + i, v); }
+__device__ void add_cast(__half *dst, __half2 v, int i) { atomicAdd((__half2 *)(dst + i), v); }
+__device__ void add_member(Grads g, __half2 v, int i) { atomicAdd(&g.values[i], v); }
+__global__ void add_shared(__half2 v) {
+  __shared__ __half2 sums[4];
+  __half2 total;
+  atomicAdd(&sums[threadIdx.x % 4], v);
+  atomicAdd(&total, v);
+}
+"""
+# Named like halves, typed otherwise: HIP has these overloads.
+OTHER_ATOMICS = """#include <cuda_runtime.h>
+__global__ void count(float *half_sums, int *halves, unsigned int *half2_hits, float *h) {
+  atomicAdd(half_sums, 1.0f);
+  atomicAdd(&halves[threadIdx.x], 1);
+  atomicAdd(half2_hits + 1, 1u);
+  atomicAdd((float *)h, 2.0f);
+}
+"""
+
+
+def test_atomic_add_of_a_half_is_marked(tmp_path: Path, capsys) -> None:
+    """HIP has no atomicAdd(__half*, __half) or atomicAdd(__half2*, __half2) (HIP 5.2 through ROCm 6.3's headers), and
+    scan called every atomicAdd supported: hipcc stopped unmarked. A call whose first argument points to a half or
+    half2 (a pointer or array declared so, `&v`, a cast) is marked; atomicAdd on other types stays unmarked."""
+    require_tool("hipcc")
+    tree, out = tmp_path / "in", tmp_path / "out"
+    tree.mkdir()
+    (tree / "half_atomics.cu").write_text(HALF_ATOMICS)
+    (tree / "other_atomics.cu").write_text(OTHER_ATOMICS)
+    assert main(["convert", "--verify", "--no-cache", "--rocm-version", "5.2", str(tree), "-o", str(out)]) == 0
+    assert "hipcc: 1 build, 1 stop at a marked site (expected), 0 fail unmarked" in capsys.readouterr().out
+    lines = (out / "half_atomics.cu").read_text().splitlines()
+    marker = "// portkit: PK101 atomicAdd: HIP has no atomicAdd for __half or __half2"
+    calls = [i for i, line in enumerate(lines) if "atomicAdd(" in line and not line.lstrip().startswith("//")]
+    assert len(calls) == 6
+    assert all(lines[i - 1].lstrip().startswith(marker) for i in calls), "\n".join(lines)
+    assert "portkit:" not in (out / "other_atomics.cu").read_text()
+
+
+def test_the_architecture_read_as_a_number_in_code_is_left_and_marked(tmp_path: Path, capsys) -> None:
+    """`int arch = __CUDA_ARCH__;` and `printf("%d", __CUDA_ARCH__)` were renamed to __HIP_DEVICE_COMPILE__, so AMD's
+    build read 1 for the compute capability, silently. AMD has none: the value is left as written with its marker, and
+    hipcc stops there; a comparison beside it is still written as AMD's device pass reads it."""
+    require_tool("hipcc")
+    tree, out = tmp_path / "in", tmp_path / "out"
+    tree.mkdir()
+    (tree / "arch_read.cu").write_text(
+        "#include <cstdio>\n#include <cuda_runtime.h>\n__global__ void k(int *p) {\n#ifdef __CUDA_ARCH__\n"
+        "  int arch = __CUDA_ARCH__;\n  p[0] = arch / 10;\n  printf(\"sm_%d\\n\", __CUDA_ARCH__ / 10);\n"
+        "  p[1] = __CUDA_ARCH__ >= 800 ? 2 : 1;\n#endif\n}\n")
+    assert main(["convert", "--verify", "--no-cache", "--rocm-version", "5.2", str(tree), "-o", str(out)]) == 0
+    assert "hipcc: 0 build, 1 stop at a marked site (expected), 0 fail unmarked" in capsys.readouterr().out
+    lines = (out / "arch_read.cu").read_text().splitlines()
+    marker = "// portkit: PK101 __CUDA_ARCH__: left as written, undeclared under hipcc: an NVIDIA compute capability"
+    for kept in ("  int arch = __CUDA_ARCH__;", '  printf("sm_%d\\n", __CUDA_ARCH__ / 10);'):
+        assert lines[lines.index(kept) - 1].lstrip().startswith(marker), "\n".join(lines)
+    assert "  p[1] = true /* __CUDA_ARCH__ >= 800: AMD reads as newer than any NVIDIA generation */ ? 2 : 1;" in lines
+    assert "__HIP_DEVICE_COMPILE__;" not in "\n".join(lines) and "#ifdef __HIP_DEVICE_COMPILE__" in lines

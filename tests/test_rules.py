@@ -47,6 +47,8 @@ GOOD = {"library": "mylib", "entries": [{"cuda": "myCudaThing", "kind": "functio
      "key 'null_args': a mapping from argument count to the index"),
     ({"library": "x", "entries": [{"cuda": "a", "kind": "function", "hip": "b", "shape": {"form_args": {2: "T"}}, "form_rule": "a2"}]},
      "entry a: key 'form_rule': 'a2' is no entry of this file"),
+    ({"library": "x", "entries": [{"cuda": "a", "kind": "function", "hip": "b", "shape": {"form_args": {0: ["T*", 3]}}, "form_rule": "a"}]},
+     "key 'form_args': a mapping from argument index to the CUDA type (or a list of types)"),
     ({"library": "x", "entries": [{"cuda": "a", "kind": "enum", "shape": {"argument_of": ["f"]}}]},
      "key 'argument_of': a mapping from a CUDA call to the entry"),
     ({"library": "x", "entries": [{"cuda": "a", "kind": "enum", "shape": {"argument_of": {"f": "b"}}}]},

@@ -14,7 +14,9 @@ Nor is a comparison rewritten where it is a value in a #define body (`#define HA
 In code (`__CUDA_ARCH__ >= 800 ? a : b`), which nvcc compiles in device code only, it is written as the value AMD's
 device pass has when AMD counts as newer than any NVIDIA generation, as the #if rewrite reads it (`true /* ... */`:
 `amd_device_reading`, analyze/rewrite.py). Nor a range (`#elif __CUDA_ARCH__ >= 860 && __CUDA_ARCH__ <= 890`): as written it holds
-on AMD in neither pass, which is what the rewrite would mean, and converting again finds the same test.
+on AMD in neither pass, which is what the rewrite would mean, and converting again finds the same test. Nor the
+macro read as a number in code (`int a = __CUDA_ARCH__;`): AMD has no compute capability to write there, and
+`__HIP_DEVICE_COMPILE__` would read 1; left as written, hipcc stops at its marker.
 """
 from __future__ import annotations
 
@@ -41,6 +43,8 @@ _BRANCHES = {0: ("false", "the #elif/#else, not this branch"), 1: ("true", "this
 
 _VALUE_LEFT = ("left as written: a value (#define body, code) whose tests are out of sight, where __HIP_DEVICE_COMPILE__ "
                "compares 1 with the number; test AMD targets (`__gfx90a__`)")
+_READ_LEFT = ("left as written, undeclared under hipcc: an NVIDIA compute capability read as a number, which AMD has "
+              "none of (__HIP_DEVICE_COMPILE__ reads 1); write what your AMD targets need (`__gfx90a__`)")
 _RANGE_LEFT = ("left as written: a range of NVIDIA generations, false on AMD as written and as rewritten (newer than "
                "any); test AMD targets (`__gfx90a__`)")
 
@@ -70,8 +74,8 @@ def explain_kept_values(parsed: ParsedFile, findings: Iterable[Finding], context
     """`findings`, a comparison convert leaves as written because it is a value or a range saying so, not advising
     `__HIP_DEVICE_COMPILE__` (analyze/rewrite.py: no fix for either); one in code, written as the value AMD's device
     pass reads (analyze/rewrite.py), saying that."""
-    kept = {o.span: _VALUE_LEFT if facts.valued else _RANGE_LEFT for o in parsed.of(Role.IDENTIFIER, Role.MACRO_BODY)
-            if (facts := o.facts(NameFacts)).valued or facts.ranged}
+    kept = {o.span: _VALUE_LEFT if facts.valued else _READ_LEFT if facts.read else _RANGE_LEFT
+            for o in parsed.of(Role.IDENTIFIER, Role.MACRO_BODY) if (facts := o.facts(NameFacts)).valued or facts.ranged or facts.read}
     written = {o.span: _written_value(facts.valued) for o in parsed.of(Role.IDENTIFIER)
                if amd_device_reading((facts := o.facts(NameFacts)).valued)}
     for finding in findings:

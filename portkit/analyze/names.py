@@ -180,6 +180,9 @@ def in_role(rule: Rule, occurrence: Occurrence, parsed: ParsedFile, device: Abst
 
 # An argument that names a variable: `loc`, `options.loc`, `self->where`.
 _VARIABLE = re.compile(r"^(?:[A-Za-z_]\w*\s*(?:\.|->)\s*)*([A-Za-z_]\w*)$")
+# An argument that is an address: `p`, `&v`, `&s[i]`, `p + i`, `&self->buf[i]`: whether `&` takes it, the variable,
+# the index, an offset added.
+_ADDRESS = re.compile(r"^\s*(&)?\s*(?:[A-Za-z_]\w*\s*(?:\.|->)\s*)*([A-Za-z_]\w*)\s*(\[[^\]]*\])?\s*([-+][^,]*)?$")
 
 
 def call_rule(rule: Rule, occurrence: Occurrence, parsed: ParsedFile, context: Context) -> Rule:
@@ -194,11 +197,30 @@ def call_rule(rule: Rule, occurrence: Occurrence, parsed: ParsedFile, context: C
         return context.rules.lookup(rule.form_rule) or rule
     for index, kind in rule.form_args:
         argument = occurrence.facts(CallFacts).arg(index)
-        variable = _VARIABLE.match(argument)
-        if variable is not None and variable.group(1) in parsed.declared_as(kind) \
-                or re.search(rf"\b{re.escape(kind)}", argument):
+        if _points_to(argument, kind[:-1].rstrip(), parsed) if kind.endswith("*") else _has_type(argument, kind, parsed):
             return context.rules.lookup(rule.form_rule) or rule
     return rule
+
+
+def _has_type(argument: str, kind: str, parsed: ParsedFile) -> bool:
+    """Whether the argument is a variable the file declares as `kind`, or an expression that names the type or its
+    constants (`{cudaMemLocationTypeDevice, 0}`)."""
+    variable = _VARIABLE.match(argument)
+    return variable is not None and variable.group(1) in parsed.declared_as(kind) or bool(re.search(rf"\b{re.escape(kind)}", argument))
+
+
+def _points_to(argument: str, kind: str, parsed: ParsedFile) -> bool:
+    """Whether the argument is a pointer to `kind`: a cast to one (`(__half2*)(p + i)`), a pointer or array the file
+    declares of it (`p`, `p + i`, `&s[i]`), or the address of a variable of it (`&v`)."""
+    if re.search(rf"\b{re.escape(kind)}\s*\*", argument):
+        return True
+    address = _ADDRESS.match(argument)
+    if address is None:
+        return False
+    taken, name, indexed, offset = address.groups()
+    if bool(taken) == bool(indexed):  # `p`, `p + i`, `&s[i]`: the pointer or array itself
+        return name in parsed.pointers_to(kind)
+    return bool(taken) and not offset and name in parsed.declared_as(kind)  # `&v` (not `s[i]`)
 
 
 def _argument_rule(rule: Rule, occurrence: Occurrence, parsed: ParsedFile, context: Context) -> Rule:

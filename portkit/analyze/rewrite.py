@@ -206,8 +206,9 @@ def rule_fix(occurrence: Occurrence | None, spelling: str, resolution: Resolutio
         return None
     if facts.valued and rule.compare_as and occurrence.role is Role.IDENTIFIER and occurrence.parts:
         return _value_fix(occurrence, facts)
-    if (facts.valued or facts.ranged) and rule.compare_as:
-        return None  # the macro's value read (`(__CUDA_ARCH__ >= 800)`), or a range: arch_branches.VALUE_LEFT says why
+    if (facts.valued or facts.ranged or facts.read) and rule.compare_as:
+        return None  # the macro's value read (`(__CUDA_ARCH__ >= 800)`, `int a = __CUDA_ARCH__;`), or a range: the
+        # device pass flag would read 1 (arch_branches.py says why)
     if compared and rule.compare_as:
         return _comparison_fix(occurrence, rule)
     if occurrence.role is Role.FIELD and rule.older_hip and spelling == rule.older_hip and occurrence.parts \

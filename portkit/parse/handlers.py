@@ -26,7 +26,7 @@ from portkit.parse.nodes import (
     HipAlias, Keep, Scopes, body_positions, c_linkage_blocks, call_facts,
     chain_tests_hip, compared_with, constant_context, constructs_dim3, declaration_kind, declared_names, defined_types, field_use,
     function_name, index_guarded, is_hip_alias, lone_test, named_value, names_global, node_position, node_span, node_text,
-    operands, shared_array, signature, under_global, under_hip_test,
+    operands, pointer_names, read_in_code, shared_array, signature, under_global, under_hip_test,
 )
 from portkit.parse.queries import OPTIONAL_ROLES
 from portkit.parse.prepare import MacroNumbers, MacroSpaces, Prepared
@@ -346,7 +346,9 @@ class FileParse:
                 self.emit(node, role, text, info=_SCOPED)  # `Params::CUDNN_GEMM`: the qualified name decides
             elif role is Role.IDENTIFIER or kind == "type_descriptor":
                 constant = constant_context(node, parent)
-                self.emit(node, role, text, info=NameFacts(constant=constant) if constant else None)
+                # CUDA's compiler macro read as a number in code (`int a = __CUDA_ARCH__;`): no test to rewrite
+                read = role is Role.IDENTIFIER and CUDA_CONDITION_MACROS.fullmatch(text) is not None and read_in_code(node)
+                self.emit(node, role, text, info=NameFacts(constant=constant, read=read) if constant or read else None)
             elif kind == "struct_specifier" and parent.child_by_field_name("body") is None:
                 self.emit(node, role, text, info=_ELABORATED)  # `struct cudaGraphicsResource *r`
             elif kind in DECLARATIONS:
@@ -354,7 +356,9 @@ class FileParse:
                 # A variable declaration's extent: one at file scope may redeclare a variable HIP's headers define
                 # (analyze/clashes.py keeps it out of the HIP build).
                 extent = (node_span(parent),) if declared and kind == "declaration" else ()
-                self.emit(node, role, text, parts=extent, info=NameFacts(declares=declared) if declared else None)
+                pointers = pointer_names(parent)
+                self.emit(node, role, text, parts=extent,
+                          info=NameFacts(declares=declared, declares_pointers=pointers) if declared or pointers else None)
             else:
                 self.emit(node, role, text)
 

@@ -356,6 +356,23 @@ def declared_names(declaration: Node) -> str:
     return ",".join(names)
 
 
+def pointer_names(declaration: Node) -> str:
+    """The names a declaration of a type declares as one pointer to it or an array of it (`__half2 *p, s[4];` →
+    "p,s"; references to such a pointer too): what a call argument spelled as `p`, `p + i` or `&s[i]` points to."""
+    names = []
+    for declarator in declaration.children_by_field_name("declarator"):
+        if declarator.type == "init_declarator":
+            declarator = declarator.child_by_field_name("declarator")
+        if declarator is not None and declarator.type == "reference_declarator":
+            declarator = declarator.named_children[0] if declarator.named_children else None
+        if declarator is None or declarator.type not in ("pointer_declarator", "array_declarator"):
+            continue
+        name = declarator.child_by_field_name("declarator")
+        if name is not None and name.type in ("identifier", "field_identifier"):  # not `T **p`, `T s[2][2]`
+            names.append(node_text(name))
+    return ",".join(names)
+
+
 def position_key(occurrence: Occurrence) -> tuple[int, int, str]:
     return occurrence.span.start, occurrence.span.end, occurrence.role  # a str enum: orders by its value
 
@@ -385,6 +402,20 @@ class Scopes:
 
 
 _FLIPPED = {">": "<", ">=": "<=", "<": ">", "<=": ">=", "==": "==", "!=": "!="}
+# Where an expression ends: a statement, a declaration or the file (code), or a preprocessor directive.
+_EXPRESSION_ENDS = ("expression_statement", "declaration", "field_declaration", "return_statement", "compound_statement",
+                    "translation_unit", "function_definition", "init_declarator", "argument_list", "initializer_list")
+
+
+def read_in_code(name: Node) -> bool:
+    """Whether a macro's name is read as a value in code (`int a = __CUDA_ARCH__;`, `printf("%d", __CUDA_ARCH__)`),
+    not in a preprocessor test (`#if __CUDA_ARCH__ + 0`, `defined(__CUDA_ARCH__)`)."""
+    node = name.parent
+    while node is not None and node.type not in _EXPRESSION_ENDS:
+        if node.type.startswith("preproc_"):
+            return False
+        node = node.parent
+    return node is not None
 
 
 def _branches(directive: Node, selects_device: bool | None) -> NameFacts:

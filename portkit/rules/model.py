@@ -83,7 +83,8 @@ class Rule:
     # cudaGraphInstantiate(exec, graph, flags) is hipGraphInstantiateWithFlags: HIP kept CUDA 11's signature)
     hip_for_args: tuple[tuple[int, str], ...] = ()
     # (argument index, CUDA type): a call passing that type there is `form_rule`'s form (CUDA 13's
-    # cudaMemPrefetchAsync(ptr, n, cudaMemLocation, flags) is CUDA 12's cudaMemPrefetchAsync_v2; HIP kept the old one)
+    # cudaMemPrefetchAsync(ptr, n, cudaMemLocation, flags) is CUDA 12's cudaMemPrefetchAsync_v2; HIP kept the old one);
+    # a type ending in `*` is a pointer to that type (atomicAdd(__half2*, __half2), an overload HIP lacks)
     form_args: tuple[tuple[int, str], ...] = ()
     form_rule: str = ""
     # (argument count, argument index): a call with that many arguments passing a null pointer at that index is

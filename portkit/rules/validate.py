@@ -54,7 +54,8 @@ INDEX_MAPS = {
     "default_args": ("argument index to the value CUDA defaults", '{2: "0"}'),
     "c_default_args": ("argument index to the value HIP's C++ overload defaults", '{2: hipHostMallocDefault}'),
     "hip_for_args": ("argument count to a HIP name", "{3: hipGraphInstantiateWithFlags}"),
-    "form_args": ("argument index to the CUDA type that makes a call form_rule's form", "{2: cudaMemLocation}"),
+    "form_args": ("argument index to the CUDA type (or a list of types) that makes a call form_rule's form; a type "
+                  "ending in * a pointer to that type", '{2: cudaMemLocation}, {0: ["__half2*", "half2*"]}'),
 }
 
 
@@ -84,6 +85,12 @@ def _value(source: str, where: str, key: str, value: Any) -> Any:
         if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 16:
             raise _fail(source, where, "key 'older_hip_drop_args': must be an integer from 0 to 16")
         return value
+    if key == "form_args" and isinstance(value, dict):  # an index may list several types: one pair per type
+        value = [(k, v) for k, types in value.items() for v in (types if isinstance(types, list) and types else [types])]
+        if not all(_is_index(k) and isinstance(v, str) and v for k, v in value):
+            what, example = INDEX_MAPS[key]
+            raise _fail(source, where, f"key {key!r}: a mapping from {what}, e.g. {example}")
+        return tuple(sorted(value))
     if key in INDEX_MAPS:
         if not isinstance(value, dict) or not all(_is_index(k) and isinstance(v, str) and v for k, v in value.items()):
             what, example = INDEX_MAPS[key]
