@@ -107,3 +107,45 @@ def test_a_flag_hipcc_rejects_is_a_usage_error_not_a_portkit_bug(tmp_path: Path,
     assert "hipcc rejected its command line (clang: error: unsupported option '--bogus')" in captured.err
     assert "portkit bug" not in captured.out + captured.err and "fails unmarked" not in captured.out
     assert (tmp_path / "out" / "fine.cu").is_file()
+
+
+PAST_A_HEADER = """#include <hip/hip_runtime.h>
+// portkit: PK102 cooperative_groups/reduce.h: Write the reduction with __shfl_down and LDS.
+#include <cooperative_groups/reduce.h>
+{second}__global__ void k(float *out) {{
+{line}
+}}
+"""
+
+
+def test_a_unit_is_verified_past_a_marked_header_it_cannot_find(tmp_path: Path) -> None:
+    """hipcc stops at the first missing header, so every unit of llm.c "stopped at a marked site" and its unmarked
+    errors further down went unseen. The unit is compiled again with an empty stand-in for each marked header it
+    cannot find: an unmarked error past them is a portkit bug; a name the missing header would declare is not."""
+    hipcc = require_tool("hipcc")
+    second = "// portkit: PK104 cublasLt.h: needs HIP 5.5.\n#include <cublasLt.h>\n"
+    cases = [("  out[0] = 1.0f;", "", hipcc_check.VerifyStatus.MARKED, None),
+             ('  int n = "text";', "", hipcc_check.VerifyStatus.FAIL, "past the marked <cooperative_groups/reduce.h>"),
+             ('  int n = "text";', second, hipcc_check.VerifyStatus.FAIL, "<cooperative_groups/reduce.h>, <cublasLt.h>"),
+             ("  out[0] = cooperative_groups::reduce(out[1]);", "", hipcc_check.VerifyStatus.MARKED, None),
+             ("  // portkit: PK300 32: lanes.\n  int n = \"text\";", "", hipcc_check.VerifyStatus.MARKED, None)]
+    for index, (line, extra, status, said) in enumerate(cases):
+        unit = tmp_path / f"k{index}.cu"
+        unit.write_text(PAST_A_HEADER.format(second=extra, line=line))
+        result = hipcc_check.verify_file(hipcc, unit, (), "gfx90a")
+        assert result.status is status, (line, result)
+        if said:
+            assert said in result.message and "cannot initialize" in result.message, result
+        else:
+            assert "file not found" in result.message, result
+
+
+def test_an_include_convert_commented_out_marks_nothing_below_it(tmp_path: Path) -> None:
+    """The comment convert leaves for an unused include it took out (PK212) is done work, not a marker: an error on
+    the line below it was called expected (llm.c's `hipEventCreate(&ev, flags)`)."""
+    hipcc = require_tool("hipcc")
+    unit = tmp_path / "k.cu"
+    unit.write_text("#include <hip/hip_runtime.h>\n"
+                    "// portkit: PK212 unused here, and the targeted HIP lacks it: #include <cooperative_groups/reduce.h>\n"
+                    'void f() { int n = "text"; }\n')
+    assert hipcc_check.verify_file(hipcc, unit, (), "gfx90a").status is hipcc_check.VerifyStatus.FAIL

@@ -2,7 +2,9 @@
 
 A unit that stops where portkit left a marker (its first error on a marked line, or a header it could not
 map and marked) stops where the summary already says work remains: expected. A unit that stops anywhere
-else is a conversion portkit got wrong: "fail", which the command reports as a portkit bug.
+else is a conversion portkit got wrong: "fail", which the command reports as a portkit bug. A marked header
+that is not found stops hipcc before the rest of the unit: the unit is compiled again with an empty stand-in
+for it, so that a wrong conversion further down is not hidden behind it.
 """
 from __future__ import annotations
 
@@ -13,10 +15,12 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 from typing import Callable
 
+from portkit.analyze.unused_headers import COMMENTED_OUT
 from portkit.errors import InputError, ToolError
 
 # hipcc compiles these whatever they hold; a host unit only when convert changed it (it calls HIP now):
@@ -31,6 +35,11 @@ _REQUESTED_HERE = re.compile(r"^(.+?):(\d+):\d+: note: .* requested here$", re.M
 # it rejected its command line before reading the unit, so no unit failed.
 _DRIVER_ERROR = re.compile(r"^(?:\S*/)?clang(?:\+\+)?(?:-\d+)?: error: .*$", re.M)
 _MARKER = "portkit: "
+# What a header's absence causes, past its empty stand-in: a name it declared is unknown. Such an error is the
+# missing header's, which its marker covers, wherever it shows.
+_UNDECLARED = re.compile(r"error: (?:use of undeclared identifier|unknown type name|no (?:template|type|member) named"
+                         r"|unknown template name|use of undeclared)")
+_STAND_INS = 8  # marked headers a unit is compiled past, at most
 _MARKED_NAME = re.compile(r"portkit: PK\d+ ([^:\s]+(?:::[^:\s]+)*):")  # the name a marker is about
 
 
@@ -79,19 +88,20 @@ def verify_file(hipcc: str, path: Path, include_dirs: tuple[Path, ...], offload_
     language = ["-x", "c", "-D__HIP_PLATFORM_AMD__"] if c else ["-x", "hip", "-std=c++17"]
     command = [hipcc, f"--offload-arch={offload_arch}", "-fsyntax-only", *language, "-w"]
     command += [f"-I{d}" for d in include_dirs] + [f for f in flags if _for_language(f, c)] + [str(path)]
-    env = {**os.environ, "HIP_PLATFORM": "amd"}
     try:
-        result = subprocess.run(command, capture_output=True, text=True, env=env, timeout=600)
+        output = _compiled(command)
     except (OSError, subprocess.TimeoutExpired) as exc:
         return VerifyResult(str(path), VerifyStatus.FAIL, f"hipcc could not run: {exc}")
-    if result.returncode == 0:
+    if output is None:
         return VerifyResult(str(path), VerifyStatus.PASS)
-    output = result.stderr + result.stdout
     rejected = _DRIVER_ERROR.search(output)
     if rejected:
         return VerifyResult(str(path), VerifyStatus.REJECTED, rejected.group().strip())
     error = _first_error(output)
     if _at_marker(output, str(path)):
+        past = _past_marked_headers(command, output, str(path))
+        if past is not None:
+            return VerifyResult(str(path), VerifyStatus.FAIL, past)
         return VerifyResult(str(path), VerifyStatus.MARKED, error)
     missing = _MISSING_HEADER.search(output)
     if missing:
@@ -99,6 +109,45 @@ def verify_file(hipcc: str, path: Path, include_dirs: tuple[Path, ...], offload_
                             f"needs <{missing.group(1)}>, which hipcc did not find (not installed, or in a directory "
                             "to add with --verify-flag=-IDIR)")
     return VerifyResult(str(path), VerifyStatus.FAIL, error)
+
+
+def _compiled(command: list[str]) -> str | None:
+    """hipcc's diagnostics for `command`; None when it compiled."""
+    result = subprocess.run(command, capture_output=True, text=True, env={**os.environ, "HIP_PLATFORM": "amd"},
+                            timeout=600)
+    return None if result.returncode == 0 else result.stderr + result.stdout
+
+
+def _past_marked_headers(command: list[str], output: str, unit_path: str) -> str | None:
+    """The first unmarked error hipcc finds past the marked headers it could not find, each read as an empty
+    stand-in (the unit's own -I directories first); None when there is none: the unit builds past them, or stops
+    at another marked site, or at a name a missing header would declare."""
+    names: list[str] = []
+    with tempfile.TemporaryDirectory(prefix="portkit-stand-ins-") as stand_ins:
+        for _ in range(_STAND_INS):
+            missing = _MISSING_HEADER.search(output)
+            if missing is None or missing.group(1) not in _first_error(output) or not _plain(missing.group(1)) \
+                    or missing.group(1) in names:
+                return None
+            names.append(missing.group(1))
+            stand_in = Path(stand_ins, missing.group(1))
+            stand_in.parent.mkdir(parents=True, exist_ok=True)
+            stand_in.touch()
+            try:
+                output = _compiled([*command[:-1], f"-I{stand_ins}", command[-1]])
+            except (OSError, subprocess.TimeoutExpired):
+                return None
+            if output is None or _DRIVER_ERROR.search(output) or _UNDECLARED.search(_first_error(output)):
+                return None
+            if not _at_marker(output, unit_path):
+                shown = ", ".join(f"<{name}>" for name in names)
+                return f"{_first_error(output)} (past the marked {shown}, read as empty)"
+    return None
+
+
+def _plain(header: str) -> bool:
+    """A header name a stand-in may be written for: relative, and inside its directory."""
+    return not os.path.isabs(header) and ".." not in Path(header).parts
 
 
 def _at_marker(output: str, unit_path: str = "") -> bool:
@@ -140,7 +189,8 @@ def _marked(path: str, line: int, diagnostic: str | None = None) -> bool:
     markers = [lines[index]] if "/* " + _MARKER in lines[index] else []
     above = index - 1
     while above >= 0 and lines[above].strip().startswith("// " + _MARKER):
-        markers.append(lines[above])
+        if not lines[above].strip().startswith(f"// {_MARKER}{COMMENTED_OUT}"):  # an include convert took out
+            markers.append(lines[above])
         above -= 1
     if diagnostic is None or not markers:
         return bool(markers)
