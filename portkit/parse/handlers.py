@@ -468,7 +468,8 @@ class FileParse:
 
     def conditions(self, nodes: list[Node]) -> None:
         for node in nodes:
-            text = node_text(node)
+            # As the source spells it, not as the fixes left it for the grammar (`__has_include(<x.h>)` blanked)
+            text = self.parse_bytes[node.start_byte:node.end_byte].decode("utf-8", "replace")
             if CONDITION_MACROS.search(text):
                 directive = node.parent.children[0].type if node.parent is not None and node.parent.children else "#if"
                 self.emit(node, Role.PREPROCESSOR_CONDITION, " ".join(text.split()), directive)
