@@ -114,6 +114,8 @@ class CallFacts(NamedTuple):
     # `return f(x);`: the declared return type of the function that returns the call's value, and its name
     returned_type: str = ""
     returned_by: str = ""
+    # `#define SHFL_UP_SYNC __shfl_up_sync`: a call of the macro is a call of the name it stands for
+    stands_for: str = ""
 
     def arg(self, index: int) -> str:
         return self.args[index] if 0 <= index < len(self.args) else ""

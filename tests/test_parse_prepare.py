@@ -169,9 +169,12 @@ def test_pragma_between_a_loop_header_and_its_body() -> None:
                                     '         ")\\n", n, n);\n  printf("n = %" PRIu64, n);\n}\n',
                                     "void f(const float* const __restrict x) {\n  float* const __restrict y = 0;\n}\n",
                                     "struct S {\n  void f(const Options& options = {}, int n = { }) const;\n};\n",
-                                    "#if __has_include(<optional>)\n#include <optional>\n#endif\n"],
+                                    "#if __has_include(<optional>)\n#include <optional>\n#endif\n",
+                                    "#if defined(X) && __has_include(<nvml.h>) && !__has_include_next(<a/b.hpp>)\n#endif\n",
+                                    "struct H { operator float() const; };\n"
+                                    "float f(H h, const H *p) { return h.operator float() + p->operator const float(); }\n"],
                          ids=["new-pointer-array", "new-const", "enum-attribute", "format-macros", "gnu-restrict",
-                              "default-braces", "has-include"])
+                              "default-braces", "has-include", "has-include-header-file", "conversion-operator-call"])
 def test_cpp_grammar_gaps(source: str) -> None:
     parsed = parse(source + "void after(cudaStream_t s) { cudaStreamSynchronize(s); }\n")
     assert parsed.error_line is None

@@ -28,7 +28,9 @@ LDS_BYTES = 64 * 1024
 # Number literals the parser reports in binary expressions (warp size and its masks), by operator.
 WARP_LITERALS = frozenset({"32", "31", "5", "0x1f", "0x1F", "0x1fu", "0x1Fu", "32u", "31u", "5u"})
 WARP_OPERATORS = {"/": ("32", "32u"), "%": ("32", "32u"), "&": ("31", "31u", "0x1f", "0x1F", "0x1fu", "0x1Fu"),
-                  ">>": ("5", "5u")}
+                  ">>": ("5", "5u"), "==": ("31", "31u"), "!=": ("31", "31u")}
+# Of those, the comparisons: `lane == 31` takes lane 31 for a warp's last; only a lane id's is about lanes.
+WARP_COMPARISONS = frozenset({"==", "!="})
 # Cooperative launches and multi-device grids; a grid_group itself is only a hazard when it syncs.
 COOPERATIVE = {"cudaLaunchCooperativeKernel", "cudaLaunchCooperativeKernelMultiDevice", "this_multi_grid",
                "multi_grid_group", "cudaCooperativeLaunch", "cudaLaunchAttributeCooperative"}
@@ -77,10 +79,17 @@ def hazard(parsed: ParsedFile, occurrence: Occurrence, code: str, message: str, 
 
 
 def calls(parsed: ParsedFile, names: Collection[str] | re.Pattern[str]) -> Iterator[Occurrence]:
+    """The calls of `names`, and of the file's macros that spell one (`#define SHFL_UP_SYNC __shfl_up_sync`): `called`
+    gives the name each calls."""
     named: Callable[[str], object] = names.match if isinstance(names, re.Pattern) else names.__contains__
     for o in parsed.of(K.CALL):
-        if named(o.text):
+        if named(o.text) or (alias := o.facts(CallFacts).stands_for) and named(alias):
             yield o
+
+
+def called(o: Occurrence) -> str:
+    """The name a call calls: its own, or the one the macro it spells stands for."""
+    return o.facts(CallFacts).stands_for or o.text
 
 
 def _static_shared_bytes(parsed: ParsedFile, constants: dict[str, str]) -> dict[str, tuple[int, Occurrence]]:

@@ -1,5 +1,6 @@
 """Blocks of one warp per row (PK300): `dim3 threads = {32u, N, 1}` for a kernel whose rows of 32 threads work as
-warps. A 64-lane wavefront holds two such rows, so the shuffles, votes and wmma tiles of one row take in the other."""
+warps, or per x-y tile (`{4, 8, N}`: each 4x8 slice a warp). A 64-lane wavefront holds two such rows or tiles, so the
+shuffles, votes and wmma tiles of one take in the other."""
 from __future__ import annotations
 
 import re
@@ -47,11 +48,17 @@ def _kernel_warp_work(kernel: str, work: dict[str, str], kernels: set[str]) -> s
     return f"{work[helper]} in {helper}" if helper is not None else ""
 
 
-def _rows_of_a_warp(block: str, constants: dict[str, str]) -> bool:
-    """Whether a block is spelled with the warp size in x and more than one row: `{32u, N, 1}`, `(32, 8)`."""
+def _warps_of_a_block(block: str, constants: dict[str, str]) -> str:
+    """What of a block is one warp, where it holds more than one: its rows, spelled with the warp size in x
+    (`{32u, N, 1}`, `(32, 8)`), or its x-y tiles of 32 threads (`{4, 8, N}`, `(4, 8, 2)`); else ""."""
     match = _DIM3.match(block.strip())
     dims = split_arguments(match.group(1)) if match else []
-    return len(dims) > 1 and dims[0] in WARP_SIZE_LITERALS and any(evaluate(d, constants) != 1 for d in dims[1:])
+    if len(dims) > 1 and dims[0] in WARP_SIZE_LITERALS and any(evaluate(d, constants) != 1 for d in dims[1:]):
+        return "rows of 32 threads"
+    x, y = (evaluate(d, constants) for d in dims[:2]) if len(dims) > 2 else (None, None)
+    if x is not None and y is not None and x * y == 32 and x != 32 and evaluate(dims[2], constants) != 1:
+        return f"tiles of {x}x{y} threads"
+    return ""
 
 
 def _block_of(launch: Occurrence, initializers: list[Occurrence]) -> tuple[Occurrence, str]:
@@ -79,7 +86,8 @@ def warp_row_blocks(parsed: ParsedFile, context: Context) -> Iterator[Finding]:
     reported: set[int] = set()
     for launch in launches:
         where, block = _block_of(launch, initializers)
-        if where.span.start in reported or not _rows_of_a_warp(block, constants):
+        warps = _warps_of_a_block(block, constants) if where.span.start not in reported else ""
+        if not warps:
             continue
         if work is None:
             work, kernels = _warp_work(parsed), {o.text for o in parsed.of(K.KERNEL)}
@@ -89,5 +97,5 @@ def warp_row_blocks(parsed: ParsedFile, context: Context) -> Iterator[Finding]:
         if operation:
             reported.add(where.span.start)
             yield hazard(parsed, where, codes.WARP_SIZE_LITERAL,
-                         f"block {' '.join(block.split())} launches {kernel} with rows of 32 threads, each a warp ({operation}): "
-                         "a 64-lane wavefront holds two rows")
+                         f"block {' '.join(block.split())} launches {kernel} with {warps}, each a warp ({operation}): "
+                         f"a 64-lane wavefront holds two {warps.split()[0]}")

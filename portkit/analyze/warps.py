@@ -16,7 +16,7 @@ from typing import Callable, Iterator, Mapping
 from portkit import codes
 from portkit.analyze.constants import evaluate, split_arguments
 from portkit.analyze.findings import simple_finding
-from portkit.analyze.hazards import WARP_OPERATORS, calls, device_code, hazard
+from portkit.analyze.hazards import WARP_COMPARISONS, WARP_OPERATORS, called, calls, device_code, hazard
 from portkit.analyze.registry import Context, analyzer
 from portkit.codes import CODES
 from portkit.model import (
@@ -149,7 +149,8 @@ def _scaled_offset(other: str, derived: set[str], constants: Mapping[str, str]) 
 @analyzer("source", codes=(codes.WARP_SIZE_LITERAL,), reads=(K.LITERAL, K.INITIALIZER))
 @outside_amd_code
 def warp_size_literals(parsed: ParsedFile, context: Context) -> Iterator[Finding]:
-    """32, 31 and 5 in lane and warp arithmetic (`threadIdx.x % 32`, `lane = tid & 31`, `idx >> 5`)."""
+    """32, 31 and 5 in lane and warp arithmetic (`threadIdx.x % 32`, `lane = tid & 31`, `idx >> 5`), and a lane id
+    compared with 31 (`lane == 31`, the last lane of a warp)."""
     device = device_code(parsed)
     candidates = [o for o in parsed.of(K.LITERAL) if o.text in WARP_OPERATORS.get(o.detail, ()) and device(o)
                   and not _names_the_warp_size(o)]
@@ -157,7 +158,11 @@ def warp_size_literals(parsed: ParsedFile, context: Context) -> Iterator[Finding
         return  # most files: no variables to trace
     derived, constants = thread_derived(parsed), parsed.constants
     for o in candidates:
-        if _lane_arithmetic(o, derived.get(o.function, set()), constants):
+        if o.detail in WARP_COMPARISONS:
+            if LANE.search(o.facts(OperandFacts).other):
+                yield _literal_hazard(parsed, o, f"'{o.facts(OperandFacts).other} {o.detail} {_spelled(o)}' takes lane 31 "
+                                                 "for a warp's last: a 64-lane wavefront's is 63")
+        elif _lane_arithmetic(o, derived.get(o.function, set()), constants):
             yield _literal_hazard(parsed, o, f"'{o.facts(OperandFacts).other} {o.detail} {_spelled(o)}' assumes 32-lane warps")
 
 
@@ -178,6 +183,8 @@ def _literal_hazard(parsed: ParsedFile, o: Occurrence, message: str) -> Finding:
 def _spelled(o: Occurrence) -> str:
     """A warp literal as the code spells it: the number, or the project's macro for it (`WARP_SIZE_BITS (5)`)."""
     named = o.facts(OperandFacts).named
+    if named and not named.isidentifier():
+        return named  # an expression of numbers (`(32 - 1)`), which says its value itself
     return f"{named} ({o.text})" if named else o.text
 
 
@@ -193,7 +200,7 @@ def shuffle_loops(parsed: ParsedFile, context: Context) -> Iterator[Finding]:
     a shuffle reduction over 32 lanes, which leaves half a 64-lane wavefront out."""
     offsets: dict[str, set[str]] = {}
     for o in calls(parsed, SHUFFLE_OFFSET_ARG):
-        offsets.setdefault(o.function, set()).add(o.facts(CallFacts).arg(SHUFFLE_OFFSET_ARG[o.text]))
+        offsets.setdefault(o.function, set()).add(o.facts(CallFacts).arg(SHUFFLE_OFFSET_ARG[called(o)]))
     if not offsets:
         return  # most files: no shuffle, so no literal or initializer can feed one
     constants = parsed.constants
@@ -335,7 +342,7 @@ def ballots_through_32_bit_functions(parsed: ParsedFile, context: Context) -> It
         inside = next((b for b in ballots if o.parts[0].start <= b.span.start < o.parts[0].end), None)
         if inside is not None:
             yield hazard(parsed, o, codes.BALLOT_IN_32_BITS, f"{o.text}({inside.text}(...)) takes the 64-bit ballot as 32 bits "
-                                                             f"(lanes 0-31 only): use {BIT_FUNCTIONS_32[o.text]}")
+                                                             f"(lanes 0-31 only): use {BIT_FUNCTIONS_32[called(o)]}")
 
 
 # A loop variable that starts at a lane id: `lane`, `threadIdx.x % 32`, `tid & (warpSize - 1)`, `__lane_id()`.
@@ -373,7 +380,7 @@ def warpsize_constants(parsed: ParsedFile, context: Context) -> Iterator[Finding
 @outside_amd_code
 def shuffle_widths(parsed: ParsedFile, context: Context) -> Iterator[Finding]:
     for o in calls(parsed, SHUFFLE_WIDTH_ARG):
-        width = o.facts(CallFacts).arg(SHUFFLE_WIDTH_ARG[o.text])
+        width = o.facts(CallFacts).arg(SHUFFLE_WIDTH_ARG[called(o)])
         if width in ("32", "32u"):
             yield hazard(parsed, o, codes.SHUFFLE_WIDTH_32, f"{o.text} with width {width} splits a 64-lane wavefront in two")
 

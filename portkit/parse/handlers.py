@@ -25,8 +25,8 @@ from portkit.parse.nodes import (
     ARGUMENT_TEXT_LIMIT, CONDITION_MACROS, CUDA_CONDITION_MACROS, DECLARATIONS,
     HipAlias, Keep, Scopes, body_positions, c_linkage_blocks, call_facts,
     chain_tests_hip, compared_with, constant_context, constructs_dim3, declaration_kind, declared_names, defined_types, field_use,
-    function_name, index_guarded, is_hip_alias, lone_test, named_value, names_global, node_position, node_span, node_text,
-    operands, pointer_names, read_in_code, shared_array, signature, under_global, under_hip_test,
+    function_name, index_guarded, is_hip_alias, less_one, lone_test, named_value, names_global, node_position,
+    node_span, node_text, operands, pointer_names, read_in_code, shared_array, signature, under_global, under_hip_test,
 )
 from portkit.parse.queries import OPTIONAL_ROLES
 from portkit.parse.prepare import MacroNumbers, MacroSpaces, Prepared
@@ -49,6 +49,8 @@ _SPLICE = re.compile(rb"\\\r?\n")
 # What a call's parentheses in a #define body hold: literals and comments whole, brackets and commas one by one.
 _ARGUMENT_TOKEN = re.compile(rb'"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'|/\*.*?\*/|//[^\n]*|[()\[\]{},]', re.S)
 _CALL_OPEN = re.compile(_GAP + rb"\(")
+# A #define body that is one name, a comment after it or not: the macro is another spelling of that name.
+_ALIAS_BODY = re.compile(rb"\s*([A-Za-z_]\w*)\s*(?://.*|/\*.*?\*/)?\s*", re.S)
 # A CUDA compiler macro compared in a #define body (`(__CUDA_ARCH__ >= 800)`, `BNB_CC_ADA <= __CUDA_ARCH__`): the
 # operator and the number or named number after the name, or (read backwards) before it; not a shift nor `->`.
 _VALUE = rb"(?:\d[\w.']*|[A-Za-z_]\w*)"
@@ -208,6 +210,19 @@ class FileParse:
         return self.preparation.spaces if self.preparation is not None else ()
 
     @functools.cached_property
+    def call_aliases(self) -> dict[bytes, str]:
+        """The file's object-like macros whose body is one name (`#define SHFL_UP_SYNC __shfl_up_sync`): a call of
+        one is a call of that name, whose arguments the analyzers read as they would the name's."""
+        aliases = {}
+        for body in self.get("macro_body"):
+            definition, one = body.parent, _ALIAS_BODY.fullmatch(body.text or b"")
+            if definition is not None and definition.type == "preproc_def" and one is not None:
+                name = definition.child_by_field_name("name")
+                if name is not None and name.text:
+                    aliases[name.text] = one.group(1).decode("ascii")
+        return aliases
+
+    @functools.cached_property
     def numbers(self) -> MacroNumbers:
         """The number each macro the file spells stands for."""
         return self.preparation.numbers if self.preparation is not None else {}
@@ -317,7 +332,11 @@ class FileParse:
                 continue
             text = spelled.decode("utf-8", "replace")
             if start in calls:
-                spans, info = call_facts(node, self.parse_bytes, arguments is None or arguments(text), self.prepared)
+                alias = self.call_aliases.get(spelled) if self.call_aliases else None
+                read = arguments is None or arguments(text) or alias is not None and arguments(alias)
+                spans, info = call_facts(node, self.parse_bytes, read, self.prepared)
+                if alias is not None:
+                    info = (info or CallFacts())._replace(stands_for=alias)
                 if under_global(node, node.parent):
                     info = (info or CallFacts())._replace(global_scope=True)
                 self.emit(node, Role.CALL, text, parts=spans, info=info)
@@ -453,7 +472,8 @@ class FileParse:
 
     def conditions(self, nodes: list[Node]) -> None:
         for node in nodes:
-            text = node_text(node)
+            # As the source spells it, not as the fixes left it for the grammar (`__has_include(<x.h>)` blanked)
+            text = self.parse_bytes[node.start_byte:node.end_byte].decode("utf-8", "replace")
             if CONDITION_MACROS.search(text):
                 directive = node.parent.children[0].type if node.parent is not None and node.parent.children else "#if"
                 self.emit(node, Role.PREPROCESSOR_CONDITION, " ".join(text.split()), directive)
@@ -475,6 +495,12 @@ class FileParse:
         for node in nodes:
             text = node_text(node)
             if text in self.literals and node.parent is not None:
+                folded = less_one(node, text)
+                if folded is not None:  # `tid & (32 - 1)`: the mask 31, as the enclosing expression uses it
+                    value, operator, whole = folded
+                    self.emit(node, Role.LITERAL, value, node_text(operator),
+                              info=operands(whole)._replace(named=" ".join(node_text(whole).split())))
+                    continue
                 operator = node.parent.child_by_field_name("operator")
                 self.emit(node, Role.LITERAL, text, node_text(operator) if operator is not None else "", info=operands(node))
 

@@ -218,6 +218,28 @@ def operands(literal: Node) -> OperandFacts:
     return OperandFacts(other_text, node_text(target) if target is not None else "")
 
 
+# `N - 1` for these N: a mask of the low bits (`32 - 1`, the lane mask 31), spelled as the number it is.
+_LESS_ONE = {"32": "31", "32u": "31u"}
+
+
+def less_one(literal: Node, text: str) -> tuple[str, Node, Node] | None:
+    """For the 32 of `32 - 1` where an enclosing expression uses it (`tid & (32 - 1)`, `lane == 32 - 1`): the
+    number it makes (31), the enclosing expression's operator and the operand `32 - 1` is in it; else None."""
+    expression = literal.parent
+    if text not in _LESS_ONE or expression is None or expression.type != "binary_expression" \
+            or expression.child_by_field_name("left") != literal:
+        return None
+    operator, right = expression.child_by_field_name("operator"), expression.child_by_field_name("right")
+    if operator is None or operator.type != "-" or right is None or right.type != "number_literal" or right.text != b"1":
+        return None
+    whole = expression
+    while whole.parent is not None and whole.parent.type == "parenthesized_expression":
+        whole = whole.parent
+    outer = whole.parent
+    used = outer.child_by_field_name("operator") if outer is not None and outer.type == "binary_expression" else None
+    return (_LESS_ONE[text], used, whole) if used is not None else None
+
+
 LINE_COMMENT = re.compile(r"//.*|/\*.*?\*/", re.S)  # a #define's value runs to the end of its line, comment included
 _LETTER = re.compile(r"[A-Za-z_]")
 _CONSTANT_VALUE = re.compile(r"[\w\s+\-*/%()<>|&~.]*\d[\w\s+\-*/%()<>|&~.]*")

@@ -57,7 +57,12 @@ _USING_TYPENAME = re.compile(rb"\busing\s+(typename)\b")
 # `size_t n __attribute__((unused)) = f();`, `using T = uint8_t __attribute__((ext_vector_type(2)));`, `using T =
 # __attribute__((...)) float;`): the grammar takes one after a function's declarator or in a typedef only.
 _GNU_ATTRIBUTE = re.compile(rb"__attribute__\s*\(\(")
-_HAS_INCLUDE = re.compile(rb"__has_include(?:_next)?\s*\(\s*(<)[^>\n]*(>)\s*\)")
+# A header name is no expression: `<nvml.h>` reads as a broken `nvml . h`, so the whole name, brackets too, is blanked.
+_HAS_INCLUDE = re.compile(rb"__has_include(?:_next)?\s*\(\s*(<[^>\n]*>)\s*\)")
+# A conversion operator called by name (`v.operator __half()`, `s->operator cudaStream_t()`), which the grammar lacks:
+# from the `.` to the type blanked, the object is called (`v               ()`), and the type, in the blanked bytes, is
+# matched as the call it was read as (recovery.py).
+_CONVERSION_CALL = re.compile(rb"(?:\.|->)[ \t]*operator\b[ \t]*(?!new\b|delete\b)[A-Za-z_][\w \t:<>,*&]*(?=\(\s*\))")
 _BLOCK_COMMENT = re.compile(rb"/\*.*?\*/", re.S)
 _COMMENT_THEN_TEXT = re.compile(rb"\*/[ \t]*[^ \t\r\n]")  # a block comment's end, then more on its line
 # A statement macro without `;` before a call: `PERF_BEGIN` / `cudaMemcpy(d, h, n, k);` parses, silently,
@@ -251,8 +256,9 @@ def _directive_goes_on(layout: Layout, offset: int) -> bool:
 def _grammar_gaps(out: bytearray, layout: Layout, table: MacroTable) -> None:
     """`new int*[n]` (read as a lambda) -> `new int [n]`; `new const T` -> `new       T` (the grammar has no
     qualifier there); `enum [[deprecated]] E` -> `enum                E`; `"%" PRId64 "\\n"` -> `"%"        "\\n"`;
-    `const __restrict` -> `const           `; a parameter's `= {}` -> `= 0 `; `__has_include(<x>)` -> `__has_include( x )`;
-    `using typename B::t;` -> `using          B::t;`; `float a[N] __attribute__((aligned(64)));` -> `float a[N]       ...;`."""
+    `const __restrict` -> `const           `; a parameter's `= {}` -> `= 0 `; `__has_include(<x.h>)` -> `__has_include(     )`;
+    `using typename B::t;` -> `using          B::t;`; `v.operator __half()` -> `v               ()`;
+    `float a[N] __attribute__((aligned(64)));` -> `float a[N]       ...;`."""
     for pattern in (_NEW_POINTER_ARRAY, _NEW_QUALIFIED):
         for match in _code_matches(pattern, layout.source, layout, b"new"):
             blank(out, *match.span(1))
@@ -273,10 +279,11 @@ def _grammar_gaps(out: bytearray, layout: Layout, table: MacroTable) -> None:
         if layout.opaque[match.start()] and not layout.directive[match.start()] and layout.is_code(match.start(1)) \
                 and match.group(1) not in _NOT_STRING_MACROS and _after_a_lone_literal(layout, match.start()):
             blank(out, *match.span(1))
+    for match in _code_matches(_CONVERSION_CALL, layout.source, layout, b"operator"):
+        blank(out, *match.span())
     for match in _HAS_INCLUDE.finditer(layout.source):
         if layout.directive[match.start()]:
             blank(out, *match.span(1))
-            blank(out, *match.span(2))
 
 
 def _variable_attribute(out: bytearray, layout: Layout, start: int, opening: int) -> None:

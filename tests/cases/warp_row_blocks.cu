@@ -28,4 +28,15 @@ void launch(const float *x, float *out, unsigned long long *votes, int rows) {
   per_row<<<rows, one_row>>>(x, out);
   dim3 two_warps(64, 4);  // ok: PK300
   per_row<<<rows, two_warps>>>(x, out);
+  // x-y tiles of one warp each, stacked in z (llm.c's `dim3 block = {4, 8, 1024 / WARP_SIZE}`): two to a wavefront
+  dim3 tiles = {4, 8, rows};  // expect: PK300
+  per_row<<<1, tiles>>>(x, out);
+  dim3 stacked(8, 4, 1024 / 32);  // expect: PK300
+  per_row_vote<<<1, stacked>>>(x, votes);
+  dim3 one_tile(4, 8, 1);  // ok: PK300
+  per_row<<<rows, one_tile>>>(x, out);
+  dim3 flat_tile(4, 8);  // ok: PK300
+  per_row<<<rows, flat_tile>>>(x, out);
+  dim3 half_tiles(4, 4, 8);  // ok: PK300
+  per_row<<<rows, half_tiles>>>(x, out);
 }
