@@ -128,7 +128,8 @@ def test_a_unit_is_verified_past_a_marked_header_it_cannot_find(tmp_path: Path) 
              ('  int n = "text";', "", hipcc_check.VerifyStatus.FAIL, "past the marked <cooperative_groups/reduce.h>"),
              ('  int n = "text";', second, hipcc_check.VerifyStatus.FAIL, "<cooperative_groups/reduce.h>, <cublasLt.h>"),
              ("  out[0] = cooperative_groups::reduce(out[1]);", "", hipcc_check.VerifyStatus.MARKED, None),
-             ("  // portkit: PK300 32: lanes.\n  int n = \"text\";", "", hipcc_check.VerifyStatus.MARKED, None)]
+             ("  // portkit: PK300 32: lanes.\n  int n = \"text\";", "", hipcc_check.VerifyStatus.MARKED, None),
+             ('  int n = "text";', "#include <not_installed_here.h>\n", hipcc_check.VerifyStatus.MARKED, None)]
     for index, (line, extra, status, said) in enumerate(cases):
         unit = tmp_path / f"k{index}.cu"
         unit.write_text(PAST_A_HEADER.format(second=extra, line=line))
