@@ -1,7 +1,8 @@
 """Which commands of a build file run the GPU compiler (nvcc before convert, hipcc after), so that scan lists nvcc and
 its options exactly where convert rewrites or marks them: nvcc itself, by name or path, which convert writes as
-hipcc; an option a host compiler gets too (rules/_build.yaml's `hipcc_only`) only on a command that runs the GPU
-compiler, and nvcc's -odir of a Makefile's dependency step not at all (convert writes it as -MT)."""
+hipcc; in a Makefile or script an nvcc option only where the GPU compiler gets it (a program's own `-t 1024` is no
+nvcc option), in CMake one a host compiler takes too (rules/_build.yaml's `hipcc_only`) only in a command that sets the
+GPU compiler's flags; nvcc's -odir of a Makefile's dependency step not at all (convert writes it as -MT)."""
 from __future__ import annotations
 
 import dataclasses
