@@ -51,6 +51,55 @@ def test_makefile_rewrite(database) -> None:
     assert [n.message.split(":")[0] for n in flags.notes] == ["$(CUDA)", "${CUDA_HOME}"]  # not the flags variable
 
 
+# A program's own options that share a spelling with nvcc's (llm.c's scripts/run_gpt2_124M.sh: `-t 1024`, the
+# sequence length), on commands that run no nvcc, beside an nvcc command whose options hipcc must get.
+PROGRAM_OPTIONS_SCRIPT = """#!/bin/bash
+NVCC_OPTIONS="-G --use_fast_math"
+nvcc $NVCC_OPTIONS -t 4 -c k.cu -o k.o
+./train_model -b 64 -t 1024 -o out
+mpirun -np 8 ./train_model \\
+    -b 64 -t 1024 \\
+    -o out
+python train.py --use_fast_math -t 4 -G 2
+"""
+# A pure-gcc Makefile (gcc's -G, a program's -t), and a flags variable named for nvcc, which the Makefile that includes
+# this one passes to nvcc.
+PROGRAM_OPTIONS_MAKEFILE = """CC = gcc
+CFLAGS = -O3 -G
+NVCCFLAGS = -G -lineinfo
+prog: prog.c
+\t$(CC) $(CFLAGS) -o prog prog.c
+run:
+\t./prog.sh -b 4 -t 1024 -G 2
+"""
+
+
+def test_options_of_commands_that_are_not_nvcc_stay(tmp_path: Path) -> None:
+    """convert rewrote nvcc's options wherever their words were: `./train_model -t 1024` lost its `-t 1024` (nvcc's
+    --threads), `python train.py --use_fast_math -G 2` became `-ffast-math -g 2`, gcc's CFLAGS `-G` became `-g`, all
+    silently. Now a Makefile's or script's option is rewritten only where nvcc gets it: on a command running it, in a
+    variable such a command expands, or in a variable named for nvcc's flags (NVCCFLAGS); scan lists the same."""
+    source = tmp_path / "in"
+    source.mkdir()
+    (source / "run.sh").write_text(PROGRAM_OPTIONS_SCRIPT)
+    (source / "Makefile").write_text(PROGRAM_OPTIONS_MAKEFILE)
+    _portkit_convert(source, tmp_path / "out")
+    script = (tmp_path / "out" / "run.sh").read_text()
+    assert 'NVCC_OPTIONS="-g -ffast-math"\nhipcc $NVCC_OPTIONS -c k.cu -o k.o\n' in script
+    assert script.endswith(PROGRAM_OPTIONS_SCRIPT.split("-o k.o\n", 1)[1])  # the program's lines as written
+    makefile = (tmp_path / "out" / "Makefile").read_text()
+    assert makefile == PROGRAM_OPTIONS_MAKEFILE.replace("NVCCFLAGS = -G -lineinfo", "NVCCFLAGS = -g -gline-tables-only")
+    listed = _scan_lines(source, "run.sh")
+    assert [name for line in sorted(listed) for name in listed[line] if name.startswith("PK408")] == [
+        "PK408 -G", "PK408 --use_fast_math", "PK408 -t 4"]
+    assert "PK408" not in str(_scan_lines(source, "Makefile").get(2))
+    # make runs the program with its options as written.
+    require_tool("make")
+    (tmp_path / "out" / "prog.sh").write_text('#!/bin/sh\necho "args: $*"\n')
+    (tmp_path / "out" / "prog.sh").chmod(0o755)
+    assert "args: -b 4 -t 1024 -G 2" in _run(["make", "-s", "run"], tmp_path / "out").stdout
+
+
 def test_build_files_keep_a_library_the_target_lacks(database) -> None:
     """hipBLASLt came with HIP 5.5: for an older target the cuBLASLt link stays CUDA's, with a note, in a Makefile
     and in CMake; for a newer one it is renamed like the others."""

@@ -1,7 +1,8 @@
 """Which commands of a build file run the GPU compiler (nvcc before convert, hipcc after), so that scan lists nvcc and
 its options exactly where convert rewrites or marks them: nvcc itself, by name or path, which convert writes as
-hipcc; an option a host compiler gets too (rules/_build.yaml's `hipcc_only`) only on a command that runs the GPU
-compiler, and nvcc's -odir of a Makefile's dependency step not at all (convert writes it as -MT)."""
+hipcc; in a Makefile or script an nvcc option only where the GPU compiler gets it (a program's own `-t 1024` is no
+nvcc option), in CMake one a host compiler takes too (rules/_build.yaml's `hipcc_only`) only in a command that sets the
+GPU compiler's flags; nvcc's -odir of a Makefile's dependency step not at all (convert writes it as -MT)."""
 from __future__ import annotations
 
 import dataclasses
@@ -9,7 +10,7 @@ import re
 from typing import Callable, Iterator
 
 from portkit.analyze.builds import ASSIGNMENT
-from portkit.rules.build_facts import BuildFacts
+from portkit.rules.build_facts import BuildFacts, NvccOption
 
 # A make or shell variable expanded: `$(NAME)`, `${NAME}`, `$(NAME:%=-l%)`, a script's `$NAME`.
 _EXPANDED = re.compile(r"\$[({]?(\w+)")
@@ -60,7 +61,8 @@ def nvcc_commands(code: str, facts: BuildFacts) -> Iterator[tuple[int, str]]:
 def gpu_compiler_options(code: str, facts: BuildFacts) -> Callable[[re.Match], bool]:
     """Whether the GPU compiler gets an option matched in a Makefile or script (`code`: its comments blanked): the
     option is on a command that runs it, or assigned to a variable such a command expands (or one expanded in the
-    value of one, as make does). A host compiler's options stay its own."""
+    value of one, as make does), or to one of rules/_build.yaml's `hipcc_flag_variables`. A host compiler's options,
+    and a program's (`./train -t 1024`), stay their own."""
     lines = _LOGICAL_LINE.findall(code)
     assigned = [(m.group(2), line[m.end(1):]) for line in lines if (m := ASSIGNMENT.match(line))]
     compilers = _compiler_variables(assigned, facts)
@@ -70,6 +72,7 @@ def gpu_compiler_options(code: str, facts: BuildFacts) -> Callable[[re.Match], b
 
     given = {name for line in lines if not ASSIGNMENT.match(line)
              for command in COMMAND_END.split(line) if runs_compiler(command) for name in _EXPANDED.findall(command)}
+    given |= set(facts.hipcc_flag_variables)
     while True:
         more = {name for assignee, value in assigned if assignee in given for name in _EXPANDED.findall(value)} - given
         if not more:
@@ -83,6 +86,18 @@ def gpu_compiler_options(code: str, facts: BuildFacts) -> Callable[[re.Match], b
             return assignment.group(2) in given or assignment.group(2) in compilers
         return runs_compiler(command_at(line, at))
     return for_compiler
+
+
+def nvcc_option_reaches_compiler(file_type: str, code: str, facts: BuildFacts
+                                 ) -> Callable[[NvccOption, re.Match], bool]:
+    """Whether the GPU compiler gets an nvcc option matched in a build file of `file_type` (`code`: its comments
+    blanked), where convert rewrites it and scan lists it: in a Makefile, configure.ac or script only where it does
+    (gpu_compiler_options: a program's `-t 1024` is its own); in CMake an option of `hipcc_only` only in a command that
+    sets the GPU compiler's flags, the others wherever they are."""
+    if file_type == "cmake":
+        return lambda option, match: not option.hipcc_only or cmake_for_gpu_compiler(match)
+    for_compiler = gpu_compiler_options(code, facts)
+    return lambda option, match: for_compiler(match)
 
 
 def _compiler_variables(assigned: list[tuple[str, str]], facts: BuildFacts) -> set[str]:

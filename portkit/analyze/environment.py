@@ -10,8 +10,8 @@ import functools
 import re
 from typing import Iterator
 
-from portkit.analyze.build_commands import (cmake_for_gpu_compiler, compiler_shell_calls, dependency_target,
-                                            gpu_compiler_options, names_dependency_target, nvcc_commands)
+from portkit.analyze.build_commands import (compiler_shell_calls, dependency_target, names_dependency_target,
+                                            nvcc_commands, nvcc_option_reaches_compiler)
 from portkit.analyze.builds import text_location
 from portkit.analyze.registry import Context, TextFile, analyzer
 from portkit.codes import CODES, NVCC_COMPILER, NVCC_FLAG, NVCC_OPTION, group_codes
@@ -69,17 +69,15 @@ def patterns() -> tuple[Pattern, ...]:
 
 
 def _nvcc_options(file: TextFile, code_text: str, lines: LineIndex[str]) -> Iterator[Finding]:
-    """Each nvcc option convert rewrites (rules/_build.yaml), as convert finds it: one a host compiler takes too only
-    where the GPU compiler gets it. Removed, or written with a marker: PK403; written in hipcc's spelling or dropped:
+    """Each nvcc option convert rewrites (rules/_build.yaml), as convert finds it: only where the GPU compiler gets it
+    (nvcc_option_reaches_compiler). Removed, or written with a marker: PK403; written in hipcc's spelling or dropped:
     PK408, as is a Makefile's -odir of a dependency step, which convert writes as -MT."""
     facts = build_facts()
-    gets = cmake_for_gpu_compiler if file.file_type == "cmake" else gpu_compiler_options(code_text, facts)
+    gets = nvcc_option_reaches_compiler(file.file_type, code_text, facts)
     targets: dict[int, str] = {}  # the -odir convert writes as -MT, by offset: what it writes
 
     def listed(option: NvccOption, match: re.Match) -> bool:
-        if not option.hipcc_only:
-            return True
-        if not gets(match):
+        if not gets(option, match):
             return False
         if file.file_type == "make" and names_dependency_target(code_text, match.start()):
             targets[match.start("name")] = dependency_target(match.group("value"))

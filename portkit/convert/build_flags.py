@@ -84,10 +84,10 @@ def _one_per_target(rw: Rewriter, stretch_end: str) -> None:
 
 
 def translate_flags(rw: Rewriter, facts: BuildFacts, offload_arch: tuple[str, ...],
-                    for_hipcc: Callable[[re.Match], bool], stretch_end: str) -> None:
+                    for_hipcc: Callable[[NvccOption, re.Match], bool], stretch_end: str) -> None:
     """nvcc options shared by Makefiles, scripts and CMake strings and lists; `for_hipcc`: whether hipcc gets an
-    option matched (a `hipcc_only` one is rewritten only there); `stretch_end`: what ends a stretch in which an
-    architecture is written once (CMAKE_STRETCH_END, SHELL_STRETCH_END)."""
+    option matched, which is rewritten only there (nvcc_option_reaches_compiler); `stretch_end`: what ends a stretch
+    in which an architecture is written once (CMAKE_STRETCH_END, SHELL_STRETCH_END)."""
     def arch(match: re.Match) -> str:
         values = " ".join(g for g in match.groups() if g)  # a quote group holds no digits
         return " ".join(f"--offload-arch={a}" for a in arch_list(values, facts, offload_arch))
@@ -97,7 +97,7 @@ def translate_flags(rw: Rewriter, facts: BuildFacts, offload_arch: tuple[str, ..
     _one_per_target(rw, stretch_end)
     for option in facts.nvcc_options:
         rw.sub(option.pattern,
-               lambda m, o=option: _option_text(rw, o, m) if not o.hipcc_only or for_hipcc(m) else m.group())
+               lambda m, o=option: _option_text(rw, o, m) if for_hipcc(o, m) else m.group())
 
 
 def _option_text(rw: Rewriter, option: NvccOption, match: re.Match) -> str:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-from portkit.analyze.build_commands import cmake_for_gpu_compiler
+from portkit.analyze.build_commands import nvcc_option_reaches_compiler
 from portkit.analyze.builds import (CMAKE_CUDA_VARIABLE, CMAKE_FIND_CALL, CMAKE_HEADER_WORD, CUDA_GENEX,
                                     cuda_only_genex, cuda_version_tests, defined_targets, nvcc_value_tests,
                                     try_cuda_sources)
@@ -67,7 +67,7 @@ def convert_cmake(text: str, rules: RuleDatabase, offload_arch: tuple[str, ...] 
     _cmake_language(rw)
     _cmake_architectures(rw, facts, offload_arch)
     note_patterns(rw, NVCC_FLAG, "cmake")
-    translate_flags(rw, facts, offload_arch, cmake_for_gpu_compiler, CMAKE_STRETCH_END)
+    translate_flags(rw, facts, offload_arch, nvcc_option_reaches_compiler("cmake", "", facts), CMAKE_STRETCH_END)
     _cmake_libraries(rw, rules, target, facts)
     rewrite_findcuda_variables(rw, rules, target)
     link_flags(rw, rules, target, "cmake")

@@ -21,7 +21,7 @@ class NvccOption:
     hipcc: str | dict[str, str] | None
     advice: str
     note: str = ""  # the marker's text where what hipcc takes instead still needs a look
-    hipcc_only: bool = False  # a host compiler's option of that spelling stays as it is
+    hipcc_only: bool = False  # in CMake, a host compiler's option of that spelling stays as it is
 
     # The patterns are compiled when a build file is first read: a run of sources alone never reads them, and
     # compiling the 42 options' 84 patterns was 0.01 s of every start.
@@ -270,6 +270,8 @@ class BuildFacts:
     shell_hip_platform: str = ""  # what a $(shell) command running hipcc starts with, where the Makefile sets HIP_PLATFORM
     nvcc_version_output: VersionOutput = VersionOutput()
     cuda_version_tests: CudaVersionTests = CudaVersionTests()
+    # make and shell variables whose value nvcc gets by their name alone, where no command of the file expands them
+    hipcc_flag_variables: tuple[str, ...] = ()
 
     def findcuda_variable(self, name: str) -> FindCudaVariable | None:
         """The variable FindCUDA or FindCUDAToolkit sets named `name`, or None (another name)."""
@@ -394,7 +396,8 @@ def _parse(data: dict) -> BuildFacts:
                       tuple(str(option) for option in data["hipcc_cxx_options"]), str(data["shell_hip_platform"]),
                       VersionOutput(*(str(data["nvcc_version_output"][key]) for key in ("option", "word", "advice")),
                                     tuple(str(p) for p in data["nvcc_version_output"]["pickers"])),
-                      _cuda_version_tests(data["cuda_version_tests"]))
+                      _cuda_version_tests(data["cuda_version_tests"]),
+                      hipcc_flag_variables=tuple(str(v) for v in data["hipcc_flag_variables"]))
 
 
 def _cuda_version_tests(entry: dict) -> CudaVersionTests:
