@@ -1189,3 +1189,23 @@ def test_a_c_file_gets_c_casts_and_the_flags_only_cs_hip_lacks(tmp_path: Path, c
     assert built.returncode == 0, built.stderr[-3000:]
     assert main(["convert", "--no-cache", "--rocm-version", "5.2", str(out), "-o", str(tmp_path / "again")]) == 0
     assert (tmp_path / "again" / "pinned.c").read_text() == c_text
+
+
+def test_a_projects_overload_of_a_cuda_intrinsic_for_its_own_type_hides_no_other_call(tmp_path: Path, capsys) -> None:
+    """pytorch_scatter's utils.cuh overloads __shfl_down_sync for its own half type. Read as the project's own name,
+    every __shfl_down_sync call, in its files and in those that include it, was left CUDA's: unmarked, and no HIP 5.2
+    function of that name. The overload keeps its name; CUDA's calls are converted (__shfl_down, marked) and build."""
+    overload = ("#pragma once\n#include <cuda_runtime.h>\n"
+                "struct Half16 { unsigned short x; __device__ operator float() const { return x; } };\n"
+                "__device__ inline Half16 __shfl_down_sync(const unsigned mask, const Half16 var, const unsigned delta) {\n"
+                "  return Half16{static_cast<unsigned short>(__shfl_down_sync(mask, static_cast<float>(var), delta))};\n"
+                "}\n"
+                "__device__ inline float sum_down(float v) { return v + __shfl_down_sync(__activemask(), v, 1); }\n")
+    kernel = ('#include "utils.cuh"\n'
+              "__global__ void k(float *x) { x[threadIdx.x] = __shfl_down_sync(__activemask(), sum_down(x[0]), 2); }\n")
+    out = verified(tmp_path, capsys, {"utils.cuh": overload, "k.cu": kernel})
+    header = (out / "utils.cuh").read_text()
+    assert "__device__ inline Half16 __shfl_down_sync(const unsigned mask, const Half16 var, const unsigned delta)" in header
+    assert "__shfl_down(static_cast<float>(var), delta)" in header and "v + __shfl_down(v, 1)" in header
+    assert "x[threadIdx.x] = __shfl_down(sum_down(x[0]), 2);" in (out / "k.cu").read_text()
+    assert "PK104 __shfl_down_sync" in (out / "k.cu").read_text()
