@@ -1267,3 +1267,23 @@ def test_the_architecture_read_as_a_number_in_code_is_left_and_marked(tmp_path: 
         assert lines[lines.index(kept) - 1].lstrip().startswith(marker), "\n".join(lines)
     assert "  p[1] = true /* __CUDA_ARCH__ >= 800: AMD reads as newer than any NVIDIA generation */ ? 2 : 1;" in lines
     assert "__HIP_DEVICE_COMPILE__;" not in "\n".join(lines) and "#ifdef __HIP_DEVICE_COMPILE__" in lines
+
+
+def test_a_projects_overload_of_a_cuda_intrinsic_for_its_own_type_hides_no_other_call(tmp_path: Path, capsys) -> None:
+    """pytorch_scatter's utils.cuh overloads __shfl_down_sync for its own half type. Read as the project's own name,
+    every __shfl_down_sync call, in its files and in those that include it, was left CUDA's: unmarked, and no HIP 5.2
+    function of that name. The overload keeps its name; CUDA's calls are converted (__shfl_down, marked) and build."""
+    overload = ("#pragma once\n#include <cuda_runtime.h>\n"
+                "struct Half16 { unsigned short x; __device__ operator float() const { return x; } };\n"
+                "__device__ inline Half16 __shfl_down_sync(const unsigned mask, const Half16 var, const unsigned delta) {\n"
+                "  return Half16{static_cast<unsigned short>(__shfl_down_sync(mask, static_cast<float>(var), delta))};\n"
+                "}\n"
+                "__device__ inline float sum_down(float v) { return v + __shfl_down_sync(__activemask(), v, 1); }\n")
+    kernel = ('#include "utils.cuh"\n'
+              "__global__ void k(float *x) { x[threadIdx.x] = __shfl_down_sync(__activemask(), sum_down(x[0]), 2); }\n")
+    out = verified(tmp_path, capsys, {"utils.cuh": overload, "k.cu": kernel})
+    header = (out / "utils.cuh").read_text()
+    assert "__device__ inline Half16 __shfl_down_sync(const unsigned mask, const Half16 var, const unsigned delta)" in header
+    assert "__shfl_down(static_cast<float>(var), delta)" in header and "v + __shfl_down(v, 1)" in header
+    assert "x[threadIdx.x] = __shfl_down(sum_down(x[0]), 2);" in (out / "k.cu").read_text()
+    assert "PK104 __shfl_down_sync" in (out / "k.cu").read_text()

@@ -28,6 +28,7 @@ from portkit.parse.nodes import (
     function_name, index_guarded, is_hip_alias, less_one, lone_test, named_value, names_global, node_position,
     node_span, node_text, operands, pointer_names, read_in_code, shared_array, signature, under_global, under_hip_test,
 )
+from portkit.parse.overloads import overloads
 from portkit.parse.queries import OPTIONAL_ROLES
 from portkit.parse.prepare import MacroNumbers, MacroSpaces, Prepared
 from portkit.parse.vendor_layers import alias_name
@@ -176,7 +177,7 @@ class FileParse:
         branches = GuardedDefinitions(definition_nodes) if candidates else None
         guarded = [n for n in candidates if branches is not None and branches.is_guarded(n)]
         starts = {n.start_byte for n in guarded}
-        defined = [n for n in definition_nodes if n.start_byte not in starts and n not in self.hip_aliases]
+        defined = [n for n in definition_nodes if n.start_byte not in starts and n not in self.hip_aliases and not overloads(n, is_cuda)]
         self.definitions = {node_text(n) for n in defined}
         # Object-like #defines of kept names (a library's switch the project sets): their name, no parts.
         self.occurrences.extend(Occurrence(node_span(n), Role.MACRO_DEFINITION, node_text(n), node_position(n), "",

@@ -27,6 +27,8 @@ int main() {
   cudaEvent_t done;
   cudaStreamCreate(&stream);
   cudaEventCreate(&done);
+  cudaEvent_t untimed;
+  cudaEventCreate(&untimed, cudaEventDisableTiming);  // the C++ overload with flags: HIP has only ...WithFlags
   cudaStreamWaitEvent(stream, done);
   cudaStreamWaitEvent(stream, done, 0);
   float host[4] = {1, 2, 3, 4};
