@@ -333,14 +333,7 @@ class FileParse:
                 continue
             text = spelled.decode("utf-8", "replace")
             if start in calls:
-                alias = self.call_aliases.get(spelled) if self.call_aliases else None
-                read = arguments is None or arguments(text) or alias is not None and arguments(alias)
-                spans, info = call_facts(node, self.parse_bytes, read, self.prepared)
-                if alias is not None:
-                    info = (info or CallFacts())._replace(stands_for=alias)
-                if under_global(node, node.parent):
-                    info = (info or CallFacts())._replace(global_scope=True)
-                self.emit(node, Role.CALL, text, parts=spans, info=info)
+                self._call(node, spelled, text, arguments)
                 continue
             parent = node.parent  # once, and its type once: each step up walks down from the root
             kind = parent.type if parent is not None else ""
@@ -381,6 +374,18 @@ class FileParse:
                           info=NameFacts(declares=declared, declares_pointers=pointers) if declared or pointers else None)
             else:
                 self.emit(node, role, text)
+
+    def _call(self, node: Node, spelled: bytes, text: str, arguments: Callable[[str], bool] | None) -> None:
+        """A called identifier: a CALL with its arguments (read where an analysis asks for the name's, or for the
+        name an object-like macro alias of it stands for)."""
+        alias = self.call_aliases.get(spelled) if self.call_aliases else None
+        read = arguments is None or arguments(text) or alias is not None and arguments(alias)
+        spans, info = call_facts(node, self.parse_bytes, read, self.prepared)
+        if alias is not None:
+            info = (info or CallFacts())._replace(stands_for=alias)
+        if under_global(node, node.parent):
+            info = (info or CallFacts())._replace(global_scope=True)
+        self.emit(node, Role.CALL, text, parts=spans, info=info)
 
     def parameter_qualifiers(self, nodes: list[Node]) -> None:
         """Qualifiers of a parameter that are CUDA names (`__grid_constant__ const P p`): keywords to the grammar."""

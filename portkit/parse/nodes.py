@@ -364,35 +364,30 @@ def _typedef_names(declarator: Node) -> list[Node]:
     return [name for name in pointed if name is not None and name.type == "type_identifier"]
 
 
-def declared_names(declaration: Node) -> str:
-    """The plain names a declaration of a type declares (`cudaMemLocation a = {...}, b;` → "a,b"; references
-    too, not pointers or arrays): what a call argument spelled as one of them holds."""
-    names = []
+def _declarators(declaration: Node) -> Iterator[Node]:
+    """A declaration's declarators, each without its initializer and its reference (`&x = y` -> `x`)."""
     for declarator in declaration.children_by_field_name("declarator"):
         if declarator.type == "init_declarator":
             declarator = declarator.child_by_field_name("declarator")
         if declarator is not None and declarator.type == "reference_declarator":
             declarator = declarator.named_children[0] if declarator.named_children else None
-        if declarator is not None and declarator.type in ("identifier", "field_identifier"):
-            names.append(node_text(declarator))
-    return ",".join(names)
+        if declarator is not None:
+            yield declarator
+
+
+def declared_names(declaration: Node) -> str:
+    """The plain names a declaration of a type declares (`cudaMemLocation a = {...}, b;` → "a,b"; references
+    too, not pointers or arrays): what a call argument spelled as one of them holds."""
+    return ",".join(node_text(d) for d in _declarators(declaration) if d.type in ("identifier", "field_identifier"))
 
 
 def pointer_names(declaration: Node) -> str:
     """The names a declaration of a type declares as one pointer to it or an array of it (`__half2 *p, s[4];` →
     "p,s"; references to such a pointer too): what a call argument spelled as `p`, `p + i` or `&s[i]` points to."""
-    names = []
-    for declarator in declaration.children_by_field_name("declarator"):
-        if declarator.type == "init_declarator":
-            declarator = declarator.child_by_field_name("declarator")
-        if declarator is not None and declarator.type == "reference_declarator":
-            declarator = declarator.named_children[0] if declarator.named_children else None
-        if declarator is None or declarator.type not in ("pointer_declarator", "array_declarator"):
-            continue
-        name = declarator.child_by_field_name("declarator")
-        if name is not None and name.type in ("identifier", "field_identifier"):  # not `T **p`, `T s[2][2]`
-            names.append(node_text(name))
-    return ",".join(names)
+    names = (d.child_by_field_name("declarator") for d in _declarators(declaration)
+             if d.type in ("pointer_declarator", "array_declarator"))
+    # not `T **p`, `T s[2][2]`
+    return ",".join(node_text(n) for n in names if n is not None and n.type in ("identifier", "field_identifier"))
 
 
 def position_key(occurrence: Occurrence) -> tuple[int, int, str]:
