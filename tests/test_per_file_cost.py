@@ -165,3 +165,36 @@ def test_the_next_token_is_not_looked_for_after_a_line_of_a_comment(monkeypatch:
     monkeypatch.setattr(Layout, "next_code", lambda *_: pytest.fail("the next token was looked for in a comment"))
     _statement_arguments(out, layout, MacroTable(statements=frozenset({b"CHECK_1"})))
     assert bytes(out) == source
+
+
+def test_the_fixes_and_the_kernel_text_look_skip_to_their_spellings() -> None:
+    """The fixes' patterns run over every file that needs fixing, the look for kernel text in literals over every
+    file with a `__global__`. One that starts with `\\b`, `\\w` or a look-behind is tried at every offset (0.1 s each
+    over the files bench/bench.py's tree A fixes); one that starts with its letters is skipped to each at C speed."""
+    from re import _constants, _parser  # the engine's own reading of a pattern: what it starts with
+
+    from portkit.parse import prepare, strings
+
+    patterns = (prepare._NEW_POINTER_ARRAY, prepare._NEW_QUALIFIED, prepare._ENUM_ATTRIBUTE, prepare._GNU_RESTRICT,
+                prepare._USING_TYPENAME, prepare._EMPTY_BRACES, prepare._ALIGN, prepare._CLUSTER_DIMS,
+                prepare._LAUNCH_BOUNDS, strings._KERNEL_QUOTED, strings._RAW_OPENING)
+    for pattern in patterns:
+        assert _parser.parse(pattern.pattern)[0][0] is _constants.LITERAL, pattern.pattern
+    assert [strings.may_hold_kernel_text(text) for text in (
+        b'extern "C" __global__ void k();', b'const char *s = "__global__ void k() {}";', b'auto s = R"(\n__global__',
+        b'auto s = uR"(\n__global__', b'auto s = xR"(\n__global__')] == [False, True, True, False, False]
+
+
+@pytest.mark.parametrize("source, fixed", [
+    (b"new int*[n]; anew int*[n];", b"new int [n]; anew int*[n];"),
+    (b"new const T; renew const T;", b"new       T; renew const T;"),
+    (b"void f(const Options& o = {}, int b = { });", b"void f(const Options& o = 0 , int b = 0  );"),
+    (b"void f(int a ==  {});", b"void f(int a ==  {});"),
+    (b"void f(int a /* = {} */, int b\n  =\n{});", b"void f(int a /* = {} */, int b\n  =\n0 );"),
+    (b"float* const __restrict x; float* a__restrict y;", b"float* const            x; float* a__restrict y;"),
+    (b"using typename B::t; xusing typename B::t;", b"using          B::t; xusing typename B::t;"),
+])
+def test_the_grammar_gaps_are_found_from_their_letters(source: bytes, fixed: bytes) -> None:
+    from portkit.parse.prepare import normalise
+
+    assert normalise(source, MacroTable()) == fixed
