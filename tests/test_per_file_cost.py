@@ -152,3 +152,75 @@ def test_which_layer_names_a_file_sees_is_asked_of_the_layer_files_not_of_each_f
     assert layer.seen_by("src/a.cu") == {"cudaMalloc": "src/hip/layer.h"}
     assert layer.seen_by("src/hip/layer.h") == {"cudaMalloc": "src/hip/layer.h"}
     assert layer.seen_by("src/b.cu") == {}
+
+
+class CountedFinds(bytes):
+    """A file's bytes that count the passes `bytes.find` makes over them."""
+
+    finds = 0
+
+    def find(self, *args) -> int:  # type: ignore[override]
+        CountedFinds.finds += 1
+        return super().find(*args)
+
+
+def test_a_file_that_spells_hundreds_of_macros_is_read_once_for_their_uses() -> None:
+    """A file may spell hundreds of the project's statement macros (CImg.h: 490 in 2.4 MB): a bytes.find pass per
+    name read it 490 times (0.4 s); past a few dozen names its words are looked up in one pass."""
+    from portkit.parse.prepare import _uses
+
+    names = frozenset(b"M%d" % i for i in range(200))
+    text = CountedFinds(b"".join(b"M%d(x); xM%d M%d_ 0M%d;\n" % (i, i, i, i) for i in range(200)))
+    CountedFinds.finds = 0
+    spans = _uses(text, names)
+    assert CountedFinds.finds < 40, f"{CountedFinds.finds} passes over the file for {len(names)} names"
+    assert [text[start:end] for start, end in spans] == [b"M%d" % i for i in range(200)]
+    few = frozenset((b"M1", b"M2"))
+    assert _uses(text, few) == [span for span in spans if text[span[0]:span[1]] in few]
+
+
+def test_the_next_token_is_not_looked_for_after_a_line_of_a_comment(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A statement macro's use is looked for at each line start that may be one (a capital first): its next token
+    only where the line start is code. A line of a block comment sent the look past the comment, chunk by chunk
+    (a fifth of the fixes' time over bench/bench.py's tree A)."""
+    from portkit.parse.prepare import _statement_arguments
+
+    source = b"/*\n" + b"".join(b"CHECK_%d(a; b)\n" % i for i in range(50)) + b"*/\nvoid f() {}\n"
+    layout = Layout(source)
+    out = bytearray(source)
+    monkeypatch.setattr(Layout, "next_code", lambda *_: pytest.fail("the next token was looked for in a comment"))
+    _statement_arguments(out, layout, MacroTable(statements=frozenset({b"CHECK_1"})))
+    assert bytes(out) == source
+
+
+def test_the_fixes_and_the_kernel_text_look_skip_to_their_spellings() -> None:
+    """The fixes' patterns run over every file that needs fixing, the look for kernel text in literals over every
+    file with a `__global__`. One that starts with `\\b`, `\\w` or a look-behind is tried at every offset (0.1 s each
+    over the files bench/bench.py's tree A fixes); one that starts with its letters is skipped to each at C speed."""
+    from re import _constants, _parser  # the engine's own reading of a pattern: what it starts with
+
+    from portkit.parse import prepare, strings
+
+    patterns = (prepare._NEW_POINTER_ARRAY, prepare._NEW_QUALIFIED, prepare._ENUM_ATTRIBUTE, prepare._GNU_RESTRICT,
+                prepare._USING_TYPENAME, prepare._EMPTY_BRACES, prepare._ALIGN, prepare._CLUSTER_DIMS,
+                prepare._LAUNCH_BOUNDS, strings._KERNEL_QUOTED, strings._RAW_OPENING)
+    for pattern in patterns:
+        assert _parser.parse(pattern.pattern)[0][0] is _constants.LITERAL, pattern.pattern
+    assert [strings.may_hold_kernel_text(text) for text in (
+        b'extern "C" __global__ void k();', b'const char *s = "__global__ void k() {}";', b'auto s = R"(\n__global__',
+        b'auto s = uR"(\n__global__', b'auto s = xR"(\n__global__')] == [False, True, True, False, False]
+
+
+@pytest.mark.parametrize("source, fixed", [
+    (b"new int*[n]; anew int*[n];", b"new int [n]; anew int*[n];"),
+    (b"new const T; renew const T;", b"new       T; renew const T;"),
+    (b"void f(const Options& o = {}, int b = { });", b"void f(const Options& o = 0 , int b = 0  );"),
+    (b"void f(int a ==  {});", b"void f(int a ==  {});"),
+    (b"void f(int a /* = {} */, int b\n  =\n{});", b"void f(int a /* = {} */, int b\n  =\n0 );"),
+    (b"float* const __restrict x; float* a__restrict y;", b"float* const            x; float* a__restrict y;"),
+    (b"using typename B::t; xusing typename B::t;", b"using          B::t; xusing typename B::t;"),
+])
+def test_the_grammar_gaps_are_found_from_their_letters(source: bytes, fixed: bytes) -> None:
+    from portkit.parse.prepare import normalise
+
+    assert normalise(source, MacroTable()) == fixed

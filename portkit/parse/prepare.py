@@ -18,7 +18,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import re
-from typing import Callable, Iterable, Iterator
+from typing import Callable, Collection, Iterator
 
 from tree_sitter import Node, Tree
 
@@ -27,6 +27,7 @@ from portkit.parse.direct_init import direct_initialisations
 from portkit.parse.lexer import IDENTIFIER, SUPPRESSION, Layout, blank, layout_of, word_start
 from portkit.parse.macros import MacroTable, words_of
 from portkit.parse.recovery import error_weight
+from portkit.textutil import line_matches
 
 # Where a statement macro's use may stand: at the start of a line, or after another statement on it
 # (`cudaFree(p); CUERR`).
@@ -38,21 +39,26 @@ _CPLUSPLUS_GUARD = re.compile(
     + _BLANK_OR_COMMENT_LINES + rb'[ \t]*(extern[ \t]+"C"[ \t]*\{|\})[^\n]*\n' + _BLANK_OR_COMMENT_LINES
     + rb"[ \t]*#[ \t]*endif", re.M)
 _PRAGMA = re.compile(rb"^[ \t]*#[ \t]*pragma\b[^\n]*", re.M)
-_NEW_POINTER_ARRAY = re.compile(rb"\bnew\s+(?:(?:const|volatile)\s+)*[A-Za-z_][\w:]*(?:\s*<[^;()<>]*>)?\s*(\*+)\s*\[")
-_NEW_QUALIFIED = re.compile(rb"\bnew\s+((?:(?:const|volatile)\s+)+)")
+# The patterns below start with their letters, a word's start checked behind them (`new(?<=\bnew)` for `\bnew`): the
+# engine skips to each spelling at C speed, where a pattern that starts with `\b` or `\w` is tried at every offset
+# (10x slower over the files the fixes read).
+_NEW_POINTER_ARRAY = re.compile(rb"new(?<=\bnew)\s+(?:(?:const|volatile)\s+)*[A-Za-z_][\w:]*(?:\s*<[^;()<>]*>)?\s*(\*+)\s*\[")
+_NEW_QUALIFIED = re.compile(rb"new(?<=\bnew)\s+((?:(?:const|volatile)\s+)+)")
 # `enum [[deprecated]] E {`: an attribute between the keyword and the name, which the grammar takes for structs only.
-_ENUM_ATTRIBUTE = re.compile(rb"\benum(?:\s+(?:class|struct))?\s*(\[)\[")
+_ENUM_ATTRIBUTE = re.compile(rb"enum(?<=\benum)(?:\s+(?:class|struct))?\s*(\[)\[")
 # A macro spelled between string literals, or after one (`"%" PRId64 " rows"`, `"x = %" PRIu64, x`): the grammar
 # joins literals only. After a literal a word is nothing else, but where a word comes before the literal too
 # (`extern "C" int`, `operator "" _km`), or it is an alternative operator (`"a" and`).
 _STRING_MACRO = re.compile(rb'"[ \t]*(?:\r?\n[ \t]*)?([A-Za-z_]\w*)')
 _NOT_STRING_MACROS = frozenset((b"and", b"or", b"xor", b"bitand", b"bitor", b"and_eq", b"or_eq", b"xor_eq", b"not_eq"))
 # GNU's `__restrict` (not `__restrict__`), which the grammar takes only right after a `*`: `const float* const __restrict x`.
-_GNU_RESTRICT = re.compile(rb"\b__restrict\b")
-# A parameter's default `= {}` (`const Options& options = {})`), which the grammar lacks: read as `= 0`.
+_GNU_RESTRICT = re.compile(rb"__restrict(?<=\b__restrict)\b")
+# A parameter's default `= {}` (`const Options& options = {})`), which the grammar lacks: read as `= 0`. Found from
+# its `=` (`_EMPTY_BRACES`), the name before it matched then.
 _EMPTY_BRACES_DEFAULT = re.compile(rb"\w\s*=\s*(\{\s*\})\s*[,)]")
+_EMPTY_BRACES = re.compile(rb"=\s*\{\s*\}\s*[,)]")
 # `using typename Base<T>::type;`: the grammar takes `typename` in a type, not in a using-declaration.
-_USING_TYPENAME = re.compile(rb"\busing\s+(typename)\b")
+_USING_TYPENAME = re.compile(rb"using(?<=\busing)\s+(typename)\b")
 # A GNU attribute after a variable's declarator or in an alias (`float a[N] __attribute__((aligned(64)));`,
 # `size_t n __attribute__((unused)) = f();`, `using T = uint8_t __attribute__((ext_vector_type(2)));`, `using T =
 # __attribute__((...)) float;`): the grammar takes one after a function's declarator or in a typedef only.
@@ -182,12 +188,20 @@ def _code_matches(pattern: re.Pattern[bytes], text: bytes | bytearray, layout: L
 
 
 _WORD_REST = re.compile(rb"\w*")
+_WORD = re.compile(rb"\w+")
+# More names than this: one pass over the text's words costs less than a bytes.find pass per name (a pass over
+# the words costs about 70 finds).
+_NAMES_FOUND_ONE_BY_ONE = 32
 
 
-def _uses(text: bytes, names: Iterable[bytes]) -> list[tuple[int, int]]:
+def _uses(text: bytes, names: Collection[bytes]) -> list[tuple[int, int]]:
     """Where `text` spells one of `names` (identifiers the file spells: few, `MacroTable.narrowed`) as a whole
     word, in order. bytes.find skips to each spelling at C speed: one regex of all the names, tried name by name
-    at every offset, took 0.9 s of the 10 MB the fixes read in 0.5M real lines (bench/bench.py's tree A)."""
+    at every offset, took 0.9 s of the 10 MB the fixes read in 0.5M real lines (bench/bench.py's tree A). But
+    a file may spell hundreds of the project's macros (CImg.h: 490 statement macros in 2.4 MB, 1.2 GB of finds,
+    0.4 s): then its words are looked up, one pass."""
+    if len(names) > _NAMES_FOUND_ONE_BY_ONE:
+        return [match.span() for match in _WORD.finditer(text) if match.group() in names]
     spans = []
     for name in names:
         start = text.find(name)
@@ -200,7 +214,7 @@ def _uses(text: bytes, names: Iterable[bytes]) -> list[tuple[int, int]]:
     return sorted(spans)
 
 
-def _code_uses(names: Iterable[bytes], layout: Layout) -> list[tuple[int, int]]:
+def _code_uses(names: Collection[bytes], layout: Layout) -> list[tuple[int, int]]:
     """`_uses` of `names` that start in code."""
     return [(start, end) for start, end in _uses(layout.source, names) if layout.code[start]]
 
@@ -272,7 +286,7 @@ def _grammar_gaps(out: bytearray, layout: Layout, table: MacroTable) -> None:
         blank(out, *match.span(1))
     for match in _code_matches(_GNU_ATTRIBUTE, layout.source, layout, b"__attribute__"):
         _variable_attribute(out, layout, match.start(), match.end() - 2)
-    for match in _code_matches(_EMPTY_BRACES_DEFAULT, layout.source, layout, b"{"):
+    for match in _empty_braces_defaults(layout):
         blank(out, *match.span(1))
         out[match.start(1)] = ord("0")
     for match in _STRING_MACRO.finditer(layout.source):
@@ -284,6 +298,19 @@ def _grammar_gaps(out: bytearray, layout: Layout, table: MacroTable) -> None:
     for match in _HAS_INCLUDE.finditer(layout.source):
         if layout.directive[match.start()]:
             blank(out, *match.span(1))
+
+
+def _empty_braces_defaults(layout: Layout) -> Iterator[re.Match[bytes]]:
+    """`_code_matches(_EMPTY_BRACES_DEFAULT, ...)`, found from each `= {}`: its word is the last byte before the
+    `=` that is no blank."""
+    source = layout.source
+    for braces in _EMPTY_BRACES.finditer(source):
+        start = braces.start()
+        while start > 0 and source[start - 1] in b" \t\n\r\f\v":
+            start -= 1
+        match = _EMPTY_BRACES_DEFAULT.match(source, start - 1) if start > 0 else None
+        if match is not None and layout.is_code(match.start()):
+            yield match
 
 
 def _variable_attribute(out: bytearray, layout: Layout, start: int, opening: int) -> None:
@@ -312,9 +339,10 @@ def _after_a_lone_literal(layout: Layout, closing_quote: int) -> bool:
     return before < 0 or word_start(layout.source, before + 1) > before  # no word ends there
 
 
-_ALIGN = re.compile(rb"\b__(?:builtin_)?align__\s*\(")
-_CLUSTER_DIMS = re.compile(rb"\b__cluster_dims__\s*\(")
-_LAUNCH_BOUNDS = re.compile(rb"\b__launch_bounds__\s*\(")
+# Letters first, as `_NEW_QUALIFIED`.
+_ALIGN = re.compile(rb"__(?<=\b__)(?:builtin_)?align__\s*\(")
+_CLUSTER_DIMS = re.compile(rb"__cluster_dims__(?<=\b__cluster_dims__)\s*\(")
+_LAUNCH_BOUNDS = re.compile(rb"__launch_bounds__(?<=\b__launch_bounds__)\s*\(")
 
 
 def _attributes(out: bytearray, layout: Layout, table: MacroTable) -> None:
@@ -377,7 +405,7 @@ def _lambda_qualifiers(out: bytearray, layout: Layout, table: MacroTable) -> Non
 def _extern_c_guards(out: bytearray, layout: Layout, table: MacroTable) -> None:
     """`extern "C" {` and its `}`, each alone in an `#ifdef __cplusplus` group: every branch of an #if
     must be complete for tree-sitter. Blanked when openers and closers pair up."""
-    found = [m.span(2) for m in _CPLUSPLUS_GUARD.finditer(layout.source)]
+    found = [m.span(2) for m in line_matches(layout.source, b"__cplusplus", _CPLUSPLUS_GUARD)]
     opened = [s for s in found if layout.source.startswith(b"extern", s[0])]
     if opened and 2 * len(opened) == len(found):
         for start, end in found:
@@ -386,7 +414,7 @@ def _extern_c_guards(out: bytearray, layout: Layout, table: MacroTable) -> None:
 
 def _pragmas(out: bytearray, layout: Layout, table: MacroTable) -> None:
     """`for (...)` / `#pragma unroll` / body: a directive cannot sit between a statement's header and body."""
-    for match in _PRAGMA.finditer(layout.source):
+    for match in line_matches(layout.source, b"pragma", _PRAGMA):
         before = layout.previous_code(out, match.start())
         if before >= 0 and layout.directive[match.start()] and _header_ends_at(out, layout, before):
             blank(out, *match.span())
@@ -510,8 +538,10 @@ def _statement_arguments(out: bytearray, layout: Layout, table: MacroTable) -> N
     source = layout.source
     for line in _statement_starts(source, table.statements | table.object_statements):
         start = line.start(1)
+        if not layout.is_code(start):
+            continue  # first: a line of a comment has no code after it for next_code to find at C speed
         opening = layout.next_code(source, line.end(1))
-        if opening < 0 or source[opening] != ord("(") or not layout.is_code(start):
+        if opening < 0 or source[opening] != ord("("):
             continue
         closing = layout.closing(opening)
         if closing < 0 or b";" not in source[opening:closing] and not _STATEMENT_KEYWORD.search(source, opening, closing):

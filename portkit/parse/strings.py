@@ -45,8 +45,10 @@ def calls_one_of(source: bytes, occurrences: Iterable[Occurrence], names: frozen
 
 # A literal that may hold a kernel definition: `__global__` after a quote on its line, or anywhere in a file with a
 # raw string (`R"(` and the kernel on the lines after). A C-speed test, before any literal is read.
-_KERNEL_QUOTED = re.compile(rb'(?<!C)"[^"\n]*\b__global__\b')  # not `extern "C" __global__` in code
-_RAW_OPENING = re.compile(rb'\bR"[^(\s"\\]{0,16}\(')
+# Each starts with its quote (what comes before it checked behind it): the engine skips to each quote at C speed, where
+# a pattern that starts with a look-behind or `\b` is tried at every offset.
+_KERNEL_QUOTED = re.compile(rb'"(?<!C")[^"\n]*\b__global__\b')  # not `extern "C" __global__` in code
+_RAW_OPENING = re.compile(rb'R"(?<=\bR")[^(\s"\\]{0,16}\(')
 
 
 def may_hold_kernel_text(source: bytes) -> bool:
