@@ -339,3 +339,27 @@ def test_a_launch_through_a_local_name_counts_for_the_kernel_it_was_initialised_
                      str(source.parent), "-o", str(tmp_path / "out")]) == 0
         assert "hipcc: 1 build," in capsys.readouterr().out
         assert "hipLaunchKernelGGL(kernel, dim3(1), dim3(64), 0, 0, x);" in (tmp_path / "out" / "launch.cu").read_text()
+
+
+def test_a_named_file_of_no_known_kind_is_refused_as_a_directory_leaves_it_out(tmp_path: Path, capsys) -> None:
+    """`portkit scan notes.txt` read a text file as a CUDA source (its cudaMalloc counted, exit 0) though a scan of
+    its directory leaves it out; now it is a one-line error, exit 2, unless the extensions name .txt. A named
+    source's headline counts it in the singular ("1 file (1 source, ...)", not "1 files (1 sources")."""
+    notes = tmp_path / "notes.txt"
+    notes.write_text("cudaMalloc(&p, 4);\n")
+    (tmp_path / "k.cu").write_text("__global__ void k() {}\n")
+    assert main(["scan", "--no-color", str(tmp_path)]) == 0
+    assert capsys.readouterr().out.startswith("portkit scan: 1 file (1 source, 0 build, 0 other), 1 line\n")
+    assert main(["scan", str(notes)]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err == (f"portkit: error: {notes}: not a source or build file: .txt is not a source extension "
+                                 "(the source extensions are .cu,.cuh,.cpp,.cc,.cxx,.c,.h,.hpp,.hh,.hxx,.inl); add it to "
+                                 "extensions to read the file as a source\n")
+    assert main(["scan", "--no-color", "--extensions", ".txt", str(notes)]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("portkit scan: 1 file (1 source, 0 build, 0 other), 1 line\n") and "supported 1," in out
+    assert main(["scan", "--no-color", "--extensions", ".txt", str(tmp_path)]) == 0  # the directory reads it too
+    assert capsys.readouterr().out.startswith("portkit scan: 1 file (1 source, 0 build, 0 other), 1 line\n")
+    (tmp_path / "CMakeLists.txt").write_text("project(p LANGUAGES CUDA)\n")  # a build file's name is a kind
+    assert main(["scan", "--no-color", str(tmp_path / "CMakeLists.txt"), str(tmp_path / "k.cu")]) == 0
+    assert capsys.readouterr().out.startswith("portkit scan: 2 files (1 source, 1 build, 0 other), 2 lines\n")

@@ -19,7 +19,7 @@ from rich.text import Text
 from portkit import codes
 from portkit.codes import ATTENTION_STATUSES, CODES, Status
 from portkit.fileio import ClosedPipe
-from portkit.textutil import cut_column, pipe_width, printable, wrap_points
+from portkit.textutil import counted, cut_column, pipe_width, printable, wrap_points
 
 STATUS_STYLE = {Status.SUPPORTED: "green", Status.PARTIAL: "yellow", Status.UNSUPPORTED: "red", Status.REMOVED: "magenta",
                 Status.UNAVAILABLE: "red"}
@@ -86,8 +86,8 @@ def _headline(console: Console, data: dict[str, Any]) -> None:
     """At most 80 columns a line: which target the figures are for, and what they become at the newest ROCm."""
     s, plan = data["summary"], data["plan"]
     readiness, effort, newest = plan["readiness"], plan["effort"], plan["newest"]
-    _line(console, f"[bold]portkit scan[/bold]: {s['files']} files ({s['source_files']} sources, {s['build_files']} build, "
-                   f"{s['other_files']} other), {s['lines']} lines")
+    _line(console, f"[bold]portkit scan[/bold]: {counted(s['files'], 'file')} ({counted(s['source_files'], 'source')}, "
+                   f"{s['build_files']} build, {s['other_files']} other), {counted(s['lines'], 'line')}")
     target = f"HIP {data['target']['rocm']}" if data["target"]["rocm"] else "the newest ROCm"
     _line(console, f"at {target}: [bold]readiness {readiness['score']}%[/bold], "
                    f"[bold]effort {effort['person_days']} person-days[/bold] ({effort['hours']} h)")
