@@ -89,6 +89,8 @@ def _print_summary(outcome: ConvertOutcome, out: TextIO, details: bool = False) 
             out.write(printable(f"  {path}:{', '.join(map(str, dict.fromkeys(numbers)))}: {code} {message}") + "\n")
     if outcome.verified:
         _print_verified(outcome, out, details)
+    elif outcome.unverified:
+        out.write("hipcc: nothing verified (the error below says why)\n")
 
 
 def _print_verified(outcome: ConvertOutcome, out: TextIO, details: bool) -> None:
