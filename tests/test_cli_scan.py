@@ -341,6 +341,27 @@ def test_a_launch_through_a_local_name_counts_for_the_kernel_it_was_initialised_
         assert "hipLaunchKernelGGL(kernel, dim3(1), dim3(64), 0, 0, x);" in (tmp_path / "out" / "launch.cu").read_text()
 
 
+def test_a_launch_through_a_choice_of_kernels_is_one_launch_site(tmp_path: Path, capsys) -> None:
+    """`auto k = c ? &a : &b; k<<<...>>>` is a launch of a and of b (a finding each, their rows of the kernel table 1
+    launch each) but one launch site: the summary said "launches 3" for two sites, the codes table 3 PK201 sites, and
+    --details listed the site twice."""
+    source = tmp_path / "pick.cu"
+    source.write_text("__global__ void a(int* p) { *p = 1; }\n__global__ void b(int* p) { *p = 2; }\n"
+                      "void run(bool c, int* p) {\n  auto k = c ? &a : &b;\n  k<<<1, 1>>>(p);\n  a<<<1, 1>>>(p);\n}\n")
+    assert main(["scan", "--no-cache", "--format", "json", str(source)]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert {k["name"]: k["launches"] for k in data["kernels"]} == {"a": 2, "b": 1}
+    assert [f["name"] for f in data["findings"] if f["code"] == "PK201"] == ["a", "b", "a"]
+    assert data["summary"]["launches"] == 2
+    assert [(c["sites"], c["billed"]) for c in data["codes"] if c["code"] == "PK201"] == [(2, 2)]
+    assert main(["scan", "--no-cache", "--no-color", "--details", str(source)]) == 0
+    out = capsys.readouterr().out
+    assert "kernels 2, launches 2," in out
+    listed = out.split("Kernels (2)\n")[1]
+    assert listed.startswith(f"  {source}:1: a (2 launches)\n  {source}:2: b (1 launch)\nKernel launches (2)\n"
+                             f"  {source}:5: launch of k<<<1, 1>>> (k is a or b)\n  {source}:6: launch of a<<<1, 1>>>\n")
+
+
 def test_a_named_file_of_no_known_kind_is_refused_as_a_directory_leaves_it_out(tmp_path: Path, capsys) -> None:
     """`portkit scan notes.txt` read a text file as a CUDA source (its cudaMalloc counted, exit 0) though a scan of
     its directory leaves it out; now it is a one-line error, exit 2, unless the extensions name .txt. A named

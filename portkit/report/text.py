@@ -222,7 +222,7 @@ def _details(console: Console, data: dict[str, Any]) -> None:
     findings = data["findings"]
     _by_api(console, data)
     _site_list(console, "Kernels", [{**k, "message": k["name"] + (" <template>" if k["template"] else "")}
-                                    for k in data["kernels"]], lambda k: f"{k['message']} ({k['launches']} launches)")
+                                    for k in data["kernels"]], lambda k: f"{k['message']} ({counted(k['launches'], 'launch', 'launches')})")
     for title, wanted, text in (
             ("Kernel launches", lambda f: f["code"] == codes.KERNEL_LAUNCH, lambda f: f["message"]),
             ("Inline asm", lambda f: f["library"] == "ptx", lambda f: f["message"]),
@@ -231,7 +231,9 @@ def _details(console: Console, data: dict[str, Any]) -> None:
             ("Build and environment", lambda f: codes.in_group(f["code"], "environment"),
              lambda f: f"{f['code']} {f['message']}" + (f" ({f['advice']})" if f["advice"] else "")),
             ("CUDA-looking names no rule knows", lambda f: f["code"] == codes.API_UNKNOWN, lambda f: f["name"])):
-        _site_list(console, title, [f for f in findings if wanted(f)], text)
+        # A site's findings of one text once: a launch through a choice of kernels is a finding per kernel.
+        shown = {(f["path"], f["line"], f["column"], text(f)): f for f in findings if wanted(f)}
+        _site_list(console, title, list(shown.values()), text)
     if data["diagnostics"]:
         console.print(f"[bold]File warnings[/bold] ({len(data['diagnostics'])})")
         for d in data["diagnostics"]:
