@@ -14,7 +14,7 @@ import operator
 import re
 from typing import Container, Iterable, NamedTuple
 
-from portkit.codes import API_UNKNOWN, GPU_ARCHITECTURE, KERNEL, Status
+from portkit.codes import API_UNKNOWN, GPU_ARCHITECTURE, KERNEL, KERNEL_LAUNCH, Status
 from portkit.model import Finding
 from portkit.textutil import without_template_arguments
 
@@ -40,6 +40,9 @@ class Row:
     billed: int  # the sites the effort model bills: one name a line, nothing settled (billed_sites)
     counted: int  # the sites readiness counts: none in code no build for AMD compiles (Finding.off_amd)
     ready: int  # of those, the settled ones (right as written: its own HIP layer maps them), which readiness counts ready
+    # of `count`, the launches at a site another finding counted already: a launch through a choice of kernels
+    # (auto k = c ? &a : &b) is a finding per kernel it may start, and one launch site
+    repeated: int = 0
 
     def key(self) -> tuple[str, str, str, str, bool]:
         return self.code, self.library, self.name, self.status, self.shadowable
@@ -99,6 +102,7 @@ def _count(rows: dict[tuple, Row], row: Row) -> None:
     mine.billed += row.billed
     mine.counted += row.counted
     mine.ready += row.ready
+    mine.repeated += row.repeated
     if (row.line, row.column) < (mine.line, mine.column):
         mine.line, mine.column, mine.hip, mine.advice = row.line, row.column, row.hip, row.advice
 
@@ -109,14 +113,19 @@ def tally(findings: Iterable[Finding]) -> Tally:
     listed = []
     findings = list(findings)
     billed = billed_sites(findings)
+    launch_sites: set[tuple[int, int]] = set()
     for index, finding in enumerate(findings):
         status = finding.status.value if finding.status else ""
         line, column = finding.position.line, finding.position.column
         if finding.code in LISTED_CODES:
             listed.append(Site(line, column, finding.code, finding.name, finding.shadowable, finding.message, finding.advice))
+        repeated = 0
+        if finding.code == KERNEL_LAUNCH:
+            repeated = int((line, column) in launch_sites)
+            launch_sites.add((line, column))
         _count(rows, Row(finding.code, finding.library, finding.name, status, finding.shadowable, 1, line, column,
-                         finding.hip, finding.advice, int(index in billed), int(not finding.off_amd),
-                         int(finding.settled and not finding.off_amd)))
+                         finding.hip, finding.advice, int(index in billed and not repeated), int(not finding.off_amd),
+                         int(finding.settled and not finding.off_amd), repeated))
     return Tally(tuple(rows.values()), tuple(sorted(listed)))
 
 

@@ -16,7 +16,7 @@ import jinja2
 import markupsafe
 
 from portkit.resources import templates_dir
-from portkit.textutil import printable
+from portkit.textutil import counted, printable
 
 # "<" would start HTML and "&" an entity: both become entities. These others are markup
 # anywhere in a line (code, emphasis, links, images, table cells, strikethrough, math,
@@ -92,6 +92,7 @@ def environment(kind: str = "") -> jinja2.Environment:
     )
     env.tests["prefix"] = _has_prefix  # selectattr("name", "prefix", ["__shfl"])
     env.filters["code"] = code
+    env.filters["counted"] = counted  # {{ n | counted("file") }}: '1 file', '2 files'
     env.filters["markdown"] = Markdown  # the template's own Markdown (a macro's rows), never source text
     return env
 

@@ -108,6 +108,11 @@ def printable(text: object) -> str:
     return _UNPRINTABLE.sub(_escape, str(text))
 
 
+def counted(count: int, noun: str, plural: str = "") -> str:
+    """'1 file', '0 files', '2 files': a count with its noun in the number it takes."""
+    return f"{count} {noun if count == 1 else plural or noun + 's'}"
+
+
 def pipe_width() -> int:
     """Columns for text written to a pipe or file: COLUMNS when it is a positive number, else PIPE_WIDTH."""
     columns = os.environ.get("COLUMNS", "")

@@ -3,7 +3,9 @@
 Directories are walked in sorted order, without following symlinked
 directories (no loops), skipping what `.gitignore` files and `--exclude`
 patterns exclude (portkit/ignore.py matches them). Files named on the command
-line are always taken. A file larger than the size limit is skipped, never read.
+line are taken whatever the excludes say, typed as the walk types a directory's
+(one of no kind it knows is an error). A file larger than the size limit is
+skipped, never read.
 """
 from __future__ import annotations
 
@@ -243,7 +245,7 @@ def discover(paths: Iterable[str], extensions: tuple[str, ...] = DEFAULT_EXTENSI
             warnings = [warning for warning in warnings if warning[2] != IGNORED]  # a scan is not a copy: no loss
         elif os.path.isfile(raw):
             path = os.path.normpath(raw)
-            files.setdefault(path, SourceFile(path, file_type(os.path.basename(raw), extensions) or "source"))
+            files.setdefault(path, SourceFile(path, _named_file_type(raw, extensions)))
         elif os.path.lexists(raw):
             raise InputError(f"{raw}: not a regular file or directory")
         else:
@@ -258,6 +260,27 @@ def discover(paths: Iterable[str], extensions: tuple[str, ...] = DEFAULT_EXTENSI
     if roots:  # a file named alone is never matched against the excludes
         _warn_unused(compiled, roots)
     return sorted(files.values()), warnings
+
+
+def _named_file_type(path: str, extensions: tuple[str, ...]) -> str:
+    """A file named on the command line is typed as the walk types a directory's (notes.txt is no source in a
+    directory, nor named alone): one of no kind the walk knows is an error, not a source read by default."""
+    problem = unknown_kind(path, extensions)
+    if problem:
+        raise InputError(f"{path}: {problem}")
+    return file_type(os.path.basename(path), extensions) or "source"
+
+
+def unknown_kind(path: str, extensions: tuple[str, ...]) -> str:
+    """Why the walk would read no file named as `path` (its name is no source's or build file's), or ""."""
+    if file_type(os.path.basename(path), extensions) is not None:
+        return ""
+    extension = os.path.splitext(path)[1]
+    known = f"the source extensions are {','.join(extensions)}"
+    if not extension:
+        return f"not a source or build file: its name has no extension ({known})"
+    return f"not a source or build file: {extension} is not a source extension ({known}); add it to extensions to " \
+           "read the file as a source"
 
 
 def _warn_unused(compiled: Mapping[Excludes, IgnoreSpec], roots: list[str]) -> None:

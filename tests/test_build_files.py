@@ -237,10 +237,7 @@ def test_an_option_removed_beside_another_keeps_both_markers_and_converts_once(t
         "cmake_minimum_required(VERSION 3.20)\nproject(p LANGUAGES NONE)\nif(CUDA_VERSION VERSION_LESS 12)\nendif()\n"
         'set(CMAKE_CUDA_FLAGS "${CMAKE_CUDA_FLAGS} --compress-mode=balance --ptxas-options=-maxrregcount=96 '
         '-Xcompiler /Zc:preprocessor")\nmessage(STATUS "flags=${CMAKE_HIP_FLAGS}")\n')
-    _portkit_convert(tmp_path / "in", tmp_path / "out")
-    _portkit_convert(tmp_path / "out", tmp_path / "again")
-    converted = (tmp_path / "out" / "CMakeLists.txt").read_text()
-    assert (tmp_path / "again" / "CMakeLists.txt").read_text() == converted
+    converted = _converted_twice(tmp_path / "in", tmp_path)
     assert all(ord(char) < 0xE000 for char in converted), ascii(converted)
     markers = [line.split(":")[1].strip() for line in converted.splitlines() if line.startswith("# portkit: ")]
     assert markers == ["PK405 CUDA_VERSION", "PK403 CUDA_VERSION VERSION_LESS 12", "PK403 --ptxas-options=-maxrregcount=96",
@@ -572,16 +569,9 @@ def test_a_findcuda_variable_the_project_sets_too_is_hips_where_the_file_finds_t
 def test_a_findcuda_project_configures_with_its_gpu_option_on(tmp_path: Path) -> None:
     """warp-ctc: `option(WITH_GPU ... ${CUDA_FOUND})` was off after convert, and the project configured without
     its GPU library; now it is on and the library links hiprand. Converting the output again changes nothing."""
-    require_tool("cmake")
-    require_tool("hipcc")
-    (tmp_path / "in").mkdir()
-    (tmp_path / "in" / "CMakeLists.txt").write_text(FINDCUDA_CMAKE.replace(" ${CUDA_cupti_LIBRARY}", ""))
-    (tmp_path / "in" / "k.cu").write_text("__global__ void k() {}\nvoid run() { k<<<1, 1>>>(); }\n")
-    (tmp_path / "in" / "cpu.cpp").write_text("void run() {}\n")
-    _portkit_convert(tmp_path / "in", tmp_path / "out", "--cmake-hipcc")
-    _portkit_convert(tmp_path / "out", tmp_path / "again", "--cmake-hipcc")
-    converted = (tmp_path / "out" / "CMakeLists.txt").read_text()
-    assert (tmp_path / "again" / "CMakeLists.txt").read_text() == converted
+    source = _cmake_project(tmp_path, FINDCUDA_CMAKE.replace(" ${CUDA_cupti_LIBRARY}", ""), {
+        "k.cu": "__global__ void k() {}\nvoid run() { k<<<1, 1>>>(); }\n", "cpu.cpp": "void run() {}\n"})
+    _converted_twice(source, tmp_path, "--cmake-hipcc")
     configured = _run(["cmake", "-S", "out", "-B", "build", "-DCMAKE_CXX_COMPILER=hipcc"], tmp_path, HIP_PLATFORM="amd")
     assert "-- GPU ON" in configured.stdout and "GPU OFF" not in configured.stdout, configured.stdout
     link = (tmp_path / "build" / "CMakeFiles" / "app.dir" / "link.txt").read_text()
@@ -660,22 +650,13 @@ def test_a_findcuda_project_builds_and_links_its_kernels_with_hipcc(sources: str
     """thundersvm with --cmake-hipcc: a globbed k.cu was never compiled ("undefined reference to run_scale"), and
     the link had no architecture. Now k.cu is HIP for gfx90a, and the executable links for it. Converting the output
     again changes nothing."""
-    require_tool("cmake")
-    require_tool("hipcc")
-    source = tmp_path / "in"
-    (source / "kernel").mkdir(parents=True)
-    (source / "CMakeLists.txt").write_text(FINDCUDA_TARGETS.replace("${SRC}", sources))
-    (source / "kernel" / "k.cu").write_text(
-        "__global__ void scale(float* x, float a, int n) { int i = threadIdx.x; if (i < n) x[i] *= a; }\n"
-        "void run_scale(float* x, float a, int n) { scale<<<1, 256>>>(x, a, n); }\n")
-    (source / "mem.cpp").write_text("#include <cuda_runtime.h>\n"
-                                    "float* dev_alloc(int n) { float* p = nullptr; cudaMalloc(&p, n * 4); return p; }\n")
-    (source / "main.cpp").write_text("float* dev_alloc(int n);\nvoid run_scale(float* x, float a, int n);\n"
-                                     "int main() { run_scale(dev_alloc(16), 2.f, 16); return 0; }\n")
-    _portkit_convert(source, tmp_path / "out", "--cmake-hipcc")
-    _portkit_convert(tmp_path / "out", tmp_path / "again", "--cmake-hipcc")
-    converted = (tmp_path / "out" / "CMakeLists.txt").read_text()
-    assert (tmp_path / "again" / "CMakeLists.txt").read_text() == converted
+    source = _cmake_project(tmp_path, FINDCUDA_TARGETS.replace("${SRC}", sources), {
+        "kernel/k.cu": "__global__ void scale(float* x, float a, int n) { int i = threadIdx.x; if (i < n) x[i] *= a; }\n"
+                       "void run_scale(float* x, float a, int n) { scale<<<1, 256>>>(x, a, n); }\n",
+        "mem.cpp": "#include <cuda_runtime.h>\nfloat* dev_alloc(int n) { float* p = nullptr; cudaMalloc(&p, n * 4); return p; }\n",
+        "main.cpp": "float* dev_alloc(int n);\nvoid run_scale(float* x, float a, int n);\n"
+                    "int main() { run_scale(dev_alloc(16), 2.f, 16); return 0; }\n"})
+    _converted_twice(source, tmp_path, "--cmake-hipcc")
     out = tmp_path / "out"
     _run(["cmake", "-S", ".", "-B", "build", "-DCMAKE_CXX_COMPILER=hipcc", "-DCMAKE_HIP_ARCHITECTURES=gfx90a"], out,
          HIP_PLATFORM="amd")
@@ -701,20 +682,12 @@ def test_findcuda_options_become_the_hip_sources_compile_options(tmp_path: Path)
     """`cuda_add_library(k k.cu OPTIONS -DSCALE=3 ...)` became `add_library(k k.cu OPTIONS -DSCALE=3 ...)`: CMake
     stopped at "Cannot find source file: OPTIONS". Now the options are the target's HIP compile options, nvcc's
     converted (-Xptxas removed, with a marker), a build type's only for it; the project builds with hipcc."""
-    require_tool("cmake")
-    require_tool("hipcc")
-    source = tmp_path / "in"
-    source.mkdir()
-    (source / "CMakeLists.txt").write_text(FINDCUDA_OPTIONS)
-    (source / "k.cu").write_text(
-        "#if SCALE != 3 || !defined(FAST) || defined(DEBUG_ONLY)\n#error options not given\n#endif\n"
-        "__global__ void scale(float* x) { x[threadIdx.x] *= SCALE; }\n"
-        "void run(float* x) { scale<<<1, 32>>>(x); }\n")
-    (source / "main.cpp").write_text("void run(float* x);\nint main() { run(nullptr); return 0; }\n")
-    _portkit_convert(source, tmp_path / "out", "--cmake-hipcc")
-    _portkit_convert(tmp_path / "out", tmp_path / "again", "--cmake-hipcc")
-    converted = (tmp_path / "out" / "CMakeLists.txt").read_text()
-    assert (tmp_path / "again" / "CMakeLists.txt").read_text() == converted
+    source = _cmake_project(tmp_path, FINDCUDA_OPTIONS, {
+        "k.cu": "#if SCALE != 3 || !defined(FAST) || defined(DEBUG_ONLY)\n#error options not given\n#endif\n"
+                "__global__ void scale(float* x) { x[threadIdx.x] *= SCALE; }\n"
+                "void run(float* x) { scale<<<1, 32>>>(x); }\n",
+        "main.cpp": "void run(float* x);\nint main() { run(nullptr); return 0; }\n"})
+    converted = _converted_twice(source, tmp_path, "--cmake-hipcc")
     assert " OPTIONS " not in converted and "# portkit: PK403 -Xptxas -v:" in converted, converted
     out = tmp_path / "out"
     _run(["cmake", "-S", ".", "-B", "build", "-DCMAKE_CXX_COMPILER=hipcc", "-DCMAKE_HIP_ARCHITECTURES=gfx90a",
@@ -780,17 +753,12 @@ def test_a_project_of_findcuda_commands_builds_with_hipcc(tmp_path: Path) -> Non
     """The commands above, converted: CMake configures (hipBLAS's and hipFFT's packages stand-ins that define the
     targets the rules give) and hipcc builds k.cu with its options and include directory, linked into app with the
     libraries' targets. Converting the output again changes nothing."""
-    require_tool("cmake")
-    require_tool("hipcc")
-    source = tmp_path / "in"
-    (source / "inc").mkdir(parents=True)
-    (source / "CMakeLists.txt").write_text(FINDCUDA_COMMANDS)
-    (source / "inc" / "factor.h").write_text("#define FACTOR SCALE\n")
-    (source / "k.cu").write_text("#include \"factor.h\"\n#if SCALE != 2\n#error no options\n#endif\n"
-                                 "__global__ void k(int* x) { *x *= FACTOR; }\n"
-                                 "int scaled(int x) { k<<<1, 1>>>(nullptr); return x * FACTOR; }\n")
-    (source / "main.cpp").write_text("#if !defined(HIPBLAS_STANDIN) || !defined(HIPFFT_STANDIN)\n#error not linked\n"
-                                     "#endif\nint scaled(int x);\nint main() { return scaled(1) == 2 ? 0 : 1; }\n")
+    source = _cmake_project(tmp_path, FINDCUDA_COMMANDS, {
+        "inc/factor.h": "#define FACTOR SCALE\n",
+        "k.cu": "#include \"factor.h\"\n#if SCALE != 2\n#error no options\n#endif\n__global__ void k(int* x) { *x *= FACTOR; }\n"
+                "int scaled(int x) { k<<<1, 1>>>(nullptr); return x * FACTOR; }\n",
+        "main.cpp": "#if !defined(HIPBLAS_STANDIN) || !defined(HIPFFT_STANDIN)\n#error not linked\n"
+                    "#endif\nint scaled(int x);\nint main() { return scaled(1) == 2 ? 0 : 1; }\n"})
     packages = []
     for package, target in (("hipblas", "roc::hipblas"), ("hipfft", "hip::hipfft")):
         (tmp_path / package).mkdir()
@@ -798,10 +766,7 @@ def test_a_project_of_findcuda_commands_builds_with_hipcc(tmp_path: Path) -> Non
             f"add_library({target} INTERFACE IMPORTED)\n"
             f"set_target_properties({target} PROPERTIES INTERFACE_COMPILE_DEFINITIONS {package.upper()}_STANDIN)\n")
         packages.append(f"-D{package}_DIR={tmp_path / package}")
-    _portkit_convert(source, tmp_path / "out", "--cmake-hipcc")
-    _portkit_convert(tmp_path / "out", tmp_path / "again", "--cmake-hipcc")
-    converted = (tmp_path / "out" / "CMakeLists.txt").read_text()
-    assert (tmp_path / "again" / "CMakeLists.txt").read_text() == converted
+    _converted_twice(source, tmp_path, "--cmake-hipcc")
     out = tmp_path / "out"
     _run(["cmake", "-S", ".", "-B", "build", "-DCMAKE_CXX_COMPILER=hipcc", "-DCMAKE_HIP_ARCHITECTURES=gfx90a",
           "-DCMAKE_BUILD_TYPE=Release", *packages], out, HIP_PLATFORM="amd")
@@ -863,15 +828,9 @@ def test_findcuda_internal_macros_a_project_calls_become_hips_or_get_a_marker(tm
                            target=HIP52)
     assert [(n.code, n.message.split(": ")[0]) for n in marked.notes] == [
         ("PK406", "find_cuda_helper_libs"), ("PK406", "cuda_find_helper_file")]
-    source = tmp_path / "in"
-    source.mkdir()
-    (source / "CMakeLists.txt").write_text(FINDCUDA_MACROS)
-    (source / "k.cu").write_text("__global__ void k() {}\nvoid run() { k<<<1, 1>>>(); }\n")
-    (source / "main.cpp").write_text("void run();\nint main() { run(); return 0; }\n")
-    _portkit_convert(source, tmp_path / "out", "--cmake-hipcc")
-    _portkit_convert(tmp_path / "out", tmp_path / "again", "--cmake-hipcc")
-    converted = (tmp_path / "out" / "CMakeLists.txt").read_text()
-    assert (tmp_path / "again" / "CMakeLists.txt").read_text() == converted
+    source = _cmake_project(tmp_path, FINDCUDA_MACROS, {"k.cu": "__global__ void k() {}\nvoid run() { k<<<1, 1>>>(); }\n",
+                                                        "main.cpp": "void run();\nint main() { run(); return 0; }\n"})
+    converted = _converted_twice(source, tmp_path, "--cmake-hipcc")
     assert "find_library(CUDA_curand_LIBRARY hiprand)" in converted, converted
     out = tmp_path / "out"
     _run(["cmake", "-S", ".", "-B", "build", "-DCMAKE_CXX_COMPILER=hipcc", "-DCMAKE_HIP_ARCHITECTURES=gfx90a"], out,
@@ -910,22 +869,17 @@ def test_a_cuda_language_project_that_globs_its_sources_builds_them_as_hip(tmp_p
     them out. Now their .cu files are picked out when CMake runs, as a FindCUDA target's are, in the project's file
     and in a subdirectory's that globs .cu files (target_sources); hipcc builds both for gfx90a. Converting the
     output again changes nothing."""
-    require_tool("cmake")
-    require_tool("hipcc")
-    source = tmp_path / "in"
-    (source / "src").mkdir(parents=True)
-    (source / "sub").mkdir()
-    (source / "CMakeLists.txt").write_text(
+    kernels = {name: f"__global__ void {function}_k(float* x) {{ x[threadIdx.x] = 1.f; }}\n"
+                     f"void {function}(float* x) {{ {function}_k<<<1, 32>>>(x); }}\n"
+               for name, function in (("src/a.cu", "run_a"), ("sub/b.cu", "run_b"))}
+    source = _cmake_project(tmp_path, (
         "cmake_minimum_required(VERSION 3.18)\nproject(globbed LANGUAGES CXX CUDA)\nset(CMAKE_CUDA_ARCHITECTURES 80)\n"
         "file(GLOB SRC src/*.cu src/*.cpp)\nadd_subdirectory(sub)\nadd_executable(app ${SRC})\n"
-        "target_link_libraries(app sub)\n")
-    (source / "sub" / "CMakeLists.txt").write_text(
-        "file(GLOB_RECURSE SUB_SOURCES *.cu)\nadd_library(sub STATIC)\ntarget_sources(sub PRIVATE ${SUB_SOURCES})\n")
-    for name, function in (("src/a.cu", "run_a"), ("sub/b.cu", "run_b")):
-        (source / name).write_text(f"__global__ void {function}_k(float* x) {{ x[threadIdx.x] = 1.f; }}\n"
-                                   f"void {function}(float* x) {{ {function}_k<<<1, 32>>>(x); }}\n")
-    (source / "src" / "main.cpp").write_text("void run_a(float*);\nvoid run_b(float*);\n"
-                                             "int main() { run_a(nullptr); run_b(nullptr); return 0; }\n")
+        "target_link_libraries(app sub)\n"), {
+        "sub/CMakeLists.txt": "file(GLOB_RECURSE SUB_SOURCES *.cu)\nadd_library(sub STATIC)\n"
+                              "target_sources(sub PRIVATE ${SUB_SOURCES})\n",
+        **kernels,
+        "src/main.cpp": "void run_a(float*);\nvoid run_b(float*);\nint main() { run_a(nullptr); run_b(nullptr); return 0; }\n"})
     out = _converted_builds_as_hip(source, tmp_path, ("CMakeLists.txt", "sub/CMakeLists.txt"), ("a.cu", "b.cu"))
     assert (out / "build" / "app").is_file()
 
@@ -937,21 +891,15 @@ def test_a_macro_of_an_included_module_builds_its_cu_sources_as_hip(tmp_path: Pa
     ("undefined reference to run"). The same macro in the file that enables the language worked. A module runs in
     its includer's scope: its targets' variables get their .cu files picked out too; hipcc builds the kernel for
     gfx90a and the program links. Converting the output again changes nothing."""
-    require_tool("cmake")
-    require_tool("hipcc")
-    source = tmp_path / "in"
-    (source / "cmake").mkdir(parents=True)
-    (source / "CMakeLists.txt").write_text(
+    source = _cmake_project(tmp_path, (
         "cmake_minimum_required(VERSION 3.18)\nproject(helped LANGUAGES CXX CUDA)\nset(CMAKE_CUDA_ARCHITECTURES 80)\n"
         "include(cmake/helper.cmake)\nMY_ADD_LIBRARY(NAME kern SRCS kern.cu host.cc)\n"
-        "add_executable(app main.cpp)\ntarget_link_libraries(app kern)\n")
-    (source / "cmake" / "helper.cmake").write_text(
-        "macro(MY_ADD_LIBRARY)\n  cmake_parse_arguments(MY \"\" \"NAME\" \"SRCS\" ${ARGN})\n"
-        "  add_library(${MY_NAME} STATIC ${MY_SRCS})\nendmacro()\n")
-    (source / "kern.cu").write_text("__global__ void run_k(float* x) { x[threadIdx.x] = 1.f; }\n"
-                                    "void run(float* x) { run_k<<<1, 32>>>(x); }\n")
-    (source / "host.cc").write_text("void run(float*);\nvoid host(float* x) { run(x); }\n")
-    (source / "main.cpp").write_text("void host(float*);\nint main() { host(nullptr); return 0; }\n")
+        "add_executable(app main.cpp)\ntarget_link_libraries(app kern)\n"), {
+        "cmake/helper.cmake": "macro(MY_ADD_LIBRARY)\n  cmake_parse_arguments(MY \"\" \"NAME\" \"SRCS\" ${ARGN})\n"
+                              "  add_library(${MY_NAME} STATIC ${MY_SRCS})\nendmacro()\n",
+        "kern.cu": "__global__ void run_k(float* x) { x[threadIdx.x] = 1.f; }\nvoid run(float* x) { run_k<<<1, 32>>>(x); }\n",
+        "host.cc": "void run(float*);\nvoid host(float* x) { run(x); }\n",
+        "main.cpp": "void host(float*);\nint main() { host(nullptr); return 0; }\n"})
     out = _converted_builds_as_hip(source, tmp_path, ("CMakeLists.txt", "cmake/helper.cmake"), ("kern.cu",))
     assert (out / "build" / "app").is_file()
 
@@ -1022,6 +970,28 @@ def test_a_c_file_that_gets_the_runtime_header_still_compiles_with_the_host_comp
     assert "#define __HIP_PLATFORM_AMD__" in converted and "hipSetDevice(0)" in converted
     result = subprocess.run([gcc, "-c", "main.c", "-o", "main.o"], cwd=tmp_path / "out", capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
+
+
+def _cmake_project(tmp_path: Path, cmake_lists: str, files: dict[str, str] | None = None) -> Path:
+    """tmp_path/in: a CUDA project of `cmake_lists` and `files` (path in the project -> text), which a test converts
+    and then configures or builds with cmake and hipcc (it is skipped where either is missing)."""
+    require_tool("cmake")
+    require_tool("hipcc")
+    source = tmp_path / "in"
+    for name, text in {"CMakeLists.txt": cmake_lists, **(files or {})}.items():
+        (source / name).parent.mkdir(parents=True, exist_ok=True)
+        (source / name).write_text(text)
+    return source
+
+
+def _converted_twice(source: Path, tmp_path: Path, *options: str) -> str:
+    """The CMakeLists.txt convert writes from `source` into tmp_path/out, once converting that output again (into
+    tmp_path/again) has been seen to change nothing."""
+    _portkit_convert(source, tmp_path / "out", *options)
+    _portkit_convert(tmp_path / "out", tmp_path / "again", *options)
+    converted = (tmp_path / "out" / "CMakeLists.txt").read_text()
+    assert (tmp_path / "again" / "CMakeLists.txt").read_text() == converted
+    return converted
 
 
 def _portkit_convert(source: Path, out: Path, *options: str) -> None:
@@ -1126,14 +1096,10 @@ def test_cmake_hipcc_project_configures_builds_and_targets_its_architecture(tmp_
     get them from HIP_ARCHITECTURES (no HCC_AMDGPU_TARGET, no GPU: hipcc would ask rocm_agent_enumerator). The
     project also checks for the compiler (darknet), quotes host options (darknet) and drops an MSVC option from a
     generator expression (nccl-tests)."""
-    require_tool("cmake")
-    require_tool("hipcc")
-    (tmp_path / "in").mkdir()
-    (tmp_path / "in" / "CMakeLists.txt").write_text(
-        CHECKED_LANGUAGE.replace("all-major", "80")
-        + 'set(HOSTFLAGS "--compiler-options \\" -fPIC -Wall \\"")\nset(CMAKE_CUDA_FLAGS "${HOSTFLAGS} ${CMAKE_CUDA_FLAGS}")\n'
-        + "target_compile_options(t PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:-Xcompiler=/FS>)\n")
-    (tmp_path / "in" / "k.cu").write_text("__global__ void k() {}\nint main() { k<<<1, 1>>>(); return 0; }\n")
+    _cmake_project(tmp_path, CHECKED_LANGUAGE.replace("all-major", "80")
+                   + 'set(HOSTFLAGS "--compiler-options \\" -fPIC -Wall \\"")\nset(CMAKE_CUDA_FLAGS "${HOSTFLAGS} ${CMAKE_CUDA_FLAGS}")\n'
+                   + "target_compile_options(t PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:-Xcompiler=/FS>)\n",
+                   {"k.cu": "__global__ void k() {}\nint main() { k<<<1, 1>>>(); return 0; }\n"})
     _portkit_convert(tmp_path / "in", tmp_path / "out", "--cmake-hipcc")
     out = tmp_path / "out"
     _run(["cmake", "-S", ".", "-B", "build", "-DCMAKE_CXX_COMPILER=hipcc"], out, HIP_PLATFORM="amd")
@@ -1408,25 +1374,16 @@ def test_findcuda_target_options_reach_its_cu_sources_only(tmp_path: Path) -> No
     """`cuda_add_library(k k.cu host.cpp OPTIONS -DKERNEL_ONLY)` with --cmake-hipcc: the options became the target's
     `$<COMPILE_LANGUAGE:CXX>` options, and host.cpp, C++ too there, got them. FindCUDA gives OPTIONS to nvcc's .cu
     sources only: now they are those sources' compile flags, named or picked out of a variable."""
-    require_tool("cmake")
-    require_tool("hipcc")
-    source = tmp_path / "in"
-    source.mkdir()
-    (source / "CMakeLists.txt").write_text(
-        "cmake_minimum_required(VERSION 3.10)\nproject(p LANGUAGES CXX)\nfind_package(CUDA REQUIRED)\n"
-        "set(MORE more.cu more_host.cpp)\n"
-        "cuda_add_library(k STATIC k.cu host.cpp ${MORE} OPTIONS -DKERNEL_ONLY RELEASE -DFAST)\n")
     kernel = ("#if !defined(KERNEL_ONLY) || !defined(FAST)\n#error options not given\n#endif\n"
               "__global__ void {0}(float* x) {{ x[threadIdx.x] = 1.f; }}\n")
-    (source / "k.cu").write_text(kernel.format("k"))
-    (source / "more.cu").write_text(kernel.format("more"))
     host = "#ifdef KERNEL_ONLY\n#error nvcc's options reached a host source\n#endif\nint {0}() {{ return 0; }}\n"
-    (source / "host.cpp").write_text(host.format("host"))
-    (source / "more_host.cpp").write_text(host.format("more_host"))
-    _portkit_convert(source, tmp_path / "out", "--cmake-hipcc")
-    _portkit_convert(tmp_path / "out", tmp_path / "again", "--cmake-hipcc")
-    converted = (tmp_path / "out" / "CMakeLists.txt").read_text()
-    assert (tmp_path / "again" / "CMakeLists.txt").read_text() == converted
+    source = _cmake_project(tmp_path, (
+        "cmake_minimum_required(VERSION 3.10)\nproject(p LANGUAGES CXX)\nfind_package(CUDA REQUIRED)\n"
+        "set(MORE more.cu more_host.cpp)\n"
+        "cuda_add_library(k STATIC k.cu host.cpp ${MORE} OPTIONS -DKERNEL_ONLY RELEASE -DFAST)\n"), {
+        "k.cu": kernel.format("k"), "more.cu": kernel.format("more"),
+        "host.cpp": host.format("host"), "more_host.cpp": host.format("more_host")})
+    _converted_twice(source, tmp_path, "--cmake-hipcc")
     out = tmp_path / "out"
     _run(["cmake", "-S", ".", "-B", "build", "-DCMAKE_CXX_COMPILER=hipcc", "-DCMAKE_HIP_ARCHITECTURES=gfx90a",
           "-DCMAKE_BUILD_TYPE=Release"], out, HIP_PLATFORM="amd")
@@ -1579,12 +1536,8 @@ def test_find_cudatoolkits_variables_become_hips_or_get_a_marker(tmp_path: Path)
     CMake configured and the fatbin's command ran nothing. find_package(hip)'s variable of the same meaning is written
     (hipcc, the include, library and bin directories); a version or the toolkit's root gets a marker, as any other
     CUDAToolkit_* variable, and scan lists the same. The converted project builds its code object with hipcc."""
-    require_tool("cmake")
-    require_tool("hipcc")
-    (tmp_path / "in").mkdir()
-    (tmp_path / "in" / "CMakeLists.txt").write_text(CUDATOOLKIT_CMAKE)
-    (tmp_path / "in" / "k.cu").write_text('extern "C" __global__ void k(float* x) { x[threadIdx.x] = 1.f; }\n')
-    (tmp_path / "in" / "main.cpp").write_text("int main() { return 0; }\n")
+    _cmake_project(tmp_path, CUDATOOLKIT_CMAKE, {"k.cu": 'extern "C" __global__ void k(float* x) { x[threadIdx.x] = 1.f; }\n',
+                                                 "main.cpp": "int main() { return 0; }\n"})
     scan = subprocess.run([sys.executable, "-m", "portkit", "scan", str(tmp_path / "in"), "--format", "json",
                            "--rocm-version", "5.2", "--no-cache"], capture_output=True, text=True, check=True)
     listed = {(f["code"], f["name"]) for f in json.loads(scan.stdout)["findings"] if f["code"] == "PK405"}
@@ -1620,11 +1573,7 @@ def test_cccls_packages_and_targets_become_rocms(tmp_path: Path, database) -> No
     here). libcudacxx has no HIP package: marked."""
     from portkit.convert.cmake_files import convert_cmake
 
-    require_tool("cmake")
-    require_tool("hipcc")
-    (tmp_path / "in").mkdir()
-    (tmp_path / "in" / "CMakeLists.txt").write_text(CCCL_CMAKE)
-    (tmp_path / "in" / "k.cu").write_text("int main() { return 0; }\n")
+    _cmake_project(tmp_path, CCCL_CMAKE, {"k.cu": "int main() { return 0; }\n"})
     _portkit_convert(tmp_path / "in", tmp_path / "out", "--cmake-hipcc")
     converted = (tmp_path / "out" / "CMakeLists.txt").read_text()
     assert [line for line in converted.splitlines() if line.startswith("find_package")] == [
@@ -1751,20 +1700,13 @@ def test_host_sources_hipcc_compiles_keep_g_plus_pluss_narrowing_warning(tmp_pat
     """cudpp with --cmake-hipcc: a host .cpp, which g++ built with a -Wnarrowing warning (nvcc: #2361-D), went through
     hipcc's clang, where narrowing in a braced initializer is an error; the C++ sources hipcc compiles keep it a
     warning."""
-    require_tool("cmake")
-    require_tool("hipcc")
-    source = tmp_path / "in"
-    source.mkdir()
-    (source / "CMakeLists.txt").write_text("cmake_minimum_required(VERSION 3.18)\nproject(app LANGUAGES CXX CUDA)\n"
-                                           "add_executable(app main.cpp k.cu)\n")
-    (source / "k.cu").write_text("__global__ void k() {}\nvoid run() { k<<<1, 1>>>(); }\n")
-    (source / "main.cpp").write_text("struct S { char bit; };\nvoid run();\n"
-                                     "int main(int argc, char **) { S s = { argc & 1 ? 1 : 0 }; run(); return s.bit; }\n")
-    _portkit_convert(source, tmp_path / "out", "--cmake-hipcc")
-    _portkit_convert(tmp_path / "out", tmp_path / "again", "--cmake-hipcc")
+    source = _cmake_project(tmp_path, (
+        "cmake_minimum_required(VERSION 3.18)\nproject(app LANGUAGES CXX CUDA)\nadd_executable(app main.cpp k.cu)\n"), {
+        "k.cu": "__global__ void k() {}\nvoid run() { k<<<1, 1>>>(); }\n",
+        "main.cpp": "struct S { char bit; };\nvoid run();\n"
+                    "int main(int argc, char **) { S s = { argc & 1 ? 1 : 0 }; run(); return s.bit; }\n"})
+    converted = _converted_twice(source, tmp_path, "--cmake-hipcc")
     out = tmp_path / "out"
-    converted = (out / "CMakeLists.txt").read_text()
-    assert (tmp_path / "again" / "CMakeLists.txt").read_text() == converted
     assert converted.splitlines()[3] == HIPCC_CXX_OPTIONS
     _run(["cmake", "-S", ".", "-B", "build", "-DCMAKE_CXX_COMPILER=hipcc", "-DCMAKE_HIP_ARCHITECTURES=gfx90a"], out,
          HIP_PLATFORM="amd")
@@ -1777,14 +1719,10 @@ def test_a_library_a_cxx_target_links_by_name_becomes_the_hip_target_g_plus_plus
     """A C++-only project's `target_link_libraries(app PRIVATE cuda)` became `amdhip64`, which gives no compile
     definitions: g++ stopped at HIP's headers in main.cpp without __HIP_PLATFORM_AMD__. With the package found it is
     hip::host now; find_library() still looks for the library's file."""
-    require_tool("cmake")
-    require_tool("hipcc")
-    source = tmp_path / "in"
-    source.mkdir()
-    (source / "CMakeLists.txt").write_text(
+    source = _cmake_project(tmp_path, (
         "cmake_minimum_required(VERSION 3.18)\nproject(p LANGUAGES CXX)\nfind_package(CUDAToolkit REQUIRED)\n"
-        "find_library(DRIVER cuda)\nadd_executable(app main.cpp)\ntarget_link_libraries(app PRIVATE cuda)\n")
-    (source / "main.cpp").write_text("#include <cuda.h>\nint main() { return cuInit(0); }\n")
+        "find_library(DRIVER cuda)\nadd_executable(app main.cpp)\ntarget_link_libraries(app PRIVATE cuda)\n"),
+        {"main.cpp": "#include <cuda.h>\nint main() { return cuInit(0); }\n"})
     _portkit_convert(source, tmp_path / "out")
     out = tmp_path / "out"
     converted = (out / "CMakeLists.txt").read_text()
@@ -1800,17 +1738,13 @@ def test_c_sources_of_a_target_linking_the_runtime_by_name_get_the_hip_platform(
     no compile definitions, and gcc stopped at the HIP runtime header main.c includes now (`#error "Must define
     exactly one of __HIP_PLATFORM_AMD__..."`). The target gets what hip::host would give, in the link's scope, as
     a Makefile's host compile does; converting again adds nothing. Built with cmake and make (hipcc as C++)."""
-    require_tool("cmake")
-    require_tool("hipcc")
-    source = tmp_path / "in"
-    source.mkdir()
-    (source / "CMakeLists.txt").write_text(
+    source = _cmake_project(tmp_path, (
         "cmake_minimum_required(VERSION 3.21)\nproject(demo C CXX CUDA)\nadd_executable(demo main.c k.cu)\n"
-        "target_link_libraries(demo PRIVATE cudart)\n")
-    (source / "main.c").write_text("#include <cuda_runtime.h>\nvoid launch(float *d);\n"
-                                   "int main(void) { float *d; cudaMalloc((void **)&d, 4); launch(d); return 0; }\n")
-    (source / "k.cu").write_text("#include <cuda_runtime.h>\n__global__ void k(float *d) { d[0] = 1.f; }\n"
-                                 'extern "C" void launch(float *d) { k<<<1, 1>>>(d); }\n')
+        "target_link_libraries(demo PRIVATE cudart)\n"), {
+        "main.c": "#include <cuda_runtime.h>\nvoid launch(float *d);\n"
+                  "int main(void) { float *d; cudaMalloc((void **)&d, 4); launch(d); return 0; }\n",
+        "k.cu": "#include <cuda_runtime.h>\n__global__ void k(float *d) { d[0] = 1.f; }\n"
+                'extern "C" void launch(float *d) { k<<<1, 1>>>(d); }\n'})
     out, again = tmp_path / "out", tmp_path / "again"
     _portkit_convert(source, out, "--cmake-hipcc")
     converted = (out / "CMakeLists.txt").read_text()
@@ -2038,11 +1972,7 @@ def test_find_package_is_written_for_the_targets_convert_wrote_only(tmp_path: Pa
                                            "    find_package(hip REQUIRED)", "    find_package(hiprand REQUIRED)",
                                            "endif()"], converted
     assert converted.split("else()")[1] == CUDA_AND_OWN_HIP_BRANCH.split("else()")[1]
-    require_tool("cmake")
-    require_tool("hipcc")
-    (tmp_path / "in").mkdir()
-    (tmp_path / "in" / "CMakeLists.txt").write_text(CUDA_AND_OWN_HIP_BRANCH)
-    (tmp_path / "in" / "k.cu").write_text("__global__ void k(float *x) { x[threadIdx.x] = 0; }\n")
+    _cmake_project(tmp_path, CUDA_AND_OWN_HIP_BRANCH, {"k.cu": "__global__ void k(float *x) { x[threadIdx.x] = 0; }\n"})
     _portkit_convert(tmp_path / "in", tmp_path / "out", "--cmake-hipcc")
     configured = _run(["cmake", "-S", "out", "-B", "build", "-DCMAKE_CXX_COMPILER=hipcc",
                        "-DCMAKE_HIP_ARCHITECTURES=gfx90a"], tmp_path, HIP_PLATFORM="amd")
@@ -2088,11 +2018,7 @@ def test_cmake_hipcc_leaves_the_projects_own_hip_language_build_alone(tmp_path: 
     assert convert_cmake(converted, database, target=HIP52, hipcc_as_cxx=True).text == converted
     pure_hip = CUDA_AND_OWN_HIP_LANGUAGE.split("else()")[0] + "endif()\n"
     assert convert_cmake(pure_hip, database, target=HIP52, hipcc_as_cxx=True).text == pure_hip
-    require_tool("cmake")
-    require_tool("hipcc")
-    (tmp_path / "in").mkdir()
-    (tmp_path / "in" / "CMakeLists.txt").write_text(CUDA_AND_OWN_HIP_LANGUAGE)
-    (tmp_path / "in" / "k.cu").write_text("__global__ void k(float *x) { x[threadIdx.x] = 0; }\n")
+    _cmake_project(tmp_path, CUDA_AND_OWN_HIP_LANGUAGE, {"k.cu": "__global__ void k(float *x) { x[threadIdx.x] = 0; }\n"})
     _portkit_convert(tmp_path / "in", tmp_path / "out", "--cmake-hipcc")
     _run(["cmake", "-S", "out", "-B", "cuda", "-DCMAKE_CXX_COMPILER=hipcc", "-DCMAKE_HIP_ARCHITECTURES=gfx90a"],
          tmp_path, HIP_PLATFORM="amd")
@@ -2212,13 +2138,9 @@ def test_a_project_target_named_as_a_library_keeps_its_name_and_finds_rccl(tmp_p
     'rccl/rccl.h' file not found. Now the project's target keeps its name, its find_library looks for rccl and its
     find_path for rccl/rccl.h, the header the sources include now, and scan lists those two, not the target. The
     port configures and builds with the real cmake and hipcc against a stand-in RCCL."""
-    require_tool("cmake")
-    require_tool("hipcc")
     require_tool("gcc")
-    source = tmp_path / "in"
-    source.mkdir()
-    (source / "CMakeLists.txt").write_text(IMPORTED_NCCL_CMAKE)
-    (source / "app.cu").write_text("#include <nccl.h>\nint main() { int v; ncclGetVersion(&v); return v == 21804 ? 0 : 1; }\n")
+    source = _cmake_project(tmp_path, IMPORTED_NCCL_CMAKE, {
+        "app.cu": "#include <nccl.h>\nint main() { int v; ncclGetVersion(&v); return v == 21804 ? 0 : 1; }\n"})
     scan = subprocess.run([sys.executable, "-m", "portkit", "scan", str(source), "--format", "json", "--rocm-version",
                            "5.2", "--no-cache"], capture_output=True, text=True, check=True)
     listed = sorted((f["line"], f["name"], f["hip"]) for f in json.loads(scan.stdout)["findings"]
@@ -2327,18 +2249,13 @@ def test_a_cmake_project_of_cuda_language_forms_builds_with_hipcc_and_its_import
     language), each define reaching the kernel. The project's `add_library(nccl SHARED IMPORTED)` with
     `IMPORTED_LOCATION /usr/lib/x86_64-linux-gnu/libnccl.so.2` was kept unmarked and unlisted; now it has a PK404
     marker naming RCCL's library, which scan lists on that line. The --offload-arch targets are each given once."""
-    require_tool("cmake")
-    require_tool("hipcc")
-    source = tmp_path / "in"
-    (source / "kernels").mkdir(parents=True)
-    (source / "CMakeLists.txt").write_text(LANGUAGE_CMAKE)
     check = ("#if !defined(FROM_FLAGS) || !defined(FROM_GENEX)\n#error the CUDA flags or the generator expression "
              "did not reach the kernel\n#endif\n")
-    (source / "k.cu").write_text(check + "__global__ void fill(int *p) { p[threadIdx.x] = 1; }\n"
-                                 "int run() { int *p; cudaMalloc(&p, 4); fill<<<1, 1>>>(p); return cudaFree(p); }\n")
-    (source / "kernels" / "g.cu").write_text("#ifndef FROM_FLAGS\n#error no CUDA flags\n#endif\n"
-                                             "__global__ void other(int *p) { p[threadIdx.x] = 2; }\n")
-    (source / "main.cpp").write_text("int run();\nint main() { return run(); }\n")
+    source = _cmake_project(tmp_path, LANGUAGE_CMAKE, {
+        "k.cu": check + "__global__ void fill(int *p) { p[threadIdx.x] = 1; }\n"
+                        "int run() { int *p; cudaMalloc(&p, 4); fill<<<1, 1>>>(p); return cudaFree(p); }\n",
+        "kernels/g.cu": "#ifndef FROM_FLAGS\n#error no CUDA flags\n#endif\n__global__ void other(int *p) { p[threadIdx.x] = 2; }\n",
+        "main.cpp": "int run();\nint main() { return run(); }\n"})
     listed = _scan_lines(source, "CMakeLists.txt")
     assert any(f.startswith("PK404 libnccl.so.2") for f in listed[14]), listed
     out = tmp_path / "out"
@@ -2500,10 +2417,7 @@ def test_a_cuda_version_requirement_does_not_stop_a_hip_configure(tmp_path: Path
     (tmp_path / "in").mkdir()
     (tmp_path / "in" / "CMakeLists.txt").write_text(CUDA_VERSION_REQUIREMENT_CMAKE)
     (tmp_path / "in" / "k.cu").write_text("__global__ void k() {}\nint main() { k<<<1, 1>>>(); return 0; }\n")
-    _portkit_convert(tmp_path / "in", tmp_path / "out", "--cmake-hipcc")
-    _portkit_convert(tmp_path / "out", tmp_path / "again", "--cmake-hipcc")
-    converted = (tmp_path / "out" / "CMakeLists.txt").read_text()
-    assert (tmp_path / "again" / "CMakeLists.txt").read_text() == converted
+    converted = _converted_twice(tmp_path / "in", tmp_path, "--cmake-hipcc")
     assert "if((CMAKE_CUDA_COMPILER_VERSION AND CMAKE_CUDA_COMPILER_VERSION VERSION_LESS \"9.0\"))" in converted
     assert "if (CUDA_VERSION VERSION_GREATER_EQUAL 11.0)" in converted, converted
     lines = converted.splitlines()
@@ -2536,14 +2450,7 @@ def test_a_cu_source_try_run_builds_gets_hips_extension(tmp_path: Path, database
     (its CUDA calls are text convert does not rewrite), which scan lists; hipcc compiles it."""
     from portkit.convert.cmake_files import convert_cmake
 
-    require_tool("cmake")
-    require_tool("hipcc")
-    (tmp_path / "in").mkdir()
-    (tmp_path / "in" / "CMakeLists.txt").write_text(TRY_RUN_CMAKE)
-    _portkit_convert(tmp_path / "in", tmp_path / "out", "--cmake-hipcc")
-    _portkit_convert(tmp_path / "out", tmp_path / "again", "--cmake-hipcc")
-    converted = (tmp_path / "out" / "CMakeLists.txt").read_text()
-    assert (tmp_path / "again" / "CMakeLists.txt").read_text() == converted
+    converted = _converted_twice(_cmake_project(tmp_path, TRY_RUN_CMAKE), tmp_path, "--cmake-hipcc")
     assert 'set(file "${PROJECT_BINARY_DIR}/detect_gpus.cpp")\n' in converted, converted
     assert "# portkit: PK415 try_run(... ${file}): convert gave the source HIP's extension (.cpp)" in converted
     assert _scan_lines(tmp_path / "in", "CMakeLists.txt")[5] == ["PK415 try_run(... ${file})"]
@@ -2576,12 +2483,8 @@ def test_converting_cmake_for_the_hip_language_says_when_to_use_cmake_hipcc(tmp_
     """The default CMake output needs CMake's HIP language, which Debian 12's CMake and HIP cannot configure: convert
     said nothing of --cmake-hipcc (docs/convert.md). Now one note says when to use it; with it, none, and the output
     configures with hipcc as the C++ compiler, as the note says."""
-    require_tool("cmake")
-    require_tool("hipcc")
-    (tmp_path / "in").mkdir()
-    (tmp_path / "in" / "CMakeLists.txt").write_text("cmake_minimum_required(VERSION 3.18)\nproject(p LANGUAGES CXX CUDA)\n"
-                                                    "add_executable(app k.cu)\n")
-    (tmp_path / "in" / "k.cu").write_text("__global__ void k() {}\nint main() { k<<<1, 1>>>(); return 0; }\n")
+    _cmake_project(tmp_path, "cmake_minimum_required(VERSION 3.18)\nproject(p LANGUAGES CXX CUDA)\nadd_executable(app k.cu)\n",
+                   {"k.cu": "__global__ void k() {}\nint main() { k<<<1, 1>>>(); return 0; }\n"})
     notes = []
     for mode in ((), ("--cmake-hipcc",)):
         done = subprocess.run([sys.executable, "-m", "portkit", "convert", "--no-cache", str(tmp_path / "in"), "-o",

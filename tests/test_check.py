@@ -318,6 +318,25 @@ def test_pre_commit_hook_blocks_new_unportable_calls(tmp_path: Path) -> None:
         os.environ.pop("PRE_COMMIT_HOME", None)
 
 
+def test_a_named_file_of_no_known_kind_is_left_out_with_a_note(repo: Path, capsys) -> None:
+    """pre-commit names every staged C, C++ and CUDA file, some the walk reads in no directory (kernels.ipp, or a
+    .hpp beside `extensions = [".cu"]`): check reads it as the scan of the project does (not at all, so a
+    baseline of the project holds nothing for it), with a note, and does not stop the commit; scan refuses it."""
+    write(repo / "a.cu", comm_file(SHRINK))
+    write(repo / "kernels.ipp", comm_file(SHRINK))
+    assert main(["check", "kernels.ipp"]) == 0
+    err = capsys.readouterr().err
+    assert err.startswith("portkit check: kernels.ipp: not a source or build file: .ipp is not a source extension (")
+    assert err.endswith("; not checked\n")
+    assert main(["check", "kernels.ipp", "a.cu"]) == 1
+    out, err = capsys.readouterr()
+    assert out.startswith("a.cu:3:3: PK102 ") and "kernels.ipp" not in out
+    assert "; not checked\n" in err and "1 new, 0 baselined" in err
+    assert main(["check", "--extensions", ".cu,.ipp", "kernels.ipp"]) == 1
+    assert capsys.readouterr().out.startswith("kernels.ipp:3:3: PK102 ")
+    assert main(["scan", "kernels.ipp"]) == 2
+
+
 def test_diff_given_a_path_says_it_takes_a_revision(tmp_path: Path) -> None:
     """`portkit check --diff csrc` took the path as the revision: "git diff csrc: bad revision". A path that is no
     revision gets a one-line usage error naming the command it likely meant; a revision still works."""

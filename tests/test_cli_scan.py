@@ -349,3 +349,48 @@ def test_details_count_the_unknown_names_as_the_summary_does(tmp_path: Path, cap
     out = capsys.readouterr().out
     assert "CUDA-looking names no rule knows (2):" in out
     assert "CUDA-looking names no rule knows (2 names, 3 sites)" in out
+
+
+def test_a_launch_through_a_choice_of_kernels_is_one_launch_site(tmp_path: Path, capsys) -> None:
+    """`auto k = c ? &a : &b; k<<<...>>>` is a launch of a and of b (a finding each, their rows of the kernel table 1
+    launch each) but one launch site: the summary said "launches 3" for two sites, the codes table 3 PK201 sites, and
+    --details listed the site twice."""
+    source = tmp_path / "pick.cu"
+    source.write_text("__global__ void a(int* p) { *p = 1; }\n__global__ void b(int* p) { *p = 2; }\n"
+                      "void run(bool c, int* p) {\n  auto k = c ? &a : &b;\n  k<<<1, 1>>>(p);\n  a<<<1, 1>>>(p);\n}\n")
+    assert main(["scan", "--no-cache", "--format", "json", str(source)]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert {k["name"]: k["launches"] for k in data["kernels"]} == {"a": 2, "b": 1}
+    assert [f["name"] for f in data["findings"] if f["code"] == "PK201"] == ["a", "b", "a"]
+    assert data["summary"]["launches"] == 2
+    assert [(c["sites"], c["billed"]) for c in data["codes"] if c["code"] == "PK201"] == [(2, 2)]
+    assert main(["scan", "--no-cache", "--no-color", "--details", str(source)]) == 0
+    out = capsys.readouterr().out
+    assert "kernels 2, launches 2," in out
+    listed = out.split("Kernels (2)\n")[1]
+    assert listed.startswith(f"  {source}:1: a (2 launches)\n  {source}:2: b (1 launch)\nKernel launches (2)\n"
+                             f"  {source}:5: launch of k<<<1, 1>>> (k is a or b)\n  {source}:6: launch of a<<<1, 1>>>\n")
+
+
+def test_a_named_file_of_no_known_kind_is_refused_as_a_directory_leaves_it_out(tmp_path: Path, capsys) -> None:
+    """`portkit scan notes.txt` read a text file as a CUDA source (its cudaMalloc counted, exit 0) though a scan of
+    its directory leaves it out; now it is a one-line error, exit 2, unless the extensions name .txt. A named
+    source's headline counts it in the singular ("1 file (1 source, ...)", not "1 files (1 sources")."""
+    notes = tmp_path / "notes.txt"
+    notes.write_text("cudaMalloc(&p, 4);\n")
+    (tmp_path / "k.cu").write_text("__global__ void k() {}\n")
+    assert main(["scan", "--no-color", str(tmp_path)]) == 0
+    assert capsys.readouterr().out.startswith("portkit scan: 1 file (1 source, 0 build, 0 other), 1 line\n")
+    assert main(["scan", str(notes)]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err == (f"portkit: error: {notes}: not a source or build file: .txt is not a source extension "
+                                 "(the source extensions are .cu,.cuh,.cpp,.cc,.cxx,.c,.h,.hpp,.hh,.hxx,.inl); add it to "
+                                 "extensions to read the file as a source\n")
+    assert main(["scan", "--no-color", "--extensions", ".txt", str(notes)]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("portkit scan: 1 file (1 source, 0 build, 0 other), 1 line\n") and "supported 1," in out
+    assert main(["scan", "--no-color", "--extensions", ".txt", str(tmp_path)]) == 0  # the directory reads it too
+    assert capsys.readouterr().out.startswith("portkit scan: 1 file (1 source, 0 build, 0 other), 1 line\n")
+    (tmp_path / "CMakeLists.txt").write_text("project(p LANGUAGES CUDA)\n")  # a build file's name is a kind
+    assert main(["scan", "--no-color", str(tmp_path / "CMakeLists.txt"), str(tmp_path / "k.cu")]) == 0
+    assert capsys.readouterr().out.startswith("portkit scan: 2 files (1 source, 1 build, 0 other), 2 lines\n")

@@ -855,7 +855,7 @@ def test_excluded_files_are_copied_as_they_are(tmp_path: Path, capsys) -> None:
     out = tmp_path / "out"
     assert main(["convert", "--no-cache", str(src), "-o", str(out), "-x", "third_party/"]) == 0
     summary = capsys.readouterr().out
-    assert "1 files analysed" in summary and "1 other files copied, 2 excluded files copied as they are" in summary
+    assert "1 file analysed" in summary and "1 other file copied, 2 excluded files copied as they are" in summary
     for name in ("third_party/eigen/Dense.h", "third_party/eigen/kernels.cu"):
         assert (out / name).read_bytes() == (src / name).read_bytes()
     assert not (out / "build").exists()
@@ -1001,7 +1001,7 @@ def test_hipify_perl_backend(tmp_path: Path, capsys, monkeypatch) -> None:
     assert out.startswith("#include <hip/hip_runtime.h>\n// portkit: PK102 ncclCommShrink: ")
     assert "hipFree(p);" in out
     assert json.loads(log.read_text()) == ["-quiet-warnings", "-roc", "-hip-kernel-execution-syntax", str(src / "a.cu")]
-    assert "1 markers" in capsys.readouterr().out
+    assert "1 marker\n" in capsys.readouterr().out
 
 
 def test_summary_counts_many_markers_by_kind_and_details_lists_each(tmp_path: Path, monkeypatch, capsys) -> None:

@@ -14,6 +14,7 @@ from portkit.cli import main
 from portkit.rules.build_facts import build_facts
 
 INPUTS = Path(__file__).parent / "convert" / "compiles"
+CASES = Path(__file__).parent / "cases"
 UNITS = sorted(p.name for p in INPUTS.glob("*.cu"))
 
 
@@ -33,9 +34,42 @@ def test_every_class_compiles_with_hipcc(launch_syntax: str, tmp_path: Path, cap
         assert (tmp_path / "again" / unit).read_bytes() == (out / unit).read_bytes(), unit
 
 
+def nvcc_builds(tmp_path: Path, name: str) -> None:
+    """nvcc compiles the input `name` for sm_80: the code the conversion must keep meaning what it meant."""
+    nvidia = subprocess.run([require_tool("nvcc"), "-arch=sm_80", "-c", str(INPUTS / name), "-o", str(tmp_path / "nvidia.o")],
+                            capture_output=True, text=True)
+    assert nvidia.returncode == 0, nvidia.stderr[-3000:]
+
+
+def hipcc_builds(tmp_path: Path, name: str) -> None:
+    """hipcc compiles `name` as converted into tmp_path/out for gfx90a in full: AMD's device and host passes."""
+    amd = subprocess.run([require_tool("hipcc"), "--offload-arch=gfx90a", "-c", "-x", "hip", str(tmp_path / "out" / name),
+                          "-o", str(tmp_path / "amd.o")], capture_output=True, text=True, env={**os.environ, "HIP_PLATFORM": "amd"})
+    assert amd.returncode == 0, amd.stderr[-3000:]
+
+
 def converted(tmp_path: Path, name: str, *options: str) -> str:
     assert main(["convert", "--no-cache", *options, str(INPUTS / name), "-o", str(tmp_path / "out")]) == 0
     return (tmp_path / "out" / name).read_text()
+
+
+def converted_case(tmp_path: Path, name: str, header: str, rocm: str) -> Path:
+    """tests/cases/`name`, with the include/`header` it includes, converted for HIP `rocm`: the converted unit (hipcc
+    must be installed: the tests that convert a case this way compile it)."""
+    require_tool("hipcc")
+    tree = tmp_path / "in"
+    (tree / "include").mkdir(parents=True)
+    (tree / name).write_text((CASES / name).read_text())
+    (tree / "include" / header).write_text((CASES / "include" / header).read_text())
+    assert main(["convert", "--no-cache", "--rocm-version", rocm, str(tree), "-o", str(tmp_path / "out")]) == 0
+    return tmp_path / "out" / name
+
+
+def compiles_for_amd(unit: Path, *flags: str) -> None:
+    """hipcc for gfx90a reads `unit` (syntax only) with `flags` and finds no error."""
+    built = subprocess.run([require_tool("hipcc"), "--offload-arch=gfx90a", "-fsyntax-only", "-x", "hip", *flags, str(unit)],
+                           capture_output=True, text=True, env={**os.environ, "HIP_PLATFORM": "amd"})
+    assert built.returncode == 0, built.stderr[-3000:]
 
 
 def verified(tmp_path: Path, capsys, files: dict[str, str]) -> Path:
@@ -111,11 +145,10 @@ def test_a_nested_ptx_branch_does_not_hold_back_the_test_around_it(tmp_path: Pat
 def test_arch_tests_around_device_functions_hold_in_amds_host_pass(tmp_path: Path) -> None:
     """nvcc builds the original; clang's host pass instantiates the kernel templates that call the functions, so the
     converted tests must hold there too (a full compile: the failure was the host pass's), written once each."""
-    hipcc, nvcc = require_tool("hipcc"), require_tool("nvcc")
+    require_tool("hipcc")
+    require_tool("nvcc")
     name = "arch_guarded_declarations.cu"
-    nvidia = subprocess.run([nvcc, "-arch=sm_80", "-c", str(INPUTS / name), "-o", str(tmp_path / "nvidia.o")],
-                            capture_output=True, text=True)
-    assert nvidia.returncode == 0, nvidia.stderr[-3000:]
+    nvcc_builds(tmp_path, name)
     text = converted(tmp_path, name, "--rocm-version", "5.2")
     both = "#if defined(__HIP__) || defined(__HIP_DEVICE_COMPILE__)"
     assert text.count(f"{both}  // atomicAdd(double) needs sm_60\n") == 1
@@ -123,41 +156,33 @@ def test_arch_tests_around_device_functions_hold_in_amds_host_pass(tmp_path: Pat
     assert "#if __CUDA_ARCH__ >= 700\n" in text  # PTX: left as CUDA's
     assert "#if defined(__HIP_DEVICE_COMPILE__)\n__host__ __device__ double add_or_store(" in text, "the host keeps its fallback"
     assert "defined(__HIP_DEVICE_COMPILE__) && defined(__HIP_DEVICE_COMPILE__)" not in text
-    amd = subprocess.run([hipcc, "--offload-arch=gfx90a", "-c", "-x", "hip", str(tmp_path / "out" / name),
-                          "-o", str(tmp_path / "amd.o")], capture_output=True, text=True,
-                         env={**os.environ, "HIP_PLATFORM": "amd"})
-    assert amd.returncode == 0, amd.stderr[-3000:]
+    hipcc_builds(tmp_path, name)
 
 
 def test_lone_arch_tests_around_device_functions_hold_in_amds_host_pass(tmp_path: Path) -> None:
     """`#ifdef __CUDA_ARCH__`, `#if defined(...)`, `#ifndef ... #else` around device functions only: as for the compared
     tests, the rewritten test holds in both of AMD's passes (a full compile: the host pass failed), written once."""
-    hipcc, nvcc = require_tool("hipcc"), require_tool("nvcc")
+    require_tool("hipcc")
+    require_tool("nvcc")
     name = "arch_defined_declarations.cu"
-    nvidia = subprocess.run([nvcc, "-arch=sm_80", "-c", str(INPUTS / name), "-o", str(tmp_path / "nvidia.o")],
-                            capture_output=True, text=True)
-    assert nvidia.returncode == 0, nvidia.stderr[-3000:]
+    nvcc_builds(tmp_path, name)
     text = converted(tmp_path, name, "--rocm-version", "5.2")
     both = "defined(__HIP__) || defined(__HIP_DEVICE_COMPILE__)"
     assert f"#if {both}\n__device__ void add_to(" in text and f"#if {both}\ntemplate <typename T>" in text
     assert f"#if !({both})\n__device__ float halve(" in text
     assert f"#if !({both})\n__device__ double add_slowly(" in text, "the `!defined(X) ||` said once"
     assert "#ifdef __HIP_DEVICE_COMPILE__\n__host__ __device__ float scale(" in text, "the host keeps its fallback"
-    amd = subprocess.run([hipcc, "--offload-arch=gfx90a", "-c", "-x", "hip", str(tmp_path / "out" / name),
-                          "-o", str(tmp_path / "amd.o")], capture_output=True, text=True,
-                         env={**os.environ, "HIP_PLATFORM": "amd"})
-    assert amd.returncode == 0, amd.stderr[-3000:]
+    hipcc_builds(tmp_path, name)
 
 
 def test_device_functions_with_host_twins_are_callable_from_both_sides(tmp_path: Path) -> None:
     """A __device__ function under a __CUDA_ARCH__ test and a host function or function-like macro of the same name
     in the other branch (ccminer's swab32): nvcc builds the original; in a full hipcc compile the device pass
     type-checks host code and the host pass kernels, so both definitions are written __host__ __device__."""
-    hipcc, nvcc = require_tool("hipcc"), require_tool("nvcc")
+    require_tool("hipcc")
+    require_tool("nvcc")
     name = "arch_host_twins.cu"
-    nvidia = subprocess.run([nvcc, "-arch=sm_80", "-c", str(INPUTS / name), "-o", str(tmp_path / "nvidia.o")],
-                            capture_output=True, text=True)
-    assert nvidia.returncode == 0, nvidia.stderr[-3000:]
+    nvcc_builds(tmp_path, name)
     text = converted(tmp_path, name, "--rocm-version", "5.2")
     assert "#ifdef __HIP_DEVICE_COMPILE__\n__host__ __device__ __forceinline__ unsigned swap_halves(" in text
     assert "#else\n#define swap_halves(x) (((x) << 16)" in text, "a function-like macro needs nothing"
@@ -167,10 +192,7 @@ def test_device_functions_with_host_twins_are_callable_from_both_sides(tmp_path:
     assert "#else\n__host__ __device__ float half_of(" in text
     assert "template <typename T> __host__ __device__ T loaded(const T *p) { return __ldg(p); }" in text
     assert "template <typename T> __host__ __device__ T loaded(const T *p) { return *p; }" in text
-    amd = subprocess.run([hipcc, "--offload-arch=gfx90a", "-c", "-x", "hip", str(tmp_path / "out" / name),
-                          "-o", str(tmp_path / "amd.o")], capture_output=True, text=True,
-                         env={**os.environ, "HIP_PLATFORM": "amd"})
-    assert amd.returncode == 0, amd.stderr[-3000:]
+    hipcc_builds(tmp_path, name)
 
 
 def test_a_host_twin_no_space_can_change_is_marked(tmp_path: Path) -> None:
@@ -240,7 +262,7 @@ def test_the_cuda_branch_beside_a_projects_hip_branch_stays_as_written(tmp_path:
 def test_hips_older_platform_macros_take_their_rocm_6_names(tmp_path: Path, capsys) -> None:
     """ROCm 6.0 dropped __HIP_PLATFORM_HCC__/__HIP_PLATFORM_NVCC__: reported with the replacement, and written as
     __HIP_PLATFORM_AMD__/__HIP_PLATFORM_NVIDIA__ (ROCm 4.2's), which read the same, where the target has them."""
-    hipcc = require_tool("hipcc")
+    require_tool("hipcc")
     name = "hip_platform_macros.cu"
     text = converted(tmp_path, name, "--rocm-version", "5.2")
     report = capsys.readouterr().out
@@ -249,10 +271,7 @@ def test_hips_older_platform_macros_take_their_rocm_6_names(tmp_path: Path, caps
     code = "\n".join(line for line in text.splitlines() if not line.startswith("// portkit:"))
     assert "#if defined(__HIP_PLATFORM_AMD__)\n" in code and "#elif defined(__HIP_PLATFORM_NVIDIA__)\n" in code
     assert "#ifdef __HIP_PLATFORM_AMD__\n" in code and "PLATFORM_HCC" not in code and "PLATFORM_NVCC" not in code
-    amd = subprocess.run([hipcc, "--offload-arch=gfx90a", "-c", "-x", "hip", str(tmp_path / "out" / name),
-                          "-o", str(tmp_path / "amd.o")], capture_output=True, text=True,
-                         env={**os.environ, "HIP_PLATFORM": "amd"})
-    assert amd.returncode == 0, amd.stderr[-3000:]  # the static_assert: hipcc took the AMD branch
+    hipcc_builds(tmp_path, name)  # the static_assert: hipcc took the AMD branch
     older = converted(tmp_path / "older", name, "--rocm-version", "4.0")  # before ROCm 4.2: the old names stay
     assert "#if defined(__HIP_PLATFORM_HCC__)\n" in older
     # A shim's `#define __HIP_PLATFORM_NVCC__ __HIP_PLATFORM_NVIDIA__` would make the NVIDIA test true on AMD.
@@ -1061,19 +1080,10 @@ def test_names_the_projects_own_hip_layer_defines_compile_both_ways(tmp_path: Pa
     """Convert renames the uses of the names the project's own HIP layer defines (settled: no work) all the same: the
     converted unit compiles for AMD with the project's switch (its layer then reads `#define cudaMemcpyAsync
     hipMemcpyAsync` beside `hipMemcpyAsync`) and without it."""
-    hipcc = require_tool("hipcc")
-    tree = tmp_path / "in"
-    (tree / "include").mkdir(parents=True)
-    case = Path(__file__).parent / "cases" / "own_hip_layer.cu"
-    (tree / case.name).write_text(case.read_text())
-    (tree / "include" / "own_hip_layer.h").write_text((case.parent / "include" / "own_hip_layer.h").read_text())
-    assert main(["convert", "--no-cache", "--rocm-version", "5.2", str(tree), "-o", str(tmp_path / "out")]) == 0
-    unit = tmp_path / "out" / case.name
+    unit = converted_case(tmp_path, "own_hip_layer.cu", "own_hip_layer.h", "5.2")
     assert "hipMemcpyAsync(dst, src" in unit.read_text()
     for switch in ([], ["-DPROJECT_HIP"]):
-        built = subprocess.run([hipcc, "--offload-arch=gfx90a", "-fsyntax-only", "-x", "hip", *switch, str(unit)],
-                               capture_output=True, text=True, env={**os.environ, "HIP_PLATFORM": "amd"})
-        assert built.returncode == 0, built.stderr[-3000:]
+        compiles_for_amd(unit, *switch)
 
 
 def test_what_the_projects_own_hip_layer_defines_as_more_than_a_rename_is_left_to_it(tmp_path: Path) -> None:
@@ -1083,29 +1093,19 @@ def test_what_the_projects_own_hip_layer_defines_as_more_than_a_rename_is_left_t
     skipped its own workarounds and, against the hipBLAS it builds with, did not compile. Such uses are left to the
     layer: the unit builds with the project's switch against the hipBLAS the layer was written for (5.2's
     declarations), whatever the target."""
-    hipcc = require_tool("hipcc")
-    tree = tmp_path / "in"
-    (tree / "include").mkdir(parents=True)
-    case = Path(__file__).parent / "cases" / "own_hip_layer_macros.cu"
-    (tree / case.name).write_text(case.read_text())
-    (tree / "include" / "own_hip_layer_macros.h").write_text((case.parent / "include" / "own_hip_layer_macros.h").read_text())
-    assert main(["convert", "--no-cache", "--rocm-version", "6.2", str(tree), "-o", str(tmp_path / "out")]) == 0
-    unit = tmp_path / "out" / case.name
+    unit = converted_case(tmp_path, "own_hip_layer_macros.cu", "own_hip_layer_macros.h", "6.2")
     text = unit.read_text()
     for call in ("cudaMemcpy2DAsync(dst, pitch", "curandSetGeneratorOrdering(g, ", "cublasStrsm_v2(h, HIPBLAS_SIDE_LEFT",
                  "__fdiv_rd(x[threadIdx.x], 3.0f)"):
         assert call in text
-    hipblas = Path(__file__).parent / "data" / "hipblas-5.2"
-    built = subprocess.run([hipcc, "--offload-arch=gfx90a", "-fsyntax-only", "-x", "hip", "-DPROJECT_HIP", "-I", str(hipblas),
-                            str(unit)], capture_output=True, text=True, env={**os.environ, "HIP_PLATFORM": "amd"})
-    assert built.returncode == 0, built.stderr[-3000:]
+    compiles_for_amd(unit, "-DPROJECT_HIP", "-I", str(Path(__file__).parent / "data" / "hipblas-5.2"))
 
 
 def test_a_cast_goes_around_a_macro_use_not_into_it(tmp_path: Path) -> None:
     """DeepSpeed's `cudaFuncSetAttribute(ROCM_ONLY((void *)) kernel, ...)`, with ROCM_ONLY(x) empty for CUDA: the parse
     reads the identity macro's use as its argument, and the cast HIP's `const void*` needs went inside the macro's
     parentheses, which neither expansion compiles. It goes around the whole argument; both expansions build."""
-    hipcc = require_tool("hipcc")
+    require_tool("hipcc")
     tree = tmp_path / "in"
     tree.mkdir()
     (tree / "attr.cu").write_text(
@@ -1118,27 +1118,16 @@ def test_a_cast_goes_around_a_macro_use_not_into_it(tmp_path: Path) -> None:
     unit = tmp_path / "out" / "attr.cu"
     assert "hipFuncSetAttribute(reinterpret_cast<const void*>(ROCM_ONLY((void *)) kernel), " in unit.read_text()
     for switch in ([], ["-DUSE_ROCM"]):
-        built = subprocess.run([hipcc, "--offload-arch=gfx90a", "-fsyntax-only", "-x", "hip", *switch, str(unit)],
-                               capture_output=True, text=True, env={**os.environ, "HIP_PLATFORM": "amd"})
-        assert built.returncode == 0, built.stderr[-3000:]
+        compiles_for_amd(unit, *switch)
 
 
 def test_code_under_a_macro_hips_platform_decides_is_left_unmarked_and_compiles_for_amd(tmp_path: Path) -> None:
     """`#ifdef PTX_AVAILABLE` (defined only in the #else of `#ifdef __HIP_PLATFORM_AMD__`, in another header) and
     `#if !PROJECT_ON_HIP` hold code hipcc never compiles for AMD: convert writes no marker there (the PTX asm got a
     PK101, the _sync votes PK104s), and the converted unit compiles for AMD as it is."""
-    hipcc = require_tool("hipcc")
-    tree = tmp_path / "in"
-    (tree / "include").mkdir(parents=True)
-    case = Path(__file__).parent / "cases" / "projects_platform_macros.cu"
-    (tree / case.name).write_text(case.read_text())
-    (tree / "include" / "platform_macros.h").write_text((case.parent / "include" / "platform_macros.h").read_text())
-    assert main(["convert", "--no-cache", "--rocm-version", "5.2", str(tree), "-o", str(tmp_path / "out")]) == 0
-    unit = tmp_path / "out" / case.name
+    unit = converted_case(tmp_path, "projects_platform_macros.cu", "platform_macros.h", "5.2")
     assert "portkit: PK" not in unit.read_text()
-    built = subprocess.run([hipcc, "--offload-arch=gfx90a", "-fsyntax-only", "-x", "hip", str(unit)],
-                           capture_output=True, text=True, env={**os.environ, "HIP_PLATFORM": "amd"})
-    assert built.returncode == 0, built.stderr[-3000:]
+    compiles_for_amd(unit)
 
 
 def test_the_architecture_read_as_a_number_in_code_is_not_the_device_pass_flag(tmp_path: Path, capsys) -> None:

@@ -670,6 +670,19 @@ def test_names_the_projects_own_hip_layer_defines_are_left_to_it_or_guarded(
         assert nvcc.returncode == 0, f"nvcc {source.name}: {nvcc.stderr[-2000:]}"
 
 
+def _shimmed_with_layer(tmp_path: Path, layer: str, includes: str) -> Path:
+    """A project of its own HIP layer (src/hip/hipify.h: `layer`) and a.cu, whose `includes` precede a kernel calling
+    __fdiv_rd and host code calling cudaMalloc and cudaFree, given the shim (the sources with it in tmp_path/out)."""
+    src, out = tmp_path / "src", tmp_path / "out"
+    (src / "hip").mkdir(parents=True)
+    (src / "hip" / "hipify.h").write_text(layer)
+    (src / "a.cu").write_text(includes + "__global__ void k(float *x) { x[0] = __fdiv_rd(x[0], 3.0f); }\n"
+                              "int run() { float *d = 0; cudaMalloc(&d, 64); k<<<1, 1>>>(d); return cudaFree(d); }\n")
+    out.mkdir()
+    assert main(["shim", str(src), "-o", str(out / "portkit_gpu.h"), "--sources", str(out), "--force"]) == 0
+    return out
+
+
 def test_what_the_layer_defines_as_more_than_a_rename_is_left_to_it_and_its_switch_named(tmp_path: Path, capsys) -> None:
     """kaldi's hip/hipify.h defines `__fdiv_rd` as `__fdiv_rn` (another CUDA spelling, which AMD rounds alike) under
     `#ifdef __HIPCC__`: no alias of HIP's name, so the shim mapped it again and every unit that includes both got a
@@ -677,16 +690,9 @@ def test_what_the_layer_defines_as_more_than_a_rename_is_left_to_it_and_its_swit
     switch then compiles neither the layer nor a mapping of those names: portkit says which macro it needs."""
     layer = ("#pragma once\n#include <hip/hip_runtime.h>\n#ifdef __HIPCC__\n#define __fdiv_rd __fdiv_rn\n#endif\n"
              "#define cudaMalloc hipMalloc\n#define cudaFree hipFree\n")
-    src = tmp_path / "src"
-    (src / "hip").mkdir(parents=True)
-    (src / "hip" / "hipify.h").write_text(layer)
-    (src / "a.cu").write_text("#ifdef __IS_HIP_COMPILE__\n#include \"hip/hipify.h\"\n#endif\n#include <cuda_runtime.h>\n"
-                              "__global__ void k(float *x) { x[0] = __fdiv_rd(x[0], 3.0f); }\n"
-                              "int run() { float *d = 0; cudaMalloc(&d, 64); k<<<1, 1>>>(d); return cudaFree(d); }\n")
-    out = tmp_path / "out"
-    out.mkdir()
     capsys.readouterr()
-    assert main(["shim", str(src), "-o", str(out / "portkit_gpu.h"), "--sources", str(out), "--force"]) == 0
+    out = _shimmed_with_layer(tmp_path, layer, "#ifdef __IS_HIP_COMPILE__\n#include \"hip/hipify.h\"\n#endif\n"
+                                               "#include <cuda_runtime.h>\n")
     comment = (out / "portkit_gpu.h").read_text().split("*/", 1)[0]
     assert " *   __fdiv_rd (" in comment
     assert ("portkit: warning: 3 names are left to the project's own HIP layer (hipify.h): a hipcc build without "
@@ -703,15 +709,8 @@ def test_the_projects_own_hip_layer_is_left_as_written(tmp_path: Path) -> None:
     is the project's HIP code, which hipcc alone compiles: the shim writes nothing into it."""
     layer = ("#ifndef MY_HIPIFY_H\n#define MY_HIPIFY_H\n#define cudaMalloc hipMalloc\n#define cudaFree hipFree\n"
              "#define __fdiv_rd __fdiv_rn\n#endif\n")
-    src = tmp_path / "src"
-    (src / "hip").mkdir(parents=True)
-    (src / "hip" / "hipify.h").write_text(layer)
-    (src / "a.cu").write_text("#ifdef __IS_HIP_COMPILE__\n#include <hip/hip_runtime.h>\n#include \"hip/hipify.h\"\n#else\n"
-                              "#include <cuda_runtime.h>\n#endif\n__global__ void k(float *x) { x[0] = __fdiv_rd(x[0], 3.0f); }\n"
-                              "int run() { float *d = 0; cudaMalloc(&d, 64); k<<<1, 1>>>(d); return cudaFree(d); }\n")
-    out = tmp_path / "out"
-    out.mkdir()
-    assert main(["shim", str(src), "-o", str(out / "portkit_gpu.h"), "--sources", str(out), "--force"]) == 0
+    out = _shimmed_with_layer(tmp_path, layer, "#ifdef __IS_HIP_COMPILE__\n#include <hip/hip_runtime.h>\n"
+                                               "#include \"hip/hipify.h\"\n#else\n#include <cuda_runtime.h>\n#endif\n")
     assert (out / "hip" / "hipify.h").read_text() == layer
 
 

@@ -150,3 +150,20 @@ def test_an_include_convert_commented_out_marks_nothing_below_it(tmp_path: Path)
                     "// portkit: PK212 unused here, and the targeted HIP lacks it: #include <cooperative_groups/reduce.h>\n"
                     'void f() { int n = "text"; }\n')
     assert hipcc_check.verify_file(hipcc, unit, (), "gfx90a").status is hipcc_check.VerifyStatus.FAIL
+
+
+def test_a_rejected_flag_still_sums_up_what_was_written_and_says_nothing_was_verified(tmp_path: Path, capsys) -> None:
+    """hipcc refusing a --verify-flag stopped convert before its summary: the files were written, but stdout said
+    nothing of them (the edits, the markers) nor of the check. The summary is printed, then a line that no unit
+    was verified; the error still says why, exit 2."""
+    require_tool("hipcc")
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "fine.cu").write_text("__global__ void z(int *f) { *f = 0; }\n"
+                                             "void g(int *p) { cudaMalloc(&p, 4); cudaFree(p); }\n")
+    code = main(["convert", "--verify", "--verify-flag=--bogus", "--no-cache", str(tmp_path / "in"), "-o", str(tmp_path / "out")])
+    out, err = capsys.readouterr()
+    assert code == 2, out + err
+    assert out == "portkit convert: 1 file analysed, 1 changed, 3 edits, 0 markers\nhipcc: nothing verified (the error below says why)\n"
+    assert err.strip().endswith("portkit: error: hipcc rejected its command line (clang: error: unsupported option '--bogus'): "
+                                "check the flags given for the check; the converted files are written, unverified")
+    assert "hipMalloc(&p, 4)" in (tmp_path / "out" / "fine.cu").read_text()

@@ -1,6 +1,8 @@
 """`portkit check` and `portkit baseline`: stop new unportable code, record the old."""
 from __future__ import annotations
 
+import dataclasses
+import os
 import sys
 from pathlib import Path
 from typing import List, Optional
@@ -11,6 +13,7 @@ from portkit.cli.app import UsageError, choice, examples, pipeline_command
 from portkit.codes import BLOCKING_CHOICES
 from portkit.settings import RunSettings, with_blocking
 from portkit.textutil import printable
+from portkit.walk import unknown_kind
 
 
 Blocking = choice("Blocking", BLOCKING_CHOICES)
@@ -43,6 +46,15 @@ def check(
     from portkit.check.project import run_check
 
     settings = with_blocking(settings, blocking)
+    # pre-commit names every staged C, C++ and CUDA file (.ipp, .mm too): one the walk would not read in a directory
+    # is left out with a note, not an error that stops the commit (other commands refuse it).
+    unknown = {path: problem for path in settings.paths if os.path.isfile(path)
+               and (problem := unknown_kind(path, settings.extensions))}
+    for path, problem in unknown.items():
+        print(printable(f"portkit check: {path}: {problem}; not checked"), file=sys.stderr)
+    if unknown and len(unknown) == len(settings.paths):
+        raise typer.Exit(0)
+    settings = dataclasses.replace(settings, paths=tuple(p for p in settings.paths if p not in unknown))
     if diff is not None and Path(diff).exists() and not is_revision(diff, Path.cwd()):
         raise UsageError(f"--diff takes a git revision; {printable(diff)} is a path: did you mean "
                          f"'portkit check --diff HEAD {printable(diff)}'?")

@@ -11,7 +11,7 @@ import typer
 from portkit.cli.app import Force, NoBackup, UsageError, choice, examples, leave_for_exit, pipeline_command
 from portkit import model
 from portkit.settings import RunSettings
-from portkit.textutil import PIPE_WIDTH, cut_column, pipe_width, printable
+from portkit.textutil import PIPE_WIDTH, counted, cut_column, pipe_width, printable
 
 if TYPE_CHECKING:
     from portkit.convert.markers import Marker
@@ -46,7 +46,7 @@ def _marker_kinds(markers: list[Marker], out: TextIO) -> None:
             for (code, name), group in ordered[:MARKER_KIND_ROWS]]
     widths = [min(cap, max(len(header), *(len(r[i]) for r in rows))) for i, (header, cap) in enumerate(_KIND_COLUMNS)]
     widths[-1] = max(_width(out) - 2 - sum(widths[:-1]) - 2 * (len(widths) - 1), len(_KIND_COLUMNS[-1][0]))
-    out.write(f"Manual work: {len(markers)} markers in {len({m.path for m in markers})} files, by kind "
+    out.write(f"Manual work: {len(markers)} markers in {counted(len({m.path for m in markers}), 'file')}, by kind "
               "(each a '// portkit:' comment; --details lists every one):\n")
     cells = [[header for header, _ in _KIND_COLUMNS], *rows]
     for shown in zip(*(cut_column([printable(row[i]) for row in cells], width) for i, width in enumerate(widths))):
@@ -62,13 +62,14 @@ def _print_summary(outcome: ConvertOutcome, out: TextIO, details: bool = False) 
     changed = [c for c in outcome.conversions if c.changed]
     markers = outcome.markers()
     present = sum(not m.written for m in markers)  # a converted tree's own: counted apart, never as written
-    out.write(f"portkit convert: {len(outcome.conversions)} files analysed, {len(changed)} changed, "
-              f"{sum(c.edits for c in outcome.conversions)} edits"
+    out.write(f"portkit convert: {counted(len(outcome.conversions), 'file')} analysed, {len(changed)} changed, "
+              f"{counted(sum(c.edits for c in outcome.conversions), 'edit')}"
               + (f" ({outcome.build_edits} of them build-file lines)" if outcome.build_edits else "")
-              + f", {len(markers) - present} markers" + (f" ({present} already there)" if present else "")
-              + (f", {len(outcome.build_notes)} build-file markers" if outcome.build_notes else "")
-              + (f", {outcome.copied - outcome.excluded} other files copied" if outcome.copied > outcome.excluded else "")
-              + (f", {outcome.excluded} excluded files copied as they are" if outcome.excluded else "") + "\n")
+              + f", {counted(len(markers) - present, 'marker')}" + (f" ({present} already there)" if present else "")
+              + (f", {counted(len(outcome.build_notes), 'build-file marker')}" if outcome.build_notes else "")
+              + (f", {counted(outcome.copied - outcome.excluded, 'other file')} copied" if outcome.copied > outcome.excluded
+                 else "")
+              + (f", {counted(outcome.excluded, 'excluded file')} copied as they are" if outcome.excluded else "") + "\n")
     if len(markers) > MARKER_LIST_LIMIT and not details:
         _marker_kinds(markers, out)
     elif markers:
@@ -88,6 +89,8 @@ def _print_summary(outcome: ConvertOutcome, out: TextIO, details: bool = False) 
             out.write(printable(f"  {path}:{', '.join(map(str, dict.fromkeys(numbers)))}: {code} {message}") + "\n")
     if outcome.verified:
         _print_verified(outcome, out, details)
+    elif outcome.unverified:
+        out.write("hipcc: nothing verified (the error below says why)\n")
 
 
 def _print_verified(outcome: ConvertOutcome, out: TextIO, details: bool) -> None:

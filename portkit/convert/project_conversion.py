@@ -24,7 +24,7 @@ from portkit.convert.encodings import in_file_encoding
 from portkit.convert.sources import FileConversion, SourceToConvert, acting, convert_all, convert_source
 from portkit.convert.hipcc_check import VerifyResult, is_unit, terminal_progress, verify_tree
 from portkit.convert.verify_includes import ConvertedRoot, verify_flags
-from portkit.errors import InputError
+from portkit.errors import InputError, PortkitError
 from portkit.model import Backend, Finding, LaunchSyntax
 from portkit.outpath import refuse_overlap
 from portkit.rules.build_facts import build_facts
@@ -73,6 +73,7 @@ class ConvertOutcome:
     failures: list[str] = dataclasses.field(default_factory=list)
     notes: list[str] = dataclasses.field(default_factory=list)
     verified: list[VerifyResult] = dataclasses.field(default_factory=list)
+    unverified: str = ""  # why --verify compiled nothing (hipcc rejected the flags given for it): one of the failures
     skipped: list[tuple[str, int]] = dataclasses.field(default_factory=list)  # (path, line): an edit left out
     copied: int = 0
     excluded: int = 0  # of the files copied, those the excludes kept from the scan
@@ -230,5 +231,9 @@ def convert_project(settings: RunSettings, options: ConvertOptions, progress: bo
     outcome.notes.extend(log.notes)
     outcome.copied, outcome.excluded = log.copied, log.excluded
     if options.verify and not options.diff:
-        outcome.verified = _verify(settings, options, outcome, progress)
+        try:
+            outcome.verified = _verify(settings, options, outcome, progress)
+        except PortkitError as exc:  # hipcc refused its flags, or is missing: what was written is still summed up
+            outcome.unverified = str(exc)
+            outcome.failures.append(str(exc))
     return outcome

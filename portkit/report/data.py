@@ -81,7 +81,7 @@ class _Totals:
         billed = sum(r.billed for _, r in group)
         counted = sum(r.counted for _, r in group)
         ready = sum(r.ready for _, r in group)
-        self.codes[code] += count
+        self.codes[code] += count - sum(r.repeated for _, r in group)  # sites: a launch of either of two kernels is one
         self.code_billed[code] += billed
         self.code_files[code] |= files
         if code not in self.code_first or first < self.code_first[code]:

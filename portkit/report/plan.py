@@ -15,6 +15,7 @@ from portkit.resources import load_data
 from portkit.rules import RuleDatabase, Target
 from portkit.rules.versions import parse_version, resolve, version_text
 from portkit.tally import Tally, listed_sites
+from portkit.textutil import counted
 
 _SUPPORTED = Status.SUPPORTED.value
 # Names whose results depend on the warp width (the checklist's numerical-correctness step).
@@ -187,8 +188,8 @@ def checklist(data: dict[str, Any], tallies: dict[str, Tally]) -> list[dict[str,
     archs = sorted({site.name for _, site in listed_sites(tallies, GPU_ARCHITECTURE)})
     return [
         {"step": "Dependency inventory",
-         "determined": f"{len(libraries)} CUDA libraries ({', '.join(libraries) or 'none'}), "
-                       f"{sum(lib['apis'] for lib in data['libraries'])} distinct APIs in {s['source_files']} files; "
+         "determined": f"{counted(len(libraries), 'CUDA library', 'CUDA libraries')} ({', '.join(libraries) or 'none'}), "
+                       f"{sum(lib['apis'] for lib in data['libraries'])} distinct APIs in {counted(s['source_files'], 'file')}; "
                        f"{s['unknown_names']} CUDA-looking names no rule knows.",
          "remaining": "Confirm the ROCm release and that each counterpart library is installed there; "
                       "classify the unknown names (add rules with --rules)."},

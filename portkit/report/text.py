@@ -19,7 +19,7 @@ from rich.text import Text
 from portkit import codes
 from portkit.codes import ATTENTION_STATUSES, CODES, Status
 from portkit.fileio import ClosedPipe
-from portkit.textutil import cut_column, pipe_width, printable, wrap_points
+from portkit.textutil import counted, cut_column, pipe_width, printable, wrap_points
 
 STATUS_STYLE = {Status.SUPPORTED: "green", Status.PARTIAL: "yellow", Status.UNSUPPORTED: "red", Status.REMOVED: "magenta",
                 Status.UNAVAILABLE: "red"}
@@ -86,8 +86,8 @@ def _headline(console: Console, data: dict[str, Any]) -> None:
     """At most 80 columns a line: which target the figures are for, and what they become at the newest ROCm."""
     s, plan = data["summary"], data["plan"]
     readiness, effort, newest = plan["readiness"], plan["effort"], plan["newest"]
-    _line(console, f"[bold]portkit scan[/bold]: {s['files']} files ({s['source_files']} sources, {s['build_files']} build, "
-                   f"{s['other_files']} other), {s['lines']} lines")
+    _line(console, f"[bold]portkit scan[/bold]: {counted(s['files'], 'file')} ({counted(s['source_files'], 'source')}, "
+                   f"{s['build_files']} build, {s['other_files']} other), {counted(s['lines'], 'line')}")
     target = f"HIP {data['target']['rocm']}" if data["target"]["rocm"] else "the newest ROCm"
     _line(console, f"at {target}: [bold]readiness {readiness['score']}%[/bold], "
                    f"[bold]effort {effort['person_days']} person-days[/bold] ({effort['hours']} h)")
@@ -222,7 +222,7 @@ def _details(console: Console, data: dict[str, Any]) -> None:
     findings = data["findings"]
     _by_api(console, data)
     _site_list(console, "Kernels", [{**k, "message": k["name"] + (" <template>" if k["template"] else "")}
-                                    for k in data["kernels"]], lambda k: f"{k['message']} ({k['launches']} launches)")
+                                    for k in data["kernels"]], lambda k: f"{k['message']} ({counted(k['launches'], 'launch', 'launches')})")
     for title, wanted, text in (
             ("Kernel launches", lambda f: f["code"] == codes.KERNEL_LAUNCH, lambda f: f["message"]),
             ("Inline asm", lambda f: f["library"] == "ptx", lambda f: f["message"]),
@@ -230,11 +230,13 @@ def _details(console: Console, data: dict[str, Any]) -> None:
             ("Hazards", lambda f: codes.in_group(f["code"], "hazard"), lambda f: f"{f['code']} {f['message']}"),
             ("Build and environment", lambda f: codes.in_group(f["code"], "environment"),
              lambda f: f"{f['code']} {f['message']}" + (f" ({f['advice']})" if f["advice"] else ""))):
-        _site_list(console, title, [f for f in findings if wanted(f)], text)
+        # A site's findings of one text once: a launch through a choice of kernels is a finding per kernel.
+        shown = {(f["path"], f["line"], f["column"], text(f)): f for f in findings if wanted(f)}
+        _site_list(console, title, list(shown.values()), text)
     unknown = [f for f in findings if f["code"] == codes.API_UNKNOWN]
     names = len({f["name"] for f in unknown})  # the count the summary gives, of names: here each site is listed
     _site_list(console, "CUDA-looking names no rule knows", unknown, lambda f: f["name"],
-               f"{names} name{'s' * (names != 1)}, {len(unknown)} sites" if names != len(unknown) else "")
+               f"{counted(names, 'name')}, {counted(len(unknown), 'site')}" if names != len(unknown) else "")
     if data["diagnostics"]:
         console.print(f"[bold]File warnings[/bold] ({len(data['diagnostics'])})")
         for d in data["diagnostics"]:
