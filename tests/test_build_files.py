@@ -100,6 +100,53 @@ def test_options_of_commands_that_are_not_nvcc_stay(tmp_path: Path) -> None:
     assert "args: -b 4 -t 1024 -G 2" in _run(["make", "-s", "run"], tmp_path / "out").stdout
 
 
+# CMake's commands that run a program: its own options that share a spelling with nvcc's stay; a command running the
+# GPU compiler (by a variable naming it, by path, after another command) gets hipcc's; what follows another keyword
+# of the command (COMMENT) is no program's.
+PROGRAM_OPTIONS_CMAKE = """cmake_minimum_required(VERSION 3.18)
+project(t LANGUAGES CXX)
+enable_testing()
+set(ARGS_OF ${CMAKE_CURRENT_SOURCE_DIR}/args.sh)
+add_test(NAME t COMMAND ${ARGS_OF} -b 4 -t 1024 -G 2)
+ADD_TEST(old ${ARGS_OF} -lineinfo -G 1)
+add_custom_target(run ALL ${ARGS_OF} --use_fast_math -t 4
+                  COMMAND ${ARGS_OF} -G 3 COMMENT "args of -G")
+add_custom_command(OUTPUT k.o COMMAND ${ARGS_OF} -t 2
+                   COMMAND ${CMAKE_CUDA_COMPILER} -G -lineinfo -c k.cu -o k.o
+                   COMMAND "/usr/local/cuda/bin/nvcc" --use_fast_math -c k.cu -o k.o DEPENDS k.cu)
+execute_process(COMMAND ${ARGS_OF} -G -t 8 OUTPUT_VARIABLE configured)
+message(STATUS "configured ${configured}")
+"""
+
+
+def test_cmake_commands_that_run_a_program_keep_its_options(tmp_path: Path) -> None:
+    """convert rewrote nvcc's options in any CMake command: `add_test(NAME t COMMAND app -b 4 -t 1024 -G 2)` became
+    `app -b 4 -g 2`, `add_custom_target(run COMMAND python train.py --use_fast_math -t 4)` got -ffast-math, silently.
+    In add_test, add_custom_target, add_custom_command and execute_process they are rewritten (and listed by scan) only
+    where the program after COMMAND is the GPU compiler; cmake, ctest and make run the others with their options."""
+    source = tmp_path / "in"
+    source.mkdir()
+    (source / "CMakeLists.txt").write_text(PROGRAM_OPTIONS_CMAKE)
+    (source / "args.sh").write_text('#!/bin/sh\necho "args: $*"\n')
+    (source / "args.sh").chmod(0o755)
+    _portkit_convert(source, tmp_path / "out")
+    converted = (tmp_path / "out" / "CMakeLists.txt").read_text()
+    assert converted == PROGRAM_OPTIONS_CMAKE.replace(
+        "${CMAKE_CUDA_COMPILER} -G -lineinfo", "${CMAKE_HIP_COMPILER} -g -gline-tables-only").replace(
+        "--use_fast_math -c k.cu", "-ffast-math -c k.cu")
+    listed = _scan_lines(source, "CMakeLists.txt")
+    assert [name for line in sorted(listed) for name in listed[line] if name.startswith("PK408")] == [
+        "PK408 -G", "PK408 -lineinfo", "PK408 --use_fast_math"]
+    assert {line for line in listed if any(name.startswith("PK408") for name in listed[line])} == {10, 11}
+    require_tool("cmake")
+    build = tmp_path / "build"
+    configured = _run(["cmake", "-S", str(tmp_path / "out"), "-B", str(build)], tmp_path).stdout
+    assert "configured args: -G -t 8" in configured
+    assert "args: --use_fast_math -t 4" in _run(["cmake", "--build", ".", "--target", "run"], build).stdout
+    tests = _run(["ctest", "-V"], build).stdout
+    assert "args: -b 4 -t 1024 -G 2" in tests and "args: -lineinfo -G 1" in tests
+
+
 def test_build_files_keep_a_library_the_target_lacks(database) -> None:
     """hipBLASLt came with HIP 5.5: for an older target the cuBLASLt link stays CUDA's, with a note, in a Makefile
     and in CMake; for a newer one it is renamed like the others."""
