@@ -100,6 +100,46 @@ def test_options_of_commands_that_are_not_nvcc_stay(tmp_path: Path) -> None:
     assert "args: -b 4 -t 1024 -G 2" in _run(["make", "-s", "run"], tmp_path / "out").stdout
 
 
+# A program's own -arch and -gencode (trial17's t-flag/run3.sh), on commands and in a variable that run no nvcc, beside
+# nvcc's, which hipcc must get as --offload-arch.
+PROGRAM_ARCH_SCRIPT = """#!/bin/bash
+nvcc -arch=sm_80 -c k.cu -o k.o
+./prog -lineinfo -arch=sm_80
+python sweep.py -gencode arch=compute_80,code=sm_80
+"""
+PROGRAM_ARCH_MAKEFILE = """NVCC = nvcc
+GPU_FLAGS = -arch=sm_80
+RUN_ARGS = -gencode arch=compute_80,code=sm_80
+k: k.cu
+\t$(NVCC) $(GPU_FLAGS) -gencode=arch=compute_70,code=sm_70 -o k k.cu
+run:
+\t./args.sh -arch=sm_80 $(RUN_ARGS)
+"""
+
+
+def test_architectures_of_commands_that_are_not_nvcc_stay(tmp_path: Path) -> None:
+    """convert wrote every -arch=sm_80 and -gencode as --offload-arch, on any command: `./prog -arch=sm_80` became
+    `./prog --offload-arch=gfx90a`, silently. Now they are rewritten only where the GPU compiler gets them, as nvcc's
+    other options are; make runs the program with its own, and hipcc gets the AMD GPUs."""
+    source = tmp_path / "in"
+    source.mkdir()
+    (source / "run.sh").write_text(PROGRAM_ARCH_SCRIPT)
+    (source / "Makefile").write_text(PROGRAM_ARCH_MAKEFILE)
+    (source / "k.cu").write_text("__global__ void k(float* x) { x[0] = 1.0f; }\n")
+    _portkit_convert(source, tmp_path / "out")
+    assert (tmp_path / "out" / "run.sh").read_text() == PROGRAM_ARCH_SCRIPT.replace(
+        "nvcc -arch=sm_80", "hipcc --offload-arch=gfx90a")
+    makefile = (tmp_path / "out" / "Makefile").read_text()
+    assert makefile == HIP_PLATFORM_LINES + PROGRAM_ARCH_MAKEFILE.replace("nvcc", "hipcc").replace(
+        "GPU_FLAGS = -arch=sm_80", "GPU_FLAGS = --offload-arch=gfx90a").replace(
+        "-gencode=arch=compute_70,code=sm_70", "--offload-arch=gfx906")
+    require_tool("make")
+    (tmp_path / "out" / "args.sh").write_text('#!/bin/sh\necho "args: $*"\n')
+    (tmp_path / "out" / "args.sh").chmod(0o755)
+    assert "hipcc --offload-arch=gfx90a --offload-arch=gfx906 -o k k.cu" in _run(["make", "-n", "k"], tmp_path / "out").stdout
+    assert "args: -arch=sm_80 -gencode arch=compute_80,code=sm_80" in _run(["make", "-s", "run"], tmp_path / "out").stdout
+
+
 # CMake's commands that run a program: its own options that share a spelling with nvcc's stay; a command running the
 # GPU compiler (by a variable naming it, by path, after another command) gets hipcc's; what follows another keyword
 # of the command (COMMENT) is no program's.

@@ -63,7 +63,9 @@ def gpu_compiler_options(code: str, facts: BuildFacts) -> Callable[..., bool]:
     """Whether the GPU compiler gets an option matched in a Makefile or script (`code`: its comments blanked): the
     option is on a command that runs it, or assigned to a variable such a command expands (or one expanded in the
     value of one, as make does), or to one of rules/_build.yaml's `hipcc_flag_variables`. A host compiler's options,
-    and a program's (`./train -t 1024`), stay their own."""
+    and a program's (`./train -t 1024`), stay their own. An NVIDIA architecture (`architecture`: -arch=sm_80,
+    -gencode) is nvcc's alone: assigned to a variable no command of the file expands (a config.mk's `CUDA_ARCH`, which
+    the Makefile including it gives nvcc) it is the GPU compiler's too."""
     lines = _LOGICAL_LINE.findall(code)
     assigned = [(m.group(2), line[m.end(1):]) for line in lines if (m := ASSIGNMENT.match(line))]
     compilers = _compiler_variables(assigned, facts)
@@ -74,13 +76,14 @@ def gpu_compiler_options(code: str, facts: BuildFacts) -> Callable[..., bool]:
     commands = [command for line in lines if not ASSIGNMENT.match(line) for command in COMMAND_END.split(line)]
     given = _with_their_values({name for command in commands if runs_compiler(command)
                                 for name in _EXPANDED.findall(command)} | set(facts.hipcc_flag_variables), assigned)
+    expanded = _with_their_values({name for command in commands for name in _EXPANDED.findall(command)}, assigned)
 
-    def for_compiler(match: re.Match) -> bool:
+    def for_compiler(match: re.Match, architecture: bool = False) -> bool:
         line, at = logical_line(match.string, match.start())
         assignment = ASSIGNMENT.match(line)
         if assignment:
             name = assignment.group(2)
-            return name in given or name in compilers
+            return name in given or name in compilers or architecture and name not in expanded
         return runs_compiler(command_at(line, at))
     return for_compiler
 
@@ -96,14 +99,14 @@ def _with_their_values(names: set[str], assigned: list[tuple[str, str]]) -> set[
 
 
 class ReachesCompiler(Protocol):
-    """Whether the GPU compiler gets an nvcc option a build file's pattern matched (`hipcc_only`: one a host compiler
-    takes too, rules/_build.yaml)."""
+    """Whether the GPU compiler gets what a build file's pattern matched: an nvcc option (`hipcc_only`: one a host
+    compiler takes too, rules/_build.yaml), or an NVIDIA architecture (`architecture`: -arch=sm_80, -gencode)."""
 
-    def __call__(self, match: re.Match, hipcc_only: bool = False) -> bool: ...
+    def __call__(self, match: re.Match, hipcc_only: bool = False, architecture: bool = False) -> bool: ...
 
 
 def nvcc_option_reaches_compiler(file_type: str, code: str, facts: BuildFacts) -> ReachesCompiler:
-    """Whether the GPU compiler gets an nvcc option matched in a build file of `file_type` (`code`:
+    """Whether the GPU compiler gets an nvcc option or architecture matched in a build file of `file_type` (`code`:
     its comments blanked), where convert rewrites it and scan lists it: in a Makefile, configure.ac or script only where
     it does (gpu_compiler_options: a program's `-t 1024` is its own); in CMake, in a command that runs a program
     (add_test, add_custom_command) only where that program is the GPU compiler, elsewhere an option of `hipcc_only`
@@ -111,14 +114,14 @@ def nvcc_option_reaches_compiler(file_type: str, code: str, facts: BuildFacts) -
     if file_type == "cmake":
         compilers = cmake_compiler_variables(code, facts)
 
-        def in_cmake(match: re.Match, hipcc_only: bool = False) -> bool:
+        def in_cmake(match: re.Match, hipcc_only: bool = False, architecture: bool = False) -> bool:
             runs = cmake_runs_compiler(match, facts, compilers)
             if runs is not None:
                 return runs
             return not hipcc_only or cmake_for_gpu_compiler(match)
         return in_cmake
     for_compiler = gpu_compiler_options(code, facts)
-    return lambda match, hipcc_only=False: for_compiler(match)
+    return lambda match, hipcc_only=False, architecture=False: for_compiler(match, architecture)
 
 
 def _compiler_variables(assigned: list[tuple[str, str]], facts: BuildFacts) -> set[str]:

@@ -92,8 +92,11 @@ def translate_flags(rw: Rewriter, facts: BuildFacts, offload_arch: tuple[str, ..
         values = " ".join(g for g in match.groups() if g)  # a quote group holds no digits
         return " ".join(f"--offload-arch={a}" for a in arch_list(values, facts, offload_arch))
 
-    rw.sub(_GENCODE, arch)
-    rw.sub(_ARCH_FLAG, arch)
+    def arch_for_hipcc(match: re.Match) -> str:
+        return arch(match) if for_hipcc(match, architecture=True) else match.group()
+
+    rw.sub(_GENCODE, arch_for_hipcc)
+    rw.sub(_ARCH_FLAG, arch_for_hipcc)
     _one_per_target(rw, stretch_end)
     for option in facts.nvcc_options:
         rw.sub(option.pattern,
