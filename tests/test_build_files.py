@@ -100,6 +100,93 @@ def test_options_of_commands_that_are_not_nvcc_stay(tmp_path: Path) -> None:
     assert "args: -b 4 -t 1024 -G 2" in _run(["make", "-s", "run"], tmp_path / "out").stdout
 
 
+# A program's own -arch and -gencode (trial17's t-flag/run3.sh), on commands and in a variable that run no nvcc, beside
+# nvcc's, which hipcc must get as --offload-arch.
+PROGRAM_ARCH_SCRIPT = """#!/bin/bash
+nvcc -arch=sm_80 -c k.cu -o k.o
+./prog -lineinfo -arch=sm_80
+python sweep.py -gencode arch=compute_80,code=sm_80
+"""
+PROGRAM_ARCH_MAKEFILE = """NVCC = nvcc
+GPU_FLAGS = -arch=sm_80
+RUN_ARGS = -gencode arch=compute_80,code=sm_80
+k: k.cu
+\t$(NVCC) $(GPU_FLAGS) -gencode=arch=compute_70,code=sm_70 -o k k.cu
+run:
+\t./args.sh -arch=sm_80 $(RUN_ARGS)
+"""
+
+
+def test_architectures_of_commands_that_are_not_nvcc_stay(tmp_path: Path) -> None:
+    """convert wrote every -arch=sm_80 and -gencode as --offload-arch, on any command: `./prog -arch=sm_80` became
+    `./prog --offload-arch=gfx90a`, silently. Now they are rewritten only where the GPU compiler gets them, as nvcc's
+    other options are; make runs the program with its own, and hipcc gets the AMD GPUs."""
+    source = tmp_path / "in"
+    source.mkdir()
+    (source / "run.sh").write_text(PROGRAM_ARCH_SCRIPT)
+    (source / "Makefile").write_text(PROGRAM_ARCH_MAKEFILE)
+    (source / "k.cu").write_text("__global__ void k(float* x) { x[0] = 1.0f; }\n")
+    _portkit_convert(source, tmp_path / "out")
+    assert (tmp_path / "out" / "run.sh").read_text() == PROGRAM_ARCH_SCRIPT.replace(
+        "nvcc -arch=sm_80", "hipcc --offload-arch=gfx90a")
+    makefile = (tmp_path / "out" / "Makefile").read_text()
+    assert makefile == HIP_PLATFORM_LINES + PROGRAM_ARCH_MAKEFILE.replace("nvcc", "hipcc").replace(
+        "GPU_FLAGS = -arch=sm_80", "GPU_FLAGS = --offload-arch=gfx90a").replace(
+        "-gencode=arch=compute_70,code=sm_70", "--offload-arch=gfx906")
+    require_tool("make")
+    (tmp_path / "out" / "args.sh").write_text('#!/bin/sh\necho "args: $*"\n')
+    (tmp_path / "out" / "args.sh").chmod(0o755)
+    assert "hipcc --offload-arch=gfx90a --offload-arch=gfx906 -o k k.cu" in _run(["make", "-n", "k"], tmp_path / "out").stdout
+    assert "args: -arch=sm_80 -gencode arch=compute_80,code=sm_80" in _run(["make", "-s", "run"], tmp_path / "out").stdout
+
+
+# CMake's commands that run a program: its own options that share a spelling with nvcc's stay; a command running the
+# GPU compiler (by a variable naming it, by path, after another command) gets hipcc's; what follows another keyword
+# of the command (COMMENT) is no program's.
+PROGRAM_OPTIONS_CMAKE = """cmake_minimum_required(VERSION 3.18)
+project(t LANGUAGES CXX)
+enable_testing()
+set(ARGS_OF ${CMAKE_CURRENT_SOURCE_DIR}/args.sh)
+add_test(NAME t COMMAND ${ARGS_OF} -b 4 -t 1024 -G 2)
+ADD_TEST(old ${ARGS_OF} -lineinfo -G 1)
+add_custom_target(run ALL ${ARGS_OF} --use_fast_math -t 4
+                  COMMAND ${ARGS_OF} -G 3 COMMENT "args of -G")
+add_custom_command(OUTPUT k.o COMMAND ${ARGS_OF} -t 2
+                   COMMAND ${CMAKE_CUDA_COMPILER} -G -lineinfo -c k.cu -o k.o
+                   COMMAND "/usr/local/cuda/bin/nvcc" --use_fast_math -c k.cu -o k.o DEPENDS k.cu)
+execute_process(COMMAND ${ARGS_OF} -G -t 8 OUTPUT_VARIABLE configured)
+message(STATUS "configured ${configured}")
+"""
+
+
+def test_cmake_commands_that_run_a_program_keep_its_options(tmp_path: Path) -> None:
+    """convert rewrote nvcc's options in any CMake command: `add_test(NAME t COMMAND app -b 4 -t 1024 -G 2)` became
+    `app -b 4 -g 2`, `add_custom_target(run COMMAND python train.py --use_fast_math -t 4)` got -ffast-math, silently.
+    In add_test, add_custom_target, add_custom_command and execute_process they are rewritten (and listed by scan) only
+    where the program after COMMAND is the GPU compiler; cmake, ctest and make run the others with their options."""
+    source = tmp_path / "in"
+    source.mkdir()
+    (source / "CMakeLists.txt").write_text(PROGRAM_OPTIONS_CMAKE)
+    (source / "args.sh").write_text('#!/bin/sh\necho "args: $*"\n')
+    (source / "args.sh").chmod(0o755)
+    _portkit_convert(source, tmp_path / "out")
+    converted = (tmp_path / "out" / "CMakeLists.txt").read_text()
+    assert converted == PROGRAM_OPTIONS_CMAKE.replace(
+        "${CMAKE_CUDA_COMPILER} -G -lineinfo", "${CMAKE_HIP_COMPILER} -g -gline-tables-only").replace(
+        "--use_fast_math -c k.cu", "-ffast-math -c k.cu")
+    listed = _scan_lines(source, "CMakeLists.txt")
+    assert [name for line in sorted(listed) for name in listed[line] if name.startswith("PK408")] == [
+        "PK408 -G", "PK408 -lineinfo", "PK408 --use_fast_math"]
+    assert {line for line in listed if any(name.startswith("PK408") for name in listed[line])} == {10, 11}
+    require_tool("cmake")
+    build = tmp_path / "build"
+    configured = _run(["cmake", "-S", str(tmp_path / "out"), "-B", str(build)], tmp_path).stdout
+    assert "configured args: -G -t 8" in configured
+    assert "args: --use_fast_math -t 4" in _run(["cmake", "--build", ".", "--target", "run"], build).stdout
+    tests = _run(["ctest", "-V"], build).stdout
+    assert "args: -b 4 -t 1024 -G 2" in tests and "args: -lineinfo -G 1" in tests
+
+
 def test_build_files_keep_a_library_the_target_lacks(database) -> None:
     """hipBLASLt came with HIP 5.5: for an older target the cuBLASLt link stays CUDA's, with a note, in a Makefile
     and in CMake; for a newer one it is renamed like the others."""

@@ -1,16 +1,17 @@
 """Which commands of a build file run the GPU compiler (nvcc before convert, hipcc after), so that scan lists nvcc and
 its options exactly where convert rewrites or marks them: nvcc itself, by name or path, which convert writes as
 hipcc; in a Makefile or script an nvcc option only where the GPU compiler gets it (a program's own `-t 1024` is no
-nvcc option), in CMake one a host compiler takes too (rules/_build.yaml's `hipcc_only`) only in a command that sets the
+nvcc option), in CMake one in a command that runs a program (add_test, add_custom_command) only where that program is
+the GPU compiler, one a host compiler takes too (rules/_build.yaml's `hipcc_only`) only in a command that sets the
 GPU compiler's flags; nvcc's -odir of a Makefile's dependency step not at all (convert writes it as -MT)."""
 from __future__ import annotations
 
 import dataclasses
 import re
-from typing import Callable, Iterator
+from typing import Callable, Iterator, Protocol
 
 from portkit.analyze.builds import ASSIGNMENT
-from portkit.rules.build_facts import BuildFacts, NvccOption
+from portkit.rules.build_facts import BuildFacts
 
 # A make or shell variable expanded: `$(NAME)`, `${NAME}`, `$(NAME:%=-l%)`, a script's `$NAME`.
 _EXPANDED = re.compile(r"\$[({]?(\w+)")
@@ -58,11 +59,13 @@ def nvcc_commands(code: str, facts: BuildFacts) -> Iterator[tuple[int, str]]:
         yield match.start() + len(prefix), match.group()[len(prefix):]
 
 
-def gpu_compiler_options(code: str, facts: BuildFacts) -> Callable[[re.Match], bool]:
+def gpu_compiler_options(code: str, facts: BuildFacts) -> Callable[..., bool]:
     """Whether the GPU compiler gets an option matched in a Makefile or script (`code`: its comments blanked): the
     option is on a command that runs it, or assigned to a variable such a command expands (or one expanded in the
     value of one, as make does), or to one of rules/_build.yaml's `hipcc_flag_variables`. A host compiler's options,
-    and a program's (`./train -t 1024`), stay their own."""
+    and a program's (`./train -t 1024`), stay their own. An NVIDIA architecture (`architecture`: -arch=sm_80,
+    -gencode) is nvcc's alone: assigned to a variable no command of the file expands (a config.mk's `CUDA_ARCH`, which
+    the Makefile including it gives nvcc) it is the GPU compiler's too."""
     lines = _LOGICAL_LINE.findall(code)
     assigned = [(m.group(2), line[m.end(1):]) for line in lines if (m := ASSIGNMENT.match(line))]
     compilers = _compiler_variables(assigned, facts)
@@ -70,34 +73,55 @@ def gpu_compiler_options(code: str, facts: BuildFacts) -> Callable[[re.Match], b
     def runs_compiler(command: str) -> bool:
         return _runs(command, compilers)
 
-    given = {name for line in lines if not ASSIGNMENT.match(line)
-             for command in COMMAND_END.split(line) if runs_compiler(command) for name in _EXPANDED.findall(command)}
-    given |= set(facts.hipcc_flag_variables)
-    while True:
-        more = {name for assignee, value in assigned if assignee in given for name in _EXPANDED.findall(value)} - given
-        if not more:
-            break
-        given |= more
+    commands = [command for line in lines if not ASSIGNMENT.match(line) for command in COMMAND_END.split(line)]
+    given = _with_their_values({name for command in commands if runs_compiler(command)
+                                for name in _EXPANDED.findall(command)} | set(facts.hipcc_flag_variables), assigned)
+    expanded = _with_their_values({name for command in commands for name in _EXPANDED.findall(command)}, assigned)
 
-    def for_compiler(match: re.Match) -> bool:
+    def for_compiler(match: re.Match, architecture: bool = False) -> bool:
         line, at = logical_line(match.string, match.start())
         assignment = ASSIGNMENT.match(line)
         if assignment:
-            return assignment.group(2) in given or assignment.group(2) in compilers
+            name = assignment.group(2)
+            return name in given or name in compilers or architecture and name not in expanded
         return runs_compiler(command_at(line, at))
     return for_compiler
 
 
-def nvcc_option_reaches_compiler(file_type: str, code: str, facts: BuildFacts
-                                 ) -> Callable[[NvccOption, re.Match], bool]:
-    """Whether the GPU compiler gets an nvcc option matched in a build file of `file_type` (`code`: its comments
-    blanked), where convert rewrites it and scan lists it: in a Makefile, configure.ac or script only where it does
-    (gpu_compiler_options: a program's `-t 1024` is its own); in CMake an option of `hipcc_only` only in a command that
-    sets the GPU compiler's flags, the others wherever they are."""
+def _with_their_values(names: set[str], assigned: list[tuple[str, str]]) -> set[str]:
+    """`names` and the variables their values expand, as make expands them (`assigned`: the file's (name, value))."""
+    names = set(names)
+    while True:
+        more = {name for assignee, value in assigned if assignee in names for name in _EXPANDED.findall(value)} - names
+        if not more:
+            return names
+        names |= more
+
+
+class ReachesCompiler(Protocol):
+    """Whether the GPU compiler gets what a build file's pattern matched: an nvcc option (`hipcc_only`: one a host
+    compiler takes too, rules/_build.yaml), or an NVIDIA architecture (`architecture`: -arch=sm_80, -gencode)."""
+
+    def __call__(self, match: re.Match, hipcc_only: bool = False, architecture: bool = False) -> bool: ...
+
+
+def nvcc_option_reaches_compiler(file_type: str, code: str, facts: BuildFacts) -> ReachesCompiler:
+    """Whether the GPU compiler gets an nvcc option or architecture matched in a build file of `file_type` (`code`:
+    its comments blanked), where convert rewrites it and scan lists it: in a Makefile, configure.ac or script only where
+    it does (gpu_compiler_options: a program's `-t 1024` is its own); in CMake, in a command that runs a program
+    (add_test, add_custom_command) only where that program is the GPU compiler, elsewhere an option of `hipcc_only`
+    only in a command that sets the GPU compiler's flags, the others wherever they are."""
     if file_type == "cmake":
-        return lambda option, match: not option.hipcc_only or cmake_for_gpu_compiler(match)
+        compilers = cmake_compiler_variables(code, facts)
+
+        def in_cmake(match: re.Match, hipcc_only: bool = False, architecture: bool = False) -> bool:
+            runs = cmake_runs_compiler(match, facts, compilers)
+            if runs is not None:
+                return runs
+            return not hipcc_only or cmake_for_gpu_compiler(match)
+        return in_cmake
     for_compiler = gpu_compiler_options(code, facts)
-    return lambda option, match: for_compiler(match)
+    return lambda match, hipcc_only=False, architecture=False: for_compiler(match, architecture)
 
 
 def _compiler_variables(assigned: list[tuple[str, str]], facts: BuildFacts) -> set[str]:
@@ -231,3 +255,47 @@ def cmake_for_gpu_compiler(match: re.Match) -> bool:
     """Whether a CMake option matched is given to the GPU compiler: the command it is in sets that compiler's flags."""
     command = _OPEN_COMMAND.search(match.string, max(0, match.start() - 4000), match.start())
     return command is not None and _CMAKE_HIPCC.search(command.group()) is not None
+
+
+# A CMake argument: a quoted one (the last may be open: the option matched is in it) or an unquoted one.
+_CMAKE_ARGUMENT = re.compile(r'"(?:[^"\\]|\\.)*"?|[^\s"]+')
+# A variable a CMake file sets to a program: `set(NVCC_EXE ${CMAKE_CUDA_COMPILER})`, `find_program(NVCC NAMES nvcc)`.
+_CMAKE_PROGRAM_VARIABLE = re.compile(r'\b(?:set|find_program)\s*\(\s*(\w+)\s+(?:NAMES\s+)?("?[^\s")]+"?)', re.I)
+
+
+def cmake_compiler_variables(code: str, facts: BuildFacts) -> set[str]:
+    """The CMake variables that name the GPU compiler: rules/_build.yaml's, and those the file (`code`: its comments
+    blanked) sets to it."""
+    compilers = set(facts.cmake_compiler_variables)
+    for found in _CMAKE_PROGRAM_VARIABLE.finditer(code):
+        if _cmake_names_compiler(found.group(2), compilers):
+            compilers.add(found.group(1))
+    return compilers
+
+
+def _cmake_names_compiler(argument: str, compilers: set[str]) -> bool:
+    """Whether a CMake argument names the GPU compiler: by name or path, or as a variable of `compilers`."""
+    word = argument.strip('"')
+    return _GPU_COMPILER.search(word) is not None or not compilers.isdisjoint(re.findall(r"\$\{(\w+)\}", word))
+
+
+def cmake_runs_compiler(match: re.Match, facts: BuildFacts, compilers: set[str]) -> bool | None:
+    """Whether what a CMake pattern matched is an argument of the GPU compiler, in a command that runs programs
+    (rules/_build.yaml's `cmake_program_commands`: add_test(NAME t COMMAND app -t 1024), whose -t is the app's); None
+    where it is in no such command. What follows another keyword of the command (COMMENT) is no program's."""
+    call = _OPEN_COMMAND.search(match.string, max(0, match.start() - 4000), match.start())
+    command = facts.cmake_program_commands.get(call.group(1).lower()) if call is not None else None
+    if command is None:
+        return None
+    arguments = [a.group() for a in _CMAKE_ARGUMENT.finditer(call.group(2))]
+    if arguments and not call.group(2)[-1:].isspace() and not match.group()[:1].isspace():
+        arguments.pop()  # the start of the argument the match is in (`"-G -lineinfo"`), no word before it
+    program, expecting = None, False
+    for index, argument in enumerate(arguments):
+        if argument == "COMMAND" or index == 0 and command.positional and argument not in command.keywords:
+            program, expecting = None, True
+        elif argument in command.keywords:
+            program, expecting = None, False
+        elif expecting and argument not in command.skipped:
+            program, expecting = argument, False
+    return program is not None and _cmake_names_compiler(program, compilers)

@@ -77,7 +77,7 @@ def _nvcc_options(file: TextFile, code_text: str, lines: LineIndex[str]) -> Iter
     targets: dict[int, str] = {}  # the -odir convert writes as -MT, by offset: what it writes
 
     def listed(option: NvccOption, match: re.Match) -> bool:
-        if not gets(option, match):
+        if not gets(match, option.hipcc_only):
             return False
         if file.file_type == "make" and names_dependency_target(code_text, match.start()):
             targets[match.start("name")] = dependency_target(match.group("value"))

@@ -236,7 +236,8 @@ def convert_makefile(text: str, rules: RuleDatabase, offload_arch: tuple[str, ..
     for_hipcc = gpu_compiler_options(blank(rewriter.text, rewriter.comment), facts)
     if not shell:
         _dependency_targets(rewriter, for_hipcc)
-    translate_flags(rewriter, facts, offload_arch, lambda option, match: for_hipcc(match), SHELL_STRETCH_END)
+    translate_flags(rewriter, facts, offload_arch,
+                    lambda match, hipcc_only=False, architecture=False: for_hipcc(match, architecture), SHELL_STRETCH_END)
     _host_hip_flags(rewriter, facts)
     link_flags(rewriter, rules, target, file_type or ("script" if shell else "make"))
     _library_variables(rewriter, rules, target)

@@ -7,8 +7,8 @@ from the rules' `kind: link` entries. What has no equivalent gets a marker (buil
 from __future__ import annotations
 
 import re
-from typing import Callable
 
+from portkit.analyze.build_commands import ReachesCompiler
 from portkit.analyze.builds import library_file_advice, library_files
 from portkit.analyze.environment import patterns
 from portkit.codes import CONFIGURE_CUDA_SWITCH, CUDA_PATH, NVCC_FLAG, NVIDIA_TOOL, code_for_status
@@ -84,7 +84,7 @@ def _one_per_target(rw: Rewriter, stretch_end: str) -> None:
 
 
 def translate_flags(rw: Rewriter, facts: BuildFacts, offload_arch: tuple[str, ...],
-                    for_hipcc: Callable[[NvccOption, re.Match], bool], stretch_end: str) -> None:
+                    for_hipcc: ReachesCompiler, stretch_end: str) -> None:
     """nvcc options shared by Makefiles, scripts and CMake strings and lists; `for_hipcc`: whether hipcc gets an
     option matched, which is rewritten only there (nvcc_option_reaches_compiler); `stretch_end`: what ends a stretch
     in which an architecture is written once (CMAKE_STRETCH_END, SHELL_STRETCH_END)."""
@@ -92,12 +92,15 @@ def translate_flags(rw: Rewriter, facts: BuildFacts, offload_arch: tuple[str, ..
         values = " ".join(g for g in match.groups() if g)  # a quote group holds no digits
         return " ".join(f"--offload-arch={a}" for a in arch_list(values, facts, offload_arch))
 
-    rw.sub(_GENCODE, arch)
-    rw.sub(_ARCH_FLAG, arch)
+    def arch_for_hipcc(match: re.Match) -> str:
+        return arch(match) if for_hipcc(match, architecture=True) else match.group()
+
+    rw.sub(_GENCODE, arch_for_hipcc)
+    rw.sub(_ARCH_FLAG, arch_for_hipcc)
     _one_per_target(rw, stretch_end)
     for option in facts.nvcc_options:
         rw.sub(option.pattern,
-               lambda m, o=option: _option_text(rw, o, m) if for_hipcc(o, m) else m.group())
+               lambda m, o=option: _option_text(rw, o, m) if for_hipcc(m, o.hipcc_only) else m.group())
 
 
 def _option_text(rw: Rewriter, option: NvccOption, match: re.Match) -> str:

@@ -67,7 +67,8 @@ def convert_cmake(text: str, rules: RuleDatabase, offload_arch: tuple[str, ...] 
     _cmake_language(rw)
     _cmake_architectures(rw, facts, offload_arch)
     note_patterns(rw, NVCC_FLAG, "cmake")
-    translate_flags(rw, facts, offload_arch, nvcc_option_reaches_compiler("cmake", "", facts), CMAKE_STRETCH_END)
+    translate_flags(rw, facts, offload_arch, nvcc_option_reaches_compiler("cmake", blank(rw.text, rw.comment), facts),
+                    CMAKE_STRETCH_END)
     _cmake_libraries(rw, rules, target, facts)
     rewrite_findcuda_variables(rw, rules, target)
     link_flags(rw, rules, target, "cmake")

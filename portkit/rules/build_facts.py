@@ -240,6 +240,15 @@ class VersionOutput:
 
 
 @dataclasses.dataclass(frozen=True)
+class CmakeProgramCommand:
+    """A CMake command that runs programs (add_test, add_custom_command): its arguments that are no program's."""
+
+    keywords: frozenset[str]  # the arguments that end a command's arguments (COMMAND starts the next)
+    positional: bool = False  # the argument after its first (a name) may start a command without COMMAND
+    skipped: frozenset[str] = frozenset()  # words between that name and such a command (add_custom_target's ALL)
+
+
+@dataclasses.dataclass(frozen=True)
 class BuildFacts:
     default_arch: str
     architectures: dict[str, dict[str, str]]
@@ -272,6 +281,9 @@ class BuildFacts:
     cuda_version_tests: CudaVersionTests = CudaVersionTests()
     # make and shell variables whose value nvcc gets by their name alone, where no command of the file expands them
     hipcc_flag_variables: tuple[str, ...] = ()
+    # CMake's commands that run a program (add_test, add_custom_command...), by name in lower case
+    cmake_program_commands: dict[str, CmakeProgramCommand] = dataclasses.field(default_factory=dict)
+    cmake_compiler_variables: tuple[str, ...] = ()  # CMake variables that name the GPU compiler (CMAKE_CUDA_COMPILER)
 
     def findcuda_variable(self, name: str) -> FindCudaVariable | None:
         """The variable FindCUDA or FindCUDAToolkit sets named `name`, or None (another name)."""
@@ -397,7 +409,16 @@ def _parse(data: dict) -> BuildFacts:
                       VersionOutput(*(str(data["nvcc_version_output"][key]) for key in ("option", "word", "advice")),
                                     tuple(str(p) for p in data["nvcc_version_output"]["pickers"])),
                       _cuda_version_tests(data["cuda_version_tests"]),
-                      hipcc_flag_variables=tuple(str(v) for v in data["hipcc_flag_variables"]))
+                      hipcc_flag_variables=tuple(str(v) for v in data["hipcc_flag_variables"]),
+                      cmake_program_commands={str(name).lower(): _cmake_program_command(entry) for name, entry
+                                              in data["cmake_program_commands"]["commands"].items()},
+                      cmake_compiler_variables=tuple(str(v) for v in
+                                                     data["cmake_program_commands"]["compiler_variables"]))
+
+
+def _cmake_program_command(entry: dict) -> CmakeProgramCommand:
+    return CmakeProgramCommand(frozenset(str(k) for k in entry["keywords"]), bool(entry.get("positional", False)),
+                               frozenset(str(k) for k in entry.get("skipped", ())))
 
 
 def _cuda_version_tests(entry: dict) -> CudaVersionTests:
