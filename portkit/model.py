@@ -541,6 +541,9 @@ class Fix:
     grid_is_dim3: bool = False
     block_is_dim3: bool = False
     otherwise: str = ""  # a guard's #else lines (a macro's definition without what the guard keeps from hipcc)
+    # an include's: the HIP headers of the type headers the CUDA header brought and HIP's does not (hip/hip_fp16.h
+    # beside hipblas.h), each #included before it (analyze/brought_headers.py)
+    companions: tuple[str, ...] = ()
 
     @property
     def arguments_only(self) -> bool:

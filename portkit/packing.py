@@ -38,7 +38,7 @@ def pack_finding(f: Finding) -> list[Any]:
     fix = None if f.fix is None else [f.fix.action.value, f.fix.span.start, f.fix.span.end, f.fix.text,
                                       _spans(f.fix.parts), f.fix.drop_args, f.fix.prerequisite, f.fix.spaced_chevrons,
                                       f.fix.launch_as_value, [[type(a).__name__, *a] for a in f.fix.args],
-                                      f.fix.grid_is_dim3, f.fix.block_is_dim3, f.fix.otherwise]
+                                      f.fix.grid_is_dim3, f.fix.block_is_dim3, f.fix.otherwise, list(f.fix.companions)]
     return [f.path, f.position.line, f.position.column, f.code, f.name, f.message, f.severity.value, f.library,
             f.status.value if f.status else None, f.hip, f.advice, f.function, f.span.start, f.span.end, fix, f.shadowable,
             f.engine.value, f.settled, f.nvidia_side, f.off_amd]
@@ -49,7 +49,7 @@ def unpack_finding(t: list[Any], fixes: bool = True) -> Finding:
     packed = t[14] if fixes else None
     fix = None if packed is None else Fix(FixAction(packed[0]), Span(packed[1], packed[2]), packed[3], _unspans(packed[4]),
                                           packed[5], tuple(_ARG_EDITS[a[0]](*a[1:]) for a in packed[9]), packed[6],
-                                          packed[7], packed[8], packed[10], packed[11], packed[12])
+                                          packed[7], packed[8], packed[10], packed[11], packed[12], tuple(packed[13]))
     return Finding(t[0], Position(t[1], t[2]), t[3], t[4], t[5], _SEVERITIES[t[6]], t[7], _STATUSES[t[8]] if t[8] else None,
                    t[9], t[10], t[11], Span(t[12], t[13]), fix, t[15], _ENGINES[t[16]], t[17], t[18], t[19])
 

@@ -27,7 +27,8 @@ import yaml
 ROOT = Path(__file__).resolve().parent.parent
 CURATED_KEYS = ("status", "note", "action", "weight", "kind", "older_hip", "older_hip_drop_args", "older_hip_until", "hip_define",
                 "hip_define_until", "cast_args", "const_args", "const_args_until", "default_args", "c_default_args", "shape", "mask_arg",
-                "c_library", "form_rule", "null_args", "helper", "hip_pointer", "symbol_arg", "compute_arg")
+                "c_library", "form_rule", "null_args", "helper", "hip_pointer", "symbol_arg", "compute_arg", "declares",
+                "cuda_brings", "hip_brings")
 # Kept from the file only where the table gives no HIP name (a curated mapping).
 CURATED_TARGET_KEYS = ("hip", "roc", "hip_added")
 KEY_ORDER = (

@@ -8,6 +8,7 @@ import re
 from typing import AbstractSet, Iterable, Iterator, NamedTuple
 
 from portkit.analyze.arch_branches import explain_kept_values, keep_nvidia_branches_off
+from portkit.analyze.brought_headers import without_included
 from portkit.analyze.dead_branches import dead_ranges, settle_old_cudnn
 from portkit.analyze.findings import Resolved, rule_finding, simple_finding
 from portkit.analyze.host_twins import write_host_twins
@@ -343,7 +344,7 @@ def _include(parsed: ParsedFile, occurrence: Occurrence, context: Context) -> Fi
         rule = _c_include(rule) if rule.hip_cxx_only and os.path.splitext(parsed.path)[1] == ".c" else rule
         finding = rule_finding(parsed.path, rule, occurrence.text, occurrence.span, occurrence.position, context,
                                occurrence.function, occurrence)
-        return include_finding(finding, occurrence, parsed, context)
+        return without_included(include_finding(finding, occurrence, parsed, context), occurrence, parsed, context)
     written = context.rules.hip_header_rule(occurrence.text)
     if written is not None and not _available(written, context.target):
         return _newer_hip_header(parsed.path, occurrence, written, context)

@@ -15,6 +15,7 @@ import re
 from typing import Iterable
 
 from portkit.analyze.arch_branches import amd_device_reading
+from portkit.analyze.brought_headers import lacking
 from portkit.analyze.registry import Context
 from portkit.codes import RENAMED_STATUSES
 from portkit.model import (
@@ -195,7 +196,7 @@ def rule_fix(occurrence: Occurrence | None, spelling: str, resolution: Resolutio
         if spelling == occurrence.text:
             return None
         return Fix(FixAction.INCLUDE, occurrence.span, _delimited(spelling, occurrence.detail),
-                   prerequisite=rule.hip_requires)
+                   prerequisite=rule.hip_requires, companions=lacking(rule, context))
     facts = occurrence.facts(NameFacts)
     if facts.alone and rule.compare_as_declarations and occurrence.parts and declares_for_both_passes(facts):
         return Fix(FixAction.RENAME, occurrence.parts[0], _ALONE[facts.alone].format(rule.compare_as_declarations))

@@ -74,8 +74,10 @@ def call_argument_edits(arguments: tuple[Span, ...], edit: ArgEdit) -> tuple[Edi
 
 
 def _include(fix: Fix) -> tuple[Edit, ...]:
-    """The new include target; a header HIP needs first gets its own #include before it."""
-    text = f"<{fix.prerequisite}>\n#include {fix.text}" if fix.prerequisite else fix.text
+    """The new include target; a header HIP needs first, and each header the CUDA one brought that HIP's does not,
+    gets its own #include before it."""
+    before = [fix.prerequisite] if fix.prerequisite else []
+    text = "\n#include ".join([*(f"<{header}>" for header in [*before, *fix.companions]), fix.text])
     return (Edit(fix.span, text.encode()),)
 
 

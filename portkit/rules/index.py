@@ -51,6 +51,7 @@ class RuleDatabase:
         self._hip_names: frozenset[str] | None = None  # every HIP spelling a named rule writes
         self._hip_prefixes: tuple[str, ...] | None = None  # the ROCm libraries' name prefixes (hipsolver, rocblas)
         self._header_names: frozenset[str] | None = None
+        self._brought_names: frozenset[str] | None = None
         self._qualified: dict[str, tuple[Rule | None, str]] = {}  # lookup_qualified's answers: names recur
         for rule in rules:
             self._add(rule)
@@ -228,6 +229,13 @@ class RuleDatabase:
         if self._header_names is None:
             self._header_names = frozenset(name for r in self.headers.values() for name in r.declares)
         return self._header_names
+
+    def brought_names(self) -> frozenset[str]:
+        """Every name a header that another header's rule `cuda_brings` declares (cuda_fp16.h's `half`)."""
+        if self._brought_names is None:
+            brought = {path for r in self.headers.values() for path in r.cuda_brings}
+            self._brought_names = frozenset(name for path in brought if (rule := self.header(path)) for name in rule.declares)
+        return self._brought_names
 
     def link(self, name: str) -> Rule | None:
         return self.links.get(name)

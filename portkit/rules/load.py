@@ -22,7 +22,8 @@ from portkit.store import cache_root, code_fingerprint, read_entry, write_entry
 _STATUS = RULE_FIELDS.index("status")
 # Fields of (key, value) pairs: JSON gives them back as lists.
 _PAIRS = tuple(RULE_FIELDS.index(key) for key in (*INDEX_MAPS, "null_args", "argument_of", "older_hip_in"))
-_NAME_LISTS = (RULE_FIELDS.index("declares"),)  # lists of names: JSON gives them back as lists
+# Lists of names and paths: JSON gives them back as lists.
+_NAME_LISTS = tuple(RULE_FIELDS.index(key) for key in ("declares", "cuda_brings", "hip_brings"))
 
 
 def rule_files(directory: Path) -> list[Path]:

@@ -120,6 +120,11 @@ class Rule:
     # For a header HIP lacks: the CUDA names only it brings (cooperative_groups/reduce.h: cooperative_groups::reduce...).
     # An include of it whose translation units use none of them is dead (analyze/unused_headers.py).
     declares: tuple[str, ...] = ()
+    # For a header: the CUDA headers it includes whose names its includers may use without including them
+    # (cublas_api.h brings cuda_fp16.h and cuda_bf16.h), and the HIP headers its HIP header includes (rccl.h brings
+    # hip/hip_fp16.h). What HIP's lacks, convert includes beside it where the names are used (analyze/brought_headers.py).
+    cuda_brings: tuple[str, ...] = ()
+    hip_brings: tuple[str, ...] = ()
     source: str = ""
 
     def resolve(self, target: Target) -> Resolution:

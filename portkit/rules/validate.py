@@ -31,7 +31,7 @@ _ENTRY_KEYS = {
     "hip_requires", "hip_define", "hip_define_until", "cast_args", "const_args", "const_args_until",
     "default_args", "c_default_args", "mask_arg", "c_library", "keep_compared",
     "form_rule", "null_args", "helper", "hip_pointer", "symbol_arg", "cuda_host", "compute_arg", "hip_cxx_only", "declares",
-    "drop",
+    "cuda_brings", "hip_brings", "drop",
 }
 # What convert writes where it depends on the shape of the use (the call's arguments, a comparison, a struct tag, the
 # call a constant is passed to): each key is for a few rules, so they live under one `shape:` sub-map of an entry.
@@ -64,6 +64,10 @@ def _fail(source: str, where: str, message: str) -> RuleFileError:
 
 
 MAX_COMPUTE_ARG = 31
+# A header's lists: each item's pattern, and what the list holds.
+_LISTS = {"declares": (_NAME, "the CUDA names the header brings, e.g. [cooperative_groups::reduce]"),
+          "cuda_brings": (_HIP_NAME["header"], "the CUDA headers the header includes, e.g. [cuda_fp16.h]"),
+          "hip_brings": (_HIP_NAME["header"], "the HIP headers its HIP header includes, e.g. [hip/hip_fp16.h]")}
 MAX_WEIGHT = 10_000  # hours for one name: anything larger is a typo, and sums of huge weights overflow to inf
 
 
@@ -106,10 +110,10 @@ def _value(source: str, where: str, key: str, value: Any) -> Any:
                                                                for k, v in value.items()):
             raise _fail(source, where, f"key {key!r}: a mapping from a CUDA call to {_CALL_MAPS[key]}")
         return tuple(sorted(value.items()))
-    if key == "declares":
-        if not isinstance(value, list) or not value or not all(isinstance(v, str) and _NAME.fullmatch(v) for v in value):
-            raise _fail(source, where, "key 'declares': a list of the CUDA names the header brings, "
-                                       "e.g. [cooperative_groups::reduce]")
+    if key in _LISTS:
+        pattern, what = _LISTS[key]
+        if not isinstance(value, list) or not value or not all(isinstance(v, str) and pattern.fullmatch(v) for v in value):
+            raise _fail(source, where, f"key {key!r}: a list of {what}")
         return tuple(value)
     if key in ("mask_arg", "symbol_arg"):
         if not _is_index(value):
@@ -193,8 +197,9 @@ def parse_entry(source: str, library: str, index: int, raw: Any, versions_of: st
         raise _fail(source, where, "key 'older_hip_until' needs a 'hip' name and the 'older_hip' written before that version")
     if bool(values.get("const_args")) != bool(values.get("const_args_until")) or values.get("const_args") and not values.get("hip"):
         raise _fail(source, where, "keys 'const_args' and 'const_args_until' go together, with a 'hip' name")
-    if values.get("declares") and values["kind"] != "header":
-        raise _fail(source, where, "key 'declares' is for a header's entry")
+    for key in ("declares", "cuda_brings", "hip_brings"):
+        if values.get(key) and values["kind"] != "header":
+            raise _fail(source, where, f"key {key!r} is for a header's entry")
     if values["kind"] == "field" and "::" not in values["cuda"]:
         raise _fail(source, where, "kind 'field' needs a name like Struct::member")
     if values["kind"] == "asm":
