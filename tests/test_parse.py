@@ -339,3 +339,20 @@ def test_string_literals_are_read_only_where_a_named_call_is_made() -> None:
     assert parse_source("q.cu", quoted.encode(), strings=frozenset({"nvrtcCompileProgram"})).of(K.STRING)
     code = 'extern "C" __global__ void g() { printf("%d", 1); }\n'  # a kernel in code, not in a string
     assert not parse_source("c.cu", code.encode(), strings=frozenset({"nvrtcCompileProgram"})).of(K.STRING)
+
+
+@pytest.mark.parametrize("source, expected", [
+    (b'const char* k = "__global__ void k() {}";\n', True),
+    (b'extern "C" __global__ void g() {}\n', False),  # code, after a quote that closes `"C"`
+    (b'puts("x");\n__global__ void g() {}\n', False),  # the quote is on another line
+    (b'__global__ void g() {}\nputs("x");\n', False),
+    (b'__global__ void g();\nf("a", "b __global__");\n__global__ void h();', True),  # the second of three
+    (b'puts("x__global__");\n', False),  # not a whole word
+    (b'__global__ void g() {}\nauto s = R"(x)";\n', True),  # a raw string anywhere in a file with a kernel
+    (b'auto s = R"(__device__)";\n', False),
+], ids=["quoted", "extern-c", "quote-above", "quote-below", "second-of-three", "inside-a-word", "raw", "no-kernel"])
+def test_a_literal_may_hold_a_kernel_where_a_quote_comes_before_its_global_on_its_line(source: bytes, expected: bool) -> None:
+    """The look is made on the lines that spell `__global__` only (it ran from every quote of the file)."""
+    from portkit.parse.strings import may_hold_kernel_text
+
+    assert may_hold_kernel_text(source) is expected

@@ -12,7 +12,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import re
-from typing import Iterable, Mapping
+from typing import Iterable, Mapping, TypeVar
 
 from portkit.parse.foreign_branches import branches, foreign_macros
 from portkit.parse.platform_macros import on_amd, platform_sides
@@ -135,13 +135,21 @@ class MacroTable:
     def narrowed(self, words: frozenset[bytes]) -> MacroTable:
         """Only the macros among `words` (the words of one file, `words_of`): what a file's preparation
         reads, so that its cost depends on the file, never on how many macros the project defines."""
-        return MacroTable({word: self.attributes[word] for word in words if word in self.attributes},
-                          words & self.attribute_calls, words & self.statements, words & self.object_statements,
-                          words & self.identities, words & self.bodies, words & self.declarations,
-                          {word: self.spaces[word] for word in words if word in self.spaces}, words & self.heads,
-                          {word: self.numbers[word] for word in words if word in self.numbers},
-                          {word: self.on_amd[word] for word in words if word in self.on_amd}, words & self.handlers,
+        return MacroTable(_narrowed(self.attributes, words), words & self.attribute_calls, words & self.statements,
+                          words & self.object_statements, words & self.identities, words & self.bodies,
+                          words & self.declarations, _narrowed(self.spaces, words), words & self.heads,
+                          _narrowed(self.numbers, words), _narrowed(self.on_amd, words), words & self.handlers,
                           words & self.empties)
+
+
+_Value = TypeVar("_Value")
+
+
+def _narrowed(table: dict[bytes, _Value], words: frozenset[bytes]) -> dict[bytes, _Value]:
+    """The entries of `table` whose names are among `words`: the words tested at C speed (`filter`), and none for a
+    table with no entries (most projects define no short attribute macro, and no macro HIP's platform decides). A
+    comprehension over every word of the file for each of the four tables took twice as long."""
+    return {word: table[word] for word in filter(table.__contains__, words)} if table else {}
 
 
 # Every byte that cannot be part of a C identifier becomes a space: split() then gives the words at C speed.
