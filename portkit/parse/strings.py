@@ -54,21 +54,8 @@ _RAW_OPENING = re.compile(rb'R"(?<=\bR")[^(\s"\\]{0,16}\(')
 def may_hold_kernel_text(source: bytes) -> bool:
     """Whether a string literal of the file may define a kernel (`__global__`): CUDA text some program compiles at
     run time (NVRTC), in this file or another (a header that holds the kernel, a source that compiles it)."""
-    return b"__global__" in source and (_quoted_kernel(source) or b'R"' in source and _RAW_OPENING.search(source) is not None)
-
-
-def _quoted_kernel(source: bytes) -> bool:
-    """`_KERNEL_QUOTED` in `source`, searched on the lines that spell `__global__` only: from every quote of a file
-    that holds a kernel, the pattern ran to the quote's line end (0.024 s of a convert's 0.04 s here, 488
-    cuda-samples files), and a match needs its `__global__` on the quote's line."""
-    at = source.find(b"__global__")
-    while at >= 0:
-        end = source.find(b"\n", at)
-        end = len(source) if end < 0 else end
-        if _KERNEL_QUOTED.search(source, source.rfind(b"\n", 0, at) + 1, end) is not None:
-            return True
-        at = source.find(b"__global__", end)
-    return False
+    return b"__global__" in source and (_KERNEL_QUOTED.search(source) is not None
+                                        or b'R"' in source and _RAW_OPENING.search(source) is not None)
 
 
 def string_literals(root: Node, source: bytes, function_at: Callable[[int], str]) -> list[Occurrence]:
