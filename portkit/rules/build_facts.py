@@ -272,6 +272,9 @@ class BuildFacts:
     cuda_version_tests: CudaVersionTests = CudaVersionTests()
     # make and shell variables whose value nvcc gets by their name alone, where no command of the file expands them
     hipcc_flag_variables: tuple[str, ...] = ()
+    # the help string of the CMAKE_HIP_ARCHITECTURES cache entry CMake writes itself, not the user
+    cmake_architectures_default_help: str = ""
+    cmake_variable_architectures_advice: str = ""  # where the architectures come from a variable or a function
 
     def findcuda_variable(self, name: str) -> FindCudaVariable | None:
         """The variable FindCUDA or FindCUDAToolkit sets named `name`, or None (another name)."""
@@ -397,7 +400,9 @@ def _parse(data: dict) -> BuildFacts:
                       VersionOutput(*(str(data["nvcc_version_output"][key]) for key in ("option", "word", "advice")),
                                     tuple(str(p) for p in data["nvcc_version_output"]["pickers"])),
                       _cuda_version_tests(data["cuda_version_tests"]),
-                      hipcc_flag_variables=tuple(str(v) for v in data["hipcc_flag_variables"]))
+                      hipcc_flag_variables=tuple(str(v) for v in data["hipcc_flag_variables"]),
+                      cmake_architectures_default_help=str(data["cmake_architectures"]["default_help"]),
+                      cmake_variable_architectures_advice=str(data["cmake_architectures"]["variable_advice"]))
 
 
 def _cuda_version_tests(entry: dict) -> CudaVersionTests:
