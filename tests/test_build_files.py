@@ -223,7 +223,7 @@ def test_cmake_rewrite_of_the_example(database) -> None:
     from portkit.convert.cmake_files import convert_cmake
 
     result = convert_cmake((EXAMPLES / "option-pricer" / "CMakeLists.txt").read_text(), database)
-    lines = result.text.splitlines()
+    lines = [line.strip() for line in result.text.splitlines()]  # the architectures' set() is in a guard
     for expected in (
         "project(option_pricer LANGUAGES CXX HIP)",
         "set(CMAKE_HIP_STANDARD 17)",
@@ -262,11 +262,79 @@ def test_cmake_architectures_are_rewritten_where_set_and_only_renamed_where_read
             "if(CMAKE_CUDA_ARCHITECTURES STREQUAL \"80\")\nendif()\n"
             "get_target_property(found app CUDA_ARCHITECTURES)\n")
     lines = [line for line in convert_cmake(text, database).text.splitlines() if not line.startswith("# portkit: PK401")]
-    assert lines[:6] == ["set(CMAKE_HIP_ARCHITECTURES gfx90a gfx906)", "list(APPEND CMAKE_HIP_ARCHITECTURES gfx942)",
-                         "list(SORT CMAKE_HIP_ARCHITECTURES COMPARE NATURAL ORDER ASCENDING)",
-                         "list(GET CMAKE_HIP_ARCHITECTURES 0 MIN_GPU_ARCH)",
-                         'if(CMAKE_HIP_ARCHITECTURES STREQUAL "80")', "endif()"]
-    assert lines[6] == "get_target_property(found app HIP_ARCHITECTURES)"
+    assert lines[2:9] == ["  set(CMAKE_HIP_ARCHITECTURES gfx90a gfx906)", "endif()",  # inside the guard for -D
+                          "list(APPEND CMAKE_HIP_ARCHITECTURES gfx942)",
+                          "list(SORT CMAKE_HIP_ARCHITECTURES COMPARE NATURAL ORDER ASCENDING)",
+                          "list(GET CMAKE_HIP_ARCHITECTURES 0 MIN_GPU_ARCH)",
+                          'if(CMAKE_HIP_ARCHITECTURES STREQUAL "80")', "endif()"]
+    assert lines[9] == "get_target_property(found app HIP_ARCHITECTURES)"
+
+
+# tiny-cuda-nn's CMakeLists.txt: the architectures from the user's variable, the environment, a GPU query of its own,
+# and the lowest or highest architecture the CUDA release supports.
+VARIABLE_ARCHITECTURES = """function(DETECT_ARCHITECTURES OUT)
+\tset(${OUT} "75;86" PARENT_SCOPE)
+endfunction()
+set(LATEST_SUPPORTED_CUDA_ARCHITECTURE 90)
+if (DEFINED ENV{TCNN_CUDA_ARCHITECTURES})
+\tset(CMAKE_CUDA_ARCHITECTURES $ENV{TCNN_CUDA_ARCHITECTURES})
+elseif (TCNN_CUDA_ARCHITECTURES)
+\tset(CMAKE_CUDA_ARCHITECTURES ${TCNN_CUDA_ARCHITECTURES})
+else()
+\tDETECT_ARCHITECTURES(CMAKE_CUDA_ARCHITECTURES)
+endif()
+if (NOT CMAKE_CUDA_ARCHITECTURES)
+\tlist(APPEND CMAKE_CUDA_ARCHITECTURES ${LATEST_SUPPORTED_CUDA_ARCHITECTURE})
+endif()
+list(APPEND CMAKE_CUDA_ARCHITECTURES ${CMAKE_CUDA_ARCHITECTURES})
+"""
+
+
+def test_architectures_from_variables_are_marked(database) -> None:
+    """tiny-cuda-nn: `set(CMAKE_CUDA_ARCHITECTURES ${TCNN_CUDA_ARCHITECTURES})`, its GPU query and
+    `list(APPEND ... ${LATEST_SUPPORTED_CUDA_ARCHITECTURE})` became CMAKE_HIP_ARCHITECTURES fed NVIDIA numbers (75,
+    86, 90), unmarked: hipcc got --offload-arch=86. Each is marked; the literal numbers convert rewrites are not."""
+    from portkit.convert.cmake_files import convert_cmake
+
+    result = convert_cmake(VARIABLE_ARCHITECTURES, database, target=HIP52)
+    marked = [(n.input_line, n.message.split(":")[0]) for n in result.notes if n.code == "PK401"]
+    assert marked == [(6, "CMAKE_CUDA_ARCHITECTURES $ENV{TCNN_CUDA_ARCHITECTURES}"),
+                      (8, "CMAKE_CUDA_ARCHITECTURES ${TCNN_CUDA_ARCHITECTURES}"),
+                      (10, "DETECT_ARCHITECTURES(CMAKE_CUDA_ARCHITECTURES)"),
+                      (13, "CMAKE_CUDA_ARCHITECTURES ${LATEST_SUPPORTED_CUDA_ARCHITECTURE}")], result.text
+    assert convert_cmake(result.text, database, target=HIP52).text == result.text
+
+
+def test_architectures_given_to_cmake_win_over_the_projects(tmp_path: Path, database) -> None:
+    """`cmake -DCMAKE_HIP_ARCHITECTURES=gfx942` on a converted project built for gfx1030: the project's set() hid
+    the user's cache entry. The converted set() applies only where the user gave none, or where the entry is the one
+    CMake's HIP language writes itself (the help string the installed CMake module gives it)."""
+    from portkit.convert.cmake_files import convert_cmake
+    from portkit.rules.build_facts import build_facts
+
+    require_tool("cmake")
+    modules = Path(_run(["cmake", "--system-information"], tmp_path).stdout.split('CMAKE_ROOT "')[1].split('"')[0])
+    determine = (modules / "Modules" / "CMakeDetermineHIPCompiler.cmake").read_text()
+    # The help string of the entry CMake's HIP language writes itself, not the user.
+    default_help = re.search(r'set\(CMAKE_HIP_ARCHITECTURES "[^"]*" CACHE STRING "([^"]*)"\)', determine).group(1)
+    converted = convert_cmake(VARIABLE_ARCHITECTURES + "set(CMAKE_CUDA_ARCHITECTURES 75 86)\n", database,
+                              target=HIP52).text
+    (tmp_path / "arch.cmake").write_text(converted + 'message("archs=${CMAKE_HIP_ARCHITECTURES}")\n')
+
+    def architectures(*options: str) -> str:
+        return _run(["cmake", *options, "-P", "arch.cmake"], tmp_path).stderr.split("archs=")[1].strip()
+
+    assert architectures() == "gfx1030"
+    assert architectures("-DCMAKE_HIP_ARCHITECTURES=gfx942") == "gfx942;gfx942"  # the list appended to itself
+    # In a configure, where CMake's HIP language wrote the machine's GPUs in the cache before (emulated here with
+    # its help string), the project's architectures apply, as they did over CUDA's default.
+    (tmp_path / "CMakeLists.txt").write_text(
+        f'cmake_minimum_required(VERSION 3.21)\nproject(p NONE)\nif(NOT DEFINED CMAKE_HIP_ARCHITECTURES)\n'
+        f'  set(CMAKE_HIP_ARCHITECTURES gfx803 CACHE STRING "{default_help}")\nendif()\ninclude(arch.cmake)\n')
+    assert "archs=gfx1030\n" in _run(["cmake", "-S", ".", "-B", "b1"], tmp_path).stderr
+    given = _run(["cmake", "-S", ".", "-B", "b2", "-DCMAKE_HIP_ARCHITECTURES=gfx942"], tmp_path).stderr
+    assert "archs=gfx942;gfx942\n" in given
+    assert build_facts().cmake_architectures_default_help == default_help
 
 
 def test_a_quoted_architecture_list_stays_one_argument(tmp_path: Path, database) -> None:
@@ -570,7 +638,7 @@ def test_cmake_forms(database) -> None:
     from portkit.convert.cmake_files import convert_cmake
 
     result = convert_cmake(CMAKE, database, target=HIP52).text
-    for expected in ("project(app LANGUAGES CXX HIP)", "find_package(hip REQUIRED)", "set(CMAKE_HIP_ARCHITECTURES gfx90a)",
+    for expected in ("project(app LANGUAGES CXX HIP)", "find_package(hip REQUIRED)", "  set(CMAKE_HIP_ARCHITECTURES gfx90a)",
                      'set(CMAKE_HIP_FLAGS "${CMAKE_HIP_FLAGS} -ffast-math")',
                      "set_source_files_properties(src/kernels.cu PROPERTIES LANGUAGE HIP)",
                      "target_compile_options(app PRIVATE $<$<COMPILE_LANGUAGE:HIP>: -gline-tables-only>)",
@@ -1168,7 +1236,7 @@ def test_check_language_follows_the_language_and_all_major_becomes_the_target(da
 
     hip = convert_cmake(CHECKED_LANGUAGE, database, target=HIP52)
     lines = hip.text.splitlines()
-    for expected in ("check_language(HIP)", "if(NOT CMAKE_HIP_COMPILER)", "  set(CMAKE_HIP_ARCHITECTURES gfx90a)"):
+    for expected in ("check_language(HIP)", "if(NOT CMAKE_HIP_COMPILER)", "    set(CMAKE_HIP_ARCHITECTURES gfx90a)"):
         assert expected in lines
     assert [(n.code, n.message.split(":")[0]) for n in hip.notes] == [("PK401", "70 IN_LIST CMAKE_CUDA_ARCHITECTURES")]
     assert lines[lines.index("if(70 IN_LIST CMAKE_HIP_ARCHITECTURES OR") - 1].startswith("# portkit: PK401")

@@ -1276,3 +1276,38 @@ def test_a_projects_overload_of_a_cuda_intrinsic_for_its_own_type_hides_no_other
     assert "__shfl_down(static_cast<float>(var), delta)" in header and "v + __shfl_down(v, 1)" in header
     assert "x[threadIdx.x] = __shfl_down(sum_down(x[0]), 2);" in (out / "k.cu").read_text()
     assert "PK104 __shfl_down_sync" in (out / "k.cu").read_text()
+
+
+HALF_MATH = """#include <cuda_fp16.h>
+namespace mine {
+__device__ inline __half fma(__half a, __half b, __half c) { return __hfma(a, b, c); }
+__host__ __device__ inline __half fmax(const __half& a, const __half& b) { return __hgt(a, b) ? a : b; }
+__device__ inline __half sqrt(__half a) { return hsqrt(a); }
+__device__ __half axpy(__half a, __half x, __half y) { return fma(a, x, sqrt(y)); }
+__device__ __half top(__half a, __half b) { return mine::fmax(a, b); }
+}
+__global__ void k(__half* out, const __half* in) { out[0] = mine::axpy(in[0], in[1], in[2]); out[1] = mine::top(in[0], in[1]); }
+"""
+
+
+def test_a_half_overload_of_a_cmath_function_is_marked_where_hipcc_stops(tmp_path: Path, capsys) -> None:
+    """tiny-cuda-nn's `tcnn::fma(__half, __half, __half)`, called unqualified: nvcc builds it, hipcc stops in clang's
+    HIP <cmath> ("call to '__test' is ambiguous": its global fma template, found by argument-dependent lookup on
+    the global __half), unmarked. Marked at the overloads (fma, fmax; not sqrt, of one argument) and at the
+    unqualified call, where hipcc reports it; qualified as the marker says, it builds."""
+    require_tool("hipcc")
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "half_math.cu").write_text(HALF_MATH)
+    out = tmp_path / "out"
+    assert main(["convert", "--verify", "--no-cache", "--rocm-version", "5.2", str(tmp_path / "in"), "-o", str(out)]) == 0
+    report = capsys.readouterr().out
+    assert "hipcc: 0 build, 1 stop at a marked site (expected), 0 fail unmarked" in report, report
+    assert "call to '__test' is ambiguous" in report
+    lines = (out / "half_math.cu").read_text().splitlines()
+    marked = [lines[i + 1].split("(")[0].split()[-1] for i, line in enumerate(lines) if "PK346" in line]
+    assert marked == ["fma", "fmax", "axpy"], lines  # the two overloads, and the function with the unqualified call
+    qualified = tmp_path / "qualified.hip"
+    qualified.write_text("\n".join(lines).replace("return fma(", "return mine::fma("))
+    built = subprocess.run(["hipcc", "--offload-arch=gfx90a", "-c", str(qualified), "-o", str(tmp_path / "q.o")],
+                           capture_output=True, text=True, env={**os.environ, "HIP_PLATFORM": "amd"})
+    assert built.returncode == 0, built.stderr[-3000:]

@@ -1,9 +1,10 @@
-"""Project definitions that clash under hipcc: nvcc accepted them, hipcc reports a redefinition.
+"""Project definitions that clash under hipcc: nvcc accepted them, hipcc reports a redefinition or an ambiguity.
 
-Two kinds: a definition HIP's headers already have (the list is data, rules/_hip_defines.yaml),
-and overloads on two CUDA types HIP names alike (CUresult and cudaError_t are both hipError_t).
-The fix keeps the project's definition out of the HIP build, so one source tree still builds
-for both vendors.
+Three kinds: a definition HIP's headers already have (the list is data, rules/_hip_defines.yaml),
+and overloads on two CUDA types HIP names alike (CUresult and cudaError_t are both hipError_t):
+the fix keeps the project's definition out of the HIP build, so one source tree still builds
+for both vendors. And an overload of a <cmath> function for __half whose unqualified calls find
+clang's HIP <cmath> templates too (rules/_hip_cmath.yaml): marked, the calls are the user's to qualify.
 """
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from typing import Iterable
 
 from portkit.analyze.findings import simple_finding
 from portkit.analyze.registry import Context, analyzer
-from portkit.codes import CODES, HIP_ALREADY_DEFINES, MERGED_OVERLOAD
+from portkit.codes import CODES, HALF_MATH_OVERLOAD, HIP_ALREADY_DEFINES, MERGED_OVERLOAD
 from portkit.model import (Finding, Fix, FixAction, FunctionFacts, MacroFacts, NameFacts, Occurrence, ParsedFile, Role,
                            Span)
 from portkit.resources import load_data
@@ -84,6 +85,47 @@ def analyze_clashes(parsed: ParsedFile, context: Context) -> Iterable[Finding]:
                                  f"{o.text}({signature.param(0) or '...'}) is defined by HIP's headers too",
                                  CODES[HIP_ALREADY_DEFINES].fix)
         yield dataclasses.replace(finding, fix=_guard(o))
+
+
+@dataclasses.dataclass(frozen=True)
+class HipCmath:
+    functions: dict[str, str]  # name -> the parameter count of clang's template, as FunctionFacts counts
+    types: frozenset[str]  # the parameter types that make its result type ambiguous
+
+
+@functools.lru_cache(maxsize=1)
+def hip_cmath() -> HipCmath:
+    return load_data("_hip_cmath.yaml", lambda data: HipCmath({str(k): str(v) for k, v in data["functions"].items()},
+                                                              frozenset(str(t) for t in data["types"])))
+
+
+@analyzer("source", codes=(HALF_MATH_OVERLOAD,))
+def analyze_half_math_overloads(parsed: ParsedFile, context: Context) -> Iterable[Finding]:
+    """`namespace tcnn { __device__ __half fma(__half, __half, __half) }`: an unqualified call finds clang's global
+    fma template by argument-dependent lookup, and hipcc stops inside its <cmath> header. Reported at the overload,
+    where the user decides between qualifying its calls and renaming it, and at the file's unqualified calls of it,
+    where hipcc says the header's template was instantiated (a qualified one is no call of the template)."""
+    cmath = hip_cmath()
+    overloads: dict[str, str] = {}  # name -> the half type
+    for o in parsed.of(Role.DEVICE_FUNCTION):
+        signature = o.facts(FunctionFacts)
+        types = {signature.param(i).replace(" ", "").removeprefix("::") for i in (0, 1)}
+        if signature.guarded or cmath.functions.get(o.text) != signature.params or not types & cmath.types:
+            continue
+        half = overloads.setdefault(o.text, min(types & cmath.types))
+        yield simple_finding(parsed.path, o, HALF_MATH_OVERLOAD,
+                             f"{o.text}({signature.param(0)}, ...) overloads HIP's <cmath> {o.text}, whose global "
+                             f"template an unqualified call also finds for {half}", _half_math_advice(o.text, half))
+    for o in parsed.of(Role.CALL):
+        if o.text in overloads:
+            yield simple_finding(parsed.path, o, HALF_MATH_OVERLOAD,
+                                 f"an unqualified call of the file's own {o.text}({overloads[o.text]}, ...)",
+                                 _half_math_advice(o.text, overloads[o.text]))
+
+
+def _half_math_advice(name: str, half: str) -> str:
+    return (f"call it qualified with its namespace (ns::{name}(...)), or rename it: an unqualified call with a {half} "
+            f"also finds the global {name} template of HIP's <cmath>, where hipcc stops (call to '__test' is ambiguous).")
 
 
 def _lines_of(declaration: Occurrence, extent: Span) -> Span:

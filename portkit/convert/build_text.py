@@ -50,6 +50,11 @@ def _untag(digits: str) -> int:
     return value
 
 
+def untagged(text: str) -> str:
+    """`text` of the current text of a rewrite without the tags of its notes."""
+    return _TAG.sub("", text)
+
+
 class Rewriter:
     """Applies regex rewrites to the code parts of a file and collects notes, each tagged at its place."""
 

@@ -13,14 +13,14 @@ from collections import Counter
 
 from portkit.analyze.build_commands import nvcc_option_reaches_compiler
 from portkit.analyze.builds import (CMAKE_CUDA_VARIABLE, CMAKE_FIND_CALL, CMAKE_HEADER_WORD, CUDA_GENEX,
-                                    cuda_only_genex, cuda_version_tests, defined_targets, nvcc_value_tests,
-                                    try_cuda_sources)
+                                    cuda_only_genex, cuda_version_tests, defined_commands, defined_targets,
+                                    nvcc_value_tests, try_cuda_sources)
 from portkit.analyze.cmake_language import (CHECK_LANGUAGE, LANGUAGE_GENEX, LANGUAGE_PROPERTY, SOURCE_LANGUAGE,
                                             genex_arguments)
 from portkit.codes import API_UNSUPPORTED, CODES, GPU_ARCHITECTURE, NVCC_FLAG, TRY_CUDA_SOURCE
 from portkit.convert.build_flags import (CMAKE_STRETCH_END, arch_list, cmake_target, hip_library, library_code,
                                          link_flags, note_patterns, translate_flags, unported_advice)
-from portkit.convert.build_text import BuildConversion, Rewriter
+from portkit.convert.build_text import BuildConversion, Rewriter, untagged
 from portkit.convert.cmake_sources import (CXX_LANGUAGE, OFFLOAD_ARCH_OPTIONS, line_indent, mark_cu_sources,
                                            pick_cu_sources_of_variables)
 from portkit.convert.findcuda import rewrite_findcuda_commands, rewrite_findcuda_variables
@@ -156,7 +156,78 @@ _ARCHITECTURE_TEST_ADVICE = ("HIP's architectures are AMD GPU names (gfx90a, gfx
                              "feature the branch needs.")
 
 
+# A reference to a variable's value or the environment's, in the values given to the architectures.
+_VALUE_VARIABLE = re.compile(r"\$(?:ENV)?\{(\w+)\}")
+_ARCHITECTURES_VARIABLE = re.compile(r"(?:CMAKE_)?(?:CUDA|HIP)_ARCHITECTURES")
+_NEXT_KEYWORD = re.compile(r"\s[A-Z_]{4,}\b")  # CACHE, PARENT_SCOPE, a property setter's next property
+
+
+def _architectures_from_variables(rw: Rewriter, facts: BuildFacts) -> None:
+    """A marker where the architectures get a variable's values (`set(CMAKE_CUDA_ARCHITECTURES ${TCNN_CUDA_ARCHITECTURES})`,
+    `list(APPEND ... ${LATEST_SUPPORTED_CUDA_ARCHITECTURE})`) or a function of the project's sets them (tiny-cuda-nn's
+    GPU query): convert rewrites only the numbers it sees, and these NVIDIA ones would reach hipcc."""
+    own = defined_commands(blank(rw.text, rw.comment))
+    notes = []
+    for offset, match in rw.find(r"\b(?:CMAKE_)?CUDA_ARCHITECTURES\b"):
+        command = _OPEN_COMMAND.search(rw.text, max(0, offset - 4000), offset)
+        if command is not None and command.group(1).lower() in own:
+            notes.append((offset, f"{command.group(1)}({match.group()})"))
+            continue
+        if not _sets_architectures(rw.text, offset):
+            continue
+        start = offset + len(match.group())  # the match's own offsets are in the stretch between comments
+        end = rw.text.find(")", start)
+        values = rw.text[start:end if end >= 0 else len(rw.text)]
+        values = values[:next_keyword.start()] if (next_keyword := _NEXT_KEYWORD.search(values)) else values
+        if any(not _ARCHITECTURES_VARIABLE.fullmatch(name) for name in _VALUE_VARIABLE.findall(values)):
+            notes.append((offset, f"{match.group()} {' '.join(values.split())}"))
+    for offset, what in notes:
+        rw.note(offset, GPU_ARCHITECTURE, f"{what}: {facts.cmake_variable_architectures_advice}")
+
+
+# A command of a line of its own (after its indentation and any tags of notes), and its arguments.
+_LINE_COMMAND = re.compile(r"^([ \t]*)([\ue000-\uf8ff]*(\w+)\s*\(([^()]*)\))", re.M)
+
+
+def _sets_architectures_variable(command: str, arguments: str, own: set[str]) -> bool:
+    """Whether the call gives CMAKE_CUDA_ARCHITECTURES its value: a set() of it but one into the cache (which
+    leaves a user's entry as it is already), or a function of the project's given it (tiny-cuda-nn's GPU query)."""
+    words = arguments.split()
+    if command.lower() == "set":
+        return words[:1] == ["CMAKE_CUDA_ARCHITECTURES"] and "CACHE" not in words
+    return command.lower() in own and "CMAKE_CUDA_ARCHITECTURES" in words
+
+
+def _user_architectures_win(rw: Rewriter, facts: BuildFacts) -> None:
+    """Each call that sets CMAKE_CUDA_ARCHITECTURES made to run only where the user gave cmake no architectures: the
+    project's value hides the cache entry of -DCMAKE_HIP_ARCHITECTURES=gfx942, and it is NVIDIA's, or convert's guess
+    at the AMD GPUs of the same class. CMake's HIP language writes a cache entry of its own (the machine's GPUs),
+    told apart by its help string."""
+    help_variable = "_portkit_hip_architectures_help"
+    guard = (f"get_property({help_variable} CACHE CMAKE_HIP_ARCHITECTURES PROPERTY HELPSTRING)",
+             f"if(NOT DEFINED CACHE{{CMAKE_HIP_ARCHITECTURES}} OR {help_variable} STREQUAL "
+             f"\"{facts.cmake_architectures_default_help}\")  # the architectures given to cmake (-D) win")
+
+    def guarded(text: str) -> list[tuple[int, int, str]]:
+        code = blank(text, rw.comment)
+        own = defined_commands(code)
+        edits = []
+        for match in _LINE_COMMAND.finditer(code):
+            if not _sets_architectures_variable(match.group(3), untagged(match.group(4)), own):
+                continue
+            indent = match.group(1)
+            body = indent + ("\t" if indent.startswith("\t") else "  ") + text[match.start(2):match.end(2)]
+            lines = [*(indent + line for line in guard), body, f"{indent}endif()"]
+            edits.append((match.start(), match.end(), "\n".join(lines)))
+        return edits
+
+    rw.replace(guarded)
+
+
 def _cmake_architectures(rw: Rewriter, facts: BuildFacts, offload_arch: tuple[str, ...]) -> None:
+    _user_architectures_win(rw, facts)
+    _architectures_from_variables(rw, facts)
+
     def architectures(match: re.Match) -> str:
         name, space, values = match.group(1).replace("CUDA", "HIP"), match.group(2), match.group(3)
         if not _sets_architectures(match.string, match.start()):

@@ -30,7 +30,10 @@ HOST_UNITS = (".cpp", ".cc", ".cxx", ".c")
 _MISSING_HEADER = re.compile(r"fatal error: '([^']+)' file not found")
 _ERROR_AT = re.compile(r"^(.+?):(\d+):(?:\d+:)? (?:fatal )?error:", re.M)
 _INCLUDED_FROM = re.compile(r"^In file included from (.+?):(\d+):$")
-_REQUESTED_HERE = re.compile(r"^(.+?):(\d+):\d+: note: .* requested here$", re.M)
+# Where the unit meets a header's template: it instantiates it, or deduces a call's arguments for it (an overload
+# the call also finds: clang's HIP <cmath> fma for a __half).
+_REQUESTED_HERE = re.compile(r"^(.+?):(\d+):\d+: note: (?:.* requested here|while substituting deduced template .*)$",
+                             re.M)
 # The compiler driver's own error (`clang: error: unsupported option '--bogus'`, `clang-14: error: unknown argument`):
 # it rejected its command line before reading the unit, so no unit failed.
 _DRIVER_ERROR = re.compile(r"^(?:\S*/)?clang(?:\+\+)?(?:-\d+)?: error: .*$", re.M)

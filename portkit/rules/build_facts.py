@@ -284,6 +284,9 @@ class BuildFacts:
     # CMake's commands that run a program (add_test, add_custom_command...), by name in lower case
     cmake_program_commands: dict[str, CmakeProgramCommand] = dataclasses.field(default_factory=dict)
     cmake_compiler_variables: tuple[str, ...] = ()  # CMake variables that name the GPU compiler (CMAKE_CUDA_COMPILER)
+    # the help string of the CMAKE_HIP_ARCHITECTURES cache entry CMake writes itself, not the user
+    cmake_architectures_default_help: str = ""
+    cmake_variable_architectures_advice: str = ""  # where the architectures come from a variable or a function
 
     def findcuda_variable(self, name: str) -> FindCudaVariable | None:
         """The variable FindCUDA or FindCUDAToolkit sets named `name`, or None (another name)."""
@@ -413,7 +416,9 @@ def _parse(data: dict) -> BuildFacts:
                       cmake_program_commands={str(name).lower(): _cmake_program_command(entry) for name, entry
                                               in data["cmake_program_commands"]["commands"].items()},
                       cmake_compiler_variables=tuple(str(v) for v in
-                                                     data["cmake_program_commands"]["compiler_variables"]))
+                                                     data["cmake_program_commands"]["compiler_variables"]),
+                      cmake_architectures_default_help=str(data["cmake_architectures"]["default_help"]),
+                      cmake_variable_architectures_advice=str(data["cmake_architectures"]["variable_advice"]))
 
 
 def _cmake_program_command(entry: dict) -> CmakeProgramCommand:
