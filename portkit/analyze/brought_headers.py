@@ -15,7 +15,7 @@ import dataclasses
 import os
 from typing import Any, NamedTuple, Sequence
 
-from portkit.analyze.include_graph import project_includes, reachable, spelled_includes
+from portkit.analyze.include_graph import includes_both_ways, reachable, spelled_includes
 from portkit.analyze.registry import Context, ProjectAnalysis, project_analysis
 from portkit.codes import RENAMED_STATUSES
 from portkit.model import Finding, FixAction, Occurrence, ParsedFile, Role
@@ -85,11 +85,7 @@ def _revise(findings: list[Finding], files: Sequence[tuple[str, TypeUses | None]
     if not any(f.fix is not None and f.fix.companions for f in findings):
         return findings
     by_path = {os.path.normpath(path): uses for path, uses in files if uses is not None}
-    included = project_includes(by_path)
-    includers: dict[str, set[str]] = {}
-    for path, headers in included.items():
-        for header in headers:
-            includers.setdefault(header, set()).add(path)
+    included, includers = includes_both_ways(by_path)
     return [_used_companions(f, by_path, included, includers, context)
             if f.fix is not None and f.fix.action is FixAction.INCLUDE and f.fix.companions else f for f in findings]
 

@@ -36,6 +36,16 @@ def project_includes(by_path: Mapping[str, Any]) -> dict[str, set[str]]:
     return included
 
 
+def includes_both_ways(by_path: Mapping[str, Any]) -> tuple[dict[str, set[str]], dict[str, set[str]]]:
+    """`project_includes(by_path)`, and each project file with the project files that #include it."""
+    included = project_includes(by_path)
+    includers: dict[str, set[str]] = {}
+    for path, headers in included.items():
+        for header in headers:
+            includers.setdefault(header, set()).add(path)
+    return included, includers
+
+
 def _ending_in(tail: str, by_name: dict[str, list[tuple[str, str]]]) -> str | None:
     """The one project file whose path ends with the components `tail` (None: none, or several)."""
     found = [path for slashed, path in by_name.get(tail.rsplit("/", 1)[-1], ())

@@ -17,7 +17,7 @@ import dataclasses
 import os
 from typing import Any, Iterable, NamedTuple, Sequence
 
-from portkit.analyze.include_graph import project_includes, reachable, spelled_includes
+from portkit.analyze.include_graph import includes_both_ways, reachable, spelled_includes
 from portkit.analyze.preamble import (IMPLICIT_CUDA_HEADER, RUNTIME_ADVICE, cuda_includes, host_classification, preamble_finding,
                                       runtime_reason)
 from portkit.analyze.registry import Context, ProjectAnalysis, project_analysis
@@ -95,13 +95,9 @@ def runtime_for_project(files: Iterable[tuple[str, RuntimeNeeds]]) -> list[Findi
     by_path = {os.path.normpath(path): needs for path, needs in files}
     if not any(n.candidate for n in by_path.values()):
         return []
-    included = project_includes(by_path)
+    included, includers = includes_both_ways(by_path)
     named = {path for path, n in by_path.items() if n.names and not {
         name for reached in reachable([path], included) for name in by_path[reached].guarded}.issuperset(n.names)}
-    includers: dict[str, set[str]] = {}
-    for path, headers in included.items():
-        for header in headers:
-            includers.setdefault(header, set()).add(path)
     # Every file that reaches an inserting header: a walk up the include graph from those headers.
     seen = reachable([path for path, n in by_path.items() if n.inserts or path in named], includers)
     return [n.candidate for path, n in by_path.items()

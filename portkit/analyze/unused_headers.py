@@ -15,7 +15,7 @@ from typing import Any, Iterable, Iterator, NamedTuple, Sequence
 
 from portkit.analyze.findings import simple_finding
 from portkit.analyze.registry import Context, ProjectAnalysis, project_analysis
-from portkit.analyze.include_graph import project_includes, reachable, spelled_includes
+from portkit.analyze.include_graph import includes_both_ways, reachable, spelled_includes
 from portkit.codes import CODES, UNUSED_HEADER, Status
 from portkit.model import Finding, Fix, FixAction, ParsedFile, Role
 from portkit.rules import Rule
@@ -71,11 +71,7 @@ def _revise(findings: list[Finding], files: Sequence[tuple[str, HeaderUses | Non
     if not any(f.code == UNUSED_HEADER and f.fix is not None for f in findings):
         return findings
     by_path = {os.path.normpath(path): uses for path, uses in files if uses is not None}
-    included = project_includes(by_path)
-    includers: dict[str, set[str]] = {}
-    for path, headers in included.items():
-        for header in headers:
-            includers.setdefault(header, set()).add(path)
+    included, includers = includes_both_ways(by_path)
     return [_kept_where_used(f, by_path, included, includers, context) if f.code == UNUSED_HEADER and f.fix else f
             for f in findings]
 
